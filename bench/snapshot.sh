@@ -1,0 +1,133 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# bench/snapshot.sh - time one full exmtop snapshot against smem and smemstat
+# on the same processes, in the same run.
+#
+# Builds bench/workload.c, starts NPROCS processes that each inherit a
+# RESERVE_GIB untouched PROT_NONE/NORESERVE reservation, SHARED_ANON_MIB of
+# fork-shared anonymous memory and SHM_MIB of shared memory, then times RUNS
+# rounds of (interleaved, so drift hits all alike):
+#   exmtop -b --format json                        (auto: PAGEMAP_SCAN here)
+#   exmtop -b --format json --pagemap-mode scan
+#   exmtop -b --format json --pagemap-mode read
+#   smem                (reads /proc/PID/smaps of every process)
+#   smemstat            (one snapshot of every process)
+# and prints best and median wall times, exmtop's peak RSS, and the ratios
+# against the targets (exmtop no slower than smem, within 1.5x of smemstat).
+# Everything reads all processes of the machine, the workload among them.
+# The workload is killed on exit, whatever happens.
+#
+# Run as root from the build directory (or set EXMTOP=path):
+#   /work/main/bench/snapshot.sh [-n NPROCS] [-r RUNS] [-g RESERVE_GIB]
+#                                [-a SHARED_ANON_MIB] [-s SHM_MIB]
+set -eu
+
+NPROCS=100 RUNS=5 RESERVE=64 ANON=32 SHM=128
+while getopts "n:r:g:a:s:h" opt; do
+	case $opt in
+	n) NPROCS=$OPTARG ;;
+	r) RUNS=$OPTARG ;;
+	g) RESERVE=$OPTARG ;;
+	a) ANON=$OPTARG ;;
+	s) SHM=$OPTARG ;;
+	*) sed -n '3,25s/^# \{0,1\}//p' "$0"; exit 2 ;;
+	esac
+done
+
+SRCDIR=$(cd "$(dirname "$0")" && pwd)
+EXMTOP=${EXMTOP:-./exmtop}
+[ -x "$EXMTOP" ] || { echo "snapshot.sh: no exmtop at $EXMTOP (set EXMTOP=)" >&2; exit 2; }
+EXMTOP=$(cd "$(dirname "$EXMTOP")" && pwd)/$(basename "$EXMTOP")
+for t in smem smemstat python3 /usr/bin/time; do
+	command -v "$t" >/dev/null || { echo "snapshot.sh: $t not found" >&2; exit 2; }
+done
+[ "$(id -u)" = 0 ] || echo "snapshot.sh: not root: exmtop will use smaps, not pagemap" >&2
+
+TMP=$(mktemp -d /tmp/exm-bench.XXXXXX)
+WL_PID=
+cleanup() {
+	if [ -n "$WL_PID" ] && kill -0 "$WL_PID" 2>/dev/null; then
+		kill -TERM "$WL_PID" 2>/dev/null || true
+		wait "$WL_PID" 2>/dev/null || true
+	fi
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+${CC:-cc} -O2 -Wall -Wextra -o "$TMP/workload" "$SRCDIR/workload.c"
+
+echo "workload: $NPROCS processes, each with a ${RESERVE} GiB reservation," \
+	"${ANON} MiB fork-shared anon, ${SHM} MiB shared memory"
+"$TMP/workload" "$NPROCS" "$RESERVE" "$ANON" "$SHM" >"$TMP/wl.out" &
+WL_PID=$!
+for _ in $(seq 600); do
+	grep -q '^ready' "$TMP/wl.out" 2>/dev/null && break
+	kill -0 "$WL_PID" 2>/dev/null || { echo "workload died" >&2; exit 1; }
+	sleep 0.1
+done
+grep -q '^ready' "$TMP/wl.out" || { echo "workload not ready" >&2; exit 1; }
+PIDS=$(sed -n 's/^pids //p' "$TMP/wl.out" | tr ' ' ',')
+echo "machine: $(uname -r), $(nproc) CPUs, $(ls /proc | grep -c '^[0-9]') processes in total"
+
+# Sanity: exmtop sees the workload, and what it costs.
+"$EXMTOP" -b --format json --bytes -p "$PIDS" >"$TMP/wl.json"
+python3 - "$TMP/wl.json" "$NPROCS" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+ps = d.get("processes") or []
+s = lambda k: sum(p.get(k) or 0 for p in ps)
+print("exmtop on the workload: source %s (%s), %d processes, VM %.1f GiB, "
+      "RSS %.1f MiB, effective RSS %.1f MiB"
+      % (d.get("source"), d.get("source_detail"), len(ps), s("vm") / 2**30,
+         s("rss") / 2**20, s("erss") / 2**20))
+if len(ps) != int(sys.argv[2]):
+    sys.exit("exmtop lists %d workload processes, not %s" % (len(ps), sys.argv[2]))
+EOF
+
+# time_cmd NAME CMD...: append "seconds peak_kb" to $TMP/NAME.
+time_cmd() {
+	local name=$1 t0 t1
+	shift
+	t0=$(date +%s%N)
+	/usr/bin/time -f '%M' -o "$TMP/rusage" "$@" >/dev/null 2>"$TMP/err" || {
+		echo "snapshot.sh: $name failed:" >&2; cat "$TMP/err" >&2; exit 1; }
+	t1=$(date +%s%N)
+	echo "$(( (t1 - t0) / 1000 )) $(tail -n1 "$TMP/rusage")" >>"$TMP/$name"
+}
+
+for _ in $(seq "$RUNS"); do
+	time_cmd exmtop "$EXMTOP" -b --format json
+	time_cmd exmtop_scan "$EXMTOP" -b --format json --pagemap-mode scan
+	time_cmd exmtop_read "$EXMTOP" -b --format json --pagemap-mode read
+	time_cmd smem smem
+	time_cmd smemstat smemstat
+done
+
+python3 - "$TMP" "$RUNS" <<'EOF'
+import statistics, sys
+tmp, runs = sys.argv[1], int(sys.argv[2])
+rows = {}
+for name in ("exmtop", "exmtop_scan", "exmtop_read", "smem", "smemstat"):
+    v = [tuple(int(x) for x in l.split()) for l in open("%s/%s" % (tmp, name))]
+    us = [a for a, _ in v]
+    rows[name] = (min(us) / 1e6, statistics.median(us) / 1e6,
+                  max(k for _, k in v))
+print("\n%-24s %10s %10s %12s" % ("%d runs each" % runs, "best s",
+                                  "median s", "peak RSS"))
+labels = {"exmtop": "exmtop (auto)", "exmtop_scan": "exmtop --pagemap-mode scan",
+          "exmtop_read": "exmtop --pagemap-mode read"}
+for name, (best, med, kb) in rows.items():
+    print("%-26s %8.3f %10.3f %9.1f MiB" % (labels.get(name, name), best,
+                                            med, kb / 1024))
+print()
+for name in ("exmtop", "exmtop_scan", "exmtop_read"):
+    med = rows[name][1]
+    r1 = med / rows["smem"][1]
+    r2 = med / rows["smemstat"][1]
+    print("%-26s / smem %5.2fx (target <= 1: %s)   / smemstat %5.2fx "
+          "(target <= 1.5: %s)" % (labels[name], r1,
+                                   "met" if r1 <= 1 else "MISSED", r2,
+                                   "met" if r2 <= 1.5 else "MISSED"))
+EOF

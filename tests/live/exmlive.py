@@ -1,0 +1,303 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Helpers shared by the live tests: run exmtop and the sharer, read /proc,
+and an independent page-level oracle that applies DESIGN.md section 3 to
+/proc/PID/pagemap, written from the definitions and sharing no code with
+core/.
+
+Exit codes follow automake: 0 pass, 1 fail, 77 skip, 99 hard error.
+"""
+
+import json
+import os
+import signal
+import struct
+import subprocess
+import sys
+from fractions import Fraction
+
+SKIP = 77
+HARD_ERROR = 99
+
+PM_PRESENT = 1 << 63
+PM_SWAPPED = 1 << 62
+PM_FILE = 1 << 61
+PM_EXCLUSIVE = 1 << 56
+PM_PFN_MASK = (1 << 55) - 1
+
+SIZE_KEYS = ("vm", "rss", "erss", "swap", "eswap", "mapped", "emapped",
+             "sole", "writable")
+# Effective sizes are sums of fractions; everything else is whole bytes.
+EFFECTIVE_KEYS = ("erss", "eswap", "emapped")
+# JSON prints effective sizes in decimal: allow this much (bytes) of
+# printing/rounding error when comparing them with an exact rational.
+EFF_TOL = 0.01
+
+
+def builddir_path(env, default):
+    return os.environ.get(env) or default
+
+
+EXMTOP = builddir_path("EXMTOP", "./exmtop")
+SHARER = builddir_path("SHARER", "./tests/live/sharer")
+
+
+class Checker:
+    """Counts checks; prints each failure; never stops at the first."""
+
+    def __init__(self, name):
+        self.name = name
+        self.passed = 0
+        self.failed = 0
+
+    def check(self, cond, what):
+        if cond:
+            self.passed += 1
+        else:
+            self.failed += 1
+            print("FAIL: %s" % what, flush=True)
+        return cond
+
+    def eq(self, got, want, what):
+        return self.check(got == want,
+                          "%s: got %r, want %r" % (what, got, want))
+
+    def near(self, got, want, tol, what):
+        ok = got is not None and abs(float(got) - float(want)) <= tol
+        return self.check(ok, "%s: got %r, want %s (tolerance %g)" %
+                          (what, got, fmt_num(want), tol))
+
+    def done(self):
+        print("%s: %d checks passed, %d failed" %
+              (self.name, self.passed, self.failed), flush=True)
+        sys.exit(1 if self.failed or not self.passed else 0)
+
+
+def fmt_num(v):
+    if isinstance(v, Fraction):
+        return "%s (=%.6f)" % (v, float(v))
+    return repr(v)
+
+
+def run_exmtop(args, user=None, timeout=120):
+    """Run exmtop; returns (returncode, stdout, stderr)."""
+    cmd = [EXMTOP] + list(args)
+    if user is not None:
+        cmd = ["setpriv", "--reuid=" + user, "--regid=" + user,
+               "--init-groups", "--"] + cmd
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=timeout)
+    return p.returncode, p.stdout.decode("utf-8", "replace"), \
+        p.stderr.decode("utf-8", "replace")
+
+
+def exmtop_json(args, user=None):
+    rc, out, err = run_exmtop(["-b", "--format", "json"] + list(args),
+                              user=user)
+    if rc != 0:
+        raise RuntimeError("exmtop %s exited %d: %s" %
+                           (" ".join(args), rc, err.strip()))
+    try:
+        return json.loads(out)
+    except ValueError as e:
+        raise RuntimeError("exmtop %s: bad JSON (%s): %r" %
+                           (" ".join(args), e, out[:400]))
+
+
+class Sharer:
+    """The sharer test program, started and parsed; a context manager."""
+
+    def __init__(self, tmpdir, user=None):
+        cmd = [SHARER, tmpdir]
+        if user is not None:
+            cmd = ["setpriv", "--reuid=" + user, "--regid=" + user,
+                   "--init-groups", "--"] + cmd
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
+                                     start_new_session=True)
+        self.regions = {}
+        self.pids = []
+        self.file_path = None
+        self.page_size = None
+        for raw in self.proc.stdout:
+            words = raw.decode().split()
+            if not words:
+                continue
+            if words[0] == "page_size":
+                self.page_size = int(words[1])
+            elif words[0] == "region":
+                self.regions[words[1]] = (int(words[2], 16),
+                                          int(words[3], 16))
+                if len(words) > 4:
+                    self.file_path = " ".join(raw.decode().rstrip(
+                        "\n").split(" ")[4:])
+            elif words[0] == "pids":
+                self.pids = [int(w) for w in words[1:]]
+            elif words[0] == "ready":
+                break
+        else:
+            self.stop()
+            raise RuntimeError("sharer exited before it was ready")
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+# ---------------------------------------------------------------- /proc
+
+
+class Vma:
+    __slots__ = ("start", "end", "perms", "offset", "dev", "inode", "name",
+                 "words")
+
+    def __init__(self, line):
+        f = line.rstrip("\n").split(None, 5)
+        a, b = f[0].split("-")
+        self.start = int(a, 16)
+        self.end = int(b, 16)
+        self.perms = f[1]
+        self.offset = int(f[2], 16)
+        self.dev = f[3]
+        self.inode = int(f[4])
+        # maps pads the name with spaces; the name itself starts after them
+        self.name = f[5] if len(f) > 5 else ""
+        self.words = []  # (vaddr, pagemap word) of present/swapped pages
+
+
+def read_maps(pid):
+    with open("/proc/%d/maps" % pid) as f:
+        return [Vma(line) for line in f]
+
+
+def read_pagemap(pid, vmas, ps):
+    """Fill vma.words with the used (present or swapped) pages."""
+    fd = os.open("/proc/%d/pagemap" % pid, os.O_RDONLY)
+    try:
+        for v in vmas:
+            vpn = v.start // ps
+            end = v.end // ps
+            while vpn < end:
+                n = min(end - vpn, 1 << 16)
+                data = os.pread(fd, n * 8, vpn * 8)
+                got = len(data) // 8
+                if got == 0:
+                    break  # beyond the task size ([vsyscall])
+                for i, w in enumerate(struct.unpack("=%dQ" % got,
+                                                    data[:got * 8])):
+                    if w & (PM_PRESENT | PM_SWAPPED):
+                        v.words.append(((vpn + i) * ps, w))
+                vpn += got
+    finally:
+        os.close(fd)
+
+
+def read_rollup(pid):
+    """The kernel's smaps_rollup figures in bytes, keyed like exmtop's JSON;
+    None if unreadable."""
+    keys = {"Pss:": "pss", "Pss_Anon:": "pss_anon", "Pss_File:": "pss_file",
+            "Pss_Shmem:": "pss_shmem", "Pss_Dirty:": "pss_dirty",
+            "SwapPss:": "swap_pss", "Rss:": "rss"}
+    out = {}
+    try:
+        with open("/proc/%d/smaps_rollup" % pid) as f:
+            for line in f:
+                w = line.split()
+                if w and w[0] in keys:
+                    out[keys[w[0]]] = int(w[1]) * 1024
+    except (FileNotFoundError, ProcessLookupError, PermissionError):
+        return None
+    return out or None
+
+
+def all_pids():
+    return sorted(int(d) for d in os.listdir("/proc") if d.isdigit())
+
+
+# ---------------------------------------------------------------- oracle
+
+
+def strip_deleted(name):
+    return name[:-len(" (deleted)")] if name.endswith(" (deleted)") else name
+
+
+def zero_sizes():
+    return {"vm": 0, "rss": 0, "erss": Fraction(0), "swap": 0,
+            "eswap": Fraction(0), "sole": 0, "writable": 0}
+
+
+def finish(s):
+    s = dict(s)
+    s["mapped"] = s["rss"] + s["swap"]
+    s["emapped"] = s["erss"] + s["eswap"]
+    return s
+
+
+class Oracle:
+    """Exact sizes of DESIGN.md section 3 for a set of processes, computed
+    from their maps and pagemap with rational arithmetic."""
+
+    def __init__(self, pids, ps):
+        self.ps = ps
+        self.vmas = {}
+        for pid in pids:
+            vmas = read_maps(pid)
+            read_pagemap(pid, vmas, ps)
+            self.vmas[pid] = vmas
+        self.maps = {}   # key -> number of page-table mappings
+        self.procs = {}  # key -> set of pids
+        for pid, vmas in self.vmas.items():
+            for v in vmas:
+                for _, w in v.words:
+                    k = self.key(w)
+                    self.maps[k] = self.maps.get(k, 0) + 1
+                    self.procs.setdefault(k, set()).add(pid)
+
+    @staticmethod
+    def key(w):
+        return ("pfn" if w & PM_PRESENT else "swap", w & PM_PFN_MASK)
+
+    def distinct_present(self):
+        return sum(1 for k in self.maps if k[0] == "pfn")
+
+    def sizes(self, pid, vma_filter=None, lo=None, hi=None):
+        """Sizes of pid's mappings accepted by vma_filter, restricted to
+        [lo, hi) when given."""
+        ps = self.ps
+        s = zero_sizes()
+        for v in self.vmas[pid]:
+            if vma_filter and not vma_filter(v):
+                continue
+            a = v.start if lo is None else max(v.start, lo)
+            b = v.end if hi is None else min(v.end, hi)
+            if a >= b:
+                continue
+            s["vm"] += b - a
+            for addr, w in v.words:
+                if addr < a or addr >= b:
+                    continue
+                k = self.key(w)
+                if w & PM_PRESENT:
+                    s["rss"] += ps
+                    s["erss"] += Fraction(ps, self.maps[k])
+                    if len(self.procs[k]) == 1:
+                        s["sole"] += ps
+                    if (not w & PM_FILE and w & PM_EXCLUSIVE and
+                            "w" in v.perms):
+                        s["writable"] += ps
+                else:
+                    s["swap"] += ps
+                    s["eswap"] += Fraction(ps, self.maps[k])
+        return finish(s)
+
+    def region(self, pid, start, end):
+        return self.sizes(pid, None, start, end)

@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sharer - set up memory sharing whose exact cost is known, then wait.
+ *
+ * Four processes: the parent (index 0) and three children (1, 2, 3). Every
+ * region is a whole number of pages, a distinct count per region so each can
+ * be told apart. With P the page size:
+ *
+ *   private  5 pages  MAP_PRIVATE anon, untouched before fork, written by
+ *                     every process after fork: own copies, sole, writable.
+ *   cow      7 pages  MAP_PRIVATE anon, written before fork, only read after
+ *                     (CoW shared); child 1 then writes page 0, which gets
+ *                     its own copy, and the old page 0 stays shared by 3.
+ *   ro       3 pages  MAP_PRIVATE anon, written after fork by each process,
+ *                     then mprotect(PROT_READ): sole but not writable.
+ *   shanon   9 pages  MAP_SHARED anon, written by the parent before fork and
+ *                     read by children 1 and 2; child 3 unmaps it.
+ *   memfd   11 pages  memfd, mapped MAP_SHARED twice by the parent (memfd and
+ *                     memfd2) and once by each child, all pages read.
+ *   file    13 pages  MAP_PRIVATE mapping of a temporary file on disk; each
+ *                     process writes its first 4 pages after fork (own anon
+ *                     copies) and reads the other 9 (shared page cache).
+ *
+ * Anonymous regions are MADV_NOHUGEPAGE; everything is written with non-zero
+ * data before it is read, so the zero page never appears in a region.
+ *
+ * Output on stdout, one fact per line, then "ready":
+ *   page_size P
+ *   region NAME START END [PATH]       (hex addresses, END exclusive)
+ *   pids PID0 PID1 PID2 PID3
+ *   ready
+ * Then all four sleep until the parent gets SIGTERM/SIGINT/SIGHUP (it kills
+ * the children and removes the temporary file) or dies (the children get
+ * SIGKILL through PR_SET_PDEATHSIG).
+ *
+ * Usage: sharer [DIR]   (DIR holds the temporary file; default /var/tmp)
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define NPROC 4
+
+#define PRIVATE_PAGES 5
+#define COW_PAGES 7
+#define RO_PAGES 3
+#define SHANON_PAGES 9
+#define MEMFD_PAGES 11
+#define FILE_PAGES 13
+#define FILE_WRITTEN 4
+
+struct region {
+	const char *name;
+	unsigned char *addr;
+	size_t pages;
+};
+
+enum {
+	R_PRIVATE,
+	R_COW,
+	R_RO,
+	R_SHANON,
+	R_MEMFD,
+	R_MEMFD2,
+	R_FILE,
+	R__COUNT
+};
+
+static struct region regions[R__COUNT] = {
+	[R_PRIVATE] = { "private", NULL, PRIVATE_PAGES },
+	[R_COW] = { "cow", NULL, COW_PAGES },
+	[R_RO] = { "ro", NULL, RO_PAGES },
+	[R_SHANON] = { "shanon", NULL, SHANON_PAGES },
+	[R_MEMFD] = { "memfd", NULL, MEMFD_PAGES },
+	[R_MEMFD2] = { "memfd2", NULL, MEMFD_PAGES },
+	[R_FILE] = { "file", NULL, FILE_PAGES },
+};
+
+static size_t page_size;
+static char file_path[4096];
+static pid_t children[NPROC];
+static volatile sig_atomic_t stop;
+
+static void die(const char *what)
+{
+	fprintf(stderr, "sharer: %s: %s\n", what, strerror(errno));
+	if (file_path[0])
+		unlink(file_path);
+	exit(1);
+}
+
+static unsigned char *map(size_t pages, int prot, int flags, int fd)
+{
+	void *p = mmap(NULL, pages * page_size, prot, flags, fd, 0);
+
+	if (p == MAP_FAILED)
+		die("mmap");
+	/* No transparent huge pages: one PFN per page, as counted. */
+	if (!(flags & MAP_SHARED) && fd < 0 &&
+	    madvise(p, pages * page_size, MADV_NOHUGEPAGE) != 0)
+		die("madvise");
+	return p;
+}
+
+/* Write a pattern that is never zero into every page of a range. */
+static void fill(unsigned char *p, size_t pages, unsigned char seed)
+{
+	for (size_t i = 0; i < pages; i++)
+		memset(p + i * page_size, (int)(0x40 + ((seed + i) & 0x3f)),
+		       page_size);
+}
+
+/* Read one byte of every page so each gets mapped. */
+static unsigned long touch(const unsigned char *p, size_t pages)
+{
+	unsigned long sum = 0;
+
+	for (size_t i = 0; i < pages; i++)
+		sum += ((const volatile unsigned char *)p)[i * page_size];
+	return sum;
+}
+
+/* What each process does after fork; idx 0 is the parent. */
+static void after_fork(int idx)
+{
+	unsigned long sum = 0;
+
+	fill(regions[R_PRIVATE].addr, PRIVATE_PAGES, (unsigned char)(idx * 8));
+
+	sum += touch(regions[R_COW].addr, COW_PAGES);
+	if (idx == 1)
+		regions[R_COW].addr[0] = 0x7f;
+
+	fill(regions[R_RO].addr, RO_PAGES, (unsigned char)(idx * 8 + 3));
+	if (mprotect(regions[R_RO].addr, RO_PAGES * page_size, PROT_READ))
+		die("mprotect");
+
+	if (idx == 3) {
+		if (munmap(regions[R_SHANON].addr, SHANON_PAGES * page_size))
+			die("munmap");
+	} else {
+		sum += touch(regions[R_SHANON].addr, SHANON_PAGES);
+	}
+
+	if (idx != 0) {
+		if (munmap(regions[R_MEMFD2].addr, MEMFD_PAGES * page_size))
+			die("munmap");
+	} else {
+		sum += touch(regions[R_MEMFD2].addr, MEMFD_PAGES);
+	}
+	sum += touch(regions[R_MEMFD].addr, MEMFD_PAGES);
+
+	fill(regions[R_FILE].addr, FILE_WRITTEN, (unsigned char)(idx * 8 + 5));
+	sum += touch(regions[R_FILE].addr + FILE_WRITTEN * page_size,
+		     FILE_PAGES - FILE_WRITTEN);
+
+	if (sum == 0) /* every byte read is non-zero */
+		fprintf(stderr, "sharer: unexpected zero data\n");
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void setup(const char *dir)
+{
+	unsigned char *buf;
+	int fd;
+
+	regions[R_PRIVATE].addr = map(PRIVATE_PAGES, PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS, -1);
+
+	regions[R_COW].addr = map(COW_PAGES, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	fill(regions[R_COW].addr, COW_PAGES, 1);
+
+	regions[R_RO].addr = map(RO_PAGES, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1);
+
+	regions[R_SHANON].addr = map(SHANON_PAGES, PROT_READ | PROT_WRITE,
+				     MAP_SHARED | MAP_ANONYMOUS, -1);
+	fill(regions[R_SHANON].addr, SHANON_PAGES, 2);
+
+	fd = memfd_create("exm_sharer", MFD_CLOEXEC);
+	if (fd < 0)
+		die("memfd_create");
+	if (ftruncate(fd, (off_t)(MEMFD_PAGES * page_size)))
+		die("ftruncate");
+	regions[R_MEMFD].addr = map(MEMFD_PAGES, PROT_READ | PROT_WRITE,
+				    MAP_SHARED, fd);
+	regions[R_MEMFD2].addr = map(MEMFD_PAGES, PROT_READ, MAP_SHARED, fd);
+	close(fd);
+	fill(regions[R_MEMFD].addr, MEMFD_PAGES, 3);
+
+	snprintf(file_path, sizeof(file_path), "%s/exm-sharer-XXXXXX", dir);
+	fd = mkstemp(file_path);
+	if (fd < 0) {
+		file_path[0] = '\0';
+		die("mkstemp");
+	}
+	buf = malloc(page_size);
+	if (!buf)
+		die("malloc");
+	for (size_t i = 0; i < FILE_PAGES; i++) {
+		memset(buf, (int)(0x60 + i), page_size);
+		if (write(fd, buf, page_size) != (ssize_t)page_size)
+			die("write");
+	}
+	free(buf);
+	regions[R_FILE].addr = map(FILE_PAGES, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE, fd);
+	close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	const char *dir = argc > 1 ? argv[1] : "/var/tmp";
+	struct sigaction sa;
+	sigset_t block, old;
+	int pipefd[2];
+	char c;
+
+	page_size = (size_t)sysconf(_SC_PAGESIZE);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGHUP);
+	/* Signals wait until we are ready to clean up. */
+	sigprocmask(SIG_BLOCK, &block, &old);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+
+	setup(dir);
+	if (pipe(pipefd))
+		die("pipe");
+
+	children[0] = getpid();
+	for (int idx = 1; idx < NPROC; idx++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			die("fork");
+		if (pid == 0) {
+			file_path[0] = '\0'; /* the parent removes it */
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			if (getppid() != children[0])
+				_exit(1);
+			close(pipefd[0]);
+			after_fork(idx);
+			c = 'r';
+			if (write(pipefd[1], &c, 1) != 1)
+				_exit(1);
+			sigprocmask(SIG_SETMASK, &old, NULL);
+			signal(SIGTERM, SIG_DFL);
+			signal(SIGINT, SIG_DFL);
+			signal(SIGHUP, SIG_DFL);
+			for (;;)
+				pause();
+		}
+		children[idx] = pid;
+	}
+	close(pipefd[1]);
+	after_fork(0);
+	for (int i = 1; i < NPROC; i++) {
+		if (read(pipefd[0], &c, 1) != 1) {
+			errno = ECHILD;
+			die("child setup");
+		}
+	}
+	close(pipefd[0]);
+
+	printf("page_size %zu\n", page_size);
+	for (int r = 0; r < R__COUNT; r++) {
+		uintptr_t start = (uintptr_t)regions[r].addr;
+
+		printf("region %s %#lx %#lx%s%s\n", regions[r].name,
+		       (unsigned long)start,
+		       (unsigned long)(start + regions[r].pages * page_size),
+		       r == R_FILE ? " " : "", r == R_FILE ? file_path : "");
+	}
+	printf("pids");
+	for (int i = 0; i < NPROC; i++)
+		printf(" %d", (int)children[i]);
+	printf("\nready\n");
+	fflush(stdout);
+
+	while (!stop)
+		sigsuspend(&old);
+
+	for (int i = 1; i < NPROC; i++)
+		kill(children[i], SIGKILL);
+	for (int i = 1; i < NPROC; i++)
+		waitpid(children[i], NULL, 0);
+	unlink(file_path);
+	return 0;
+}

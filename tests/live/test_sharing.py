@@ -1,0 +1,299 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Live test (root): known sharing, checked exactly.
+
+Starts tests/live/sharer (four processes with regions of known sharing, see
+sharer.c), runs `exmtop -b --format json --bytes -p <its pids>` once with
+--pagemap-mode scan and once with --pagemap-mode read, and checks:
+
+  1. the sharer really set up what it claims: an independent oracle (pagemap
+     read here, exmlive.Oracle) gives the designed sizes for every region;
+  2. exmtop's per-file rows in each process for the memfd, the MAP_SHARED
+     anonymous memory (/dev/zero) and the private file mapping equal the
+     designed sizes exactly (rss, erss, sole, writable, vm, nmaps);
+  3. exmtop's [anon] row of each process equals the designed private, cow
+     and ro regions plus the oracle's sizes of the process's other anonymous
+     mappings (libc data, stack-less anon), and every per-process total
+     equals the oracle;
+  4. the files table (nprocs, sums across the four) for those three files;
+  5. conservation: sum of erss over the processes == distinct PFNs x page
+     size (within a byte), and totals == sum of the process rows;
+  6. the kernel's figures (pss, pss_anon, ...) equal smaps_rollup;
+  7. both pagemap paths give the same JSON (timing fields aside).
+"""
+
+import os
+import shutil
+import sys
+import tempfile
+from fractions import Fraction
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import exmlive  # noqa: E402
+from exmlive import EFFECTIVE_KEYS, EFF_TOL  # noqa: E402
+
+CHECK_KEYS = ("vm", "rss", "erss", "sole", "writable", "swap", "eswap",
+              "mapped", "emapped")
+
+
+def designed(ps):
+    """Designed sizes per region and process index (see sharer.c)."""
+    P = ps
+    d = {}
+
+    def sz(vm, rss, erss, sole, writable):
+        return {"vm": vm, "rss": rss, "erss": Fraction(erss), "sole": sole,
+                "writable": writable, "swap": 0, "eswap": Fraction(0),
+                "mapped": rss, "emapped": Fraction(erss)}
+
+    for i in range(4):
+        d[("private", i)] = sz(5 * P, 5 * P, 5 * P, 5 * P, 5 * P)
+        if i == 1:
+            d[("cow", i)] = sz(7 * P, 7 * P, P + Fraction(6 * P, 4), P, P)
+        else:
+            d[("cow", i)] = sz(7 * P, 7 * P,
+                               Fraction(P, 3) + Fraction(6 * P, 4), 0, 0)
+        d[("ro", i)] = sz(3 * P, 3 * P, 3 * P, 3 * P, 0)
+        if i == 3:
+            d[("shanon", i)] = None
+        else:
+            d[("shanon", i)] = sz(9 * P, 9 * P, 3 * P, 0, 0)
+        if i == 0:
+            d[("memfd", i)] = sz(22 * P, 22 * P, Fraction(22 * P, 5), 0, 0)
+        else:
+            d[("memfd", i)] = sz(11 * P, 11 * P, Fraction(11 * P, 5), 0, 0)
+        d[("file", i)] = sz(13 * P, 13 * P, 4 * P + Fraction(9 * P, 4),
+                            4 * P, 4 * P)
+    return d
+
+
+NMAPS = {"shanon": 1, "file": 1}
+ACROSS = {  # files table: nprocs and sizes summed over the four processes
+    "memfd": (4, lambda P: (55 * P, 55 * P, 11 * P, 0, 0)),
+    "shanon": (3, lambda P: (27 * P, 27 * P, 9 * P, 0, 0)),
+    "file": (4, lambda P: (52 * P, 52 * P, 25 * P, 16 * P, 16 * P)),
+}
+
+
+def cmp_sizes(c, got, want, what, keys=CHECK_KEYS):
+    for k in keys:
+        if k not in want:
+            continue
+        g = got.get(k) if got else None
+        if k in EFFECTIVE_KEYS:
+            c.near(g, want[k], EFF_TOL, "%s %s" % (what, k))
+        else:
+            c.eq(g, want[k], "%s %s" % (what, k))
+
+
+def find_rows(rows, name):
+    return [r for r in rows
+            if exmlive.strip_deleted(r.get("file", "")) == name]
+
+
+def region_names(sh):
+    """Maps file name (as the kernel shows it, without " (deleted)") of the
+    file-like regions."""
+    return {"memfd": "/memfd:exm_sharer", "shanon": "/dev/zero",
+            "file": sh.file_path}
+
+
+def check_oracle_regions(c, sh, orc, want):
+    for i, pid in enumerate(sh.pids):
+        for r in ("private", "cow", "ro", "shanon", "memfd", "file"):
+            a, b = sh.regions[r]
+            got = orc.region(pid, a, b)
+            if r == "memfd" and i == 0:
+                a2, b2 = sh.regions["memfd2"]
+                g2 = orc.region(pid, a2, b2)
+                got = {k: got[k] + g2[k] for k in got}
+            w = want[(r, i)]
+            if w is None:
+                c.eq(got["vm"], 0, "oracle %s in process %d vm" % (r, i))
+                continue
+            cmp_sizes(c, got, w, "oracle %s in process %d" % (r, i))
+
+
+def anon_vma(v):
+    return v.inode == 0 and v.name == ""
+
+
+def in_regions(sh, v):
+    for r in ("private", "cow", "ro"):
+        a, b = sh.regions[r]
+        if v.start < b and a < v.end:
+            return True
+    return False
+
+
+def check_json(c, sh, orc, doc, mode):
+    ps = sh.page_size
+    want = designed(ps)
+    names = region_names(sh)
+    tag = "[%s]" % mode
+
+    c.eq(doc.get("source"), "pagemap", tag + " source")
+    c.eq(doc.get("page_size"), ps, tag + " page_size")
+    c.eq(doc.get("units"), "bytes", tag + " units")
+    procs = {p.get("pid"): p for p in doc.get("processes", [])}
+    c.eq(sorted(procs), sorted(sh.pids), tag + " process set")
+
+    for i, pid in enumerate(sh.pids):
+        p = procs.get(pid)
+        if not c.check(p is not None, "%s process %d (pid %d) listed" %
+                       (tag, i, pid)):
+            continue
+        what = "%s process %d (pid %d)" % (tag, i, pid)
+        c.eq(p.get("comm"), "sharer", what + " comm")
+        c.eq(p.get("user"), "root", what + " user")
+        c.eq(p.get("ppid"), sh.pids[0] if i else os.getpid(),
+             what + " ppid")
+        c.check(p.get("cmd", "").startswith(exmlive.SHARER.split("/")[-1])
+                or "sharer" in p.get("cmd", ""), what + " cmd names sharer")
+
+        # Per-process totals against the oracle.
+        cmp_sizes(c, p, orc.sizes(pid), what + " total")
+
+        rows = p.get("files") or []
+        # The file-like regions: designed sizes, directly.
+        for r, name in names.items():
+            found = find_rows(rows, name)
+            w = want[(r, i)]
+            if w is None:
+                c.eq(len(found), 0, "%s has no %s row" % (what, r))
+                continue
+            if not c.eq(len(found), 1, "%s rows for %s (%s)" %
+                        (what, r, name)):
+                continue
+            cmp_sizes(c, found[0], w, "%s %s row" % (what, r))
+            nm = NMAPS.get(r, 2 if i == 0 else 1)
+            c.eq(found[0].get("nmaps"), nm, "%s %s row nmaps" % (what, r))
+
+        # Private anonymous regions: the process's anonymous row is the
+        # three designed regions plus the other anonymous mappings.
+        anon = [f for f in rows if f.get("kind") == "anon"]
+        if c.eq(len(anon), 1, "%s one anon row (%r)" %
+                (what, [f.get("file") for f in anon])):
+            exp = orc.sizes(pid, lambda v: anon_vma(v) and
+                            not in_regions(sh, v))
+            for r in ("private", "cow", "ro"):
+                for k in CHECK_KEYS:
+                    exp[k] = exp[k] + want[(r, i)][k]
+            cmp_sizes(c, anon[0], exp, "%s anon row" % what)
+            cmp_sizes(c, anon[0], orc.sizes(pid, anon_vma),
+                      "%s anon row vs oracle" % what)
+
+        # Every process row adds up to its process.
+        for k in ("vm", "rss", "sole", "writable", "swap"):
+            c.eq(sum(f.get(k) or 0 for f in rows), p.get(k),
+                 "%s sum of file rows %s" % (what, k))
+        c.near(sum(f.get("erss") or 0 for f in rows), p.get("erss") or 0,
+               1.0, "%s sum of file rows erss" % what)
+
+        # The kernel's own figures, read from smaps_rollup now (the
+        # sharer is asleep, so they do not change).
+        roll = exmlive.read_rollup(pid)
+        for k in ("pss", "pss_anon", "pss_file", "pss_shmem", "pss_dirty",
+                  "swap_pss"):
+            c.eq(p.get(k), roll.get(k), "%s %s vs smaps_rollup" % (what, k))
+
+    # Files across the four processes.
+    files = doc.get("files") or []
+    for r, name in names.items():
+        found = find_rows(files, name)
+        if not c.eq(len(found), 1, "%s files rows for %s" % (tag, r)):
+            continue
+        nprocs, f = ACROSS[r]
+        vm, rss, erss, sole, wr = f(ps)
+        c.eq(found[0].get("nprocs"), nprocs, "%s files %s nprocs" % (tag, r))
+        cmp_sizes(c, found[0], {"vm": vm, "rss": rss, "erss": erss,
+                                "sole": sole, "writable": wr, "swap": 0},
+                  "%s files %s" % (tag, r))
+
+    # Conservation and totals.
+    distinct = orc.distinct_present() * ps
+    s_erss = sum(procs[p].get("erss") or 0 for p in procs)
+    c.near(s_erss, distinct, 1.0,
+           tag + " conservation: sum erss == distinct pages x page size")
+    tot = doc.get("totals") or {}
+    c.near(tot.get("erss"), distinct, 1.0, tag + " totals erss")
+    for k in ("vm", "rss", "sole", "writable", "swap"):
+        c.eq(tot.get(k), sum(procs[p].get(k) or 0 for p in procs),
+             "%s totals %s == sum of processes" % (tag, k))
+    s_files = sum(f.get("erss") or 0 for f in files)
+    c.near(s_files, distinct, 1.0, tag + " sum of files erss")
+
+
+VOLATILE = ("source_detail", "time", "time_taken", "taken_at", "timestamp",
+            "elapsed")
+
+
+def diff(a, b, path, out):
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(set(a) | set(b)):
+            if k in VOLATILE:
+                continue
+            diff(a.get(k), b.get(k), path + "." + k, out)
+    elif isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            out.append("%s: %d vs %d items" % (path, len(a), len(b)))
+        for i, (x, y) in enumerate(zip(a, b)):
+            diff(x, y, "%s[%d]" % (path, i), out)
+    elif a != b:
+        out.append("%s: %r vs %r" % (path, a, b))
+
+
+def main():
+    if os.geteuid() != 0:
+        print("SKIP: needs root (PFNs in pagemap)")
+        sys.exit(exmlive.SKIP)
+    c = exmlive.Checker("live sharing")
+    tmp = tempfile.mkdtemp(prefix="exm-live-", dir="/var/tmp")
+    try:
+        with exmlive.Sharer(tmp) as sh:
+            ps = sh.page_size
+            orc = exmlive.Oracle(sh.pids, ps)
+            check_oracle_regions(c, sh, orc, designed(ps))
+            pids = ",".join(str(p) for p in sh.pids)
+            docs = {}
+            for mode in ("scan", "read"):
+                try:
+                    docs[mode] = exmlive.exmtop_json(
+                        ["--bytes", "-p", pids, "--pagemap-mode", mode])
+                except RuntimeError as e:
+                    c.check(False, "[%s] %s" % (mode, e))
+                    continue
+                check_json(c, sh, orc, docs[mode], mode)
+            if len(docs) == 2:
+                out = []
+                diff(docs["scan"], docs["read"], "$", out)
+                for line in out[:20]:
+                    print("  scan/read differ: " + line)
+                c.eq(len(out), 0, "scan and read modes agree exactly")
+                for mode, want in (("scan", "PAGEMAP_SCAN"),
+                                   ("read", "read")):
+                    det = str(docs[mode].get("source_detail", ""))
+                    c.check(want.lower() in det.lower(),
+                            "[%s] source_detail %r names %s" %
+                            (mode, det, want))
+            # The oracle read pagemap before exmtop ran: the sharer must not
+            # have changed since, or the comparison above proves nothing.
+            again = exmlive.Oracle(sh.pids, ps)
+            c.check(again.maps == orc.maps, "sharer unchanged during test")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    rc, _, err = exmlive.run_exmtop(["-b", "--pagemap-mode", "bogus"])
+    c.eq(rc, 2, "bad --pagemap-mode value exits 2")
+    c.eq(len(err.strip().splitlines()), 1, "bad option: one line on stderr")
+    c.done()
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except Exception as e:  # noqa: BLE001 - report, then hard error
+        import traceback
+        traceback.print_exc()
+        sys.exit(exmlive.HARD_ERROR)

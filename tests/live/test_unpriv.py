@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Live test: exmtop as an unprivileged user falls back to smaps.
+
+As root, runs the sharer and exmtop as the user `exmtop-test` (created with
+useradd when absent; override with EXMTOP_TEST_USER) through setpriv. Run
+as a normal user, it tests as that user. Checks:
+
+  - exit 0, JSON with source "smaps" and a non-empty source_detail;
+  - the user's own processes (the four sharer processes) are listed with
+    their user name, exact VM and resident sizes (the sharer's layout), the
+    kernel's Pss, and erss equal to the sum of per-mapping Pss: between the
+    rollup's Pss minus 1 kB per mapping (each mapping's Pss is truncated to
+    whole kB) and the rollup's Pss;
+  - sizes that need page identity (sole, writable) are null, and the text
+    output shows "-" for them;
+  - processes of other users, if listed at all, show null sizes, never 0.
+"""
+
+import os
+import pwd
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import exmlive  # noqa: E402
+
+USER = os.environ.get("EXMTOP_TEST_USER", "exmtop-test")
+
+
+def ensure_user():
+    try:
+        pwd.getpwnam(USER)
+    except KeyError:
+        subprocess.run(["useradd", "--system", "--no-create-home",
+                        "--shell", "/usr/sbin/nologin", USER], check=True)
+    return pwd.getpwnam(USER)
+
+
+def nmaps(pid):
+    with open("/proc/%d/maps" % pid) as f:
+        return sum(1 for _ in f)
+
+
+def check_text(c, user, pid):
+    """Text output: the sole and writable columns of our process are "-"."""
+    rc, out, err = exmlive.run_exmtop(
+        ["-b", "--bytes", "-p", str(pid), "--fields",
+         "pid,erss,sole,writable"], user=user)
+    if not c.eq(rc, 0, "text output exit status (%s)" % err.strip()):
+        return
+    lines = [ln.split() for ln in out.splitlines() if ln.strip()]
+    header = None
+    for i, words in enumerate(lines):
+        low = [w.lower() for w in words]
+        if "pid" in low and any(w.startswith("sole") for w in low):
+            header = (i, low)
+    if not c.check(header is not None, "text header with PID and SOLE:\n" +
+                   out):
+        return
+    i, low = header
+    row = [w for w in lines[i + 1:] if w and w[0] == str(pid)]
+    if not c.eq(len(row), 1, "one text row for pid %d" % pid):
+        return
+    row = row[0]
+    if not c.eq(len(row), len(low), "text row width: %r" % row):
+        return
+    cols = dict(zip(low, row))
+    sole = [v for k, v in cols.items() if k.startswith("sole")]
+    wr = [v for k, v in cols.items() if k.startswith("writ")]
+    c.eq(sole, ["-"], "text sole shows '-'")
+    c.eq(wr, ["-"], "text writable shows '-'")
+    erss = [v for k, v in cols.items() if "rss" in k]
+    c.check(erss and erss[0] != "-", "text erss measured: %r" % erss)
+
+
+def main():
+    c = exmlive.Checker("live unprivileged")
+    tmp = tempfile.mkdtemp(prefix="exm-unpriv-", dir="/var/tmp")
+    try:
+        if os.geteuid() == 0:
+            pw = ensure_user()
+            os.chown(tmp, pw.pw_uid, pw.pw_gid)
+            user, name = USER, USER
+        else:
+            user, name = None, pwd.getpwuid(os.geteuid()).pw_name
+        with exmlive.Sharer(tmp, user=user) as sh:
+            ps = sh.page_size
+            doc = exmlive.exmtop_json(["--bytes"], user=user)
+            c.eq(doc.get("source"), "smaps", "source is smaps")
+            c.check(bool(doc.get("source_detail")),
+                    "source_detail says what smaps cannot show: %r" %
+                    doc.get("source_detail"))
+            c.eq(doc.get("page_size"), ps, "page_size")
+            procs = {p.get("pid"): p for p in doc.get("processes") or []}
+            vm = {0: 5 + 7 + 3 + 9 + 22 + 13, 1: 5 + 7 + 3 + 9 + 11 + 13,
+                  2: 5 + 7 + 3 + 9 + 11 + 13, 3: 5 + 7 + 3 + 11 + 13}
+            for i, pid in enumerate(sh.pids):
+                p = procs.get(pid)
+                what = "sharer %d (pid %d)" % (i, pid)
+                if not c.check(p is not None, what + " listed"):
+                    continue
+                c.eq(p.get("user"), name, what + " user")
+                roll = exmlive.read_rollup(pid)
+                for k in ("pss", "pss_anon", "pss_file", "pss_shmem",
+                          "swap_pss"):
+                    c.eq(p.get(k), roll[k], "%s %s" % (what, k))
+                c.eq(p.get("rss"), roll["rss"], what + " rss == Rss")
+                erss = p.get("erss")
+                lo = roll["pss"] - 1024 * nmaps(pid)
+                c.check(erss is not None and lo < erss <= roll["pss"],
+                        "%s erss %r in (%d, %d]" %
+                        (what, erss, lo, roll["pss"]))
+                c.eq(p.get("sole"), None, what + " sole is null")
+                c.eq(p.get("writable"), None, what + " writable is null")
+                rows = p.get("files") or []
+                for r, pages in (("file", 13), ("memfd",
+                                                 22 if i == 0 else 11)):
+                    a, b = sh.regions[r]
+                    fname = sh.file_path if r == "file" else \
+                        "/memfd:exm_sharer"
+                    f = [x for x in rows
+                         if exmlive.strip_deleted(x.get("file", "")) == fname]
+                    if c.eq(len(f), 1, "%s one %s row" % (what, r)):
+                        c.eq(f[0].get("vm"), pages * ps, "%s %s vm" %
+                             (what, r))
+                        c.eq(f[0].get("rss"), pages * ps, "%s %s rss" %
+                             (what, r))
+                        c.eq(f[0].get("sole"), None, "%s %s sole null" %
+                             (what, r))
+                total_vm = sum(x.get("vm") or 0 for x in rows)
+                c.eq(total_vm, p.get("vm"), what + " vm == sum of files")
+                c.check(p.get("vm", 0) >= vm[i] * ps, what + " vm covers "
+                        "the regions")
+            others = [p for p in procs.values() if p.get("user") != name]
+            for p in others:
+                for k in ("erss", "rss", "pss"):
+                    c.check(p.get(k) is None, "other user's pid %s (%s) %s "
+                            "is null, got %r" % (p.get("pid"), p.get("user"),
+                                                 k, p.get(k)))
+            print("%d processes listed, %d of other users" %
+                  (len(procs), len(others)), flush=True)
+            check_text(c, user, sh.pids[0])
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    c.done()
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except Exception:  # noqa: BLE001 - report, then hard error
+        import traceback
+        traceback.print_exc()
+        sys.exit(exmlive.HARD_ERROR)
