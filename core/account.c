@@ -1,0 +1,445 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * account.c - sizes from a filled snapshot; see account.h and DESIGN.md
+ * section 3.
+ *
+ * Effective sizes are accumulated per range in long double (64-bit
+ * mantissa) and only then stored as double, so Σ erss over processes
+ * equals distinct pages x page size far within a byte.
+ */
+#include "core/account.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/pagecount.h"
+#include "core/pagemap.h"
+
+struct acc {
+	uint64_t vm, rss, swap, sole, writable;
+	long double erss, eswap;
+};
+
+static bool page_writable(const struct exm_snapshot *snap,
+			  const struct exm_mapping *m, uint64_t w)
+{
+	if (snap->sys.caps & EXM_CAP_PTE_WRITABLE)
+		return (w & EXM_PM_WRITABLE) != 0;
+	/* pagemap approximation: anonymous, exclusive, in a writable
+	 * private mapping (a CoW-shared page has a read-only PTE). */
+	return !(w & EXM_PM_FILE) && (w & EXM_PM_EXCLUSIVE) &&
+	       (m->perms & EXM_PERM_W) && !(m->perms & EXM_PERM_S);
+}
+
+/* Add the bytes [start, end) of mapping m (already clamped to it). */
+static void acc_mapping(const struct exm_snapshot *snap,
+			const struct exm_proc *p, const struct exm_mapping *m,
+			uint64_t start, uint64_t end, struct acc *a)
+{
+	uint64_t ps = snap->sys.page_size;
+	uint64_t svpn = start / ps, evpn = (end + ps - 1) / ps;
+	uint32_t lo = 0, hi = m->nruns;
+
+	a->vm += end - start;
+	if (!m->nruns || start >= end)
+		return;
+	/* First run whose last page is >= svpn. */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		const struct exm_run *r = &m->runs[mid];
+
+		if (r->vpn + r->count <= svpn)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (uint32_t ri = lo; ri < m->nruns; ri++) {
+		const struct exm_run *r = &m->runs[ri];
+		uint64_t v0 = r->vpn > svpn ? r->vpn : svpn;
+		uint64_t v1 = r->vpn + r->count < evpn ? r->vpn + r->count
+						      : evpn;
+
+		if (r->vpn >= evpn)
+			break;
+		for (uint64_t v = v0; v < v1; v++) {
+			uint64_t w = m->pages[r->idx + (v - r->vpn)];
+			uint64_t pa = v * ps, pb = pa + ps, b;
+			uint32_t owner, cnt;
+
+			if (pa < start)
+				pa = start;
+			if (pb > end)
+				pb = end;
+			b = pb - pa;
+			if (exm_pm_present(w)) {
+				cnt = exm_pagecount_get(snap->pfn_counts,
+							exm_pm_key(w), &owner);
+				if (!cnt)
+					cnt = 1;
+				a->rss += b;
+				a->erss += (long double)b / cnt;
+				if (owner == p->index)
+					a->sole += b;
+				if (page_writable(snap, m, w))
+					a->writable += b;
+			} else if (exm_pm_swapped(w)) {
+				cnt = exm_pagecount_get(snap->swap_counts,
+							exm_pm_key(w), NULL);
+				if (!cnt)
+					cnt = 1;
+				a->swap += b;
+				a->eswap += (long double)b / cnt;
+			}
+		}
+	}
+}
+
+static unsigned page_has(const struct exm_snapshot *snap)
+{
+	unsigned has = EXM_HAS_VM | EXM_HAS_RSS | EXM_HAS_ERSS | EXM_HAS_SWAP |
+		       EXM_HAS_ESWAP | EXM_HAS_SOLE;
+
+	if (snap->sys.caps & EXM_CAP_WRITABLE)
+		has |= EXM_HAS_WRITABLE;
+	return has;
+}
+
+static void acc_store(const struct exm_snapshot *snap, const struct acc *a,
+		      struct exm_sizes *out)
+{
+	out->vm = a->vm;
+	out->rss = a->rss;
+	out->swap = a->swap;
+	out->sole = a->sole;
+	out->writable = a->writable;
+	out->erss = (double)a->erss;
+	out->eswap = (double)a->eswap;
+	out->has = page_has(snap);
+}
+
+int exm_range_sizes(const struct exm_snapshot *snap, const struct exm_proc *p,
+		    const struct exm_mapping *m, uint64_t start, uint64_t end,
+		    struct exm_sizes *out)
+{
+	struct acc a = { 0 };
+	size_t i = 0, n = p->nmaps;
+
+	memset(out, 0, sizeof(*out));
+	if (m) {
+		i = (size_t)(m - p->maps);
+		n = i + 1;
+	} else {
+		size_t lo = 0, hi = p->nmaps;
+
+		while (lo < hi) { /* first mapping ending after start */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (p->maps[mid].end <= start)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		i = lo;
+	}
+	for (; i < n; i++) {
+		const struct exm_mapping *mm = &p->maps[i];
+		uint64_t s = start > mm->start ? start : mm->start;
+		uint64_t e = end < mm->end ? end : mm->end;
+
+		if (mm->start >= end)
+			break;
+		if (s < e)
+			acc_mapping(snap, p, mm, s, e, &a);
+	}
+	acc_store(snap, &a, out);
+	if (!(snap->sys.caps & EXM_CAP_PAGES))
+		out->has = EXM_HAS_VM;
+	return 0;
+}
+
+/* ---- files ---- */
+
+struct fkey_table {
+	struct exm_file **slots;
+	size_t nslots;
+};
+
+static uint64_t hash_str(const char *s, uint64_t h)
+{
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * UINT64_C(0x100000001b3);
+	return h;
+}
+
+static bool keyed_by_inode(const struct exm_mapping *m)
+{
+	return m->inode && (m->kind == EXM_KIND_FILE ||
+			    m->kind == EXM_KIND_SHMEM ||
+			    m->kind == EXM_KIND_DEVICE);
+}
+
+static uint64_t file_hash(const struct exm_mapping *m, const char *name)
+{
+	uint64_t h = UINT64_C(0xcbf29ce484222325);
+
+	if (keyed_by_inode(m)) {
+		h ^= m->inode * UINT64_C(0x9e3779b97f4a7c15);
+		h ^= ((uint64_t)m->dev_major << 32 | m->dev_minor) *
+		     UINT64_C(0xc2b2ae3d27d4eb4f);
+		return h;
+	}
+	return hash_str(name, h ^ (uint64_t)m->kind);
+}
+
+static bool file_match(const struct exm_file *f, const struct exm_mapping *m,
+		       const char *name)
+{
+	if (keyed_by_inode(m))
+		return f->inode == m->inode && f->dev_major == m->dev_major &&
+		       f->dev_minor == m->dev_minor &&
+		       (f->kind == EXM_KIND_FILE || f->kind == EXM_KIND_SHMEM ||
+			f->kind == EXM_KIND_DEVICE);
+	return f->inode == 0 && f->kind == m->kind && !strcmp(f->name, name);
+}
+
+/* Display name of what m maps: the path (with " (deleted)"), or
+ * "[anon]" for an unnamed anonymous mapping. Writes into buf. */
+static const char *file_name(const struct exm_mapping *m, char *buf,
+			     size_t len, bool *alloc)
+{
+	*alloc = false;
+	if (m->name[0] == '\0')
+		return m->kind == EXM_KIND_SHMEM ? "[shmem]" : "[anon]";
+	if (m->deleted) {
+		size_t n = strlen(m->name) + sizeof(" (deleted)");
+		char *s = n <= len ? buf : malloc(n);
+
+		if (!s)
+			return NULL;
+		*alloc = s != buf;
+		strcpy(s, m->name);
+		strcat(s, " (deleted)");
+		return s;
+	}
+	return m->name;
+}
+
+static struct exm_file *file_lookup(struct exm_snapshot *snap,
+				    struct fkey_table *t,
+				    const struct exm_mapping *m)
+{
+	char buf[512];
+	bool alloc;
+	const char *name = file_name(m, buf, sizeof(buf), &alloc);
+	size_t i;
+	struct exm_file *f = NULL;
+
+	if (!name)
+		return NULL;
+	if ((snap->nfiles + 1) * 2 > t->nslots) {
+		size_t n = t->nslots ? t->nslots * 2 : 256;
+		struct exm_file **ns = calloc(n, sizeof(*ns));
+
+		if (!ns)
+			goto out;
+		for (size_t k = 0; k < snap->nfiles; k++) {
+			struct exm_file *g = snap->files[k];
+			struct exm_mapping probe = {
+				.inode = g->inode, .dev_major = g->dev_major,
+				.dev_minor = g->dev_minor, .kind = g->kind,
+			};
+			size_t j = file_hash(&probe, g->name) & (n - 1);
+
+			while (ns[j])
+				j = (j + 1) & (n - 1);
+			ns[j] = g;
+		}
+		free(t->slots);
+		t->slots = ns;
+		t->nslots = n;
+	}
+	i = file_hash(m, name) & (t->nslots - 1);
+	while (t->slots[i]) {
+		if (file_match(t->slots[i], m, name)) {
+			f = t->slots[i];
+			goto out;
+		}
+		i = (i + 1) & (t->nslots - 1);
+	}
+	if (snap->nfiles % 256 == 0) {
+		struct exm_file **nf = realloc(
+			snap->files, (snap->nfiles + 256) * sizeof(*nf));
+
+		if (!nf)
+			goto out;
+		snap->files = nf;
+	}
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		goto out;
+	f->name = strdup(name);
+	if (!f->name) {
+		free(f);
+		f = NULL;
+		goto out;
+	}
+	f->kind = m->kind;
+	if (keyed_by_inode(m)) {
+		f->inode = m->inode;
+		f->dev_major = m->dev_major;
+		f->dev_minor = m->dev_minor;
+	}
+	f->index = (uint32_t)snap->nfiles;
+	snap->files[snap->nfiles++] = f;
+	t->slots[i] = f;
+out:
+	if (alloc)
+		free((char *)name);
+	return f;
+}
+
+static int collate(struct exm_snapshot *snap)
+{
+	snap->pfn_counts = exm_pagecount_new();
+	snap->swap_counts = exm_pagecount_new();
+	if (!snap->pfn_counts || !snap->swap_counts)
+		return -ENOMEM;
+	for (size_t i = 0; i < snap->nprocs; i++) {
+		const struct exm_proc *p = &snap->procs[i];
+
+		for (size_t j = 0; j < p->nmaps; j++) {
+			const struct exm_mapping *m = &p->maps[j];
+
+			for (uint32_t k = 0; k < m->npages; k++) {
+				uint64_t w = m->pages[k];
+				int ret = 0;
+
+				if (exm_pm_present(w))
+					ret = exm_pagecount_add(
+						snap->pfn_counts,
+						exm_pm_key(w), p->index);
+				else if (exm_pm_swapped(w))
+					ret = exm_pagecount_add(
+						snap->swap_counts,
+						exm_pm_key(w), p->index);
+				if (ret)
+					return ret;
+			}
+		}
+	}
+	snap->distinct_pages = exm_pagecount_distinct(snap->pfn_counts);
+	snap->distinct_swap = exm_pagecount_distinct(snap->swap_counts);
+	return 0;
+}
+
+/* Per-process file breakdown; scratch[f->index] is the pfile slot + 1 of
+ * the current process, reset after each process. */
+static int breakdown(struct exm_snapshot *snap, struct fkey_table *t,
+		     struct exm_proc *p, uint32_t **scratch, size_t *nscratch)
+{
+	for (size_t j = 0; j < p->nmaps; j++) {
+		struct exm_mapping *m = &p->maps[j];
+		struct exm_file *f = file_lookup(snap, t, m);
+		struct exm_pfile *pf;
+
+		if (!f)
+			return -ENOMEM;
+		m->file = f;
+		if (snap->nfiles > *nscratch) {
+			size_t n = snap->nfiles * 2;
+			uint32_t *ns = realloc(*scratch, n * sizeof(*ns));
+
+			if (!ns)
+				return -ENOMEM;
+			memset(ns + *nscratch, 0,
+			       (n - *nscratch) * sizeof(*ns));
+			*scratch = ns;
+			*nscratch = n;
+		}
+		if (!(*scratch)[f->index]) {
+			pf = realloc(p->pfiles,
+				     (p->npfiles + 1) * sizeof(*pf));
+			if (!pf)
+				return -ENOMEM;
+			p->pfiles = pf;
+			pf = &p->pfiles[p->npfiles++];
+			memset(pf, 0, sizeof(*pf));
+			pf->file = f;
+			(*scratch)[f->index] = (uint32_t)p->npfiles;
+			f->nprocs++;
+		}
+		pf = &p->pfiles[(*scratch)[f->index] - 1];
+		pf->nmaps++;
+		exm_sizes_add(&pf->sz, &m->sz);
+		exm_sizes_add(&f->sz, &m->sz);
+	}
+	for (size_t k = 0; k < p->npfiles; k++)
+		(*scratch)[p->pfiles[k].file->index] = 0;
+	return 0;
+}
+
+int exm_snapshot_account(struct exm_snapshot *snap)
+{
+	struct fkey_table t = { 0 };
+	uint32_t *scratch = NULL;
+	size_t nscratch = 0;
+	bool pages = snap->sys.caps & EXM_CAP_PAGES;
+	int ret = 0;
+
+	if (snap->accounted)
+		return 0;
+	if (pages) {
+		ret = collate(snap);
+		if (ret)
+			return ret;
+	}
+	memset(&snap->total, 0, sizeof(snap->total));
+	for (size_t i = 0; i < snap->nprocs; i++) {
+		struct exm_proc *p = &snap->procs[i];
+
+		if (p->state == EXM_PROC_DENIED)
+			continue; /* statm figures only; not in totals */
+		memset(&p->sz, 0, sizeof(p->sz));
+		for (size_t j = 0; j < p->nmaps; j++) {
+			struct exm_mapping *m = &p->maps[j];
+
+			if (pages) {
+				struct acc a = { 0 };
+
+				acc_mapping(snap, p, m, m->start, m->end, &a);
+				acc_store(snap, &a, &m->sz);
+			}
+			exm_sizes_add(&p->sz, &m->sz);
+		}
+		if (!p->nmaps)
+			p->sz.has = pages ? page_has(snap) : EXM_HAS_VM;
+		ret = breakdown(snap, &t, p, &scratch, &nscratch);
+		if (ret)
+			goto out;
+		exm_sizes_add(&snap->total, &p->sz);
+	}
+	snap->accounted = true;
+out:
+	free(scratch);
+	free(t.slots);
+	return ret;
+}
+
+const struct exm_pfile *exm_proc_find_pfile(const struct exm_proc *p,
+					    const struct exm_file *f)
+{
+	for (size_t i = 0; i < p->npfiles; i++)
+		if (p->pfiles[i].file == f)
+			return &p->pfiles[i];
+	return NULL;
+}
+
+const struct exm_file *exm_snapshot_find_file(const struct exm_snapshot *snap,
+					      const char *name)
+{
+	for (size_t i = 0; i < snap->nfiles; i++)
+		if (!strcmp(snap->files[i]->name, name))
+			return snap->files[i];
+	return NULL;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * account.h - turn a filled snapshot into the sizes of DESIGN.md section 3.
+ *
+ * exm_snapshot_account() runs once per snapshot: it collates every page word
+ * into share counts by PFN and by swap entry, then fills exm_mapping.sz,
+ * exm_proc.sz, the per-process file breakdown (exm_proc.pfiles), the files
+ * across all processes (snapshot->files) and snapshot->total.
+ *
+ * Byte ranges smaller than a page are supported: a range covering b bytes of
+ * a page counts b (resident/swap/sole/writable) and b / maps (effective).
+ */
+#ifndef EXM_ACCOUNT_H
+#define EXM_ACCOUNT_H
+
+#include "core/snapshot.h"
+
+/* 0 or -ENOMEM. Idempotent: a second call does nothing. */
+int exm_snapshot_account(struct exm_snapshot *snap);
+
+/*
+ * Sizes of the bytes [start, end) of process p's address space that lie
+ * inside mapping m (pass m = NULL to consider every mapping of p). Requires
+ * an accounted snapshot whose source has EXM_CAP_PAGES; otherwise out->has
+ * holds only EXM_HAS_VM. Always returns 0 (out is zeroed first).
+ */
+int exm_range_sizes(const struct exm_snapshot *snap, const struct exm_proc *p,
+		    const struct exm_mapping *m, uint64_t start, uint64_t end,
+		    struct exm_sizes *out);
+
+/* The process-file entry of p for file f, or NULL. */
+const struct exm_pfile *exm_proc_find_pfile(const struct exm_proc *p,
+					    const struct exm_file *f);
+
+/* Find a file by name (exact) among snapshot->files; NULL if absent. */
+const struct exm_file *exm_snapshot_find_file(const struct exm_snapshot *snap,
+					      const char *name);
+
+#endif

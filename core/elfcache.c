@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * elfcache.c - see elfcache.h.
+ */
+#include "core/elfcache.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define DEFAULT_MAX 32
+#define MAX_OPEN_TRIES 64 /* processes tried for a file across processes */
+
+struct entry {
+	dev_t dev;
+	ino_t ino;
+	struct timespec mtime;
+	off_t size;
+	uint64_t used; /* LRU clock */
+	struct exm_elf *elf;
+};
+
+struct exm_elfcache {
+	struct entry *ents;
+	size_t n, max;
+	uint64_t clock;
+	uint64_t hits, misses;
+};
+
+struct exm_elfcache *exm_elfcache_new(size_t max)
+{
+	struct exm_elfcache *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->max = max ? max : DEFAULT_MAX;
+	c->ents = calloc(c->max, sizeof(*c->ents));
+	if (!c->ents) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void exm_elfcache_free(struct exm_elfcache *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n; i++)
+		exm_elf_free(c->ents[i].elf);
+	free(c->ents);
+	free(c);
+}
+
+void exm_elfcache_stats(const struct exm_elfcache *c,
+			struct exm_elfcache_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->hits = c->hits;
+	st->misses = c->misses;
+	st->entries = c->n;
+	for (size_t i = 0; i < c->n; i++)
+		st->bytes += c->ents[i].elf->memsize;
+}
+
+const struct exm_elf *exm_elfcache_get_fd(struct exm_elfcache *c, int fd,
+					  const char *path)
+{
+	struct entry *slot;
+	struct exm_elf *e;
+	struct stat st;
+
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		return exm_elf_state_only(EXM_ELF_UNREADABLE);
+	for (size_t i = 0; i < c->n; i++) {
+		struct entry *en = &c->ents[i];
+
+		if (en->dev == st.st_dev && en->ino == st.st_ino &&
+		    en->size == st.st_size &&
+		    en->mtime.tv_sec == st.st_mtim.tv_sec &&
+		    en->mtime.tv_nsec == st.st_mtim.tv_nsec) {
+			en->used = ++c->clock;
+			c->hits++;
+			return en->elf;
+		}
+	}
+	c->misses++;
+	e = exm_elf_parse_fd(fd, path, 0);
+	if (!e)
+		return exm_elf_state_only(EXM_ELF_UNREADABLE);
+	if (c->n < c->max) {
+		slot = &c->ents[c->n++];
+	} else {
+		slot = &c->ents[0];
+		for (size_t i = 1; i < c->n; i++)
+			if (c->ents[i].used < slot->used)
+				slot = &c->ents[i];
+		exm_elf_free(slot->elf);
+	}
+	*slot = (struct entry){
+		.dev = st.st_dev,
+		.ino = st.st_ino,
+		.mtime = st.st_mtim,
+		.size = st.st_size,
+		.used = ++c->clock,
+		.elf = e,
+	};
+	return e;
+}
+
+/* Open a regular file without blocking on FIFOs or devices; -1 if not. */
+static int open_regular(const char *path, struct stat *st)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, st) || !S_ISREG(st->st_mode)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Open mapping m of process p through map_files; -1 on failure. */
+static int open_map_file(const char *proc_root, const struct exm_proc *p,
+			 const struct exm_mapping *m)
+{
+	char path[256];
+	struct stat st;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%d/map_files/%llx-%llx", proc_root,
+		 (int)p->pid, (unsigned long long)m->start,
+		 (unsigned long long)m->end);
+	fd = open_regular(path, &st);
+	if (fd >= 0 && (uint64_t)st.st_ino != m->inode) {
+		/* The pid was reused by another process. */
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+static const struct exm_mapping *first_mapping(const struct exm_proc *p,
+					       const struct exm_file *f)
+{
+	for (size_t i = 0; i < p->nmaps; i++)
+		if (p->maps[i].file == f)
+			return &p->maps[i];
+	return NULL;
+}
+
+/* The path of f without a " (deleted)" suffix, in buf. */
+static const char *clean_path(const struct exm_file *f, char *buf, size_t len)
+{
+	static const char sfx[] = " (deleted)";
+	size_t n = strlen(f->name);
+
+	if (n >= sizeof(sfx) - 1 &&
+	    !strcmp(f->name + n - (sizeof(sfx) - 1), sfx))
+		n -= sizeof(sfx) - 1;
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, f->name, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+const struct exm_elf *exm_elfcache_get(struct exm_elfcache *c,
+				       const struct exm_snapshot *snap,
+				       const struct exm_proc *p,
+				       const struct exm_file *f,
+				       const char *proc_root)
+{
+	const struct exm_elf *e;
+	char path[4096];
+	struct stat st;
+	int fd = -1;
+
+	if (!f || f->kind != EXM_KIND_FILE || !f->name || f->name[0] != '/')
+		return exm_elf_state_only(EXM_ELF_NOT_FILE);
+	if (!proc_root)
+		proc_root = "/proc";
+	clean_path(f, path, sizeof(path));
+	if (p) {
+		const struct exm_mapping *m = first_mapping(p, f);
+
+		if (m)
+			fd = open_map_file(proc_root, p, m);
+	} else {
+		size_t tries = 0;
+
+		for (size_t i = 0; i < snap->nprocs && fd < 0 &&
+				   tries < MAX_OPEN_TRIES; i++) {
+			const struct exm_mapping *m =
+				first_mapping(&snap->procs[i], f);
+
+			if (!m)
+				continue;
+			tries++;
+			fd = open_map_file(proc_root, &snap->procs[i], m);
+		}
+	}
+	if (fd < 0) {
+		fd = open_regular(path, &st);
+		if (fd < 0)
+			return exm_elf_state_only(errno == ENOENT
+							  ? EXM_ELF_REPLACED
+							  : EXM_ELF_UNREADABLE);
+		if ((uint64_t)st.st_ino != f->inode) {
+			close(fd);
+			return exm_elf_state_only(EXM_ELF_REPLACED);
+		}
+	}
+	e = exm_elfcache_get_fd(c, fd, path);
+	close(fd);
+	return e;
+}

@@ -1,0 +1,429 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* fields.c - the column table and row comparison; see fields.h. */
+#include "core/fields.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define T(x) EXM_TBIT(EXM_T_##x)
+#define T_PROCLIKE (T(PROCS) | T(FPROCS))
+#define T_FILELIKE (T(FILES) | T(PFILES))
+#define T_ALL ((1u << EXM_T__COUNT) - 1)
+#define T_SIZES T_ALL
+#define T_KPSS (T(PROCS) | T(GROUPS))
+
+const struct exm_field exm_fields[EXM_F__COUNT] = {
+	[EXM_F_PID] = { .key = "pid", .title = "PID", .width = 7,
+			.type = EXM_FT_INT, .tables = T_PROCLIKE,
+			.help = "process id" },
+	[EXM_F_PPID] = { .key = "ppid", .title = "PPID", .width = 7,
+			 .type = EXM_FT_INT, .tables = T_PROCLIKE,
+			 .help = "parent process id" },
+	[EXM_F_USER] = { .key = "user", .title = "USER", .width = 9,
+			 .type = EXM_FT_STR, .tables = T_PROCLIKE,
+			 .help = "owner of the process" },
+	[EXM_F_COMM] = { .key = "comm", .title = "COMM", .width = 15,
+			 .type = EXM_FT_STR, .tables = T_PROCLIKE,
+			 .help = "command name (kernel comm)" },
+	[EXM_F_CMD] = { .key = "cmd", .title = "COMMAND", .width = 30,
+			.type = EXM_FT_STR, .tables = T_PROCLIKE,
+			.needs = EXM_NEED_CMDLINE,
+			.help = "full command line" },
+	[EXM_F_GROUP] = { .key = "group", .title = "GROUP", .width = 24,
+			  .type = EXM_FT_STR, .tables = T(GROUPS),
+			  .help = "program, user or cgroup of the group" },
+	[EXM_F_FILE] = { .key = "file", .title = "FILE", .width = 40,
+			 .type = EXM_FT_STR,
+			 .tables = T_FILELIKE | T(MAPPINGS),
+			 .help = "mapped file or anonymous kind" },
+	[EXM_F_KIND] = { .key = "kind", .title = "KIND", .width = 6,
+			 .type = EXM_FT_STR,
+			 .tables = T_FILELIKE | T(MAPPINGS),
+			 .help = "file, shmem, heap, stack, anon, vdso, ..." },
+	[EXM_F_NPROCS] = { .key = "nprocs", .title = "NPROC", .width = 5,
+			   .type = EXM_FT_INT,
+			   .tables = T_FILELIKE | T(GROUPS) | T(FPROCS),
+			   .desc = true,
+			   .help = "number of processes mapping it" },
+	[EXM_F_NMAPS] = { .key = "nmaps", .title = "NMAP", .width = 5,
+			  .type = EXM_FT_INT,
+			  .tables = T(PROCS) | T(PFILES) | T(FPROCS),
+			  .desc = true, .help = "number of mappings" },
+	[EXM_F_SECTION] = { .key = "section", .title = "SECTION",
+			    .width = 20, .type = EXM_FT_STR,
+			    .tables = T(SECTIONS),
+			    .help = "ELF section (or gap)" },
+	[EXM_F_SYMBOL] = { .key = "symbol", .title = "SYMBOL", .width = 32,
+			   .type = EXM_FT_STR, .tables = T(SYMBOLS),
+			   .help = "ELF symbol" },
+	[EXM_F_ADDR] = { .key = "addr", .title = "ADDRESS", .width = 16,
+			 .type = EXM_FT_ADDR,
+			 .tables = T(MAPPINGS) | T(SECTIONS) | T(SYMBOLS),
+			 .help = "start address (ELF address for sections "
+				 "and symbols)" },
+	[EXM_F_SIZE] = { .key = "size", .title = "SIZE", .width = 8,
+			 .type = EXM_FT_SIZE,
+			 .tables = T(SECTIONS) | T(SYMBOLS), .desc = true,
+			 .help = "size in the ELF file" },
+	[EXM_F_PERMS] = { .key = "perms", .title = "PERM", .width = 4,
+			  .type = EXM_FT_STR, .tables = T(MAPPINGS),
+			  .help = "mapping permissions" },
+	[EXM_F_OFFSET] = { .key = "offset", .title = "OFFSET", .width = 10,
+			   .type = EXM_FT_ADDR, .tables = T(MAPPINGS),
+			   .help = "file offset of the mapping" },
+	[EXM_F_VM] = { .key = "vm", .title = "VM", .width = 7,
+		       .type = EXM_FT_SIZE, .tables = T_SIZES, .desc = true,
+		       .help = "virtual size" },
+	[EXM_F_RSS] = { .key = "rss", .title = "RES", .width = 7,
+			.type = EXM_FT_SIZE, .tables = T_SIZES, .desc = true,
+			.needs = EXM_NEED_PAGES,
+			.help = "resident: bytes on present pages" },
+	[EXM_F_ERSS] = { .key = "erss", .title = "EFF.RES", .width = 7,
+			 .type = EXM_FT_ESIZE, .tables = T_SIZES,
+			 .desc = true, .needs = EXM_NEED_PAGES,
+			 .help = "effective resident: each page divided "
+				 "among its mappers" },
+	[EXM_F_SWAP] = { .key = "swap", .title = "SWAP", .width = 7,
+			 .type = EXM_FT_SIZE, .tables = T_SIZES, .desc = true,
+			 .needs = EXM_NEED_PAGES,
+			 .help = "bytes on swapped-out pages" },
+	[EXM_F_ESWAP] = { .key = "eswap", .title = "EFF.SWP", .width = 7,
+			  .type = EXM_FT_ESIZE, .tables = T_SIZES,
+			  .desc = true, .needs = EXM_NEED_PAGES,
+			  .help = "effective swap: each swap entry divided "
+				  "among its mappers" },
+	[EXM_F_MAPPED] = { .key = "mapped", .title = "MAPPED", .width = 7,
+			   .type = EXM_FT_SIZE, .tables = T_SIZES,
+			   .desc = true, .needs = EXM_NEED_PAGES,
+			   .help = "resident + swap" },
+	[EXM_F_EMAPPED] = { .key = "emapped", .title = "EFF.MAP", .width = 7,
+			    .type = EXM_FT_ESIZE, .tables = T_SIZES,
+			    .desc = true, .needs = EXM_NEED_PAGES,
+			    .help = "effective resident + effective swap" },
+	[EXM_F_SOLE] = { .key = "sole", .title = "SOLE", .width = 7,
+			 .type = EXM_FT_SIZE, .tables = T_SIZES, .desc = true,
+			 .needs = EXM_NEED_PAGES,
+			 .help = "resident pages no other scanned process "
+				 "maps" },
+	[EXM_F_WRITABLE] = { .key = "writable", .title = "WRITE",
+			     .width = 7, .type = EXM_FT_SIZE,
+			     .tables = T_SIZES, .desc = true,
+			     .needs = EXM_NEED_PAGES,
+			     .help = "resident pages writable without a "
+				     "copy (private, exclusive anon)" },
+	[EXM_F_PSS] = { .key = "pss", .title = "PSS", .width = 7,
+			.type = EXM_FT_SIZE, .tables = T_KPSS, .desc = true,
+			.needs = EXM_NEED_KPSS,
+			.help = "kernel's Pss (smaps_rollup)" },
+	[EXM_F_PSS_ANON] = { .key = "pss_anon", .title = "PSS.ANON",
+			     .width = 8, .type = EXM_FT_SIZE,
+			     .tables = T_KPSS, .desc = true,
+			     .needs = EXM_NEED_KPSS,
+			     .help = "kernel's Pss_Anon" },
+	[EXM_F_PSS_FILE] = { .key = "pss_file", .title = "PSS.FILE",
+			     .width = 8, .type = EXM_FT_SIZE,
+			     .tables = T_KPSS, .desc = true,
+			     .needs = EXM_NEED_KPSS,
+			     .help = "kernel's Pss_File" },
+	[EXM_F_PSS_SHMEM] = { .key = "pss_shmem", .title = "PSS.SHM",
+			      .width = 8, .type = EXM_FT_SIZE,
+			      .tables = T_KPSS, .desc = true,
+			      .needs = EXM_NEED_KPSS,
+			      .help = "kernel's Pss_Shmem" },
+	[EXM_F_PSS_DIRTY] = { .key = "pss_dirty", .title = "PSS.DRT",
+			      .width = 8, .type = EXM_FT_SIZE,
+			      .tables = T_KPSS, .desc = true,
+			      .needs = EXM_NEED_KPSS,
+			      .help = "kernel's Pss_Dirty" },
+	[EXM_F_SWAP_PSS] = { .key = "swap_pss", .title = "SWAPPSS",
+			     .width = 8, .type = EXM_FT_SIZE,
+			     .tables = T_KPSS, .desc = true,
+			     .needs = EXM_NEED_KPSS,
+			     .help = "kernel's SwapPss" },
+};
+
+int exm_field_by_key(const char *key)
+{
+	for (int i = 0; i < EXM_F__COUNT; i++)
+		if (!strcmp(exm_fields[i].key, key))
+			return i;
+	return -1;
+}
+
+static const char *const perm_strs[16] = {
+	"---p", "r--p", "-w-p", "rw-p", "--xp", "r-xp", "-wxp", "rwxp",
+	"---s", "r--s", "-w-s", "rw-s", "--xs", "r-xs", "-wxs", "rwxs",
+};
+
+static void v_int(struct exm_value *v, uint64_t u)
+{
+	v->type = EXM_V_INT;
+	v->u = u;
+}
+
+static void v_str(struct exm_value *v, const char *s)
+{
+	v->type = s ? EXM_V_STR : EXM_V_NONE;
+	v->s = s;
+}
+
+static void v_size(struct exm_value *v, const struct exm_sizes *s,
+		   unsigned need, uint64_t u)
+{
+	if ((s->has & need) == need)
+		v_int(v, u);
+}
+
+static void v_esize(struct exm_value *v, const struct exm_sizes *s,
+		    unsigned need, double d)
+{
+	if ((s->has & need) == need) {
+		v->type = EXM_V_DBL;
+		v->d = d;
+	}
+}
+
+static void v_kpss(struct exm_value *v, const struct exm_kpss *k,
+		   unsigned bit, uint64_t u)
+{
+	if (k->has & bit)
+		v_int(v, u);
+}
+
+void exm_field_value(enum exm_field_id f, enum exm_table t,
+		     const struct exm_row *r, struct exm_value *v)
+{
+	const struct exm_proc *p = r->proc;
+	const struct exm_sizes *s = &r->sz;
+	const struct exm_kpss *k = &r->kpss;
+
+	memset(v, 0, sizeof(*v));
+	if ((unsigned)f >= EXM_F__COUNT ||
+	    !(exm_fields[f].tables & EXM_TBIT(t)))
+		return;
+	switch (f) {
+	case EXM_F_PID:
+		if (p)
+			v_int(v, (uint64_t)p->pid);
+		break;
+	case EXM_F_PPID:
+		if (p)
+			v_int(v, (uint64_t)p->ppid);
+		break;
+	case EXM_F_USER:
+		v_str(v, p ? p->user : NULL);
+		break;
+	case EXM_F_COMM:
+		v_str(v, p ? p->comm : NULL);
+		break;
+	case EXM_F_CMD:
+		if (p)
+			v_str(v, p->cmdline && p->cmdline[0] ? p->cmdline
+							     : p->comm);
+		break;
+	case EXM_F_GROUP:
+	case EXM_F_SECTION:
+	case EXM_F_SYMBOL:
+		v_str(v, r->name);
+		break;
+	case EXM_F_FILE:
+		v_str(v, r->file ? r->file->name : r->name);
+		break;
+	case EXM_F_KIND:
+		if (r->map)
+			v_str(v, exm_kind_name(r->map->kind));
+		else if (r->file)
+			v_str(v, exm_kind_name(r->file->kind));
+		break;
+	case EXM_F_NPROCS:
+		v_int(v, r->nprocs);
+		break;
+	case EXM_F_NMAPS:
+		v_int(v, r->nmaps);
+		break;
+	case EXM_F_ADDR:
+		v_int(v, r->addr);
+		break;
+	case EXM_F_SIZE:
+		v_int(v, r->size);
+		break;
+	case EXM_F_PERMS:
+		if (r->map)
+			v_str(v, perm_strs[r->map->perms & 15]);
+		break;
+	case EXM_F_OFFSET:
+		if (r->map)
+			v_int(v, r->map->offset);
+		break;
+	case EXM_F_VM:
+		v_size(v, s, EXM_HAS_VM, s->vm);
+		break;
+	case EXM_F_RSS:
+		v_size(v, s, EXM_HAS_RSS, s->rss);
+		break;
+	case EXM_F_ERSS:
+		v_esize(v, s, EXM_HAS_ERSS, s->erss);
+		break;
+	case EXM_F_SWAP:
+		v_size(v, s, EXM_HAS_SWAP, s->swap);
+		break;
+	case EXM_F_ESWAP:
+		v_esize(v, s, EXM_HAS_ESWAP, s->eswap);
+		break;
+	case EXM_F_MAPPED:
+		v_size(v, s, EXM_HAS_RSS | EXM_HAS_SWAP, exm_sizes_mapped(s));
+		break;
+	case EXM_F_EMAPPED:
+		v_esize(v, s, EXM_HAS_ERSS | EXM_HAS_ESWAP,
+			exm_sizes_emapped(s));
+		break;
+	case EXM_F_SOLE:
+		v_size(v, s, EXM_HAS_SOLE, s->sole);
+		break;
+	case EXM_F_WRITABLE:
+		v_size(v, s, EXM_HAS_WRITABLE, s->writable);
+		break;
+	case EXM_F_PSS:
+		v_kpss(v, k, EXM_KPSS_PSS, k->pss);
+		break;
+	case EXM_F_PSS_ANON:
+		v_kpss(v, k, EXM_KPSS_PSS_ANON, k->pss_anon);
+		break;
+	case EXM_F_PSS_FILE:
+		v_kpss(v, k, EXM_KPSS_PSS_FILE, k->pss_file);
+		break;
+	case EXM_F_PSS_SHMEM:
+		v_kpss(v, k, EXM_KPSS_PSS_SHMEM, k->pss_shmem);
+		break;
+	case EXM_F_PSS_DIRTY:
+		v_kpss(v, k, EXM_KPSS_PSS_DIRTY, k->pss_dirty);
+		break;
+	case EXM_F_SWAP_PSS:
+		v_kpss(v, k, EXM_KPSS_SWAP_PSS, k->swap_pss);
+		break;
+	case EXM_F__COUNT:
+		break;
+	}
+}
+
+static int cmp_u(uint64_t a, uint64_t b)
+{
+	return (a > b) - (a < b);
+}
+
+static int cmp_val(const struct exm_value *a, const struct exm_value *b)
+{
+	if (a->type == EXM_V_NONE || b->type == EXM_V_NONE)
+		return (a->type != EXM_V_NONE) - (b->type != EXM_V_NONE);
+	switch (a->type) {
+	case EXM_V_INT:
+		return cmp_u(a->u, b->u);
+	case EXM_V_DBL:
+		return (a->d > b->d) - (a->d < b->d);
+	case EXM_V_STR:
+		return strcmp(a->s, b->s);
+	case EXM_V_NONE:
+		break;
+	}
+	return 0;
+}
+
+int exm_row_cmp(enum exm_field_id f, enum exm_table t, const struct exm_row *a,
+		const struct exm_row *b)
+{
+	struct exm_value va, vb;
+	int c;
+
+	exm_field_value(f, t, a, &va);
+	exm_field_value(f, t, b, &vb);
+	c = cmp_val(&va, &vb);
+	if (c)
+		return c;
+	if (a->proc && b->proc && a->proc->pid != b->proc->pid)
+		return cmp_u((uint64_t)a->proc->pid, (uint64_t)b->proc->pid);
+	if (a->name && b->name && (c = strcmp(a->name, b->name)))
+		return c;
+	if (a->file && b->file && a->file != b->file)
+		return cmp_u(a->file->index, b->file->index);
+	return cmp_u(a->addr, b->addr);
+}
+
+struct sort_ctx {
+	enum exm_field_id f;
+	enum exm_table t;
+	bool desc;
+};
+
+static int sort_cb(const void *a, const void *b, void *arg)
+{
+	const struct sort_ctx *c = arg;
+	int r = exm_row_cmp(c->f, c->t, a, b);
+
+	return c->desc ? -r : r;
+}
+
+void exm_rows_sort(struct exm_row *rows, size_t n, enum exm_field_id f,
+		   enum exm_table t, bool desc)
+{
+	struct sort_ctx c = { .f = f, .t = t, .desc = desc };
+
+	if (n > 1)
+		qsort_r(rows, n, sizeof(*rows), sort_cb, &c);
+}
+
+#define END -1
+static const int def_procs[] = { EXM_F_PID, EXM_F_USER, EXM_F_VM,
+				 EXM_F_RSS, EXM_F_ERSS, EXM_F_SWAP,
+				 EXM_F_ESWAP, EXM_F_SOLE, EXM_F_WRITABLE,
+				 EXM_F_PSS, EXM_F_CMD, END };
+static const int def_files[] = { EXM_F_KIND, EXM_F_NPROCS, EXM_F_VM,
+				 EXM_F_RSS, EXM_F_ERSS, EXM_F_SWAP,
+				 EXM_F_ESWAP, EXM_F_SOLE, EXM_F_WRITABLE,
+				 EXM_F_FILE, END };
+static const int def_pfiles[] = { EXM_F_KIND, EXM_F_NMAPS, EXM_F_NPROCS,
+				  EXM_F_VM, EXM_F_RSS, EXM_F_ERSS,
+				  EXM_F_SWAP, EXM_F_SOLE, EXM_F_WRITABLE,
+				  EXM_F_FILE, END };
+static const int def_fprocs[] = { EXM_F_PID, EXM_F_USER, EXM_F_NMAPS,
+				  EXM_F_VM, EXM_F_RSS, EXM_F_ERSS,
+				  EXM_F_SWAP, EXM_F_SOLE, EXM_F_WRITABLE,
+				  EXM_F_CMD, END };
+static const int def_mappings[] = { EXM_F_ADDR, EXM_F_PERMS, EXM_F_OFFSET,
+				    EXM_F_VM, EXM_F_RSS, EXM_F_ERSS,
+				    EXM_F_SWAP, EXM_F_SOLE, EXM_F_WRITABLE,
+				    EXM_F_FILE, END };
+static const int def_sections[] = { EXM_F_ADDR, EXM_F_SIZE, EXM_F_VM,
+				    EXM_F_RSS, EXM_F_ERSS, EXM_F_SWAP,
+				    EXM_F_SOLE, EXM_F_WRITABLE,
+				    EXM_F_SECTION, END };
+static const int def_symbols[] = { EXM_F_ADDR, EXM_F_SIZE, EXM_F_RSS,
+				   EXM_F_ERSS, EXM_F_SOLE, EXM_F_WRITABLE,
+				   EXM_F_SYMBOL, END };
+static const int def_groups[] = { EXM_F_NPROCS, EXM_F_VM, EXM_F_RSS,
+				  EXM_F_ERSS, EXM_F_SWAP, EXM_F_SOLE,
+				  EXM_F_WRITABLE, EXM_F_PSS, EXM_F_GROUP,
+				  END };
+
+const int *exm_table_default_fields(enum exm_table t)
+{
+	static const int *const defs[EXM_T__COUNT] = {
+		[EXM_T_PROCS] = def_procs,	 [EXM_T_FILES] = def_files,
+		[EXM_T_PFILES] = def_pfiles,	 [EXM_T_FPROCS] = def_fprocs,
+		[EXM_T_MAPPINGS] = def_mappings, [EXM_T_SECTIONS] = def_sections,
+		[EXM_T_SYMBOLS] = def_symbols,	 [EXM_T_GROUPS] = def_groups,
+	};
+
+	return (unsigned)t < EXM_T__COUNT ? defs[t] : def_procs;
+}
+
+const char *exm_table_name(enum exm_table t)
+{
+	static const char *const names[EXM_T__COUNT] = {
+		[EXM_T_PROCS] = "processes", [EXM_T_FILES] = "files",
+		[EXM_T_PFILES] = "files",     [EXM_T_FPROCS] = "processes",
+		[EXM_T_MAPPINGS] = "mappings", [EXM_T_SECTIONS] = "sections",
+		[EXM_T_SYMBOLS] = "symbols",  [EXM_T_GROUPS] = "groups",
+	};
+
+	return (unsigned)t < EXM_T__COUNT ? names[t] : "?";
+}

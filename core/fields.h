@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * fields.h - the one table of columns. Every column of every list, in batch
+ * text, CSV, JSON and the TUI, is an entry here. .key is a stable interface:
+ * used by -o, --fields, CSV headers, JSON keys and saved settings.
+ */
+#ifndef EXM_FIELDS_H
+#define EXM_FIELDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/table.h"
+
+enum exm_field_id {
+	EXM_F_PID = 0,
+	EXM_F_PPID,
+	EXM_F_USER,
+	EXM_F_COMM,
+	EXM_F_CMD,
+	EXM_F_GROUP,
+	EXM_F_FILE,
+	EXM_F_KIND,
+	EXM_F_NPROCS,
+	EXM_F_NMAPS,
+	EXM_F_SECTION,
+	EXM_F_SYMBOL,
+	EXM_F_ADDR,
+	EXM_F_SIZE,
+	EXM_F_PERMS,
+	EXM_F_OFFSET,
+	EXM_F_VM,
+	EXM_F_RSS,
+	EXM_F_ERSS,
+	EXM_F_SWAP,
+	EXM_F_ESWAP,
+	EXM_F_MAPPED,
+	EXM_F_EMAPPED,
+	EXM_F_SOLE,
+	EXM_F_WRITABLE,
+	EXM_F_PSS,
+	EXM_F_PSS_ANON,
+	EXM_F_PSS_FILE,
+	EXM_F_PSS_SHMEM,
+	EXM_F_PSS_DIRTY,
+	EXM_F_SWAP_PSS,
+	EXM_F__COUNT
+};
+
+enum exm_ftype {
+	EXM_FT_INT,   /* integer, right-aligned */
+	EXM_FT_STR,   /* text, left-aligned */
+	EXM_FT_SIZE,  /* bytes (integer) */
+	EXM_FT_ESIZE, /* effective bytes (may be fractional) */
+	EXM_FT_ADDR,  /* hexadecimal address */
+};
+
+/* What a column needs read from the system (the OR over visible columns
+ * decides what a scan reads). */
+#define EXM_NEED_PAGES	 (1u << 0)
+#define EXM_NEED_KPSS	 (1u << 1)
+#define EXM_NEED_CMDLINE (1u << 2)
+
+struct exm_field {
+	const char *key;   /* stable lowercase key */
+	const char *title; /* column header */
+	const char *help;  /* one line */
+	int width;	   /* default display width */
+	enum exm_ftype type;
+	unsigned tables;   /* EXM_TBIT() of the tables it applies to */
+	unsigned needs;	   /* EXM_NEED_* */
+	bool desc;	   /* natural sort is descending (sizes) */
+};
+
+extern const struct exm_field exm_fields[EXM_F__COUNT];
+
+/* Field id for key, or -1. */
+int exm_field_by_key(const char *key);
+
+enum exm_vtype { EXM_V_NONE = 0, EXM_V_INT, EXM_V_DBL, EXM_V_STR };
+struct exm_value {
+	enum exm_vtype type; /* EXM_V_NONE: not measured ("-") */
+	uint64_t u;
+	double d;
+	const char *s; /* borrowed from the row */
+};
+
+/* Value of field f in row r of table t. */
+void exm_field_value(enum exm_field_id f, enum exm_table t,
+		     const struct exm_row *r, struct exm_value *v);
+
+/* Compare rows by field (ascending order; unmeasured sorts lowest); ties
+ * broken by pid, then name, then address, so the order is total. */
+int exm_row_cmp(enum exm_field_id f, enum exm_table t, const struct exm_row *a,
+		const struct exm_row *b);
+
+/* Sort rows by field, descending when desc. */
+void exm_rows_sort(struct exm_row *rows, size_t n, enum exm_field_id f,
+		   enum exm_table t, bool desc);
+
+/* The default columns of a table, as a -1 terminated list. */
+const int *exm_table_default_fields(enum exm_table t);
+/* Short name of a table ("procs", "files", ...). */
+const char *exm_table_name(enum exm_table t);
+
+#endif

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* format.c - sizes, escaping, JSON/CSV quoting; see format.h. */
+#include "core/format.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+void exm_fmt_human(char *buf, size_t len, double bytes)
+{
+	static const char units[] = "KMGTPE";
+	double v = bytes;
+	int u = -1;
+
+	if (v < 0)
+		v = 0;
+	if (v < 1024) {
+		snprintf(buf, len, "%.0f", v);
+		return;
+	}
+	do {
+		v /= 1024;
+		u++;
+	} while (v >= 999.5 && u < 5);
+	if (v < 9.95)
+		snprintf(buf, len, "%.1f%c", v, units[u]);
+	else
+		snprintf(buf, len, "%.0f%c", v, units[u]);
+}
+
+/* Length of the valid UTF-8 sequence at s (1-4) and its code point, or 0
+ * when s does not start a valid, shortest-form sequence. */
+static int utf8_seq(const unsigned char *s, size_t avail, uint32_t *cp)
+{
+	uint32_t c;
+	int n;
+
+	if (s[0] < 0x80) {
+		*cp = s[0];
+		return 1;
+	}
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, c = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, c = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, c = s[0] & 0x07;
+	else
+		return 0;
+	if ((size_t)n > avail)
+		return 0;
+	for (int i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = (c << 6) | (s[i] & 0x3f);
+	}
+	if ((n == 3 && c < 0x800) || (n == 4 && c < 0x10000) ||
+	    c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return n;
+}
+
+/* Code points that must not reach a terminal raw: C0, DEL, C1, and the
+ * bidirectional overrides and line separators that reorder display. */
+static bool cp_unsafe(uint32_t c)
+{
+	return c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) ||
+	       c == 0x2028 || c == 0x2029 || (c >= 0x202a && c <= 0x202e) ||
+	       (c >= 0x2066 && c <= 0x2069) || c == 0x200e || c == 0x200f;
+}
+
+char *exm_escape(char *buf, size_t len, const char *in)
+{
+	const unsigned char *s = (const unsigned char *)in;
+	size_t slen = strlen(in), o = 0;
+
+	if (!len)
+		return buf;
+	for (size_t i = 0; i < slen;) {
+		char tmp[16];
+		size_t tl;
+		uint32_t cp;
+		int n = utf8_seq(s + i, slen - i, &cp);
+
+		if (n && !cp_unsafe(cp)) {
+			memcpy(tmp, s + i, (size_t)n);
+			tl = (size_t)n;
+		} else if (n == 1 && cp == '\n') {
+			tl = (size_t)snprintf(tmp, sizeof(tmp), "\\n");
+		} else if (n == 1 && cp == '\t') {
+			tl = (size_t)snprintf(tmp, sizeof(tmp), "\\t");
+		} else if (n == 1 && cp == 0x1b) {
+			tl = (size_t)snprintf(tmp, sizeof(tmp), "\\e");
+		} else if (n > 1) {
+			tl = (size_t)snprintf(tmp, sizeof(tmp), "\\u%04x",
+					      (unsigned)cp);
+		} else {
+			n = 1;
+			tl = (size_t)snprintf(tmp, sizeof(tmp), "\\x%02x",
+					      s[i]);
+		}
+		if (o + tl >= len)
+			break;
+		memcpy(buf + o, tmp, tl);
+		o += tl;
+		i += (size_t)n;
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+void exm_json_str(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t slen = strlen(s);
+
+	fputc('"', f);
+	for (size_t i = 0; i < slen;) {
+		uint32_t cp;
+		int n = utf8_seq(p + i, slen - i, &cp);
+
+		if (!n) {
+			/* Invalid UTF-8 stays visible as text: \xNN. */
+			fprintf(f, "\\\\x%02x", p[i]);
+			i++;
+			continue;
+		}
+		if (cp == '"' || cp == '\\')
+			fprintf(f, "\\%c", (int)cp);
+		else if (cp < 0x20 || cp == 0x7f)
+			fprintf(f, "\\u%04x", (unsigned)cp);
+		else
+			fwrite(p + i, 1, (size_t)n, f);
+		i += (size_t)n;
+	}
+	fputc('"', f);
+}
+
+void exm_csv_str(FILE *f, const char *s)
+{
+	char buf[4096];
+	const char *e = exm_escape(buf, sizeof(buf), s);
+
+	if (!strpbrk(e, ",\"") && e[0] != ' ' &&
+	    (!e[0] || e[strlen(e) - 1] != ' ')) {
+		fputs(e, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *e; e++) {
+		if (*e == '"')
+			fputc('"', f);
+		fputc(*e, f);
+	}
+	fputc('"', f);
+}
+
+char *exm_fmt_value(char *buf, size_t len, enum exm_field_id f,
+		    const struct exm_value *v, bool exact_bytes)
+{
+	enum exm_ftype t = (unsigned)f < EXM_F__COUNT ? exm_fields[f].type
+						      : EXM_FT_STR;
+
+	switch (v->type) {
+	case EXM_V_NONE:
+		snprintf(buf, len, "-");
+		break;
+	case EXM_V_STR:
+		exm_escape(buf, len, v->s);
+		break;
+	case EXM_V_INT:
+		if (t == EXM_FT_ADDR)
+			snprintf(buf, len, "%" PRIx64, v->u);
+		else if (t == EXM_FT_SIZE && !exact_bytes)
+			exm_fmt_human(buf, len, (double)v->u);
+		else
+			snprintf(buf, len, "%" PRIu64, v->u);
+		break;
+	case EXM_V_DBL:
+		if (!exact_bytes)
+			exm_fmt_human(buf, len, v->d);
+		else if (v->d == floor(v->d))
+			snprintf(buf, len, "%.0f", v->d);
+		else
+			snprintf(buf, len, "%.2f", v->d);
+		break;
+	}
+	return buf;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * format.h - turning values into text safely: human sizes, terminal-safe
+ * escaping of attacker-controlled names, JSON and CSV quoting.
+ */
+#ifndef EXM_FORMAT_H
+#define EXM_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "core/fields.h"
+
+/* Human size: "0", "812K", "1.5M", "23G" (binary units, at most 5 chars
+ * plus unit). Writes at most len bytes including the NUL. */
+void exm_fmt_human(char *buf, size_t len, double bytes);
+
+/*
+ * Make untrusted text safe for a terminal: valid UTF-8 printable characters
+ * pass through; control characters become \n, \t, \e, \xNN; invalid UTF-8
+ * bytes become \xNN. Always NUL-terminates within len (len >= 1). Returns
+ * buf.
+ */
+char *exm_escape(char *buf, size_t len, const char *in);
+
+/* Write s as a JSON string literal (with quotes) to f. */
+void exm_json_str(FILE *f, const char *s);
+/* Write s as one CSV field (quoted when needed) to f. */
+void exm_csv_str(FILE *f, const char *s);
+
+/*
+ * Format value v of field f for display in a table cell: sizes human unless
+ * exact_bytes, "-" for unmeasured. Text is escaped. Returns buf.
+ */
+char *exm_fmt_value(char *buf, size_t len, enum exm_field_id f,
+		    const struct exm_value *v, bool exact_bytes);
+
+#endif

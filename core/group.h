@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * group.h - processes grouped per program, per user or per cgroup.
+ *
+ * A group row (table EXM_T_GROUPS) sums the sizes and the kernel's figures
+ * of every process in the group; row.name is the group key (borrowed from a
+ * process of the snapshot), row.nprocs the number of processes and row.proc
+ * the first process of the group (so pid/user columns have a value).
+ *
+ * Effective sizes add up exactly: a page shared only inside a group counts
+ * once for the group, so grouping per program answers "what does firefox
+ * cost in all" the way ps_mem does, but page-exact.
+ */
+#ifndef EXM_GROUP_H
+#define EXM_GROUP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/table.h"
+
+enum exm_group_by {
+	EXM_GROUP_NONE = 0, /* one row per process */
+	EXM_GROUP_PROGRAM,  /* by command name (comm) */
+	EXM_GROUP_USER,	    /* by user name */
+	EXM_GROUP_CGROUP,   /* by cgroup path (container, service) */
+	EXM_GROUP__COUNT
+};
+
+/* "process", "program", "user", "cgroup". */
+const char *exm_group_name(enum exm_group_by by);
+/* Parse a name as above; -1 if unknown. */
+int exm_group_by_name(const char *name);
+
+/*
+ * The key of process p under a grouping (borrowed from p; never NULL).
+ * Kernel threads group under "[kthreads]" for program grouping and an empty
+ * cgroup shows as "/".
+ */
+const char *exm_group_key(const struct exm_proc *p, enum exm_group_by by);
+
+/*
+ * One row per group, in key order (caller sorts), of the processes of user
+ * (name or numeric uid; NULL for everyone). Returns a malloc'd array the
+ * caller frees; rows borrow from snap. NULL on ENOMEM.
+ */
+struct exm_row *exm_table_groups(const struct exm_snapshot *snap,
+				 enum exm_group_by by, const char *user,
+				 size_t *n);
+
+/* Whether process p belongs to user (name or numeric uid; NULL: yes). */
+bool exm_proc_is_user(const struct exm_proc *p, const char *user);
+
+/*
+ * The processes of one group: like exm_table_procs() restricted to those
+ * whose key equals key. Caller frees; NULL on ENOMEM.
+ */
+struct exm_row *exm_table_group_procs(const struct exm_snapshot *snap,
+				      enum exm_group_by by, const char *key,
+				      size_t *n);
+
+#endif

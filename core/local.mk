@@ -1,0 +1,18 @@
+# core/: the engine library. No curses here: the flags below carry no
+# ncurses include path, so a stray #include <curses.h> fails the build.
+noinst_LIBRARIES += core/libexmcore.a
+core_libexmcore_a_CPPFLAGS = $(AM_CPPFLAGS) $(LIBELF_CFLAGS)
+core_libexmcore_a_SOURCES = \
+	core/snapshot.c core/snapshot.h \
+	core/pagemap.h \
+	core/pagecount.c core/pagecount.h \
+	core/procfs.c core/procfs.h \
+	core/account.c core/account.h \
+	core/source.c core/source.h \
+	core/source_pagemap.c \
+	core/source_smaps.c \
+	core/source_fixture.c \
+	core/table.c core/table.h \
+	core/fields.c core/fields.h \
+	core/format.c core/format.h
+CORE_LIBS = core/libexmcore.a $(LIBELF_LIBS) -lm

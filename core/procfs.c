@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* procfs.c - /proc text parsers; see procfs.h. */
+#include "core/procfs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static bool parse_hex(const char **p, const char *end, uint64_t *out)
+{
+	uint64_t v = 0;
+	const char *s = *p;
+	int n = 0;
+
+	while (s < end && n < 17) {
+		int d;
+
+		if (*s >= '0' && *s <= '9')
+			d = *s - '0';
+		else if (*s >= 'a' && *s <= 'f')
+			d = *s - 'a' + 10;
+		else if (*s >= 'A' && *s <= 'F')
+			d = *s - 'A' + 10;
+		else
+			break;
+		v = (v << 4) | (uint64_t)d;
+		s++;
+		n++;
+	}
+	if (n == 0 || n > 16)
+		return false;
+	*p = s;
+	*out = v;
+	return true;
+}
+
+static bool parse_dec(const char **p, const char *end, uint64_t *out)
+{
+	uint64_t v = 0;
+	const char *s = *p;
+
+	if (s >= end || *s < '0' || *s > '9')
+		return false;
+	while (s < end && *s >= '0' && *s <= '9') {
+		unsigned d = (unsigned)(*s - '0');
+
+		if (v > (UINT64_MAX - d) / 10)
+			return false;
+		v = v * 10 + d;
+		s++;
+	}
+	*p = s;
+	*out = v;
+	return true;
+}
+
+static bool expect(const char **p, const char *end, char c)
+{
+	if (*p >= end || **p != c)
+		return false;
+	(*p)++;
+	return true;
+}
+
+static void skip_spaces(const char **p, const char *end)
+{
+	while (*p < end && (**p == ' ' || **p == '\t'))
+		(*p)++;
+}
+
+static bool starts(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+enum exm_kind exm_classify(const char *name, uint64_t inode,
+			   uint32_t dev_major, unsigned perms)
+{
+	if (name[0] == '[') {
+		if (!strcmp(name, "[heap]"))
+			return EXM_KIND_HEAP;
+		if (!strcmp(name, "[stack]") || starts(name, "[stack:"))
+			return EXM_KIND_STACK;
+		if (!strcmp(name, "[vdso]"))
+			return EXM_KIND_VDSO;
+		if (starts(name, "[vvar"))
+			return EXM_KIND_VVAR;
+		if (!strcmp(name, "[vsyscall]"))
+			return EXM_KIND_VSYSCALL;
+		if (starts(name, "[anon:"))
+			return EXM_KIND_ANON;
+		if (starts(name, "[anon_shmem:"))
+			return EXM_KIND_SHMEM;
+		return EXM_KIND_OTHER;
+	}
+	if (name[0] == '\0')
+		return (perms & EXM_PERM_S) && inode ? EXM_KIND_SHMEM
+						     : EXM_KIND_ANON;
+	if (starts(name, "/SYSV") || starts(name, "/memfd:") ||
+	    starts(name, "/dev/shm/") || starts(name, "/dev/zero") ||
+	    starts(name, "/anon_hugepage") || starts(name, "/dev/hugepages/"))
+		return EXM_KIND_SHMEM;
+	/* Device nodes mapped (DRM, framebuffers, ...): char devices live on
+	 * devtmpfs (major 0) with a /dev/ path. */
+	if (starts(name, "/dev/") && dev_major == 0)
+		return EXM_KIND_DEVICE;
+	if (!inode && name[0] != '/')
+		return EXM_KIND_OTHER; /* e.g. "anon_inode:..." */
+	return EXM_KIND_FILE;
+}
+
+int exm_parse_maps_line(const char *line, size_t len, struct exm_mapping *m)
+{
+	const char *p = line, *end = line + len;
+	uint64_t start, stop, off, maj, min, ino;
+	unsigned perms = 0;
+	static const char deleted[] = " (deleted)";
+	size_t dl = sizeof(deleted) - 1, nlen;
+
+	if (len && end[-1] == '\n')
+		end--;
+	if (!parse_hex(&p, end, &start) || !expect(&p, end, '-') ||
+	    !parse_hex(&p, end, &stop) || !expect(&p, end, ' '))
+		return -EINVAL;
+	if (stop < start || end - p < 5)
+		return -EINVAL;
+	if (p[0] == 'r')
+		perms |= EXM_PERM_R;
+	else if (p[0] != '-')
+		return -EINVAL;
+	if (p[1] == 'w')
+		perms |= EXM_PERM_W;
+	else if (p[1] != '-')
+		return -EINVAL;
+	if (p[2] == 'x')
+		perms |= EXM_PERM_X;
+	else if (p[2] != '-')
+		return -EINVAL;
+	if (p[3] == 's')
+		perms |= EXM_PERM_S;
+	else if (p[3] != 'p')
+		return -EINVAL;
+	p += 4;
+	if (!expect(&p, end, ' ') || !parse_hex(&p, end, &off) ||
+	    !expect(&p, end, ' ') || !parse_hex(&p, end, &maj) ||
+	    !expect(&p, end, ':') || !parse_hex(&p, end, &min) ||
+	    !expect(&p, end, ' ') || !parse_dec(&p, end, &ino))
+		return -EINVAL;
+	if (maj > UINT32_MAX || min > UINT32_MAX)
+		return -EINVAL;
+	/* The name follows padding spaces; it may itself contain spaces. */
+	if (p < end && *p != ' ')
+		return -EINVAL;
+	skip_spaces(&p, end);
+	nlen = (size_t)(end - p);
+	m->deleted = false;
+	if (nlen >= dl && !memcmp(end - dl, deleted, dl) && p[0] == '/') {
+		m->deleted = true;
+		nlen -= dl;
+	}
+	m->name = malloc(nlen + 1);
+	if (!m->name)
+		return -ENOMEM;
+	memcpy(m->name, p, nlen);
+	m->name[nlen] = '\0';
+	m->start = start;
+	m->end = stop;
+	m->offset = off;
+	m->perms = perms;
+	m->dev_major = (uint32_t)maj;
+	m->dev_minor = (uint32_t)min;
+	m->inode = ino;
+	m->kind = exm_classify(m->name, ino, m->dev_major, perms);
+	return 0;
+}
+
+int exm_parse_kv(const char *line, size_t len, const char **key,
+		 size_t *keylen, uint64_t *value)
+{
+	const char *end = line + len, *p = line, *colon;
+	uint64_t v;
+
+	while (p < end && *p != ':' && *p != ' ' && *p != '\n')
+		p++;
+	if (p == line || p >= end || *p != ':')
+		return -EINVAL;
+	colon = p++;
+	skip_spaces(&p, end);
+	if (!parse_dec(&p, end, &v))
+		return -EINVAL;
+	skip_spaces(&p, end);
+	if (end - p >= 2 && p[0] == 'k' && p[1] == 'B') {
+		if (v > UINT64_MAX / 1024)
+			return -EINVAL;
+		v *= 1024;
+		p += 2;
+	}
+	if (p < end && *p != '\n')
+		return -EINVAL;
+	*key = line;
+	*keylen = (size_t)(colon - line);
+	*value = v;
+	return 0;
+}
+
+static bool key_is(const char *key, size_t klen, const char *want)
+{
+	return strlen(want) == klen && !memcmp(key, want, klen);
+}
+
+int exm_parse_rollup(const char *buf, size_t len, struct exm_kpss *k)
+{
+	const char *p = buf, *end = buf + len;
+	static const struct {
+		const char *key;
+		size_t off;
+		unsigned bit;
+	} keys[] = {
+		{ "Pss", offsetof(struct exm_kpss, pss), EXM_KPSS_PSS },
+		{ "Pss_Anon", offsetof(struct exm_kpss, pss_anon),
+		  EXM_KPSS_PSS_ANON },
+		{ "Pss_File", offsetof(struct exm_kpss, pss_file),
+		  EXM_KPSS_PSS_FILE },
+		{ "Pss_Shmem", offsetof(struct exm_kpss, pss_shmem),
+		  EXM_KPSS_PSS_SHMEM },
+		{ "Pss_Dirty", offsetof(struct exm_kpss, pss_dirty),
+		  EXM_KPSS_PSS_DIRTY },
+		{ "SwapPss", offsetof(struct exm_kpss, swap_pss),
+		  EXM_KPSS_SWAP_PSS },
+		{ "Rss", offsetof(struct exm_kpss, rss), EXM_KPSS_RSS },
+	};
+
+	memset(k, 0, sizeof(*k));
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		const char *key;
+		size_t klen;
+		uint64_t v;
+
+		if (!exm_parse_kv(p, (size_t)(le - p), &key, &klen, &v)) {
+			for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]);
+			     i++) {
+				if (key_is(key, klen, keys[i].key)) {
+					*(uint64_t *)((char *)k + keys[i].off) =
+						v;
+					k->has |= keys[i].bit;
+				}
+			}
+		}
+		p = nl ? nl + 1 : end;
+	}
+	return 0;
+}
+
+int exm_parse_stat(const char *buf, size_t len, char **comm, pid_t *ppid,
+		   uint64_t *start_time, unsigned *flags)
+{
+	const char *open = memchr(buf, '(', len), *close = NULL, *p, *end;
+	uint64_t v = 0;
+	int field;
+
+	for (const char *q = buf + len; q > buf; q--) {
+		if (q[-1] == ')') {
+			close = q - 1;
+			break;
+		}
+	}
+	if (!open || !close || close < open)
+		return -EINVAL;
+	end = buf + len;
+	p = close + 1;
+	/* Field 3 is the state; count fields from there. */
+	*ppid = 0;
+	*start_time = 0;
+	*flags = 0;
+	for (field = 3; field <= 22; field++) {
+		if (!expect(&p, end, ' '))
+			return -EINVAL;
+		if (field == 3) {
+			if (p >= end)
+				return -EINVAL;
+			p++;
+			continue;
+		}
+		if (p < end && *p == '-')
+			p++; /* negative fields (e.g. priority) */
+		if (!parse_dec(&p, end, &v))
+			return -EINVAL;
+		if (field == 4)
+			*ppid = (pid_t)v;
+		else if (field == 9)
+			*flags = (unsigned)v;
+		else if (field == 22)
+			*start_time = v;
+	}
+	*comm = strndup(open + 1, (size_t)(close - open - 1));
+	return *comm ? 0 : -ENOMEM;
+}
+
+int exm_read_file(int dirfd, const char *path, char **buf, size_t *len)
+{
+	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+	size_t cap = 4096, n = 0;
+	char *b;
+
+	if (fd < 0)
+		return -errno;
+	b = malloc(cap);
+	if (!b) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (;;) {
+		ssize_t r;
+
+		if (n + 1 >= cap) {
+			char *nb = realloc(b, cap * 2);
+
+			if (!nb) {
+				free(b);
+				close(fd);
+				return -ENOMEM;
+			}
+			b = nb;
+			cap *= 2;
+		}
+		r = read(fd, b + n, cap - n - 1);
+		if (r < 0) {
+			int e = errno;
+
+			if (e == EINTR)
+				continue;
+			free(b);
+			close(fd);
+			return -e;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	b[n] = '\0';
+	*buf = b;
+	*len = n;
+	return 0;
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * procfs.h - parsers for /proc text files. Pure functions on buffers, so
+ * they are unit-tested on truncated and unknown input.
+ */
+#ifndef EXM_PROCFS_H
+#define EXM_PROCFS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "core/snapshot.h"
+
+/*
+ * Parse one line of /proc/PID/maps (without or with its trailing newline)
+ * into m: range, perms, offset, device, inode, kind and name (malloc'd,
+ * exactly as the kernel wrote it after the inode field, minus a trailing
+ * " (deleted)" which sets m->deleted). 0, -EINVAL for a malformed line,
+ * -ENOMEM.
+ */
+int exm_parse_maps_line(const char *line, size_t len, struct exm_mapping *m);
+
+/* Classify a mapping from its name, inode, device and perms. */
+enum exm_kind exm_classify(const char *name, uint64_t inode,
+			   uint32_t dev_major, unsigned perms);
+
+/*
+ * Parse a "Key:   123 kB" line of smaps/smaps_rollup/status. On success
+ * sets *key and *keylen to the key (without colon) and *value to the number
+ * (multiplied by 1024 when followed by "kB"); returns 0. Lines that are
+ * not of that shape (e.g. the VMA header or "VmFlags: rd wr") return
+ * -EINVAL.
+ */
+int exm_parse_kv(const char *line, size_t len, const char **key,
+		 size_t *keylen, uint64_t *value);
+
+/* Parse smaps_rollup (whole buffer) into k; only exact key matches count.
+ * Returns 0; k->has says which keys were found. */
+int exm_parse_rollup(const char *buf, size_t len, struct exm_kpss *k);
+
+/*
+ * Parse /proc/PID/stat: comm (between the first '(' and the LAST ')'),
+ * ppid and start time. *comm is malloc'd. 0, -EINVAL, -ENOMEM.
+ */
+int exm_parse_stat(const char *buf, size_t len, char **comm, pid_t *ppid,
+		   uint64_t *start_time, unsigned *flags);
+
+/* Read a whole small file at dirfd/path into a malloc'd NUL-terminated
+ * buffer (*len excludes the NUL). 0 or -errno. */
+int exm_read_file(int dirfd, const char *path, char **buf, size_t *len);
+
+#endif

@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * snapshot.h - the immutable picture of memory sharing at one instant.
+ *
+ * A source (source.h) fills a snapshot: processes, their mappings exactly as
+ * /proc/PID/maps lists them, and for each mapping its per-page facts.
+ * exm_snapshot_account() (account.h) then computes every size once; after
+ * that the snapshot is read-only and every pointer into it stays valid until
+ * exm_snapshot_free().
+ *
+ * Per-page facts are stored sparsely: a mapping keeps only runs of pages that
+ * are present or swapped, so a 64 GiB untouched reservation costs nothing.
+ * Each page is one 64-bit word in pagemap's own layout (see pagemap.h), so
+ * every source speaks the same language.
+ */
+#ifndef EXM_SNAPSHOT_H
+#define EXM_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+/* Kinds of mapping, from the maps line (name, inode, device). */
+enum exm_kind {
+	EXM_KIND_FILE = 0,	/* regular file mapping (dev, inode) */
+	EXM_KIND_SHMEM,		/* SysV shm, memfd, /dev/shm, MAP_SHARED anon */
+	EXM_KIND_HEAP,		/* [heap] */
+	EXM_KIND_STACK,		/* [stack] */
+	EXM_KIND_ANON,		/* anonymous private memory, [anon:name] */
+	EXM_KIND_VDSO,		/* [vdso] */
+	EXM_KIND_VVAR,		/* [vvar], [vvar_vclock] */
+	EXM_KIND_VSYSCALL,	/* [vsyscall] */
+	EXM_KIND_DEVICE,	/* character device mappings (/dev/...) */
+	EXM_KIND_OTHER,		/* any other [bracketed] name */
+	EXM_KIND__COUNT
+};
+
+const char *exm_kind_name(enum exm_kind kind);
+
+/* Mapping permission bits (from "rwxp"/"rwxs"). */
+#define EXM_PERM_R 0x1u
+#define EXM_PERM_W 0x2u
+#define EXM_PERM_X 0x4u
+#define EXM_PERM_S 0x8u /* shared; otherwise private */
+
+/*
+ * Which measurements a value set holds. A size whose bit is clear could not be
+ * measured and is shown as "-", never as 0.
+ */
+#define EXM_HAS_VM	 (1u << 0)
+#define EXM_HAS_RSS	 (1u << 1)
+#define EXM_HAS_ERSS	 (1u << 2)
+#define EXM_HAS_SWAP	 (1u << 3)
+#define EXM_HAS_ESWAP	 (1u << 4)
+#define EXM_HAS_SOLE	 (1u << 5)
+#define EXM_HAS_WRITABLE (1u << 6)
+#define EXM_HAS_ALL	 0x7fu
+
+/*
+ * The sizes of DESIGN.md section 3 for one byte range. Integer sizes are
+ * bytes; effective sizes are fractional bytes (b / maps summed per page in
+ * double precision, never rounded per mapping). Mapped and effective mapped
+ * are derived: use exm_sizes_mapped() / exm_sizes_emapped().
+ */
+struct exm_sizes {
+	uint64_t vm;
+	uint64_t rss;
+	uint64_t swap;
+	uint64_t sole;
+	uint64_t writable;
+	double erss;
+	double eswap;
+	unsigned has; /* EXM_HAS_* */
+};
+
+static inline uint64_t exm_sizes_mapped(const struct exm_sizes *s)
+{
+	return s->rss + s->swap;
+}
+
+static inline double exm_sizes_emapped(const struct exm_sizes *s)
+{
+	return s->erss + s->eswap;
+}
+
+/* dst += src; validity is the intersection once dst holds anything. */
+void exm_sizes_add(struct exm_sizes *dst, const struct exm_sizes *src);
+
+/* The kernel's own per-process figures from smaps_rollup, in bytes. */
+#define EXM_KPSS_PSS	   (1u << 0)
+#define EXM_KPSS_PSS_ANON  (1u << 1)
+#define EXM_KPSS_PSS_FILE  (1u << 2)
+#define EXM_KPSS_PSS_SHMEM (1u << 3)
+#define EXM_KPSS_PSS_DIRTY (1u << 4)
+#define EXM_KPSS_SWAP_PSS  (1u << 5)
+#define EXM_KPSS_RSS	   (1u << 6)
+struct exm_kpss {
+	uint64_t pss;
+	uint64_t pss_anon;
+	uint64_t pss_file;
+	uint64_t pss_shmem;
+	uint64_t pss_dirty;
+	uint64_t swap_pss;
+	uint64_t rss;
+	unsigned has; /* EXM_KPSS_* bits of the keys that were present */
+};
+
+/* A run of consecutive virtual pages that all have an entry (present or
+ * swapped). pages[] of the mapping holds their pagemap words back to back. */
+struct exm_run {
+	uint64_t vpn;	/* first virtual page number (address / page size) */
+	uint32_t count; /* number of pages */
+	uint32_t idx;	/* index of the first page word in exm_mapping.pages */
+};
+
+struct exm_file;
+
+struct exm_mapping {
+	uint64_t start, end; /* [start, end) virtual addresses */
+	uint64_t offset;     /* file offset of start */
+	uint32_t dev_major, dev_minor;
+	uint64_t inode;
+	unsigned perms; /* EXM_PERM_* */
+	enum exm_kind kind;
+	char *name;	/* exactly as maps gives it, or "" (owned) */
+	bool deleted;	/* name ended in " (deleted)" */
+
+	/* Per-page facts (page-level sources only). */
+	struct exm_run *runs;
+	uint32_t nruns;
+	uint64_t *pages; /* pagemap words, see pagemap.h */
+	uint32_t npages;
+
+	/*
+	 * Sources without page identity (smaps) set these directly; page-level
+	 * sources leave them for accounting to fill.
+	 */
+	struct exm_sizes sz;
+
+	struct exm_file *file; /* set by accounting: the file this maps */
+};
+
+/* Why a process could not be measured fully. */
+enum exm_proc_state {
+	EXM_PROC_OK = 0,
+	EXM_PROC_DENIED,  /* EACCES/EPERM on pages or smaps: only maps/stat */
+	EXM_PROC_PARTIAL, /* some mappings unreadable */
+};
+
+struct exm_pfile; /* a file or anonymous kind within one process */
+
+struct exm_proc {
+	pid_t pid, ppid;
+	uid_t uid;
+	uint64_t start_time; /* clock ticks since boot (stat field 22) */
+	char *user;	     /* user name or numeric uid (owned) */
+	char *comm;	     /* raw comm, may contain anything (owned) */
+	char *cmdline;	     /* NULs replaced by spaces; "" for kernel threads */
+	char *cgroup;	     /* unified cgroup path, or "" (owned) */
+	bool kthread;
+	enum exm_proc_state state;
+
+	struct exm_mapping *maps;
+	size_t nmaps;
+
+	struct exm_kpss kpss; /* kernel's figures where readable */
+
+	/* Filled by accounting. */
+	struct exm_sizes sz;
+	struct exm_pfile *pfiles; /* per-file/kind breakdown (owned) */
+	size_t npfiles;
+	uint32_t index; /* position in snapshot->procs */
+};
+
+/* A file or anonymous kind across all processes. */
+struct exm_file {
+	enum exm_kind kind;
+	uint32_t dev_major, dev_minor;
+	uint64_t inode;
+	char *name; /* path or "[kind]" (owned) */
+	struct exm_sizes sz;
+	uint32_t nprocs;
+	uint32_t index;
+};
+
+struct exm_pfile {
+	struct exm_file *file;
+	struct exm_sizes sz;
+	uint32_t nmaps; /* number of mappings of it in the process */
+};
+
+/* Capabilities of the source that made a snapshot. */
+#define EXM_CAP_PAGES	 (1u << 0) /* per-page facts: byte-exact ranges */
+#define EXM_CAP_PFN	 (1u << 1) /* page identity: sharing among scanned */
+#define EXM_CAP_KPSS	 (1u << 2) /* kernel smaps_rollup figures */
+#define EXM_CAP_WRITABLE (1u << 3) /* writable size measurable */
+#define EXM_CAP_ALLPROCS (1u << 4) /* every process readable */
+#define EXM_CAP_PTE_WRITABLE (1u << 5) /* page words carry EXM_PM_WRITABLE */
+
+struct exm_sysinfo {
+	unsigned page_size;
+	uint64_t mem_total;	/* bytes, MemTotal */
+	uint64_t mem_available; /* bytes, MemAvailable */
+	char kernel[128];	/* uname release */
+	char hostname[128];
+	char source[32];	/* source name: "pagemap", "smaps", ... */
+	char source_detail[128]; /* e.g. "PAGEMAP_SCAN", "chunked reads" */
+	char limits[160];	/* what the source cannot show, or "" */
+	unsigned caps;		/* EXM_CAP_* */
+	double time_taken;	/* seconds spent filling + accounting */
+	struct timespec taken_at; /* CLOCK_REALTIME when the scan began */
+};
+
+struct exm_snapshot {
+	struct exm_sysinfo sys;
+	struct exm_proc *procs;
+	size_t nprocs, cap_procs;
+
+	size_t nskipped_gone;	/* vanished during the scan */
+	size_t nskipped_denied; /* could not read even maps */
+
+	struct exm_file **files; /* all files/kinds, after accounting */
+	size_t nfiles;
+
+	/* Totals over scanned processes, after accounting. */
+	struct exm_sizes total;
+	uint64_t distinct_pages; /* distinct PFNs mapped */
+	uint64_t distinct_swap;	 /* distinct swap entries */
+
+	struct exm_pagecount *pfn_counts;  /* share counts by PFN */
+	struct exm_pagecount *swap_counts; /* share counts by swap entry */
+	bool accounted;
+};
+
+/* Allocate an empty snapshot; NULL on ENOMEM. Free with exm_snapshot_free. */
+struct exm_snapshot *exm_snapshot_new(void);
+void exm_snapshot_free(struct exm_snapshot *snap);
+
+/*
+ * Append a zeroed process; the returned pointer is valid until the next
+ * exm_snapshot_add_proc() call (the array may move). NULL on ENOMEM.
+ */
+struct exm_proc *exm_snapshot_add_proc(struct exm_snapshot *snap);
+/* Drop the last process added (e.g. it vanished mid-scan). */
+void exm_snapshot_drop_last(struct exm_snapshot *snap);
+
+/* Append a zeroed mapping to p; same lifetime rule as add_proc. */
+struct exm_mapping *exm_proc_add_mapping(struct exm_proc *p);
+
+/*
+ * Append one page word for virtual page vpn to a mapping, extending the last
+ * run when contiguous. Pages must be added in ascending vpn order. 0 or
+ * -ENOMEM.
+ */
+int exm_mapping_add_page(struct exm_mapping *m, uint64_t vpn, uint64_t word);
+
+/* Keep only the processes whose pid is listed (before accounting). */
+void exm_snapshot_keep_pids(struct exm_snapshot *snap, const pid_t *pids,
+			    size_t npids);
+
+/* Find a process by pid; NULL if absent. */
+const struct exm_proc *exm_snapshot_find_pid(const struct exm_snapshot *snap,
+					     pid_t pid);
+
+/* Release the page arrays of every mapping (after accounting, to save
+ * memory when byte-range queries are not needed). */
+void exm_snapshot_drop_pages(struct exm_snapshot *snap);
+
+#endif

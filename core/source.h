@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * source.h - where snapshots come from.
+ *
+ * Each source is one ops table. exm_source_open() picks by name, or, with
+ * name NULL/"auto", the best source this process may use: pagemap when it
+ * can read PFNs (root), else smaps. Future sources (the kernel module,
+ * replay of a recorded snapshot) add one ops table each.
+ */
+#ifndef EXM_SOURCE_H
+#define EXM_SOURCE_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "core/snapshot.h"
+
+struct exm_source;
+
+/* What to scan. */
+struct exm_scan_opts {
+	const pid_t *pids; /* only these pids (NULL: all) */
+	size_t npids;
+	bool include_self; /* scan exmtop's own process too */
+	bool want_kpss;	   /* read smaps_rollup for the kernel's figures */
+	bool want_cmdline; /* read /proc/PID/cmdline */
+	/* pagemap source: 0 auto, 1 force PAGEMAP_SCAN, 2 force plain reads */
+	int pagemap_mode;
+	const char *proc_root; /* "/proc" unless testing */
+};
+
+struct exm_source_ops {
+	const char *name;
+	/* Prepare; 0 or -errno (e.g. -EPERM when this source is unusable). */
+	int (*open)(struct exm_source *src);
+	/* Fill snap with one scan; 0 or -errno for a failure of the run. */
+	int (*fill)(struct exm_source *src, const struct exm_scan_opts *opts,
+		    struct exm_snapshot *snap);
+	void (*close)(struct exm_source *src);
+};
+
+struct exm_source {
+	const struct exm_source_ops *ops;
+	void *priv;	     /* source-owned state */
+	const char *arg;     /* source argument (fixture name, file, ...) */
+	char errmsg[256];    /* set on failure: one line for the user */
+};
+
+extern const struct exm_source_ops exm_source_pagemap;
+extern const struct exm_source_ops exm_source_smaps;
+extern const struct exm_source_ops exm_source_fixture;
+
+/*
+ * Open a source by name ("auto", "pagemap", "smaps", "fixture:NAME").
+ * On success *out is owned by the caller (exm_source_close). On failure
+ * returns -errno and writes a one-line reason to err (errlen bytes).
+ */
+int exm_source_open(const char *name, struct exm_source **out, char *err,
+		    size_t errlen);
+void exm_source_close(struct exm_source *src);
+
+/*
+ * Take one snapshot: fill, then account. On success *out is a new snapshot
+ * owned by the caller. Sets sys.time_taken and sys.taken_at.
+ */
+int exm_source_snapshot(struct exm_source *src,
+			const struct exm_scan_opts *opts,
+			struct exm_snapshot **out);
+
+/* Whether this process can read PFNs from pagemap (root / CAP_SYS_ADMIN). */
+bool exm_pagemap_has_pfns(void);
+
+#endif

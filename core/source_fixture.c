@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * source_fixture.c - hand-built snapshots for tests ("fixture:NAME").
+ *
+ * Every figure of these snapshots is known in advance, so batch and UI tests
+ * can assert exact output. Fixtures:
+ *   basic    a few processes sharing a library, fork-CoW anon, shared
+ *            memory and swap (the default)
+ *   hostile  names and command lines with escape sequences, control
+ *            characters, invalid UTF-8, wide characters and spaces
+ *   many     2000 processes, for scrolling and speed
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/account.h"
+#include "core/pagemap.h"
+#include "core/procfs.h"
+#include "core/source_priv.h"
+
+#define PS 4096u
+#define PRESENT EXM_PM_PRESENT
+#define EXCL EXM_PM_EXCLUSIVE
+#define FILEP EXM_PM_FILE
+
+static struct exm_proc *proc(struct exm_snapshot *s, pid_t pid, pid_t ppid,
+			     uid_t uid, const char *user, const char *comm,
+			     const char *cmd, const char *cgroup)
+{
+	struct exm_proc *p = exm_snapshot_add_proc(s);
+
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	p->ppid = ppid;
+	p->uid = uid;
+	p->start_time = (uint64_t)pid * 10;
+	p->user = strdup(user);
+	p->comm = strdup(comm);
+	p->cmdline = strdup(cmd);
+	p->cgroup = strdup(cgroup);
+	if (!p->user || !p->comm || !p->cmdline || !p->cgroup)
+		return NULL;
+	return p;
+}
+
+/* A mapping at page number vpn of npages pages. */
+static struct exm_mapping *map(struct exm_proc *p, uint64_t vpn,
+			       uint64_t npages, const char *perms,
+			       const char *name, uint64_t inode)
+{
+	struct exm_mapping *m = exm_proc_add_mapping(p);
+
+	if (!m)
+		return NULL;
+	m->start = vpn * PS;
+	m->end = (vpn + npages) * PS;
+	m->perms = (perms[0] == 'r' ? EXM_PERM_R : 0) |
+		   (perms[1] == 'w' ? EXM_PERM_W : 0) |
+		   (perms[2] == 'x' ? EXM_PERM_X : 0) |
+		   (perms[3] == 's' ? EXM_PERM_S : 0);
+	m->inode = inode;
+	m->dev_major = inode ? 8 : 0;
+	m->dev_minor = inode ? 1 : 0;
+	m->name = strdup(name);
+	if (!m->name)
+		return NULL;
+	m->kind = exm_classify(name, inode, m->dev_major, m->perms);
+	return m;
+}
+
+/* count present pages from page index first of m, PFNs pfn, pfn+1, ... */
+static int pages(struct exm_mapping *m, uint64_t first, uint64_t count,
+		 uint64_t pfn, uint64_t flags)
+{
+	for (uint64_t i = 0; i < count; i++) {
+		int ret = exm_mapping_add_page(m, m->start / PS + first + i,
+					       PRESENT | flags | (pfn + i));
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int swapped(struct exm_mapping *m, uint64_t first, uint64_t count,
+		   uint64_t off)
+{
+	for (uint64_t i = 0; i < count; i++) {
+		uint64_t w = EXM_PM_SWAPPED | ((off + i) << 5) | 1;
+		int ret = exm_mapping_add_page(m, m->start / PS + first + i, w);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+#define TRY(x)                       \
+	do {                         \
+		if (!(x))            \
+			return -ENOMEM; \
+	} while (0)
+#define TRYR(x)                      \
+	do {                         \
+		int r_ = (x);        \
+		if (r_)              \
+			return r_;   \
+	} while (0)
+
+static const char LIBC[] = "/usr/lib/x86_64-linux-gnu/libc.so.6";
+
+/* The C library mapped like ld.so does: text 8 pages, data 2 pages. */
+static int libc(struct exm_proc *p, unsigned resident_text)
+{
+	struct exm_mapping *m;
+
+	TRY(m = map(p, 0x7f0000000, 8, "r-xp", LIBC, 1001));
+	TRYR(pages(m, 0, resident_text, 0x1000, FILEP));
+	TRY(m = map(p, 0x7f0000008, 2, "rw-p", LIBC, 1001));
+	m->offset = 8 * PS;
+	TRYR(pages(m, 0, 2, 0x2000 + (uint64_t)p->pid * 2, EXCL));
+	return 0;
+}
+
+static int fixture_basic(struct exm_snapshot *s)
+{
+	struct exm_proc *p;
+	struct exm_mapping *m;
+
+	/* init: libc text fully resident, heap 4 pages, stack 1. */
+	TRY(p = proc(s, 1, 0, 0, "root", "init", "/sbin/init splash",
+		     "/init.scope"));
+	TRYR(libc(p, 8));
+	TRY(m = map(p, 0x1000, 4, "rw-p", "[heap]", 0));
+	TRYR(pages(m, 0, 4, 0x10000, EXCL));
+	TRY(m = map(p, 0x7ffff000, 1, "rw-p", "[stack]", 0));
+	TRYR(pages(m, 0, 1, 0x10010, EXCL));
+
+	/* bash parent and child: 16 anon pages written before fork (shared
+	 * CoW), the child then wrote 4 of them (own copies). */
+	for (int i = 0; i < 2; i++) {
+		TRY(p = proc(s, 200 + i, i ? 200 : 1, 1000, "alice", "bash",
+			     i ? "bash -c make" : "-bash",
+			     "/user.slice/user-1000.slice/session-1.scope"));
+		TRYR(libc(p, 6));
+		TRY(m = map(p, 0x2000, 16, "rw-p", "", 0));
+		TRYR(pages(m, 0, 4, i ? 0x21000 : 0x20000, i ? EXCL : 0));
+		TRYR(pages(m, 4, 12, 0x20004, 0));
+		TRY(m = map(p, 0x7ffff000, 2, "rw-p", "[stack]", 0));
+		TRYR(pages(m, 0, 1, 0x10020 + (uint64_t)i, EXCL));
+		TRYR(swapped(m, 1, 1, 0x500 + (uint64_t)i));
+	}
+
+	/* postgres: three processes sharing 64 pages of shared memory, and
+	 * 8 pages of it swapped out (shared swap entries). */
+	for (int i = 0; i < 3; i++) {
+		TRY(p = proc(s, 300 + i, i ? 300 : 1, 106, "postgres",
+			     "postgres",
+			     i ? "postgres: checkpointer"
+			       : "/usr/lib/postgresql/15/bin/postgres -D "
+				 "/var/lib/postgresql/15/main",
+			     "/system.slice/postgresql.service"));
+		TRYR(libc(p, 4));
+		TRY(m = map(p, 0x3000, 72, "rw-s", "/SYSV00000000", 4242));
+		TRYR(pages(m, 0, 64, 0x30000, FILEP));
+		TRYR(swapped(m, 64, 8, 0x900));
+		TRY(m = map(p, 0x1000, 2, "rw-p", "[heap]", 0));
+		TRYR(pages(m, 0, 2, 0x11000 + (uint64_t)i * 2, EXCL));
+	}
+
+	/* A memfd mapped twice by one process (maps(pfn) == 2, procs == 1),
+	 * and a deleted file with a space in its name. */
+	TRY(p = proc(s, 400, 1, 1000, "alice", "worker", "worker --twice",
+		     "/user.slice/user-1000.slice/session-1.scope"));
+	TRY(m = map(p, 0x4000, 4, "rw-s", "/memfd:ring (deleted)", 5000));
+	m->deleted = true;
+	m->name[strlen("/memfd:ring")] = '\0';
+	TRYR(pages(m, 0, 4, 0x40000, FILEP));
+	TRY(m = map(p, 0x5000, 4, "r--s", "/memfd:ring (deleted)", 5000));
+	m->deleted = true;
+	m->name[strlen("/memfd:ring")] = '\0';
+	TRYR(pages(m, 0, 4, 0x40000, FILEP));
+	TRY(m = map(p, 0x6000, 3, "r--p", "/tmp/my data.bin", 6000));
+	TRYR(pages(m, 0, 3, 0x50000, FILEP | EXCL));
+	return 0;
+}
+
+static int fixture_hostile(struct exm_snapshot *s)
+{
+	static const char *const comms[] = {
+		"evil\033[2J\033[H", "tab\there", "nl\nline", "bell\a",
+		"bad\xff\xfeutf8", "na\xc3\xafve \xe2\x98\x83", "\xe6\xbc\xa2\xe5\xad\x97wide",
+		"del\x7f", "osc\033]0;pwned\a",
+	};
+	static const char *const files[] = {
+		"/tmp/evil\033[31mred.so", "/tmp/with space/lib x.so",
+		"/tmp/new\\012line.so", "/tmp/\xff\xfe.so",
+		"/tmp/\xe2\x98\x83 snow.so",
+	};
+	struct exm_proc *p;
+	struct exm_mapping *m;
+
+	for (unsigned i = 0; i < sizeof(comms) / sizeof(comms[0]); i++) {
+		char cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "%s --arg \033[5m%u\x01", comms[i],
+			 i);
+		TRY(p = proc(s, (pid_t)(500 + i), 1, 1000, "mallory",
+			     comms[i], cmd, "/evil\033[7m.scope"));
+		m = map(p, 0x1000, 2 + i, "r-xp",
+			files[i % (sizeof(files) / sizeof(files[0]))],
+			7000 + i % (sizeof(files) / sizeof(files[0])));
+		TRY(m);
+		TRYR(pages(m, 0, 1 + i, 0x60000, FILEP));
+	}
+	return 0;
+}
+
+static int fixture_many(struct exm_snapshot *s)
+{
+	for (unsigned i = 0; i < 2000; i++) {
+		char comm[32], cmd[64];
+		struct exm_proc *p;
+		struct exm_mapping *m;
+
+		snprintf(comm, sizeof(comm), "proc%04u", i);
+		snprintf(cmd, sizeof(cmd), "/usr/bin/proc%04u --id=%u", i, i);
+		TRY(p = proc(s, (pid_t)(1000 + i), 1, i % 3 ? 1000 : 0,
+			     i % 3 ? "alice" : "root", comm, cmd,
+			     "/system.slice/many.service"));
+		TRYR(libc(p, 8));
+		TRY(m = map(p, 0x2000, 1 + i % 50, "rw-p", "[heap]", 0));
+		TRYR(pages(m, 0, 1 + i % 50, 0x100000 + (uint64_t)i * 64,
+			   EXCL));
+	}
+	return 0;
+}
+
+static int fx_open(struct exm_source *src)
+{
+	const char *a = src->arg && *src->arg ? src->arg : "basic";
+
+	if (strcmp(a, "basic") && strcmp(a, "hostile") && strcmp(a, "many")) {
+		snprintf(src->errmsg, sizeof(src->errmsg),
+			 "unknown fixture '%.64s' (basic, hostile, many)", a);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int fx_fill(struct exm_source *src, const struct exm_scan_opts *opts,
+		   struct exm_snapshot *snap)
+{
+	const char *a = src->arg && *src->arg ? src->arg : "basic";
+	int ret;
+
+	snap->sys.page_size = PS;
+	snap->sys.mem_total = UINT64_C(8) << 30;
+	snap->sys.mem_available = UINT64_C(6) << 30;
+	snprintf(snap->sys.kernel, sizeof(snap->sys.kernel), "6.1.0-fixture");
+	snprintf(snap->sys.hostname, sizeof(snap->sys.hostname), "fixture");
+	snprintf(snap->sys.source, sizeof(snap->sys.source), "fixture");
+	snprintf(snap->sys.source_detail, sizeof(snap->sys.source_detail),
+		 "%s", a);
+	snap->sys.caps = EXM_CAP_PAGES | EXM_CAP_PFN | EXM_CAP_KPSS |
+			 EXM_CAP_WRITABLE | EXM_CAP_ALLPROCS;
+	if (!strcmp(a, "hostile"))
+		ret = fixture_hostile(snap);
+	else if (!strcmp(a, "many"))
+		ret = fixture_many(snap);
+	else
+		ret = fixture_basic(snap);
+	if (ret)
+		return ret;
+	/* Honour -p like a real source. */
+	if (opts && opts->pids)
+		exm_snapshot_keep_pids(snap, opts->pids, opts->npids);
+	ret = exm_snapshot_account(snap);
+	if (ret)
+		return ret;
+	/* The kernel's figures: Pss as the kernel would round it (KiB). */
+	for (size_t i = 0; i < snap->nprocs; i++) {
+		struct exm_proc *p = &snap->procs[i];
+
+		p->kpss.pss = (uint64_t)p->sz.erss / 1024 * 1024;
+		p->kpss.rss = p->sz.rss;
+		p->kpss.swap_pss = (uint64_t)p->sz.eswap / 1024 * 1024;
+		p->kpss.has = EXM_KPSS_PSS | EXM_KPSS_RSS | EXM_KPSS_SWAP_PSS;
+	}
+	return 0;
+}
+
+static void fx_close(struct exm_source *src)
+{
+}
+
+const struct exm_source_ops exm_source_fixture = {
+	.name = "fixture",
+	.open = fx_open,
+	.fill = fx_fill,
+	.close = fx_close,
+};

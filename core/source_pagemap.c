@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * source_pagemap.c - page-level snapshots from /proc/PID/pagemap (root).
+ *
+ * With the PAGEMAP_SCAN ioctl (Linux 6.7+) the kernel first tells which
+ * ranges hold present or swapped pages, and only those ranges are read:
+ * untouched address space costs nothing. Older kernels get plain chunked
+ * reads of every mapping. Both paths store identical page words.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "core/pagemap.h"
+#include "core/procfs.h"
+#include "core/source_priv.h"
+
+/* From <linux/fs.h> of Linux 6.7+; Debian 12's headers predate it. */
+struct exm_page_region {
+	uint64_t start, end, categories;
+};
+
+struct exm_pm_scan_arg {
+	uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
+	uint64_t category_inverted, category_mask, category_anyof_mask;
+	uint64_t return_mask;
+};
+
+#define EXM_PAGEMAP_SCAN _IOWR('f', 16, struct exm_pm_scan_arg)
+#define EXM_PAGE_IS_PRESENT (1u << 3)
+#define EXM_PAGE_IS_SWAPPED (1u << 4)
+/* access_ok() must accept [start, end): one page below TASK_SIZE_MAX. */
+#define EXM_SCAN_END UINT64_C(0x7ffffffff000)
+
+#define NREGIONS 1024
+#define CHUNK_WORDS 16384 /* 128 KiB per read */
+
+enum scan_state { SCAN_UNKNOWN = 0, SCAN_YES, SCAN_NO };
+
+struct pm_priv {
+	enum scan_state scan;
+	struct exm_page_region *regions;
+	uint64_t *words;
+	bool any_scan, any_read;
+};
+
+bool exm_pagemap_has_pfns(void)
+{
+	volatile char probe = 1;
+	uint64_t w = 0, addr = (uint64_t)(uintptr_t)&probe;
+	long ps = sysconf(_SC_PAGESIZE);
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	ssize_t r;
+
+	if (fd < 0)
+		return false;
+	probe = 2; /* make sure the page is present */
+	r = pread(fd, &w, sizeof(w), (off_t)(addr / (uint64_t)ps * 8));
+	close(fd);
+	return r == (ssize_t)sizeof(w) && exm_pm_present(w) &&
+	       exm_pm_key(w) != 0;
+}
+
+static int pm_open(struct exm_source *src)
+{
+	struct pm_priv *pp;
+
+	if (!exm_pagemap_has_pfns()) {
+		snprintf(src->errmsg, sizeof(src->errmsg),
+			 "pagemap source needs root (CAP_SYS_ADMIN) to read "
+			 "page frame numbers; use --source smaps");
+		return -EPERM;
+	}
+	pp = calloc(1, sizeof(*pp));
+	if (!pp)
+		return -ENOMEM;
+	pp->regions = malloc(NREGIONS * sizeof(*pp->regions));
+	pp->words = malloc(CHUNK_WORDS * sizeof(*pp->words));
+	if (!pp->regions || !pp->words) {
+		free(pp->regions);
+		free(pp->words);
+		free(pp);
+		return -ENOMEM;
+	}
+	src->priv = pp;
+	return 0;
+}
+
+static void pm_close(struct exm_source *src)
+{
+	struct pm_priv *pp = src->priv;
+
+	if (!pp)
+		return;
+	free(pp->regions);
+	free(pp->words);
+	free(pp);
+}
+
+/* pread that maps errors to -errno and tolerates short reads at the end. */
+static ssize_t read_words(int fd, uint64_t *buf, uint64_t vpn, size_t n)
+{
+	ssize_t r;
+
+	do {
+		r = pread(fd, buf, n * 8, (off_t)(vpn * 8));
+	} while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return -errno;
+	return r / 8;
+}
+
+/*
+ * Read words for virtual pages [v0, v1) and store the used ones in the
+ * mappings of p, starting the search at *mi (mappings are sorted).
+ */
+static int read_range(struct pm_priv *pp, int fd, struct exm_proc *p,
+		      size_t *mi, unsigned ps, uint64_t v0, uint64_t v1)
+{
+	while (v0 < v1) {
+		size_t n = v1 - v0 > CHUNK_WORDS ? CHUNK_WORDS : v1 - v0;
+		ssize_t got = read_words(fd, pp->words, v0, n);
+
+		if (got < 0)
+			return (int)got;
+		if (got == 0)
+			return 0; /* past the end of the address space */
+		for (ssize_t k = 0; k < got; k++) {
+			uint64_t w = pp->words[k], va = (v0 + k) * ps;
+			struct exm_mapping *m;
+			int ret;
+
+			if (!exm_pm_used(w))
+				continue;
+			while (*mi < p->nmaps && p->maps[*mi].end <= va)
+				(*mi)++;
+			if (*mi >= p->nmaps)
+				return 0;
+			m = &p->maps[*mi];
+			if (va < m->start || m->kind == EXM_KIND_VSYSCALL)
+				continue; /* mapping changed since maps */
+			ret = exm_mapping_add_page(m, v0 + (uint64_t)k, w);
+			if (ret)
+				return ret;
+		}
+		v0 += (uint64_t)got;
+	}
+	return 0;
+}
+
+/* 1 when the kernel has no PAGEMAP_SCAN, 0 on success, -errno. */
+static int scan_process(struct pm_priv *pp, int fd, struct exm_proc *p,
+			unsigned ps)
+{
+	struct exm_pm_scan_arg arg;
+	uint64_t end = 0, start;
+	size_t mi = 0;
+
+	for (size_t i = 0; i < p->nmaps; i++)
+		if (p->maps[i].kind != EXM_KIND_VSYSCALL &&
+		    p->maps[i].end > end)
+			end = p->maps[i].end;
+	if (end > EXM_SCAN_END)
+		end = EXM_SCAN_END;
+	start = p->nmaps ? p->maps[0].start : 0;
+	while (start < end) {
+		long n;
+
+		memset(&arg, 0, sizeof(arg));
+		arg.size = sizeof(arg);
+		arg.start = start;
+		arg.end = end;
+		arg.vec = (uint64_t)(uintptr_t)pp->regions;
+		arg.vec_len = NREGIONS;
+		arg.category_anyof_mask =
+			EXM_PAGE_IS_PRESENT | EXM_PAGE_IS_SWAPPED;
+		arg.return_mask = EXM_PAGE_IS_PRESENT | EXM_PAGE_IS_SWAPPED;
+		n = ioctl(fd, EXM_PAGEMAP_SCAN, &arg);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == ENOTTY || errno == EINVAL ||
+			    errno == EOPNOTSUPP)
+				return 1;
+			return -errno;
+		}
+		for (long i = 0; i < n; i++) {
+			int ret = read_range(pp, fd, p, &mi, ps,
+					     pp->regions[i].start / ps,
+					     pp->regions[i].end / ps);
+
+			if (ret)
+				return ret;
+		}
+		if (arg.walk_end <= start)
+			break; /* no progress: never loop forever */
+		start = arg.walk_end;
+	}
+	return 0;
+}
+
+static int read_process(struct pm_priv *pp, int fd, struct exm_proc *p,
+			unsigned ps)
+{
+	for (size_t i = 0; i < p->nmaps; i++) {
+		const struct exm_mapping *m = &p->maps[i];
+		size_t mi = i;
+		int ret;
+
+		if (m->kind == EXM_KIND_VSYSCALL)
+			continue;
+		ret = read_range(pp, fd, p, &mi, ps, m->start / ps,
+				 m->end / ps);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int read_kpss(int dirfd, struct exm_proc *p)
+{
+	char *buf;
+	size_t len;
+	int ret = exm_read_file(dirfd, "smaps_rollup", &buf, &len);
+
+	if (ret)
+		return ret;
+	exm_parse_rollup(buf, len, &p->kpss);
+	free(buf);
+	return 0;
+}
+
+static int pm_proc(struct exm_source *src, const struct exm_scan_opts *opts,
+		   struct exm_snapshot *snap, struct exm_proc *p, int dirfd)
+{
+	struct pm_priv *pp = src->priv;
+	unsigned ps = snap->sys.page_size;
+	int fd, ret = 1;
+
+	fd = openat(dirfd, "pagemap", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (opts->pagemap_mode != 2 && pp->scan != SCAN_NO) {
+		ret = scan_process(pp, fd, p, ps);
+		if (ret == 1) {
+			pp->scan = SCAN_NO;
+			if (opts->pagemap_mode == 1) {
+				snprintf(src->errmsg, sizeof(src->errmsg),
+					 "this kernel has no PAGEMAP_SCAN "
+					 "ioctl (Linux 6.7+)");
+				close(fd);
+				return -EOPNOTSUPP;
+			}
+			/* Discard any partial result and read instead. */
+			for (size_t i = 0; i < p->nmaps; i++) {
+				p->maps[i].nruns = 0;
+				p->maps[i].npages = 0;
+			}
+		} else if (!ret) {
+			pp->scan = SCAN_YES;
+			pp->any_scan = true;
+		}
+	}
+	if (ret == 1) {
+		ret = read_process(pp, fd, p, ps);
+		pp->any_read = true;
+	}
+	close(fd);
+	if (ret)
+		return ret == -EIO ? -ESRCH : ret;
+	if (opts->want_kpss) {
+		ret = read_kpss(dirfd, p);
+		if (ret && !exm_errno_gone(ret))
+			ret = 0; /* figures stay unmeasured */
+	}
+	return ret;
+}
+
+static int pm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
+		   struct exm_snapshot *snap)
+{
+	struct pm_priv *pp = src->priv;
+	int ret;
+
+	exm_sysinfo_fill(&snap->sys);
+	snprintf(snap->sys.source, sizeof(snap->sys.source), "pagemap");
+	snap->sys.caps = EXM_CAP_PAGES | EXM_CAP_PFN | EXM_CAP_WRITABLE |
+			 EXM_CAP_ALLPROCS |
+			 (opts->want_kpss ? EXM_CAP_KPSS : 0);
+	pp->any_scan = pp->any_read = false;
+	ret = exm_proc_walk(src, opts, snap, true, pm_proc);
+	snprintf(snap->sys.source_detail, sizeof(snap->sys.source_detail),
+		 "%s", pp->any_scan && !pp->any_read ? "PAGEMAP_SCAN"
+		       : pp->any_scan		    ? "PAGEMAP_SCAN+reads"
+						    : "chunked reads");
+	snprintf(snap->sys.limits, sizeof(snap->sys.limits),
+		 "writable is approximate: exclusive anonymous pages in "
+		 "writable private mappings");
+	return ret;
+}
+
+const struct exm_source_ops exm_source_pagemap = {
+	.name = "pagemap",
+	.open = pm_open,
+	.fill = pm_fill,
+	.close = pm_close,
+};

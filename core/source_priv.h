@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * source_priv.h - helpers shared by the /proc based sources (pagemap,
+ * smaps): walking /proc and reading a process's identity and maps.
+ */
+#ifndef EXM_SOURCE_PRIV_H
+#define EXM_SOURCE_PRIV_H
+
+#include "core/source.h"
+
+/* Per-process callback of exm_proc_walk: read the pages or figures of p
+ * (whose identity and maps are filled) through dirfd (/proc/PID). Return 0,
+ * -ENOENT/-ESRCH if the process vanished (it is dropped and counted), or
+ * another -errno to fail the run. */
+typedef int (*exm_proc_fn)(struct exm_source *src,
+			   const struct exm_scan_opts *opts,
+			   struct exm_snapshot *snap, struct exm_proc *p,
+			   int dirfd);
+
+/*
+ * Walk /proc (or opts->proc_root): for each selected process fill identity
+ * (stat, uid, user, cmdline, cgroup), read maps unless read_maps is false,
+ * call fn. Processes that vanish are dropped and counted in nskipped_gone;
+ * those whose maps cannot be read are dropped and counted in
+ * nskipped_denied. Kernel threads are not listed. 0 or -errno.
+ */
+int exm_proc_walk(struct exm_source *src, const struct exm_scan_opts *opts,
+		  struct exm_snapshot *snap, bool read_maps, exm_proc_fn fn);
+
+/* Fill snap->sys facts common to all sources (page size, RAM, kernel,
+ * host). */
+void exm_sysinfo_fill(struct exm_sysinfo *sys);
+
+/* Whether an errno from reading /proc/PID/... means the process is gone. */
+static inline bool exm_errno_gone(int err)
+{
+	return err == -ENOENT || err == -ESRCH;
+}
+
+#endif

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * source_smaps.c - per-mapping figures from /proc/PID/smaps, for users who
+ * cannot read page frame numbers. No page identity: effective resident is
+ * the kernel's Pss, effective swap its SwapPss, sole its Private_Clean +
+ * Private_Dirty (USS); writable and byte ranges cannot be measured.
+ * Other users' processes are listed from statm (VM, resident) only.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/procfs.h"
+#include "core/source_priv.h"
+
+static int sm_open(struct exm_source *src)
+{
+	return 0;
+}
+
+struct vma_acc {
+	uint64_t size, rss, pss, swap, swap_pss, priv;
+};
+
+static void vma_store(struct exm_mapping *m, const struct vma_acc *a)
+{
+	m->sz.vm = m->end - m->start;
+	m->sz.rss = a->rss;
+	m->sz.erss = (double)a->pss;
+	m->sz.swap = a->swap;
+	m->sz.eswap = (double)a->swap_pss;
+	m->sz.sole = a->priv;
+	m->sz.has = EXM_HAS_VM | EXM_HAS_RSS | EXM_HAS_ERSS | EXM_HAS_SWAP |
+		    EXM_HAS_ESWAP | EXM_HAS_SOLE;
+}
+
+static bool key_is(const char *key, size_t klen, const char *want)
+{
+	return strlen(want) == klen && !memcmp(key, want, klen);
+}
+
+/* Parse smaps text: VMA headers are matched to p->maps in order (both come
+ * from the same kernel walk order but from two reads; we match by start
+ * address and ignore VMAs that appeared in between). */
+static void parse_smaps(const char *buf, size_t len, struct exm_proc *p)
+{
+	const char *s = buf, *end = buf + len;
+	struct exm_mapping *cur = NULL;
+	struct vma_acc a = { 0 };
+	struct exm_kpss *k = &p->kpss;
+	size_t mi = 0;
+
+	memset(k, 0, sizeof(*k));
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		const char *le = nl ? nl : end, *key;
+		size_t klen;
+		uint64_t v;
+
+		if (!exm_parse_kv(s, (size_t)(le - s), &key, &klen, &v)) {
+			if (key_is(key, klen, "Rss"))
+				a.rss = v, k->rss += v;
+			else if (key_is(key, klen, "Pss"))
+				a.pss = v, k->pss += v;
+			else if (key_is(key, klen, "Swap"))
+				a.swap = v;
+			else if (key_is(key, klen, "SwapPss"))
+				a.swap_pss = v, k->swap_pss += v;
+			else if (key_is(key, klen, "Private_Clean") ||
+				 key_is(key, klen, "Private_Dirty"))
+				a.priv += v;
+			else if (key_is(key, klen, "Pss_Anon"))
+				k->pss_anon += v, k->has |= EXM_KPSS_PSS_ANON;
+			else if (key_is(key, klen, "Pss_File"))
+				k->pss_file += v, k->has |= EXM_KPSS_PSS_FILE;
+			else if (key_is(key, klen, "Pss_Shmem"))
+				k->pss_shmem += v,
+					k->has |= EXM_KPSS_PSS_SHMEM;
+			else if (key_is(key, klen, "Pss_Dirty"))
+				k->pss_dirty += v,
+					k->has |= EXM_KPSS_PSS_DIRTY;
+		} else {
+			struct exm_mapping hdr = { 0 };
+
+			if (!exm_parse_maps_line(s, (size_t)(le - s), &hdr)) {
+				if (cur)
+					vma_store(cur, &a);
+				memset(&a, 0, sizeof(a));
+				cur = NULL;
+				while (mi < p->nmaps &&
+				       p->maps[mi].start < hdr.start)
+					mi++;
+				if (mi < p->nmaps &&
+				    p->maps[mi].start == hdr.start &&
+				    p->maps[mi].end == hdr.end)
+					cur = &p->maps[mi];
+				free(hdr.name);
+			}
+		}
+		s = nl ? nl + 1 : end;
+	}
+	if (cur)
+		vma_store(cur, &a);
+	k->has |= EXM_KPSS_PSS | EXM_KPSS_RSS | EXM_KPSS_SWAP_PSS;
+}
+
+static int sm_proc(struct exm_source *src, const struct exm_scan_opts *opts,
+		   struct exm_snapshot *snap, struct exm_proc *p, int dirfd)
+{
+	char *buf;
+	size_t len;
+	int ret = exm_read_file(dirfd, "smaps", &buf, &len);
+
+	if (ret)
+		return ret;
+	parse_smaps(buf, len, p);
+	free(buf);
+	/* Mappings that smaps no longer listed were unmapped in between:
+	 * they count only their size. */
+	for (size_t i = 0; i < p->nmaps; i++)
+		if (!p->maps[i].sz.has) {
+			p->maps[i].sz.vm = p->maps[i].end - p->maps[i].start;
+			p->maps[i].sz.has = EXM_HAS_VM | EXM_HAS_RSS |
+					    EXM_HAS_ERSS | EXM_HAS_SWAP |
+					    EXM_HAS_ESWAP | EXM_HAS_SOLE;
+		}
+	return 0;
+}
+
+static int sm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
+		   struct exm_snapshot *snap)
+{
+	int ret;
+
+	exm_sysinfo_fill(&snap->sys);
+	snprintf(snap->sys.source, sizeof(snap->sys.source), "smaps");
+	snprintf(snap->sys.source_detail, sizeof(snap->sys.source_detail),
+		 "/proc/PID/smaps");
+	snap->sys.caps = EXM_CAP_KPSS;
+	ret = exm_proc_walk(src, opts, snap, true, sm_proc);
+	snprintf(snap->sys.limits, sizeof(snap->sys.limits),
+		 "%skernel Pss only (no page identity): sole = kernel "
+		 "Private (USS), no writable, no ELF byte ranges",
+		 snap->nskipped_denied ? "unprivileged: own processes, " : "");
+	return ret;
+}
+
+static void sm_close(struct exm_source *src)
+{
+}
+
+const struct exm_source_ops exm_source_smaps = {
+	.name = "smaps",
+	.open = sm_open,
+	.fill = sm_fill,
+	.close = sm_close,
+};

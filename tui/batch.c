@@ -1,0 +1,496 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* batch.c - text, CSV and JSON output of snapshots; see batch.h. */
+#include "tui/batch.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/format.h"
+#include "core/source.h"
+
+void tui_all_fields(enum exm_table t, int *out)
+{
+	int k = 0;
+
+	for (int i = 0; i < EXM_F__COUNT; i++)
+		if (exm_fields[i].tables & EXM_TBIT(t))
+			out[k++] = i;
+	out[k] = -1;
+}
+
+int tui_parse_fields(const char *spec, enum exm_table t, int *out,
+		     char *err, size_t errlen)
+{
+	const int *def = exm_table_default_fields(t);
+	int k = 0;
+
+	if (!spec) {
+		while (def[k] >= 0) {
+			out[k] = def[k];
+			k++;
+		}
+		out[k] = -1;
+		return 0;
+	}
+	while (*spec) {
+		size_t n = strcspn(spec, ",");
+		char key[32];
+		int f;
+
+		if (n == 0 || n >= sizeof(key)) {
+			snprintf(err, errlen, "bad field list near '%.20s'",
+				 spec);
+			return -EINVAL;
+		}
+		memcpy(key, spec, n);
+		key[n] = '\0';
+		f = exm_field_by_key(key);
+		if (f < 0 || !(exm_fields[f].tables & EXM_TBIT(t))) {
+			snprintf(err, errlen,
+				 "unknown field '%s' for the %s table", key,
+				 exm_table_name(t));
+			return -EINVAL;
+		}
+		if (k >= TUI_MAX_FIELDS) {
+			snprintf(err, errlen, "too many fields");
+			return -EINVAL;
+		}
+		out[k++] = f;
+		spec += n;
+		if (*spec == ',')
+			spec++;
+	}
+	out[k] = -1;
+	if (!k) {
+		snprintf(err, errlen, "empty field list");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int tui_sort_key(const struct tui_opts *o, enum exm_table t, int *field,
+		 bool *desc, char *err, size_t errlen)
+{
+	const char *key = o->sort_key ? o->sort_key : "erss";
+	int f = exm_field_by_key(key);
+
+	if (f < 0 || !(exm_fields[f].tables & EXM_TBIT(t))) {
+		snprintf(err, errlen, "unknown sort field '%.32s' for the %s "
+			 "table", key, exm_table_name(t));
+		return -EINVAL;
+	}
+	*field = f;
+	*desc = exm_fields[f].desc != o->sort_asc;
+	if (exm_fields[f].type == EXM_FT_STR)
+		*desc = o->sort_asc; /* text: ascending by default */
+	if (!o->sort_key && !o->sort_asc)
+		*desc = true;
+	return 0;
+}
+
+bool tui_user_match(const struct tui_opts *o, const struct exm_proc *p)
+{
+	char *end;
+	unsigned long uid;
+
+	if (!o->user)
+		return true;
+	uid = strtoul(o->user, &end, 10);
+	if (*o->user && !*end)
+		return p->uid == (uid_t)uid;
+	return p->user && !strcmp(p->user, o->user);
+}
+
+static bool right_aligned(int f)
+{
+	return exm_fields[f].type != EXM_FT_STR;
+}
+
+void tui_print_text(FILE *f, enum exm_table t, const struct exm_row *rows,
+		    size_t n, const int *fields, bool exact)
+{
+	int w[TUI_MAX_FIELDS];
+	char buf[4096];
+	int nf = 0;
+
+	for (; fields[nf] >= 0; nf++) {
+		w[nf] = (int)strlen(exm_fields[fields[nf]].title);
+		for (size_t i = 0; i < n; i++) {
+			struct exm_value v;
+			int len;
+
+			if (!right_aligned(fields[nf]))
+				break; /* text columns are not padded */
+			exm_field_value(fields[nf], t, &rows[i], &v);
+			exm_fmt_value(buf, sizeof(buf), fields[nf], &v, exact);
+			len = (int)strlen(buf);
+			if (len > w[nf])
+				w[nf] = len;
+		}
+		if (!right_aligned(fields[nf]) && fields[nf + 1] >= 0 &&
+		    w[nf] < exm_fields[fields[nf]].width)
+			w[nf] = exm_fields[fields[nf]].width;
+	}
+	for (int j = 0; j < nf; j++) {
+		const char *title = exm_fields[fields[j]].title;
+
+		if (j)
+			fputc(' ', f);
+		if (fields[j + 1] < 0 && !right_aligned(fields[j]))
+			fputs(title, f);
+		else
+			fprintf(f, right_aligned(fields[j]) ? "%*s" : "%-*s",
+				w[j], title);
+	}
+	fputc('\n', f);
+	for (size_t i = 0; i < n; i++) {
+		for (int j = 0; j < nf; j++) {
+			struct exm_value v;
+
+			exm_field_value(fields[j], t, &rows[i], &v);
+			exm_fmt_value(buf, sizeof(buf), fields[j], &v, exact);
+			if (j)
+				fputc(' ', f);
+			if (fields[j + 1] < 0 && !right_aligned(fields[j]))
+				fputs(buf, f);
+			else
+				fprintf(f,
+					right_aligned(fields[j]) ? "%*s"
+								 : "%-*s",
+					w[j], buf);
+		}
+		fputc('\n', f);
+	}
+}
+
+void tui_print_csv(FILE *f, enum exm_table t, const struct exm_row *rows,
+		   size_t n, const int *fields, bool header)
+{
+	char buf[4096];
+
+	if (header) {
+		for (int j = 0; fields[j] >= 0; j++)
+			fprintf(f, "%s%s", j ? "," : "",
+				exm_fields[fields[j]].key);
+		fputc('\n', f);
+	}
+	for (size_t i = 0; i < n; i++) {
+		for (int j = 0; fields[j] >= 0; j++) {
+			struct exm_value v;
+
+			exm_field_value(fields[j], t, &rows[i], &v);
+			if (j)
+				fputc(',', f);
+			if (v.type == EXM_V_STR)
+				exm_csv_str(f, v.s);
+			else if (v.type != EXM_V_NONE)
+				fputs(exm_fmt_value(buf, sizeof(buf),
+						    fields[j], &v, true),
+				      f);
+		}
+		fputc('\n', f);
+	}
+}
+
+static void json_value(FILE *f, int field, const struct exm_value *v)
+{
+	switch (v->type) {
+	case EXM_V_NONE:
+		fputs("null", f);
+		break;
+	case EXM_V_STR:
+		exm_json_str(f, v->s);
+		break;
+	case EXM_V_INT:
+		if (exm_fields[field].type == EXM_FT_ADDR)
+			fprintf(f, "\"0x%" PRIx64 "\"", v->u);
+		else
+			fprintf(f, "%" PRIu64, v->u);
+		break;
+	case EXM_V_DBL:
+		if (isfinite(v->d))
+			fprintf(f, "%.17g", v->d);
+		else
+			fputs("null", f);
+		break;
+	}
+}
+
+static void json_row(FILE *f, enum exm_table t, const struct exm_row *r,
+		     const int *fields)
+{
+	fputc('{', f);
+	for (int j = 0; fields[j] >= 0; j++) {
+		struct exm_value v;
+
+		exm_field_value(fields[j], t, r, &v);
+		fprintf(f, "%s\"%s\":", j ? "," : "",
+			exm_fields[fields[j]].key);
+		json_value(f, fields[j], &v);
+	}
+}
+
+void tui_print_json_rows(FILE *f, enum exm_table t, const struct exm_row *rows,
+			 size_t n, const int *fields)
+{
+	fputc('[', f);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			fputc(',', f);
+		json_row(f, t, &rows[i], fields);
+		fputc('}', f);
+	}
+	fputc(']', f);
+}
+
+static void json_sizes(FILE *f, const struct exm_sizes *s)
+{
+	struct exm_row r = { .sz = *s };
+	static const int keys[] = { EXM_F_VM,	 EXM_F_RSS,	EXM_F_ERSS,
+				    EXM_F_SWAP,	 EXM_F_ESWAP,	EXM_F_MAPPED,
+				    EXM_F_EMAPPED, EXM_F_SOLE,	EXM_F_WRITABLE,
+				    -1 };
+
+	fputc('{', f);
+	for (int j = 0; keys[j] >= 0; j++) {
+		struct exm_value v;
+
+		exm_field_value(keys[j], EXM_T_FILES, &r, &v);
+		fprintf(f, "%s\"%s\":", j ? "," : "", exm_fields[keys[j]].key);
+		json_value(f, keys[j], &v);
+	}
+	fputc('}', f);
+}
+
+void tui_print_json_header(FILE *f, const struct exm_snapshot *snap)
+{
+	const struct exm_sysinfo *s = &snap->sys;
+	char tbuf[64];
+	struct tm tm;
+	time_t t = (time_t)s->taken_at.tv_sec;
+
+	gmtime_r(&t, &tm);
+	strftime(tbuf, sizeof(tbuf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	fputs("\"version\":1,\"source\":", f);
+	exm_json_str(f, s->source);
+	fputs(",\"source_detail\":", f);
+	exm_json_str(f, s->source_detail);
+	fputs(",\"limits\":", f);
+	exm_json_str(f, s->limits);
+	fputs(",\"hostname\":", f);
+	exm_json_str(f, s->hostname);
+	fputs(",\"kernel\":", f);
+	exm_json_str(f, s->kernel);
+	fprintf(f,
+		",\"time\":\"%s\",\"time_taken\":%.6f,\"units\":\"bytes\","
+		"\"page_size\":%u,\"mem_total\":%" PRIu64
+		",\"mem_available\":%" PRIu64 ",\"scanned\":%zu,"
+		"\"skipped_gone\":%zu,\"skipped_denied\":%zu,"
+		"\"distinct_pages\":%" PRIu64 ",\"distinct_swap\":%" PRIu64
+		",\"totals\":",
+		tbuf, s->time_taken, s->page_size, s->mem_total,
+		s->mem_available, snap->nprocs - snap->nskipped_denied,
+		snap->nskipped_gone, snap->nskipped_denied,
+		snap->distinct_pages, snap->distinct_swap);
+	json_sizes(f, &snap->total);
+	fputc(',', f);
+}
+
+void tui_print_summary(FILE *f, const struct exm_snapshot *snap)
+{
+	const struct exm_sysinfo *s = &snap->sys;
+	char tot[16], mem[16];
+	char host[256];
+
+	exm_fmt_human(tot, sizeof(tot), snap->total.erss);
+	exm_fmt_human(mem, sizeof(mem), (double)s->mem_total);
+	fprintf(f,
+		"exmtop - %s - source %s (%s) - %zu processes, %zu gone, "
+		"%zu not readable - effective resident %s of %s RAM - "
+		"%.3fs\n",
+		exm_escape(host, sizeof(host), s->hostname), s->source,
+		s->source_detail, snap->nprocs - snap->nskipped_denied,
+		snap->nskipped_gone, snap->nskipped_denied, tot, mem,
+		s->time_taken);
+	if (s->limits[0])
+		fprintf(f, "note: %s\n", s->limits);
+}
+
+/* Rows of the processes table that pass -u. */
+static struct exm_row *proc_rows(const struct tui_opts *o,
+				 const struct exm_snapshot *snap, size_t *n)
+{
+	struct exm_row *rows = exm_table_procs(snap, n);
+	size_t k = 0;
+
+	if (!rows)
+		return NULL;
+	for (size_t i = 0; i < *n; i++)
+		if (tui_user_match(o, rows[i].proc))
+			rows[k++] = rows[i];
+	*n = k;
+	return rows;
+}
+
+static int emit_json(FILE *out, const struct tui_opts *o,
+		     const struct exm_snapshot *snap, int sort_f, bool desc)
+{
+	int pf[TUI_MAX_FIELDS + 1], ff[TUI_MAX_FIELDS + 1];
+	int pff[TUI_MAX_FIELDS + 1];
+	struct exm_row *rows;
+	size_t n;
+
+	tui_all_fields(EXM_T_PROCS, pf);
+	tui_all_fields(EXM_T_FILES, ff);
+	tui_all_fields(EXM_T_PFILES, pff);
+	fputc('{', out);
+	tui_print_json_header(out, snap);
+	if (!o->files) {
+		rows = proc_rows(o, snap, &n);
+		if (!rows)
+			return -ENOMEM;
+		exm_rows_sort(rows, n, sort_f, EXM_T_PROCS, desc);
+		fputs("\"processes\":[", out);
+		for (size_t i = 0; i < n; i++) {
+			struct exm_row *fr;
+			size_t nf;
+
+			if (i)
+				fputc(',', out);
+			json_row(out, EXM_T_PROCS, &rows[i], pf);
+			fputs(",\"state\":", out);
+			exm_json_str(out,
+				     rows[i].proc->state == EXM_PROC_DENIED
+					     ? "denied"
+					     : "ok");
+			fr = exm_table_pfiles(snap, rows[i].proc, &nf);
+			if (!fr) {
+				free(rows);
+				return -ENOMEM;
+			}
+			exm_rows_sort(fr, nf, EXM_F_ERSS, EXM_T_PFILES, true);
+			fputs(",\"files\":", out);
+			tui_print_json_rows(out, EXM_T_PFILES, fr, nf, pff);
+			free(fr);
+			fputc('}', out);
+		}
+		fputs("],", out);
+		free(rows);
+	}
+	rows = exm_table_files(snap, &n);
+	if (!rows)
+		return -ENOMEM;
+	exm_rows_sort(rows, n, o->files ? sort_f : EXM_F_ERSS, EXM_T_FILES,
+		      o->files ? desc : true);
+	fputs("\"files\":", out);
+	tui_print_json_rows(out, EXM_T_FILES, rows, n, ff);
+	free(rows);
+	fputs("}\n", out);
+	return 0;
+}
+
+static int emit_table(FILE *out, const struct tui_opts *o,
+		      const struct exm_snapshot *snap, enum exm_table t,
+		      const int *fields, int sort_f, bool desc, long iter)
+{
+	struct exm_row *rows;
+	size_t n;
+
+	rows = t == EXM_T_FILES ? exm_table_files(snap, &n)
+				: proc_rows(o, snap, &n);
+	if (!rows)
+		return -ENOMEM;
+	exm_rows_sort(rows, n, sort_f, t, desc);
+	if (o->format == TUI_FMT_CSV) {
+		tui_print_csv(out, t, rows, n, fields, iter == 0);
+	} else {
+		if (iter)
+			fputc('\n', out);
+		tui_print_summary(out, snap);
+		tui_print_text(out, t, rows, n, fields, o->bytes);
+	}
+	free(rows);
+	return 0;
+}
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+static void sleep_secs(double d)
+{
+	struct timespec ts = { .tv_sec = (time_t)d };
+
+	ts.tv_nsec = (long)((d - (double)ts.tv_sec) * 1e9);
+	while (!stop_flag && nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+int tui_batch(const struct tui_opts *o)
+{
+	enum exm_table t = o->files ? EXM_T_FILES : EXM_T_PROCS;
+	int fields[TUI_MAX_FIELDS + 1], sort_f;
+	struct exm_scan_opts scan;
+	struct exm_source *src;
+	char err[256];
+	bool desc;
+	long iters = o->iterations > 0 ? o->iterations : 1;
+	int ret;
+
+	if (tui_parse_fields(o->fields, t, fields, err, sizeof(err)) ||
+	    tui_sort_key(o, t, &sort_f, &desc, err, sizeof(err))) {
+		fprintf(stderr, "exmtop: %s\n", err);
+		return 2;
+	}
+	ret = exm_source_open(o->source, &src, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "exmtop: %s\n", err);
+		return 1;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGINT, on_stop);
+	signal(SIGTERM, on_stop);
+	tui_opts_scan(o, &scan);
+	for (long i = 0; i < iters && !stop_flag; i++) {
+		struct exm_snapshot *snap;
+
+		if (i)
+			sleep_secs(o->delay);
+		if (stop_flag)
+			break;
+		ret = exm_source_snapshot(src, &scan, &snap);
+		if (ret) {
+			fprintf(stderr, "exmtop: snapshot failed: %s\n",
+				src->errmsg[0] ? src->errmsg : strerror(-ret));
+			exm_source_close(src);
+			return 1;
+		}
+		if (o->format == TUI_FMT_JSON)
+			ret = emit_json(stdout, o, snap, sort_f, desc);
+		else
+			ret = emit_table(stdout, o, snap, t, fields, sort_f,
+					 desc, i);
+		exm_snapshot_free(snap);
+		if (fflush(stdout) || ferror(stdout)) {
+			exm_source_close(src);
+			return errno == EPIPE ? 0 : 1;
+		}
+		if (ret) {
+			fprintf(stderr, "exmtop: %s\n", strerror(-ret));
+			exm_source_close(src);
+			return 1;
+		}
+	}
+	exm_source_close(src);
+	return 0;
+}
