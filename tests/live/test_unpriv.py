@@ -104,16 +104,23 @@ def main():
                 if not c.check(p is not None, what + " listed"):
                     continue
                 c.eq(p.get("user"), name, what + " user")
+                # smaps_rollup now; while exmtop ran it shared libc with
+                # the sharer, so file Pss was lower then (by at most half).
                 roll = exmlive.read_rollup(pid)
-                for k in ("pss", "pss_anon", "pss_file", "pss_shmem",
-                          "swap_pss"):
+                for k in ("pss_anon", "pss_shmem", "pss_dirty", "swap_pss"):
                     c.eq(p.get(k), roll[k], "%s %s" % (what, k))
+                for k in ("pss", "pss_file"):
+                    g = p.get(k)
+                    c.check(g is not None and roll[k] - roll["pss_file"] / 2
+                            - 1024 <= g <= roll[k], "%s %s %r vs "
+                            "smaps_rollup %d" % (what, k, g, roll[k]))
                 c.eq(p.get("rss"), roll["rss"], what + " rss == Rss")
-                erss = p.get("erss")
-                lo = roll["pss"] - 1024 * nmaps(pid)
-                c.check(erss is not None and lo < erss <= roll["pss"],
-                        "%s erss %r in (%d, %d]" %
-                        (what, erss, lo, roll["pss"]))
+                # erss sums each mapping's Pss (whole kB each) from smaps,
+                # read with the rollup in the same pass.
+                erss, pss = p.get("erss"), p.get("pss") or 0
+                lo = pss - 1024 * nmaps(pid)
+                c.check(erss is not None and lo < erss <= pss,
+                        "%s erss %r in (%d, %d]" % (what, erss, lo, pss))
                 c.eq(p.get("sole"), None, what + " sole is null")
                 c.eq(p.get("writable"), None, what + " writable is null")
                 rows = p.get("files") or []
