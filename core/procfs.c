@@ -107,8 +107,8 @@ enum exm_kind exm_classify(const char *name, uint64_t inode,
 	 * devtmpfs (major 0) with a /dev/ path. */
 	if (starts(name, "/dev/") && dev_major == 0)
 		return EXM_KIND_DEVICE;
-	if (!inode && name[0] != '/')
-		return EXM_KIND_OTHER; /* e.g. "anon_inode:..." */
+	if (name[0] != '/')
+		return EXM_KIND_OTHER; /* "anon_inode:...", "socket:..." */
 	return EXM_KIND_FILE;
 }
 

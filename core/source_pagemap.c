@@ -69,7 +69,9 @@ static int pm_open(struct exm_source *src)
 {
 	struct pm_priv *pp;
 
-	if (!exm_pagemap_has_pfns()) {
+	/* "pagemap:DIR" reads a /proc-like tree at DIR (tests, recorded
+	 * trees): no privilege is involved in reading plain files. */
+	if (!(src->arg && *src->arg) && !exm_pagemap_has_pfns()) {
 		snprintf(src->errmsg, sizeof(src->errmsg),
 			 "pagemap source needs root (CAP_SYS_ADMIN) to read "
 			 "page frame numbers; use --source smaps");
@@ -292,7 +294,15 @@ static int pm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 			 EXM_CAP_ALLPROCS |
 			 (opts->want_kpss ? EXM_CAP_KPSS : 0);
 	pp->any_scan = pp->any_read = false;
-	ret = exm_proc_walk(src, opts, snap, true, pm_proc);
+	if (src->arg && *src->arg) {
+		struct exm_scan_opts o = *opts;
+
+		o.proc_root = src->arg;
+		o.include_self = true; /* our pid means nothing there */
+		ret = exm_proc_walk(src, &o, snap, true, pm_proc);
+	} else {
+		ret = exm_proc_walk(src, opts, snap, true, pm_proc);
+	}
 	snprintf(snap->sys.source_detail, sizeof(snap->sys.source_detail),
 		 "%s", pp->any_scan && !pp->any_read ? "PAGEMAP_SCAN"
 		       : pp->any_scan		    ? "PAGEMAP_SCAN+reads"

@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Accounting on hand-built snapshots, and the pagemap source's decoder on
+ * a synthetic /proc tree with binary pagemap files.
+ */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/account.h"
+#include "core/pagemap.h"
+#include "core/source.h"
+#include "core/table.h"
+
+#define PS 4096u
+#define PRESENT(pfn, fl) (EXM_PM_PRESENT | (fl) | (uint64_t)(pfn))
+#define SWAPW(type, off) (EXM_PM_SWAPPED | ((uint64_t)(off) << 5) | (type))
+
+static struct exm_proc *mkproc(struct exm_snapshot *s, pid_t pid)
+{
+	struct exm_proc *p = exm_snapshot_add_proc(s);
+
+	p->pid = pid;
+	p->user = strdup("u");
+	p->comm = strdup("c");
+	p->cmdline = strdup("");
+	p->cgroup = strdup("");
+	return p;
+}
+
+static struct exm_mapping *mkmap(struct exm_proc *p, uint64_t start,
+				 uint64_t npages, unsigned perms,
+				 const char *name, uint64_t inode,
+				 enum exm_kind kind)
+{
+	struct exm_mapping *m = exm_proc_add_mapping(p);
+
+	m->start = start;
+	m->end = start + npages * PS;
+	m->perms = perms;
+	m->name = strdup(name);
+	m->inode = inode;
+	m->kind = kind;
+	return m;
+}
+
+static void add(struct exm_mapping *m, uint64_t page, uint64_t w)
+{
+	cr_assert_eq(exm_mapping_add_page(m, m->start / PS + page, w), 0);
+}
+
+/*
+ * A: anon rw-p [0x10000, 4 pages): pfn 100 (shared), pfn 101 (exclusive),
+ *    swap entry (1, 7) shared with B, one page absent; file r--s 1 page at
+ *    0x20000 mapping pfn 100 again (twice in one process).
+ * B: anon pfn 100, swap (1, 7).   C: anon pfn 100.
+ * maps(100) = 4, procs(100) = 3.
+ */
+static struct exm_snapshot *three_way(void)
+{
+	struct exm_snapshot *s = exm_snapshot_new();
+	struct exm_proc *p;
+	struct exm_mapping *m;
+
+	s->sys.page_size = PS;
+	s->sys.caps = EXM_CAP_PAGES | EXM_CAP_PFN | EXM_CAP_WRITABLE;
+	p = mkproc(s, 10);
+	m = mkmap(p, 0x10000, 4, EXM_PERM_R | EXM_PERM_W, "", 0,
+		  EXM_KIND_ANON);
+	add(m, 0, PRESENT(100, 0));
+	add(m, 1, PRESENT(101, EXM_PM_EXCLUSIVE));
+	add(m, 2, SWAPW(1, 7));
+	m = mkmap(p, 0x20000, 1, EXM_PERM_R | EXM_PERM_S, "/lib/x.so", 55,
+		  EXM_KIND_FILE);
+	add(m, 0, PRESENT(100, EXM_PM_FILE));
+	p = mkproc(s, 20);
+	m = mkmap(p, 0x10000, 2, EXM_PERM_R | EXM_PERM_W, "", 0,
+		  EXM_KIND_ANON);
+	add(m, 0, PRESENT(100, 0));
+	add(m, 1, SWAPW(1, 7));
+	p = mkproc(s, 30);
+	m = mkmap(p, 0x10000, 1, EXM_PERM_R | EXM_PERM_W, "", 0,
+		  EXM_KIND_ANON);
+	add(m, 0, PRESENT(100, 0));
+	cr_assert_eq(exm_snapshot_account(s), 0);
+	return s;
+}
+
+Test(account, shared_three_ways_and_twice_in_one_process)
+{
+	struct exm_snapshot *s = three_way();
+	const struct exm_proc *a = &s->procs[0], *b = &s->procs[1],
+			      *c = &s->procs[2];
+
+	cr_assert_eq(a->sz.vm, 5 * PS);
+	cr_assert_eq(a->sz.rss, 3 * PS);
+	cr_assert_float_eq(a->sz.erss, PS / 4.0 + PS + PS / 4.0, 1e-9);
+	cr_assert_eq(a->sz.swap, PS);
+	cr_assert_float_eq(a->sz.eswap, PS / 2.0, 1e-9);
+	cr_assert_eq(a->sz.sole, PS); /* pfn 101 only; 100 has 3 procs */
+	cr_assert_eq(a->sz.writable, PS);
+	cr_assert_eq(exm_sizes_mapped(&a->sz), 4 * PS);
+	cr_assert_float_eq(exm_sizes_emapped(&a->sz), 2.0 * PS, 1e-9);
+	cr_assert_eq(b->sz.rss, PS);
+	cr_assert_float_eq(b->sz.erss, PS / 4.0, 1e-9);
+	cr_assert_float_eq(b->sz.eswap, PS / 2.0, 1e-9);
+	cr_assert_eq(b->sz.sole, 0);
+	cr_assert_eq(b->sz.writable, 0); /* not exclusive: CoW shared */
+	cr_assert_float_eq(c->sz.erss, PS / 4.0, 1e-9);
+	cr_assert_eq(s->distinct_pages, 2);
+	cr_assert_eq(s->distinct_swap, 1);
+	exm_snapshot_free(s);
+}
+
+Test(account, conservation)
+{
+	struct exm_snapshot *s = three_way();
+	double sum = 0, swsum = 0;
+
+	for (size_t i = 0; i < s->nprocs; i++) {
+		sum += s->procs[i].sz.erss;
+		swsum += s->procs[i].sz.eswap;
+	}
+	cr_assert_float_eq(sum, (double)(s->distinct_pages * PS), 1e-6);
+	cr_assert_float_eq(swsum, (double)(s->distinct_swap * PS), 1e-6);
+	cr_assert_float_eq(s->total.erss, (double)(s->distinct_pages * PS),
+			   1e-6);
+	exm_snapshot_free(s);
+}
+
+Test(account, conservation_many_odd_sharers)
+{
+	/* 97 processes; page k mapped by (k % 13) + 1 of them: divisions
+	 * by 1..13 must still add up to whole pages. */
+	struct exm_snapshot *s = exm_snapshot_new();
+	double sum = 0;
+
+	s->sys.page_size = PS;
+	s->sys.caps = EXM_CAP_PAGES | EXM_CAP_PFN;
+	for (int i = 0; i < 97; i++) {
+		struct exm_proc *p = mkproc(s, 100 + i);
+		struct exm_mapping *m = mkmap(p, 0x100000, 4096, EXM_PERM_R,
+					      "", 0, EXM_KIND_ANON);
+
+		for (uint64_t k = 0; k < 4096; k++)
+			if ((uint64_t)i <= k % 13)
+				add(m, k, PRESENT(5000 + k, 0));
+	}
+	cr_assert_eq(exm_snapshot_account(s), 0);
+	for (size_t i = 0; i < s->nprocs; i++)
+		sum += s->procs[i].sz.erss;
+	cr_assert_eq(s->distinct_pages, 4096);
+	cr_assert(fabs(sum - 4096.0 * PS) < 1e-3, "sum %.6f", sum);
+	exm_snapshot_free(s);
+}
+
+Test(account, byte_ranges_smaller_than_a_page)
+{
+	struct exm_snapshot *s = three_way();
+	const struct exm_proc *a = &s->procs[0];
+	struct exm_sizes z;
+
+	/* 200 bytes inside pfn 100 (maps 4). */
+	exm_range_sizes(s, a, NULL, 0x10000 + 100, 0x10000 + 300, &z);
+	cr_assert_eq(z.vm, 200);
+	cr_assert_eq(z.rss, 200);
+	cr_assert_float_eq(z.erss, 50.0, 1e-9);
+	cr_assert_eq(z.sole, 0);
+	/* Straddling pages 0 and 1: 96 bytes each side. */
+	exm_range_sizes(s, a, NULL, 0x11000 - 96, 0x11000 + 96, &z);
+	cr_assert_eq(z.rss, 192);
+	cr_assert_float_eq(z.erss, 24.0 + 96.0, 1e-9);
+	cr_assert_eq(z.sole, 96);
+	cr_assert_eq(z.writable, 96);
+	/* 10 bytes of the swapped page. */
+	exm_range_sizes(s, a, NULL, 0x12010, 0x1201a, &z);
+	cr_assert_eq(z.rss, 0);
+	cr_assert_eq(z.swap, 10);
+	cr_assert_float_eq(z.eswap, 5.0, 1e-9);
+	/* Across the gap between the two mappings: only mapped bytes. */
+	exm_range_sizes(s, a, NULL, 0x13000, 0x21000, &z);
+	cr_assert_eq(z.vm, 2 * PS);
+	cr_assert_eq(z.rss, PS);
+	cr_assert_float_eq(z.erss, PS / 4.0, 1e-9);
+	/* Restricted to one mapping. */
+	exm_range_sizes(s, a, &a->maps[1], 0, UINT64_MAX, &z);
+	cr_assert_eq(z.vm, PS);
+	cr_assert_eq(z.rss, PS);
+	/* Sub-page ranges add up to the page. */
+	{
+		double e = 0;
+
+		for (uint64_t off = 0; off < PS; off += 512) {
+			exm_range_sizes(s, a, NULL, 0x10000 + off,
+					0x10000 + off + 512, &z);
+			e += z.erss;
+		}
+		cr_assert_float_eq(e, PS / 4.0, 1e-9);
+	}
+	exm_snapshot_free(s);
+}
+
+Test(account, files_within_and_across)
+{
+	struct exm_snapshot *s = three_way();
+	const struct exm_file *anon = exm_snapshot_find_file(s, "[anon]");
+	const struct exm_file *lib = exm_snapshot_find_file(s, "/lib/x.so");
+	struct exm_row *rows;
+	size_t n;
+
+	cr_assert_not_null(anon);
+	cr_assert_not_null(lib);
+	cr_assert_eq(anon->nprocs, 3);
+	cr_assert_eq(lib->nprocs, 1);
+	cr_assert_eq(anon->sz.rss, 4 * PS);
+	cr_assert_float_eq(anon->sz.erss, 3 * PS / 4.0 + PS, 1e-9);
+	cr_assert_float_eq(lib->sz.erss, PS / 4.0, 1e-9);
+	rows = exm_table_fprocs(s, anon, &n);
+	cr_assert_eq(n, 3);
+	free(rows);
+	rows = exm_table_pfiles(s, &s->procs[0], &n);
+	cr_assert_eq(n, 2);
+	free(rows);
+	rows = exm_table_mappings(s, &s->procs[0], lib, &n);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(rows[0].addr, 0x20000);
+	free(rows);
+	exm_snapshot_free(s);
+}
+
+/* ---- pagemap decoder on a synthetic /proc tree ---- */
+
+static void put(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	cr_assert_not_null(f, "%s", path);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void put_word(int fd, uint64_t vpn, uint64_t w)
+{
+	cr_assert_eq(pwrite(fd, &w, 8, (off_t)(vpn * 8)), 8);
+}
+
+Test(pagemap, decoder_on_binary_fixture)
+{
+	char root[] = "/tmp/exm-fakeproc-XXXXXX", pid[600], path[700];
+	struct exm_source *src;
+	struct exm_snapshot *snap;
+	struct exm_scan_opts opts = { .want_kpss = true, .want_cmdline = true };
+	char err[256], name[700];
+	const struct exm_proc *p;
+	int fd;
+
+	cr_assert_not_null(mkdtemp(root));
+	snprintf(pid, sizeof(pid), "%s/4242", root);
+	cr_assert_eq(mkdir(pid, 0755), 0);
+	put(pid, "stat",
+	    "4242 (fa ke) S 1 4242 4242 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 "
+	    "1 0 555 0 0\n");
+	{
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/cmdline", pid);
+		f = fopen(path, "w");
+		cr_assert_not_null(f);
+		fwrite("fake\0--flag\0", 1, 13, f);
+		fclose(f);
+	}
+	put(pid, "cgroup", "0::/test.slice\n");
+	put(pid, "maps",
+	    "10000-14000 rw-p 00000000 00:00 0 \n"
+	    "20000-22000 r--s 00000000 08:01 77 /data/x y\n");
+	put(pid, "smaps_rollup", "Rss: 12 kB\nPss: 8 kB\n");
+	snprintf(path, sizeof(path), "%s/pagemap", pid);
+	fd = open(path, O_WRONLY | O_CREAT, 0644);
+	cr_assert_geq(fd, 0);
+	put_word(fd, 0x10, PRESENT(0x1234, EXM_PM_EXCLUSIVE));
+	put_word(fd, 0x11, SWAPW(3, 0x55));
+	put_word(fd, 0x12, EXM_PM_SOFT_DIRTY); /* not present: ignored */
+	put_word(fd, 0x13, PRESENT(0x999, 0));
+	put_word(fd, 0x20, PRESENT(0x1234, EXM_PM_FILE)); /* same frame */
+	put_word(fd, 0x21, PRESENT(0x777, EXM_PM_FILE | EXM_PM_EXCLUSIVE));
+	close(fd);
+
+	snprintf(name, sizeof(name), "pagemap:%s", root);
+	cr_assert_eq(exm_source_open(name, &src, err, sizeof(err)), 0, "%s",
+		     err);
+	cr_assert_eq(exm_source_snapshot(src, &opts, &snap), 0);
+	cr_assert_eq(snap->nprocs, 1);
+	p = &snap->procs[0];
+	cr_assert_str_eq(p->comm, "fa ke");
+	cr_assert_str_eq(p->cmdline, "fake --flag");
+	cr_assert_str_eq(p->cgroup, "/test.slice");
+	cr_assert_eq(p->start_time, 555);
+	cr_assert_eq(p->nmaps, 2);
+	/* Anon mapping: pages 0x10, 0x11 then a hole then 0x13: 2 runs. */
+	cr_assert_eq(p->maps[0].npages, 3);
+	cr_assert_eq(p->maps[0].nruns, 2);
+	cr_assert_eq(EXM_PM_SWAP_TYPE(p->maps[0].pages[1]), 3);
+	cr_assert_eq(EXM_PM_SWAP_OFF(p->maps[0].pages[1]), 0x55);
+	cr_assert_str_eq(p->maps[1].name, "/data/x y");
+	cr_assert_eq(p->sz.vm, 6 * PS);
+	cr_assert_eq(p->sz.rss, 4 * PS);
+	cr_assert_eq(p->sz.swap, PS);
+	cr_assert_float_eq(p->sz.erss, PS / 2.0 * 2 + PS * 2, 1e-9);
+	cr_assert_eq(p->sz.sole, 4 * PS); /* one process: all its own */
+	cr_assert_eq(p->sz.writable, PS); /* only the exclusive anon page */
+	cr_assert_eq(p->kpss.pss, 8192);
+	cr_assert_str_eq(snap->sys.source_detail, "chunked reads");
+	exm_snapshot_free(snap);
+	exm_source_close(src);
+	snprintf(path, sizeof(path), "rm -rf '%s'", root);
+	cr_assert_eq(system(path), 0);
+}
