@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* rc.c - settings and the exmtoprc file (no curses). */
+#include "tui/rc.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void copy_fields(int *dst, const int *src)
+{
+	size_t i = 0;
+
+	for (; src && src[i] >= 0 && i < TUI_MAX_COLS; i++)
+		dst[i] = src[i];
+	dst[i] = -1;
+}
+
+void tui_settings_init(struct tui_settings *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->delay = 2.0;
+	s->group_by = EXM_GROUP_NONE;
+	for (int t = 0; t < EXM_T__COUNT; t++) {
+		copy_fields(s->fields[t], exm_table_default_fields(t));
+		s->sort[t] = -1;
+	}
+}
+
+size_t tui_fields_count(const int *fields)
+{
+	size_t n = 0;
+
+	while (fields[n] >= 0)
+		n++;
+	return n;
+}
+
+int tui_fields_parse(const char *list, enum exm_table t, int *out,
+		     size_t max, char *err, size_t errlen)
+{
+	char key[64];
+	size_t n = 0;
+	const char *p = list;
+
+	if (!max)
+		return -EINVAL;
+	while (*p) {
+		size_t k = strcspn(p, ",");
+		int f;
+
+		if (k == 0 || k >= sizeof(key)) {
+			snprintf(err, errlen, "bad field list '%.64s'", list);
+			return -EINVAL;
+		}
+		memcpy(key, p, k);
+		key[k] = 0;
+		f = exm_field_by_key(key);
+		if (f < 0) {
+			snprintf(err, errlen, "unknown field '%s'", key);
+			return -EINVAL;
+		}
+		if (!(exm_fields[f].tables & EXM_TBIT(t))) {
+			snprintf(err, errlen, "field '%s' does not apply to %s",
+				 key, exm_table_name(t));
+			return -EINVAL;
+		}
+		if (n + 1 >= max) {
+			snprintf(err, errlen, "too many fields");
+			return -EINVAL;
+		}
+		out[n++] = f;
+		p += k;
+		if (*p == ',')
+			p++;
+	}
+	if (!n) {
+		snprintf(err, errlen, "empty field list");
+		return -EINVAL;
+	}
+	out[n] = -1;
+	return 0;
+}
+
+void tui_fields_format(const int *fields, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	if (!len)
+		return;
+	buf[0] = 0;
+	for (size_t i = 0; fields[i] >= 0 && used + 1 < len; i++) {
+		int k = snprintf(buf + used, len - used, "%s%s", i ? "," : "",
+				 exm_fields[fields[i]].key);
+
+		if (k < 0)
+			break;
+		used += (size_t)k;
+	}
+}
+
+int tui_settings_path(char *buf, size_t len)
+{
+	const char *x = getenv("XDG_CONFIG_HOME"), *h = getenv("HOME");
+	int k;
+
+	if (x && *x == '/')
+		k = snprintf(buf, len, "%s/exmtop/exmtoprc", x);
+	else if (h && *h)
+		k = snprintf(buf, len, "%s/.config/exmtop/exmtoprc", h);
+	else
+		return -ENOENT;
+	return k < 0 || (size_t)k >= len ? -ENAMETOOLONG : 0;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' ||
+			 e[-1] == '\r'))
+		*--e = 0;
+	return s;
+}
+
+/* Table names in the file's keys (fields.NAME, sort.NAME). */
+static const char *const table_keys[EXM_T__COUNT] = {
+	[EXM_T_PROCS] = "procs",       [EXM_T_FILES] = "files",
+	[EXM_T_PFILES] = "pfiles",     [EXM_T_FPROCS] = "fprocs",
+	[EXM_T_MAPPINGS] = "mappings", [EXM_T_SECTIONS] = "sections",
+	[EXM_T_SYMBOLS] = "symbols",   [EXM_T_GROUPS] = "groups",
+};
+
+static int table_by_name(const char *name)
+{
+	for (int t = 0; t < EXM_T__COUNT; t++)
+		if (table_keys[t] && !strcmp(name, table_keys[t]))
+			return t;
+	return -1;
+}
+
+static bool parse_bool(const char *v, bool *out)
+{
+	if (!strcmp(v, "1") || !strcmp(v, "yes") || !strcmp(v, "true"))
+		*out = true;
+	else if (!strcmp(v, "0") || !strcmp(v, "no") || !strcmp(v, "false"))
+		*out = false;
+	else
+		return false;
+	return true;
+}
+
+/* Apply one "key = value"; false with *why set when it is bad. */
+static bool apply(struct tui_settings *s, const char *key, const char *val,
+		  char *why, size_t whylen)
+{
+	char *end;
+	int t, f;
+
+	if (!strcmp(key, "delay")) {
+		double d = strtod(val, &end);
+
+		if (*end || !(d >= 0.1 && d <= 3600))
+			return snprintf(why, whylen, "bad delay"), false;
+		s->delay = d;
+		return true;
+	}
+	if (!strcmp(key, "group")) {
+		int g = exm_group_by_name(val);
+
+		if (g < 0)
+			return snprintf(why, whylen, "bad group"), false;
+		s->group_by = (enum exm_group_by)g;
+		return true;
+	}
+	if (!strcmp(key, "full_cmd"))
+		return parse_bool(val, &s->full_cmd) ||
+		       (snprintf(why, whylen, "bad full_cmd"), false);
+	if (!strcmp(key, "bytes"))
+		return parse_bool(val, &s->exact_bytes) ||
+		       (snprintf(why, whylen, "bad bytes"), false);
+	if (!strncmp(key, "fields.", 7) && (t = table_by_name(key + 7)) >= 0) {
+		int tmp[TUI_MAX_COLS + 1];
+
+		if (tui_fields_parse(val, t, tmp, TUI_MAX_COLS + 1, why,
+				     whylen))
+			return false;
+		memcpy(s->fields[t], tmp, sizeof(tmp));
+		return true;
+	}
+	if (!strncmp(key, "sort.", 5) && (t = table_by_name(key + 5)) >= 0) {
+		bool desc = *val == '-';
+
+		f = exm_field_by_key(val + desc);
+		if (f < 0 || !(exm_fields[f].tables & EXM_TBIT(t)))
+			return snprintf(why, whylen, "bad sort"), false;
+		s->sort[t] = f;
+		s->sort_desc[t] = desc;
+		return true;
+	}
+	snprintf(why, whylen, "unknown key");
+	return false;
+}
+
+int tui_settings_load(struct tui_settings *s, const char *path, char *warn,
+		      size_t warnlen)
+{
+	FILE *fp = fopen(path, "re");
+	char line[1024];
+	unsigned lineno = 0;
+	bool warned = false;
+
+	if (warn && warnlen)
+		warn[0] = 0;
+	if (!fp)
+		return -errno;
+	while (fgets(line, sizeof(line), fp)) {
+		char *k = trim(line), *eq, why[128] = "";
+
+		lineno++;
+		if (!*k || *k == '#')
+			continue;
+		eq = strchr(k, '=');
+		if (eq) {
+			*eq = 0;
+			if (apply(s, trim(k), trim(eq + 1), why, sizeof(why)))
+				continue;
+		} else {
+			snprintf(why, sizeof(why), "no '='");
+		}
+		if (!warned && warn && warnlen) {
+			snprintf(warn, warnlen, "%s:%u: %s (ignored)", path,
+				 lineno, why);
+			warned = true;
+		}
+	}
+	fclose(fp);
+	return 0;
+}
+
+static int mkdir_parents(char *path)
+{
+	for (char *p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(path, 0755) && errno != EEXIST) {
+			int e = errno;
+
+			*p = '/';
+			return -e;
+		}
+		*p = '/';
+	}
+	return 0;
+}
+
+int tui_settings_save(const struct tui_settings *s, const char *path)
+{
+	char tmp[4096], list[1024];
+	FILE *fp;
+	int err;
+
+	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	err = mkdir_parents(tmp);
+	if (err)
+		return err;
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	fp = fopen(tmp, "we");
+	if (!fp)
+		return -errno;
+	fprintf(fp, "# exmtop settings, written by exmtop (key W)\n");
+	fprintf(fp, "delay = %g\n", s->delay);
+	fprintf(fp, "group = %s\n", exm_group_name(s->group_by));
+	fprintf(fp, "full_cmd = %d\n", s->full_cmd);
+	fprintf(fp, "bytes = %d\n", s->exact_bytes);
+	for (int t = 0; t < EXM_T__COUNT; t++) {
+		tui_fields_format(s->fields[t], list, sizeof(list));
+		if (*list)
+			fprintf(fp, "fields.%s = %s\n", table_keys[t], list);
+		if (s->sort[t] >= 0)
+			fprintf(fp, "sort.%s = %s%s\n", table_keys[t],
+				s->sort_desc[t] ? "-" : "",
+				exm_fields[s->sort[t]].key);
+	}
+	if (fflush(fp) || ferror(fp)) {
+		err = -errno;
+		fclose(fp);
+		unlink(tmp);
+		return err ? err : -EIO;
+	}
+	if (fclose(fp)) {
+		err = -errno;
+		unlink(tmp);
+		return err;
+	}
+	if (rename(tmp, path)) {
+		err = -errno;
+		unlink(tmp);
+		return err;
+	}
+	return 0;
+}

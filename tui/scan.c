@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* scan.c - the snapshot worker thread; see scan.h. */
+#include "tui/scan.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct tui_scanner {
+	struct exm_source *src;
+	struct exm_scan_opts scan;
+	bool threaded;
+	int pipe[2]; /* worker -> UI: "a result is ready" */
+
+	pthread_t th;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool requested; /* UI asked, worker has not started yet */
+	bool busy;	/* requested or being taken */
+	bool quit;
+	bool detached; /* UI gave up on us: worker frees the scanner */
+
+	struct exm_snapshot *ready;
+	int err;
+	char msg[256];
+};
+
+static void scanner_free(struct tui_scanner *s)
+{
+	if (s->ready)
+		exm_snapshot_free(s->ready);
+	close(s->pipe[0]);
+	close(s->pipe[1]);
+	pthread_mutex_destroy(&s->lock);
+	pthread_cond_destroy(&s->cond);
+	free(s);
+}
+
+/* Take one snapshot and post it (called with the lock not held). */
+static void take_one(struct tui_scanner *s)
+{
+	struct exm_snapshot *snap = NULL;
+	int err = exm_source_snapshot(s->src, &s->scan, &snap);
+	char c = 1;
+	ssize_t w;
+
+	pthread_mutex_lock(&s->lock);
+	if (s->ready)
+		exm_snapshot_free(s->ready);
+	s->ready = err ? NULL : snap;
+	s->err = err;
+	if (err) {
+		snprintf(s->msg, sizeof(s->msg), "%s",
+			 s->src->errmsg[0] ? s->src->errmsg : strerror(-err));
+		if (snap)
+			exm_snapshot_free(snap);
+	}
+	s->busy = false;
+	pthread_mutex_unlock(&s->lock);
+	do
+		w = write(s->pipe[1], &c, 1);
+	while (w < 0 && errno == EINTR);
+}
+
+static void *worker(void *arg)
+{
+	struct tui_scanner *s = arg;
+	bool free_it;
+
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		while (!s->requested && !s->quit)
+			pthread_cond_wait(&s->cond, &s->lock);
+		if (s->quit)
+			break;
+		s->requested = false;
+		pthread_mutex_unlock(&s->lock);
+		take_one(s);
+		pthread_mutex_lock(&s->lock);
+	}
+	free_it = s->detached;
+	pthread_mutex_unlock(&s->lock);
+	if (free_it)
+		scanner_free(s);
+	return NULL;
+}
+
+int tui_scanner_start(struct tui_scanner **out, struct exm_source *src,
+		      const struct exm_scan_opts *scan, bool threaded)
+{
+	struct tui_scanner *s = calloc(1, sizeof(*s));
+	sigset_t all, old;
+	int err;
+
+	*out = NULL;
+	if (!s)
+		return -ENOMEM;
+	s->src = src;
+	s->scan = *scan;
+	s->threaded = threaded;
+	if (pipe2(s->pipe, O_CLOEXEC | O_NONBLOCK)) {
+		err = -errno;
+		free(s);
+		return err;
+	}
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->cond, NULL);
+	if (threaded) {
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		err = -pthread_create(&s->th, NULL, worker, s);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		if (err) {
+			scanner_free(s);
+			return err;
+		}
+	}
+	*out = s;
+	return 0;
+}
+
+int tui_scanner_fd(const struct tui_scanner *s)
+{
+	return s->pipe[0];
+}
+
+void tui_scanner_request(struct tui_scanner *s)
+{
+	pthread_mutex_lock(&s->lock);
+	if (s->busy) {
+		pthread_mutex_unlock(&s->lock);
+		return;
+	}
+	s->busy = true;
+	if (s->threaded) {
+		s->requested = true;
+		pthread_cond_signal(&s->cond);
+		pthread_mutex_unlock(&s->lock);
+		return;
+	}
+	pthread_mutex_unlock(&s->lock);
+	take_one(s);
+}
+
+bool tui_scanner_busy(struct tui_scanner *s)
+{
+	bool b;
+
+	pthread_mutex_lock(&s->lock);
+	b = s->busy;
+	pthread_mutex_unlock(&s->lock);
+	return b;
+}
+
+struct exm_snapshot *tui_scanner_take(struct tui_scanner *s, int *err,
+				      char *msg, size_t msglen)
+{
+	struct exm_snapshot *snap;
+	char buf[64];
+
+	while (read(s->pipe[0], buf, sizeof(buf)) > 0)
+		;
+	pthread_mutex_lock(&s->lock);
+	snap = s->ready;
+	s->ready = NULL;
+	*err = s->err;
+	if (s->err && msg && msglen)
+		snprintf(msg, msglen, "%s", s->msg);
+	s->err = 0;
+	pthread_mutex_unlock(&s->lock);
+	return snap;
+}
+
+bool tui_scanner_stop(struct tui_scanner *s)
+{
+	bool idle;
+
+	if (!s)
+		return true;
+	if (!s->threaded) {
+		scanner_free(s);
+		return true;
+	}
+	pthread_mutex_lock(&s->lock);
+	idle = !s->busy;
+	s->quit = true;
+	if (!idle)
+		s->detached = true;
+	pthread_cond_signal(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	if (idle) {
+		pthread_join(s->th, NULL);
+		scanner_free(s);
+	} else {
+		pthread_detach(s->th);
+	}
+	return idle;
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * scan.h - snapshots taken off the input path (no curses).
+ *
+ * A scanner owns one worker thread that takes snapshots on request with
+ * exm_source_snapshot(); the UI thread keeps reading keys and drawing the
+ * previous snapshot meanwhile, and learns that a new one is ready when
+ * tui_scanner_fd() becomes readable. The source is used only by the worker
+ * thread while the scanner runs. All signals are blocked in the worker, so
+ * SIGWINCH, SIGINT and friends reach the UI thread.
+ */
+#ifndef TUI_SCAN_H
+#define TUI_SCAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/source.h"
+
+struct tui_scanner;
+
+/*
+ * Start a scanner on src with scan options *scan (copied; the pids array
+ * and proc_root it points to must outlive the scanner). 0 or -errno.
+ * With threaded false, snapshots are taken synchronously inside
+ * tui_scanner_request() (for debugging and single-threaded builds).
+ */
+int tui_scanner_start(struct tui_scanner **out, struct exm_source *src,
+		      const struct exm_scan_opts *scan, bool threaded);
+/* A file descriptor that becomes readable when a snapshot is ready. */
+int tui_scanner_fd(const struct tui_scanner *s);
+/* Ask for a snapshot; does nothing while one is being taken. */
+void tui_scanner_request(struct tui_scanner *s);
+/* Whether a snapshot is being taken now. */
+bool tui_scanner_busy(struct tui_scanner *s);
+/*
+ * The finished snapshot (caller frees it), or NULL when none is ready or
+ * the scan failed (then *err is -errno and msg holds a one-line reason).
+ */
+struct exm_snapshot *tui_scanner_take(struct tui_scanner *s, int *err,
+				      char *msg, size_t msglen);
+/*
+ * Stop the worker. A scan in progress is abandoned (the thread is detached
+ * and its result dropped) so quitting never waits for a slow scan; returns
+ * true when the worker was idle and src may be closed by the caller.
+ */
+bool tui_scanner_stop(struct tui_scanner *s);
+
+#endif

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* text.c - display widths and column layout (no curses). */
+#include "tui/text.h"
+
+#include <string.h>
+#include <wchar.h>
+
+/* Decode one character at s: bytes used (>= 1) and its width (>= 0). */
+static size_t next_char(const char *s, size_t left, int *w)
+{
+	mbstate_t st;
+	wchar_t wc;
+	size_t k;
+
+	memset(&st, 0, sizeof(st));
+	k = mbrtowc(&wc, s, left, &st);
+	if (k == (size_t)-1 || k == (size_t)-2 || k == 0) {
+		*w = 1;
+		return 1;
+	}
+	*w = wcwidth(wc);
+	if (*w < 0)
+		*w = 1;
+	return k;
+}
+
+int tui_text_width(const char *s)
+{
+	size_t left = strlen(s);
+	int total = 0;
+
+	while (left) {
+		int w;
+		size_t k = next_char(s, left, &w);
+
+		total += w;
+		s += k;
+		left -= k;
+	}
+	return total;
+}
+
+char *tui_text_fit(char *out, size_t outlen, const char *s, int width,
+		   bool right_align, bool ascii_only)
+{
+	size_t left = strlen(s), o = 0;
+	int used = 0, pad;
+
+	if (!outlen)
+		return out;
+	if (width < 0)
+		width = 0;
+	/* measure what fits */
+	while (left) {
+		int w;
+		size_t k = next_char(s, left, &w);
+
+		if (ascii_only)
+			w = (int)k; /* each byte shows as one '?' */
+		if (used + w > width)
+			break;
+		if (o + k + 1 > outlen)
+			break;
+		for (size_t i = 0; i < k; i++)
+			out[o + i] = ascii_only && (unsigned char)s[i] >= 0x80
+					     ? '?'
+					     : s[i];
+		o += k;
+		used += w;
+		s += k;
+		left -= k;
+	}
+	pad = width - used;
+	if (right_align && pad > 0 && o + (size_t)pad + 1 <= outlen) {
+		memmove(out + pad, out, o);
+		memset(out, ' ', (size_t)pad);
+		o += (size_t)pad;
+		pad = 0;
+	}
+	while (pad-- > 0 && o + 1 < outlen)
+		out[o++] = ' ';
+	out[o] = 0;
+	return out;
+}
+
+bool tui_field_is_name(int f)
+{
+	switch (f) {
+	case EXM_F_COMM:
+	case EXM_F_CMD:
+	case EXM_F_FILE:
+	case EXM_F_GROUP:
+	case EXM_F_SECTION:
+	case EXM_F_SYMBOL:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static int field_width(int f, int size_width)
+{
+	const struct exm_field *fd = &exm_fields[f];
+	int w = fd->width;
+
+	if (size_width && (fd->type == EXM_FT_SIZE || fd->type == EXM_FT_ESIZE)
+	    && w < size_width)
+		w = size_width;
+	/* room for the title and the sort mark after it */
+	if (w < (int)strlen(fd->title) + 1)
+		w = (int)strlen(fd->title) + 1;
+	return w;
+}
+
+size_t tui_layout(const int *fields, size_t n, int width, int size_width,
+		  struct tui_col *cols)
+{
+	size_t nc = 0;
+	int x = 0, stretch = -1, total = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		int f = fields[i], w;
+
+		if (f < 0 || f >= EXM_F__COUNT)
+			continue;
+		w = field_width(f, size_width);
+		if (x + w > width) {
+			/* a name column takes what is left */
+			if (tui_field_is_name(f) && width - x >= 4)
+				w = width - x;
+			else
+				break;
+		}
+		if (stretch < 0 && tui_field_is_name(f))
+			stretch = (int)nc;
+		cols[nc].field = f;
+		cols[nc].x = x;
+		cols[nc].w = w;
+		nc++;
+		x += w + 1;
+	}
+	if (!nc)
+		return 0;
+	total = cols[nc - 1].x + cols[nc - 1].w;
+	if (stretch >= 0 && total < width) {
+		int extra = width - total;
+
+		cols[stretch].w += extra;
+		for (size_t i = (size_t)stretch + 1; i < nc; i++)
+			cols[i].x += extra;
+	}
+	return nc;
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * text.h - fitting text into terminal cells, and laying out columns, without
+ * curses (unit-tested). Text given here must already be terminal-safe
+ * (exm_escape); widths are display columns of the current LC_CTYPE.
+ */
+#ifndef TUI_TEXT_H
+#define TUI_TEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/fields.h"
+
+/* Display width of s (invalid or unprintable bytes count 1). */
+int tui_text_width(const char *s);
+
+/*
+ * Copy s into out so that it takes exactly width columns: cut at a
+ * character boundary when too wide, padded with spaces (on the right, or on
+ * the left when right_align). A wide character that would straddle the
+ * edge becomes a space. With ascii_only, every byte >= 0x80 becomes '?'
+ * (for terminals whose locale is not UTF-8). Returns out.
+ */
+char *tui_text_fit(char *out, size_t outlen, const char *s, int width,
+		   bool right_align, bool ascii_only);
+
+/* One laid-out column. */
+struct tui_col {
+	int field; /* enum exm_field_id */
+	int x;	   /* first screen column */
+	int w;	   /* width in columns */
+};
+
+/*
+ * Lay out fields[0..n) on a screen width columns wide, one space between
+ * columns. Each column gets its field-table width (size columns widen to
+ * size_width when non-zero, for exact byte counts); the first text column
+ * that is a name (comm, cmd, file, group, section, symbol) stretches to use
+ * the space left. Columns that do not fit are dropped, except that a name
+ * column is shrunk to what is left if at least 4 columns remain. Returns
+ * the number of columns laid out in cols (at most n).
+ */
+size_t tui_layout(const int *fields, size_t n, int width, int size_width,
+		  struct tui_col *cols);
+
+/* Whether f is a stretchable name column. */
+bool tui_field_is_name(int f);
+
+#endif

@@ -1,0 +1,9 @@
+# tui/ui.mk: the live UI (ui.c draws; the other files are curses-free and
+# unit-tested in tests/ui.mk) and core/group.c (grouping of processes).
+core_libexmcore_a_SOURCES += core/group.c core/group.h
+exmtop_SOURCES += \
+	tui/view.c tui/view.h \
+	tui/text.c tui/text.h \
+	tui/rc.c tui/rc.h \
+	tui/scan.c tui/scan.h
+exmtop_LDADD += -lpthread

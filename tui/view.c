@@ -1,0 +1,724 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* view.c - lists, drill-down stack and selection keeping (no curses). */
+#include "tui/view.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/account.h"
+#include "core/format.h"
+
+/* ---- identities ---- */
+
+void tui_ident_fini(struct tui_ident *id)
+{
+	free(id->fname);
+	free(id->name);
+	free(id->label);
+	memset(id, 0, sizeof(*id));
+}
+
+static int dup_str(char **dst, const char *src)
+{
+	char *s = NULL;
+
+	if (src) {
+		s = strdup(src);
+		if (!s)
+			return -ENOMEM;
+	}
+	free(*dst);
+	*dst = s;
+	return 0;
+}
+
+int tui_ident_copy(struct tui_ident *dst, const struct tui_ident *src)
+{
+	memset(dst, 0, sizeof(*dst));
+	return tui_ident_merge(dst, src);
+}
+
+int tui_ident_merge(struct tui_ident *dst, const struct tui_ident *src)
+{
+	if (src->has_proc) {
+		dst->has_proc = true;
+		dst->pid = src->pid;
+		dst->start_time = src->start_time;
+	}
+	if (src->has_file) {
+		dst->has_file = true;
+		dst->kind = src->kind;
+		dst->dev_major = src->dev_major;
+		dst->dev_minor = src->dev_minor;
+		dst->inode = src->inode;
+		if (dup_str(&dst->fname, src->fname))
+			return -ENOMEM;
+	}
+	if (src->has_name) {
+		dst->has_name = true;
+		if (dup_str(&dst->name, src->name))
+			return -ENOMEM;
+	}
+	if (src->has_addr) {
+		dst->has_addr = true;
+		dst->addr = src->addr;
+	}
+	if (src->label && dup_str(&dst->label, src->label))
+		return -ENOMEM;
+	return 0;
+}
+
+static bool str_eq(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a == b;
+	return !strcmp(a, b);
+}
+
+bool tui_ident_eq(const struct tui_ident *a, const struct tui_ident *b)
+{
+	if (a->has_proc != b->has_proc || a->has_file != b->has_file ||
+	    a->has_name != b->has_name || a->has_addr != b->has_addr)
+		return false;
+	if (a->has_proc &&
+	    (a->pid != b->pid || a->start_time != b->start_time))
+		return false;
+	if (a->has_file &&
+	    (a->kind != b->kind || a->dev_major != b->dev_major ||
+	     a->dev_minor != b->dev_minor || a->inode != b->inode ||
+	     !str_eq(a->fname, b->fname)))
+		return false;
+	if (a->has_name && !str_eq(a->name, b->name))
+		return false;
+	if (a->has_addr && a->addr != b->addr)
+		return false;
+	return true;
+}
+
+static void ident_set_proc(struct tui_ident *id, const struct exm_proc *p)
+{
+	id->has_proc = true;
+	id->pid = p->pid;
+	id->start_time = p->start_time;
+}
+
+static int ident_set_file(struct tui_ident *id, const struct exm_file *f)
+{
+	id->has_file = true;
+	id->kind = f->kind;
+	id->dev_major = f->dev_major;
+	id->dev_minor = f->dev_minor;
+	id->inode = f->inode;
+	return dup_str(&id->fname, f->name);
+}
+
+static int ident_of_row(enum exm_table t, const struct exm_row *r,
+			struct tui_ident *out)
+{
+	char buf[64];
+
+	switch (t) {
+	case EXM_T_PROCS:
+	case EXM_T_FPROCS:
+		if (!r->proc)
+			return 0;
+		ident_set_proc(out, r->proc);
+		if (asprintf(&out->label, "%s (%d)",
+			     r->proc->comm ? r->proc->comm : "?",
+			     (int)r->proc->pid) < 0) {
+			out->label = NULL;
+			return -ENOMEM;
+		}
+		return 0;
+	case EXM_T_FILES:
+	case EXM_T_PFILES:
+		if (!r->file)
+			return 0;
+		if (ident_set_file(out, r->file))
+			return -ENOMEM;
+		return dup_str(&out->label, r->file->name);
+	case EXM_T_MAPPINGS:
+		out->has_addr = true;
+		out->addr = r->map ? r->map->start : r->addr;
+		snprintf(buf, sizeof(buf), "%#llx",
+			 (unsigned long long)out->addr);
+		return dup_str(&out->label, buf);
+	case EXM_T_GROUPS:
+		out->has_name = true;
+		if (dup_str(&out->name, r->name ? r->name : ""))
+			return -ENOMEM;
+		return dup_str(&out->label, out->name);
+	default:
+		/* sections, symbols and anything later: name and address */
+		out->has_name = true;
+		out->has_addr = true;
+		out->addr = r->addr;
+		if (dup_str(&out->name, r->name ? r->name : ""))
+			return -ENOMEM;
+		return dup_str(&out->label, out->name);
+	}
+}
+
+int tui_ident_of_row(enum exm_table t, const struct exm_row *r,
+		     struct tui_ident *out)
+{
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	err = ident_of_row(t, r, out);
+	if (err)
+		tui_ident_fini(out);
+	return err;
+}
+
+const struct exm_proc *tui_ident_proc(const struct exm_snapshot *snap,
+				      const struct tui_ident *id)
+{
+	const struct exm_proc *p;
+
+	if (!snap || !id->has_proc)
+		return NULL;
+	p = exm_snapshot_find_pid(snap, id->pid);
+	if (!p || p->start_time != id->start_time)
+		return NULL;
+	return p;
+}
+
+const struct exm_file *tui_ident_file(const struct exm_snapshot *snap,
+				      const struct tui_ident *id)
+{
+	if (!snap || !id->has_file)
+		return NULL;
+	for (size_t i = 0; i < snap->nfiles; i++) {
+		const struct exm_file *f = snap->files[i];
+
+		if (f->kind == id->kind && f->inode == id->inode &&
+		    f->dev_major == id->dev_major &&
+		    f->dev_minor == id->dev_minor && str_eq(f->name, id->fname))
+			return f;
+	}
+	return NULL;
+}
+
+/* ---- the standard views ---- */
+
+static struct exm_row *build_procs(struct tui_view *v, const struct tui_build *b,
+				   size_t *n, const char **why)
+{
+	return exm_table_procs(b->snap, n);
+}
+
+static struct exm_row *build_groups(struct tui_view *v,
+				    const struct tui_build *b, size_t *n,
+				    const char **why)
+{
+	return exm_table_groups(b->snap, b->group_by, b->user, n);
+}
+
+static struct exm_row *build_group_procs(struct tui_view *v,
+					 const struct tui_build *b, size_t *n,
+					 const char **why)
+{
+	return exm_table_group_procs(b->snap, b->group_by,
+				     v->ctx.name ? v->ctx.name : "", n);
+}
+
+static struct exm_row *build_files(struct tui_view *v, const struct tui_build *b,
+				   size_t *n, const char **why)
+{
+	return exm_table_files(b->snap, n);
+}
+
+static const struct exm_proc *ctx_proc(struct tui_view *v,
+				       const struct tui_build *b,
+				       const char **why)
+{
+	const struct exm_proc *p = tui_ident_proc(b->snap, &v->ctx);
+
+	if (!p) {
+		snprintf(v->why_buf, sizeof(v->why_buf),
+			 "(process %d has exited)", (int)v->ctx.pid);
+		*why = v->why_buf;
+	}
+	return p;
+}
+
+static const struct exm_file *ctx_file(struct tui_view *v,
+				       const struct tui_build *b,
+				       const char **why)
+{
+	const struct exm_file *f = tui_ident_file(b->snap, &v->ctx);
+
+	if (!f)
+		*why = "(no process maps this file any more)";
+	return f;
+}
+
+static struct exm_row *build_pfiles(struct tui_view *v,
+				    const struct tui_build *b, size_t *n,
+				    const char **why)
+{
+	const struct exm_proc *p = ctx_proc(v, b, why);
+
+	return p ? exm_table_pfiles(b->snap, p, n) : NULL;
+}
+
+static struct exm_row *build_fprocs(struct tui_view *v,
+				    const struct tui_build *b, size_t *n,
+				    const char **why)
+{
+	const struct exm_file *f = ctx_file(v, b, why);
+
+	return f ? exm_table_fprocs(b->snap, f, n) : NULL;
+}
+
+static struct exm_row *build_mappings(struct tui_view *v,
+				      const struct tui_build *b, size_t *n,
+				      const char **why)
+{
+	const struct exm_proc *p = ctx_proc(v, b, why);
+	const struct exm_file *f;
+
+	if (!p)
+		return NULL;
+	f = ctx_file(v, b, why);
+	if (!f)
+		return NULL;
+	if (!exm_proc_find_pfile(p, f)) {
+		*why = "(the process no longer maps this file)";
+		return NULL;
+	}
+	return exm_table_mappings(b->snap, p, f, n);
+}
+
+static void crumb_procs(const struct tui_view *v, char *buf, size_t len)
+{
+	snprintf(buf, len, "Processes");
+}
+
+static void crumb_groups(const struct tui_view *v, char *buf, size_t len)
+{
+	snprintf(buf, len, "Groups");
+}
+
+static void crumb_files(const struct tui_view *v, char *buf, size_t len)
+{
+	snprintf(buf, len, "Files");
+}
+
+/* A drilled-down view: the label of the row it was opened on. */
+void tui_view_crumb_label(const struct tui_view *v, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", v->ctx.label ? v->ctx.label : "?");
+}
+
+static void crumb_mappings(const struct tui_view *v, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s: mappings", v->ctx.label ? v->ctx.label : "?");
+}
+
+const struct tui_view_ops tui_view_procs = {
+	.name = "procs", .table = EXM_T_PROCS,
+	.build = build_procs, .crumb = crumb_procs,
+};
+const struct tui_view_ops tui_view_groups = {
+	.name = "groups", .table = EXM_T_GROUPS,
+	.build = build_groups, .crumb = crumb_groups,
+};
+const struct tui_view_ops tui_view_group_procs = {
+	.name = "group", .table = EXM_T_PROCS,
+	.build = build_group_procs, .crumb = tui_view_crumb_label,
+};
+const struct tui_view_ops tui_view_files = {
+	.name = "files", .table = EXM_T_FILES,
+	.build = build_files, .crumb = crumb_files,
+};
+const struct tui_view_ops tui_view_pfiles = {
+	.name = "pfiles", .table = EXM_T_PFILES,
+	.build = build_pfiles, .crumb = tui_view_crumb_label,
+};
+const struct tui_view_ops tui_view_fprocs = {
+	.name = "fprocs", .table = EXM_T_FPROCS,
+	.build = build_fprocs, .crumb = tui_view_crumb_label,
+};
+const struct tui_view_ops tui_view_mappings = {
+	.name = "mappings", .table = EXM_T_MAPPINGS,
+	.build = build_mappings, .crumb = crumb_mappings,
+};
+const struct tui_view_ops tui_view_none = {
+	.name = "none", .table = EXM_T__COUNT,
+};
+
+/* ---- the drill-down registry ---- */
+
+static const struct tui_view_ops *enter_child[EXM_T__COUNT] = {
+	[EXM_T_PROCS] = &tui_view_pfiles,
+	[EXM_T_GROUPS] = &tui_view_group_procs,
+	[EXM_T_FILES] = &tui_view_fprocs,
+	[EXM_T_PFILES] = &tui_view_mappings,
+	[EXM_T_FPROCS] = &tui_view_mappings,
+};
+static const struct tui_view_ops *alt_child[EXM_T__COUNT];
+
+void tui_view_register_child(enum exm_table parent, bool alt,
+			     const struct tui_view_ops *ops)
+{
+	if ((unsigned)parent >= EXM_T__COUNT)
+		return;
+	if (alt)
+		alt_child[parent] = ops;
+	else
+		enter_child[parent] = ops;
+}
+
+const struct tui_view_ops *tui_view_child(const struct tui_view *v,
+					  const struct exm_row *r, bool alt)
+{
+	const struct tui_view_ops *ops = NULL;
+	enum exm_table t = v->ops->table;
+
+	if (!r || (unsigned)t >= EXM_T__COUNT)
+		return NULL;
+	if (!alt && v->ops->child)
+		ops = v->ops->child(v, r);
+	if (!ops)
+		ops = alt ? alt_child[t] : enter_child[t];
+	if (ops == &tui_view_none)
+		return NULL;
+	return ops;
+}
+
+/* ---- a view's list ---- */
+
+struct tui_view *tui_view_new(const struct tui_view_ops *ops,
+			      const struct tui_ident *ctx)
+{
+	struct tui_view *v = calloc(1, sizeof(*v));
+	const int *def;
+
+	if (!v)
+		return NULL;
+	v->ops = ops;
+	if (ctx && tui_ident_copy(&v->ctx, ctx)) {
+		tui_ident_fini(&v->ctx);
+		free(v);
+		return NULL;
+	}
+	/* natural sort: effective resident when the table has it, else the
+	 * first default column */
+	v->sort_field = EXM_F_ERSS;
+	if ((unsigned)ops->table < EXM_T__COUNT &&
+	    !(exm_fields[EXM_F_ERSS].tables & EXM_TBIT(ops->table))) {
+		def = exm_table_default_fields(ops->table);
+		v->sort_field = def && def[0] >= 0 ? def[0] : EXM_F_ERSS;
+	}
+	v->sort_desc = exm_fields[v->sort_field].desc;
+	v->page = 1;
+	return v;
+}
+
+void tui_view_clear_rows(struct tui_view *v)
+{
+	free(v->rows);
+	free(v->vis);
+	v->rows = NULL;
+	v->vis = NULL;
+	v->nrows = v->nvis = 0;
+}
+
+void tui_view_free(struct tui_view *v)
+{
+	if (!v)
+		return;
+	if (v->ops->fini)
+		v->ops->fini(v);
+	tui_view_clear_rows(v);
+	tui_ident_fini(&v->ctx);
+	tui_ident_fini(&v->sel);
+	free(v->filter);
+	free(v->user);
+	free(v);
+}
+
+const struct exm_row *tui_view_selected(const struct tui_view *v)
+{
+	if (!v->nvis)
+		return NULL;
+	return &v->rows[v->vis[v->cursor]];
+}
+
+void tui_view_fix_scroll(struct tui_view *v)
+{
+	size_t page = v->page > 0 ? (size_t)v->page : 1;
+
+	if (!v->nvis) {
+		v->cursor = v->top = 0;
+		return;
+	}
+	if (v->cursor >= v->nvis)
+		v->cursor = v->nvis - 1;
+	if (v->top > v->cursor)
+		v->top = v->cursor;
+	if (v->cursor >= v->top + page)
+		v->top = v->cursor - page + 1;
+	/* no empty space below the last row when the list could fill it */
+	if (v->nvis >= page && v->top > v->nvis - page)
+		v->top = v->nvis - page;
+	if (v->nvis < page)
+		v->top = 0;
+}
+
+void tui_view_set_cursor(struct tui_view *v, long i)
+{
+	if (i < 0)
+		i = 0;
+	if (v->nvis && (size_t)i >= v->nvis)
+		i = (long)v->nvis - 1;
+	v->cursor = v->nvis ? (size_t)i : 0;
+	tui_view_fix_scroll(v);
+	tui_ident_fini(&v->sel);
+	if (v->nvis)
+		tui_ident_of_row(v->ops->table, tui_view_selected(v), &v->sel);
+}
+
+static bool has_ci(const char *hay, const char *needle)
+{
+	return hay && strcasestr(hay, needle);
+}
+
+bool tui_row_matches(enum exm_table t, const struct exm_row *r,
+		     const char *text)
+{
+	if (!text || !*text)
+		return true;
+	if (r->proc && (t == EXM_T_PROCS || t == EXM_T_FPROCS)) {
+		if (has_ci(r->proc->comm, text) ||
+		    has_ci(r->proc->cmdline, text) ||
+		    has_ci(r->proc->user, text))
+			return true;
+	}
+	if (r->file && t != EXM_T_FPROCS && has_ci(r->file->name, text))
+		return true;
+	if (r->name && has_ci(r->name, text))
+		return true;
+	if (t == EXM_T_GROUPS && r->proc && has_ci(r->proc->user, text))
+		return true;
+	return false;
+}
+
+static bool ident_any(const struct tui_ident *id)
+{
+	return id->has_proc || id->has_file || id->has_name || id->has_addr;
+}
+
+/* Rows of the current list in display order; sort + filter + selection. */
+static void relist(struct tui_view *v)
+{
+	const char *user = v->user;
+	size_t j = 0, off;
+	bool found = false;
+	enum exm_table t = v->ops->table;
+	long i;
+
+	off = v->cursor >= v->top ? v->cursor - v->top : 0;
+	if ((unsigned)t < EXM_T__COUNT && v->nrows)
+		exm_rows_sort(v->rows, v->nrows, v->sort_field, t,
+			      v->sort_desc);
+	for (size_t k = 0; k < v->nrows; k++) {
+		const struct exm_row *r = &v->rows[k];
+
+		if (user && r->proc &&
+		    (t == EXM_T_PROCS || t == EXM_T_FPROCS) &&
+		    !exm_proc_is_user(r->proc, user))
+			continue;
+		if (!tui_row_matches(t, r, v->filter))
+			continue;
+		v->vis[j++] = k;
+	}
+	v->nvis = j;
+
+	for (size_t k = 0; k < v->nvis && ident_any(&v->sel); k++) {
+		struct tui_ident id;
+
+		if (tui_ident_of_row(t, &v->rows[v->vis[k]], &id))
+			break;
+		found = tui_ident_eq(&id, &v->sel);
+		tui_ident_fini(&id);
+		if (found) {
+			v->cursor = k;
+			break;
+		}
+	}
+	/* vanished: stay at the same place, on the row that took its place */
+	i = (long)v->cursor;
+	if (found) {
+		v->top = v->cursor >= off ? v->cursor - off : 0;
+		tui_view_fix_scroll(v);
+	} else {
+		tui_view_set_cursor(v, i);
+	}
+}
+
+int tui_view_refresh(struct tui_view *v, const struct tui_build *b)
+{
+	const char *why = NULL;
+	size_t n = 0;
+	struct exm_row *rows;
+
+	rows = v->ops->build ? v->ops->build(v, b, &n, &why) : NULL;
+	tui_view_clear_rows(v);
+	v->why = why;
+	if (!rows) {
+		if (!why)
+			v->why = "(out of memory)";
+		v->cursor = v->top = 0;
+		return why ? 0 : -ENOMEM;
+	}
+	v->vis = malloc((n + 1) * sizeof(*v->vis));
+	if (!v->vis) {
+		free(rows);
+		v->why = "(out of memory)";
+		return -ENOMEM;
+	}
+	v->rows = rows;
+	v->nrows = n;
+	if (!str_eq(v->user, b->user) && dup_str(&v->user, b->user))
+		return -ENOMEM;
+	relist(v);
+	return 0;
+}
+
+void tui_view_relist(struct tui_view *v)
+{
+	if (v->vis)
+		relist(v);
+}
+
+int tui_view_set_filter(struct tui_view *v, const char *text)
+{
+	if (dup_str(&v->filter, text && *text ? text : NULL))
+		return -ENOMEM;
+	tui_view_relist(v);
+	return 0;
+}
+
+void tui_view_set_sort(struct tui_view *v, int f, bool desc)
+{
+	if (f < 0 || f >= EXM_F__COUNT)
+		return;
+	v->sort_field = f;
+	v->sort_desc = desc;
+	tui_view_relist(v);
+}
+
+bool tui_view_search(struct tui_view *v, const char *text, int dir)
+{
+	size_t n = v->nvis;
+	enum exm_table t = v->ops->table;
+
+	if (!n || !text || !*text)
+		return false;
+	for (size_t k = 0; k < n; k++) {
+		size_t i;
+
+		if (dir < 0)
+			i = (v->cursor + n - 1 - k) % n;
+		else
+			i = (v->cursor + k + (dir > 0)) % n;
+		if (tui_row_matches(t, &v->rows[v->vis[i]], text)) {
+			tui_view_set_cursor(v, (long)i);
+			return true;
+		}
+	}
+	return false;
+}
+
+size_t tui_table_fields(enum exm_table t, int *out, size_t max)
+{
+	size_t n = 0;
+
+	for (int f = 0; f < EXM_F__COUNT && n < max; f++)
+		if (exm_fields[f].tables & EXM_TBIT(t))
+			out[n++] = f;
+	return n;
+}
+
+/* ---- the stack ---- */
+
+struct tui_view *tui_stack_enter(struct tui_stack *s, bool alt)
+{
+	struct tui_view *top = tui_stack_top(s), *child;
+	const struct exm_row *r;
+	const struct tui_view_ops *ops;
+	struct tui_ident id, ctx;
+
+	if (!top || s->depth >= TUI_STACK_MAX)
+		return NULL;
+	r = tui_view_selected(top);
+	ops = tui_view_child(top, r, alt);
+	if (!ops)
+		return NULL;
+	if (tui_ident_copy(&ctx, &top->ctx) ||
+	    tui_ident_of_row(top->ops->table, r, &id)) {
+		tui_ident_fini(&ctx);
+		return NULL;
+	}
+	child = tui_ident_merge(&ctx, &id) ? NULL : tui_view_new(ops, &ctx);
+	tui_ident_fini(&id);
+	tui_ident_fini(&ctx);
+	if (!child)
+		return NULL;
+	s->v[s->depth++] = child;
+	return child;
+}
+
+bool tui_stack_back(struct tui_stack *s)
+{
+	if (s->depth <= 1)
+		return false;
+	tui_view_free(s->v[--s->depth]);
+	s->v[s->depth] = NULL;
+	return true;
+}
+
+void tui_stack_fini(struct tui_stack *s)
+{
+	while (s->depth > 0) {
+		tui_view_free(s->v[--s->depth]);
+		s->v[s->depth] = NULL;
+	}
+}
+
+int tui_stack_reset(struct tui_stack *s, const struct tui_view_ops *ops)
+{
+	struct tui_view *v = tui_view_new(ops, NULL);
+
+	if (!v)
+		return -ENOMEM;
+	tui_stack_fini(s);
+	s->v[0] = v;
+	s->depth = 1;
+	return 0;
+}
+
+void tui_stack_crumbs(const struct tui_stack *s, char *buf, size_t len)
+{
+	size_t used = 0;
+	char one[512];
+
+	if (!len)
+		return;
+	buf[0] = 0;
+	for (int i = 0; i < s->depth && used + 1 < len; i++) {
+		int k;
+
+		s->v[i]->ops->crumb(s->v[i], one, sizeof(one));
+		k = snprintf(buf + used, len - used, "%s%s", i ? " > " : "",
+			     one);
+		if (k < 0)
+			break;
+		used += (size_t)k;
+	}
+}
