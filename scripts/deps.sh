@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# deps.sh - install the Debian packages exmtop needs (sourced by run/test).
+#   exm_install build        what building and running needs
+#   exm_install test         plus what the whole test suite needs
+# Installs only what is missing; runs apt-get update once before installing.
+
+EXM_BUILD_PKGS="build-essential autoconf automake pkg-config libncurses-dev libelf-dev"
+EXM_TEST_PKGS="libcriterion-dev tmux python3 smem smemstat valgrind clang libclang-rt-14-dev g++ binutils util-linux procps htop"
+
+exm_install() {
+	local want="$EXM_BUILD_PKGS" missing=() p
+	[ "${1:-build}" = test ] && want="$want $EXM_TEST_PKGS"
+	for p in $want; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "exmtop: missing packages: ${missing[*]} (run as root or install them)" >&2
+		return 1
+	fi
+	echo "exmtop: installing ${missing[*]}" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq >&2 || return 1
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 || return 1
+}
+
+# Configure and build in $2 (relative to the source tree $1) with extra
+# configure arguments after that.
+exm_build() {
+	local src="$1" dir="$2"
+	shift 2
+	[ -x "$src/configure" ] || (cd "$src" && autoreconf -fi >/dev/null) || return 1
+	mkdir -p "$src/$dir" || return 1
+	(cd "$src/$dir" && { [ -f Makefile ] || "$src/configure" -q "$@"; } &&
+		make -s -j"$(nproc)") || return 1
+}
