@@ -12,9 +12,12 @@ as a normal user, it tests as that user. Checks:
     kernel's Pss, and erss equal to the sum of per-mapping Pss: between the
     rollup's Pss minus 1 kB per mapping (each mapping's Pss is truncated to
     whole kB) and the rollup's Pss;
-  - sizes that need page identity (sole, writable) are null, and the text
-    output shows "-" for them;
-  - processes of other users, if listed at all, show null sizes, never 0.
+  - sole is the kernel's USS (Private_Clean + Private_Dirty of each
+    mapping: the documented smaps meaning), exact for the whole process and
+    for the sharer's file (its 4 written pages) and memfd (none);
+  - writable needs page identity: null, and the text output shows "-";
+  - processes of other users, if listed at all, show null for what needs
+    their smaps (erss, pss, sole, writable), never 0.
 """
 
 import os
@@ -45,8 +48,20 @@ def nmaps(pid):
         return sum(1 for _ in f)
 
 
+def private_bytes(pid):
+    """Sum of Private_Clean + Private_Dirty over smaps mappings, bytes."""
+    total = 0
+    with open("/proc/%d/smaps" % pid) as f:
+        for line in f:
+            w = line.split()
+            if w and w[0] in ("Private_Clean:", "Private_Dirty:"):
+                total += int(w[1]) * 1024
+    return total
+
+
 def check_text(c, user, pid):
-    """Text output: the sole and writable columns of our process are "-"."""
+    """Text output: the writable column of our process is "-", effective
+    resident and sole are numbers."""
     rc, out, err = exmlive.run_exmtop(
         ["-b", "--bytes", "-p", str(pid), "--fields",
          "pid,erss,sole,writable"], user=user)
@@ -56,7 +71,7 @@ def check_text(c, user, pid):
     header = None
     for i, words in enumerate(lines):
         low = [w.lower() for w in words]
-        if "pid" in low and any(w.startswith("sole") for w in low):
+        if "pid" in low and any(w.startswith("writ") for w in low):
             header = (i, low)
     if not c.check(header is not None, "text header with PID and SOLE:\n" +
                    out):
@@ -69,12 +84,12 @@ def check_text(c, user, pid):
     if not c.eq(len(row), len(low), "text row width: %r" % row):
         return
     cols = dict(zip(low, row))
-    sole = [v for k, v in cols.items() if k.startswith("sole")]
     wr = [v for k, v in cols.items() if k.startswith("writ")]
-    c.eq(sole, ["-"], "text sole shows '-'")
     c.eq(wr, ["-"], "text writable shows '-'")
-    erss = [v for k, v in cols.items() if "rss" in k]
-    c.check(erss and erss[0] != "-", "text erss measured: %r" % erss)
+    for title in ("sole", "eff"):
+        v = [v for k, v in cols.items() if k.startswith(title)]
+        c.check(len(v) == 1 and v[0].isdigit(), "text %s measured: %r" %
+                (title, v))
 
 
 def main():
@@ -121,11 +136,12 @@ def main():
                 lo = pss - 1024 * nmaps(pid)
                 c.check(erss is not None and lo < erss <= pss,
                         "%s erss %r in (%d, %d]" % (what, erss, lo, pss))
-                c.eq(p.get("sole"), None, what + " sole is null")
+                c.eq(p.get("sole"), private_bytes(pid),
+                     what + " sole == smaps Private_Clean + Private_Dirty")
                 c.eq(p.get("writable"), None, what + " writable is null")
                 rows = p.get("files") or []
-                for r, pages in (("file", 13), ("memfd",
-                                                 22 if i == 0 else 11)):
+                for r, pages, sole in (("file", 13, 4),
+                                       ("memfd", 22 if i == 0 else 11, 0)):
                     a, b = sh.regions[r]
                     fname = sh.file_path if r == "file" else \
                         "/memfd:exm_sharer"
@@ -136,15 +152,17 @@ def main():
                              (what, r))
                         c.eq(f[0].get("rss"), pages * ps, "%s %s rss" %
                              (what, r))
-                        c.eq(f[0].get("sole"), None, "%s %s sole null" %
+                        c.eq(f[0].get("sole"), sole * ps, "%s %s sole" %
                              (what, r))
+                        c.eq(f[0].get("writable"), None,
+                             "%s %s writable null" % (what, r))
                 total_vm = sum(x.get("vm") or 0 for x in rows)
                 c.eq(total_vm, p.get("vm"), what + " vm == sum of files")
                 c.check(p.get("vm", 0) >= vm[i] * ps, what + " vm covers "
                         "the regions")
             others = [p for p in procs.values() if p.get("user") != name]
             for p in others:
-                for k in ("erss", "rss", "pss"):
+                for k in ("erss", "pss", "sole", "writable"):
                     c.check(p.get(k) is None, "other user's pid %s (%s) %s "
                             "is null, got %r" % (p.get("pid"), p.get("user"),
                                                  k, p.get(k)))
