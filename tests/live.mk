@@ -14,7 +14,3 @@ EXTRA_DIST += \
 	tests/live/test_sharing.py \
 	tests/live/test_pss.py \
 	tests/live/test_unpriv.py
-# test_pss compares against the kernel's Pss, which every process starting
-# or exiting meanwhile disturbs: run it after the other live tests.
-tests/live/test_pss.py.log: tests/live/test_sharing.py.log \
-	tests/live/test_unpriv.py.log
