@@ -14,6 +14,7 @@
 
 #include "core/fields.h"
 #include "tui/batch.h"
+#include "tui/batch_elf.h"
 #include "tui/opts.h"
 #include "tui/ui.h"
 
@@ -291,9 +292,7 @@ int main(int argc, char **argv)
 	if (nc && *nc)
 		o.no_color = true;
 	if (o.sections || o.symbols) {
-		fprintf(stderr, "exmtop: --sections/--symbols: ELF support "
-				"is not built yet\n");
-		ret = 2;
+		ret = tui_batch_elf(&o);
 	} else if (o.batch) {
 		ret = tui_batch(&o);
 	} else {

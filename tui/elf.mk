@@ -1,0 +1,3 @@
+# tui/elf.mk: the ELF drill-down in the exmtop program (batch and views).
+exmtop_SOURCES += \
+	tui/batch_elf.c tui/batch_elf.h
