@@ -112,42 +112,57 @@ static int field_width(int f, int size_width)
 	return w;
 }
 
+/* Width kept for the name column while other columns are placed. */
+#define NAME_RESERVE 12
+
 size_t tui_layout(const int *fields, size_t n, int width, int size_width,
 		  struct tui_col *cols)
 {
 	size_t nc = 0;
-	int x = 0, stretch = -1, total = 0;
+	int used = 0, reserve = 0, stretch = -1, x = 0;
 
+	/* the first name column keeps a minimum width: other columns are
+	 * dropped from the right before it is squeezed out */
 	for (size_t i = 0; i < n; i++) {
-		int f = fields[i], w;
+		int f = fields[i];
+
+		if (f >= 0 && f < EXM_F__COUNT && tui_field_is_name(f)) {
+			reserve = field_width(f, 0);
+			if (reserve > NAME_RESERVE)
+				reserve = NAME_RESERVE;
+			break;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		int f = fields[i], w, need;
+		bool name;
 
 		if (f < 0 || f >= EXM_F__COUNT)
 			continue;
 		w = field_width(f, size_width);
-		if (x + w > width) {
-			/* a name column takes what is left */
-			if (tui_field_is_name(f) && width - x >= 4)
-				w = width - x;
-			else
-				break;
-		}
-		if (stretch < 0 && tui_field_is_name(f))
+		name = stretch < 0 && tui_field_is_name(f);
+		need = used + (nc ? 1 : 0) + w;
+		if (name) {
+			if (need > width) {
+				w = width - used - (nc ? 1 : 0);
+				if (w < 4)
+					continue;
+			}
+			reserve = 0;
 			stretch = (int)nc;
+		} else if (need + (reserve ? reserve + 1 : 0) > width) {
+			continue;
+		}
 		cols[nc].field = f;
-		cols[nc].x = x;
 		cols[nc].w = w;
 		nc++;
-		x += w + 1;
+		used += (nc > 1 ? 1 : 0) + w;
 	}
-	if (!nc)
-		return 0;
-	total = cols[nc - 1].x + cols[nc - 1].w;
-	if (stretch >= 0 && total < width) {
-		int extra = width - total;
-
-		cols[stretch].w += extra;
-		for (size_t i = (size_t)stretch + 1; i < nc; i++)
-			cols[i].x += extra;
+	if (stretch >= 0 && used < width)
+		cols[stretch].w += width - used;
+	for (size_t i = 0; i < nc; i++) {
+		cols[i].x = x;
+		x += cols[i].w + 1;
 	}
 	return nc;
 }

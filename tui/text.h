@@ -35,11 +35,12 @@ struct tui_col {
 /*
  * Lay out fields[0..n) on a screen width columns wide, one space between
  * columns. Each column gets its field-table width (size columns widen to
- * size_width when non-zero, for exact byte counts); the first text column
- * that is a name (comm, cmd, file, group, section, symbol) stretches to use
- * the space left. Columns that do not fit are dropped, except that a name
- * column is shrunk to what is left if at least 4 columns remain. Returns
- * the number of columns laid out in cols (at most n).
+ * size_width when non-zero, for exact byte counts); the first column that
+ * is a name (comm, cmd, file, group, section, symbol) stretches to use the
+ * space left. When the screen is too narrow, columns are dropped from the
+ * right, keeping room (up to 12 cells) for the name column, which is
+ * shrunk to what is left if at least 4 cells remain. Returns the number of
+ * columns laid out in cols (at most n).
  */
 size_t tui_layout(const int *fields, size_t n, int width, int size_width,
 		  struct tui_col *cols);

@@ -1,0 +1,505 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The live UI's curses-free logic on the "basic" fixture snapshot: lists,
+ * sorting, filtering, search, grouping, drill-down and selection keeping
+ * across refreshes.
+ *
+ * The basic fixture (core/source_fixture.c): init (1, root), bash 200 and
+ * 201 (alice), postgres 300-302 (postgres, 301/302 "postgres:
+ * checkpointer"), worker 400 (alice). By effective resident: the three
+ * postgres (equal, ties by pid), 201, 200 (equal), 1, 400.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/group.h"
+#include "core/source.h"
+#include "tui/view.h"
+
+static struct exm_snapshot *fixture(const pid_t *pids, size_t npids)
+{
+	struct exm_source *src;
+	struct exm_snapshot *snap = NULL;
+	struct exm_scan_opts so = { .pids = pids, .npids = npids };
+	char err[256];
+
+	cr_assert_eq(exm_source_open("fixture:basic", &src, err, sizeof(err)),
+		     0, "%s", err);
+	cr_assert_eq(exm_source_snapshot(src, &so, &snap), 0);
+	exm_source_close(src);
+	return snap;
+}
+
+static pid_t pid_at(const struct tui_view *v, size_t i)
+{
+	cr_assert_lt(i, v->nvis);
+	return v->rows[v->vis[i]].proc->pid;
+}
+
+static pid_t sel_pid(const struct tui_view *v)
+{
+	const struct exm_row *r = tui_view_selected(v);
+
+	cr_assert_not_null(r);
+	return r->proc->pid;
+}
+
+static void refresh(struct tui_view *v, const struct exm_snapshot *snap,
+		    const char *user, enum exm_group_by by)
+{
+	struct tui_build b = { .snap = snap, .user = user, .group_by = by };
+
+	cr_assert_eq(tui_view_refresh(v, &b), 0);
+}
+
+Test(ui_view, procs_sorted_by_effective_resident)
+{
+	static const pid_t want[] = { 302, 301, 300, 201, 200, 1, 400 };
+	struct exm_snapshot *snap = fixture(NULL, 0);
+	struct tui_view *v = tui_view_new(&tui_view_procs, NULL);
+
+	refresh(v, snap, NULL, EXM_GROUP_NONE);
+	cr_assert_eq(v->sort_field, EXM_F_ERSS);
+	cr_assert(v->sort_desc);
+	cr_assert_eq(v->nvis, 7);
+	for (size_t i = 0; i < 7; i++)
+		cr_assert_eq(pid_at(v, i), want[i], "row %zu: %d", i,
+			     (int)pid_at(v, i));
+	/* ascending by pid, then reversed */
+	tui_view_set_sort(v, EXM_F_PID, false);
+	cr_assert_eq(pid_at(v, 0), 1);
+	cr_assert_eq(pid_at(v, 6), 400);
+	tui_view_set_sort(v, EXM_F_PID, true);
+	cr_assert_eq(pid_at(v, 0), 400);
+	tui_view_free(v);
+	exm_snapshot_free(snap);
+}
+
+Test(ui_view, selection_follows_the_process_across_sort_and_refresh)
+{
+	static const pid_t some[] = { 1, 200, 400 };
+	struct exm_snapshot *a = fixture(NULL, 0), *b = fixture(some, 3);
+	struct tui_view *v = tui_view_new(&tui_view_procs, NULL);
+
+	refresh(v, a, NULL, EXM_GROUP_NONE);
+	tui_view_set_cursor(v, 4);
+	cr_assert_eq(sel_pid(v), 200);
+	tui_view_set_sort(v, EXM_F_PID, false); /* 1 200 201 300 ... */
+	cr_assert_eq(v->cursor, 1);
+	cr_assert_eq(sel_pid(v), 200);
+	/* a new snapshot with fewer processes: still on 200 */
+	tui_view_clear_rows(v);
+	refresh(v, b, NULL, EXM_GROUP_NONE);
+	cr_assert_eq(v->nvis, 3);
+	cr_assert_eq(sel_pid(v), 200);
+	cr_assert_eq(v->cursor, 1);
+	tui_view_free(v);
+	exm_snapshot_free(a);
+	exm_snapshot_free(b);
+}
+
+Test(ui_view, vanished_row_keeps_the_cursor_in_place)
+{
+	static const pid_t some[] = { 1, 200, 300, 400 };
+	struct exm_snapshot *a = fixture(NULL, 0), *b = fixture(some, 4);
+	struct tui_view *v = tui_view_new(&tui_view_procs, NULL);
+
+	refresh(v, a, NULL, EXM_GROUP_NONE);
+	tui_view_set_sort(v, EXM_F_PID, false); /* 1 200 201 300 301 302 400 */
+	tui_view_set_cursor(v, 2);
+	cr_assert_eq(sel_pid(v), 201);
+	refresh(v, b, NULL, EXM_GROUP_NONE); /* 1 200 300 400 */
+	/* 201 is gone: the cursor stays at row 2, now 300 */
+	cr_assert_eq(v->cursor, 2);
+	cr_assert_eq(sel_pid(v), 300);
+	/* and the selection now follows 300 */
+	refresh(v, a, NULL, EXM_GROUP_NONE);
+	cr_assert_eq(sel_pid(v), 300);
+	cr_assert_eq(v->cursor, 3);
+	tui_view_free(v);
+	exm_snapshot_free(a);
+	exm_snapshot_free(b);
+}
+
+Test(ui_view, recycled_pid_is_another_process)
+{
+	struct exm_snapshot *a = fixture(NULL, 0);
+	struct tui_view *v = tui_view_new(&tui_view_procs, NULL);
+	struct exm_row r = { 0 };
+	struct exm_proc p;
+	struct tui_ident id, id2;
+
+	refresh(v, a, NULL, EXM_GROUP_NONE);
+	p = *exm_snapshot_find_pid(a, 200);
+	r.proc = &p;
+	cr_assert_eq(tui_ident_of_row(EXM_T_PROCS, &r, &id), 0);
+	p.start_time++;
+	cr_assert_eq(tui_ident_of_row(EXM_T_PROCS, &r, &id2), 0);
+	cr_assert_not(tui_ident_eq(&id, &id2));
+	cr_assert_not_null(tui_ident_proc(a, &id));
+	cr_assert_null(tui_ident_proc(a, &id2));
+	cr_assert_str_eq(id.label, "bash (200)");
+	tui_ident_fini(&id);
+	tui_ident_fini(&id2);
+	tui_view_free(v);
+	exm_snapshot_free(a);
+}
+
+Test(ui_view, scroll_stays_sane)
+{
+	struct exm_snapshot *a = fixture(NULL, 0);
+	struct tui_view *v = tui_view_new(&tui_view_procs, NULL);
+
+	refresh(v, a, NULL, EXM_GROUP_NONE);
+	v->page = 3;
+	tui_view_set_cursor(v, 5);
+	cr_assert_eq(v->top, 3);
+	tui_view_set_cursor(v, 100);
+	cr_assert_eq(v->cursor, 6);
+	cr_assert_eq(v->top, 4);
+	tui_view_set_cursor(v, -5);
+	cr_assert_eq(v->cursor, 0);
+	cr_assert_eq(v->top, 0);
+	/* a refresh keeps the row at the same screen line */
+	tui_view_set_cursor(v, 4);
+	v->top = 3;
+	refresh(v, a, NULL, EXM_GROUP_NONE);
+	cr_assert_eq(v->cursor, 4);
+	cr_assert_eq(v->top, 3);
+	/* a taller screen than the list: no scrolling */
+	v->page = 50;
+	tui_view_fix_scroll(v);
+	cr_assert_eq(v->top, 0);
+	tui_view_free(v);
+	exm_snapshot_free(a);
+}
+
+Test(ui_view, filter_narrows_rows)
+{
+	struct exm_snapshot *a = fixture(NULL, 0);
+	struct tui_view *v = tui_view_new(&tui_view_procs, NULL);
+
+	refresh(v, a, NULL, EXM_GROUP_NONE);
+	cr_assert_eq(tui_view_set_filter(v, "POSTGRES"), 0);
+	cr_assert_eq(v->nvis, 3);
+	tui_view_set_filter(v, "checkpointer"); /* command line */
+	cr_assert_eq(v->nvis, 2);
+	cr_assert_eq(pid_at(v, 0), 302);
+	cr_assert_eq(pid_at(v, 1), 301);
+	tui_view_set_filter(v, "alice"); /* user */
+	cr_assert_eq(v->nvis, 3);
+	tui_view_set_filter(v, "no such thing");
+	cr_assert_eq(v->nvis, 0);
+	cr_assert_null(tui_view_selected(v));
+	tui_view_set_filter(v, "");
+	cr_assert_eq(v->nvis, 7);
+	cr_assert_null(v->filter);
+	tui_view_free(v);
+	exm_snapshot_free(a);
+}
+
+Test(ui_view, user_filter)
+{
+	struct exm_snapshot *a = fixture(NULL, 0);
+	struct tui_view *v = tui_view_new(&tui_view_procs, NULL);
+
+	refresh(v, a, "alice", EXM_GROUP_NONE);
+	cr_assert_eq(v->nvis, 3);
+	for (size_t i = 0; i < v->nvis; i++)
+		cr_assert_str_eq(v->rows[v->vis[i]].proc->user, "alice");
+	refresh(v, a, "106", EXM_GROUP_NONE); /* by uid: postgres */
+	cr_assert_eq(v->nvis, 3);
+	cr_assert_str_eq(tui_view_selected(v)->proc->user, "postgres");
+	refresh(v, a, NULL, EXM_GROUP_NONE);
+	cr_assert_eq(v->nvis, 7);
+	tui_view_free(v);
+	exm_snapshot_free(a);
+}
+
+Test(ui_view, search_moves_and_wraps)
+{
+	struct exm_snapshot *a = fixture(NULL, 0);
+	struct tui_view *v = tui_view_new(&tui_view_procs, NULL);
+
+	refresh(v, a, NULL, EXM_GROUP_NONE);
+	cr_assert(tui_view_search(v, "worker", 0));
+	cr_assert_eq(v->cursor, 6);
+	cr_assert(tui_view_search(v, "bash", 1)); /* wraps to 201 */
+	cr_assert_eq(sel_pid(v), 201);
+	cr_assert(tui_view_search(v, "bash", 1));
+	cr_assert_eq(sel_pid(v), 200);
+	cr_assert(tui_view_search(v, "bash", -1));
+	cr_assert_eq(sel_pid(v), 201);
+	cr_assert_not(tui_view_search(v, "zzz", 1));
+	cr_assert_eq(sel_pid(v), 201);
+	cr_assert_eq(v->nvis, 7); /* search does not filter */
+	tui_view_free(v);
+	exm_snapshot_free(a);
+}
+
+static const struct exm_row *group_row(const struct tui_view *v,
+				       const char *name)
+{
+	for (size_t i = 0; i < v->nvis; i++)
+		if (!strcmp(v->rows[v->vis[i]].name, name))
+			return &v->rows[v->vis[i]];
+	cr_assert_fail("no group %s", name);
+	return NULL;
+}
+
+Test(ui_view, groups_sum_their_processes)
+{
+	struct exm_snapshot *a = fixture(NULL, 0);
+	struct tui_view *v = tui_view_new(&tui_view_groups, NULL);
+	const struct exm_row *g;
+	double sum = 0;
+
+	refresh(v, a, NULL, EXM_GROUP_PROGRAM);
+	cr_assert_eq(v->nvis, 4); /* bash init postgres worker */
+	g = group_row(v, "postgres");
+	cr_assert_eq(g->nprocs, 3);
+	cr_assert_float_eq(g->sz.erss,
+			   3 * exm_snapshot_find_pid(a, 300)->sz.erss, 1e-6);
+	cr_assert_eq(g->sz.rss, 3 * exm_snapshot_find_pid(a, 300)->sz.rss);
+	cr_assert_eq(g->kpss.pss, 3 * exm_snapshot_find_pid(a, 300)->kpss.pss);
+	cr_assert_eq(group_row(v, "bash")->nprocs, 2);
+	/* effective resident is conserved by grouping */
+	for (size_t i = 0; i < v->nvis; i++)
+		sum += v->rows[v->vis[i]].sz.erss;
+	cr_assert_float_eq(sum, a->total.erss, 1e-6);
+
+	refresh(v, a, NULL, EXM_GROUP_USER);
+	cr_assert_eq(v->nvis, 3);
+	cr_assert_eq(group_row(v, "alice")->nprocs, 3);
+	cr_assert_eq(group_row(v, "root")->nprocs, 1);
+
+	refresh(v, a, NULL, EXM_GROUP_CGROUP);
+	cr_assert_eq(group_row(v, "/system.slice/postgresql.service")->nprocs,
+		     3);
+	cr_assert_eq(group_row(v,
+			       "/user.slice/user-1000.slice/session-1.scope")
+			     ->nprocs,
+		     3);
+	/* with a user filter, groups hold only that user's processes */
+	refresh(v, a, "alice", EXM_GROUP_PROGRAM);
+	cr_assert_eq(v->nvis, 2);
+	cr_assert_eq(group_row(v, "bash")->nprocs, 2);
+	cr_assert_eq(group_row(v, "worker")->nprocs, 1);
+	tui_view_free(v);
+	exm_snapshot_free(a);
+}
+
+Test(ui_view, group_names_round_trip)
+{
+	for (int i = 0; i < EXM_GROUP__COUNT; i++)
+		cr_assert_eq(exm_group_by_name(exm_group_name(i)), i);
+	cr_assert_eq(exm_group_by_name("nope"), -1);
+}
+
+Test(ui_stack, drill_down_and_back)
+{
+	struct exm_snapshot *a = fixture(NULL, 0);
+	struct tui_stack s = { 0 };
+	struct tui_build b = { .snap = a };
+	struct tui_view *v;
+	char crumbs[512];
+	const struct exm_row *r;
+
+	cr_assert_eq(tui_stack_reset(&s, &tui_view_procs), 0);
+	v = tui_stack_top(&s);
+	tui_view_refresh(v, &b);
+	cr_assert(tui_view_search(v, "bash -c make", 0));
+	cr_assert_eq(sel_pid(v), 201);
+
+	/* process -> its files */
+	v = tui_stack_enter(&s, false);
+	cr_assert_not_null(v);
+	cr_assert_eq(v->ops, &tui_view_pfiles);
+	tui_view_refresh(v, &b);
+	cr_assert_eq(v->nvis, 3); /* [anon], libc, [stack] */
+	cr_assert(tui_view_search(v, "libc", 0));
+
+	/* file -> its mappings in the process */
+	v = tui_stack_enter(&s, false);
+	cr_assert_not_null(v);
+	cr_assert_eq(v->ops, &tui_view_mappings);
+	tui_view_refresh(v, &b);
+	cr_assert_eq(v->nvis, 2);
+	for (size_t i = 0; i < v->nvis; i++) {
+		r = &v->rows[v->vis[i]];
+		cr_assert_eq(r->proc->pid, 201);
+		cr_assert_str_eq(r->file->name,
+				 "/usr/lib/x86_64-linux-gnu/libc.so.6");
+	}
+	tui_stack_crumbs(&s, crumbs, sizeof(crumbs));
+	cr_assert_str_eq(crumbs, "Processes > bash (201) > "
+				 "/usr/lib/x86_64-linux-gnu/libc.so.6: "
+				 "mappings");
+	/* nothing below a mapping until the ELF views register */
+	cr_assert_null(tui_stack_enter(&s, false));
+	cr_assert_eq(s.depth, 3);
+
+	/* back: the files view still has libc selected */
+	cr_assert(tui_stack_back(&s));
+	v = tui_stack_top(&s);
+	cr_assert_str_eq(tui_view_selected(v)->file->name,
+			 "/usr/lib/x86_64-linux-gnu/libc.so.6");
+	cr_assert(tui_stack_back(&s));
+	cr_assert_not(tui_stack_back(&s)); /* the root stays */
+	cr_assert_eq(s.depth, 1);
+	cr_assert_eq(sel_pid(tui_stack_top(&s)), 201);
+	tui_stack_fini(&s);
+	exm_snapshot_free(a);
+}
+
+Test(ui_stack, file_to_processes)
+{
+	struct exm_snapshot *a = fixture(NULL, 0);
+	struct tui_stack s = { 0 };
+	struct tui_build b = { .snap = a };
+	struct tui_view *v;
+
+	tui_stack_reset(&s, &tui_view_files);
+	v = tui_stack_top(&s);
+	tui_view_refresh(v, &b);
+	cr_assert(tui_view_search(v, "libc.so.6", 0));
+	v = tui_stack_enter(&s, false);
+	cr_assert_eq(v->ops, &tui_view_fprocs);
+	tui_view_refresh(v, &b);
+	cr_assert_eq(v->nvis, 6); /* every process but worker */
+	for (size_t i = 0; i < v->nvis; i++)
+		cr_assert_neq(pid_at(v, i), 400);
+	/* process within the file -> its mappings of the file */
+	cr_assert(tui_view_search(v, "init", 0));
+	v = tui_stack_enter(&s, false);
+	cr_assert_eq(v->ops, &tui_view_mappings);
+	tui_view_refresh(v, &b);
+	cr_assert_eq(v->nvis, 2);
+	cr_assert_eq(v->rows[v->vis[0]].proc->pid, 1);
+	tui_stack_fini(&s);
+	exm_snapshot_free(a);
+}
+
+Test(ui_stack, group_to_processes)
+{
+	struct exm_snapshot *a = fixture(NULL, 0);
+	struct tui_stack s = { 0 };
+	struct tui_build b = { .snap = a, .group_by = EXM_GROUP_USER };
+	struct tui_view *v;
+
+	tui_stack_reset(&s, &tui_view_groups);
+	v = tui_stack_top(&s);
+	tui_view_refresh(v, &b);
+	cr_assert(tui_view_search(v, "alice", 0));
+	v = tui_stack_enter(&s, false);
+	cr_assert_eq(v->ops, &tui_view_group_procs);
+	tui_view_refresh(v, &b);
+	cr_assert_eq(v->nvis, 3);
+	for (size_t i = 0; i < v->nvis; i++)
+		cr_assert_str_eq(v->rows[v->vis[i]].proc->user, "alice");
+	/* and on into the process */
+	v = tui_stack_enter(&s, false);
+	cr_assert_eq(v->ops, &tui_view_pfiles);
+	tui_stack_fini(&s);
+	exm_snapshot_free(a);
+}
+
+Test(ui_stack, exited_process_says_so)
+{
+	static const pid_t some[] = { 1, 400 };
+	struct exm_snapshot *a = fixture(NULL, 0), *b2 = fixture(some, 2);
+	struct tui_stack s = { 0 };
+	struct tui_build b = { .snap = a };
+	struct tui_view *v;
+
+	tui_stack_reset(&s, &tui_view_procs);
+	tui_view_refresh(tui_stack_top(&s), &b);
+	tui_view_search(tui_stack_top(&s), "bash -c", 0);
+	v = tui_stack_enter(&s, false);
+	tui_view_refresh(v, &b);
+	cr_assert_eq(v->nvis, 3);
+	b.snap = b2;
+	tui_view_refresh(v, &b);
+	cr_assert_eq(v->nvis, 0);
+	cr_assert_str_eq(v->why, "(process 201 has exited)");
+	cr_assert_null(tui_view_selected(v));
+	/* entering from an empty list does nothing */
+	cr_assert_null(tui_stack_enter(&s, false));
+	tui_stack_fini(&s);
+	exm_snapshot_free(a);
+	exm_snapshot_free(b2);
+}
+
+/* A stand-in for the ELF views: what a plugged-in view receives. */
+static struct tui_ident seen_ctx;
+
+static struct exm_row *build_probe(struct tui_view *v,
+				   const struct tui_build *b, size_t *n,
+				   const char **why)
+{
+	struct exm_row *rows = calloc(2, sizeof(*rows));
+
+	tui_ident_fini(&seen_ctx);
+	tui_ident_copy(&seen_ctx, &v->ctx);
+	rows[0].name = ".text";
+	rows[0].addr = 0x1000;
+	rows[1].name = ".data";
+	rows[1].addr = 0x2000;
+	*n = 2;
+	return rows;
+}
+
+static const struct tui_view_ops probe_ops = {
+	.name = "probe", .table = EXM_T_SECTIONS,
+	.build = build_probe, .crumb = tui_view_crumb_label,
+};
+
+Test(ui_stack, plugged_in_views)
+{
+	struct exm_snapshot *a = fixture(NULL, 0);
+	struct tui_stack s = { 0 };
+	struct tui_build b = { .snap = a };
+	struct tui_view *v;
+	char crumbs[512];
+
+	tui_view_register_child(EXM_T_MAPPINGS, false, &probe_ops);
+	tui_view_register_child(EXM_T_PFILES, true, &probe_ops);
+	tui_stack_reset(&s, &tui_view_procs);
+	tui_view_refresh(tui_stack_top(&s), &b);
+	tui_view_search(tui_stack_top(&s), "init", 0);
+	v = tui_stack_enter(&s, false);
+	tui_view_refresh(v, &b);
+	tui_view_search(v, "libc", 0);
+	/* the alternate key on a file opens the plugged view directly */
+	v = tui_stack_enter(&s, true);
+	cr_assert_eq(v->ops, &probe_ops);
+	tui_view_refresh(v, &b);
+	cr_assert(seen_ctx.has_proc && seen_ctx.has_file);
+	cr_assert_eq(seen_ctx.pid, 1);
+	cr_assert_str_eq(seen_ctx.fname, "/usr/lib/x86_64-linux-gnu/libc.so.6");
+	cr_assert_eq(v->nvis, 2);
+	tui_stack_back(&s);
+	/* Enter on a mapping opens it with the mapping's address */
+	v = tui_stack_enter(&s, false);
+	tui_view_refresh(v, &b);
+	tui_view_set_sort(v, EXM_F_ADDR, false);
+	v = tui_stack_enter(&s, false);
+	cr_assert_eq(v->ops, &probe_ops);
+	tui_view_refresh(v, &b);
+	cr_assert(seen_ctx.has_addr);
+	cr_assert_eq(seen_ctx.addr, 0x7f0000000000ull);
+	cr_assert_eq(seen_ctx.pid, 1);
+	/* selection by name + address */
+	tui_view_set_cursor(v, 1);
+	cr_assert_str_eq(v->sel.name, tui_view_selected(v)->name);
+	tui_stack_crumbs(&s, crumbs, sizeof(crumbs));
+	cr_assert_str_eq(crumbs, "Processes > init (1) > "
+				 "/usr/lib/x86_64-linux-gnu/libc.so.6: "
+				 "mappings > 0x7f0000000000");
+	tui_view_register_child(EXM_T_MAPPINGS, false, NULL);
+	tui_view_register_child(EXM_T_PFILES, true, NULL);
+	tui_ident_fini(&seen_ctx);
+	tui_stack_fini(&s);
+	exm_snapshot_free(a);
+}
