@@ -20,9 +20,15 @@
  *   file    13 pages  MAP_PRIVATE mapping of a temporary file on disk; each
  *                     process writes its first 4 pages after fork (own anon
  *                     copies) and reads the other 9 (shared page cache).
+ *   thp      2 MiB    MAP_PRIVATE anon, 2 MiB aligned, MADV_HUGEPAGE, written
+ *                     before fork (one transparent huge page when the kernel
+ *                     can, CoW shared by all four); child 2 then writes page
+ *                     THP_WRITTEN, which splits its mapping and copies that
+ *                     one page. The sizes are the same with or without THP.
  *
- * Anonymous regions are MADV_NOHUGEPAGE; everything is written with non-zero
- * data before it is read, so the zero page never appears in a region.
+ * The other anonymous regions are MADV_NOHUGEPAGE; everything is written
+ * with non-zero data before it is read, so the zero page never appears in a
+ * region.
  *
  * Output on stdout, one fact per line, then "ready":
  *   page_size P
@@ -56,6 +62,8 @@
 #define MEMFD_PAGES 11
 #define FILE_PAGES 13
 #define FILE_WRITTEN 4
+#define THP_SIZE (2u << 20)
+#define THP_WRITTEN 5
 
 struct region {
 	const char *name;
@@ -71,6 +79,7 @@ enum {
 	R_MEMFD,
 	R_MEMFD2,
 	R_FILE,
+	R_THP,
 	R__COUNT
 };
 
@@ -82,6 +91,7 @@ static struct region regions[R__COUNT] = {
 	[R_MEMFD] = { "memfd", NULL, MEMFD_PAGES },
 	[R_MEMFD2] = { "memfd2", NULL, MEMFD_PAGES },
 	[R_FILE] = { "file", NULL, FILE_PAGES },
+	[R_THP] = { "thp", NULL, 0 }, /* THP_SIZE / page size */
 };
 
 static size_t page_size;
@@ -162,6 +172,10 @@ static void after_fork(int idx)
 	sum += touch(regions[R_FILE].addr + FILE_WRITTEN * page_size,
 		     FILE_PAGES - FILE_WRITTEN);
 
+	sum += touch(regions[R_THP].addr, regions[R_THP].pages);
+	if (idx == 2)
+		regions[R_THP].addr[THP_WRITTEN * page_size] = 0x7e;
+
 	if (sum == 0) /* every byte read is non-zero */
 		fprintf(stderr, "sharer: unexpected zero data\n");
 }
@@ -170,6 +184,27 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
+}
+
+/* A THP_SIZE aligned private anonymous region that may use a huge page. */
+static unsigned char *map_thp(void)
+{
+	unsigned char *p = mmap(NULL, 2 * THP_SIZE, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uintptr_t a;
+	size_t head;
+
+	if (p == MAP_FAILED)
+		die("mmap");
+	a = ((uintptr_t)p + THP_SIZE - 1) & ~(uintptr_t)(THP_SIZE - 1);
+	head = a - (uintptr_t)p;
+	if (head && munmap(p, head))
+		die("munmap");
+	if (munmap((unsigned char *)a + THP_SIZE, THP_SIZE - head))
+		die("munmap");
+	/* Best effort: without THP support the sizes are the same. */
+	madvise((void *)a, THP_SIZE, MADV_HUGEPAGE);
+	return (unsigned char *)a;
 }
 
 static void setup(const char *dir)
@@ -220,6 +255,10 @@ static void setup(const char *dir)
 	regions[R_FILE].addr = map(FILE_PAGES, PROT_READ | PROT_WRITE,
 				   MAP_PRIVATE, fd);
 	close(fd);
+
+	regions[R_THP].pages = THP_SIZE / page_size;
+	regions[R_THP].addr = map_thp();
+	fill(regions[R_THP].addr, regions[R_THP].pages, 4);
 }
 
 int main(int argc, char **argv)

@@ -11,8 +11,8 @@ sharer.c), runs `exmtop -b --format json --bytes -p <its pids>` once with
   2. exmtop's per-file rows in each process for the memfd, the MAP_SHARED
      anonymous memory (/dev/zero) and the private file mapping equal the
      designed sizes exactly (rss, erss, sole, writable, vm, nmaps);
-  3. exmtop's [anon] row of each process equals the designed private, cow
-     and ro regions plus the oracle's sizes of the process's other anonymous
+  3. exmtop's [anon] row of each process equals the designed private, cow,
+     ro and thp regions plus the oracle's sizes of the process's other anonymous
      mappings (libc data, stack-less anon), and every per-process total
      equals the oracle;
   4. the files table (nprocs, sums across the four) for those three files;
@@ -65,6 +65,13 @@ def designed(ps):
             d[("memfd", i)] = sz(11 * P, 11 * P, Fraction(11 * P, 5), 0, 0)
         d[("file", i)] = sz(13 * P, 13 * P, 4 * P + Fraction(9 * P, 4),
                             4 * P, 4 * P)
+        n = (2 << 20) // P  # thp: one page copied by child 2
+        if i == 2:
+            d[("thp", i)] = sz(n * P, n * P, Fraction((n - 1) * P, 4) + P,
+                               P, P)
+        else:
+            d[("thp", i)] = sz(n * P, n * P, Fraction((n - 1) * P, 4) +
+                               Fraction(P, 3), 0, 0)
     return d
 
 
@@ -101,7 +108,7 @@ def region_names(sh):
 
 def check_oracle_regions(c, sh, orc, want):
     for i, pid in enumerate(sh.pids):
-        for r in ("private", "cow", "ro", "shanon", "memfd", "file"):
+        for r in ("private", "cow", "ro", "shanon", "memfd", "file", "thp"):
             a, b = sh.regions[r]
             got = orc.region(pid, a, b)
             if r == "memfd" and i == 0:
@@ -119,8 +126,11 @@ def anon_vma(v):
     return v.inode == 0 and v.name == ""
 
 
+ANON_REGIONS = ("private", "cow", "ro", "thp")
+
+
 def in_regions(sh, v):
-    for r in ("private", "cow", "ro"):
+    for r in ANON_REGIONS:
         a, b = sh.regions[r]
         if v.start < b and a < v.end:
             return True
@@ -177,7 +187,7 @@ def check_json(c, sh, orc, doc, mode):
                 (what, [f.get("file") for f in anon])):
             exp = orc.sizes(pid, lambda v: anon_vma(v) and
                             not in_regions(sh, v))
-            for r in ("private", "cow", "ro"):
+            for r in ANON_REGIONS:
                 for k in CHECK_KEYS:
                     exp[k] = exp[k] + want[(r, i)][k]
             cmp_sizes(c, anon[0], exp, "%s anon row" % what)
@@ -254,6 +264,19 @@ def diff(a, b, path, out):
         out.append("%s: %r vs %r" % (path, a, b))
 
 
+def thp_kb(pid, start):
+    """AnonHugePages (kB) of the mapping at start, for information."""
+    cur = None
+    with open("/proc/%d/smaps" % pid) as f:
+        for line in f:
+            w = line.split()
+            if "-" in w[0] and not w[0].endswith(":"):
+                cur = int(w[0].split("-")[0], 16)
+            elif cur == start and w[0] == "AnonHugePages:":
+                return int(w[1])
+    return None
+
+
 def main():
     if os.geteuid() != 0:
         print("SKIP: needs root (PFNs in pagemap)")
@@ -265,6 +288,9 @@ def main():
             ps = sh.page_size
             orc = exmlive.Oracle(sh.pids, ps)
             check_oracle_regions(c, sh, orc, designed(ps))
+            print("thp region in a huge page (AnonHugePages) per process: "
+                  "%s" % [thp_kb(pid, sh.regions["thp"][0])
+                          for pid in sh.pids])
             pids = ",".join(str(p) for p in sh.pids)
             docs = {}
             for mode in ("scan", "read"):
