@@ -106,8 +106,8 @@ def exmtop_json(args, user=None):
 class Sharer:
     """The sharer test program, started and parsed; a context manager."""
 
-    def __init__(self, tmpdir, user=None):
-        cmd = [SHARER, tmpdir]
+    def __init__(self, tmpdir, user=None, swap=False):
+        cmd = [SHARER] + (["-s"] if swap else []) + [tmpdir]
         if user is not None:
             cmd = ["setpriv", "--reuid=" + user, "--regid=" + user,
                    "--init-groups", "--"] + cmd
@@ -268,6 +268,9 @@ class Oracle:
 
     def distinct_present(self):
         return sum(1 for k in self.maps if k[0] == "pfn")
+
+    def distinct_swapped(self):
+        return sum(1 for k in self.maps if k[0] == "swap")
 
     def sizes(self, pid, vma_filter=None, lo=None, hi=None):
         """Sizes of pid's mappings accepted by vma_filter, restricted to

@@ -26,6 +26,16 @@
  *                     THP_WRITTEN, which splits its mapping and copies that
  *                     one page. The sizes are the same with or without THP.
  *
+ * With -s (needs active swap) two more regions, paged out with MADV_PAGEOUT:
+ *   swcow    6 pages  MAP_PRIVATE anon, written and paged out before fork:
+ *                     four processes share each swap entry; child 1 then
+ *                     reads pages 0 and 1 back in (present, its own PFN,
+ *                     while the other three keep the swap entries).
+ *   swsole   8 pages  MAP_PRIVATE anon, written and paged out by each
+ *                     process after fork: swap entries of its own.
+ * The sharer checks in its own pagemap that those pages really are swapped
+ * (or present, for child 1's two) and fails otherwise.
+ *
  * The other anonymous regions are MADV_NOHUGEPAGE; everything is written
  * with non-zero data before it is read, so the zero page never appears in a
  * region.
@@ -39,9 +49,10 @@
  * the children and removes the temporary file) or dies (the children get
  * SIGKILL through PR_SET_PDEATHSIG).
  *
- * Usage: sharer [DIR]   (DIR holds the temporary file; default /var/tmp)
+ * Usage: sharer [-s] [DIR]   (DIR holds the temporary file; default /var/tmp)
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -64,6 +75,13 @@
 #define FILE_WRITTEN 4
 #define THP_SIZE (2u << 20)
 #define THP_WRITTEN 5
+#define SWCOW_PAGES 6
+#define SWCOW_READ 2
+#define SWSOLE_PAGES 8
+
+#ifndef MADV_PAGEOUT
+#define MADV_PAGEOUT 21
+#endif
 
 struct region {
 	const char *name;
@@ -80,6 +98,8 @@ enum {
 	R_MEMFD2,
 	R_FILE,
 	R_THP,
+	R_SWCOW,
+	R_SWSOLE,
 	R__COUNT
 };
 
@@ -92,12 +112,15 @@ static struct region regions[R__COUNT] = {
 	[R_MEMFD2] = { "memfd2", NULL, MEMFD_PAGES },
 	[R_FILE] = { "file", NULL, FILE_PAGES },
 	[R_THP] = { "thp", NULL, 0 }, /* THP_SIZE / page size */
+	[R_SWCOW] = { "swcow", NULL, SWCOW_PAGES },
+	[R_SWSOLE] = { "swsole", NULL, SWSOLE_PAGES },
 };
 
 static size_t page_size;
 static char file_path[4096];
 static pid_t children[NPROC];
 static volatile sig_atomic_t stop;
+static int with_swap;
 
 static void die(const char *what)
 {
@@ -138,6 +161,44 @@ static unsigned long touch(const unsigned char *p, size_t pages)
 	return sum;
 }
 
+/* Whether pages [first, first + n) of a range are all swapped (want_swapped)
+ * or all present, from our own pagemap. */
+static int pages_are(const unsigned char *p, size_t first, size_t n,
+		     int want_swapped)
+{
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+	int ok = 1;
+
+	if (fd < 0)
+		die("open pagemap");
+	for (size_t i = first; i < first + n; i++) {
+		uint64_t w;
+		off_t off = (off_t)(((uintptr_t)p / page_size + i) * 8);
+
+		if (pread(fd, &w, 8, off) != 8)
+			die("pread pagemap");
+		if (want_swapped ? !(w >> 62 & 1) || (w >> 63 & 1)
+				 : !(w >> 63 & 1))
+			ok = 0;
+	}
+	close(fd);
+	return ok;
+}
+
+/* Page a range out to swap; fail unless every page went. */
+static void page_out(unsigned char *p, size_t pages)
+{
+	for (int tries = 0; tries < 50; tries++) {
+		if (madvise(p, pages * page_size, MADV_PAGEOUT))
+			die("madvise(MADV_PAGEOUT)");
+		if (pages_are(p, 0, pages, 1))
+			return;
+		usleep(20000);
+	}
+	errno = EAGAIN;
+	die("pages not swapped out (is swap on?)");
+}
+
 /* What each process does after fork; idx 0 is the parent. */
 static void after_fork(int idx)
 {
@@ -175,6 +236,26 @@ static void after_fork(int idx)
 	sum += touch(regions[R_THP].addr, regions[R_THP].pages);
 	if (idx == 2)
 		regions[R_THP].addr[THP_WRITTEN * page_size] = 0x7e;
+
+	if (with_swap) {
+		fill(regions[R_SWSOLE].addr, SWSOLE_PAGES,
+		     (unsigned char)(idx * 8 + 6));
+		page_out(regions[R_SWSOLE].addr, SWSOLE_PAGES);
+		if (idx == 1) {
+			sum += touch(regions[R_SWCOW].addr, SWCOW_READ);
+			if (!pages_are(regions[R_SWCOW].addr, 0, SWCOW_READ,
+				       0)) {
+				errno = EAGAIN;
+				die("swap-in");
+			}
+		}
+		if (!pages_are(regions[R_SWCOW].addr, idx == 1 ? SWCOW_READ : 0,
+			       idx == 1 ? SWCOW_PAGES - SWCOW_READ
+					: SWCOW_PAGES, 1)) {
+			errno = EAGAIN;
+			die("swcow pages not swapped");
+		}
+	}
 
 	if (sum == 0) /* every byte read is non-zero */
 		fprintf(stderr, "sharer: unexpected zero data\n");
@@ -259,17 +340,33 @@ static void setup(const char *dir)
 	regions[R_THP].pages = THP_SIZE / page_size;
 	regions[R_THP].addr = map_thp();
 	fill(regions[R_THP].addr, regions[R_THP].pages, 4);
+
+	if (with_swap) {
+		regions[R_SWCOW].addr = map(SWCOW_PAGES, PROT_READ | PROT_WRITE,
+					    MAP_PRIVATE | MAP_ANONYMOUS, -1);
+		fill(regions[R_SWCOW].addr, SWCOW_PAGES, 7);
+		page_out(regions[R_SWCOW].addr, SWCOW_PAGES);
+		regions[R_SWSOLE].addr = map(SWSOLE_PAGES,
+					     PROT_READ | PROT_WRITE,
+					     MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	}
 }
 
 int main(int argc, char **argv)
 {
-	const char *dir = argc > 1 ? argv[1] : "/var/tmp";
+	const char *dir = "/var/tmp";
 	struct sigaction sa;
 	sigset_t block, old;
 	int pipefd[2];
 	char c;
 
 	page_size = (size_t)sysconf(_SC_PAGESIZE);
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-s"))
+			with_swap = 1;
+		else
+			dir = argv[i];
+	}
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -304,6 +401,7 @@ int main(int argc, char **argv)
 			c = 'r';
 			if (write(pipefd[1], &c, 1) != 1)
 				_exit(1);
+			close(pipefd[1]);
 			sigprocmask(SIG_SETMASK, &old, NULL);
 			signal(SIGTERM, SIG_DFL);
 			signal(SIGINT, SIG_DFL);
@@ -327,6 +425,8 @@ int main(int argc, char **argv)
 	for (int r = 0; r < R__COUNT; r++) {
 		uintptr_t start = (uintptr_t)regions[r].addr;
 
+		if (!regions[r].addr)
+			continue;
 		printf("region %s %#lx %#lx%s%s\n", regions[r].name,
 		       (unsigned long)start,
 		       (unsigned long)(start + regions[r].pages * page_size),

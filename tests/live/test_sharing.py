@@ -37,15 +37,15 @@ CHECK_KEYS = ("vm", "rss", "erss", "sole", "writable", "swap", "eswap",
               "mapped", "emapped")
 
 
-def designed(ps):
+def designed(ps, swap=False):
     """Designed sizes per region and process index (see sharer.c)."""
     P = ps
     d = {}
 
-    def sz(vm, rss, erss, sole, writable):
+    def sz(vm, rss, erss, sole, writable, swp=0, eswap=0):
         return {"vm": vm, "rss": rss, "erss": Fraction(erss), "sole": sole,
-                "writable": writable, "swap": 0, "eswap": Fraction(0),
-                "mapped": rss, "emapped": Fraction(erss)}
+                "writable": writable, "swap": swp, "eswap": Fraction(eswap),
+                "mapped": rss + swp, "emapped": Fraction(erss) + eswap}
 
     for i in range(4):
         d[("private", i)] = sz(5 * P, 5 * P, 5 * P, 5 * P, 5 * P)
@@ -72,6 +72,18 @@ def designed(ps):
         else:
             d[("thp", i)] = sz(n * P, n * P, Fraction((n - 1) * P, 4) +
                                Fraction(P, 3), 0, 0)
+        if not swap:
+            continue
+        # swcow: 6 pages paged out before fork; child 1 read 2 back in
+        # (its own present pages: sole, and exclusive in a writable
+        # mapping), the others still share those 2 swap entries by 3.
+        if i == 1:
+            d[("swcow", i)] = sz(6 * P, 2 * P, 2 * P, 2 * P, 2 * P,
+                                 4 * P, P)
+        else:
+            d[("swcow", i)] = sz(6 * P, 0, 0, 0, 0, 6 * P,
+                                 Fraction(2 * P, 3) + P)
+        d[("swsole", i)] = sz(8 * P, 0, 0, 0, 0, 8 * P, 8 * P)
     return d
 
 
@@ -108,7 +120,7 @@ def region_names(sh):
 
 def check_oracle_regions(c, sh, orc, want):
     for i, pid in enumerate(sh.pids):
-        for r in ("private", "cow", "ro", "shanon", "memfd", "file", "thp"):
+        for r in sorted({r for r, _ in want}):
             a, b = sh.regions[r]
             got = orc.region(pid, a, b)
             if r == "memfd" and i == 0:
@@ -126,11 +138,15 @@ def anon_vma(v):
     return v.inode == 0 and v.name == ""
 
 
-ANON_REGIONS = ("private", "cow", "ro", "thp")
+ANON_REGIONS = ("private", "cow", "ro", "thp", "swcow", "swsole")
+
+
+def anon_regions(sh):
+    return [r for r in ANON_REGIONS if r in sh.regions]
 
 
 def in_regions(sh, v):
-    for r in ANON_REGIONS:
+    for r in anon_regions(sh):
         a, b = sh.regions[r]
         if v.start < b and a < v.end:
             return True
@@ -139,7 +155,7 @@ def in_regions(sh, v):
 
 def check_json(c, sh, orc, doc, mode):
     ps = sh.page_size
-    want = designed(ps)
+    want = designed(ps, "swcow" in sh.regions)
     names = region_names(sh)
     tag = "[%s]" % mode
 
@@ -187,7 +203,7 @@ def check_json(c, sh, orc, doc, mode):
                 (what, [f.get("file") for f in anon])):
             exp = orc.sizes(pid, lambda v: anon_vma(v) and
                             not in_regions(sh, v))
-            for r in ANON_REGIONS:
+            for r in anon_regions(sh):
                 for k in CHECK_KEYS:
                     exp[k] = exp[k] + want[(r, i)][k]
             cmp_sizes(c, anon[0], exp, "%s anon row" % what)
@@ -240,6 +256,15 @@ def check_json(c, sh, orc, doc, mode):
              "%s totals %s == sum of processes" % (tag, k))
     s_files = sum(f.get("erss") or 0 for f in files)
     c.near(s_files, distinct, 1.0, tag + " sum of files erss")
+    dswap = orc.distinct_swapped() * ps
+    c.near(sum(procs[p].get("eswap") or 0 for p in procs), dswap, 1.0,
+           tag + " conservation: sum eswap == distinct swap entries x "
+           "page size")
+    c.near(tot.get("eswap"), dswap, 1.0, tag + " totals eswap")
+    c.eq(doc.get("distinct_pages"), orc.distinct_present(),
+         tag + " distinct_pages")
+    c.eq(doc.get("distinct_swap"), orc.distinct_swapped(),
+         tag + " distinct_swap")
 
 
 # Keys that legitimately differ between two runs: timing, free memory, and
@@ -277,17 +302,14 @@ def thp_kb(pid, start):
     return None
 
 
-def main():
-    if os.geteuid() != 0:
-        print("SKIP: needs root (PFNs in pagemap)")
-        sys.exit(exmlive.SKIP)
-    c = exmlive.Checker("live sharing")
+def run(c, swap=False):
+    """The whole comparison with one sharer (with swap regions if swap)."""
     tmp = tempfile.mkdtemp(prefix="exm-live-", dir="/var/tmp")
     try:
-        with exmlive.Sharer(tmp) as sh:
+        with exmlive.Sharer(tmp, swap=swap) as sh:
             ps = sh.page_size
             orc = exmlive.Oracle(sh.pids, ps)
-            check_oracle_regions(c, sh, orc, designed(ps))
+            check_oracle_regions(c, sh, orc, designed(ps, swap))
             print("thp region in a huge page (AnonHugePages) per process: "
                   "%s" % [thp_kb(pid, sh.regions["thp"][0])
                           for pid in sh.pids])
@@ -320,6 +342,13 @@ def main():
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
+
+def main():
+    if os.geteuid() != 0:
+        print("SKIP: needs root (PFNs in pagemap)")
+        sys.exit(exmlive.SKIP)
+    c = exmlive.Checker("live sharing")
+    run(c)
     rc, _, err = exmlive.run_exmtop(["-b", "--pagemap-mode", "bogus"])
     c.eq(rc, 2, "bad --pagemap-mode value exits 2")
     c.eq(len(err.strip().splitlines()), 1, "bad option: one line on stderr")
