@@ -15,4 +15,4 @@ core_libexmcore_a_SOURCES = \
 	core/table.c core/table.h \
 	core/fields.c core/fields.h \
 	core/format.c core/format.h
-CORE_LIBS = core/libexmcore.a $(LIBELF_LIBS) -lm
+CORE_LIBS = core/libexmcore.a $(LIBELF_LIBS) -lm -lpthread

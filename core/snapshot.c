@@ -5,8 +5,83 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "core/pagecount.h"
+#include "core/pagemap.h"
+
+/* Bulk storage for page words: blocks of at least 8 MiB, 2 MiB aligned and
+ * advised for transparent huge pages, handed out by bumping a pointer. */
+#define STORE_BLOCK (UINT64_C(8) << 20)
+#define STORE_ALIGN (UINT64_C(2) << 20)
+
+struct store_block {
+	struct store_block *next;
+	void *map;	   /* what mmap returned */
+	size_t map_len;
+	uint64_t *words;   /* aligned start */
+	size_t cap, used;  /* in words */
+};
+
+struct exm_page_store {
+	struct store_block *head; /* current block first */
+};
+
+static void store_free(struct exm_page_store *st)
+{
+	if (!st)
+		return;
+	while (st->head) {
+		struct store_block *b = st->head;
+
+		st->head = b->next;
+		munmap(b->map, b->map_len);
+		free(b);
+	}
+	free(st);
+}
+
+static uint64_t *store_alloc(struct exm_snapshot *snap, size_t n)
+{
+	struct exm_page_store *st = snap->store;
+	struct store_block *b;
+	size_t bytes;
+	uintptr_t a;
+
+	if (!st) {
+		st = calloc(1, sizeof(*st));
+		if (!st)
+			return NULL;
+		snap->store = st;
+	}
+	b = st->head;
+	if (b && b->cap - b->used >= n) {
+		b->used += n;
+		return b->words + b->used - n;
+	}
+	bytes = n * sizeof(uint64_t);
+	if (bytes < STORE_BLOCK)
+		bytes = STORE_BLOCK;
+	bytes = (bytes + STORE_ALIGN - 1) & ~(STORE_ALIGN - 1);
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return NULL;
+	b->map_len = bytes + STORE_ALIGN;
+	b->map = mmap(NULL, b->map_len, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (b->map == MAP_FAILED) {
+		free(b);
+		return NULL;
+	}
+	a = ((uintptr_t)b->map + STORE_ALIGN - 1) & ~(uintptr_t)(STORE_ALIGN - 1);
+	b->words = (uint64_t *)a;
+	b->cap = bytes / sizeof(uint64_t);
+	madvise(b->words, bytes, MADV_HUGEPAGE); /* best effort */
+	b->used = n;
+	b->next = st->head;
+	st->head = b;
+	return b->words;
+}
 
 static const char *const kind_names[EXM_KIND__COUNT] = {
 	[EXM_KIND_FILE] = "file",     [EXM_KIND_SHMEM] = "shmem",
@@ -51,7 +126,8 @@ static void free_mapping(struct exm_mapping *m)
 {
 	free(m->name);
 	free(m->runs);
-	free(m->pages);
+	if (!m->pages_borrowed)
+		free(m->pages);
 }
 
 static void free_proc(struct exm_proc *p)
@@ -80,6 +156,7 @@ void exm_snapshot_free(struct exm_snapshot *snap)
 	free(snap->files);
 	exm_pagecount_free(snap->pfn_counts);
 	exm_pagecount_free(snap->swap_counts);
+	store_free(snap->store);
 	free(snap);
 }
 
@@ -132,36 +209,58 @@ struct exm_mapping *exm_proc_add_mapping(struct exm_proc *p)
 	return m;
 }
 
-/* Capacity rule shared by runs and pages: powers of two from 8. */
-static int grow(void **arr, uint32_t n, size_t elem)
+/* Make room for n more elements of an array with *cap slots, *len used:
+ * at least doubling, so appends are amortised O(1). */
+static int reserve(void **arr, uint32_t len, uint32_t *cap, uint32_t n,
+		   size_t elem)
 {
-	uint32_t cap;
+	uint64_t want = (uint64_t)len + n, ncap;
 	void *na;
 
-	if (n >= 8 && (n & (n - 1)) != 0)
+	if (want <= *cap)
 		return 0;
-	if (n && n < 8)
-		return 0;
-	if (n >= (UINT32_C(1) << 31))
+	if (want > UINT32_MAX)
 		return -ENOMEM;
-	cap = n ? n * 2 : 8;
-	na = realloc(*arr, (size_t)cap * elem);
+	ncap = *cap ? (uint64_t)*cap * 2 : 8;
+	if (ncap < want)
+		ncap = want;
+	if (ncap > UINT32_MAX)
+		ncap = UINT32_MAX;
+	na = realloc(*arr, (size_t)ncap * elem);
 	if (!na)
 		return -ENOMEM;
 	*arr = na;
+	*cap = (uint32_t)ncap;
 	return 0;
 }
 
-int exm_mapping_add_page(struct exm_mapping *m, uint64_t vpn, uint64_t word)
+int exm_mapping_add_pages(struct exm_mapping *m, uint64_t vpn,
+			  const uint64_t *words, uint32_t n)
 {
 	struct exm_run *last = m->nruns ? &m->runs[m->nruns - 1] : NULL;
 	int ret;
 
-	ret = grow((void **)&m->pages, m->npages, sizeof(*m->pages));
+	if (!n)
+		return 0;
+	if (m->pages_borrowed && (uint64_t)m->npages + n > m->cap_pages) {
+		/* Outgrew its slice of the page store: move to the heap. */
+		uint64_t *heap = malloc((size_t)m->cap_pages * 2 * 8 + n * 8);
+
+		if (!heap)
+			return -ENOMEM;
+		memcpy(heap, m->pages, (size_t)m->npages * 8);
+		m->pages = heap;
+		m->cap_pages = m->cap_pages * 2 + n;
+		m->pages_borrowed = false;
+	}
+	ret = reserve((void **)&m->pages, m->npages, &m->cap_pages, n,
+		      sizeof(*m->pages));
 	if (ret)
 		return ret;
-	if (!last || last->vpn + last->count != vpn) {
-		ret = grow((void **)&m->runs, m->nruns, sizeof(*m->runs));
+	if (!last || last->vpn + last->count != vpn ||
+	    (uint64_t)last->count + n > UINT32_MAX) {
+		ret = reserve((void **)&m->runs, m->nruns, &m->cap_runs, 1,
+			      sizeof(*m->runs));
 		if (ret)
 			return ret;
 		last = &m->runs[m->nruns++];
@@ -169,9 +268,15 @@ int exm_mapping_add_page(struct exm_mapping *m, uint64_t vpn, uint64_t word)
 		last->count = 0;
 		last->idx = m->npages;
 	}
-	last->count++;
-	m->pages[m->npages++] = word;
+	memcpy(m->pages + m->npages, words, (size_t)n * sizeof(*words));
+	last->count += n;
+	m->npages += n;
 	return 0;
+}
+
+int exm_mapping_add_page(struct exm_mapping *m, uint64_t vpn, uint64_t word)
+{
+	return exm_mapping_add_pages(m, vpn, &word, 1);
 }
 
 const struct exm_proc *exm_snapshot_find_pid(const struct exm_snapshot *snap,
@@ -190,13 +295,17 @@ void exm_snapshot_drop_pages(struct exm_snapshot *snap)
 
 		for (size_t j = 0; j < p->nmaps; j++) {
 			free(p->maps[j].runs);
-			free(p->maps[j].pages);
+			if (!p->maps[j].pages_borrowed)
+				free(p->maps[j].pages);
+			p->maps[j].pages_borrowed = false;
 			p->maps[j].runs = NULL;
 			p->maps[j].pages = NULL;
-			p->maps[j].nruns = 0;
-			p->maps[j].npages = 0;
+			p->maps[j].nruns = p->maps[j].cap_runs = 0;
+			p->maps[j].npages = p->maps[j].cap_pages = 0;
 		}
 	}
+	store_free(snap->store);
+	snap->store = NULL;
 	snap->sys.caps &= ~EXM_CAP_PAGES;
 }
 
@@ -220,4 +329,96 @@ void exm_snapshot_keep_pids(struct exm_snapshot *snap, const pid_t *pids,
 		keep++;
 	}
 	snap->nprocs = keep;
+}
+
+int exm_mapping_reserve_store(struct exm_snapshot *snap, struct exm_mapping *m,
+			      uint32_t n)
+{
+	uint64_t *w;
+
+	if (m->npages || !n)
+		return m->npages ? -EINVAL : 0;
+	w = store_alloc(snap, n);
+	if (!w)
+		return -ENOMEM;
+	if (!m->pages_borrowed)
+		free(m->pages);
+	m->pages = w;
+	m->cap_pages = n;
+	m->pages_borrowed = true;
+	return 0;
+}
+
+void exm_mapping_commit_pages(struct exm_mapping *m, uint64_t vpn, uint32_t n)
+{
+	/* in[] are the words as written; kept ones are compacted down to
+	 * m->pages[m->npages], which never passes in + i. */
+	const uint64_t *in = m->pages + m->npages;
+	uint32_t i = 0;
+
+	while (i < n) {
+		uint32_t j;
+		struct exm_run *last;
+
+		if (!exm_pm_used(in[i])) {
+			i++;
+			continue;
+		}
+		for (j = i; j < n && exm_pm_used(in[j]); j++)
+			;
+		last = m->nruns ? &m->runs[m->nruns - 1] : NULL;
+		if (!last || last->vpn + last->count != vpn + i ||
+		    last->idx + last->count != m->npages) {
+			if (reserve((void **)&m->runs, m->nruns, &m->cap_runs,
+				    1, sizeof(*m->runs)))
+				return; /* out of memory: keep what we have */
+			last = &m->runs[m->nruns++];
+			last->vpn = vpn + i;
+			last->count = 0;
+			last->idx = m->npages;
+		}
+		if (m->pages + m->npages != in + i)
+			memmove(m->pages + m->npages, in + i,
+				(size_t)(j - i) * sizeof(*in));
+		last->count += j - i;
+		m->npages += j - i;
+		i = j;
+	}
+}
+
+void exm_snapshot_append(struct exm_snapshot *dst, struct exm_snapshot *src)
+{
+	struct store_block *b;
+
+	for (size_t i = 0; i < src->nprocs; i++) {
+		struct exm_proc *p = exm_snapshot_add_proc(dst);
+		uint32_t idx;
+
+		if (!p) { /* ENOMEM: drop the rest rather than leak */
+			for (size_t k = i; k < src->nprocs; k++)
+				free_proc(&src->procs[k]);
+			break;
+		}
+		idx = p->index;
+		*p = src->procs[i];
+		p->index = idx;
+	}
+	src->nprocs = 0;
+	dst->nskipped_gone += src->nskipped_gone;
+	dst->nskipped_denied += src->nskipped_denied;
+	if (src->store) {
+		if (!dst->store) {
+			dst->store = src->store;
+		} else {
+			/* Keep dst's current block first: chain src's after. */
+			for (b = dst->store->head; b && b->next; b = b->next)
+				;
+			if (b)
+				b->next = src->store->head;
+			else
+				dst->store->head = src->store->head;
+			free(src->store);
+		}
+		src->store = NULL;
+	}
 }

@@ -129,9 +129,10 @@ struct exm_mapping {
 
 	/* Per-page facts (page-level sources only). */
 	struct exm_run *runs;
-	uint32_t nruns;
+	uint32_t nruns, cap_runs;
 	uint64_t *pages; /* pagemap words, see pagemap.h */
-	uint32_t npages;
+	uint32_t npages, cap_pages;
+	bool pages_borrowed; /* pages lives in the snapshot's page store */
 
 	/*
 	 * Sources without page identity (smaps) set these directly; page-level
@@ -229,6 +230,7 @@ struct exm_snapshot {
 	uint64_t distinct_pages; /* distinct PFNs mapped */
 	uint64_t distinct_swap;	 /* distinct swap entries */
 
+	struct exm_page_store *store;	   /* bulk page words (owned) */
 	struct exm_pagecount *pfn_counts;  /* share counts by PFN */
 	struct exm_pagecount *swap_counts; /* share counts by swap entry */
 	bool accounted;
@@ -259,6 +261,33 @@ int exm_mapping_add_page(struct exm_mapping *m, uint64_t vpn, uint64_t word);
 /* Keep only the processes whose pid is listed (before accounting). */
 void exm_snapshot_keep_pids(struct exm_snapshot *snap, const pid_t *pids,
 			    size_t npids);
+
+/*
+ * Append n page words for consecutive virtual pages starting at vpn (all
+ * of them present or swapped), after any pages already added (ascending
+ * order). 0 or -ENOMEM.
+ */
+int exm_mapping_add_pages(struct exm_mapping *m, uint64_t vpn,
+			  const uint64_t *words, uint32_t n);
+
+/*
+ * Give m room for exactly n more page words from the snapshot's page store
+ * (large, huge-page backed blocks: no per-mapping allocation, few page
+ * faults). Only for a mapping with no pages yet. 0 or -ENOMEM.
+ */
+int exm_mapping_reserve_store(struct exm_snapshot *snap, struct exm_mapping *m,
+			      uint32_t n);
+
+/*
+ * The n words at m->pages[m->npages...] were written in place (e.g. by
+ * pread) for consecutive pages from vpn: keep the used ones (present or
+ * swapped) as runs, dropping the rest. Requires cap_pages room.
+ */
+void exm_mapping_commit_pages(struct exm_mapping *m, uint64_t vpn, uint32_t n);
+
+/* Move every process of src (and its page store) to the end of dst,
+ * renumbering them; src is left empty. */
+void exm_snapshot_append(struct exm_snapshot *dst, struct exm_snapshot *src);
 
 /* Find a process by pid; NULL if absent. */
 const struct exm_proc *exm_snapshot_find_pid(const struct exm_snapshot *snap,

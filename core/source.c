@@ -6,6 +6,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,25 +156,31 @@ struct user_cache {
 	unsigned n;
 };
 
+/* User name of uid (or the number), malloc'd; NULL on ENOMEM. Thread-safe
+ * (getpwuid_r); each worker has its own cache. */
 static char *user_name(struct user_cache *c, uid_t uid)
 {
-	struct passwd *pw;
-	char num[16];
+	struct passwd pwd, *res = NULL;
+	char buf[1024], num[16];
+	const char *name;
 
 	for (unsigned i = 0; i < c->n; i++)
 		if (c->uid[i] == uid)
 			return strdup(c->name[i]);
-	pw = getpwuid(uid);
-	if (!pw)
+	if (!getpwuid_r(uid, &pwd, buf, sizeof(buf), &res) && res) {
+		name = res->pw_name;
+	} else {
 		snprintf(num, sizeof(num), "%u", (unsigned)uid);
+		name = num;
+	}
 	if (c->n < 64) {
 		c->uid[c->n] = uid;
-		c->name[c->n] = strdup(pw ? pw->pw_name : num);
+		c->name[c->n] = strdup(name);
 		if (!c->name[c->n])
 			return NULL;
-		return strdup(c->name[c->n++]);
+		c->n++;
 	}
-	return strdup(pw ? pw->pw_name : num);
+	return strdup(name);
 }
 
 static void user_cache_fini(struct user_cache *c)
@@ -314,22 +322,149 @@ static int cmp_pid(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* One worker's share of the walk: pids[0..npids) into its own snapshot. */
+struct worker {
+	struct exm_source *src;
+	const struct exm_scan_opts *opts;
+	const struct exm_walk *w;
+	const char *root;
+	const pid_t *pids;
+	size_t npids;
+	struct exm_snapshot *snap;
+	int ret;
+	pthread_t thread;
+	bool started;
+};
+
+static int walk_one(struct worker *wk, struct user_cache *users, void *ctx,
+		    pid_t pid)
+{
+	struct exm_snapshot *snap = wk->snap;
+	char path[PATH_MAX], *buf;
+	size_t len;
+	struct exm_proc *p;
+	struct stat st;
+	unsigned flags;
+	int dfd, r;
+
+	snprintf(path, sizeof(path), "%s/%d", wk->root, (int)pid);
+	dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		snap->nskipped_gone++;
+		return 0;
+	}
+	p = exm_snapshot_add_proc(snap);
+	if (!p) {
+		close(dfd);
+		return -ENOMEM;
+	}
+	p->pid = pid;
+	r = exm_read_file(dfd, "stat", &buf, &len);
+	if (!r) {
+		r = exm_parse_stat(buf, len, &p->comm, &p->ppid,
+				   &p->start_time, &flags);
+		free(buf);
+	}
+	if (r || fstat(dfd, &st)) {
+		exm_snapshot_drop_last(snap);
+		snap->nskipped_gone++;
+		close(dfd);
+		return r == -ENOMEM ? r : 0;
+	}
+	if (flags & PF_KTHREAD) {
+		exm_snapshot_drop_last(snap);
+		close(dfd);
+		return 0;
+	}
+	p->uid = st.st_uid;
+	p->user = user_name(users, st.st_uid);
+	p->cmdline = wk->opts->want_cmdline ? read_cmdline(dfd) : strdup("");
+	p->cgroup = read_cgroup(dfd);
+	if (!p->user || !p->cmdline || !p->cgroup) {
+		close(dfd);
+		return -ENOMEM;
+	}
+	r = wk->w->read_maps ? read_maps(dfd, p) : 0;
+	if (!r && !p->nmaps && wk->w->read_maps) {
+		/* No mappings: a zombie or exiting process. */
+		exm_snapshot_drop_last(snap);
+		close(dfd);
+		return 0;
+	}
+	if (!r)
+		r = wk->w->fn(wk->src, ctx, wk->opts, snap, p, dfd);
+	close(dfd);
+	if (r == -ENOMEM)
+		return r;
+	if (exm_errno_gone(r)) {
+		exm_snapshot_drop_last(snap);
+		snap->nskipped_gone++;
+	} else if (r == -EACCES || r == -EPERM) {
+		r = deny(dfd_path(wk->root, p->pid, path, sizeof(path)), p);
+		snap->nskipped_denied++;
+		if (r) {
+			exm_snapshot_drop_last(snap);
+			if (r == -ENOMEM)
+				return r;
+		}
+	} else if (r) {
+		return r;
+	}
+	return 0;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *wk = arg;
+	struct user_cache users = { .n = 0 };
+	void *ctx = wk->w->ctx_new ? wk->w->ctx_new(wk->src) : NULL;
+
+	if (wk->w->ctx_new && !ctx) {
+		wk->ret = -ENOMEM;
+		return NULL;
+	}
+	for (size_t i = 0; i < wk->npids && !wk->ret; i++)
+		wk->ret = walk_one(wk, &users, ctx, wk->pids[i]);
+	if (wk->w->ctx_free)
+		wk->w->ctx_free(ctx);
+	user_cache_fini(&users);
+	return NULL;
+}
+
+#define MAX_WORKERS 4
+
+static unsigned worker_count(size_t npids)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	const char *env = getenv("EXMTOP_THREADS");
+	unsigned n = cpus > 0 ? (unsigned)cpus : 1;
+
+	if (env && *env)
+		n = (unsigned)strtoul(env, NULL, 10);
+	if (n > MAX_WORKERS)
+		n = MAX_WORKERS;
+	if (n < 1 || npids < 16)
+		n = 1;
+	return n;
+}
+
 int exm_proc_walk(struct exm_source *src, const struct exm_scan_opts *opts,
-		  struct exm_snapshot *snap, bool read_maps_too,
-		  exm_proc_fn fn)
+		  struct exm_snapshot *snap, const struct exm_walk *w)
 {
 	const char *root = opts->proc_root ? opts->proc_root : "/proc";
-	struct user_cache users = { .n = 0 };
+	struct worker wk[MAX_WORKERS];
 	DIR *d = opendir(root);
 	struct dirent *de;
 	pid_t self = getpid(), *pids = NULL;
-	size_t npids = 0, cap = 0;
+	size_t npids = 0, cap = 0, off = 0;
+	unsigned nw;
 	int ret = 0;
 
 	if (!d) {
+		ret = -errno;
 		snprintf(src->errmsg, sizeof(src->errmsg), "cannot open %s: %s",
 			 root, strerror(errno));
-		return -errno;
+		return ret;
 	}
 	while ((de = readdir(d))) {
 		char *e;
@@ -347,99 +482,55 @@ int exm_proc_walk(struct exm_source *src, const struct exm_scan_opts *opts,
 			cap = cap ? cap * 2 : 256;
 			np = realloc(pids, cap * sizeof(*np));
 			if (!np) {
-				ret = -ENOMEM;
-				goto out;
+				closedir(d);
+				free(pids);
+				return -ENOMEM;
 			}
 			pids = np;
 		}
 		pids[npids++] = (pid_t)v;
 	}
+	closedir(d);
 	qsort(pids, npids, sizeof(*pids), cmp_pid);
 
-	for (size_t i = 0; i < npids; i++) {
-		char path[64], *buf;
-		size_t len;
-		struct exm_proc *p;
-		struct stat st;
-		unsigned flags;
-		int dfd, r;
+	nw = worker_count(npids);
+	memset(wk, 0, sizeof(wk));
+	for (unsigned i = 0; i < nw; i++) {
+		size_t share = npids / nw + (i < npids % nw);
 
-		snprintf(path, sizeof(path), "%s/%d", root, (int)pids[i]);
-		dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (dfd < 0) {
-			snap->nskipped_gone++;
+		wk[i].src = src;
+		wk[i].opts = opts;
+		wk[i].w = w;
+		wk[i].root = root;
+		wk[i].pids = pids + off;
+		wk[i].npids = share;
+		off += share;
+		wk[i].snap = i ? exm_snapshot_new() : snap;
+		if (!wk[i].snap) {
+			wk[i].ret = -ENOMEM;
 			continue;
 		}
-		p = exm_snapshot_add_proc(snap);
-		if (!p) {
-			close(dfd);
-			ret = -ENOMEM;
-			goto out;
-		}
-		p->pid = pids[i];
-		r = exm_read_file(dfd, "stat", &buf, &len);
-		if (!r) {
-			r = exm_parse_stat(buf, len, &p->comm, &p->ppid,
-					   &p->start_time, &flags);
-			free(buf);
-		}
-		if (r || fstat(dfd, &st)) {
-			exm_snapshot_drop_last(snap);
-			snap->nskipped_gone++;
-			close(dfd);
-			continue;
-		}
-		if (flags & PF_KTHREAD) {
-			exm_snapshot_drop_last(snap);
-			close(dfd);
-			continue;
-		}
-		p->uid = st.st_uid;
-		p->user = user_name(&users, st.st_uid);
-		p->cmdline = opts->want_cmdline ? read_cmdline(dfd)
-						: strdup("");
-		p->cgroup = read_cgroup(dfd);
-		if (!p->user || !p->cmdline || !p->cgroup) {
-			close(dfd);
-			ret = -ENOMEM;
-			goto out;
-		}
-		r = read_maps_too ? read_maps(dfd, p) : 0;
-		if (!r && !p->nmaps && read_maps_too) {
-			/* maps empty: a zombie or a kernel thread; nothing
-			 * to measure. */
-			exm_snapshot_drop_last(snap);
-			close(dfd);
-			continue;
-		}
-		if (!r)
-			r = fn(src, opts, snap, p, dfd);
-		close(dfd);
-		if (r == -ENOMEM) {
-			ret = r;
-			goto out;
-		}
-		if (exm_errno_gone(r)) {
-			exm_snapshot_drop_last(snap);
-			snap->nskipped_gone++;
-		} else if (r == -EACCES || r == -EPERM) {
-			r = deny(dfd_path(root, p->pid, path, sizeof(path)), p);
-			snap->nskipped_denied++;
-			if (r) {
-				exm_snapshot_drop_last(snap);
-				if (r == -ENOMEM) {
-					ret = r;
-					goto out;
-				}
-			}
-		} else if (r) {
-			ret = r;
-			goto out;
+		if (i) {
+			wk[i].snap->sys = snap->sys;
+			wk[i].started = !pthread_create(&wk[i].thread, NULL,
+							 worker_main, &wk[i]);
 		}
 	}
-out:
-	closedir(d);
+	worker_main(&wk[0]);
+	for (unsigned i = 1; i < nw; i++) {
+		if (wk[i].started)
+			pthread_join(wk[i].thread, NULL);
+		else if (wk[i].snap && !wk[i].ret)
+			worker_main(&wk[i]); /* no thread: do it here */
+	}
+	for (unsigned i = 0; i < nw; i++) {
+		if (!ret)
+			ret = wk[i].ret;
+		if (i && wk[i].snap) {
+			exm_snapshot_append(snap, wk[i].snap);
+			exm_snapshot_free(wk[i].snap);
+		}
+	}
 	free(pids);
-	user_cache_fini(&users);
 	return ret;
 }

@@ -36,17 +36,51 @@ struct exm_pm_scan_arg {
 /* access_ok() must accept [start, end): one page below TASK_SIZE_MAX. */
 #define EXM_SCAN_END UINT64_C(0x7ffffffff000)
 
-#define NREGIONS 1024
-#define CHUNK_WORDS 16384 /* 128 KiB per read */
+#define NREGIONS 1024	  /* regions per PAGEMAP_SCAN call */
+#define CHUNK_WORDS 16384 /* 128 KiB per plain read */
 
 enum scan_state { SCAN_UNKNOWN = 0, SCAN_YES, SCAN_NO };
 
+/* Shared by all workers. */
 struct pm_priv {
-	enum scan_state scan;
-	struct exm_page_region *regions;
-	uint64_t *words;
-	bool any_scan, any_read;
+	_Atomic int scan; /* enum scan_state */
+	_Atomic bool any_scan, any_read;
 };
+
+/* One per worker thread. */
+struct pm_ctx {
+	struct exm_page_region *regions;
+	size_t nregions, cap_regions;
+	uint32_t *counts; /* pages per mapping, scan path */
+	size_t cap_counts;
+	uint64_t *words;  /* plain-read buffer */
+};
+
+static void *pm_ctx_new(struct exm_source *src)
+{
+	struct pm_ctx *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->words = malloc(CHUNK_WORDS * sizeof(*c->words));
+	if (!c->words) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+static void pm_ctx_free(void *ctx)
+{
+	struct pm_ctx *c = ctx;
+
+	if (!c)
+		return;
+	free(c->regions);
+	free(c->counts);
+	free(c->words);
+	free(c);
+}
 
 bool exm_pagemap_has_pfns(void)
 {
@@ -67,8 +101,6 @@ bool exm_pagemap_has_pfns(void)
 
 static int pm_open(struct exm_source *src)
 {
-	struct pm_priv *pp;
-
 	/* "pagemap:DIR" reads a /proc-like tree at DIR (tests, recorded
 	 * trees): no privilege is involved in reading plain files. */
 	if (!(src->arg && *src->arg) && !exm_pagemap_has_pfns()) {
@@ -77,30 +109,13 @@ static int pm_open(struct exm_source *src)
 			 "page frame numbers; use --source smaps");
 		return -EPERM;
 	}
-	pp = calloc(1, sizeof(*pp));
-	if (!pp)
-		return -ENOMEM;
-	pp->regions = malloc(NREGIONS * sizeof(*pp->regions));
-	pp->words = malloc(CHUNK_WORDS * sizeof(*pp->words));
-	if (!pp->regions || !pp->words) {
-		free(pp->regions);
-		free(pp->words);
-		free(pp);
-		return -ENOMEM;
-	}
-	src->priv = pp;
-	return 0;
+	src->priv = calloc(1, sizeof(struct pm_priv));
+	return src->priv ? 0 : -ENOMEM;
 }
 
 static void pm_close(struct exm_source *src)
 {
-	struct pm_priv *pp = src->priv;
-
-	if (!pp)
-		return;
-	free(pp->regions);
-	free(pp->words);
-	free(pp);
+	free(src->priv);
 }
 
 /* pread that maps errors to -errno and tolerates short reads at the end. */
@@ -118,65 +133,83 @@ static ssize_t read_words(int fd, uint64_t *buf, uint64_t vpn, size_t n)
 
 /*
  * Read words for virtual pages [v0, v1) and store the used ones in the
- * mappings of p, starting the search at *mi (mappings are sorted).
+ * mappings of p, starting the search at *mi (mappings are sorted). Runs
+ * of used words are appended in bulk.
  */
-static int read_range(struct pm_priv *pp, int fd, struct exm_proc *p,
+static int read_range(struct pm_ctx *c, int fd, struct exm_proc *p,
 		      size_t *mi, unsigned ps, uint64_t v0, uint64_t v1)
 {
 	while (v0 < v1) {
 		size_t n = v1 - v0 > CHUNK_WORDS ? CHUNK_WORDS : v1 - v0;
-		ssize_t got = read_words(fd, pp->words, v0, n);
+		ssize_t got = read_words(fd, c->words, v0, n);
+		ssize_t k = 0;
 
 		if (got < 0)
 			return (int)got;
 		if (got == 0)
 			return 0; /* past the end of the address space */
-		for (ssize_t k = 0; k < got; k++) {
-			uint64_t w = pp->words[k], va = (v0 + k) * ps;
+		while (k < got) {
+			uint64_t va = (v0 + (uint64_t)k) * ps, mend;
 			struct exm_mapping *m;
+			ssize_t j;
 			int ret;
 
-			if (!exm_pm_used(w))
+			if (!exm_pm_used(c->words[k])) {
+				k++;
 				continue;
+			}
 			while (*mi < p->nmaps && p->maps[*mi].end <= va)
 				(*mi)++;
 			if (*mi >= p->nmaps)
 				return 0;
 			m = &p->maps[*mi];
-			if (va < m->start || m->kind == EXM_KIND_VSYSCALL)
-				continue; /* mapping changed since maps */
-			ret = exm_mapping_add_page(m, v0 + (uint64_t)k, w);
+			if (va < m->start || m->kind == EXM_KIND_VSYSCALL) {
+				k++; /* mapping changed since maps was read */
+				continue;
+			}
+			/* The run of used words inside this mapping. */
+			mend = m->end / ps - v0;
+			for (j = k; j < got && (uint64_t)j < mend &&
+				    exm_pm_used(c->words[j]);
+			     j++)
+				;
+			ret = exm_mapping_add_pages(m, v0 + (uint64_t)k,
+						    c->words + k,
+						    (uint32_t)(j - k));
 			if (ret)
 				return ret;
+			k = j;
 		}
 		v0 += (uint64_t)got;
 	}
 	return 0;
 }
 
-/* 1 when the kernel has no PAGEMAP_SCAN, 0 on success, -errno. */
-static int scan_process(struct pm_priv *pp, int fd, struct exm_proc *p,
-			unsigned ps)
+/* Ask the kernel which ranges of [start, end) hold present or swapped
+ * pages: c->regions. 1 when the kernel has no PAGEMAP_SCAN, 0, -errno. */
+static int scan_regions(struct pm_ctx *c, int fd, uint64_t start, uint64_t end)
 {
 	struct exm_pm_scan_arg arg;
-	uint64_t end = 0, start;
-	size_t mi = 0;
 
-	for (size_t i = 0; i < p->nmaps; i++)
-		if (p->maps[i].kind != EXM_KIND_VSYSCALL &&
-		    p->maps[i].end > end)
-			end = p->maps[i].end;
-	if (end > EXM_SCAN_END)
-		end = EXM_SCAN_END;
-	start = p->nmaps ? p->maps[0].start : 0;
+	c->nregions = 0;
 	while (start < end) {
 		long n;
 
+		if (c->cap_regions - c->nregions < NREGIONS) {
+			size_t cap = c->cap_regions * 2 + NREGIONS;
+			struct exm_page_region *r =
+				realloc(c->regions, cap * sizeof(*r));
+
+			if (!r)
+				return -ENOMEM;
+			c->regions = r;
+			c->cap_regions = cap;
+		}
 		memset(&arg, 0, sizeof(arg));
 		arg.size = sizeof(arg);
 		arg.start = start;
 		arg.end = end;
-		arg.vec = (uint64_t)(uintptr_t)pp->regions;
+		arg.vec = (uint64_t)(uintptr_t)(c->regions + c->nregions);
 		arg.vec_len = NREGIONS;
 		arg.category_anyof_mask =
 			EXM_PAGE_IS_PRESENT | EXM_PAGE_IS_SWAPPED;
@@ -190,14 +223,7 @@ static int scan_process(struct pm_priv *pp, int fd, struct exm_proc *p,
 				return 1;
 			return -errno;
 		}
-		for (long i = 0; i < n; i++) {
-			int ret = read_range(pp, fd, p, &mi, ps,
-					     pp->regions[i].start / ps,
-					     pp->regions[i].end / ps);
-
-			if (ret)
-				return ret;
-		}
+		c->nregions += (size_t)n;
 		if (arg.walk_end <= start)
 			break; /* no progress: never loop forever */
 		start = arg.walk_end;
@@ -205,7 +231,106 @@ static int scan_process(struct pm_priv *pp, int fd, struct exm_proc *p,
 	return 0;
 }
 
-static int read_process(struct pm_priv *pp, int fd, struct exm_proc *p,
+/*
+ * Visit every piece of a region that lies in one mapping: calls
+ * fn(c, m, first vpn, npages) with regions and mappings both sorted.
+ */
+static int for_each_piece(struct pm_ctx *c, struct exm_proc *p, unsigned ps,
+			  int (*fn)(struct pm_ctx *, struct exm_snapshot *,
+				    struct exm_mapping *, size_t, uint64_t,
+				    uint64_t, int),
+			  struct exm_snapshot *snap, int fd)
+{
+	size_t mi = 0;
+
+	for (size_t r = 0; r < c->nregions; r++) {
+		uint64_t rs = c->regions[r].start, re = c->regions[r].end;
+
+		while (mi < p->nmaps && p->maps[mi].end <= rs)
+			mi++;
+		for (size_t k = mi; k < p->nmaps && p->maps[k].start < re;
+		     k++) {
+			struct exm_mapping *m = &p->maps[k];
+			uint64_t s = rs > m->start ? rs : m->start;
+			uint64_t e = re < m->end ? re : m->end;
+			int ret;
+
+			if (s >= e || m->kind == EXM_KIND_VSYSCALL)
+				continue;
+			ret = fn(c, snap, m, k, s / ps, (e - s) / ps, fd);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+static int count_piece(struct pm_ctx *c, struct exm_snapshot *snap,
+		       struct exm_mapping *m, size_t k, uint64_t vpn,
+		       uint64_t n, int fd)
+{
+	c->counts[k] += (uint32_t)n;
+	return 0;
+}
+
+/* Read a piece straight into the mapping's reserved page words. */
+static int read_piece(struct pm_ctx *c, struct exm_snapshot *snap,
+		      struct exm_mapping *m, size_t k, uint64_t vpn,
+		      uint64_t n, int fd)
+{
+	while (n) {
+		uint32_t room = m->cap_pages - m->npages;
+		size_t want = n < room ? (size_t)n : room;
+		ssize_t got;
+
+		if (!want)
+			return 0; /* cannot happen: counted exactly */
+		got = read_words(fd, m->pages + m->npages, vpn, want);
+		if (got <= 0)
+			return (int)got;
+		exm_mapping_commit_pages(m, vpn, (uint32_t)got);
+		vpn += (uint64_t)got;
+		n -= (uint64_t)got;
+	}
+	return 0;
+}
+
+/* The PAGEMAP_SCAN path: 1 when unsupported, 0, -errno. */
+static int scan_process(struct pm_ctx *c, struct exm_snapshot *snap, int fd,
+			struct exm_proc *p, unsigned ps)
+{
+	uint64_t end = 0, start = p->nmaps ? p->maps[0].start : 0;
+	int ret;
+
+	for (size_t i = 0; i < p->nmaps; i++)
+		if (p->maps[i].kind != EXM_KIND_VSYSCALL &&
+		    p->maps[i].end > end)
+			end = p->maps[i].end;
+	if (end > EXM_SCAN_END)
+		end = EXM_SCAN_END;
+	ret = scan_regions(c, fd, start, end);
+	if (ret)
+		return ret;
+	if (c->cap_counts < p->nmaps) {
+		uint32_t *n = realloc(c->counts, p->nmaps * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		c->counts = n;
+		c->cap_counts = p->nmaps;
+	}
+	memset(c->counts, 0, p->nmaps * sizeof(*c->counts));
+	for_each_piece(c, p, ps, count_piece, snap, fd);
+	for (size_t k = 0; k < p->nmaps; k++) {
+		ret = exm_mapping_reserve_store(snap, &p->maps[k],
+						c->counts[k]);
+		if (ret)
+			return ret;
+	}
+	return for_each_piece(c, p, ps, read_piece, snap, fd);
+}
+
+static int read_process(struct pm_ctx *c, int fd, struct exm_proc *p,
 			unsigned ps)
 {
 	for (size_t i = 0; i < p->nmaps; i++) {
@@ -215,7 +340,7 @@ static int read_process(struct pm_priv *pp, int fd, struct exm_proc *p,
 
 		if (m->kind == EXM_KIND_VSYSCALL)
 			continue;
-		ret = read_range(pp, fd, p, &mi, ps, m->start / ps,
+		ret = read_range(c, fd, p, &mi, ps, m->start / ps,
 				 m->end / ps);
 		if (ret)
 			return ret;
@@ -236,10 +361,20 @@ static int read_kpss(int dirfd, struct exm_proc *p)
 	return 0;
 }
 
-static int pm_proc(struct exm_source *src, const struct exm_scan_opts *opts,
-		   struct exm_snapshot *snap, struct exm_proc *p, int dirfd)
+static void reset_pages(struct exm_proc *p)
+{
+	for (size_t i = 0; i < p->nmaps; i++) {
+		p->maps[i].nruns = 0;
+		p->maps[i].npages = 0;
+	}
+}
+
+static int pm_proc(struct exm_source *src, void *ctx,
+		   const struct exm_scan_opts *opts, struct exm_snapshot *snap,
+		   struct exm_proc *p, int dirfd)
 {
 	struct pm_priv *pp = src->priv;
+	struct pm_ctx *c = ctx;
 	unsigned ps = snap->sys.page_size;
 	int fd, ret = 1;
 
@@ -247,7 +382,7 @@ static int pm_proc(struct exm_source *src, const struct exm_scan_opts *opts,
 	if (fd < 0)
 		return -errno;
 	if (opts->pagemap_mode != 2 && pp->scan != SCAN_NO) {
-		ret = scan_process(pp, fd, p, ps);
+		ret = scan_process(c, snap, fd, p, ps);
 		if (ret == 1) {
 			pp->scan = SCAN_NO;
 			if (opts->pagemap_mode == 1) {
@@ -257,18 +392,14 @@ static int pm_proc(struct exm_source *src, const struct exm_scan_opts *opts,
 				close(fd);
 				return -EOPNOTSUPP;
 			}
-			/* Discard any partial result and read instead. */
-			for (size_t i = 0; i < p->nmaps; i++) {
-				p->maps[i].nruns = 0;
-				p->maps[i].npages = 0;
-			}
+			reset_pages(p);
 		} else if (!ret) {
 			pp->scan = SCAN_YES;
 			pp->any_scan = true;
 		}
 	}
 	if (ret == 1) {
-		ret = read_process(pp, fd, p, ps);
+		ret = read_process(c, fd, p, ps);
 		pp->any_read = true;
 	}
 	close(fd);
@@ -285,7 +416,14 @@ static int pm_proc(struct exm_source *src, const struct exm_scan_opts *opts,
 static int pm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 		   struct exm_snapshot *snap)
 {
+	static const struct exm_walk walk = {
+		.fn = pm_proc,
+		.read_maps = true,
+		.ctx_new = pm_ctx_new,
+		.ctx_free = pm_ctx_free,
+	};
 	struct pm_priv *pp = src->priv;
+	struct exm_scan_opts o = *opts;
 	int ret;
 
 	exm_sysinfo_fill(&snap->sys);
@@ -295,14 +433,10 @@ static int pm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 			 (opts->want_kpss ? EXM_CAP_KPSS : 0);
 	pp->any_scan = pp->any_read = false;
 	if (src->arg && *src->arg) {
-		struct exm_scan_opts o = *opts;
-
 		o.proc_root = src->arg;
 		o.include_self = true; /* our pid means nothing there */
-		ret = exm_proc_walk(src, &o, snap, true, pm_proc);
-	} else {
-		ret = exm_proc_walk(src, opts, snap, true, pm_proc);
 	}
+	ret = exm_proc_walk(src, &o, snap, &walk);
 	snprintf(snap->sys.source_detail, sizeof(snap->sys.source_detail),
 		 "%s", pp->any_scan && !pp->any_read ? "PAGEMAP_SCAN"
 		       : pp->any_scan		    ? "PAGEMAP_SCAN+reads"

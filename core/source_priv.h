@@ -9,23 +9,33 @@
 #include "core/source.h"
 
 /* Per-process callback of exm_proc_walk: read the pages or figures of p
- * (whose identity and maps are filled) through dirfd (/proc/PID). Return 0,
- * -ENOENT/-ESRCH if the process vanished (it is dropped and counted), or
- * another -errno to fail the run. */
-typedef int (*exm_proc_fn)(struct exm_source *src,
+ * (whose identity and maps are filled) through dirfd (/proc/PID), with the
+ * calling worker's ctx. Return 0, -ENOENT/-ESRCH if the process vanished
+ * (it is dropped and counted), -EACCES/-EPERM if it may not be read (it is
+ * listed with what statm shows), or another -errno to fail the run. */
+typedef int (*exm_proc_fn)(struct exm_source *src, void *ctx,
 			   const struct exm_scan_opts *opts,
 			   struct exm_snapshot *snap, struct exm_proc *p,
 			   int dirfd);
 
+struct exm_walk {
+	exm_proc_fn fn;
+	bool read_maps;
+	/* Per-worker state (buffers); NULL when not needed. */
+	void *(*ctx_new)(struct exm_source *src);
+	void (*ctx_free)(void *ctx);
+};
+
 /*
  * Walk /proc (or opts->proc_root): for each selected process fill identity
- * (stat, uid, user, cmdline, cgroup), read maps unless read_maps is false,
- * call fn. Processes that vanish are dropped and counted in nskipped_gone;
- * those whose maps cannot be read are dropped and counted in
- * nskipped_denied. Kernel threads are not listed. 0 or -errno.
+ * (stat, uid, user, cmdline, cgroup), read maps if w->read_maps, call
+ * w->fn. Processes are split among up to four worker threads (one per
+ * CPU), each filling a private snapshot merged into snap in pid order.
+ * Kernel threads and processes without mappings are not listed. 0 or
+ * -errno.
  */
 int exm_proc_walk(struct exm_source *src, const struct exm_scan_opts *opts,
-		  struct exm_snapshot *snap, bool read_maps, exm_proc_fn fn);
+		  struct exm_snapshot *snap, const struct exm_walk *w);
 
 /* Fill snap->sys facts common to all sources (page size, RAM, kernel,
  * host). */

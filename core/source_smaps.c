@@ -105,8 +105,9 @@ static void parse_smaps(const char *buf, size_t len, struct exm_proc *p)
 	k->has |= EXM_KPSS_PSS | EXM_KPSS_RSS | EXM_KPSS_SWAP_PSS;
 }
 
-static int sm_proc(struct exm_source *src, const struct exm_scan_opts *opts,
-		   struct exm_snapshot *snap, struct exm_proc *p, int dirfd)
+static int sm_proc(struct exm_source *src, void *ctx,
+		   const struct exm_scan_opts *opts, struct exm_snapshot *snap,
+		   struct exm_proc *p, int dirfd)
 {
 	char *buf;
 	size_t len;
@@ -131,6 +132,8 @@ static int sm_proc(struct exm_source *src, const struct exm_scan_opts *opts,
 static int sm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 		   struct exm_snapshot *snap)
 {
+	static const struct exm_walk walk = { .fn = sm_proc,
+					      .read_maps = true };
 	int ret;
 
 	exm_sysinfo_fill(&snap->sys);
@@ -138,7 +141,7 @@ static int sm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 	snprintf(snap->sys.source_detail, sizeof(snap->sys.source_detail),
 		 "/proc/PID/smaps");
 	snap->sys.caps = EXM_CAP_KPSS;
-	ret = exm_proc_walk(src, opts, snap, true, sm_proc);
+	ret = exm_proc_walk(src, opts, snap, &walk);
 	snprintf(snap->sys.limits, sizeof(snap->sys.limits),
 		 "%skernel Pss only (no page identity): sole = kernel "
 		 "Private (USS), no writable, no ELF byte ranges",
