@@ -455,7 +455,7 @@ int tui_batch(const struct tui_opts *o)
 	ret = exm_source_open(o->source, &src, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "exmtop: %s\n", err);
-		return 1;
+		return ret == -EINVAL ? 2 : 1;
 	}
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGINT, on_stop);

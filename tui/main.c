@@ -150,7 +150,8 @@ static int parse(struct tui_opts *o, int argc, char **argv)
 {
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "bn:d:o:p:u:chV", long_opts,
+	opterr = 0; /* our own one-line messages */
+	while ((c = getopt_long(argc, argv, ":bn:d:o:p:u:chV", long_opts,
 				NULL)) != -1) {
 		char *end;
 
@@ -253,8 +254,18 @@ static int parse(struct tui_opts *o, int argc, char **argv)
 		case OPT_VERSION:
 			puts("exmtop " PACKAGE_VERSION);
 			return -1;
+		case ':':
+			fprintf(stderr, "exmtop: option '%.64s' needs a value "
+				"(see --help)\n", argv[optind - 1]);
+			return 2;
 		default:
-			fputs("Try 'exmtop --help'.\n", stderr);
+			if (optopt && optopt < 256)
+				fprintf(stderr, "exmtop: unknown option '-%c' "
+					"(see --help)\n", optopt);
+			else
+				fprintf(stderr, "exmtop: unknown option "
+					"'%.64s' (see --help)\n",
+					argv[optind - 1]);
 			return 2;
 		}
 	}
