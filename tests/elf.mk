@@ -10,3 +10,11 @@ tests_unit_test_elf_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_unit_test_elf_LDADD = $(CORE_LIBS) $(CRITERION_LIBS)
 TESTS += tests/unit/test_elf
 endif
+
+# Live (root; SKIP otherwise): builds test libraries with cc/c++ at test time.
+TESTS += tests/live/test_elf.py
+EXTRA_DIST += \
+	tests/live/test_elf.py \
+	tests/live/elf/libelft.c \
+	tests/live/elf/libelfcxx.cc \
+	tests/live/elf/elfload.c
