@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "core/format.h"
@@ -112,9 +113,35 @@ static bool right_aligned(int f)
 	return exm_fields[f].type != EXM_FT_STR;
 }
 
+/* Print s, cut after max display columns (UTF-8 aware; 0 = no limit). s
+ * is already escaped, so it holds no control characters. */
+static void put_cut(FILE *f, const char *s, int max)
+{
+	int cols = 0;
+	const char *p = s;
+
+	if (max <= 0) {
+		fputs(s, f);
+		return;
+	}
+	while (*p) {
+		const char *q = p + 1;
+
+		while ((*q & 0xc0) == 0x80)
+			q++;
+		if (++cols > max)
+			break;
+		p = q;
+	}
+	fwrite(s, 1, (size_t)(p - s), f);
+}
+
+static int g_line_max; /* terminal width for the last column, 0: none */
+
 void tui_print_text(FILE *f, enum exm_table t, const struct exm_row *rows,
 		    size_t n, const int *fields, bool exact)
 {
+	int used;
 	int w[TUI_MAX_FIELDS];
 	char buf[4096];
 	int nf = 0;
@@ -150,6 +177,7 @@ void tui_print_text(FILE *f, enum exm_table t, const struct exm_row *rows,
 	}
 	fputc('\n', f);
 	for (size_t i = 0; i < n; i++) {
+		used = 0;
 		for (int j = 0; j < nf; j++) {
 			struct exm_value v;
 
@@ -157,8 +185,11 @@ void tui_print_text(FILE *f, enum exm_table t, const struct exm_row *rows,
 			exm_fmt_value(buf, sizeof(buf), fields[j], &v, exact);
 			if (j)
 				fputc(' ', f);
+			used += (j ? 1 : 0) + w[j];
 			if (fields[j + 1] < 0 && !right_aligned(fields[j]))
-				fputs(buf, f);
+				put_cut(f, buf,
+					g_line_max ? g_line_max - used + w[j]
+						   : 0);
 			else
 				fprintf(f,
 					right_aligned(fields[j]) ? "%*s"
@@ -311,12 +342,11 @@ void tui_print_summary(FILE *f, const struct exm_snapshot *snap)
 	exm_fmt_human(tot, sizeof(tot), snap->total.erss);
 	exm_fmt_human(mem, sizeof(mem), (double)s->mem_total);
 	fprintf(f,
-		"exmtop - %s - source %s (%s) - %zu processes, %zu gone, "
-		"%zu not readable - effective resident %s of %s RAM - "
-		"%.3fs\n",
-		exm_escape(host, sizeof(host), s->hostname), s->source,
-		s->source_detail, snap->nprocs - snap->nskipped_denied,
-		snap->nskipped_gone, snap->nskipped_denied, tot, mem,
+		"%s: %zu processes (%zu gone, %zu unreadable), effective "
+		"resident %s of %s RAM; %s (%s) %.3fs\n",
+		exm_escape(host, sizeof(host), s->hostname),
+		snap->nprocs - snap->nskipped_denied, snap->nskipped_gone,
+		snap->nskipped_denied, tot, mem, s->source, s->source_detail,
 		s->time_taken);
 	if (s->limits[0])
 		fprintf(f, "note: %s\n", s->limits);
@@ -461,6 +491,23 @@ int tui_batch(const struct tui_opts *o)
 	signal(SIGINT, on_stop);
 	signal(SIGTERM, on_stop);
 	tui_opts_scan(o, &scan);
+	if (o->format == TUI_FMT_TEXT && !o->full_cmd && isatty(1)) {
+		/* Like ps: on a terminal, long command lines are cut at its
+		 * width (-c shows them whole). */
+		struct winsize ws;
+
+		if (!ioctl(1, TIOCGWINSZ, &ws) && ws.ws_col >= 20)
+			g_line_max = ws.ws_col;
+	}
+	if (o->format != TUI_FMT_JSON) {
+		/* Read only what the printed columns need (JSON: all). */
+		unsigned needs = exm_fields[sort_f].needs;
+
+		for (int j = 0; fields[j] >= 0; j++)
+			needs |= exm_fields[fields[j]].needs;
+		scan.want_kpss = needs & EXM_NEED_KPSS;
+		scan.want_cmdline = needs & EXM_NEED_CMDLINE;
+	}
 	for (long i = 0; i < iters && !stop_flag; i++) {
 		struct exm_snapshot *snap;
 
