@@ -42,7 +42,8 @@
  *
  * Output on stdout, one fact per line, then "ready":
  *   page_size P
- *   region NAME START END [PATH]       (hex addresses, END exclusive)
+ *   region NAME START END [PATH]       (hex addresses, END exclusive; PATH
+ *                                       as /proc/PID/maps shows it)
  *   pids PID0 PID1 PID2 PID3
  *   ready
  * Then all four sleep until the parent gets SIGTERM/SIGINT/SIGHUP (it kills
@@ -261,6 +262,17 @@ static void after_fork(int idx)
 		fprintf(stderr, "sharer: unexpected zero data\n");
 }
 
+/* Print a path the way /proc/PID/maps does: newline as "\012". */
+static void print_maps_name(const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\n')
+			fputs("\\012", stdout);
+		else
+			putchar(*s);
+	}
+}
+
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -318,7 +330,9 @@ static void setup(const char *dir)
 	close(fd);
 	fill(regions[R_MEMFD].addr, MEMFD_PAGES, 3);
 
-	snprintf(file_path, sizeof(file_path), "%s/exm-sharer-XXXXXX", dir);
+	/* A space and a newline: names must come through exactly as maps
+	 * shows them ("\012" for the newline). */
+	snprintf(file_path, sizeof(file_path), "%s/exm sharer\n-XXXXXX", dir);
 	fd = mkstemp(file_path);
 	if (fd < 0) {
 		file_path[0] = '\0';
@@ -427,10 +441,14 @@ int main(int argc, char **argv)
 
 		if (!regions[r].addr)
 			continue;
-		printf("region %s %#lx %#lx%s%s\n", regions[r].name,
+		printf("region %s %#lx %#lx", regions[r].name,
 		       (unsigned long)start,
-		       (unsigned long)(start + regions[r].pages * page_size),
-		       r == R_FILE ? " " : "", r == R_FILE ? file_path : "");
+		       (unsigned long)(start + regions[r].pages * page_size));
+		if (r == R_FILE) {
+			putchar(' ');
+			print_maps_name(file_path);
+		}
+		putchar('\n');
 	}
 	printf("pids");
 	for (int i = 0; i < NPROC; i++)

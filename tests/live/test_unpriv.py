@@ -144,9 +144,8 @@ def main():
                                        ("memfd", 22 if i == 0 else 11, 0)):
                     a, b = sh.regions[r]
                     fname = sh.file_path if r == "file" else \
-                        "/memfd:exm_sharer"
-                    f = [x for x in rows
-                         if exmlive.strip_deleted(x.get("file", "")) == fname]
+                        "/memfd:exm_sharer (deleted)"
+                    f = [x for x in rows if x.get("file") == fname]
                     if c.eq(len(f), 1, "%s one %s row" % (what, r)):
                         c.eq(f[0].get("vm"), pages * ps, "%s %s vm" %
                              (what, r))
