@@ -18,3 +18,16 @@ EXTRA_DIST += \
 	tests/live/elf/libelft.c \
 	tests/live/elf/libelfcxx.cc \
 	tests/live/elf/elfload.c
+
+# Fuzz corpus replay: every input of tests/fuzz/corpus through the fuzz
+# target (tests/fuzz/run.sh runs the fuzzer itself, with clang).
+check_PROGRAMS += tests/fuzz/replay
+tests_fuzz_replay_SOURCES = tests/fuzz/fuzz_elf.c tests/fuzz/replay.c
+tests_fuzz_replay_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DEXM_CORPUS_DIR='"$(abs_top_srcdir)/tests/fuzz/corpus"'
+tests_fuzz_replay_LDADD = $(CORE_LIBS)
+TESTS += tests/fuzz/replay
+EXTRA_DIST += \
+	tests/fuzz/run.sh \
+	tests/fuzz/gen_seeds.c \
+	tests/fuzz/corpus
