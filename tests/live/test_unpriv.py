@@ -92,73 +92,76 @@ def check_text(c, user, pid):
                 (title, v))
 
 
+def check_sharer(c, sh, doc, name, tag):
+    """The sharer's four processes in a smaps-source document."""
+    ps = sh.page_size
+    c.eq(doc.get("source"), "smaps", tag + " source is smaps")
+    c.check(bool(doc.get("source_detail")), "%s source_detail: %r" %
+            (tag, doc.get("source_detail")))
+    c.eq(doc.get("page_size"), ps, tag + " page_size")
+    procs = {p.get("pid"): p for p in doc.get("processes") or []}
+    vm = {0: 5 + 7 + 3 + 9 + 22 + 13, 1: 5 + 7 + 3 + 9 + 11 + 13,
+          2: 5 + 7 + 3 + 9 + 11 + 13, 3: 5 + 7 + 3 + 11 + 13}
+    for i, pid in enumerate(sh.pids):
+        p = procs.get(pid)
+        what = "%s sharer %d (pid %d)" % (tag, i, pid)
+        if not c.check(p is not None, what + " listed"):
+            continue
+        c.eq(p.get("user"), name, what + " user")
+        # smaps_rollup now; while exmtop ran it shared libc with the
+        # sharer, so file Pss was lower then (by at most half).
+        roll = exmlive.read_rollup(pid)
+        for k in ("pss_anon", "pss_shmem", "pss_dirty", "swap_pss"):
+            c.eq(p.get(k), roll[k], "%s %s" % (what, k))
+        for k in ("pss", "pss_file"):
+            g = p.get(k)
+            c.check(g is not None and roll[k] - roll["pss_file"] / 2
+                    - 1024 <= g <= roll[k], "%s %s %r vs smaps_rollup %d" %
+                    (what, k, g, roll[k]))
+        c.eq(p.get("rss"), roll["rss"], what + " rss == Rss")
+        # erss sums each mapping's Pss (whole kB each) from smaps, read
+        # with the rollup in the same pass.
+        erss, pss = p.get("erss"), p.get("pss") or 0
+        lo = pss - 1024 * nmaps(pid)
+        c.check(erss is not None and lo < erss <= pss,
+                "%s erss %r in (%d, %d]" % (what, erss, lo, pss))
+        c.eq(p.get("sole"), private_bytes(pid),
+             what + " sole == smaps Private_Clean + Private_Dirty")
+        c.eq(p.get("writable"), None, what + " writable is null")
+        rows = p.get("files") or []
+        for r, pages, sole in (("file", 13, 4),
+                               ("memfd", 22 if i == 0 else 11, 0)):
+            fname = sh.file_path if r == "file" else \
+                "/memfd:exm_sharer (deleted)"
+            f = [x for x in rows if x.get("file") == fname]
+            if c.eq(len(f), 1, "%s one %s row" % (what, r)):
+                c.eq(f[0].get("vm"), pages * ps, "%s %s vm" % (what, r))
+                c.eq(f[0].get("rss"), pages * ps, "%s %s rss" % (what, r))
+                c.eq(f[0].get("sole"), sole * ps, "%s %s sole" % (what, r))
+                c.eq(f[0].get("writable"), None,
+                     "%s %s writable null" % (what, r))
+        total_vm = sum(x.get("vm") or 0 for x in rows)
+        c.eq(total_vm, p.get("vm"), what + " vm == sum of files")
+        c.check(p.get("vm", 0) >= vm[i] * ps, what + " vm covers the "
+                "regions")
+    return procs
+
+
 def main():
     c = exmlive.Checker("live unprivileged")
     tmp = tempfile.mkdtemp(prefix="exm-unpriv-", dir="/var/tmp")
+    root = os.geteuid() == 0
     try:
-        if os.geteuid() == 0:
+        if root:
             pw = ensure_user()
             os.chown(tmp, pw.pw_uid, pw.pw_gid)
             user, name = USER, USER
         else:
             user, name = None, pwd.getpwuid(os.geteuid()).pw_name
         with exmlive.Sharer(tmp, user=user) as sh:
-            ps = sh.page_size
+            # As the user: automatic fallback to smaps.
             doc = exmlive.exmtop_json(["--bytes"], user=user)
-            c.eq(doc.get("source"), "smaps", "source is smaps")
-            c.check(bool(doc.get("source_detail")),
-                    "source_detail says what smaps cannot show: %r" %
-                    doc.get("source_detail"))
-            c.eq(doc.get("page_size"), ps, "page_size")
-            procs = {p.get("pid"): p for p in doc.get("processes") or []}
-            vm = {0: 5 + 7 + 3 + 9 + 22 + 13, 1: 5 + 7 + 3 + 9 + 11 + 13,
-                  2: 5 + 7 + 3 + 9 + 11 + 13, 3: 5 + 7 + 3 + 11 + 13}
-            for i, pid in enumerate(sh.pids):
-                p = procs.get(pid)
-                what = "sharer %d (pid %d)" % (i, pid)
-                if not c.check(p is not None, what + " listed"):
-                    continue
-                c.eq(p.get("user"), name, what + " user")
-                # smaps_rollup now; while exmtop ran it shared libc with
-                # the sharer, so file Pss was lower then (by at most half).
-                roll = exmlive.read_rollup(pid)
-                for k in ("pss_anon", "pss_shmem", "pss_dirty", "swap_pss"):
-                    c.eq(p.get(k), roll[k], "%s %s" % (what, k))
-                for k in ("pss", "pss_file"):
-                    g = p.get(k)
-                    c.check(g is not None and roll[k] - roll["pss_file"] / 2
-                            - 1024 <= g <= roll[k], "%s %s %r vs "
-                            "smaps_rollup %d" % (what, k, g, roll[k]))
-                c.eq(p.get("rss"), roll["rss"], what + " rss == Rss")
-                # erss sums each mapping's Pss (whole kB each) from smaps,
-                # read with the rollup in the same pass.
-                erss, pss = p.get("erss"), p.get("pss") or 0
-                lo = pss - 1024 * nmaps(pid)
-                c.check(erss is not None and lo < erss <= pss,
-                        "%s erss %r in (%d, %d]" % (what, erss, lo, pss))
-                c.eq(p.get("sole"), private_bytes(pid),
-                     what + " sole == smaps Private_Clean + Private_Dirty")
-                c.eq(p.get("writable"), None, what + " writable is null")
-                rows = p.get("files") or []
-                for r, pages, sole in (("file", 13, 4),
-                                       ("memfd", 22 if i == 0 else 11, 0)):
-                    a, b = sh.regions[r]
-                    fname = sh.file_path if r == "file" else \
-                        "/memfd:exm_sharer (deleted)"
-                    f = [x for x in rows if x.get("file") == fname]
-                    if c.eq(len(f), 1, "%s one %s row" % (what, r)):
-                        c.eq(f[0].get("vm"), pages * ps, "%s %s vm" %
-                             (what, r))
-                        c.eq(f[0].get("rss"), pages * ps, "%s %s rss" %
-                             (what, r))
-                        c.eq(f[0].get("sole"), sole * ps, "%s %s sole" %
-                             (what, r))
-                        c.eq(f[0].get("writable"), None,
-                             "%s %s writable null" % (what, r))
-                total_vm = sum(x.get("vm") or 0 for x in rows)
-                c.eq(total_vm, p.get("vm"), what + " vm == sum of files")
-                c.check(p.get("vm", 0) >= vm[i] * ps, what + " vm covers "
-                        "the regions")
+            procs = check_sharer(c, sh, doc, name, "[user]")
             others = [p for p in procs.values() if p.get("user") != name]
             for p in others:
                 for k in ("erss", "pss", "sole", "writable"):
@@ -168,6 +171,23 @@ def main():
             print("%d processes listed, %d of other users" %
                   (len(procs), len(others)), flush=True)
             check_text(c, user, sh.pids[0])
+            if root:
+                pids = ",".join(str(p) for p in sh.pids)
+                # As root, smaps on request, for given pids.
+                doc = exmlive.exmtop_json(["--bytes", "--source", "smaps",
+                                           "-p", pids])
+                procs = check_sharer(c, sh, doc, name, "[root smaps]")
+                c.eq(sorted(procs), sorted(sh.pids),
+                     "[root smaps] -p lists exactly the sharer")
+                # As root, -u USER: pagemap, exactly the user's processes.
+                doc = exmlive.exmtop_json(["--bytes", "-u", USER])
+                c.eq(doc.get("source"), "pagemap", "[root -u] source")
+                c.eq(sorted(p.get("pid") for p in doc.get("processes", [])),
+                     sorted(sh.pids), "[root -u %s] lists exactly the "
+                     "sharer" % USER)
+                rc, _, err = exmlive.run_exmtop(
+                    ["-b", "-u", "exm-no-such-user"])
+                c.eq(rc, 2, "-u unknown user exits 2 (%s)" % err.strip())
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     c.done()
