@@ -148,6 +148,19 @@ void exm_sysinfo_fill(struct exm_sysinfo *sys)
 	}
 }
 
+int exm_read_kpss(int dirfd, struct exm_proc *p)
+{
+	char *buf;
+	size_t len;
+	int ret = exm_read_file(dirfd, "smaps_rollup", &buf, &len);
+
+	if (ret)
+		return ret;
+	exm_parse_rollup(buf, len, &p->kpss);
+	free(buf);
+	return 0;
+}
+
 /* ---- process identity ---- */
 
 struct user_cache {

@@ -348,19 +348,6 @@ static int read_process(struct pm_ctx *c, int fd, struct exm_proc *p,
 	return 0;
 }
 
-static int read_kpss(int dirfd, struct exm_proc *p)
-{
-	char *buf;
-	size_t len;
-	int ret = exm_read_file(dirfd, "smaps_rollup", &buf, &len);
-
-	if (ret)
-		return ret;
-	exm_parse_rollup(buf, len, &p->kpss);
-	free(buf);
-	return 0;
-}
-
 static void reset_pages(struct exm_proc *p)
 {
 	for (size_t i = 0; i < p->nmaps; i++) {
@@ -406,7 +393,7 @@ static int pm_proc(struct exm_source *src, void *ctx,
 	if (ret)
 		return ret == -EIO ? -ESRCH : ret;
 	if (opts->want_kpss) {
-		ret = read_kpss(dirfd, p);
+		ret = exm_read_kpss(dirfd, p);
 		if (ret && !exm_errno_gone(ret))
 			ret = 0; /* figures stay unmeasured */
 	}

@@ -41,6 +41,9 @@ int exm_proc_walk(struct exm_source *src, const struct exm_scan_opts *opts,
  * host). */
 void exm_sysinfo_fill(struct exm_sysinfo *sys);
 
+/* Read the kernel's figures of p from dirfd/smaps_rollup. 0 or -errno. */
+int exm_read_kpss(int dirfd, struct exm_proc *p);
+
 /* Whether an errno from reading /proc/PID/... means the process is gone. */
 static inline bool exm_errno_gone(int err)
 {

@@ -40,18 +40,15 @@ static bool key_is(const char *key, size_t klen, const char *want)
 	return strlen(want) == klen && !memcmp(key, want, klen);
 }
 
-/* Parse smaps text: VMA headers are matched to p->maps in order (both come
- * from the same kernel walk order but from two reads; we match by start
- * address and ignore VMAs that appeared in between). */
+/* Parse smaps text: VMA headers are matched to p->maps by address (two
+ * reads of one kernel list; VMAs that changed in between are skipped). */
 static void parse_smaps(const char *buf, size_t len, struct exm_proc *p)
 {
 	const char *s = buf, *end = buf + len;
 	struct exm_mapping *cur = NULL;
 	struct vma_acc a = { 0 };
-	struct exm_kpss *k = &p->kpss;
 	size_t mi = 0;
 
-	memset(k, 0, sizeof(*k));
 	while (s < end) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 		const char *le = nl ? nl : end, *key;
@@ -60,26 +57,16 @@ static void parse_smaps(const char *buf, size_t len, struct exm_proc *p)
 
 		if (!exm_parse_kv(s, (size_t)(le - s), &key, &klen, &v)) {
 			if (key_is(key, klen, "Rss"))
-				a.rss = v, k->rss += v;
+				a.rss = v;
 			else if (key_is(key, klen, "Pss"))
-				a.pss = v, k->pss += v;
+				a.pss = v;
 			else if (key_is(key, klen, "Swap"))
 				a.swap = v;
 			else if (key_is(key, klen, "SwapPss"))
-				a.swap_pss = v, k->swap_pss += v;
+				a.swap_pss = v;
 			else if (key_is(key, klen, "Private_Clean") ||
 				 key_is(key, klen, "Private_Dirty"))
 				a.priv += v;
-			else if (key_is(key, klen, "Pss_Anon"))
-				k->pss_anon += v, k->has |= EXM_KPSS_PSS_ANON;
-			else if (key_is(key, klen, "Pss_File"))
-				k->pss_file += v, k->has |= EXM_KPSS_PSS_FILE;
-			else if (key_is(key, klen, "Pss_Shmem"))
-				k->pss_shmem += v,
-					k->has |= EXM_KPSS_PSS_SHMEM;
-			else if (key_is(key, klen, "Pss_Dirty"))
-				k->pss_dirty += v,
-					k->has |= EXM_KPSS_PSS_DIRTY;
 		} else {
 			struct exm_mapping hdr = { 0 };
 
@@ -102,7 +89,6 @@ static void parse_smaps(const char *buf, size_t len, struct exm_proc *p)
 	}
 	if (cur)
 		vma_store(cur, &a);
-	k->has |= EXM_KPSS_PSS | EXM_KPSS_RSS | EXM_KPSS_SWAP_PSS;
 }
 
 static int sm_proc(struct exm_source *src, void *ctx,
@@ -117,6 +103,14 @@ static int sm_proc(struct exm_source *src, void *ctx,
 		return ret;
 	parse_smaps(buf, len, p);
 	free(buf);
+	/* The kernel's per-process figures come from smaps_rollup: the
+	 * Pss_Anon/File/Shmem split exists only there, and it rounds once
+	 * rather than per mapping. */
+	if (opts->want_kpss) {
+		ret = exm_read_kpss(dirfd, p);
+		if (exm_errno_gone(ret))
+			return ret;
+	}
 	/* Mappings that smaps no longer listed were unmapped in between:
 	 * they count only their size. */
 	for (size_t i = 0; i < p->nmaps; i++)
