@@ -1,6 +1,6 @@
 # tests/live/: live integration tests against the running kernel.
 # test_sharing.py, test_swap.py (makes a temporary swap file when no swap is
-# on) and test_pss.py need root (they exit 77, SKIP, otherwise);
+# on), test_churn.py and test_pss.py need root (they exit 77, SKIP, otherwise);
 # test_unpriv.py runs exmtop as an unprivileged user (as root it creates and
 # uses the user exmtop-test). They run ./exmtop and ./tests/live/sharer from
 # the build directory (override with EXMTOP= and SHARER=).
@@ -9,11 +9,13 @@ tests_live_sharer_SOURCES = tests/live/sharer.c
 TESTS += \
 	tests/live/test_sharing.py \
 	tests/live/test_swap.py \
+	tests/live/test_churn.py \
 	tests/live/test_pss.py \
 	tests/live/test_unpriv.py
 EXTRA_DIST += \
 	tests/live/exmlive.py \
 	tests/live/test_sharing.py \
 	tests/live/test_swap.py \
+	tests/live/test_churn.py \
 	tests/live/test_pss.py \
 	tests/live/test_unpriv.py
