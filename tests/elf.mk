@@ -5,7 +5,8 @@ check_PROGRAMS += tests/unit/test_elf
 tests_unit_test_elf_SOURCES = \
 	tests/unit/elfgen.h \
 	tests/unit/test_elf.c \
-	tests/unit/test_elf_table.c
+	tests/unit/test_elf_table.c \
+	tests/unit/test_elfcache.c
 tests_unit_test_elf_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_unit_test_elf_LDADD = $(CORE_LIBS) $(CRITERION_LIBS)
 TESTS += tests/unit/test_elf
