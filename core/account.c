@@ -3,9 +3,9 @@
  * account.c - sizes from a filled snapshot; see account.h and DESIGN.md
  * section 3.
  *
- * Effective sizes are accumulated per range in long double (64-bit
- * mantissa) and only then stored as double, so Σ erss over processes
- * equals distinct pages x page size far within a byte.
+ * Effective sizes are summed exactly per sharer count and divided once
+ * per range (see struct acc), so Σ erss over processes equals distinct
+ * pages x page size far within a byte.
  */
 #include "core/account.h"
 
@@ -16,10 +16,37 @@
 #include "core/pagecount.h"
 #include "core/pagemap.h"
 
+/*
+ * Effective sizes are kept exact: bytes are summed per sharer count c in
+ * integers (ebytes[c]) and divided once when stored; only pages with more
+ * than ACC_EXACT sharers are divided one by one (in long double).
+ */
+#define ACC_EXACT 64
+
 struct acc {
 	uint64_t vm, rss, swap, sole, writable;
-	long double erss, eswap;
+	uint64_t ebytes[ACC_EXACT + 1], sbytes[ACC_EXACT + 1];
+	long double erss_big, eswap_big;
 };
+
+static void acc_eff(uint64_t *bytes, long double *big, uint64_t b,
+		    uint32_t cnt)
+{
+	if (cnt <= ACC_EXACT)
+		bytes[cnt] += b;
+	else
+		*big += (long double)b / cnt;
+}
+
+static long double acc_sum(const uint64_t *bytes, long double big)
+{
+	long double sum = big;
+
+	for (unsigned c = 1; c <= ACC_EXACT; c++)
+		if (bytes[c])
+			sum += (long double)bytes[c] / c;
+	return sum;
+}
 
 static bool page_writable(const struct exm_snapshot *snap,
 			  const struct exm_mapping *m, uint64_t w)
@@ -40,6 +67,7 @@ static void acc_mapping(const struct exm_snapshot *snap,
 	uint64_t ps = snap->sys.page_size;
 	uint64_t svpn = start / ps, evpn = (end + ps - 1) / ps;
 	uint32_t lo = 0, hi = m->nruns;
+	const void *hint = NULL, *shint = NULL;
 
 	a->vm += end - start;
 	if (!m->nruns || start >= end)
@@ -73,23 +101,25 @@ static void acc_mapping(const struct exm_snapshot *snap,
 				pb = end;
 			b = pb - pa;
 			if (exm_pm_present(w)) {
-				cnt = exm_pagecount_get(snap->pfn_counts,
-							exm_pm_key(w), &owner);
+				cnt = exm_pagecount_get_hint(snap->pfn_counts,
+							     exm_pm_key(w),
+							     &owner, &hint);
 				if (!cnt)
 					cnt = 1;
 				a->rss += b;
-				a->erss += (long double)b / cnt;
+				acc_eff(a->ebytes, &a->erss_big, b, cnt);
 				if (owner == p->index)
 					a->sole += b;
 				if (page_writable(snap, m, w))
 					a->writable += b;
 			} else if (exm_pm_swapped(w)) {
-				cnt = exm_pagecount_get(snap->swap_counts,
-							exm_pm_key(w), NULL);
+				cnt = exm_pagecount_get_hint(snap->swap_counts,
+							     exm_pm_key(w),
+							     NULL, &shint);
 				if (!cnt)
 					cnt = 1;
 				a->swap += b;
-				a->eswap += (long double)b / cnt;
+				acc_eff(a->sbytes, &a->eswap_big, b, cnt);
 			}
 		}
 	}
@@ -113,8 +143,8 @@ static void acc_store(const struct exm_snapshot *snap, const struct acc *a,
 	out->swap = a->swap;
 	out->sole = a->sole;
 	out->writable = a->writable;
-	out->erss = (double)a->erss;
-	out->eswap = (double)a->eswap;
+	out->erss = (double)acc_sum(a->ebytes, a->erss_big);
+	out->eswap = (double)acc_sum(a->sbytes, a->eswap_big);
 	out->has = page_has(snap);
 }
 

@@ -166,8 +166,21 @@ int exm_pagecount_add(struct exm_pagecount *pc, uint64_t key, uint32_t owner)
 uint32_t exm_pagecount_get(const struct exm_pagecount *pc, uint64_t key,
 			   uint32_t *owner)
 {
+	const void *hint = NULL;
+
+	return exm_pagecount_get_hint(pc, key, owner, &hint);
+}
+
+uint32_t exm_pagecount_get_hint(const struct exm_pagecount *pc, uint64_t key,
+				uint32_t *owner, const void **hint)
+{
 	unsigned off = (unsigned)(key & (CHUNK_KEYS - 1));
-	const struct chunk *c = find_chunk(pc, key >> CHUNK_BITS);
+	const struct chunk *c = *hint;
+
+	if (!c || c->base != key >> CHUNK_BITS) {
+		c = find_chunk(pc, key >> CHUNK_BITS);
+		*hint = c;
+	}
 
 	if (!c) {
 		if (owner)

@@ -34,6 +34,11 @@ int exm_pagecount_add(struct exm_pagecount *pc, uint64_t key, uint32_t owner);
 uint32_t exm_pagecount_get(const struct exm_pagecount *pc, uint64_t key,
 			   uint32_t *owner);
 
+/* Same, with a caller-held hint (NULL-initialised const void *) that
+ * makes runs of nearby keys cheap. */
+uint32_t exm_pagecount_get_hint(const struct exm_pagecount *pc, uint64_t key,
+				uint32_t *owner, const void **hint);
+
 /* Number of distinct keys added. */
 uint64_t exm_pagecount_distinct(const struct exm_pagecount *pc);
 
