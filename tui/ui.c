@@ -39,6 +39,7 @@
 #include "tui/scan.h"
 #include "tui/text.h"
 #include "tui/view.h"
+#include "tui/view_elf.h"
 
 #define CTRL(c) ((c) & 0x1f)
 #define KEY_ESC 27
@@ -719,6 +720,10 @@ static const char *const help_lines[] = {
 	" Backspace Esc Left          back up the breadcrumb",
 	" Tab                         switch Processes / Files pane",
 	" e                           ELF sections of the file (when available)",
+	"                             (Enter on a mapping: its file's sections;",
+	"                             Enter on a section: its symbols; e on a",
+	"                             section: the processes behind it)",
+	" m                           C++ demangling of symbols on / off",
 	" F6 o                        choose the sort column",
 	" < >                         sort by the column left / right",
 	" r I                         reverse the sort order",
@@ -1479,6 +1484,12 @@ static void normal_key(struct ui *u, wint_t ch, bool fkey)
 	case 'e':
 		enter_view(u, true);
 		break;
+	case 'm':
+		set_status(u, "C++ demangling %s",
+			   tui_elf_toggle_demangle() ? "on" : "off");
+		v->gen = u->gen - 1;
+		ensure_fresh(u, v);
+		break;
 	case KEY_ESC:
 	case 127:
 	case 8:
@@ -1746,6 +1757,7 @@ int tui_live(const struct tui_opts *o)
 
 	memset(&u, 0, sizeof(u));
 	u.o = o;
+	tui_view_elf_register();
 	setlocale(LC_CTYPE, "");
 	u.utf8 = locale_is_utf8();
 	ret = apply_opts(&u, o);
@@ -1787,6 +1799,7 @@ int tui_live(const struct tui_opts *o)
 	if (got_signal)
 		status = 128 + got_signal;
 	ui_free(&u);
+	tui_view_elf_fini();
 	if (tui_scanner_stop(u.scanner))
 		exm_source_close(u.src);
 	return status;
