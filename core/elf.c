@@ -108,19 +108,15 @@ const char *exm_elf_debug_dir(void)
 
 uint32_t exm_crc32(uint32_t crc, const void *buf, size_t len)
 {
-	static uint32_t table[256];
-	static bool ready;
 	const unsigned char *p = buf;
+	uint32_t table[256]; /* per call: 2 KiB of work, no shared state */
 
-	if (!ready) {
-		for (uint32_t i = 0; i < 256; i++) {
-			uint32_t c = i;
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t c = i;
 
-			for (int k = 0; k < 8; k++)
-				c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-			table[i] = c;
-		}
-		ready = true;
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+		table[i] = c;
 	}
 	crc = ~crc;
 	while (len--)
@@ -452,9 +448,13 @@ static bool debug_matches(const struct exm_elf *e, const struct exm_elf *d,
 		/* No build-id to compare: check the debuglink CRC. */
 		unsigned char buf[65536];
 		uint32_t crc = 0;
+		struct stat st;
 		off_t pos = 0;
 		ssize_t r;
 
+		/* Bound the work a hostile debuglink can cause. */
+		if (fstat(dfd, &st) || st.st_size > (off_t)4 * EXM_ELF_MAX_DATA)
+			return false;
 		while ((r = pread(dfd, buf, sizeof(buf), pos)) > 0) {
 			crc = exm_crc32(crc, buf, (size_t)r);
 			pos += r;
