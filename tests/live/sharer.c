@@ -83,6 +83,9 @@
 #ifndef MADV_PAGEOUT
 #define MADV_PAGEOUT 21
 #endif
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
 
 struct region {
 	const char *name;
@@ -273,6 +276,54 @@ static void print_maps_name(const char *s)
 	}
 }
 
+static int is_region(uintptr_t start)
+{
+	for (int r = 0; r < R__COUNT; r++)
+		if ((uintptr_t)regions[r].addr == start)
+			return 1;
+	return 0;
+}
+
+/* Grow the stack now, so that what runs after "ready" finds it mapped. */
+static void __attribute__((noinline)) touch_stack(void)
+{
+	volatile unsigned char pad[64 * 1024];
+
+	for (size_t i = 0; i < sizeof(pad); i += 512)
+		pad[i] = 1;
+}
+
+/*
+ * Make the process hold still: after "ready" the test compares two readings
+ * of its page tables, so nothing may fault in later. A read fault on a file
+ * maps up to 16 pages around it (fault-around), so code run after "ready"
+ * (pause(), sigsuspend()) would add pages: map every page of every readable
+ * file mapping now (programs, libraries; our regions are done already),
+ * and grow the stack.
+ */
+static void settle(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4608];
+
+	if (!f)
+		die("open maps");
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long start, end, inode;
+		char perms[8];
+
+		if (sscanf(line, "%lx-%lx %7s %*s %*s %lu", &start, &end, perms,
+			   &inode) != 4)
+			continue;
+		if (!inode || perms[0] != 'r' || is_region(start))
+			continue;
+		/* Best effort: kernels before 5.14 lack it. */
+		madvise((void *)start, end - start, MADV_POPULATE_READ);
+	}
+	fclose(f);
+	touch_stack();
+}
+
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -411,15 +462,15 @@ int main(int argc, char **argv)
 			if (getppid() != children[0])
 				_exit(1);
 			close(pipefd[0]);
-			after_fork(idx);
-			c = 'r';
-			if (write(pipefd[1], &c, 1) != 1)
-				_exit(1);
-			close(pipefd[1]);
-			sigprocmask(SIG_SETMASK, &old, NULL);
 			signal(SIGTERM, SIG_DFL);
 			signal(SIGINT, SIG_DFL);
 			signal(SIGHUP, SIG_DFL);
+			sigprocmask(SIG_SETMASK, &old, NULL);
+			after_fork(idx);
+			settle();
+			c = 'r';
+			if (write(pipefd[1], &c, 1) != 1)
+				_exit(1);
 			for (;;)
 				pause();
 		}
@@ -427,6 +478,7 @@ int main(int argc, char **argv)
 	}
 	close(pipefd[1]);
 	after_fork(0);
+	settle();
 	for (int i = 1; i < NPROC; i++) {
 		if (read(pipefd[0], &c, 1) != 1) {
 			errno = ECHILD;
