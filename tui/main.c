@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +125,18 @@ static int parse_pids(struct tui_opts *o, const char *s)
 	return 0;
 }
 
+/* A user name known to the system, or any numeric uid. */
+static bool user_exists(const char *u)
+{
+	struct passwd pwd, *res = NULL;
+	char buf[1024], *end;
+
+	strtoul(u, &end, 10);
+	if (!*end)
+		return true;
+	return !getpwnam_r(u, &pwd, buf, sizeof(buf), &res) && res;
+}
+
 static void list_fields(void)
 {
 	for (int i = 0; i < EXM_F__COUNT; i++) {
@@ -192,6 +205,8 @@ static int parse(struct tui_opts *o, int argc, char **argv)
 		case 'u':
 			if (!*optarg)
 				return bad("-u", optarg, "empty user");
+			if (!user_exists(optarg))
+				return bad("-u", optarg, "no such user");
 			o->user = optarg;
 			break;
 		case 'c':
