@@ -206,6 +206,9 @@ static int scan_regions(struct pm_ctx *c, int fd, uint64_t start, uint64_t end)
 			c->cap_regions = cap;
 		}
 		memset(&arg, 0, sizeof(arg));
+		/* Tools like valgrind cannot know the ioctl fills the vector. */
+		memset(c->regions + c->nregions, 0,
+		       NREGIONS * sizeof(*c->regions));
 		arg.size = sizeof(arg);
 		arg.start = start;
 		arg.end = end;
