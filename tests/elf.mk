@@ -13,9 +13,10 @@ TESTS += tests/unit/test_elf
 endif
 
 # Live (root; SKIP otherwise): builds test libraries with cc/c++ at test time.
-TESTS += tests/live/test_elf.py
+TESTS += tests/live/test_elf.py tests/live/test_elf_ui.sh
 EXTRA_DIST += \
 	tests/live/test_elf.py \
+	tests/live/test_elf_ui.sh \
 	tests/live/elf/libelft.c \
 	tests/live/elf/libelfcxx.cc \
 	tests/live/elf/elfload.c
