@@ -8,6 +8,8 @@ tests_unit_test_elf_SOURCES = \
 	tests/unit/test_elf_table.c \
 	tests/unit/test_elfcache.c
 tests_unit_test_elf_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
+tests_unit_test_elf_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DEXM_CORPUS_DIR='"$(abs_top_srcdir)/tests/fuzz/corpus"'
 tests_unit_test_elf_LDADD = $(CORE_LIBS) $(CRITERION_LIBS)
 TESTS += tests/unit/test_elf
 endif

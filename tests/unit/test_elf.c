@@ -549,3 +549,25 @@ Test(elf_files, truncated_while_open)
 	unlink(path);
 	free(img);
 }
+
+/* A 32-bit shared object (i386, built with gcc -m32 -nostdlib). */
+Test(elf_files, elf32)
+{
+	struct exm_elf *e = parse_path(EXM_CORPUS_DIR "/seed-tiny32-so");
+	long text;
+
+	cr_assert_eq(e->state, EXM_ELF_OK);
+	cr_assert_not(e->is64);
+	cr_assert_eq(e->machine, EM_386);
+	cr_assert_eq(e->build_id_len, 20);
+	cr_assert_geq(e->nsegs, 2);
+	text = exm_elf_find_section(e, ".text");
+	cr_assert_geq(text, 0);
+	cr_assert_eq(e->secs[text].size, 0x2f);
+	cr_assert_eq(e->symsrc, EXM_SYMS_SYMTAB);
+	cr_assert_geq(sym_index(e, "f"), 0);
+	cr_assert_eq(e->syms[sym_index(e, "f")].addr, e->secs[text].addr);
+	cr_assert_geq(sym_index(e, "x"), 0);
+	cr_assert_eq(e->syms[sym_index(e, "x")].size, 400);
+	exm_elf_free(e);
+}
