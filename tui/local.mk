@@ -6,3 +6,11 @@ exmtop_SOURCES = \
 	tui/batch.c tui/batch.h \
 	tui/ui.c tui/ui.h
 exmtop_LDADD = $(CORE_LIBS) $(NCURSESW_LIBS)
+exmtop_SOURCES += tui/man.c tui/man.h
+
+# The manual page comes from the program, so its field list is the field
+# table's.
+man_MANS = exmtop.1
+CLEANFILES += exmtop.1
+exmtop.1: exmtop$(EXEEXT)
+	$(AM_V_GEN)./exmtop$(EXEEXT) --man > $@.tmp && mv $@.tmp $@

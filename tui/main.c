@@ -15,6 +15,7 @@
 
 #include "core/fields.h"
 #include "tui/batch.h"
+#include "tui/man.h"
 #include "tui/batch_elf.h"
 #include "tui/opts.h"
 #include "tui/ui.h"
@@ -31,6 +32,7 @@ enum {
 	OPT_SYMBOLS,
 	OPT_NO_COLOR,
 	OPT_LIST_FIELDS,
+	OPT_MAN,
 	OPT_HELP,
 	OPT_VERSION,
 };
@@ -54,6 +56,7 @@ static const struct option long_opts[] = {
 	{ "symbols", required_argument, NULL, OPT_SYMBOLS },
 	{ "no-color", no_argument, NULL, OPT_NO_COLOR },
 	{ "list-fields", no_argument, NULL, OPT_LIST_FIELDS },
+	{ "man", no_argument, NULL, OPT_MAN },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -260,6 +263,9 @@ static int parse(struct tui_opts *o, int argc, char **argv)
 			break;
 		case OPT_LIST_FIELDS:
 			list_fields();
+			return -1;
+		case OPT_MAN:
+			tui_print_man(stdout);
 			return -1;
 		case OPT_HELP:
 		case 'h':
