@@ -9,11 +9,13 @@
  *   hostile  names and command lines with escape sequences, control
  *            characters, invalid UTF-8, wide characters and spaces
  *   many     2000 processes, for scrolling and speed
+ *   slow     basic, each snapshot after the first taking 3 s
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/account.h"
 #include "core/pagemap.h"
@@ -239,13 +241,27 @@ static int fixture_many(struct exm_snapshot *s)
 	return 0;
 }
 
+/* basic, but every snapshot after the first takes 3 s: for the UI's
+ * test that keys are handled while a scan runs. */
+static int fixture_slow(struct exm_snapshot *s)
+{
+	static unsigned calls;
+	struct timespec ts = { .tv_sec = 3 };
+
+	if (calls++)
+		nanosleep(&ts, NULL);
+	return fixture_basic(s);
+}
+
 static int fx_open(struct exm_source *src)
 {
 	const char *a = src->arg && *src->arg ? src->arg : "basic";
 
-	if (strcmp(a, "basic") && strcmp(a, "hostile") && strcmp(a, "many")) {
+	if (strcmp(a, "basic") && strcmp(a, "hostile") && strcmp(a, "many") &&
+	    strcmp(a, "slow")) {
 		snprintf(src->errmsg, sizeof(src->errmsg),
-			 "unknown fixture '%.64s' (basic, hostile, many)", a);
+			 "unknown fixture '%.64s' (basic, hostile, many, slow)",
+			 a);
 		return -EINVAL;
 	}
 	return 0;
@@ -271,6 +287,8 @@ static int fx_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 		ret = fixture_hostile(snap);
 	else if (!strcmp(a, "many"))
 		ret = fixture_many(snap);
+	else if (!strcmp(a, "slow"))
+		ret = fixture_slow(snap);
 	else
 		ret = fixture_basic(snap);
 	if (ret)

@@ -15,3 +15,6 @@ tests_unit_test_ui_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_unit_test_ui_LDADD = $(CORE_LIBS) $(CRITERION_LIBS) -lpthread
 TESTS += tests/unit/test_ui
 endif
+# tmux screen tests of the real binary (skipped, status 77, without tmux)
+TESTS += tests/ui/test_ui.sh
+EXTRA_DIST += tests/ui/test_ui.sh

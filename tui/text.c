@@ -2,6 +2,7 @@
 /* text.c - display widths and column layout (no curses). */
 #include "tui/text.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <wchar.h>
 
@@ -81,6 +82,29 @@ char *tui_text_fit(char *out, size_t outlen, const char *s, int width,
 		out[o++] = ' ';
 	out[o] = 0;
 	return out;
+}
+
+char *tui_text_fit_tail(char *out, size_t outlen, const char *s, int width,
+			bool ascii_only)
+{
+	const char *mark = ascii_only ? "<" : "\u2026"; /* … */
+	size_t left = strlen(s), k;
+	int total = tui_text_width(s), w;
+	char tmp[2048];
+
+	if (total <= width || width < 2)
+		return tui_text_fit(out, outlen, s, width, false, ascii_only);
+	/* drop characters from the front until the rest and the mark fit */
+	while (left && total > width - 1) {
+		k = next_char(s, left, &w);
+		if (ascii_only)
+			w = (int)k;
+		total -= w;
+		s += k;
+		left -= k;
+	}
+	snprintf(tmp, sizeof(tmp), "%s%s", mark, s);
+	return tui_text_fit(out, outlen, tmp, width, false, ascii_only);
 }
 
 bool tui_field_is_name(int f)

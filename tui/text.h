@@ -25,6 +25,14 @@ int tui_text_width(const char *s);
 char *tui_text_fit(char *out, size_t outlen, const char *s, int width,
 		   bool right_align, bool ascii_only);
 
+/*
+ * Like tui_text_fit (left-aligned), but text too wide loses its beginning
+ * instead of its end, marked with an ellipsis ('<' with ascii_only): for
+ * paths, whose end says most.
+ */
+char *tui_text_fit_tail(char *out, size_t outlen, const char *s, int width,
+			bool ascii_only);
+
 /* One laid-out column. */
 struct tui_col {
 	int field; /* enum exm_field_id */

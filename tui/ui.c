@@ -359,7 +359,7 @@ static void take_snapshot(struct ui *u)
 	if (!snap) {
 		if (err) {
 			snprintf(u->scan_err, sizeof(u->scan_err),
-				 "snapshot failed: %s", msg);
+				 "snapshot failed: %.200s", msg);
 			u->dirty = true;
 		}
 		return;
@@ -397,6 +397,22 @@ static void put_fit(struct ui *u, int y, int x, int w, const char *s,
 	if (x + w > COLS)
 		w = COLS - x;
 	tui_text_fit(buf, sizeof(buf), s, w, right, !u->utf8);
+	attrset(a);
+	mvaddstr(y, x, buf);
+	attrset(A_NORMAL);
+}
+
+/* Put a path that loses its beginning when too wide. */
+static void put_tail(struct ui *u, int y, int x, int w, const char *s,
+		     attr_t a)
+{
+	char buf[2048];
+
+	if (w <= 0 || y < 0 || y >= LINES || x >= COLS)
+		return;
+	if (x + w > COLS)
+		w = COLS - x;
+	tui_text_fit_tail(buf, sizeof(buf), s, w, !u->utf8);
 	attrset(a);
 	mvaddstr(y, x, buf);
 	attrset(A_NORMAL);
@@ -590,7 +606,12 @@ static void draw_row(struct ui *u, struct tui_view *v, int y,
 		    (r->sz.has & EXM_HAS_RSS) && r->sz.rss)
 			a = val.d + 0.5 < (double)r->sz.rss ? attrs[A_SHARED]
 							    : attrs[A_PRIVATE];
-		put_fit(u, y, c->x, c->w, buf, fd->type != EXM_FT_STR, a);
+		if (f == EXM_F_FILE ||
+		    (f == EXM_F_GROUP && u->set.group_by == EXM_GROUP_CGROUP))
+			put_tail(u, y, c->x, c->w, buf, a);
+		else
+			put_fit(u, y, c->x, c->w, buf, fd->type != EXM_FT_STR,
+				a);
 	}
 }
 

@@ -107,3 +107,23 @@ Test(ui_text, layout_drops_what_does_not_fit)
 		if (c[i].field == EXM_F_RSS)
 			cr_assert_eq(c[i].w, 13);
 }
+
+Test(ui_text, paths_keep_their_end, .init = utf8)
+{
+	char b[64];
+
+	cr_assert_str_eq(tui_text_fit_tail(b, sizeof(b), "/a/b", 6, false),
+			 "/a/b  ");
+	cr_assert_str_eq(tui_text_fit_tail(b, sizeof(b),
+					   "/usr/lib/libc.so.6", 10, false),
+			 "\xe2\x80\xa6libc.so.6");
+	cr_assert_eq(tui_text_width(b), 10);
+	cr_assert_str_eq(tui_text_fit_tail(b, sizeof(b),
+					   "/usr/lib/libc.so.6", 10, true),
+			 "<libc.so.6");
+	/* wide characters at the cut */
+	tui_text_fit_tail(b, sizeof(b), "/\xe6\xbc\xa2\xe5\xad\x97/x", 4,
+			  false);
+	cr_assert_eq(tui_text_width(b), 4);
+	cr_assert_str_eq(b, "\xe2\x80\xa6/x ");
+}
