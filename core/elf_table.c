@@ -9,6 +9,7 @@
  */
 #include "core/elf_table.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,13 +34,53 @@ static bool proc_maps_file(const struct exm_proc *p, const struct exm_file *f)
 	return false;
 }
 
+static uint64_t seg_bias(const struct exm_elf_segment *s,
+			 const struct exm_mapping *m)
+{
+	return (m->start - m->offset) - (s->vaddr - s->offset);
+}
+
+/*
+ * The PT_LOAD that mapping m maps. Segments may share a file page (a small
+ * file's read-only segment and the start of its data segment), so several
+ * can hold m's offset: then prefer the one giving the bias of the file's
+ * previous mapping in this process (all segments of one load share a
+ * bias), then the one whose permissions match, then the first.
+ */
+static long segment_of(const struct exm_elf *e, const struct exm_mapping *m,
+		       uint64_t ps, const uint64_t *last_bias)
+{
+	uint64_t mask = ~(ps - 1);
+	long first = -1, perm = -1;
+
+	for (size_t i = 0; i < e->nsegs; i++) {
+		const struct exm_elf_segment *s = &e->segs[i];
+		bool w = s->flags & PF_W, x = s->flags & PF_X;
+
+		if (m->offset < (s->offset & mask) ||
+		    m->offset >= s->offset + s->filesz)
+			continue;
+		if (last_bias && seg_bias(s, m) == *last_bias)
+			return (long)i;
+		if (first < 0)
+			first = (long)i;
+		/* A RELRO part of a data segment is read-only by now, so only
+		 * write and execute permission tell segments apart. */
+		if (perm < 0 && w == !!(m->perms & EXM_PERM_W) &&
+		    x == !!(m->perms & EXM_PERM_X))
+			perm = (long)i;
+	}
+	return perm >= 0 ? perm : first;
+}
+
 long exm_elf_regions(const struct exm_snapshot *snap, const struct exm_proc *p,
 		     const struct exm_file *f, const struct exm_elf *e,
 		     struct exm_elf_region **out)
 {
-	uint64_t ps = page_of(snap), pmask = ~(ps - 1);
+	uint64_t ps = page_of(snap), pmask = ~(ps - 1), last_bias = 0;
 	struct exm_elf_region *r;
 	size_t cnt = 0, n = 0;
+	bool have_last = false;
 
 	*out = NULL;
 	for (size_t i = 0; i < p->nmaps; i++)
@@ -56,8 +97,7 @@ long exm_elf_regions(const struct exm_snapshot *snap, const struct exm_proc *p,
 		if (!maps_file(m, f))
 			continue;
 		if (e && e->state == EXM_ELF_OK)
-			si = exm_elf_segment_for_offset(e, m->offset,
-							(unsigned)ps);
+			si = segment_of(e, m, ps, have_last ? &last_bias : NULL);
 		r[n] = (struct exm_elf_region){
 			.map = m, .start = m->start, .end = m->end,
 		};
@@ -66,9 +106,11 @@ long exm_elf_regions(const struct exm_snapshot *snap, const struct exm_proc *p,
 			continue;
 		}
 		s = &e->segs[si];
-		bias = (m->start - m->offset) - (s->vaddr - s->offset);
+		bias = seg_bias(s, m);
 		r[n].bias = bias;
 		r[n].has_bias = true;
+		last_bias = bias;
+		have_last = true;
 		n++;
 		/* .bss: the anonymous mapping right after the file pages. */
 		if (s->memsz <= s->filesz || i + 1 >= p->nmaps)

@@ -87,8 +87,12 @@ def build(tmp):
     shutil.copy(lib, trunc)
     loader = os.path.join(tmp, "elfload")
     sh([CC, "-o", loader, os.path.join(SRCDIR, "elfload.c"), "-ldl"])
+    nopie = os.path.join(tmp, "elfload_nopie")
+    sh([CC, "-fno-pie", "-no-pie", "-o", nopie,
+        os.path.join(SRCDIR, "elfload.c"), "-ldl"])
     return dict(lib=lib, stripped=stripped, dyn=dyn, cxx=cxx, trunc=trunc,
-                loader=loader, debugdir=os.path.join(tmp, "debug"))
+                loader=loader, loader_nopie=nopie,
+                debugdir=os.path.join(tmp, "debug"))
 
 
 # ------------------------------------------------------------ ELF, here
@@ -242,16 +246,18 @@ def rows_by(rows, key):
 # ------------------------------------------------------------ checks
 
 
-def check_process(c, b, pid, orc, loads, secs, syms, ps, path):
+def check_sections(c, pid, orc, path, ps):
+    """Every section row of path in pid against the oracle; the rows add
+    up to the file's regions. Returns (rows, regions, bias)."""
+    loads, secs = elf_headers(path)
     regions, bias = lib_regions(pid, path, loads, ps)
-    c.eq(bias % KB64, 0, "pid %d: library loaded 64 KiB aligned" % pid)
     js = exmlive.exmtop_json(["--bytes", "--sections", path, "-p", str(pid)])
-    c.eq(js["state"], "ok", "pid %d state" % pid)
+    c.eq(js["state"], "ok", "pid %d %s state" % (pid, path))
     c.eq(js["pid"], pid, "pid in JSON")
     rows = js["sections"]
     named = rows_by([r for r in rows if r["section"] != "[gap]"], "section")
     for (name, addr, size) in secs:
-        what = "pid %d section %s" % (pid, name)
+        what = "pid %d %s section %s" % (pid, os.path.basename(path), name)
         r = named.get(name)
         if not c.check(r is not None, what + " present"):
             continue
@@ -262,13 +268,17 @@ def check_process(c, b, pid, orc, loads, secs, syms, ps, path):
     total = byte_sizes(orc, pid, regions, 0, 1 << 64)
     sums = {k: sum(r[k] for r in rows) for k in ("vm", "rss", "erss",
                                                   "sole", "writable")}
-    c.eq(sums["vm"], total["vm"], "pid %d: rows add up to the mappings, vm"
-         % pid)
-    c.eq(sums["rss"], total["rss"], "pid %d: rows add up, rss" % pid)
-    c.near(sums["erss"], total["erss"], 0.05, "pid %d: rows add up, erss"
-           % pid)
-    c.eq(sums["writable"], total["writable"], "pid %d: rows add up, wr"
-         % pid)
+    what = "pid %d %s: rows add up to the mappings" % (pid, path)
+    c.eq(sums["vm"], total["vm"], what + ", vm")
+    c.eq(sums["rss"], total["rss"], what + ", rss")
+    c.near(sums["erss"], total["erss"], 0.05, what + ", erss")
+    c.eq(sums["writable"], total["writable"], what + ", writable")
+    return rows, regions, bias
+
+
+def check_process(c, b, pid, orc, syms, ps, path):
+    rows, regions, bias = check_sections(c, pid, orc, path, ps)
+    c.eq(bias % KB64, 0, "pid %d: library loaded 64 KiB aligned" % pid)
 
     js = exmlive.exmtop_json(["--bytes", "--symbols", path + ":*", "-p",
                               str(pid)])
@@ -341,11 +351,19 @@ def main():
             dpid = ld.start(b["loader"], b["dyn"], "elft_touch")
             cpid = ld.start(b["loader"], b["cxx"], "elft_cxx")
             tpid = ld.start(b["loader"], b["trunc"], "-")
-            loads, secs = elf_headers(b["lib"])
+            npid = ld.start(b["loader_nopie"], b["cxx"], "-")
             syms = nm_symbols(b["lib"])
             orc = exmlive.Oracle(pids, ps)
-            per = [check_process(c, b, pid, orc, loads, secs, syms, ps,
-                                 b["lib"]) for pid in pids]
+            per = [check_process(c, b, pid, orc, syms, ps, b["lib"])
+                   for pid in pids]
+            # Executables: the PIE loader and a non-PIE one (bias 0);
+            # every loader maps the loader, so the oracle sees them all.
+            allorc = exmlive.Oracle(pids + [spid, dpid, cpid, tpid, npid],
+                                    ps)
+            check_sections(c, pids[0], allorc, b["loader"], ps)
+            _, _, bias = check_sections(c, npid, allorc,
+                                        b["loader_nopie"], ps)
+            c.eq(bias, 0, "non-PIE executable: load bias 0")
             check_across(c, b, pids, per)
             check_variants(c, b, spid, dpid, cpid, tpid)
     finally:

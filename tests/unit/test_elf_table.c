@@ -384,3 +384,54 @@ Test(elf_table, mapping_outside_segments)
 	free(rows);
 	exm_snapshot_free(s);
 }
+
+/*
+ * Two segments sharing a file page (a small executable: the read-only
+ * segment at offset 0x2000 and the data segment at 0x2df8): both mappings
+ * have offset 0x2000; each must get its own segment, hence bias X.
+ */
+Test(elf_table, segments_sharing_a_file_page)
+{
+	struct eg_opts o = { 0 };
+	struct eg_layout lay;
+	unsigned char *img = eg_build(&o, &lay);
+	Elf64_Phdr *ph = (Elf64_Phdr *)(img + sizeof(Elf64_Ehdr));
+	struct exm_snapshot *s = exm_snapshot_new();
+	struct exm_elf *e2;
+	struct exm_elf_region *r;
+	struct exm_proc *p;
+	const struct exm_file *f;
+	long n;
+
+	ph[0].p_offset = 0x2000;
+	ph[0].p_vaddr = 0x2000;
+	ph[0].p_filesz = ph[0].p_memsz = 0x110;
+	ph[0].p_flags = PF_R;
+	ph[1].p_offset = 0x2df8;
+	ph[1].p_vaddr = 0x3df8;
+	ph[1].p_filesz = 0x260;
+	ph[1].p_memsz = 0x298;
+	e2 = exm_elf_parse_mem(img, lay.len);
+	cr_assert_eq(e2->nsegs, 2);
+	s->sys.page_size = PS;
+	s->sys.caps = EXM_CAP_PAGES | EXM_CAP_PFN | EXM_CAP_WRITABLE;
+	p = mkproc(s, 30);
+	mkmap(p, XA + 0x2000, 0x1000, 0x2000, EXM_PERM_R, true);
+	mkmap(p, XA + 0x3000, 0x1000, 0x2000, EXM_PERM_R | EXM_PERM_W, true);
+	p = mkproc(s, 31); /* only the data mapping: perms decide */
+	mkmap(p, XB + 0x3000, 0x1000, 0x2000, EXM_PERM_R | EXM_PERM_W, true);
+	cr_assert_eq(exm_snapshot_account(s), 0);
+	f = exm_snapshot_find_file(s, LIB);
+	n = exm_elf_regions(s, &s->procs[0], f, e2, &r);
+	cr_assert_eq(n, 2);
+	cr_assert_eq(r[0].bias, XA);
+	cr_assert_eq(r[1].bias, XA);
+	free(r);
+	n = exm_elf_regions(s, &s->procs[1], f, e2, &r);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(r[0].bias, XB);
+	free(r);
+	exm_snapshot_free(s);
+	exm_elf_free(e2);
+	free(img);
+}
