@@ -161,6 +161,27 @@ int exm_read_kpss(int dirfd, struct exm_proc *p)
 	return 0;
 }
 
+bool exm_want_kpss(const struct exm_scan_opts *opts, pid_t pid)
+{
+	size_t lo = 0, hi = opts->nkpss_pids;
+
+	if (!opts->want_kpss)
+		return false;
+	if (!opts->kpss_pids)
+		return true;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (opts->kpss_pids[mid] == pid)
+			return true;
+		if (opts->kpss_pids[mid] < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
 /* ---- process identity ---- */
 
 struct user_cache {

@@ -23,6 +23,11 @@ struct exm_scan_opts {
 	size_t npids;
 	bool include_self; /* scan exmtop's own process too */
 	bool want_kpss;	   /* read smaps_rollup for the kernel's figures */
+	/* With want_kpss: only for these pids (sorted ascending), e.g. the
+	 * rows on screen; NULL: for every process. The walk of smaps_rollup
+	 * is the costliest read after pagemap. */
+	const pid_t *kpss_pids;
+	size_t nkpss_pids;
 	bool want_cmdline; /* read /proc/PID/cmdline */
 	/* pagemap source: 0 auto, 1 force PAGEMAP_SCAN, 2 force plain reads */
 	int pagemap_mode;

@@ -395,7 +395,7 @@ static int pm_proc(struct exm_source *src, void *ctx,
 	close(fd);
 	if (ret)
 		return ret == -EIO ? -ESRCH : ret;
-	if (opts->want_kpss) {
+	if (exm_want_kpss(opts, p->pid)) {
 		ret = exm_read_kpss(dirfd, p);
 		if (ret && !exm_errno_gone(ret))
 			ret = 0; /* figures stay unmeasured */

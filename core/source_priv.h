@@ -44,6 +44,9 @@ void exm_sysinfo_fill(struct exm_sysinfo *sys);
 /* Read the kernel's figures of p from dirfd/smaps_rollup. 0 or -errno. */
 int exm_read_kpss(int dirfd, struct exm_proc *p);
 
+/* Whether the options ask for the kernel's figures of pid. */
+bool exm_want_kpss(const struct exm_scan_opts *opts, pid_t pid);
+
 /* Whether an errno from reading /proc/PID/... means the process is gone. */
 static inline bool exm_errno_gone(int err)
 {

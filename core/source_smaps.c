@@ -106,7 +106,7 @@ static int sm_proc(struct exm_source *src, void *ctx,
 	/* The kernel's per-process figures come from smaps_rollup: the
 	 * Pss_Anon/File/Shmem split exists only there, and it rounds once
 	 * rather than per mapping. */
-	if (opts->want_kpss) {
+	if (exm_want_kpss(opts, p->pid)) {
 		ret = exm_read_kpss(dirfd, p);
 		if (exm_errno_gone(ret))
 			return ret;

@@ -323,3 +323,47 @@ Test(pagemap, decoder_on_binary_fixture)
 	snprintf(path, sizeof(path), "rm -rf '%s'", root);
 	cr_assert_eq(system(path), 0);
 }
+
+/* Two fake processes; the kernel's figures read only for the one asked. */
+static void fake_proc(const char *root, int pid)
+{
+	char dir[600];
+
+	snprintf(dir, sizeof(dir), "%s/%d", root, pid);
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	put(dir, "stat",
+	    "1 (p) S 1 1 1 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 7 0 0\n");
+	put(dir, "cmdline", "p");
+	put(dir, "cgroup", "0::/\n");
+	put(dir, "maps", "10000-11000 rw-p 00000000 00:00 0 \n");
+	put(dir, "smaps_rollup", "Rss: 4 kB\nPss: 4 kB\n");
+	put(dir, "pagemap", "");
+}
+
+Test(pagemap, kernel_figures_only_for_asked_pids)
+{
+	char root[] = "/tmp/exm-fakeproc-XXXXXX", name[600], cmd[700];
+	pid_t want[] = { 11 };
+	struct exm_scan_opts opts = { .want_kpss = true, .kpss_pids = want,
+				      .nkpss_pids = 1 };
+	struct exm_source *src;
+	struct exm_snapshot *snap;
+	char err[256];
+
+	cr_assert_not_null(mkdtemp(root));
+	fake_proc(root, 11);
+	fake_proc(root, 12);
+	snprintf(name, sizeof(name), "pagemap:%s", root);
+	cr_assert_eq(exm_source_open(name, &src, err, sizeof(err)), 0, "%s",
+		     err);
+	cr_assert_eq(exm_source_snapshot(src, &opts, &snap), 0);
+	cr_assert_eq(snap->nprocs, 2);
+	cr_assert_eq(snap->procs[0].pid, 11);
+	cr_assert_eq(snap->procs[0].kpss.pss, 4096);
+	cr_assert(snap->procs[0].kpss.has & EXM_KPSS_PSS);
+	cr_assert_eq(snap->procs[1].kpss.has, 0);
+	exm_snapshot_free(snap);
+	exm_source_close(src);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	cr_assert_eq(system(cmd), 0);
+}
