@@ -470,9 +470,14 @@ struct exm_row *exm_table_section_procs(const struct exm_snapshot *snap,
 		rows[k].size = s->size;
 		rows[k].nprocs = 1;
 		zero_sizes(snap, &rows[k].sz);
-		for (long ri = 0; ri < nr; ri++)
+		for (long ri = 0; ri < nr; ri++) {
+			uint64_t before = rows[k].sz.vm;
+
 			add_range(snap, p, &regs[ri], s->addr,
 				  s->addr + s->size, &rows[k].sz);
+			/* nmaps: how many mappings the section lies in */
+			rows[k].nmaps += rows[k].sz.vm != before;
+		}
 		free(regs);
 		k++;
 	}

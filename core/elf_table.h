@@ -74,8 +74,9 @@ struct exm_row *exm_table_symbols(const struct exm_snapshot *snap,
 
 /*
  * The per-process breakdown of one section across processes: one row per
- * process mapping f (proc set; name, addr and size of the section; the
- * sizes of that process). Columns as EXM_T_FPROCS. Same ownership.
+ * process mapping f (proc set; name, addr and size of the section; nmaps:
+ * the number of mappings it lies in; the sizes of that process). Columns
+ * as EXM_T_FPROCS. Same ownership.
  */
 struct exm_row *exm_table_section_procs(const struct exm_snapshot *snap,
 					const struct exm_file *f,

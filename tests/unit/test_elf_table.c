@@ -256,6 +256,7 @@ Test(elf_table, section_procs)
 	cr_assert_eq(rows[0].proc->pid, 10);
 	ASSERT_SZ(&rows[0], 0x1f00, 0x1f00, 0xf00 / 2 + 0x1000, 0x1000,
 		  0x1000);
+	cr_assert_eq(rows[0].nmaps, 2); /* file page + anonymous .bss */
 	cr_assert_eq(rows[1].proc->pid, 11);
 	ASSERT_SZ(&rows[1], 0x1f00, 0xf00, 0xf00 / 2, 0, 0);
 	free(rows);
