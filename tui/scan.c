@@ -26,6 +26,7 @@ struct tui_scanner {
 	bool detached; /* UI gave up on us: worker frees the scanner */
 
 	struct exm_snapshot *ready;
+	struct exm_snapshot *dispose; /* old snapshot for the worker to free */
 	int err;
 	char msg[256];
 };
@@ -34,6 +35,8 @@ static void scanner_free(struct tui_scanner *s)
 {
 	if (s->ready)
 		exm_snapshot_free(s->ready);
+	if (s->dispose)
+		exm_snapshot_free(s->dispose);
 	close(s->pipe[0]);
 	close(s->pipe[1]);
 	pthread_mutex_destroy(&s->lock);
@@ -45,9 +48,15 @@ static void scanner_free(struct tui_scanner *s)
 static void take_one(struct tui_scanner *s)
 {
 	struct exm_snapshot *snap = NULL;
-	int err = exm_source_snapshot(s->src, &s->scan, &snap);
+	struct exm_scan_opts so;
 	char c = 1;
 	ssize_t w;
+	int err;
+
+	pthread_mutex_lock(&s->lock);
+	so = s->scan;
+	pthread_mutex_unlock(&s->lock);
+	err = exm_source_snapshot(s->src, &so, &snap);
 
 	pthread_mutex_lock(&s->lock);
 	if (s->ready)
@@ -74,10 +83,21 @@ static void *worker(void *arg)
 
 	pthread_mutex_lock(&s->lock);
 	for (;;) {
-		while (!s->requested && !s->quit)
+		struct exm_snapshot *old;
+
+		while (!s->requested && !s->quit && !s->dispose)
 			pthread_cond_wait(&s->cond, &s->lock);
 		if (s->quit)
 			break;
+		old = s->dispose;
+		s->dispose = NULL;
+		if (old) {
+			/* freeing a big snapshot costs; not on the UI's time */
+			pthread_mutex_unlock(&s->lock);
+			exm_snapshot_free(old);
+			pthread_mutex_lock(&s->lock);
+			continue;
+		}
 		s->requested = false;
 		pthread_mutex_unlock(&s->lock);
 		take_one(s);
@@ -145,6 +165,33 @@ void tui_scanner_request(struct tui_scanner *s)
 	}
 	pthread_mutex_unlock(&s->lock);
 	take_one(s);
+}
+
+void tui_scanner_dispose(struct tui_scanner *s, struct exm_snapshot *snap)
+{
+	struct exm_snapshot *prev;
+
+	if (!snap)
+		return;
+	if (!s->threaded) {
+		exm_snapshot_free(snap);
+		return;
+	}
+	pthread_mutex_lock(&s->lock);
+	prev = s->dispose;
+	s->dispose = snap;
+	pthread_cond_signal(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	if (prev) /* the worker is behind: free the older one here */
+		exm_snapshot_free(prev);
+}
+
+void tui_scanner_set_opts(struct tui_scanner *s,
+			  const struct exm_scan_opts *scan)
+{
+	pthread_mutex_lock(&s->lock);
+	s->scan = *scan;
+	pthread_mutex_unlock(&s->lock);
 }
 
 bool tui_scanner_busy(struct tui_scanner *s)

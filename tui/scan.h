@@ -31,6 +31,15 @@ int tui_scanner_start(struct tui_scanner **out, struct exm_source *src,
 int tui_scanner_fd(const struct tui_scanner *s);
 /* Ask for a snapshot; does nothing while one is being taken. */
 void tui_scanner_request(struct tui_scanner *s);
+/* Scan options for the next snapshots (copied, as in tui_scanner_start). */
+void tui_scanner_set_opts(struct tui_scanner *s,
+			  const struct exm_scan_opts *scan);
+/*
+ * Hand a snapshot the UI no longer uses to the worker, which frees it
+ * (freeing a page-level snapshot takes time better not spent between two
+ * keys). Takes ownership.
+ */
+void tui_scanner_dispose(struct tui_scanner *s, struct exm_snapshot *snap);
 /* Whether a snapshot is being taken now. */
 bool tui_scanner_busy(struct tui_scanner *s);
 /*

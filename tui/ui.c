@@ -369,12 +369,28 @@ static void take_snapshot(struct ui *u)
 	for (int p = 0; p < 2; p++)
 		for (int i = 0; i < u->stacks[p].depth; i++)
 			tui_view_clear_rows(u->stacks[p].v[i]);
-	if (u->snap)
-		exm_snapshot_free(u->snap);
+	tui_scanner_dispose(u->scanner, u->snap);
 	u->snap = snap;
 	u->nsnaps++;
 	invalidate(u);
 	ensure_fresh(u, cur_view(u));
+}
+
+/*
+ * Read only what the columns need: the kernel's smaps_rollup figures walk
+ * every page table a second time, so they are read only while a column of
+ * some table shows them.
+ */
+static void update_scan_needs(struct ui *u)
+{
+	unsigned needs = 0;
+
+	for (int t = 0; t < EXM_T__COUNT; t++)
+		for (size_t i = 0; u->set.fields[t][i] >= 0; i++)
+			needs |= exm_fields[u->set.fields[t][i]].needs;
+	u->scan.want_kpss = needs & EXM_NEED_KPSS;
+	if (u->scanner)
+		tui_scanner_set_opts(u->scanner, &u->scan);
 }
 
 static void request_snapshot(struct ui *u)
@@ -1018,6 +1034,7 @@ static void fields_edit(struct ui *u, int id, int move)
 		vis[at] = id;
 	}
 	fill_fields_menu(u, id);
+	update_scan_needs(u);
 	u->dirty = true;
 }
 
@@ -1795,7 +1812,7 @@ int tui_live(const struct tui_opts *o)
 	}
 	tui_opts_scan(o, &u.scan);
 	u.scan.want_cmdline = true;
-	u.scan.want_kpss = true;
+	update_scan_needs(&u);
 	if (reset_pane(&u, 0) || reset_pane(&u, 1) ||
 	    pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK) ||
 	    tui_scanner_start(&u.scanner, u.src, &u.scan, true)) {

@@ -41,7 +41,8 @@ static void check_scanner(bool threaded)
 		cr_assert_not_null(snap);
 		cr_assert_eq(err, 0);
 		cr_assert_eq(snap->nprocs, 7);
-		exm_snapshot_free(snap);
+		/* the worker frees what the UI is done with */
+		tui_scanner_dispose(s, snap);
 		/* a fast source may have started the second request */
 		if (tui_scanner_busy(s)) {
 			cr_assert_eq(poll(&pfd, 1, 5000), 1);

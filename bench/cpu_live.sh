@@ -1,0 +1,164 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# bench/cpu_live.sh - CPU used by the live exmtop screen over a minute,
+# against top and htop over the same minute.
+#
+# Starts the benchmark workload of bench/snapshot.sh (NPROCS processes, each
+# with a RESERVE_GIB untouched reservation, SHARED_ANON_MIB fork-shared anon
+# and SHM_MIB shared memory), then runs exmtop (default interval, 2 s), top
+# and htop side by side, each in its own 200x50 tmux terminal, for SECS
+# seconds. top and htop refresh every INTERVAL seconds (default 2, the same
+# as exmtop; their own defaults are 3 s and 1.5 s). CPU is user + system
+# time from /proc/PID/stat (all threads) taken after a warm-up and again
+# SECS later. Prints seconds of CPU and percent of one core for each,
+# exmtop's split between its UI thread and its snapshots, and the ratios
+# exmtop/top and exmtop/htop. Target: exmtop under 5% of one core.
+#
+# Run as root from the build directory (or set EXMTOP=path):
+#   /work/main/bench/cpu_live.sh [-t SECS] [-i INTERVAL] [-n NPROCS]
+#                                [-g RESERVE_GIB] [-a SHARED_ANON_MIB]
+#                                [-s SHM_MIB] [-W]
+#   -t 10 for a quick run; -W: no workload (the machine as it is).
+set -eu
+
+SECS=60 INTERVAL=2 NPROCS=100 RESERVE=64 ANON=32 SHM=128 WORKLOAD=1
+while getopts "t:i:n:g:a:s:Wh" opt; do
+	case $opt in
+	t) SECS=$OPTARG ;;
+	i) INTERVAL=$OPTARG ;;
+	n) NPROCS=$OPTARG ;;
+	g) RESERVE=$OPTARG ;;
+	a) ANON=$OPTARG ;;
+	s) SHM=$OPTARG ;;
+	W) WORKLOAD=0 ;;
+	*) sed -n '3,23s/^# \{0,1\}//p' "$0"; exit 2 ;;
+	esac
+done
+
+SRCDIR=$(cd "$(dirname "$0")" && pwd)
+EXMTOP=${EXMTOP:-./exmtop}
+[ -x "$EXMTOP" ] || { echo "cpu_live.sh: no exmtop at $EXMTOP (set EXMTOP=)" >&2; exit 2; }
+EXMTOP=$(cd "$(dirname "$EXMTOP")" && pwd)/$(basename "$EXMTOP")
+for t in tmux top htop python3; do
+	command -v "$t" >/dev/null || { echo "cpu_live.sh: $t not found (Debian: apt-get install $t)" >&2; exit 2; }
+done
+[ "$(id -u)" = 0 ] || echo "cpu_live.sh: not root: exmtop will use smaps, not pagemap" >&2
+
+TMP=$(mktemp -d /tmp/exm-cpu.XXXXXX)
+SOCK=exm-cpu-$$
+WL_PID=
+cleanup() {
+	tmux -L "$SOCK" kill-server 2>/dev/null || true
+	if [ -n "$WL_PID" ] && kill -0 "$WL_PID" 2>/dev/null; then
+		kill -TERM "$WL_PID" 2>/dev/null || true
+		wait "$WL_PID" 2>/dev/null || true
+	fi
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+if [ "$WORKLOAD" = 1 ]; then
+	${CC:-cc} -O2 -Wall -Wextra -o "$TMP/workload" "$SRCDIR/workload.c"
+	echo "workload: $NPROCS processes, each with a ${RESERVE} GiB reservation," \
+		"${ANON} MiB fork-shared anon, ${SHM} MiB shared memory"
+	"$TMP/workload" "$NPROCS" "$RESERVE" "$ANON" "$SHM" >"$TMP/wl.out" &
+	WL_PID=$!
+	for _ in $(seq 600); do
+		grep -q '^ready' "$TMP/wl.out" 2>/dev/null && break
+		kill -0 "$WL_PID" 2>/dev/null || { echo "workload died" >&2; exit 1; }
+		sleep 0.1
+	done
+	grep -q '^ready' "$TMP/wl.out" || { echo "workload not ready" >&2; exit 1; }
+fi
+echo "machine: $(uname -r), $(nproc) CPUs," \
+	"$(ls /proc | grep -c '^[0-9]') processes in total"
+
+# Each tool in its own terminal; a private HOME so nobody's settings are
+# read or written (htop saves its settings on exit).
+mkdir -p "$TMP/home"
+# launch NAME CMD...: run CMD in tmux window NAME, its pid in $TMP/NAME.pid
+launch() {
+	local name=$1 cmd
+	shift
+	cmd="echo \$\$ > $TMP/$name.pid; exec env HOME=$TMP/home"
+	cmd+=" TERM=tmux-256color LANG=C.UTF-8"
+	for a in "$@"; do cmd+=" $(printf %q "$a")"; done
+	if tmux -L "$SOCK" has-session -t b 2>/dev/null; then
+		tmux -L "$SOCK" new-window -d -t b -n "$name" "sh -c '$cmd'"
+	else
+		tmux -L "$SOCK" new-session -d -s b -n "$name" -x 200 -y 50 \
+			"sh -c '$cmd'"
+	fi
+}
+# htop's -d is in tenths of a second
+HTOP_D=$(python3 -c "print(round($INTERVAL * 10))")
+launch exmtop "$EXMTOP"
+launch top top -d "$INTERVAL"
+launch htop htop -d "$HTOP_D"
+for name in exmtop top htop; do
+	for _ in $(seq 100); do [ -s "$TMP/$name.pid" ] && break; sleep 0.05; done
+	[ -s "$TMP/$name.pid" ] || { echo "$name did not start" >&2; exit 1; }
+done
+
+# ticks PID: utime + stime in clock ticks (fields 14 and 15 of stat; the
+# command name in field 2 may contain spaces, so count after the last ')')
+ticks() {
+	sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'
+}
+# ui_ticks PID: the same for exmtop's main thread only (input, drawing,
+# rows, sorting); the rest is the scan (scanner thread and core workers)
+ui_ticks() {
+	sed 's/.*) //' "/proc/$1/task/$1/stat" | awk '{ print $12 + $13 }'
+}
+
+sleep 5 # warm-up: start-up and first screens are not the steady state
+declare -A T0
+for name in exmtop top htop; do
+	T0[$name]=$(ticks "$(cat "$TMP/$name.pid")")
+done
+UI0=$(ui_ticks "$(cat "$TMP/exmtop.pid")")
+w0=$(date +%s%N)
+echo "measuring for $SECS s ..."
+sleep "$SECS"
+w1=$(date +%s%N)
+HZ=$(getconf CLK_TCK)
+for name in exmtop top htop; do
+	pid=$(cat "$TMP/$name.pid")
+	kill -0 "$pid" 2>/dev/null || { echo "$name exited during the run" >&2; exit 1; }
+	echo "$name $(( $(ticks "$pid") - ${T0[$name]} ))" >>"$TMP/cpu"
+done
+echo "exmtop_ui $(( $(ui_ticks "$(cat "$TMP/exmtop.pid")") - UI0 ))" >>"$TMP/cpu"
+# what exmtop's header says about its last snapshot
+tmux -L "$SOCK" capture-pane -p -t b:exmtop | sed -n '1,2p' >"$TMP/exm.hdr"
+
+python3 - "$TMP/cpu" "$HZ" "$(( (w1 - w0) / 1000000 ))" "$INTERVAL" "$TMP/exm.hdr" <<'EOF'
+import sys
+rows = dict(l.split() for l in open(sys.argv[1]))
+hz, ms, interval = int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+hdr = open(sys.argv[5]).read().splitlines()
+wall = ms / 1000.0
+print("\nexmtop's screen: " + (hdr[0].strip() if hdr else "?"))
+if len(hdr) > 1:
+    print("                 " + hdr[1].strip())
+print("\n%-34s %8s %12s" % ("over %.1f s of wall time" % wall, "CPU s",
+                            "% of a core"))
+cpu = {}
+for name, label in (("exmtop", "exmtop (default interval, 2 s)"),
+                    ("top", "top -d %g" % interval),
+                    ("htop", "htop -d %d" % round(interval * 10))):
+    cpu[name] = int(rows[name]) / hz
+    print("%-34s %8.2f %11.2f%%" % (label, cpu[name], 100 * cpu[name] / wall))
+ui = int(rows["exmtop_ui"]) / hz
+print("%-34s %8.2f %11.2f%%" % ("  of which exmtop's UI thread", ui,
+                                100 * ui / wall))
+print("%-34s %8.2f %11.2f%%" % ("  of which snapshots (scan thread)",
+                                cpu["exmtop"] - ui,
+                                100 * (cpu["exmtop"] - ui) / wall))
+pct = 100 * cpu["exmtop"] / wall
+print("\nexmtop / top  %6.2fx" % (cpu["exmtop"] / max(cpu["top"], 1.0 / hz)))
+print("exmtop / htop %6.2fx" % (cpu["exmtop"] / max(cpu["htop"], 1.0 / hz)))
+print("target: exmtop under 5%% of one core: %s (%.2f%%)"
+      % ("met" if pct < 5 else "MISSED", pct))
+EOF
