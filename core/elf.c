@@ -564,8 +564,7 @@ static struct exm_elf *parse_elf(Elf *elf, int fd, const char *path,
 	if (!e)
 		return NULL;
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
-		e->state = elf && elf_kind(elf) != ELF_K_ELF ? EXM_ELF_NOT_ELF
-			   : elf ? EXM_ELF_NOT_ELF : EXM_ELF_UNREADABLE;
+		e->state = elf ? EXM_ELF_NOT_ELF : EXM_ELF_UNREADABLE;
 		return e;
 	}
 	e->is64 = gelf_getclass(elf) == ELFCLASS64;
