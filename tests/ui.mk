@@ -18,3 +18,4 @@ endif
 # tmux screen tests of the real binary (skipped, status 77, without tmux)
 TESTS += tests/ui/test_ui.sh
 EXTRA_DIST += tests/ui/test_ui.sh
+EXTRA_DIST += bench/cpu_live.sh

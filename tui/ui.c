@@ -500,7 +500,7 @@ static int draw_header(struct ui *u, int y, int lines)
 			 false);
 		fmt_size(c, sizeof(c), s->total.erss, u->set.exact_bytes);
 		snprintf(line, sizeof(line),
-			 "RAM %s, used %s   eff.resident %s   procs %zu, skipped %zu gone %zu denied   scan %.2fs",
+			 "RAM %s used %s  eff.resident %s  %zu procs, skipped %zu gone %zu denied  scan %.2fs",
 			 a, b, c, s->nprocs, s->nskipped_gone,
 			 s->nskipped_denied, s->sys.time_taken);
 		put_esc(u, y + used, 0, COLS, line, attrs[A_HDRVAL]);
@@ -557,8 +557,15 @@ static void draw_crumbs(struct ui *u, int y)
 	exm_escape(crumbs, sizeof(crumbs), flags);
 	fill_line(y, A_NORMAL);
 	fw = tui_text_width(crumbs);
-	if (fw > COLS / 2)
-		fw = COLS / 2;
+	if (fw > COLS / 2) {
+		/* narrow: the position alone */
+		snprintf(flags, sizeof(flags), " [%zu/%zu]",
+			 v->nvis ? v->cursor + 1 : 0, v->nvis);
+		snprintf(crumbs, sizeof(crumbs), "%s", flags);
+		fw = tui_text_width(crumbs);
+		if (fw > COLS / 2)
+			fw = COLS / 2;
+	}
 	avail = COLS - fw;
 	/* a long path keeps its end: that is where the user is */
 	p = esc;

@@ -147,7 +147,7 @@ FH='^KIND '	# files table header
 t_default_screen() {
 	start 80 24 -- --source fixture:basic
 	expect "source: fixture (basic)"
-	expect "procs 7"
+	expect "7 procs"
 	expect "EFF.RES▼"
 	expect "Processes"
 	expect_row 1 "$PH" '^302 postgres .* postgres$'
@@ -476,7 +476,7 @@ t_hostile_names() {
 
 t_resize() {
 	start 200 50 -- --source fixture:many
-	expect "procs 2000"
+	expect "2000 procs"
 	expect "[1/2000]"
 	keys End
 	expect "[2000/2000]"
@@ -492,7 +492,7 @@ t_resize() {
 	$T resize-window -t t -x 30 -y 3
 	sleep 0.3
 	$T resize-window -t t -x 200 -y 50
-	expect "procs 2000"
+	expect "2000 procs"
 	keys Home
 	expect "[1/2000]"
 	keys PageDown
@@ -587,11 +587,43 @@ t_scroll_many() {
 	expect_exit 0
 }
 
+# click X Y [N]: N (default 1) left clicks at column X, line Y (0-based),
+# in the X10 mouse encoding ncurses asks tmux for
+click() {
+	local i hx hy seq=""
+	hx=$(printf %x $((33 + $1)))
+	hy=$(printf %x $((33 + $2)))
+	for ((i = 0; i < ${3:-1}; i++)); do
+		seq+=" 1b 5b 4d 20 $hx $hy 1b 5b 4d 23 $hx $hy"
+	done
+	# shellcheck disable=SC2086
+	$T send-keys -t t -H $seq
+}
+
+t_mouse() {
+	start 80 24 -- --source fixture:basic
+	expect "[1/7]"
+	click 4 3			# the PID header sorts by pid
+	expect "PID▲"
+	expect_row 1 "$PH" '^1 root'
+	click 4 3			# again: reversed
+	expect "PID▼"
+	expect_row 1 "$PH" '^400 alice'
+	click 10 6			# third row
+	expect "[3/7]"
+	click 10 7 2			# double click: into the 4th row
+	expect "Processes > postgres (300)"
+	click 2 23			# F1 on the function bar
+	expect "drill down"
+	keys q q
+	expect_exit 0
+}
+
 t_responsive() {
 	local t0 t1
 	# every snapshot after the first takes 3 s (fixture "slow")
 	start 80 24 -- --source fixture:slow -d 60
-	expect "procs 7"
+	expect "7 procs"
 	keys Space
 	expect "scanning..." 2
 	t0=$(date +%s%N)
@@ -613,7 +645,8 @@ t_responsive() {
 ALL=(default_screen sort sort_option drill_down files_pane files_option
      filter search user_filter group help full_command columns
      fields_option save delay_pause iterations hostile_names resize
-     tiny_start signals terms no_color bad_source scroll_many responsive)
+     tiny_start signals terms no_color bad_source scroll_many responsive
+     mouse)
 for t in "${ALL[@]}"; do
 	run "$t"
 done
