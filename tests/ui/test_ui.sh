@@ -24,6 +24,9 @@ T="tmux -L $SOCK"
 PASS=0 FAIL=0 N=0
 CUR=""
 
+# prints "TTY=icanon echo" when the terminal was given back cooked
+TTYMODES='printf TTY=; stty -a | tr " ;" "\\n\\n" | grep -x -e icanon -e echo | tr "\\n" " "; echo'
+
 cleanup() {
 	[ "$KEEP" = 1 ] || $T kill-server 2>/dev/null
 	rm -rf "$WORK"
@@ -44,8 +47,9 @@ start() {
 	for e in "${envs[@]}"; do cmd+=" $(printf %q "$e")"; done
 	cmd+=" $(printf %q "$EXMTOP")"
 	for a in "$@"; do cmd+=" $(printf %q "$a")"; done
+	# after exmtop: its exit status and the terminal modes it left
 	$T new-session -d -s t -x "$w" -y "$h" \
-		"sh -c '$cmd'; echo EXIT=\$?; sleep 600"
+		"sh -c '$cmd'; echo EXIT=\$?; $TTYMODES; sleep 600"
 	# tmux sizes a detached session from default-size; force ours
 	$T resize-window -t t -x "$w" -y "$h" 2>/dev/null
 }
@@ -113,8 +117,10 @@ nrows() { # rows in the table (non-empty lines below the header, above
 
 expect_exit() { # expect_exit STATUS
 	wait_for "EXIT=$1" 5 || fail "expected exit status $1"
-	# the terminal is restored: exmtop's screen is gone
+	# the terminal is restored: exmtop's screen is gone, line editing
+	# and echo are back on
 	screen | grep -q "F1Help" && fail "exmtop screen left behind"
+	wait_for "TTY=icanon echo" 2 || fail "terminal modes not restored"
 	return 0
 }
 
@@ -526,6 +532,11 @@ t_signals() {
 	expect "Processes"
 	kill -HUP "$(cat "$WORK/pid")"
 	expect_exit 129
+	# a crash restores the terminal too, then dies of its signal
+	start 80 24 -- --source fixture:basic
+	expect "Processes"
+	kill -SEGV "$(cat "$WORK/pid")"
+	expect_exit 139
 }
 
 t_terms() {
