@@ -12,6 +12,16 @@ tests_unit_test_elf_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DEXM_CORPUS_DIR='"$(abs_top_srcdir)/tests/fuzz/corpus"'
 tests_unit_test_elf_LDADD = $(CORE_LIBS) $(CRITERION_LIBS)
 TESTS += tests/unit/test_elf
+# The ELF views of the live UI, without curses.
+check_PROGRAMS += tests/unit/test_view_elf
+tests_unit_test_view_elf_SOURCES = \
+	tests/unit/elfgen.h \
+	tests/unit/test_view_elf.c \
+	tui/view.c tui/view.h \
+	tui/view_elf.c tui/view_elf.h
+tests_unit_test_view_elf_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
+tests_unit_test_view_elf_LDADD = $(CORE_LIBS) $(CRITERION_LIBS)
+TESTS += tests/unit/test_view_elf
 endif
 
 # Live (root; SKIP otherwise): builds test libraries with cc/c++ at test time.
