@@ -31,6 +31,7 @@ the page cache) are why untouched file-backed arrays are checked against
 the oracle only, not against zero.
 """
 
+import glob
 import os
 import shutil
 import signal
@@ -366,6 +367,7 @@ def main():
             c.eq(bias, 0, "non-PIE executable: load bias 0")
             check_across(c, b, pids, per)
             check_variants(c, b, spid, dpid, cpid, tpid)
+            check_big_library(c, b, ld)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     c.done()
@@ -397,6 +399,41 @@ def check_across(c, b, pids, per):
     rc, out, err = exmlive.run_exmtop(["-b", "--sections", b["lib"]])
     c.eq(rc, 0, "text exit status")
     c.check(".bss" in out and "[gap]" in out, "text table lists sections")
+
+
+def dynsym_count(path):
+    """Defined FUNC/OBJECT/NOTYPE/IFUNC symbols of .dynsym, by readelf."""
+    out = subprocess.run(["readelf", "--dyn-syms", "-W", path], check=True,
+                         stdout=subprocess.PIPE).stdout.decode()
+    n = 0
+    for line in out.splitlines():
+        w = line.split()
+        if (len(w) >= 8 and w[0].endswith(":") and w[0] != "0:" and
+                w[3] in ("FUNC", "OBJECT", "NOTYPE", "IFUNC") and
+                w[6] not in ("UND", "ABS", "COM")):
+            n += 1
+    return n
+
+
+def check_big_library(c, b, ld):
+    """Every one of the 45,000+ symbols of libLLVM appears (if present)."""
+    cands = sorted(glob.glob("/usr/lib/*/libLLVM-*.so.1") +
+                   glob.glob("/usr/lib/*/libLLVM*.so.*"))
+    if not cands:
+        print("note: no libLLVM here; the big-library check did not run")
+        return
+    lib = os.path.realpath(cands[-1])
+    pid = ld.start(b["loader"], lib, "-")
+    want = dynsym_count(lib)
+    js = exmlive.exmtop_json(["--bytes", "--symbols", lib + ":*", "-p",
+                              str(pid)])
+    if js["symbols_from"] != "dynsym (exported only)":
+        print("note: %s has symbols from %s" % (lib, js["symbols_from"]))
+        c.check(len(js["symbols"]) >= want, "%s: at least the %d exported "
+                "symbols" % (lib, want))
+    else:
+        c.eq(len(js["symbols"]), want, "%s: every exported symbol" % lib)
+    c.check(want > 1000, "%s: a big library (%d symbols)" % (lib, want))
 
 
 def check_variants(c, b, spid, dpid, cpid, tpid):
