@@ -26,7 +26,9 @@ struct tui_scanner {
 	bool detached; /* UI gave up on us: worker frees the scanner */
 
 	struct exm_snapshot *ready;
-	struct exm_snapshot *dispose; /* old snapshot for the worker to free */
+	/* old snapshots for the worker to free */
+	struct exm_snapshot *dispose[4];
+	unsigned ndispose;
 	int err;
 	char msg[256];
 };
@@ -35,8 +37,8 @@ static void scanner_free(struct tui_scanner *s)
 {
 	if (s->ready)
 		exm_snapshot_free(s->ready);
-	if (s->dispose)
-		exm_snapshot_free(s->dispose);
+	while (s->ndispose)
+		exm_snapshot_free(s->dispose[--s->ndispose]);
 	close(s->pipe[0]);
 	close(s->pipe[1]);
 	pthread_mutex_destroy(&s->lock);
@@ -85,13 +87,12 @@ static void *worker(void *arg)
 	for (;;) {
 		struct exm_snapshot *old;
 
-		while (!s->requested && !s->quit && !s->dispose)
+		while (!s->requested && !s->quit && !s->ndispose)
 			pthread_cond_wait(&s->cond, &s->lock);
 		if (s->quit)
 			break;
-		old = s->dispose;
-		s->dispose = NULL;
-		if (old) {
+		if (s->ndispose) {
+			old = s->dispose[--s->ndispose];
 			/* freeing a big snapshot costs; not on the UI's time */
 			pthread_mutex_unlock(&s->lock);
 			exm_snapshot_free(old);
@@ -169,21 +170,21 @@ void tui_scanner_request(struct tui_scanner *s)
 
 void tui_scanner_dispose(struct tui_scanner *s, struct exm_snapshot *snap)
 {
-	struct exm_snapshot *prev;
+	bool queued = false;
 
 	if (!snap)
 		return;
-	if (!s->threaded) {
-		exm_snapshot_free(snap);
-		return;
+	if (s->threaded) {
+		pthread_mutex_lock(&s->lock);
+		if (s->ndispose < sizeof(s->dispose) / sizeof(s->dispose[0])) {
+			s->dispose[s->ndispose++] = snap;
+			queued = true;
+			pthread_cond_signal(&s->cond);
+		}
+		pthread_mutex_unlock(&s->lock);
 	}
-	pthread_mutex_lock(&s->lock);
-	prev = s->dispose;
-	s->dispose = snap;
-	pthread_cond_signal(&s->cond);
-	pthread_mutex_unlock(&s->lock);
-	if (prev) /* the worker is behind: free the older one here */
-		exm_snapshot_free(prev);
+	if (!queued) /* synchronous, or the worker is far behind */
+		exm_snapshot_free(snap);
 }
 
 void tui_scanner_set_opts(struct tui_scanner *s,

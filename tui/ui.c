@@ -823,7 +823,8 @@ static void draw_menu(struct ui *u)
 	if (h > 2 && m->cursor >= m->top + h - 2)
 		m->top = m->cursor - (h - 3);
 	put_fit(u, y, x, w, m->title, false, attrs[A_MENUSEL]);
-	for (int i = 0; i + 2 < h || (h <= 2 && i < h - 1); i++) {
+	/* title, entries, and a key line when there is room for it */
+	for (int i = 0; i < (h > 2 ? h - 2 : h - 1); i++) {
 		int k = m->top + i;
 		char line[256];
 
@@ -878,8 +879,6 @@ static void draw(struct ui *u)
 		draw_fbar(u, h - 1);
 	if (u->mode == M_MENU)
 		draw_menu(u);
-	if (u->mode != M_PROMPT)
-		curs_set(0);
 	refresh();
 	u->dirty = false;
 }
@@ -1085,6 +1084,10 @@ static void menu_key(struct ui *u, int ch, bool fkey)
 	struct ui_menu_state *m = &u->menu;
 	int page = LINES - 4 > 1 ? LINES - 4 : 1;
 
+	if (fkey && ch == KEY_ENTER) { /* the keypad's Enter: as Return */
+		fkey = false;
+		ch = '\n';
+	}
 	if (fkey) {
 		switch (ch) {
 		case KEY_UP:
@@ -1105,9 +1108,6 @@ static void menu_key(struct ui *u, int ch, bool fkey)
 		case KEY_END:
 			m->cursor = m->n - 1;
 			break;
-		case KEY_ENTER:
-			menu_choose(u);
-			return;
 		case KEY_F(2):
 		case KEY_F(6):
 		case KEY_F(10):
@@ -1129,10 +1129,7 @@ static void menu_key(struct ui *u, int ch, bool fkey)
 			menu_choose(u);
 			return;
 		case ' ':
-			if (m->kind == MENU_FIELDS)
-				menu_choose(u);
-			else
-				menu_choose(u);
+			menu_choose(u);
 			return;
 		case '[':
 		case '-':
