@@ -464,15 +464,13 @@ static bool debug_matches(const struct exm_elf *e, const struct exm_elf *d,
 	return false;
 }
 
-/* Open a candidate regular file without blocking on FIFOs or devices. */
-static int open_regular(const char *path)
+int exm_open_regular(const char *path, struct stat *st)
 {
-	struct stat st;
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, st) || !S_ISREG(st->st_mode)) {
 		close(fd);
 		return -1;
 	}
@@ -483,7 +481,8 @@ static struct exm_elf *try_debug(const struct exm_elf *e, const char *path,
 				 bool by_link)
 {
 	struct exm_elf *d;
-	int fd = open_regular(path);
+	struct stat st;
+	int fd = exm_open_regular(path, &st);
 
 	if (fd < 0)
 		return NULL;

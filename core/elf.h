@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 enum exm_elf_state {
 	EXM_ELF_OK = 0,
@@ -136,6 +137,13 @@ long exm_elf_segment_for_offset(const struct exm_elf *e, uint64_t off,
 
 /* First index into e->syms whose addr >= addr (binary search). */
 size_t exm_elf_sym_lower_bound(const struct exm_elf *e, uint64_t addr);
+
+/*
+ * Open path read-only if it is a regular file, never blocking on a FIFO or
+ * device a hostile user put there; the fd (caller closes) or -1. *st
+ * receives its status.
+ */
+int exm_open_regular(const char *path, struct stat *st);
 
 /* Directory under which build-id debug files are looked for:
  * $EXMTOP_DEBUG_DIR, else /usr/lib/debug. */

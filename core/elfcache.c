@@ -112,20 +112,6 @@ const struct exm_elf *exm_elfcache_get_fd(struct exm_elfcache *c, int fd,
 	return e;
 }
 
-/* Open a regular file without blocking on FIFOs or devices; -1 if not. */
-static int open_regular(const char *path, struct stat *st)
-{
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, st) || !S_ISREG(st->st_mode)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 /* Open mapping m of process p through map_files; -1 on failure. */
 static int open_map_file(const char *proc_root, const struct exm_proc *p,
 			 const struct exm_mapping *m)
@@ -137,7 +123,7 @@ static int open_map_file(const char *proc_root, const struct exm_proc *p,
 	snprintf(path, sizeof(path), "%s/%d/map_files/%llx-%llx", proc_root,
 		 (int)p->pid, (unsigned long long)m->start,
 		 (unsigned long long)m->end);
-	fd = open_regular(path, &st);
+	fd = exm_open_regular(path, &st);
 	if (fd >= 0 && (uint64_t)st.st_ino != m->inode) {
 		/* The pid was reused by another process. */
 		close(fd);
@@ -207,7 +193,7 @@ const struct exm_elf *exm_elfcache_get(struct exm_elfcache *c,
 		}
 	}
 	if (fd < 0) {
-		fd = open_regular(path, &st);
+		fd = exm_open_regular(path, &st);
 		if (fd < 0)
 			return exm_elf_state_only(errno == ENOENT
 							  ? EXM_ELF_REPLACED
