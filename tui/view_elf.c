@@ -122,12 +122,28 @@ static struct exm_row *build_sections(struct tui_view *v,
 	return empty(rows, n, exm_elf_empty_text(e, false, *n), why);
 }
 
-static long ctx_section(const struct tui_view *v, const struct exm_elf *e)
+/* context() plus the section the view is about (index into e->secs). */
+static bool section_context(struct tui_view *v, const struct tui_build *b,
+			    const struct exm_proc **p,
+			    const struct exm_file **f,
+			    const struct exm_elf **e, long *si,
+			    const char **why)
 {
-	if (!v->ctx.has_name || !v->ctx.name || e->state != EXM_ELF_OK)
-		return -1;
-	return exm_elf_section_lookup(e, v->ctx.name,
-				      v->ctx.has_addr ? v->ctx.addr : 0);
+	if (!context(v, b, p, f, e, why))
+		return false;
+	if ((*e)->state != EXM_ELF_OK) {
+		*why = exm_elf_state_text(*e);
+		return false;
+	}
+	*si = -1;
+	if (v->ctx.has_name && v->ctx.name)
+		*si = exm_elf_section_lookup(*e, v->ctx.name,
+					     v->ctx.has_addr ? v->ctx.addr : 0);
+	if (*si < 0) {
+		*why = "(no such section in the file)";
+		return false;
+	}
+	return true;
 }
 
 static struct exm_row *build_symbols(struct tui_view *v,
@@ -142,17 +158,8 @@ static struct exm_row *build_symbols(struct tui_view *v,
 	long si;
 
 	*n = 0;
-	if (!context(v, b, &p, &f, &e, why))
+	if (!section_context(v, b, &p, &f, &e, &si, why))
 		return NULL;
-	if (e->state != EXM_ELF_OK) {
-		*why = exm_elf_state_text(e);
-		return NULL;
-	}
-	si = ctx_section(v, e);
-	if (si < 0) {
-		*why = "(no such section in the file)";
-		return NULL;
-	}
 	if (pv)
 		snprintf(pv->what, sizeof(pv->what), " (%s%s)",
 			 exm_elf_symsrc_text(e), p ? "" : ", all processes");
@@ -176,17 +183,8 @@ static struct exm_row *build_section_procs(struct tui_view *v,
 	long si;
 
 	*n = 0;
-	if (!context(v, b, &p, &f, &e, why))
+	if (!section_context(v, b, &p, &f, &e, &si, why))
 		return NULL;
-	if (e->state != EXM_ELF_OK) {
-		*why = exm_elf_state_text(e);
-		return NULL;
-	}
-	si = ctx_section(v, e);
-	if (si < 0) {
-		*why = "(no such section in the file)";
-		return NULL;
-	}
 	rows = exm_table_section_procs(b->snap, f, e, si, n);
 	if (!rows) {
 		*why = "(out of memory)";
