@@ -18,13 +18,16 @@
 # Run as root from the build directory (or set EXMTOP=path):
 #   /work/main/bench/cpu_live.sh [-t SECS] [-i INTERVAL] [-n NPROCS]
 #                                [-g RESERVE_GIB] [-a SHARED_ANON_MIB]
-#                                [-s SHM_MIB] [-W]
-#   -t 10 for a quick run; -W: no workload (the machine as it is).
+#                                [-s SHM_MIB] [-f FIELDS] [-W]
+#   -t 10 for a quick run; -W: no workload (the machine as it is);
+#   -f: exmtop's process columns (without pss, no smaps_rollup is read).
 set -eu
 
 SECS=60 INTERVAL=2 NPROCS=100 RESERVE=64 ANON=32 SHM=128 WORKLOAD=1
-while getopts "t:i:n:g:a:s:Wh" opt; do
+EXM_ARGS=()
+while getopts "t:i:n:g:a:s:f:Wh" opt; do
 	case $opt in
+	f) EXM_ARGS=(--fields "$OPTARG") ;;
 	t) SECS=$OPTARG ;;
 	i) INTERVAL=$OPTARG ;;
 	n) NPROCS=$OPTARG ;;
@@ -32,7 +35,7 @@ while getopts "t:i:n:g:a:s:Wh" opt; do
 	a) ANON=$OPTARG ;;
 	s) SHM=$OPTARG ;;
 	W) WORKLOAD=0 ;;
-	*) sed -n '3,23s/^# \{0,1\}//p' "$0"; exit 2 ;;
+	*) sed -n '3,24s/^# \{0,1\}//p' "$0"; exit 2 ;;
 	esac
 done
 
@@ -94,7 +97,7 @@ launch() {
 }
 # htop's -d is in tenths of a second
 HTOP_D=$(python3 -c "print(round($INTERVAL * 10))")
-launch exmtop "$EXMTOP"
+launch exmtop "$EXMTOP" "${EXM_ARGS[@]}"
 launch top top -d "$INTERVAL"
 launch htop htop -d "$HTOP_D"
 for name in exmtop top htop; do

@@ -702,11 +702,10 @@ static void draw_fbar(struct ui *u, int y)
 	u->fbar_y = y;
 	u->nfkeys = 0;
 	fill_line(y, A_NORMAL);
-	if (u->status[0] && ts_left(&u->status_until) > 0) {
+	if (u->status[0]) {
 		put_esc(u, y, 0, COLS, u->status, attrs[A_WARN]);
 		return;
 	}
-	u->status[0] = 0;
 	for (size_t i = 0; i < sizeof(items) / sizeof(items[0]) && x < COLS;
 	     i++) {
 		int kw = (int)strlen(items[i].key);
@@ -1766,7 +1765,11 @@ static void loop(struct ui *u)
 		}
 		if (u->dirty)
 			draw(u);
-		left = u->paused ? 3600 : ts_left(&u->next_due);
+		/* sleep until the next deadline; while a scan runs, its
+		 * pipe wakes us */
+		left = u->paused || tui_scanner_busy(u->scanner)
+			       ? 3600
+			       : ts_left(&u->next_due);
 		if (u->status[0] && ts_left(&u->status_until) < left)
 			left = ts_left(&u->status_until);
 		if (left < 0)
@@ -1777,8 +1780,10 @@ static void loop(struct ui *u)
 		ret = poll(pfd, 3, timeout);
 		if (ret < 0 && errno != EINTR)
 			break;
-		if (u->status[0] && ts_left(&u->status_until) <= 0)
+		if (u->status[0] && ts_left(&u->status_until) <= 0) {
+			u->status[0] = 0; /* expired */
 			u->dirty = true;
+		}
 		if (ret > 0 && (pfd[1].revents & POLLIN))
 			take_snapshot(u);
 		/* keys: read all that are waiting (also after EINTR: a

@@ -97,77 +97,74 @@ bool tui_ident_eq(const struct tui_ident *a, const struct tui_ident *b)
 	return true;
 }
 
-static void ident_set_proc(struct tui_ident *id, const struct exm_proc *p)
+/* The identity of row r of table t, its strings borrowed from the row and
+ * no label: for comparing without allocating. */
+static void ident_peek(enum exm_table t, const struct exm_row *r,
+		       struct tui_ident *out)
 {
-	id->has_proc = true;
-	id->pid = p->pid;
-	id->start_time = p->start_time;
-}
-
-static int ident_set_file(struct tui_ident *id, const struct exm_file *f)
-{
-	id->has_file = true;
-	id->kind = f->kind;
-	id->dev_major = f->dev_major;
-	id->dev_minor = f->dev_minor;
-	id->inode = f->inode;
-	return dup_str(&id->fname, f->name);
-}
-
-static int ident_of_row(enum exm_table t, const struct exm_row *r,
-			struct tui_ident *out)
-{
-	char buf[64];
-
+	memset(out, 0, sizeof(*out));
 	switch (t) {
 	case EXM_T_PROCS:
 	case EXM_T_FPROCS:
-		if (!r->proc)
-			return 0;
-		ident_set_proc(out, r->proc);
-		if (asprintf(&out->label, "%s (%d)",
-			     r->proc->comm ? r->proc->comm : "?",
-			     (int)r->proc->pid) < 0) {
-			out->label = NULL;
-			return -ENOMEM;
+		if (r->proc) {
+			out->has_proc = true;
+			out->pid = r->proc->pid;
+			out->start_time = r->proc->start_time;
 		}
-		return 0;
+		break;
 	case EXM_T_FILES:
 	case EXM_T_PFILES:
-		if (!r->file)
-			return 0;
-		if (ident_set_file(out, r->file))
-			return -ENOMEM;
-		return dup_str(&out->label, r->file->name);
+		if (r->file) {
+			out->has_file = true;
+			out->kind = r->file->kind;
+			out->dev_major = r->file->dev_major;
+			out->dev_minor = r->file->dev_minor;
+			out->inode = r->file->inode;
+			out->fname = r->file->name;
+		}
+		break;
 	case EXM_T_MAPPINGS:
 		out->has_addr = true;
 		out->addr = r->map ? r->map->start : r->addr;
-		snprintf(buf, sizeof(buf), "%#llx",
-			 (unsigned long long)out->addr);
-		return dup_str(&out->label, buf);
+		break;
 	case EXM_T_GROUPS:
 		out->has_name = true;
-		if (dup_str(&out->name, r->name ? r->name : ""))
-			return -ENOMEM;
-		return dup_str(&out->label, out->name);
+		out->name = (char *)(r->name ? r->name : "");
+		break;
 	default:
 		/* sections, symbols and anything later: name and address */
 		out->has_name = true;
+		out->name = (char *)(r->name ? r->name : "");
 		out->has_addr = true;
 		out->addr = r->addr;
-		if (dup_str(&out->name, r->name ? r->name : ""))
-			return -ENOMEM;
-		return dup_str(&out->label, out->name);
+		break;
 	}
 }
 
 int tui_ident_of_row(enum exm_table t, const struct exm_row *r,
 		     struct tui_ident *out)
 {
+	struct tui_ident peek;
+	char buf[64];
 	int err;
 
+	ident_peek(t, r, &peek);
 	memset(out, 0, sizeof(*out));
-	err = ident_of_row(t, r, out);
+	err = tui_ident_merge(out, &peek);
+	if (!err && peek.has_proc) {
+		if (asprintf(&out->label, "%s (%d)",
+			     r->proc->comm ? r->proc->comm : "?",
+			     (int)r->proc->pid) < 0) {
+			out->label = NULL;
+			err = -ENOMEM;
+		}
+	} else if (!err && t == EXM_T_MAPPINGS) {
+		snprintf(buf, sizeof(buf), "%#llx",
+			 (unsigned long long)peek.addr);
+		err = dup_str(&out->label, buf);
+	} else if (!err && (peek.fname || peek.name)) {
+		err = dup_str(&out->label, peek.fname ? peek.fname : peek.name);
+	}
 	if (err)
 		tui_ident_fini(out);
 	return err;
@@ -542,10 +539,8 @@ static void relist(struct tui_view *v)
 	for (size_t k = 0; k < v->nvis && ident_any(&v->sel); k++) {
 		struct tui_ident id;
 
-		if (tui_ident_of_row(t, &v->rows[v->vis[k]], &id))
-			break;
+		ident_peek(t, &v->rows[v->vis[k]], &id);
 		found = tui_ident_eq(&id, &v->sel);
-		tui_ident_fini(&id);
 		if (found) {
 			v->cursor = k;
 			break;

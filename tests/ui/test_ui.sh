@@ -598,6 +598,31 @@ t_scroll_many() {
 	expect_exit 0
 }
 
+# ui_ticks: CPU clock ticks of exmtop's UI thread so far
+ui_ticks() {
+	local p
+	p=$(cat "$WORK/pid")
+	sed 's/.*) //' "/proc/$p/task/$p/stat" | awk '{ print $12 + $13 }'
+}
+
+t_idle_cpu() {
+	local a b
+	# scans (3 s) longer than the interval (1 s), a prompt open and an
+	# expired message: the UI thread must still sleep, not spin
+	start 80 24 -- --source fixture:slow -d 1
+	expect "7 procs"
+	keys c /
+	expect "Search:"
+	sleep 3.5
+	a=$(ui_ticks)
+	sleep 3
+	b=$(ui_ticks)
+	[ $((b - a)) -lt 10 ] ||
+		fail "UI thread used $((b - a)) ticks in 3 s while idle"
+	keys Escape q
+	expect_exit 0
+}
+
 # click X Y [N]: N (default 1) left clicks at column X, line Y (0-based),
 # in the X10 mouse encoding ncurses asks tmux for
 click() {
@@ -657,7 +682,7 @@ ALL=(default_screen sort sort_option drill_down files_pane files_option
      filter search user_filter group help full_command columns
      fields_option save delay_pause iterations hostile_names resize
      tiny_start signals terms no_color bad_source scroll_many responsive
-     mouse)
+     mouse idle_cpu)
 for t in "${ALL[@]}"; do
 	run "$t"
 done
