@@ -503,3 +503,61 @@ Test(ui_stack, plugged_in_views)
 	tui_stack_fini(&s);
 	exm_snapshot_free(a);
 }
+
+Test(ui_view, group_keys)
+{
+	struct exm_proc p = { .comm = "bash", .user = "alice", .uid = 1000,
+			      .cgroup = "" };
+
+	cr_assert_str_eq(exm_group_key(&p, EXM_GROUP_PROGRAM), "bash");
+	cr_assert_str_eq(exm_group_key(&p, EXM_GROUP_USER), "alice");
+	cr_assert_str_eq(exm_group_key(&p, EXM_GROUP_CGROUP), "/");
+	p.kthread = true;
+	cr_assert_str_eq(exm_group_key(&p, EXM_GROUP_PROGRAM), "[kthreads]");
+	p.user = NULL;
+	p.cgroup = NULL;
+	cr_assert_str_eq(exm_group_key(&p, EXM_GROUP_USER), "");
+	cr_assert_str_eq(exm_group_key(&p, EXM_GROUP_CGROUP), "");
+	cr_assert(exm_proc_is_user(&p, "1000"));
+	cr_assert_not(exm_proc_is_user(&p, "100"));
+	cr_assert_not(exm_proc_is_user(&p, "alice"));
+	cr_assert(exm_proc_is_user(&p, NULL));
+	cr_assert(exm_proc_is_user(&p, ""));
+}
+
+Test(ui_view, ident_merge_and_copy)
+{
+	struct tui_ident a = { .has_proc = true, .pid = 7, .start_time = 70 };
+	struct tui_ident b = { 0 }, c;
+
+	b.has_file = true;
+	b.kind = EXM_KIND_FILE;
+	b.inode = 42;
+	b.fname = "/lib/x.so";
+	b.label = "/lib/x.so";
+	cr_assert_eq(tui_ident_copy(&c, &a), 0);
+	cr_assert(tui_ident_eq(&c, &a));
+	cr_assert_eq(tui_ident_merge(&c, &b), 0);
+	cr_assert(c.has_proc && c.has_file);
+	cr_assert_eq(c.pid, 7);
+	cr_assert_str_eq(c.fname, "/lib/x.so");
+	cr_assert_neq(c.fname, b.fname); /* copied, not borrowed */
+	cr_assert_str_eq(c.label, "/lib/x.so");
+	cr_assert_not(tui_ident_eq(&c, &a));
+	tui_ident_fini(&c);
+	cr_assert_not(c.has_proc || c.has_file);
+	cr_assert_null(c.fname);
+}
+
+Test(ui_view, table_fields_follow_the_field_table)
+{
+	int fs[EXM_F__COUNT];
+	size_t n = tui_table_fields(EXM_T_MAPPINGS, fs, EXM_F__COUNT);
+
+	cr_assert_gt(n, 0);
+	for (size_t i = 0; i < n; i++)
+		cr_assert(exm_fields[fs[i]].tables & EXM_TBIT(EXM_T_MAPPINGS));
+	for (int f = 0, k = 0; f < EXM_F__COUNT; f++)
+		if (exm_fields[f].tables & EXM_TBIT(EXM_T_MAPPINGS))
+			cr_assert_eq(fs[k++], f);
+}
