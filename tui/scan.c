@@ -35,6 +35,8 @@ struct tui_scanner {
 
 static void scanner_free(struct tui_scanner *s)
 {
+	if (s->src)
+		exm_source_close(s->src);
 	if (s->ready)
 		exm_snapshot_free(s->ready);
 	while (s->ndispose)
@@ -137,6 +139,7 @@ int tui_scanner_start(struct tui_scanner **out, struct exm_source *src,
 		err = -pthread_create(&s->th, NULL, worker, s);
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		if (err) {
+			s->src = NULL; /* not ours on failure */
 			scanner_free(s);
 			return err;
 		}

@@ -21,9 +21,10 @@ struct tui_scanner;
 
 /*
  * Start a scanner on src with scan options *scan (copied; the pids array
- * and proc_root it points to must outlive the scanner). 0 or -errno.
- * With threaded false, snapshots are taken synchronously inside
- * tui_scanner_request() (for debugging and single-threaded builds).
+ * and proc_root it points to must outlive the scanner). On success the
+ * scanner owns src and closes it when it stops; on failure (-errno) src
+ * stays the caller's. With threaded false, snapshots are taken
+ * synchronously inside tui_scanner_request() (for tests).
  */
 int tui_scanner_start(struct tui_scanner **out, struct exm_source *src,
 		      const struct exm_scan_opts *scan, bool threaded);
@@ -49,9 +50,10 @@ bool tui_scanner_busy(struct tui_scanner *s);
 struct exm_snapshot *tui_scanner_take(struct tui_scanner *s, int *err,
 				      char *msg, size_t msglen);
 /*
- * Stop the worker. A scan in progress is abandoned (the thread is detached
- * and its result dropped) so quitting never waits for a slow scan; returns
- * true when the worker was idle and src may be closed by the caller.
+ * Stop the worker and close the source. A scan in progress is abandoned
+ * (the thread is detached, drops its result, closes the source and frees
+ * the scanner when the scan ends) so quitting never waits for a slow scan.
+ * Returns whether the worker was idle (everything is released now).
  */
 bool tui_scanner_stop(struct tui_scanner *s);
 

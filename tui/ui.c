@@ -1833,9 +1833,8 @@ int tui_live(const struct tui_opts *o)
 	install_signals();
 	color = !o->no_color && !(getenv("NO_COLOR") && *getenv("NO_COLOR"));
 	if (init_curses(&u, color)) {
-		tui_scanner_stop(u.scanner);
+		tui_scanner_stop(u.scanner); /* closes the source */
 		ui_free(&u);
-		exm_source_close(u.src);
 		return 1;
 	}
 	u.gen = 1;
@@ -1847,7 +1846,6 @@ int tui_live(const struct tui_opts *o)
 		status = 128 + got_signal;
 	ui_free(&u);
 	tui_view_elf_fini();
-	if (tui_scanner_stop(u.scanner))
-		exm_source_close(u.src);
+	tui_scanner_stop(u.scanner); /* closes the source */
 	return status;
 }

@@ -2,6 +2,7 @@
 /* The snapshot worker thread of the live UI. */
 #include <criterion/criterion.h>
 #include <poll.h>
+#include <unistd.h>
 
 #include "core/source.h"
 #include "tui/scan.h"
@@ -54,8 +55,7 @@ static void check_scanner(bool threaded)
 		/* the pipe is drained: nothing more to read */
 		cr_assert_eq(poll(&pfd, 1, 0), 0);
 	}
-	cr_assert(tui_scanner_stop(s));
-	exm_source_close(src);
+	cr_assert(tui_scanner_stop(s)); /* closes the source */
 }
 
 Test(ui_scan, threaded)
@@ -76,8 +76,9 @@ Test(ui_scan, stop_during_a_scan_does_not_wait)
 
 	cr_assert_eq(tui_scanner_start(&s, src, &so, true), 0);
 	tui_scanner_request(s);
-	/* busy or already done: either way stop returns at once and the
-	 * source may be closed only when it says so */
-	if (tui_scanner_stop(s))
-		exm_source_close(src);
+	/* busy or already done: either way stop returns at once, and the
+	 * worker releases everything when its scan ends (the sanitizer
+	 * build checks nothing leaks) */
+	tui_scanner_stop(s);
+	usleep(200 * 1000);
 }
