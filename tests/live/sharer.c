@@ -426,6 +426,8 @@ int main(int argc, char **argv)
 	char c;
 
 	page_size = (size_t)sysconf(_SC_PAGESIZE);
+	/* If the test that started us dies, clean up as if told to. */
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-s"))
 			with_swap = 1;

@@ -83,7 +83,7 @@ def main():
     gone = 0
     try:
         for r in range(ROUNDS):
-            for mode in ("scan", "read"):
+            for mode in exmlive.pagemap_modes():
                 tag = "[%s %d]" % (mode, r)
                 try:
                     doc = exmlive.exmtop_json(["--bytes", "--pagemap-mode",

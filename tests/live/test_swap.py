@@ -17,13 +17,14 @@ is not allowed (a container), the test is SKIPPED (exit 77), not passed.
 import os
 import subprocess
 import sys
+import tempfile
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import exmlive  # noqa: E402
 import test_sharing  # noqa: E402
 
-SWAPFILE = "/var/tmp/exm-live-swap"
+SWAPFILE = None
 
 
 def swap_active():
@@ -33,10 +34,11 @@ def swap_active():
 
 def swap_on():
     """Enable a temporary swap file; True if we did (and must undo)."""
+    global SWAPFILE
     if swap_active():
         return False
-    with open(SWAPFILE, "wb") as f:
-        os.fchmod(f.fileno(), 0o600)
+    fd, SWAPFILE = tempfile.mkstemp(prefix="exm-live-swap-", dir="/var/tmp")
+    with os.fdopen(fd, "wb") as f:
         f.write(b"\0" * (64 << 20))  # no holes: swapon refuses them
     subprocess.run(["mkswap", SWAPFILE], check=True,
                    stdout=subprocess.DEVNULL)
