@@ -376,29 +376,41 @@ static void take_snapshot(struct ui *u)
 	ensure_fresh(u, cur_view(u));
 }
 
-/*
- * Read only what the columns need: the kernel's smaps_rollup figures walk
- * every page table a second time, so they are read only while a column of
- * some table shows them.
- */
-static void update_scan_needs(struct ui *u)
-{
-	unsigned needs = 0;
-
-	for (int t = 0; t < EXM_T__COUNT; t++)
-		for (size_t i = 0; u->set.fields[t][i] >= 0; i++)
-			needs |= exm_fields[u->set.fields[t][i]].needs;
-	u->scan.want_kpss = needs & EXM_NEED_KPSS;
-	if (u->scanner)
-		tui_scanner_set_opts(u->scanner, &u->scan);
-}
-
 static void request_snapshot(struct ui *u)
 {
 	tui_scanner_request(u->scanner);
 	u->next_due = ts_after(u->set.delay);
 	u->dirty = true;
 }
+
+/*
+ * Read only what the shown columns need: the kernel's smaps_rollup figures
+ * walk every page table a second time, so they are read only while a view
+ * on one of the two stacks has a column that shows them. When a view that
+ * needs them appears, a snapshot is taken at once.
+ */
+static void update_scan_needs(struct ui *u)
+{
+	unsigned needs = 0;
+	bool had = u->scan.want_kpss;
+
+	for (int p = 0; p < 2; p++)
+		for (int i = 0; i < u->stacks[p].depth; i++) {
+			const int *f = view_fields(u, u->stacks[p].v[i]);
+
+			for (size_t k = 0; f[k] >= 0; k++)
+				needs |= exm_fields[f[k]].needs;
+		}
+	u->scan.want_kpss = needs & EXM_NEED_KPSS;
+	if (!u->scanner)
+		return;
+	tui_scanner_set_opts(u->scanner, &u->scan);
+	if (u->scan.want_kpss && !had && u->snap &&
+	    !(u->snap->sys.caps & EXM_CAP_KPSS) &&
+	    !tui_scanner_busy(u->scanner))
+		request_snapshot(u);
+}
+
 
 /* ---- drawing helpers ---- */
 
@@ -1309,7 +1321,14 @@ static void enter_view(struct ui *u, bool alt)
 	apply_saved_sort(u, v);
 	v->gen = u->gen - 1;
 	ensure_fresh(u, v);
+	update_scan_needs(u);
 	u->dirty = true;
+}
+
+static void go_back(struct ui *u)
+{
+	if (tui_stack_back(cur_stack(u)))
+		update_scan_needs(u);
 }
 
 static void sort_step(struct ui *u, int dir)
@@ -1354,6 +1373,7 @@ static void cycle_group(struct ui *u)
 	}
 	u->pane = 0;
 	invalidate(u);
+	update_scan_needs(u);
 	set_status(u, "processes grouped per %s",
 		   exm_group_name(u->set.group_by));
 }
@@ -1468,7 +1488,7 @@ static void normal_key(struct ui *u, wint_t ch, bool fkey)
 			break;
 		case KEY_LEFT:
 		case KEY_BACKSPACE:
-			tui_stack_back(cur_stack(u));
+			go_back(u);
 			break;
 		case KEY_F(1):
 			u->mode = M_HELP;
@@ -1534,7 +1554,7 @@ static void normal_key(struct ui *u, wint_t ch, bool fkey)
 	case KEY_ESC:
 	case 127:
 	case 8:
-		tui_stack_back(cur_stack(u));
+		go_back(u);
 		break;
 	case '\t':
 		u->pane = !u->pane;
@@ -1821,10 +1841,13 @@ int tui_live(const struct tui_opts *o)
 	}
 	tui_opts_scan(o, &u.scan);
 	u.scan.want_cmdline = true;
-	update_scan_needs(&u);
-	if (reset_pane(&u, 0) || reset_pane(&u, 1) ||
-	    pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK) ||
-	    tui_scanner_start(&u.scanner, u.src, &u.scan, true)) {
+	ret = reset_pane(&u, 0) || reset_pane(&u, 1) ||
+	      pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK);
+	if (!ret) {
+		update_scan_needs(&u); /* the panes decide what to read */
+		ret = tui_scanner_start(&u.scanner, u.src, &u.scan, true);
+	}
+	if (ret) {
 		fprintf(stderr, "exmtop: cannot start: %s\n", strerror(errno));
 		ui_free(&u);
 		exm_source_close(u.src);
