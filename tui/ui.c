@@ -1848,7 +1848,8 @@ int tui_live(const struct tui_opts *o)
 		ret = tui_scanner_start(&u.scanner, u.src, &u.scan, true);
 	}
 	if (ret) {
-		fprintf(stderr, "exmtop: cannot start: %s\n", strerror(errno));
+		fprintf(stderr, "exmtop: cannot start: %s\n",
+			strerror(ret < 0 ? -ret : errno));
 		ui_free(&u);
 		exm_source_close(u.src);
 		return 1;
