@@ -135,7 +135,7 @@ def fmt_num(v):
     return repr(v)
 
 
-def run_exmtop(args, user=None, timeout=120):
+def run_exmtop(args, user=None, timeout=600):
     """Run exmtop; returns (returncode, stdout, stderr)."""
     cmd = [EXMTOP] + list(args)
     if user is not None:
