@@ -1641,6 +1641,8 @@ static void handle_key(struct ui *u, int ret, wint_t ch)
 		u->dirty = true;
 		return;
 	}
+	/* keys typed ahead act on current rows, even after Tab or back */
+	ensure_fresh(u, cur_view(u));
 	switch (u->mode) {
 	case M_HELP:
 		if (fkey && (ch == KEY_DOWN || ch == KEY_NPAGE)) {

@@ -598,6 +598,22 @@ t_scroll_many() {
 	expect_exit 0
 }
 
+t_typeahead() {
+	# keys typed in one burst, across a refresh and a change of view,
+	# all act on the rows they are meant for
+	start 80 24 -- --source fixture:basic -d 0.3
+	expect "[1/7]"
+	keys Down Enter
+	expect "Processes > postgres (301)"
+	sleep 1				# a few refreshes below
+	keys BSpace Down Enter
+	expect "Processes > postgres (300)"
+	keys Escape Tab Enter
+	expect "Files > /SYSV00000000"
+	keys q
+	expect_exit 0
+}
+
 # ui_ticks: CPU clock ticks of exmtop's UI thread so far
 ui_ticks() {
 	local p
@@ -682,7 +698,7 @@ ALL=(default_screen sort sort_option drill_down files_pane files_option
      filter search user_filter group help full_command columns
      fields_option save delay_pause iterations hostile_names resize
      tiny_start signals terms no_color bad_source scroll_many responsive
-     mouse idle_cpu)
+     mouse idle_cpu typeahead)
 for t in "${ALL[@]}"; do
 	run "$t"
 done
