@@ -552,12 +552,9 @@ static void draw_header_small(struct ui *u, int y)
 static void draw_crumbs(struct ui *u, int y)
 {
 	struct tui_view *v = cur_view(u);
-	char crumbs[2048], flags[512], esc[2048];
-	int fw, cw, avail;
-	const char *p;
+	char raw[2048], crumbs[2048], flags[512], right[1024];
+	int fw;
 
-	tui_stack_crumbs(cur_stack(u), crumbs, sizeof(crumbs));
-	exm_escape(esc, sizeof(esc), crumbs);
 	snprintf(flags, sizeof(flags), "%s%s%s%s%s%s  [%zu/%zu]",
 		 v->filter ? "  filter:" : "", v->filter ? v->filter : "",
 		 u->user ? "  user:" : "", u->user ? u->user : "",
@@ -566,35 +563,22 @@ static void draw_crumbs(struct ui *u, int y)
 			 ? exm_group_name(u->set.group_by)
 			 : "",
 		 v->nvis ? v->cursor + 1 : 0, v->nvis);
-	exm_escape(crumbs, sizeof(crumbs), flags);
-	fill_line(y, A_NORMAL);
-	fw = tui_text_width(crumbs);
+	exm_escape(right, sizeof(right), flags);
+	fw = tui_text_width(right);
 	if (fw > COLS / 2) {
 		/* narrow: the position alone */
-		snprintf(flags, sizeof(flags), " [%zu/%zu]",
+		snprintf(right, sizeof(right), " [%zu/%zu]",
 			 v->nvis ? v->cursor + 1 : 0, v->nvis);
-		snprintf(crumbs, sizeof(crumbs), "%s", flags);
-		fw = tui_text_width(crumbs);
+		fw = tui_text_width(right);
 		if (fw > COLS / 2)
 			fw = COLS / 2;
 	}
-	avail = COLS - fw;
+	fill_line(y, A_NORMAL);
 	/* a long path keeps its end: that is where the user is */
-	p = esc;
-	cw = tui_text_width(p);
-	while (cw > avail && *p) {
-		p++;
-		while ((*p & 0xc0) == 0x80)
-			p++;
-		cw = tui_text_width(p) + 1;
-	}
-	if (p != esc && avail > 1) {
-		put_fit(u, y, 0, 1, "<", false, attrs[A_CRUMB]);
-		put_fit(u, y, 1, avail - 1, p, false, attrs[A_CRUMB]);
-	} else {
-		put_fit(u, y, 0, avail, p, false, attrs[A_CRUMB]);
-	}
-	put_fit(u, y, avail, fw, crumbs, true, A_NORMAL);
+	tui_stack_crumbs(cur_stack(u), raw, sizeof(raw));
+	exm_escape(crumbs, sizeof(crumbs), raw);
+	put_tail(u, y, 0, COLS - fw, crumbs, attrs[A_CRUMB]);
+	put_fit(u, y, COLS - fw, fw, right, true, A_NORMAL);
 }
 
 /* ---- the table ---- */
@@ -783,7 +767,8 @@ static const char *const help_lines[] = {
 	" < >                         sort by the column left / right",
 	" r I                         reverse the sort order",
 	" F3 /   n N                  search; next / previous match",
-	" F4 \\                        filter rows (name, command, user, file)",
+	" F4 \\                        filter rows (name, command, user, file);",
+	"                             Esc in the filter line clears it",
 	" u                           show only one user's processes",
 	" F5 g                        group: process / program / user / cgroup",
 	" c                           full command lines on / off",
