@@ -787,6 +787,12 @@ static const char *const help_lines[] = {
 };
 #define NHELP ((int)(sizeof(help_lines) / sizeof(help_lines[0])))
 
+const char *const *tui_help_text(size_t *n)
+{
+	*n = NHELP;
+	return help_lines;
+}
+
 static void draw_help(struct ui *u)
 {
 	int h = LINES;

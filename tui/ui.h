@@ -5,6 +5,8 @@
 #ifndef TUI_UI_H
 #define TUI_UI_H
 
+#include <stddef.h>
+
 #include "tui/opts.h"
 
 /*
@@ -16,5 +18,11 @@
  * signal ended it. The terminal is restored in every case.
  */
 int tui_live(const struct tui_opts *o);
+
+/*
+ * The help screen's lines (static, plain ASCII): an introduction, then one
+ * line per key starting with a space, e.g. for the manual page.
+ */
+const char *const *tui_help_text(size_t *n);
 
 #endif
