@@ -18,6 +18,30 @@ static void copy_fields(int *dst, const int *src)
 	dst[i] = -1;
 }
 
+/* Move field f to just after field after, when both are in the list. */
+static void move_after(int *fields, int f, int after)
+{
+	size_t n = tui_fields_count(fields), from = n, to = n;
+
+	for (size_t i = 0; i < n; i++) {
+		if (fields[i] == f)
+			from = i;
+		if (fields[i] == after)
+			to = i;
+	}
+	if (from == n || to == n || from == to + 1)
+		return;
+	if (from > to) {
+		memmove(fields + to + 2, fields + to + 1,
+			(from - to - 1) * sizeof(*fields));
+		fields[to + 1] = f;
+	} else {
+		memmove(fields + from, fields + from + 1,
+			(to - from) * sizeof(*fields));
+		fields[to] = f;
+	}
+}
+
 void tui_settings_init(struct tui_settings *s)
 {
 	memset(s, 0, sizeof(*s));
@@ -25,6 +49,9 @@ void tui_settings_init(struct tui_settings *s)
 	s->group_by = EXM_GROUP_NONE;
 	for (int t = 0; t < EXM_T__COUNT; t++) {
 		copy_fields(s->fields[t], exm_table_default_fields(t));
+		/* on screen the kernel's Pss stands beside our effective
+		 * resident, so both survive a narrow terminal */
+		move_after(s->fields[t], EXM_F_PSS, EXM_F_ERSS);
 		s->sort[t] = -1;
 	}
 }

@@ -37,7 +37,8 @@ struct tui_settings {
 	bool sort_desc[EXM_T__COUNT];
 };
 
-/* Defaults: 2 s, per process, field table's default columns. */
+/* Defaults: 2 s, per process, the field table's default columns with the
+ * kernel's Pss moved beside effective resident. */
 void tui_settings_init(struct tui_settings *s);
 
 /*

@@ -51,11 +51,27 @@ Test(ui_rc, defaults_come_from_the_field_table)
 	cr_assert_float_eq(s.delay, 2.0, 1e-9);
 	for (int t = 0; t < EXM_T__COUNT; t++) {
 		const int *def = exm_table_default_fields(t);
+		size_t i = 0, k = 0;
 
-		for (size_t i = 0; def[i] >= 0; i++)
-			cr_assert_eq(s.fields[t][i], def[i]);
+		/* the same columns in the same order, except that pss
+		 * follows erss */
+		for (; def[i] >= 0; i++) {
+			if (def[i] == EXM_F_PSS)
+				continue;
+			cr_assert_eq(s.fields[t][k], def[i]);
+			k++;
+			if (def[i] == EXM_F_ERSS &&
+			    s.fields[t][k] == EXM_F_PSS)
+				k++;
+		}
+		cr_assert_eq(tui_fields_count(s.fields[t]),
+			     tui_fields_count(def));
 		cr_assert_eq(s.sort[t], -1);
 	}
+	/* the processes pane shows PSS right after EFF.RES */
+	for (size_t i = 0; s.fields[EXM_T_PROCS][i] >= 0; i++)
+		if (s.fields[EXM_T_PROCS][i] == EXM_F_ERSS)
+			cr_assert_eq(s.fields[EXM_T_PROCS][i + 1], EXM_F_PSS);
 }
 
 static char dir[64];
