@@ -8,6 +8,7 @@
 
 #include "core/fields.h"
 #include "tui/man.h"
+#include "tui/ui.h"
 
 /* Write s escaped for roff: backslashes doubled, a leading dot or quote
  * guarded. */
@@ -46,6 +47,64 @@ static void tables_of(FILE *f, unsigned tables)
 		fprintf(f, "%s%s", first ? "" : ", ", names[t]);
 		first = false;
 	}
+}
+
+/*
+ * The live screen's keys, from the help screen's own text: a line that
+ * starts with a space names keys in its first 28 columns and says what they
+ * do after them; a line of spaces before column 28 continues the one above.
+ */
+static void keys(FILE *f)
+{
+	size_t n;
+	const char *const *lines = tui_help_text(&n);
+	bool open = false;
+
+	fputs(".SH KEYS\nIn the live screen:\n", f);
+	for (size_t i = 0; i < n; i++) {
+		const char *l = lines[i], *what;
+		size_t len = strlen(l), klen;
+
+		if (len <= 29 || l[0] != ' ')
+			continue;
+		what = l + 29;
+		while (*what == ' ')
+			what++;
+		klen = strspn(l, " ") >= 29 ? 0 : 28;
+		if (klen) {
+			char key[32];
+			size_t k = 1, e = klen;
+
+			while (e > k && l[e - 1] == ' ')
+				e--;
+			snprintf(key, sizeof(key), "%.*s", (int)(e - k), l + k);
+			fputs(".TP\n.B ", f);
+			roff(f, key);
+			fputs("\n", f);
+			open = true;
+		} else if (!open) {
+			continue;
+		} else {
+			fputs(" ", f);
+		}
+		/* a run of spaces inside the text separates two notes */
+		for (const char *w = what; *w;) {
+			size_t sp = strspn(w, " "), run = strcspn(w + sp, " ");
+			char word[128];
+
+			if (sp > 1)
+				fputs(";", f);
+			if (sp)
+				fputs(" ", f);
+			snprintf(word, sizeof(word), "%.*s", (int)run, w + sp);
+			roff(f, word);
+			w += sp + run;
+		}
+		if (i + 1 < n && strspn(lines[i + 1], " ") < 29)
+			fputs("\n", f);
+	}
+	if (open)
+		fputs("\n", f);
 }
 
 void tui_print_man(FILE *f)
@@ -107,6 +166,7 @@ void tui_print_man(FILE *f)
 		tables_of(f, fl->tables);
 		fputs(")\n", f);
 	}
+	keys(f);
 	fputs(".SH EXIT STATUS\n0 on success, 1 when a snapshot fails, 2 for "
 	      "bad options or values.\n"
 	      ".SH FILES\n~/.config/exmtop/exmtoprc: settings saved from the "
