@@ -15,6 +15,7 @@
 
 #include "core/pagecount.h"
 #include "core/pagemap.h"
+#include "core/parallel.h"
 
 /*
  * Effective sizes are kept exact: bytes are summed per sharer count c in
@@ -48,15 +49,52 @@ static long double acc_sum(const uint64_t *bytes, long double big)
 	return sum;
 }
 
-static bool page_writable(const struct exm_snapshot *snap,
-			  const struct exm_mapping *m, uint64_t w)
+/* What acc_page needs to know about the mapping, worked out once. */
+struct acc_ctx {
+	const struct exm_snapshot *snap;
+	uint32_t index;	 /* the process's number (sole = only owner) */
+	bool pte_wr;	 /* words carry EXM_PM_WRITABLE (module) */
+	bool priv_wr;	 /* writable private mapping */
+	const void *hint, *shint;
+};
+
+/*
+ * Writable: from the PTE when the source knows it; else the pagemap
+ * approximation: anonymous, exclusive, in a writable private mapping (a
+ * CoW-shared page has a read-only PTE).
+ */
+static inline bool page_writable(const struct acc_ctx *x, uint64_t w)
 {
-	if (snap->sys.caps & EXM_CAP_PTE_WRITABLE)
+	if (x->pte_wr)
 		return (w & EXM_PM_WRITABLE) != 0;
-	/* pagemap approximation: anonymous, exclusive, in a writable
-	 * private mapping (a CoW-shared page has a read-only PTE). */
-	return !(w & EXM_PM_FILE) && (w & EXM_PM_EXCLUSIVE) &&
-	       (m->perms & EXM_PERM_W) && !(m->perms & EXM_PERM_S);
+	return x->priv_wr && !(w & EXM_PM_FILE) && (w & EXM_PM_EXCLUSIVE);
+}
+
+/* Add b bytes of the page whose word is w. */
+static inline void acc_page(struct acc_ctx *x, struct acc *a, uint64_t w,
+			    uint64_t b)
+{
+	uint32_t owner, cnt;
+
+	if (exm_pm_present(w)) {
+		cnt = exm_pagecount_get_hint(x->snap->pfn_counts,
+					     exm_pm_key(w), &owner, &x->hint);
+		if (!cnt)
+			cnt = 1;
+		a->rss += b;
+		acc_eff(a->ebytes, &a->erss_big, b, cnt);
+		if (owner == x->index)
+			a->sole += b;
+		if (page_writable(x, w))
+			a->writable += b;
+	} else if (exm_pm_swapped(w)) {
+		cnt = exm_pagecount_get_hint(x->snap->swap_counts,
+					     exm_pm_key(w), NULL, &x->shint);
+		if (!cnt)
+			cnt = 1;
+		a->swap += b;
+		acc_eff(a->sbytes, &a->eswap_big, b, cnt);
+	}
 }
 
 /* Add the bytes [start, end) of mapping m (already clamped to it). */
@@ -67,7 +105,12 @@ static void acc_mapping(const struct exm_snapshot *snap,
 	uint64_t ps = snap->sys.page_size;
 	uint64_t svpn = start / ps, evpn = (end + ps - 1) / ps;
 	uint32_t lo = 0, hi = m->nruns;
-	const void *hint = NULL, *shint = NULL;
+	struct acc_ctx x = {
+		.snap = snap,
+		.index = p->index,
+		.pte_wr = (snap->sys.caps & EXM_CAP_PTE_WRITABLE) != 0,
+		.priv_wr = (m->perms & EXM_PERM_W) && !(m->perms & EXM_PERM_S),
+	};
 
 	a->vm += end - start;
 	if (!m->nruns || start >= end)
@@ -87,40 +130,25 @@ static void acc_mapping(const struct exm_snapshot *snap,
 		uint64_t v0 = r->vpn > svpn ? r->vpn : svpn;
 		uint64_t v1 = r->vpn + r->count < evpn ? r->vpn + r->count
 						      : evpn;
+		uint32_t k0 = r->idx + (uint32_t)(v0 - r->vpn);
 
 		if (r->vpn >= evpn)
 			break;
+		if (v0 * ps >= start && v1 * ps <= end) {
+			/* whole pages: the common case */
+			for (uint32_t k = k0; k < k0 + (v1 - v0); k++)
+				acc_page(&x, a, exm_mapping_word(m, k), ps);
+			continue;
+		}
 		for (uint64_t v = v0; v < v1; v++) {
-			uint64_t w = m->pages[r->idx + (v - r->vpn)];
-			uint64_t pa = v * ps, pb = pa + ps, b;
-			uint32_t owner, cnt;
+			uint64_t pa = v * ps, pb = pa + ps;
 
 			if (pa < start)
 				pa = start;
 			if (pb > end)
 				pb = end;
-			b = pb - pa;
-			if (exm_pm_present(w)) {
-				cnt = exm_pagecount_get_hint(snap->pfn_counts,
-							     exm_pm_key(w),
-							     &owner, &hint);
-				if (!cnt)
-					cnt = 1;
-				a->rss += b;
-				acc_eff(a->ebytes, &a->erss_big, b, cnt);
-				if (owner == p->index)
-					a->sole += b;
-				if (page_writable(snap, m, w))
-					a->writable += b;
-			} else if (exm_pm_swapped(w)) {
-				cnt = exm_pagecount_get_hint(snap->swap_counts,
-							     exm_pm_key(w),
-							     NULL, &shint);
-				if (!cnt)
-					cnt = 1;
-				a->swap += b;
-				acc_eff(a->sbytes, &a->eswap_big, b, cnt);
-			}
+			acc_page(&x, a, exm_mapping_word(m, k0 + (uint32_t)(v - v0)),
+				 pb - pa);
 		}
 	}
 }
@@ -329,38 +357,93 @@ out:
 	return f;
 }
 
-static int collate(struct exm_snapshot *snap)
+/*
+ * Pass 1: count every page word by PFN and by swap entry. The tables are
+ * split by key into one partition per thread; each thread reads every word
+ * and adds those of its own partition, so no two threads write the same
+ * memory.
+ */
+struct collate_job {
+	struct exm_snapshot *snap;
+	int ret[EXM_MAX_THREADS];
+};
+
+static void collate_part(void *arg, unsigned t, unsigned n)
 {
-	snap->pfn_counts = exm_pagecount_new();
-	snap->swap_counts = exm_pagecount_new();
-	if (!snap->pfn_counts || !snap->swap_counts)
-		return -ENOMEM;
+	struct collate_job *job = arg;
+	struct exm_snapshot *snap = job->snap;
+	struct exm_pagecount *pfn = snap->pfn_counts, *swp = snap->swap_counts;
+	unsigned np = exm_pagecount_nparts(pfn);
+
+	if (t >= np) /* more threads than partitions */
+		return;
 	for (size_t i = 0; i < snap->nprocs; i++) {
 		const struct exm_proc *p = &snap->procs[i];
 
 		for (size_t j = 0; j < p->nmaps; j++) {
 			const struct exm_mapping *m = &p->maps[j];
+			int ret = exm_pagecount_add_words(
+				pfn, swp, t, m->pages, m->pages32, m->npages,
+				p->index);
 
-			for (uint32_t k = 0; k < m->npages; k++) {
-				uint64_t w = m->pages[k];
-				int ret = 0;
-
-				if (exm_pm_present(w))
-					ret = exm_pagecount_add(
-						snap->pfn_counts,
-						exm_pm_key(w), p->index);
-				else if (exm_pm_swapped(w))
-					ret = exm_pagecount_add(
-						snap->swap_counts,
-						exm_pm_key(w), p->index);
-				if (ret)
-					return ret;
+			if (ret) {
+				job->ret[t] = ret;
+				return;
 			}
 		}
 	}
+	(void)n;
+}
+
+static int collate(struct exm_snapshot *snap, unsigned nthreads)
+{
+	struct collate_job job = { .snap = snap };
+
+	snap->pfn_counts = exm_pagecount_new_parts(nthreads);
+	snap->swap_counts = exm_pagecount_new_parts(nthreads);
+	if (!snap->pfn_counts || !snap->swap_counts)
+		return -ENOMEM;
+	exm_parallel(exm_pagecount_nparts(snap->pfn_counts), collate_part,
+		     &job);
+	for (unsigned t = 0; t < EXM_MAX_THREADS; t++)
+		if (job.ret[t])
+			return job.ret[t];
 	snap->distinct_pages = exm_pagecount_distinct(snap->pfn_counts);
 	snap->distinct_swap = exm_pagecount_distinct(snap->swap_counts);
 	return 0;
+}
+
+/* Pass 2: the sizes of every mapping, processes taken in turn by the
+ * threads (the share tables are only read now). */
+struct map_job {
+	struct exm_snapshot *snap;
+	size_t next;
+};
+
+static void size_maps(void *arg, unsigned t, unsigned n)
+{
+	struct map_job *job = arg;
+	struct exm_snapshot *snap = job->snap;
+
+	for (;;) {
+		size_t i = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED);
+		struct exm_proc *p;
+
+		if (i >= snap->nprocs)
+			break;
+		p = &snap->procs[i];
+		if (p->state == EXM_PROC_DENIED)
+			continue;
+		for (size_t j = 0; j < p->nmaps; j++) {
+			struct exm_mapping *m = &p->maps[j];
+			struct acc a = { 0 };
+
+			acc_mapping(snap, p, m, m->start, m->end, &a);
+			acc_store(snap, &a, &m->sz);
+		}
+	}
+	(void)t;
+	(void)n;
 }
 
 /* Per-process file breakdown; scratch[f->index] is the pfile slot + 1 of
@@ -420,9 +503,13 @@ int exm_snapshot_account(struct exm_snapshot *snap)
 	if (snap->accounted)
 		return 0;
 	if (pages) {
-		ret = collate(snap);
+		unsigned nt = exm_thread_count(snap->nprocs, 8);
+		struct map_job job = { .snap = snap };
+
+		ret = collate(snap, nt);
 		if (ret)
 			return ret;
+		exm_parallel(nt, size_maps, &job);
 	}
 	memset(&snap->total, 0, sizeof(snap->total));
 	for (size_t i = 0; i < snap->nprocs; i++) {
@@ -431,17 +518,8 @@ int exm_snapshot_account(struct exm_snapshot *snap)
 		if (p->state == EXM_PROC_DENIED)
 			continue; /* statm figures only; not in totals */
 		memset(&p->sz, 0, sizeof(p->sz));
-		for (size_t j = 0; j < p->nmaps; j++) {
-			struct exm_mapping *m = &p->maps[j];
-
-			if (pages) {
-				struct acc a = { 0 };
-
-				acc_mapping(snap, p, m, m->start, m->end, &a);
-				acc_store(snap, &a, &m->sz);
-			}
-			exm_sizes_add(&p->sz, &m->sz);
-		}
+		for (size_t j = 0; j < p->nmaps; j++)
+			exm_sizes_add(&p->sz, &p->maps[j].sz);
 		if (!p->nmaps)
 			p->sz.has = pages ? page_has(snap) : EXM_HAS_VM;
 		ret = breakdown(snap, &t, p, &scratch, &nscratch);

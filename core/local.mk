@@ -6,6 +6,8 @@ core_libexmcore_a_SOURCES = \
 	core/snapshot.c core/snapshot.h \
 	core/pagemap.h \
 	core/pagecount.c core/pagecount.h \
+	core/parallel.c core/parallel.h \
+	core/hugemem.c core/hugemem.h \
 	core/procfs.c core/procfs.h \
 	core/account.c core/account.h \
 	core/source.c core/source.h \

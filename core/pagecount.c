@@ -6,14 +6,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHUNK_BITS 16
-#define CHUNK_KEYS (1u << CHUNK_BITS)
+#include "core/hugemem.h"
+#include "core/pagemap.h"
+
+#define CHUNK_BITS EXM_PC_CHUNK_BITS
+#define CHUNK_KEYS EXM_PC_CHUNK_KEYS
 #define COUNT_SPILL UINT16_MAX
 
-struct chunk {
-	uint64_t base; /* key >> CHUNK_BITS */
-	uint16_t count[CHUNK_KEYS];
-	uint32_t owner[CHUNK_KEYS];
+/* Chunks (struct exm_pc_chunk, in the header for the inline lookup) live
+ * in zeroed huge-page blocks, so a new chunk needs no clearing: owner is
+ * stored plus one (0: none yet). */
+#define chunk exm_pc_chunk
+#define OWNER1_MANY ((uint32_t)EXM_OWNER_MANY + 1)
+#define DIR_MAX ((uint64_t)1 << 20) /* chunk bases indexed directly */
+#define ARENA_BYTES ((size_t)8 << 20)
+
+struct arena {
+	struct arena *next;
+	struct exm_huge mem;
+	size_t used; /* bytes */
 };
 
 struct spill {
@@ -21,39 +32,83 @@ struct spill {
 	uint32_t count;
 };
 
-struct exm_pagecount {
-	struct chunk **slots; /* open addressing by chunk base */
-	size_t nslots, nchunks;
+/* One partition: the chunks whose base is congruent to its number modulo
+ * the number of partitions. */
+struct part {
+	struct chunk **dir;   /* by base >> partition bits, below DIR_MAX */
+	size_t ndir;
+	struct chunk **slots; /* beyond: open addressing by chunk base */
+	size_t nslots, nchunks, nhashed;
 	struct chunk *last;   /* locality cache */
 	struct spill *spills; /* counts >= COUNT_SPILL, linear (rare) */
 	size_t nspills;
 	uint64_t distinct;
+	struct arena *arenas; /* current first */
+} __attribute__((aligned(64))); /* threads write their own part only */
+
+struct exm_pagecount {
+	unsigned nparts; /* a power of two */
+	unsigned shift;	 /* log2(nparts) */
+	struct part part[EXM_PAGECOUNT_MAX_PARTS];
 };
 
-struct exm_pagecount *exm_pagecount_new(void)
+struct exm_pagecount *exm_pagecount_new_parts(unsigned nparts)
 {
 	struct exm_pagecount *pc = calloc(1, sizeof(*pc));
+	unsigned n = 1;
 
 	if (!pc)
 		return NULL;
-	pc->nslots = 64;
-	pc->slots = calloc(pc->nslots, sizeof(*pc->slots));
-	if (!pc->slots) {
-		free(pc);
-		return NULL;
+	while (n * 2 <= nparts && n * 2 <= EXM_PAGECOUNT_MAX_PARTS)
+		n *= 2;
+	pc->nparts = n;
+	while ((1u << pc->shift) < n)
+		pc->shift++;
+	for (unsigned i = 0; i < n; i++) {
+		pc->part[i].nslots = 64;
+		pc->part[i].slots = calloc(64, sizeof(*pc->part[i].slots));
+		if (!pc->part[i].slots) {
+			exm_pagecount_free(pc);
+			return NULL;
+		}
 	}
 	return pc;
+}
+
+struct exm_pagecount *exm_pagecount_new(void)
+{
+	return exm_pagecount_new_parts(1);
 }
 
 void exm_pagecount_free(struct exm_pagecount *pc)
 {
 	if (!pc)
 		return;
-	for (size_t i = 0; i < pc->nslots; i++)
-		free(pc->slots[i]);
-	free(pc->slots);
-	free(pc->spills);
+	for (unsigned k = 0; k < pc->nparts; k++) {
+		struct part *pt = &pc->part[k];
+
+		free(pt->dir);
+		free(pt->slots);
+		free(pt->spills);
+		while (pt->arenas) {
+			struct arena *a = pt->arenas;
+
+			pt->arenas = a->next;
+			exm_huge_unmap(&a->mem);
+			free(a);
+		}
+	}
 	free(pc);
+}
+
+unsigned exm_pagecount_nparts(const struct exm_pagecount *pc)
+{
+	return pc->nparts;
+}
+
+unsigned exm_pagecount_part_of(const struct exm_pagecount *pc, uint64_t key)
+{
+	return (unsigned)(key >> CHUNK_BITS) & (pc->nparts - 1);
 }
 
 static size_t slot_of(uint64_t base, size_t nslots)
@@ -63,12 +118,17 @@ static size_t slot_of(uint64_t base, size_t nslots)
 	return (size_t)(h >> 20) & (nslots - 1);
 }
 
-static struct chunk *find_chunk(const struct exm_pagecount *pc, uint64_t base)
+static struct chunk *find_chunk(const struct part *pc, uint64_t base,
+				unsigned shift)
 {
-	size_t i = slot_of(base, pc->nslots);
+	uint64_t li = base >> shift;
+	size_t i;
 
 	if (pc->last && pc->last->base == base)
 		return pc->last;
+	if (li < DIR_MAX)
+		return li < pc->ndir ? pc->dir[li] : NULL;
+	i = slot_of(base, pc->nslots);
 	while (pc->slots[i]) {
 		if (pc->slots[i]->base == base)
 			return pc->slots[i];
@@ -87,11 +147,25 @@ static int insert_slot(struct chunk **slots, size_t nslots, struct chunk *c)
 	return 0;
 }
 
-static struct chunk *new_chunk(struct exm_pagecount *pc, uint64_t base)
+static struct chunk *new_chunk(struct part *pc, uint64_t base, unsigned shift)
 {
 	struct chunk *c;
+	uint64_t li = base >> shift;
 
-	if ((pc->nchunks + 1) * 2 > pc->nslots) {
+	if (li < DIR_MAX && li >= pc->ndir) {
+		size_t n = pc->ndir ? pc->ndir * 2 : 64;
+		struct chunk **nd;
+
+		while (n <= li)
+			n *= 2;
+		nd = realloc(pc->dir, n * sizeof(*nd));
+		if (!nd)
+			return NULL;
+		memset(nd + pc->ndir, 0, (n - pc->ndir) * sizeof(*nd));
+		pc->dir = nd;
+		pc->ndir = n;
+	}
+	if (li >= DIR_MAX && (pc->nhashed + 1) * 2 > pc->nslots) {
 		size_t n = pc->nslots * 2;
 		struct chunk **ns = calloc(n, sizeof(*ns));
 
@@ -104,18 +178,32 @@ static struct chunk *new_chunk(struct exm_pagecount *pc, uint64_t base)
 		pc->slots = ns;
 		pc->nslots = n;
 	}
-	c = malloc(sizeof(*c));
-	if (!c)
-		return NULL;
+	if (!pc->arenas || ARENA_BYTES - pc->arenas->used < sizeof(*c)) {
+		struct arena *a = calloc(1, sizeof(*a));
+
+		if (!a)
+			return NULL;
+		if (exm_huge_map(&a->mem, ARENA_BYTES)) {
+			free(a);
+			return NULL;
+		}
+		a->next = pc->arenas;
+		pc->arenas = a;
+	}
+	c = (struct chunk *)((char *)pc->arenas->mem.mem + pc->arenas->used);
+	pc->arenas->used += sizeof(*c);
 	c->base = base;
-	memset(c->count, 0, sizeof(c->count));
-	memset(c->owner, 0xff, sizeof(c->owner)); /* EXM_OWNER_NONE */
-	insert_slot(pc->slots, pc->nslots, c);
+	if (li < DIR_MAX) {
+		pc->dir[li] = c;
+	} else {
+		insert_slot(pc->slots, pc->nslots, c);
+		pc->nhashed++;
+	}
 	pc->nchunks++;
 	return c;
 }
 
-static struct spill *find_spill(const struct exm_pagecount *pc, uint64_t key)
+static struct spill *find_spill(const struct part *pc, uint64_t key)
 {
 	for (size_t i = 0; i < pc->nspills; i++)
 		if (pc->spills[i].key == key)
@@ -125,22 +213,32 @@ static struct spill *find_spill(const struct exm_pagecount *pc, uint64_t key)
 
 int exm_pagecount_add(struct exm_pagecount *pc, uint64_t key, uint32_t owner)
 {
+	return exm_pagecount_add_part(pc, exm_pagecount_part_of(pc, key), key,
+				      owner);
+}
+
+static inline int add_in(struct part *pc, unsigned shift, uint64_t key,
+			 uint32_t owner)
+{
 	uint64_t base = key >> CHUNK_BITS;
 	unsigned off = (unsigned)(key & (CHUNK_KEYS - 1));
-	struct chunk *c = find_chunk(pc, base);
+	struct chunk *c = pc->last;
 
-	if (!c) {
-		c = new_chunk(pc, base);
-		if (!c)
-			return -ENOMEM;
+	if (!c || c->base != base) {
+		c = find_chunk(pc, base, shift);
+		if (!c) {
+			c = new_chunk(pc, base, shift);
+			if (!c)
+				return -ENOMEM;
+		}
+		pc->last = c;
 	}
-	pc->last = c;
 	if (c->count[off] == 0)
 		pc->distinct++;
-	if (c->owner[off] == EXM_OWNER_NONE)
-		c->owner[off] = owner;
-	else if (c->owner[off] != owner)
-		c->owner[off] = EXM_OWNER_MANY;
+	if (c->owner1[off] == 0)
+		c->owner1[off] = owner + 1;
+	else if (c->owner1[off] != owner + 1)
+		c->owner1[off] = OWNER1_MANY;
 
 	if (c->count[off] < COUNT_SPILL - 1) {
 		c->count[off]++;
@@ -163,6 +261,52 @@ int exm_pagecount_add(struct exm_pagecount *pc, uint64_t key, uint32_t owner)
 	return 0;
 }
 
+int exm_pagecount_add_part(struct exm_pagecount *pcs, unsigned part,
+			   uint64_t key, uint32_t owner)
+{
+	return add_in(&pcs->part[part], pcs->shift, key, owner);
+}
+
+int exm_pagecount_add_words(struct exm_pagecount *pfn,
+			    struct exm_pagecount *swp, unsigned part,
+			    const uint64_t *w64, const uint32_t *w32,
+			    uint32_t n, uint32_t owner)
+{
+	struct part *pp = &pfn->part[part], *sp = &swp->part[part];
+	unsigned pmask = pfn->nparts - 1, smask = swp->nparts - 1;
+	int ret = 0;
+
+	if (w32) {
+		for (uint32_t k = 0; k < n && !ret; k++) {
+			uint32_t c = w32[k];
+			uint64_t key;
+
+			if (c & EXM_PC_PRESENT) {
+				key = c & EXM_PC_PFN_MAX;
+				if (((key >> CHUNK_BITS) & pmask) == part)
+					ret = add_in(pp, pfn->shift, key, owner);
+			} else if (c & EXM_PC_SWAPPED) {
+				key = c & EXM_PC_SWAP_MAX;
+				if (((key >> CHUNK_BITS) & smask) == part)
+					ret = add_in(sp, swp->shift, key, owner);
+			}
+		}
+		return ret;
+	}
+	for (uint32_t k = 0; k < n && !ret; k++) {
+		uint64_t w = w64[k], key = exm_pm_key(w);
+
+		if (exm_pm_present(w)) {
+			if (((key >> CHUNK_BITS) & pmask) == part)
+				ret = add_in(pp, pfn->shift, key, owner);
+		} else if (exm_pm_swapped(w)) {
+			if (((key >> CHUNK_BITS) & smask) == part)
+				ret = add_in(sp, swp->shift, key, owner);
+		}
+	}
+	return ret;
+}
+
 uint32_t exm_pagecount_get(const struct exm_pagecount *pc, uint64_t key,
 			   uint32_t *owner)
 {
@@ -171,37 +315,49 @@ uint32_t exm_pagecount_get(const struct exm_pagecount *pc, uint64_t key,
 	return exm_pagecount_get_hint(pc, key, owner, &hint);
 }
 
-uint32_t exm_pagecount_get_hint(const struct exm_pagecount *pc, uint64_t key,
+uint32_t exm_pagecount_get_slow(const struct exm_pagecount *pcs, uint64_t key,
 				uint32_t *owner, const void **hint)
 {
 	unsigned off = (unsigned)(key & (CHUNK_KEYS - 1));
 	const struct chunk *c = *hint;
+	const struct part *pt = &pcs->part[exm_pagecount_part_of(pcs, key)];
 
 	if (!c || c->base != key >> CHUNK_BITS) {
-		c = find_chunk(pc, key >> CHUNK_BITS);
+		c = find_chunk(pt, key >> CHUNK_BITS, pcs->shift);
 		*hint = c;
 	}
-
 	if (!c) {
 		if (owner)
 			*owner = EXM_OWNER_NONE;
 		return 0;
 	}
 	if (owner)
-		*owner = c->owner[off];
+		*owner = c->owner1[off] - 1; /* 0 - 1: EXM_OWNER_NONE */
 	if (c->count[off] == COUNT_SPILL)
-		return find_spill(pc, key)->count;
+		return find_spill(pt, key)->count;
 	return c->count[off];
 }
 
 uint64_t exm_pagecount_distinct(const struct exm_pagecount *pc)
 {
-	return pc->distinct;
+	uint64_t n = 0;
+
+	for (unsigned k = 0; k < pc->nparts; k++)
+		n += pc->part[k].distinct;
+	return n;
 }
 
 size_t exm_pagecount_bytes(const struct exm_pagecount *pc)
 {
-	return sizeof(*pc) + pc->nslots * sizeof(*pc->slots) +
-	       pc->nchunks * sizeof(struct chunk) +
-	       pc->nspills * sizeof(struct spill);
+	size_t n = sizeof(*pc);
+
+	for (unsigned k = 0; k < pc->nparts; k++) {
+		const struct part *pt = &pc->part[k];
+
+		n += pt->ndir * sizeof(*pt->dir) +
+		     pt->nslots * sizeof(*pt->slots) +
+		     pt->nchunks * sizeof(struct chunk) +
+		     pt->nspills * sizeof(struct spill);
+	}
+	return n;
 }

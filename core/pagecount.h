@@ -22,12 +22,30 @@
 
 struct exm_pagecount;
 
+#define EXM_PAGECOUNT_MAX_PARTS 4
+
 /* New empty table, NULL on ENOMEM. Free with exm_pagecount_free. */
 struct exm_pagecount *exm_pagecount_new(void);
 void exm_pagecount_free(struct exm_pagecount *pc);
 
-/* Record one mapping of key by process number owner. 0 or -ENOMEM. */
+/*
+ * Record one mapping of key by process number owner. 0 or -ENOMEM. Not
+ * thread-safe: one thread at a time.
+ */
 int exm_pagecount_add(struct exm_pagecount *pc, uint64_t key, uint32_t owner);
+
+/*
+ * A table split into partitions by key (nparts rounded down to a power of
+ * two, at most EXM_PAGECOUNT_MAX_PARTS), so that several threads may add at
+ * once, each only keys of its own partition: exm_pagecount_add_part(pc,
+ * part, ...) for keys with exm_pagecount_part_of(pc, key) == part. Lookups
+ * and the other calls are the same as for an unpartitioned table.
+ */
+struct exm_pagecount *exm_pagecount_new_parts(unsigned nparts);
+unsigned exm_pagecount_nparts(const struct exm_pagecount *pc);
+unsigned exm_pagecount_part_of(const struct exm_pagecount *pc, uint64_t key);
+int exm_pagecount_add_part(struct exm_pagecount *pc, unsigned part,
+			   uint64_t key, uint32_t owner);
 
 /* Mapping count of key (0 if never added) and its owner (EXM_OWNER_NONE,
  * a process number, or EXM_OWNER_MANY). */
@@ -35,14 +53,54 @@ uint32_t exm_pagecount_get(const struct exm_pagecount *pc, uint64_t key,
 			   uint32_t *owner);
 
 /* Same, with a caller-held hint (NULL-initialised const void *) that
- * makes runs of nearby keys cheap. */
-uint32_t exm_pagecount_get_hint(const struct exm_pagecount *pc, uint64_t key,
-				uint32_t *owner, const void **hint);
+ * makes runs of nearby keys cheap: inline when the hint is right. */
+static inline uint32_t exm_pagecount_get_hint(const struct exm_pagecount *pc,
+					      uint64_t key, uint32_t *owner,
+					      const void **hint);
+
+/*
+ * Count the used words of one mapping of process owner that fall in
+ * partition part: present pages in pfn, swapped ones in swp (both split
+ * alike). Words are w32[0..n) packed, or w64[0..n) when w32 is NULL (see
+ * pagemap.h). 0 or -ENOMEM.
+ */
+int exm_pagecount_add_words(struct exm_pagecount *pfn,
+			    struct exm_pagecount *swp, unsigned part,
+			    const uint64_t *w64, const uint32_t *w32,
+			    uint32_t n, uint32_t owner);
 
 /* Number of distinct keys added. */
 uint64_t exm_pagecount_distinct(const struct exm_pagecount *pc);
 
 /* Bytes of memory the table holds (for reporting). */
 size_t exm_pagecount_bytes(const struct exm_pagecount *pc);
+
+/* Private: a chunk of 2^16 consecutive keys, here for the inline lookup. */
+#define EXM_PC_CHUNK_BITS 16
+#define EXM_PC_CHUNK_KEYS (1u << EXM_PC_CHUNK_BITS)
+
+struct exm_pc_chunk {
+	uint64_t base;			     /* key >> EXM_PC_CHUNK_BITS */
+	uint16_t count[EXM_PC_CHUNK_KEYS];   /* UINT16_MAX: spilled */
+	uint32_t owner1[EXM_PC_CHUNK_KEYS];  /* owner + 1; 0: none */
+} __attribute__((aligned(64)));
+
+uint32_t exm_pagecount_get_slow(const struct exm_pagecount *pc, uint64_t key,
+				uint32_t *owner, const void **hint);
+
+static inline uint32_t exm_pagecount_get_hint(const struct exm_pagecount *pc,
+					      uint64_t key, uint32_t *owner,
+					      const void **hint)
+{
+	const struct exm_pc_chunk *c = *hint;
+	unsigned off = (unsigned)(key & (EXM_PC_CHUNK_KEYS - 1));
+
+	if (!c || c->base != key >> EXM_PC_CHUNK_BITS ||
+	    c->count[off] == UINT16_MAX)
+		return exm_pagecount_get_slow(pc, key, owner, hint);
+	if (owner)
+		*owner = c->owner1[off] - 1;
+	return c->count[off];
+}
 
 #endif

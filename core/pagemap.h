@@ -52,4 +52,60 @@ static inline uint64_t exm_pm_key(uint64_t w)
 	return w & EXM_PM_PFN_MASK;
 }
 
+/*
+ * The page store keeps a mapping's words in 32 bits when all of them fit
+ * (half the memory, and memory is what a snapshot mostly costs): present
+ * pages with a PFN below 2^28 (1 TiB of physical address space), swap
+ * entries whose key (offset << 5 | type) is below 2^30. Only what
+ * accounting uses survives: present, exclusive, file, writable, PFN; or
+ * swapped and the swap key. A mapping with a word that does not fit is
+ * kept in 64 bits.
+ */
+#define EXM_PC_PRESENT	(UINT32_C(1) << 31)
+#define EXM_PC_SWAPPED	(UINT32_C(1) << 30) /* when not present */
+#define EXM_PC_EXCL	(UINT32_C(1) << 30) /* when present */
+#define EXM_PC_FILE	(UINT32_C(1) << 29) /* when present */
+#define EXM_PC_WRITABLE (UINT32_C(1) << 28) /* when present */
+/* unpacking shifts these to bits 63, 56, 61, 58 and 62 */
+#define EXM_PC_PFN_MAX	((UINT32_C(1) << 28) - 1)
+#define EXM_PC_SWAP_MAX ((UINT32_C(1) << 30) - 1)
+
+/* Pack a used word into *c; false when it does not fit. */
+static inline bool exm_pm_pack(uint64_t w, uint32_t *c)
+{
+	uint64_t key = w & EXM_PM_PFN_MASK;
+
+	if (w & EXM_PM_PRESENT) {
+		if (key > EXM_PC_PFN_MAX)
+			return false;
+		*c = EXM_PC_PRESENT | (uint32_t)key |
+		     ((w & EXM_PM_EXCLUSIVE) ? EXM_PC_EXCL : 0) |
+		     ((w & EXM_PM_FILE) ? EXM_PC_FILE : 0) |
+		     ((w & EXM_PM_WRITABLE) ? EXM_PC_WRITABLE : 0);
+		return true;
+	}
+	if (w & EXM_PM_SWAPPED) {
+		if (key > EXM_PC_SWAP_MAX)
+			return false;
+		*c = EXM_PC_SWAPPED | (uint32_t)key;
+		return true;
+	}
+	*c = 0;
+	return true;
+}
+
+static inline uint64_t exm_pm_unpack(uint32_t c)
+{
+	/* branch-free: both readings, then pick (this runs per page) */
+	uint64_t present = ((uint64_t)(c & EXM_PC_PRESENT) << 32) |
+			   ((uint64_t)(c & EXM_PC_EXCL) << 26) |
+			   ((uint64_t)(c & EXM_PC_FILE) << 32) |
+			   ((uint64_t)(c & EXM_PC_WRITABLE) << 30) |
+			   (c & EXM_PC_PFN_MAX);
+	uint64_t swapped = ((uint64_t)(c & EXM_PC_SWAPPED) << 32) |
+			   (c & EXM_PC_SWAP_MAX);
+
+	return (c & EXM_PC_PRESENT) ? present : swapped;
+}
+
 #endif

@@ -122,12 +122,25 @@ struct exm_snapshot *exm_snapshot_new(void)
 	return s;
 }
 
+void exm_mapping_clear_pages(struct exm_mapping *m)
+{
+	free(m->runs);
+	if (!m->pages_borrowed) {
+		free(m->pages);
+		free(m->pages32);
+	}
+	m->runs = NULL;
+	m->pages = NULL;
+	m->pages32 = NULL;
+	m->pages_borrowed = false;
+	m->nruns = m->cap_runs = 0;
+	m->npages = m->cap_pages = 0;
+}
+
 static void free_mapping(struct exm_mapping *m)
 {
 	free(m->name);
-	free(m->runs);
-	if (!m->pages_borrowed)
-		free(m->pages);
+	exm_mapping_clear_pages(m);
 }
 
 static void free_proc(struct exm_proc *p)
@@ -234,43 +247,127 @@ static int reserve(void **arr, uint32_t len, uint32_t *cap, uint32_t n,
 	return 0;
 }
 
+/* Move m's words to a heap array of cap words (same width). */
+static int to_heap(struct exm_mapping *m, uint64_t cap)
+{
+	size_t elem = m->pages32 ? 4 : 8;
+	void *old = m->pages32 ? (void *)m->pages32 : (void *)m->pages;
+	void *heap;
+
+	if (cap > UINT32_MAX)
+		return -ENOMEM;
+	heap = malloc((size_t)cap * elem);
+	if (!heap)
+		return -ENOMEM;
+	if (m->npages)
+		memcpy(heap, old, (size_t)m->npages * elem);
+	if (!m->pages_borrowed)
+		free(old);
+	if (m->pages32)
+		m->pages32 = heap;
+	else
+		m->pages = heap;
+	m->cap_pages = (uint32_t)cap;
+	m->pages_borrowed = false;
+	return 0;
+}
+
+/* Room for n more words; a mapping without storage starts packed. */
+static int room_for(struct exm_mapping *m, uint32_t n)
+{
+	uint64_t want = (uint64_t)m->npages + n, cap;
+
+	if (want <= m->cap_pages && (m->pages || m->pages32))
+		return 0;
+	if (!m->pages && !m->pages32) {
+		m->pages32 = malloc((size_t)(n > 8 ? n : 8) * 4);
+		if (!m->pages32)
+			return -ENOMEM;
+		m->cap_pages = n > 8 ? n : 8;
+		m->pages_borrowed = false;
+		return 0;
+	}
+	cap = (uint64_t)m->cap_pages * 2;
+	if (cap < want)
+		cap = want;
+	if (cap > UINT32_MAX)
+		cap = UINT32_MAX;
+	if (want > cap)
+		return -ENOMEM;
+	return to_heap(m, cap);
+}
+
+/* A word that does not pack: keep all of m's words in 64 bits from now
+ * on, with room for n more. */
+static int widen(struct exm_mapping *m, uint32_t n)
+{
+	uint64_t cap = (uint64_t)m->npages + n;
+	uint64_t *wide;
+
+	if (cap < m->cap_pages)
+		cap = m->cap_pages;
+	if (cap > UINT32_MAX)
+		return -ENOMEM;
+	wide = malloc((size_t)(cap ? cap : 1) * 8);
+	if (!wide)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < m->npages; k++)
+		wide[k] = exm_pm_unpack(m->pages32[k]);
+	if (!m->pages_borrowed)
+		free(m->pages32);
+	m->pages32 = NULL;
+	m->pages = wide;
+	m->cap_pages = (uint32_t)cap;
+	m->pages_borrowed = false;
+	return 0;
+}
+
 int exm_mapping_add_pages(struct exm_mapping *m, uint64_t vpn,
 			  const uint64_t *words, uint32_t n)
 {
-	struct exm_run *last = m->nruns ? &m->runs[m->nruns - 1] : NULL;
-	int ret;
+	uint32_t i = 0;
 
-	if (!n)
-		return 0;
-	if (m->pages_borrowed && (uint64_t)m->npages + n > m->cap_pages) {
-		/* Outgrew its slice of the page store: move to the heap. */
-		uint64_t *heap = malloc((size_t)m->cap_pages * 2 * 8 + n * 8);
+	while (i < n) {
+		struct exm_run *last;
+		uint32_t j;
+		int ret;
 
-		if (!heap)
-			return -ENOMEM;
-		memcpy(heap, m->pages, (size_t)m->npages * 8);
-		m->pages = heap;
-		m->cap_pages = m->cap_pages * 2 + n;
-		m->pages_borrowed = false;
-	}
-	ret = reserve((void **)&m->pages, m->npages, &m->cap_pages, n,
-		      sizeof(*m->pages));
-	if (ret)
-		return ret;
-	if (!last || last->vpn + last->count != vpn ||
-	    (uint64_t)last->count + n > UINT32_MAX) {
-		ret = reserve((void **)&m->runs, m->nruns, &m->cap_runs, 1,
-			      sizeof(*m->runs));
+		if (!exm_pm_used(words[i])) {
+			i++;
+			continue;
+		}
+		for (j = i; j < n && exm_pm_used(words[j]); j++)
+			;
+		ret = room_for(m, j - i);
 		if (ret)
 			return ret;
-		last = &m->runs[m->nruns++];
-		last->vpn = vpn;
-		last->count = 0;
-		last->idx = m->npages;
+		last = m->nruns ? &m->runs[m->nruns - 1] : NULL;
+		if (!last || last->vpn + last->count != vpn + i ||
+		    last->idx + last->count != m->npages ||
+		    (uint64_t)last->count + (j - i) > UINT32_MAX) {
+			ret = reserve((void **)&m->runs, m->nruns,
+				      &m->cap_runs, 1, sizeof(*m->runs));
+			if (ret)
+				return ret;
+			last = &m->runs[m->nruns++];
+			last->vpn = vpn + i;
+			last->count = 0;
+			last->idx = m->npages;
+		}
+		for (uint32_t k = i; k < j; k++) {
+			if (m->pages32 &&
+			    !exm_pm_pack(words[k], &m->pages32[m->npages])) {
+				ret = widen(m, j - k);
+				if (ret)
+					return ret;
+			}
+			if (!m->pages32)
+				m->pages[m->npages] = words[k];
+			m->npages++;
+		}
+		last->count += j - i;
+		i = j;
 	}
-	memcpy(m->pages + m->npages, words, (size_t)n * sizeof(*words));
-	last->count += n;
-	m->npages += n;
 	return 0;
 }
 
@@ -293,16 +390,8 @@ void exm_snapshot_drop_pages(struct exm_snapshot *snap)
 	for (size_t i = 0; i < snap->nprocs; i++) {
 		struct exm_proc *p = &snap->procs[i];
 
-		for (size_t j = 0; j < p->nmaps; j++) {
-			free(p->maps[j].runs);
-			if (!p->maps[j].pages_borrowed)
-				free(p->maps[j].pages);
-			p->maps[j].pages_borrowed = false;
-			p->maps[j].runs = NULL;
-			p->maps[j].pages = NULL;
-			p->maps[j].nruns = p->maps[j].cap_runs = 0;
-			p->maps[j].npages = p->maps[j].cap_pages = 0;
-		}
+		for (size_t j = 0; j < p->nmaps; j++)
+			exm_mapping_clear_pages(&p->maps[j]);
 	}
 	store_free(snap->store);
 	snap->store = NULL;
@@ -338,52 +427,14 @@ int exm_mapping_reserve_store(struct exm_snapshot *snap, struct exm_mapping *m,
 
 	if (m->npages || !n)
 		return m->npages ? -EINVAL : 0;
-	w = store_alloc(snap, n);
+	w = store_alloc(snap, ((size_t)n + 1) / 2); /* packed words */
 	if (!w)
 		return -ENOMEM;
-	if (!m->pages_borrowed)
-		free(m->pages);
-	m->pages = w;
+	exm_mapping_clear_pages(m);
+	m->pages32 = (uint32_t *)w;
 	m->cap_pages = n;
 	m->pages_borrowed = true;
 	return 0;
-}
-
-void exm_mapping_commit_pages(struct exm_mapping *m, uint64_t vpn, uint32_t n)
-{
-	/* in[] are the words as written; kept ones are compacted down to
-	 * m->pages[m->npages], which never passes in + i. */
-	const uint64_t *in = m->pages + m->npages;
-	uint32_t i = 0;
-
-	while (i < n) {
-		uint32_t j;
-		struct exm_run *last;
-
-		if (!exm_pm_used(in[i])) {
-			i++;
-			continue;
-		}
-		for (j = i; j < n && exm_pm_used(in[j]); j++)
-			;
-		last = m->nruns ? &m->runs[m->nruns - 1] : NULL;
-		if (!last || last->vpn + last->count != vpn + i ||
-		    last->idx + last->count != m->npages) {
-			if (reserve((void **)&m->runs, m->nruns, &m->cap_runs,
-				    1, sizeof(*m->runs)))
-				return; /* out of memory: keep what we have */
-			last = &m->runs[m->nruns++];
-			last->vpn = vpn + i;
-			last->count = 0;
-			last->idx = m->npages;
-		}
-		if (m->pages + m->npages != in + i)
-			memmove(m->pages + m->npages, in + i,
-				(size_t)(j - i) * sizeof(*in));
-		last->count += j - i;
-		m->npages += j - i;
-		i = j;
-	}
 }
 
 void exm_snapshot_append(struct exm_snapshot *dst, struct exm_snapshot *src)

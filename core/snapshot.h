@@ -22,6 +22,8 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "core/pagemap.h"
+
 /* Kinds of mapping, from the maps line (name, inode, device). */
 enum exm_kind {
 	EXM_KIND_FILE = 0,	/* regular file mapping (dev, inode) */
@@ -130,9 +132,12 @@ struct exm_mapping {
 	/* Per-page facts (page-level sources only). */
 	struct exm_run *runs;
 	uint32_t nruns, cap_runs;
-	uint64_t *pages; /* pagemap words, see pagemap.h */
+	/* The words, see pagemap.h: packed in 32 bits (pages32) when they
+	 * all fit, else 64 (pages); read them with exm_mapping_word(). */
+	uint64_t *pages;
+	uint32_t *pages32;
 	uint32_t npages, cap_pages;
-	bool pages_borrowed; /* pages lives in the snapshot's page store */
+	bool pages_borrowed; /* the array lives in the snapshot's page store */
 
 	/*
 	 * Sources without page identity (smaps) set these directly; page-level
@@ -262,13 +267,23 @@ int exm_mapping_add_page(struct exm_mapping *m, uint64_t vpn, uint64_t word);
 void exm_snapshot_keep_pids(struct exm_snapshot *snap, const pid_t *pids,
 			    size_t npids);
 
+/* Page word k of m (k < m->npages), in the 64-bit layout of pagemap.h. */
+static inline uint64_t exm_mapping_word(const struct exm_mapping *m,
+					uint32_t k)
+{
+	return m->pages32 ? exm_pm_unpack(m->pages32[k]) : m->pages[k];
+}
+
 /*
- * Append n page words for consecutive virtual pages starting at vpn (all
- * of them present or swapped), after any pages already added (ascending
- * order). 0 or -ENOMEM.
+ * Append the n page words of consecutive virtual pages from vpn, after any
+ * pages already added (ascending order); words neither present nor swapped
+ * are skipped. 0 or -ENOMEM.
  */
 int exm_mapping_add_pages(struct exm_mapping *m, uint64_t vpn,
 			  const uint64_t *words, uint32_t n);
+
+/* Forget m's page words (and free what it owns). */
+void exm_mapping_clear_pages(struct exm_mapping *m);
 
 /*
  * Give m room for exactly n more page words from the snapshot's page store
@@ -277,13 +292,6 @@ int exm_mapping_add_pages(struct exm_mapping *m, uint64_t vpn,
  */
 int exm_mapping_reserve_store(struct exm_snapshot *snap, struct exm_mapping *m,
 			      uint32_t n);
-
-/*
- * The n words at m->pages[m->npages...] were written in place (e.g. by
- * pread) for consecutive pages from vpn: keep the used ones (present or
- * swapped) as runs, dropping the rest. Requires cap_pages room.
- */
-void exm_mapping_commit_pages(struct exm_mapping *m, uint64_t vpn, uint32_t n);
 
 /* Move every process of src (and its page store) to the end of dst,
  * renumbering them; src is left empty. */

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "core/account.h"
+#include "core/parallel.h"
 #include "core/procfs.h"
 #include "core/source_priv.h"
 
@@ -320,8 +321,7 @@ static int deny(const char *statm, struct exm_proc *p)
 
 	for (size_t j = 0; j < p->nmaps; j++) {
 		free(p->maps[j].name);
-		free(p->maps[j].runs);
-		free(p->maps[j].pages);
+		exm_mapping_clear_pages(&p->maps[j]);
 	}
 	p->nmaps = 0;
 	p->state = EXM_PROC_DENIED;
@@ -356,18 +356,24 @@ static int cmp_pid(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* One worker's share of the walk: pids[0..npids) into its own snapshot. */
-struct worker {
+/* The walk, shared by its workers: each takes the next pid in turn (so one
+ * slow process does not hold up a fixed share) into its own snapshot. */
+struct walk {
 	struct exm_source *src;
 	const struct exm_scan_opts *opts;
 	const struct exm_walk *w;
 	const char *root;
 	const pid_t *pids;
-	size_t npids;
-	struct exm_snapshot *snap;
-	int ret;
-	pthread_t thread;
-	bool started;
+	size_t npids, next; /* next: taken with __atomic_fetch_add */
+	struct worker {
+		struct walk *walk;
+		const struct exm_scan_opts *opts;
+		const struct exm_walk *w;
+		struct exm_source *src;
+		const char *root;
+		struct exm_snapshot *snap;
+		int ret;
+	} wk[EXM_MAX_THREADS];
 };
 
 static int walk_one(struct worker *wk, struct user_cache *users, void *ctx,
@@ -447,50 +453,48 @@ static int walk_one(struct worker *wk, struct user_cache *users, void *ctx,
 	return 0;
 }
 
-static void *worker_main(void *arg)
+static void worker_main(void *arg, unsigned t, unsigned n)
 {
-	struct worker *wk = arg;
+	struct walk *walk = arg;
+	struct worker *wk = &walk->wk[t];
 	struct user_cache users = { .n = 0 };
-	void *ctx = wk->w->ctx_new ? wk->w->ctx_new(wk->src) : NULL;
+	void *ctx;
 
+	if (wk->ret || !wk->snap)
+		return;
+	ctx = wk->w->ctx_new ? wk->w->ctx_new(wk->src) : NULL;
 	if (wk->w->ctx_new && !ctx) {
 		wk->ret = -ENOMEM;
-		return NULL;
+		return;
 	}
-	for (size_t i = 0; i < wk->npids && !wk->ret; i++)
-		wk->ret = walk_one(wk, &users, ctx, wk->pids[i]);
+	while (!wk->ret) {
+		size_t i = __atomic_fetch_add(&walk->next, 1, __ATOMIC_RELAXED);
+
+		if (i >= walk->npids)
+			break;
+		wk->ret = walk_one(wk, &users, ctx, walk->pids[i]);
+	}
 	if (wk->w->ctx_free)
 		wk->w->ctx_free(ctx);
 	user_cache_fini(&users);
-	return NULL;
 }
 
-#define MAX_WORKERS 4
-
-static unsigned worker_count(size_t npids)
+static int cmp_proc(const void *a, const void *b)
 {
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	const char *env = getenv("EXMTOP_THREADS");
-	unsigned n = cpus > 0 ? (unsigned)cpus : 1;
+	const struct exm_proc *x = a, *y = b;
 
-	if (env && *env)
-		n = (unsigned)strtoul(env, NULL, 10);
-	if (n > MAX_WORKERS)
-		n = MAX_WORKERS;
-	if (n < 1 || npids < 16)
-		n = 1;
-	return n;
+	return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
 int exm_proc_walk(struct exm_source *src, const struct exm_scan_opts *opts,
 		  struct exm_snapshot *snap, const struct exm_walk *w)
 {
 	const char *root = opts->proc_root ? opts->proc_root : "/proc";
-	struct worker wk[MAX_WORKERS];
+	struct walk *walk;
 	DIR *d = opendir(root);
 	struct dirent *de;
 	pid_t self = getpid(), *pids = NULL;
-	size_t npids = 0, cap = 0, off = 0;
+	size_t npids = 0, cap = 0;
 	unsigned nw;
 	int ret = 0;
 
@@ -527,43 +531,43 @@ int exm_proc_walk(struct exm_source *src, const struct exm_scan_opts *opts,
 	closedir(d);
 	qsort(pids, npids, sizeof(*pids), cmp_pid);
 
-	nw = worker_count(npids);
-	memset(wk, 0, sizeof(wk));
+	nw = exm_thread_count(npids, 16);
+	walk = calloc(1, sizeof(*walk));
+	if (!walk) {
+		free(pids);
+		return -ENOMEM;
+	}
+	*walk = (struct walk){ .src = src, .opts = opts, .w = w, .root = root,
+			       .pids = pids, .npids = npids };
 	for (unsigned i = 0; i < nw; i++) {
-		size_t share = npids / nw + (i < npids % nw);
+		struct worker *wk = &walk->wk[i];
 
-		wk[i].src = src;
-		wk[i].opts = opts;
-		wk[i].w = w;
-		wk[i].root = root;
-		wk[i].pids = pids + off;
-		wk[i].npids = share;
-		off += share;
-		wk[i].snap = i ? exm_snapshot_new() : snap;
-		if (!wk[i].snap) {
-			wk[i].ret = -ENOMEM;
-			continue;
-		}
-		if (i) {
-			wk[i].snap->sys = snap->sys;
-			wk[i].started = !pthread_create(&wk[i].thread, NULL,
-							 worker_main, &wk[i]);
-		}
+		*wk = (struct worker){ .walk = walk, .opts = opts, .w = w,
+				       .src = src, .root = root };
+		wk->snap = i ? exm_snapshot_new() : snap;
+		if (!wk->snap)
+			wk->ret = -ENOMEM;
+		else if (i)
+			wk->snap->sys = snap->sys;
 	}
-	worker_main(&wk[0]);
-	for (unsigned i = 1; i < nw; i++) {
-		if (wk[i].started)
-			pthread_join(wk[i].thread, NULL);
-		else if (wk[i].snap && !wk[i].ret)
-			worker_main(&wk[i]); /* no thread: do it here */
-	}
+	exm_parallel(nw, worker_main, walk);
 	for (unsigned i = 0; i < nw; i++) {
+		struct worker *wk = &walk->wk[i];
+
 		if (!ret)
-			ret = wk[i].ret;
-		if (i && wk[i].snap) {
-			exm_snapshot_append(snap, wk[i].snap);
-			exm_snapshot_free(wk[i].snap);
+			ret = wk->ret;
+		if (i && wk->snap) {
+			exm_snapshot_append(snap, wk->snap);
+			exm_snapshot_free(wk->snap);
 		}
+	}
+	free(walk);
+	/* Workers took pids in turn: put processes back in pid order. */
+	if (nw > 1 && snap->nprocs > 1) {
+		qsort(snap->procs, snap->nprocs, sizeof(*snap->procs),
+		      cmp_proc);
+		for (size_t i = 0; i < snap->nprocs; i++)
+			snap->procs[i].index = (uint32_t)i;
 	}
 	free(pids);
 	return ret;

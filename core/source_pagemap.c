@@ -282,16 +282,16 @@ static int read_piece(struct pm_ctx *c, struct exm_snapshot *snap,
 		      uint64_t n, int fd)
 {
 	while (n) {
-		uint32_t room = m->cap_pages - m->npages;
-		size_t want = n < room ? (size_t)n : room;
-		ssize_t got;
+		size_t want = n < CHUNK_WORDS ? (size_t)n : CHUNK_WORDS;
+		ssize_t got = read_words(fd, c->words, vpn, want);
+		int ret;
 
-		if (!want)
-			return 0; /* cannot happen: counted exactly */
-		got = read_words(fd, m->pages + m->npages, vpn, want);
 		if (got <= 0)
 			return (int)got;
-		exm_mapping_commit_pages(m, vpn, (uint32_t)got);
+		/* packed into the room reserved for this mapping */
+		ret = exm_mapping_add_pages(m, vpn, c->words, (uint32_t)got);
+		if (ret)
+			return ret;
 		vpn += (uint64_t)got;
 		n -= (uint64_t)got;
 	}
@@ -353,10 +353,8 @@ static int read_process(struct pm_ctx *c, int fd, struct exm_proc *p,
 
 static void reset_pages(struct exm_proc *p)
 {
-	for (size_t i = 0; i < p->nmaps; i++) {
-		p->maps[i].nruns = 0;
-		p->maps[i].npages = 0;
-	}
+	for (size_t i = 0; i < p->nmaps; i++)
+		exm_mapping_clear_pages(&p->maps[i]);
 }
 
 static int pm_proc(struct exm_source *src, void *ctx,

@@ -307,8 +307,8 @@ Test(pagemap, decoder_on_binary_fixture)
 	/* Anon mapping: pages 0x10, 0x11 then a hole then 0x13: 2 runs. */
 	cr_assert_eq(p->maps[0].npages, 3);
 	cr_assert_eq(p->maps[0].nruns, 2);
-	cr_assert_eq(EXM_PM_SWAP_TYPE(p->maps[0].pages[1]), 3);
-	cr_assert_eq(EXM_PM_SWAP_OFF(p->maps[0].pages[1]), 0x55);
+	cr_assert_eq(EXM_PM_SWAP_TYPE(exm_mapping_word(&p->maps[0], 1)), 3);
+	cr_assert_eq(EXM_PM_SWAP_OFF(exm_mapping_word(&p->maps[0], 1)), 0x55);
 	cr_assert_str_eq(p->maps[1].name, "/data/x y");
 	cr_assert_eq(p->sz.vm, 6 * PS);
 	cr_assert_eq(p->sz.rss, 4 * PS);
@@ -366,4 +366,80 @@ Test(pagemap, kernel_figures_only_for_asked_pids)
 	exm_source_close(src);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	cr_assert_eq(system(cmd), 0);
+}
+
+/* Words are kept in 32 bits while they fit; a PFN past 2^28 or a swap key
+ * past 2^30 moves the mapping to 64 bits without losing a word. */
+Test(account, packed_words_widen_when_one_does_not_fit)
+{
+	struct exm_snapshot *s = exm_snapshot_new();
+	struct exm_proc *p = mkproc(s, 1);
+	struct exm_mapping *m = mkmap(p, 0x100000, 8, EXM_PERM_R | EXM_PERM_W,
+				      "", 0, EXM_KIND_ANON);
+	uint64_t w[6] = {
+		PRESENT(7, EXM_PM_EXCLUSIVE), PRESENT(8, EXM_PM_FILE),
+		SWAPW(3, 0x55), 0 /* absent: skipped */,
+		PRESENT((1ull << 28) + 5, EXM_PM_EXCLUSIVE), PRESENT(9, 0),
+	};
+
+	s->sys.page_size = PS;
+	s->sys.caps = EXM_CAP_PAGES | EXM_CAP_PFN | EXM_CAP_WRITABLE;
+	cr_assert_eq(exm_mapping_add_pages(m, 0x100, w, 3), 0);
+	cr_assert_not_null(m->pages32);
+	cr_assert_eq(exm_mapping_add_pages(m, 0x103, w + 3, 3), 0);
+	cr_assert_null(m->pages32);
+	cr_assert_eq(m->npages, 5);
+	cr_assert_eq(m->nruns, 2); /* the absent page splits the runs */
+	cr_assert_eq(exm_mapping_word(m, 0), w[0]);
+	cr_assert_eq(exm_mapping_word(m, 1), w[1]);
+	cr_assert_eq(exm_mapping_word(m, 2), w[2]);
+	cr_assert_eq(exm_mapping_word(m, 3), w[4]);
+	cr_assert_eq(exm_mapping_word(m, 4), w[5]);
+	cr_assert_eq(exm_snapshot_account(s), 0);
+	cr_assert_eq(m->sz.rss, 4 * PS);
+	cr_assert_eq(m->sz.swap, PS);
+	cr_assert_eq(m->sz.writable, 2 * PS); /* exclusive anon pages */
+	cr_assert_eq(s->distinct_pages, 4);
+	exm_snapshot_free(s);
+}
+
+/* The accounting threads give the very same figures as one thread. */
+Test(account, threads_change_nothing)
+{
+	struct exm_snapshot *snap[2];
+
+	for (int k = 0; k < 2; k++) {
+		struct exm_snapshot *s = exm_snapshot_new();
+
+		setenv("EXMTOP_THREADS", k ? "4" : "1", 1);
+		s->sys.page_size = PS;
+		s->sys.caps = EXM_CAP_PAGES | EXM_CAP_PFN;
+		for (int i = 0; i < 40; i++) {
+			struct exm_proc *p = mkproc(s, 100 + i);
+			struct exm_mapping *m = mkmap(p, 0x100000, 2048,
+						      EXM_PERM_R, "", 0,
+						      EXM_KIND_ANON);
+
+			for (uint64_t j = 0; j < 2048; j++)
+				if ((j + (uint64_t)i) % 5)
+					add(m, j, PRESENT((j * 131 + (uint64_t)i *
+							   (j % 4)) % 300000,
+							  0));
+		}
+		cr_assert_eq(exm_snapshot_account(s), 0);
+		snap[k] = s;
+	}
+	unsetenv("EXMTOP_THREADS");
+	cr_assert_eq(snap[0]->distinct_pages, snap[1]->distinct_pages);
+	for (size_t i = 0; i < snap[0]->nprocs; i++) {
+		const struct exm_sizes *a = &snap[0]->procs[i].sz;
+		const struct exm_sizes *b = &snap[1]->procs[i].sz;
+
+		cr_assert_eq(a->rss, b->rss);
+		cr_assert_eq(a->sole, b->sole);
+		cr_assert(a->erss == b->erss, "pid %d: %.9f vs %.9f",
+			  snap[0]->procs[i].pid, a->erss, b->erss);
+	}
+	exm_snapshot_free(snap[0]);
+	exm_snapshot_free(snap[1]);
 }

@@ -3,6 +3,7 @@
 #include <criterion/criterion.h>
 
 #include "core/pagecount.h"
+#include "core/pagemap.h"
 
 Test(pagecount, counts_owners_distinct)
 {
@@ -58,4 +59,79 @@ Test(pagecount, count_beyond_16_bits)
 	cr_assert_eq(exm_pagecount_get(pc, 43, NULL), 0);
 	cr_assert_eq(exm_pagecount_distinct(pc), 1);
 	exm_pagecount_free(pc);
+}
+
+/* The partitioned table, filled a mapping at a time by one "thread" per
+ * partition, matches the plain one key for key: counts, owners, distinct,
+ * over directly indexed and hashed chunk bases, packed and wide words. */
+Test(pagecount, partitions_match_the_plain_table)
+{
+	enum { N = 5000 };
+	static uint64_t w64[N];
+	static uint32_t w32[N];
+	struct exm_pagecount *plain = exm_pagecount_new();
+	struct exm_pagecount *pfn = exm_pagecount_new_parts(4);
+	struct exm_pagecount *swp = exm_pagecount_new_parts(4);
+	struct exm_pagecount *pswp = exm_pagecount_new();
+
+	cr_assert_eq(exm_pagecount_nparts(pfn), 4);
+	cr_assert_eq(exm_pagecount_nparts(pswp), 1);
+	for (uint32_t owner = 0; owner < 3; owner++) {
+		for (uint32_t i = 0; i < N; i++) {
+			/* PFNs over 80 chunks, a few repeated; swap keys */
+			uint64_t pfn_key = ((uint64_t)(i % 80) << 16) +
+					   (i * 7919u + owner * (i % 3)) % 65536;
+
+			if (i % 11 == 0) {
+				uint64_t key = ((uint64_t)(i % 97) << 5) | 2;
+
+				w64[i] = EXM_PM_SWAPPED | key;
+				cr_assert(exm_pm_pack(w64[i], &w32[i]));
+				cr_assert_eq(exm_pagecount_add(pswp, key,
+							       owner), 0);
+			} else {
+				w64[i] = EXM_PM_PRESENT | pfn_key;
+				cr_assert(exm_pm_pack(w64[i], &w32[i]));
+				cr_assert_eq(exm_pagecount_add(plain, pfn_key,
+							       owner), 0);
+			}
+		}
+		for (unsigned t = 0; t < 4; t++)
+			cr_assert_eq(exm_pagecount_add_words(
+					     pfn, swp, t, owner == 1 ? w64 : NULL,
+					     owner == 1 ? NULL : w32, N, owner),
+				     0);
+	}
+	/* a key past the direct index, in a table and its partitions */
+	cr_assert_eq(exm_pagecount_add(plain, (1ull << 45) + 1, 7), 0);
+	w64[0] = EXM_PM_PRESENT | ((1ull << 45) + 1);
+	cr_assert_eq(exm_pagecount_add_words(
+			     pfn, swp, exm_pagecount_part_of(pfn, (1ull << 45) + 1),
+			     w64, NULL, 1, 7),
+		     0);
+	cr_assert_eq(exm_pagecount_distinct(pfn),
+		     exm_pagecount_distinct(plain));
+	cr_assert_eq(exm_pagecount_distinct(swp),
+		     exm_pagecount_distinct(pswp));
+	for (uint64_t key = 0; key < (80ull << 16); key += 13) {
+		uint32_t o1, o2;
+		const void *hint = NULL;
+
+		cr_assert_eq(exm_pagecount_get_hint(pfn, key, &o1, &hint),
+			     exm_pagecount_get(plain, key, &o2), "key %llu",
+			     (unsigned long long)key);
+		cr_assert_eq(o1, o2);
+	}
+	for (uint64_t key = 0; key < (97u << 5) + 3; key++) {
+		uint32_t o1, o2;
+
+		cr_assert_eq(exm_pagecount_get(swp, key, &o1),
+			     exm_pagecount_get(pswp, key, &o2));
+		cr_assert_eq(o1, o2);
+	}
+	cr_assert_eq(exm_pagecount_get(pfn, (1ull << 45) + 1, NULL), 1);
+	exm_pagecount_free(plain);
+	exm_pagecount_free(pfn);
+	exm_pagecount_free(swp);
+	exm_pagecount_free(pswp);
 }

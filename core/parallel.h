@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * parallel.h - the few threads a snapshot uses: the /proc walk and the two
+ * accounting passes spread their work over one thread per CPU (at most
+ * EXM_MAX_THREADS; EXMTOP_THREADS overrides the CPU count).
+ */
+#ifndef EXM_PARALLEL_H
+#define EXM_PARALLEL_H
+
+#include <stddef.h>
+
+#define EXM_MAX_THREADS 4
+
+/* Threads to use for n items of work: 1 when n < min_items. */
+unsigned exm_thread_count(size_t n, size_t min_items);
+
+/*
+ * Call fn(arg, t, n) for t = 0 .. n-1, each on its own thread (t = 0 on the
+ * caller's), and return when all are done. A thread that cannot be started
+ * runs on the caller's thread afterwards, so every t always runs.
+ */
+void exm_parallel(unsigned n, void (*fn)(void *arg, unsigned t, unsigned n),
+		  void *arg);
+
+#endif
