@@ -8,6 +8,7 @@
 #ifndef EXM_HUGEMEM_H
 #define EXM_HUGEMEM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define EXM_HUGE_ALIGN ((size_t)2 << 20)
@@ -17,11 +18,24 @@ struct exm_huge {
 	size_t map_len;
 	void *mem;	/* EXM_HUGE_ALIGN-aligned, zeroed, len bytes */
 	size_t len;	/* bytes rounded up to EXM_HUGE_ALIGN */
+	size_t dirty;	/* bytes from mem that may be non-zero */
 };
 
-/* Map at least bytes of zeroed memory into *h. 0 or -ENOMEM. */
-int exm_huge_map(struct exm_huge *h, size_t bytes);
-/* Unmap (a zeroed struct is fine). */
-void exm_huge_unmap(struct exm_huge *h);
+/*
+ * At least bytes of memory into *h, zeroed if zero is set. Blocks given
+ * back with exm_huge_unmap() are kept for reuse (a live screen takes a
+ * snapshot every few seconds: reusing warm memory saves a page fault and
+ * a page clearing for every page of it). 0 or -ENOMEM. Thread-safe.
+ */
+int exm_huge_map(struct exm_huge *h, size_t bytes, bool zero);
+
+/*
+ * Give h back (a zeroed struct is fine); used: how many bytes from its
+ * start were written (cleared again if it is reused zeroed).
+ */
+void exm_huge_unmap(struct exm_huge *h, size_t used);
+
+/* Unmap every block kept for reuse. */
+void exm_huge_trim(void);
 
 #endif

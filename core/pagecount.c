@@ -94,7 +94,7 @@ void exm_pagecount_free(struct exm_pagecount *pc)
 			struct arena *a = pt->arenas;
 
 			pt->arenas = a->next;
-			exm_huge_unmap(&a->mem);
+			exm_huge_unmap(&a->mem, a->used);
 			free(a);
 		}
 	}
@@ -183,7 +183,7 @@ static struct chunk *new_chunk(struct part *pc, uint64_t base, unsigned shift)
 
 		if (!a)
 			return NULL;
-		if (exm_huge_map(&a->mem, ARENA_BYTES)) {
+		if (exm_huge_map(&a->mem, ARENA_BYTES, true)) {
 			free(a);
 			return NULL;
 		}

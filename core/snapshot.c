@@ -5,21 +5,19 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
+#include "core/hugemem.h"
 #include "core/pagecount.h"
 #include "core/pagemap.h"
 
 /* Bulk storage for page words: blocks of at least 8 MiB, 2 MiB aligned and
  * advised for transparent huge pages, handed out by bumping a pointer. */
 #define STORE_BLOCK (UINT64_C(8) << 20)
-#define STORE_ALIGN (UINT64_C(2) << 20)
 
 struct store_block {
 	struct store_block *next;
-	void *map;	   /* what mmap returned */
-	size_t map_len;
-	uint64_t *words;   /* aligned start */
+	struct exm_huge mem;
+	uint64_t *words;   /* mem.mem */
 	size_t cap, used;  /* in words */
 };
 
@@ -35,7 +33,7 @@ static void store_free(struct exm_page_store *st)
 		struct store_block *b = st->head;
 
 		st->head = b->next;
-		munmap(b->map, b->map_len);
+		exm_huge_unmap(&b->mem, b->used * sizeof(uint64_t));
 		free(b);
 	}
 	free(st);
@@ -46,7 +44,6 @@ static uint64_t *store_alloc(struct exm_snapshot *snap, size_t n)
 	struct exm_page_store *st = snap->store;
 	struct store_block *b;
 	size_t bytes;
-	uintptr_t a;
 
 	if (!st) {
 		st = calloc(1, sizeof(*st));
@@ -62,21 +59,16 @@ static uint64_t *store_alloc(struct exm_snapshot *snap, size_t n)
 	bytes = n * sizeof(uint64_t);
 	if (bytes < STORE_BLOCK)
 		bytes = STORE_BLOCK;
-	bytes = (bytes + STORE_ALIGN - 1) & ~(STORE_ALIGN - 1);
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return NULL;
-	b->map_len = bytes + STORE_ALIGN;
-	b->map = mmap(NULL, b->map_len, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (b->map == MAP_FAILED) {
+	/* words are written before they are read: no clearing needed */
+	if (exm_huge_map(&b->mem, bytes, false)) {
 		free(b);
 		return NULL;
 	}
-	a = ((uintptr_t)b->map + STORE_ALIGN - 1) & ~(uintptr_t)(STORE_ALIGN - 1);
-	b->words = (uint64_t *)a;
-	b->cap = bytes / sizeof(uint64_t);
-	madvise(b->words, bytes, MADV_HUGEPAGE); /* best effort */
+	b->words = b->mem.mem;
+	b->cap = b->mem.len / sizeof(uint64_t);
 	b->used = n;
 	b->next = st->head;
 	st->head = b;

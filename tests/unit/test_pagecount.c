@@ -2,6 +2,9 @@
 /* Share counts by PFN / swap entry. */
 #include <criterion/criterion.h>
 
+#include <string.h>
+
+#include "core/hugemem.h"
 #include "core/pagecount.h"
 #include "core/pagemap.h"
 
@@ -134,4 +137,27 @@ Test(pagecount, partitions_match_the_plain_table)
 	exm_pagecount_free(pfn);
 	exm_pagecount_free(swp);
 	exm_pagecount_free(pswp);
+}
+
+/* Reused blocks come back zeroed when asked, however they were used in
+ * between (a block written far, then reused unzeroed and written less). */
+Test(hugemem, reuse_keeps_the_zero_promise)
+{
+	struct exm_huge a, b, c;
+	size_t far = 3u << 20, near = 1u << 20;
+
+	exm_huge_trim();
+	cr_assert_eq(exm_huge_map(&a, 4u << 20, false), 0);
+	memset(a.mem, 0xab, far);
+	exm_huge_unmap(&a, far);
+	cr_assert_eq(exm_huge_map(&b, 4u << 20, false), 0);
+	memset(b.mem, 0xcd, near);
+	exm_huge_unmap(&b, near);
+	cr_assert_eq(exm_huge_map(&c, 4u << 20, true), 0);
+	for (size_t i = 0; i < c.len; i += 4096)
+		cr_assert_eq(((unsigned char *)c.mem)[i + 7], 0, "byte %zu",
+			     i + 7);
+	cr_assert_eq((uintptr_t)c.mem % EXM_HUGE_ALIGN, 0);
+	exm_huge_unmap(&c, 0);
+	exm_huge_trim();
 }
