@@ -13,7 +13,8 @@
 
 struct tui_scanner {
 	struct exm_source *src;
-	struct exm_scan_opts scan;
+	struct exm_scan_opts scan; /* scan.kpss_pids: kpss_own */
+	pid_t *kpss_own;
 	bool threaded;
 	int pipe[2]; /* worker -> UI: "a result is ready" */
 
@@ -37,6 +38,7 @@ static void scanner_free(struct tui_scanner *s)
 {
 	if (s->src)
 		exm_source_close(s->src);
+	free(s->kpss_own);
 	if (s->ready)
 		exm_snapshot_free(s->ready);
 	while (s->ndispose)
@@ -53,14 +55,27 @@ static void take_one(struct tui_scanner *s)
 {
 	struct exm_snapshot *snap = NULL;
 	struct exm_scan_opts so;
+	pid_t *kpss = NULL;
 	char c = 1;
 	ssize_t w;
 	int err;
 
 	pthread_mutex_lock(&s->lock);
 	so = s->scan;
+	/* the UI may change the pid list while we scan: our own copy */
+	if (so.kpss_pids) {
+		kpss = malloc((so.nkpss_pids ? so.nkpss_pids : 1) *
+			      sizeof(*kpss));
+		if (kpss && so.nkpss_pids)
+			memcpy(kpss, so.kpss_pids,
+			       so.nkpss_pids * sizeof(*kpss));
+		if (!kpss) /* no memory: read them all */
+			so.nkpss_pids = 0;
+		so.kpss_pids = kpss;
+	}
 	pthread_mutex_unlock(&s->lock);
 	err = exm_source_snapshot(s->src, &so, &snap);
+	free(kpss);
 
 	pthread_mutex_lock(&s->lock);
 	if (s->ready)
@@ -125,6 +140,8 @@ int tui_scanner_start(struct tui_scanner **out, struct exm_source *src,
 		return -ENOMEM;
 	s->src = src;
 	s->scan = *scan;
+	s->scan.kpss_pids = NULL; /* until tui_scanner_set_opts: all */
+	s->scan.nkpss_pids = 0;
 	s->threaded = threaded;
 	if (pipe2(s->pipe, O_CLOEXEC | O_NONBLOCK)) {
 		err = -errno;
@@ -193,8 +210,22 @@ void tui_scanner_dispose(struct tui_scanner *s, struct exm_snapshot *snap)
 void tui_scanner_set_opts(struct tui_scanner *s,
 			  const struct exm_scan_opts *scan)
 {
+	pid_t *own = NULL;
+
+	if (scan->kpss_pids) {
+		own = malloc((scan->nkpss_pids ? scan->nkpss_pids : 1) *
+			     sizeof(*own));
+		if (own && scan->nkpss_pids)
+			memcpy(own, scan->kpss_pids,
+			       scan->nkpss_pids * sizeof(*own));
+	}
 	pthread_mutex_lock(&s->lock);
+	free(s->kpss_own);
+	s->kpss_own = own;
 	s->scan = *scan;
+	s->scan.kpss_pids = own; /* NULL, also without memory: all */
+	if (!own)
+		s->scan.nkpss_pids = 0;
 	pthread_mutex_unlock(&s->lock);
 }
 

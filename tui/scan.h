@@ -32,7 +32,8 @@ int tui_scanner_start(struct tui_scanner **out, struct exm_source *src,
 int tui_scanner_fd(const struct tui_scanner *s);
 /* Ask for a snapshot; does nothing while one is being taken. */
 void tui_scanner_request(struct tui_scanner *s);
-/* Scan options for the next snapshots (copied, as in tui_scanner_start). */
+/* Scan options for the next snapshots (copied, as in tui_scanner_start;
+ * the kpss_pids list too). */
 void tui_scanner_set_opts(struct tui_scanner *s,
 			  const struct exm_scan_opts *scan);
 /*

@@ -199,6 +199,12 @@ struct ui {
 	char scan_err[256];
 	struct timespec next_due; /* next snapshot request */
 	bool paused;
+	/* kernel figures are read for these pids only (sorted): the rows
+	 * on screen; scan.kpss_pids points here */
+	pid_t *kpss;
+	size_t nkpss, cap_kpss;
+	bool kpss_all;
+	bool keyed; /* keys handled since the last check of kpss_missing */
 
 	struct tui_settings set;
 	char rc_path[4096];
@@ -376,8 +382,125 @@ static void take_snapshot(struct ui *u)
 	ensure_fresh(u, cur_view(u));
 }
 
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static bool kpss_listed(const struct ui *u, pid_t pid)
+{
+	return u->kpss_all ||
+	       bsearch(&pid, u->kpss, u->nkpss, sizeof(pid), cmp_pid);
+}
+
+/*
+ * Call fn(u, pid) for every process row the views on the stacks show (a
+ * key that scrolls asks for a snapshot at once, see kpss_missing); false
+ * if a view needs the kernel's figures of every process (groups sum them;
+ * a sort by one compares them all).
+ */
+static bool visible_procs(struct ui *u, bool (*fn)(struct ui *, pid_t))
+{
+	for (int p = 0; p < 2; p++)
+		for (int i = 0; i < u->stacks[p].depth; i++) {
+			const struct tui_view *v = u->stacks[p].v[i];
+			enum exm_table t = view_table(v);
+			size_t page = v->page > 0 ? (size_t)v->page : 50;
+
+			if (t == EXM_T_GROUPS ||
+			    (v->sort_field >= 0 &&
+			     (exm_fields[v->sort_field].needs & EXM_NEED_KPSS)))
+				return false;
+			if (t != EXM_T_PROCS && t != EXM_T_FPROCS)
+				continue;
+			for (size_t k = v->top; k < v->nvis && k < v->top + page;
+			     k++) {
+				const struct exm_row *r = &v->rows[v->vis[k]];
+
+				if (r->proc && !fn(u, r->proc->pid))
+					return true;
+			}
+		}
+	return true;
+}
+
+static bool add_kpss_pid(struct ui *u, pid_t pid)
+{
+	if (u->nkpss == u->cap_kpss) {
+		size_t cap = u->cap_kpss ? u->cap_kpss * 2 : 256;
+		pid_t *n = realloc(u->kpss, cap * sizeof(*n));
+
+		if (!n) {
+			u->kpss_all = true;
+			return false;
+		}
+		u->kpss = n;
+		u->cap_kpss = cap;
+	}
+	u->kpss[u->nkpss++] = pid;
+	return true;
+}
+
+/* The processes whose kernel figures the next snapshot reads. */
+static void update_kpss_pids(struct ui *u)
+{
+	static const pid_t none[1];
+
+	u->nkpss = 0;
+	u->kpss_all = !u->snap || !visible_procs(u, add_kpss_pid);
+	if (!u->kpss_all && u->nkpss) {
+		size_t k = 0;
+
+		qsort(u->kpss, u->nkpss, sizeof(*u->kpss), cmp_pid);
+		for (size_t i = 0; i < u->nkpss; i++)
+			if (!k || u->kpss[k - 1] != u->kpss[i])
+				u->kpss[k++] = u->kpss[i];
+		u->nkpss = k;
+	}
+	u->scan.kpss_pids = u->kpss_all ? NULL : u->nkpss ? u->kpss : none;
+	u->scan.nkpss_pids = u->kpss_all ? 0 : u->nkpss;
+	if (u->scanner)
+		tui_scanner_set_opts(u->scanner, &u->scan);
+}
+
+/*
+ * A row on screen whose kernel figures the last snapshot did not read
+ * (scrolled, re-sorted, a new view), or a view that now needs them all:
+ * worth a snapshot at once.
+ */
+static bool kpss_missing(struct ui *u)
+{
+	if (!u->scan.want_kpss || !u->snap || u->kpss_all)
+		return false;
+	for (int p = 0; p < 2; p++)
+		for (int i = 0; i < u->stacks[p].depth; i++) {
+			const struct tui_view *v = u->stacks[p].v[i];
+			enum exm_table t = view_table(v);
+			size_t page = v->page > 0 ? (size_t)v->page : 50;
+
+			if (t == EXM_T_GROUPS ||
+			    (v->sort_field >= 0 &&
+			     (exm_fields[v->sort_field].needs & EXM_NEED_KPSS)))
+				return true;
+			if (t != EXM_T_PROCS && t != EXM_T_FPROCS)
+				continue;
+			for (size_t k = v->top; k < v->nvis && k < v->top + page;
+			     k++) {
+				const struct exm_row *r = &v->rows[v->vis[k]];
+
+				if (r->proc && !kpss_listed(u, r->proc->pid))
+					return true;
+			}
+		}
+	return false;
+}
+
 static void request_snapshot(struct ui *u)
 {
+	if (u->scan.want_kpss && !tui_scanner_busy(u->scanner))
+		update_kpss_pids(u);
 	tui_scanner_request(u->scanner);
 	u->next_due = ts_after(u->set.delay);
 	u->dirty = true;
@@ -1751,6 +1874,7 @@ static void ui_free(struct ui *u)
 		exm_snapshot_free(u->snap);
 	free(u->user);
 	free(u->last_search);
+	free(u->kpss);
 }
 
 /* ---- the loop ---- */
@@ -1778,6 +1902,13 @@ static void loop(struct ui *u)
 		}
 		if (u->dirty)
 			draw(u);
+		/* the user scrolled or sorted onto rows whose kernel
+		 * figures were not read: read them now, not at the next
+		 * refresh (after keys only: new processes wait for it) */
+		if (u->keyed && !u->paused && kpss_missing(u) &&
+		    !tui_scanner_busy(u->scanner))
+			request_snapshot(u);
+		u->keyed = false;
 		/* sleep until the next deadline; while a scan runs, its
 		 * pipe wakes us */
 		left = u->paused || tui_scanner_busy(u->scanner)
@@ -1801,8 +1932,10 @@ static void loop(struct ui *u)
 			take_snapshot(u);
 		/* keys: read all that are waiting (also after EINTR: a
 		 * SIGWINCH shows up as KEY_RESIZE) */
-		while ((ret = get_wch(&ch)) != ERR && !u->quit)
+		while ((ret = get_wch(&ch)) != ERR && !u->quit) {
 			handle_key(u, ret, ch);
+			u->keyed = true;
+		}
 		if (pfd[0].revents & (POLLHUP | POLLERR | POLLNVAL))
 			break; /* terminal gone */
 	}
