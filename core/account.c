@@ -358,92 +358,291 @@ out:
 }
 
 /*
- * Pass 1: count every page word by PFN and by swap entry. The tables are
- * split by key into one partition per thread; each thread reads every word
- * and adds those of its own partition, so no two threads write the same
- * memory.
+ * Identical mappings. Processes forked from one parent, or running the
+ * same program, often hold mappings whose page words are the very same
+ * (the same shared memory, the same resident library pages): such a
+ * mapping's words are counted once, times the number of copies, and its
+ * sizes computed once and copied. Exact: same words and same permissions
+ * give the same sizes; if the copies belong to two or more processes,
+ * each page has several owners whoever looks (sole is 0 for all).
  */
-struct collate_job {
+struct twin {
+	const struct exm_proc *p; /* the first mapping with these words */
+	struct exm_mapping *m;
+	uint32_t copies;
+	uint32_t owner; /* process index of every copy, or EXM_OWNER_MANY */
+};
+
+struct mref {
+	uint32_t proc, map;
+};
+
+struct plan {
 	struct exm_snapshot *snap;
+	size_t *first;	     /* first[i]: number of procs[i].maps[0] */
+	size_t nall;	     /* mappings in all */
+	struct mref *ref;    /* by number */
+	uint64_t *hash;	     /* by number */
+	uint32_t *gid;	     /* by number: twin, or NO_TWIN (no pages) */
+	struct twin *twins;
+	size_t ntwins;
+	size_t next;	     /* work taken by the threads */
 	int ret[EXM_MAX_THREADS];
 };
 
-static void collate_part(void *arg, unsigned t, unsigned n)
-{
-	struct collate_job *job = arg;
-	struct exm_snapshot *snap = job->snap;
-	struct exm_pagecount *pfn = snap->pfn_counts, *swp = snap->swap_counts;
-	unsigned np = exm_pagecount_nparts(pfn);
+#define NO_TWIN UINT32_MAX
 
-	if (t >= np) /* more threads than partitions */
-		return;
+static bool priv_writable(const struct exm_mapping *m)
+{
+	return (m->perms & EXM_PERM_W) && !(m->perms & EXM_PERM_S);
+}
+
+static uint64_t words_hash(const struct exm_mapping *m)
+{
+	const unsigned char *b = m->pages32 ? (const void *)m->pages32
+					    : (const void *)m->pages;
+	size_t len = (size_t)m->npages * (m->pages32 ? 4 : 8), i = 0;
+	uint64_t h = UINT64_C(0x9e3779b97f4a7c15) ^ len ^
+		     ((uint64_t)priv_writable(m) << 63);
+
+	for (; i + 8 <= len; i += 8) {
+		uint64_t x;
+
+		memcpy(&x, b + i, 8);
+		h = (h ^ x) * UINT64_C(0xff51afd7ed558ccd);
+		h ^= h >> 32;
+	}
+	for (; i < len; i++)
+		h = (h ^ b[i]) * UINT64_C(0x100000001b3);
+	return h ^ (h >> 29);
+}
+
+static bool same_words(const struct exm_mapping *a,
+		       const struct exm_mapping *b)
+{
+	if (a->npages != b->npages || !a->pages32 != !b->pages32 ||
+	    priv_writable(a) != priv_writable(b))
+		return false;
+	if (a->pages32)
+		return !memcmp(a->pages32, b->pages32,
+			       (size_t)a->npages * sizeof(*a->pages32));
+	return !memcmp(a->pages, b->pages, (size_t)a->npages * sizeof(*a->pages));
+}
+
+static struct exm_mapping *plan_map(const struct plan *pl, size_t g)
+{
+	return &pl->snap->procs[pl->ref[g].proc].maps[pl->ref[g].map];
+}
+
+/* Hash the words of every mapping (threads take processes in turn). */
+static void hash_maps(void *arg, unsigned t, unsigned n)
+{
+	struct plan *pl = arg;
+	struct exm_snapshot *snap = pl->snap;
+
+	for (;;) {
+		size_t i = __atomic_fetch_add(&pl->next, 1, __ATOMIC_RELAXED);
+		const struct exm_proc *p;
+
+		if (i >= snap->nprocs)
+			break;
+		p = &snap->procs[i];
+		for (size_t j = 0; j < p->nmaps; j++)
+			if (p->maps[j].npages)
+				pl->hash[pl->first[i] + j] =
+					words_hash(&p->maps[j]);
+	}
+	(void)t;
+	(void)n;
+}
+
+static int plan_twins(struct plan *pl, unsigned nt)
+{
+	struct exm_snapshot *snap = pl->snap;
+	size_t nslots = 64, used = 0;
+	uint32_t *slots;
+
+	pl->first = malloc((snap->nprocs + 1) * sizeof(*pl->first));
+	if (!pl->first)
+		return -ENOMEM;
 	for (size_t i = 0; i < snap->nprocs; i++) {
-		const struct exm_proc *p = &snap->procs[i];
+		pl->first[i] = pl->nall;
+		pl->nall += snap->procs[i].nmaps;
+	}
+	pl->ref = malloc((pl->nall + 1) * sizeof(*pl->ref));
+	pl->hash = calloc(pl->nall + 1, sizeof(*pl->hash));
+	pl->gid = malloc((pl->nall + 1) * sizeof(*pl->gid));
+	pl->twins = malloc((pl->nall + 1) * sizeof(*pl->twins));
+	while (nslots < pl->nall * 2)
+		nslots *= 2;
+	slots = malloc(nslots * sizeof(*slots));
+	if (!pl->ref || !pl->hash || !pl->gid || !pl->twins || !slots) {
+		free(slots);
+		return -ENOMEM;
+	}
+	memset(slots, 0xff, nslots * sizeof(*slots));
+	pl->next = 0;
+	exm_parallel(nt, hash_maps, pl);
+	for (size_t i = 0; i < snap->nprocs; i++) {
+		struct exm_proc *p = &snap->procs[i];
 
 		for (size_t j = 0; j < p->nmaps; j++) {
-			const struct exm_mapping *m = &p->maps[j];
-			int ret = exm_pagecount_add_words(
-				pfn, swp, t, m->pages, m->pages32, m->npages,
-				p->index);
+			size_t g = pl->first[i] + j, k;
+			struct exm_mapping *m = &p->maps[j];
 
-			if (ret) {
-				job->ret[t] = ret;
-				return;
+			pl->ref[g] = (struct mref){ (uint32_t)i, (uint32_t)j };
+			pl->gid[g] = NO_TWIN;
+			if (!m->npages || p->state == EXM_PROC_DENIED)
+				continue;
+			for (k = pl->hash[g] & (nslots - 1);
+			     slots[k] != UINT32_MAX; k = (k + 1) & (nslots - 1)) {
+				size_t e = slots[k];
+
+				if (pl->hash[e] == pl->hash[g] &&
+				    same_words(plan_map(pl, e), m))
+					break;
 			}
+			if (slots[k] == UINT32_MAX) {
+				slots[k] = (uint32_t)g;
+				used++;
+				pl->gid[g] = (uint32_t)pl->ntwins;
+				pl->twins[pl->ntwins++] = (struct twin){
+					.p = p, .m = m, .copies = 1,
+					.owner = p->index,
+				};
+			} else {
+				struct twin *tw;
+
+				pl->gid[g] = pl->gid[slots[k]];
+				tw = &pl->twins[pl->gid[g]];
+				tw->copies++;
+				if (tw->owner != p->index)
+					tw->owner = EXM_OWNER_MANY;
+			}
+		}
+	}
+	free(slots);
+	(void)used;
+	return 0;
+}
+
+static void plan_free(struct plan *pl)
+{
+	free(pl->first);
+	free(pl->ref);
+	free(pl->hash);
+	free(pl->gid);
+	free(pl->twins);
+}
+
+/*
+ * Pass 1: count every page word by PFN and by swap entry, each distinct
+ * word array once with its number of copies. The tables are split by key
+ * into one partition per thread; each thread reads every word and adds
+ * those of its own partition, so no two threads write the same memory.
+ */
+static void collate_part(void *arg, unsigned t, unsigned n)
+{
+	struct plan *pl = arg;
+	struct exm_snapshot *snap = pl->snap;
+	struct exm_pagecount *pfn = snap->pfn_counts, *swp = snap->swap_counts;
+
+	if (t >= exm_pagecount_nparts(pfn)) /* more threads than parts */
+		return;
+	for (size_t i = 0; i < pl->ntwins; i++) {
+		const struct twin *tw = &pl->twins[i];
+		int ret = exm_pagecount_add_words(
+			pfn, swp, t, tw->m->pages, tw->m->pages32,
+			tw->m->npages, tw->owner, tw->copies);
+
+		if (ret) {
+			pl->ret[t] = ret;
+			return;
 		}
 	}
 	(void)n;
 }
 
-static int collate(struct exm_snapshot *snap, unsigned nthreads)
+static int collate(struct plan *pl, unsigned nthreads)
 {
-	struct collate_job job = { .snap = snap };
+	struct exm_snapshot *snap = pl->snap;
 
 	snap->pfn_counts = exm_pagecount_new_parts(nthreads);
 	snap->swap_counts = exm_pagecount_new_parts(nthreads);
 	if (!snap->pfn_counts || !snap->swap_counts)
 		return -ENOMEM;
-	exm_parallel(exm_pagecount_nparts(snap->pfn_counts), collate_part,
-		     &job);
+	exm_parallel(exm_pagecount_nparts(snap->pfn_counts), collate_part, pl);
 	for (unsigned t = 0; t < EXM_MAX_THREADS; t++)
-		if (job.ret[t])
-			return job.ret[t];
+		if (pl->ret[t])
+			return pl->ret[t];
 	snap->distinct_pages = exm_pagecount_distinct(snap->pfn_counts);
 	snap->distinct_swap = exm_pagecount_distinct(snap->swap_counts);
 	return 0;
 }
 
-/* Pass 2: the sizes of every mapping, processes taken in turn by the
+/* Pass 2: the sizes of each distinct word array, taken in turn by the
  * threads (the share tables are only read now). */
-struct map_job {
-	struct exm_snapshot *snap;
-	size_t next;
-};
-
-static void size_maps(void *arg, unsigned t, unsigned n)
+static void size_twins(void *arg, unsigned t, unsigned n)
 {
-	struct map_job *job = arg;
-	struct exm_snapshot *snap = job->snap;
+	struct plan *pl = arg;
 
 	for (;;) {
-		size_t i = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED);
-		struct exm_proc *p;
+		size_t i = __atomic_fetch_add(&pl->next, 1, __ATOMIC_RELAXED);
+		struct twin *tw;
+		struct acc a = { 0 };
 
-		if (i >= snap->nprocs)
+		if (i >= pl->ntwins)
 			break;
-		p = &snap->procs[i];
-		if (p->state == EXM_PROC_DENIED)
-			continue;
-		for (size_t j = 0; j < p->nmaps; j++) {
-			struct exm_mapping *m = &p->maps[j];
-			struct acc a = { 0 };
-
-			acc_mapping(snap, p, m, m->start, m->end, &a);
-			acc_store(snap, &a, &m->sz);
-		}
+		tw = &pl->twins[i];
+		acc_mapping(pl->snap, tw->p, tw->m, tw->m->start, tw->m->end,
+			    &a);
+		acc_store(pl->snap, &a, &tw->m->sz);
 	}
 	(void)t;
 	(void)n;
+}
+
+/* Every mapping's sizes: its twin's, with its own length; or, without
+ * pages, only its length. */
+static void size_all(struct plan *pl)
+{
+	for (size_t g = 0; g < pl->nall; g++) {
+		struct exm_mapping *m = plan_map(pl, g);
+		const struct twin *tw;
+
+		if (pl->gid[g] == NO_TWIN) {
+			struct acc a = { 0 };
+
+			if (pl->snap->procs[pl->ref[g].proc].state ==
+			    EXM_PROC_DENIED)
+				continue;
+			a.vm = m->end - m->start;
+			acc_store(pl->snap, &a, &m->sz);
+			continue;
+		}
+		tw = &pl->twins[pl->gid[g]];
+		if (tw->m != m) {
+			m->sz = tw->m->sz;
+			m->sz.vm = m->end - m->start;
+		}
+	}
+}
+
+static int account_pages(struct exm_snapshot *snap)
+{
+	unsigned nt = exm_thread_count(snap->nprocs, 8);
+	struct plan pl = { .snap = snap };
+	int ret = plan_twins(&pl, nt);
+
+	if (!ret)
+		ret = collate(&pl, nt);
+	if (!ret) {
+		pl.next = 0;
+		exm_parallel(nt, size_twins, &pl);
+		size_all(&pl);
+	}
+	plan_free(&pl);
+	return ret;
 }
 
 /* Per-process file breakdown; scratch[f->index] is the pfile slot + 1 of
@@ -503,13 +702,9 @@ int exm_snapshot_account(struct exm_snapshot *snap)
 	if (snap->accounted)
 		return 0;
 	if (pages) {
-		unsigned nt = exm_thread_count(snap->nprocs, 8);
-		struct map_job job = { .snap = snap };
-
-		ret = collate(snap, nt);
+		ret = account_pages(snap);
 		if (ret)
 			return ret;
-		exm_parallel(nt, size_maps, &job);
 	}
 	memset(&snap->total, 0, sizeof(snap->total));
 	for (size_t i = 0; i < snap->nprocs; i++) {

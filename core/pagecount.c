@@ -218,11 +218,13 @@ int exm_pagecount_add(struct exm_pagecount *pc, uint64_t key, uint32_t owner)
 }
 
 static inline int add_in(struct part *pc, unsigned shift, uint64_t key,
-			 uint32_t owner)
+			 uint32_t owner, uint32_t times)
 {
 	uint64_t base = key >> CHUNK_BITS;
 	unsigned off = (unsigned)(key & (CHUNK_KEYS - 1));
 	struct chunk *c = pc->last;
+	struct spill *sp;
+	uint64_t total;
 
 	if (!c || c->base != base) {
 		c = find_chunk(pc, base, shift);
@@ -240,37 +242,40 @@ static inline int add_in(struct part *pc, unsigned shift, uint64_t key,
 	else if (c->owner1[off] != owner + 1)
 		c->owner1[off] = OWNER1_MANY;
 
-	if (c->count[off] < COUNT_SPILL - 1) {
-		c->count[off]++;
+	if ((uint32_t)c->count[off] + times < COUNT_SPILL) {
+		c->count[off] = (uint16_t)(c->count[off] + times);
 		return 0;
 	}
-	if (c->count[off] == COUNT_SPILL - 1) {
-		struct spill *ns;
-
-		ns = realloc(pc->spills, (pc->nspills + 1) * sizeof(*ns));
-		if (!ns)
+	if (c->count[off] != COUNT_SPILL) {
+		/* now past 16 bits: the count moves to the side table */
+		sp = realloc(pc->spills, (pc->nspills + 1) * sizeof(*sp));
+		if (!sp)
 			return -ENOMEM;
-		pc->spills = ns;
-		ns[pc->nspills].key = key;
-		ns[pc->nspills].count = COUNT_SPILL;
+		pc->spills = sp;
+		total = (uint64_t)c->count[off] + times;
+		sp[pc->nspills].key = key;
+		sp[pc->nspills].count =
+			total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
 		pc->nspills++;
 		c->count[off] = COUNT_SPILL;
 		return 0;
 	}
-	find_spill(pc, key)->count++;
+	sp = find_spill(pc, key);
+	total = (uint64_t)sp->count + times;
+	sp->count = total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
 	return 0;
 }
 
 int exm_pagecount_add_part(struct exm_pagecount *pcs, unsigned part,
 			   uint64_t key, uint32_t owner)
 {
-	return add_in(&pcs->part[part], pcs->shift, key, owner);
+	return add_in(&pcs->part[part], pcs->shift, key, owner, 1);
 }
 
 int exm_pagecount_add_words(struct exm_pagecount *pfn,
 			    struct exm_pagecount *swp, unsigned part,
 			    const uint64_t *w64, const uint32_t *w32,
-			    uint32_t n, uint32_t owner)
+			    uint32_t n, uint32_t owner, uint32_t times)
 {
 	struct part *pp = &pfn->part[part], *sp = &swp->part[part];
 	unsigned pmask = pfn->nparts - 1, smask = swp->nparts - 1;
@@ -284,11 +289,11 @@ int exm_pagecount_add_words(struct exm_pagecount *pfn,
 			if (c & EXM_PC_PRESENT) {
 				key = c & EXM_PC_PFN_MAX;
 				if (((key >> CHUNK_BITS) & pmask) == part)
-					ret = add_in(pp, pfn->shift, key, owner);
+					ret = add_in(pp, pfn->shift, key, owner, times);
 			} else if (c & EXM_PC_SWAPPED) {
 				key = c & EXM_PC_SWAP_MAX;
 				if (((key >> CHUNK_BITS) & smask) == part)
-					ret = add_in(sp, swp->shift, key, owner);
+					ret = add_in(sp, swp->shift, key, owner, times);
 			}
 		}
 		return ret;
@@ -298,10 +303,10 @@ int exm_pagecount_add_words(struct exm_pagecount *pfn,
 
 		if (exm_pm_present(w)) {
 			if (((key >> CHUNK_BITS) & pmask) == part)
-				ret = add_in(pp, pfn->shift, key, owner);
+				ret = add_in(pp, pfn->shift, key, owner, times);
 		} else if (exm_pm_swapped(w)) {
 			if (((key >> CHUNK_BITS) & smask) == part)
-				ret = add_in(sp, swp->shift, key, owner);
+				ret = add_in(sp, swp->shift, key, owner, times);
 		}
 	}
 	return ret;

@@ -59,15 +59,17 @@ static inline uint32_t exm_pagecount_get_hint(const struct exm_pagecount *pc,
 					      const void **hint);
 
 /*
- * Count the used words of one mapping of process owner that fall in
- * partition part: present pages in pfn, swapped ones in swp (both split
- * alike). Words are w32[0..n) packed, or w64[0..n) when w32 is NULL (see
- * pagemap.h). 0 or -ENOMEM.
+ * Count the used words of a mapping of process owner that fall in
+ * partition part, times times (that many mappings hold the very same
+ * words; owner EXM_OWNER_MANY when they are not all one process's):
+ * present pages in pfn, swapped ones in swp (both split alike). Words are
+ * w32[0..n) packed, or w64[0..n) when w32 is NULL (see pagemap.h). 0 or
+ * -ENOMEM.
  */
 int exm_pagecount_add_words(struct exm_pagecount *pfn,
 			    struct exm_pagecount *swp, unsigned part,
 			    const uint64_t *w64, const uint32_t *w32,
-			    uint32_t n, uint32_t owner);
+			    uint32_t n, uint32_t owner, uint32_t times);
 
 /* Number of distinct keys added. */
 uint64_t exm_pagecount_distinct(const struct exm_pagecount *pc);

@@ -443,3 +443,49 @@ Test(account, threads_change_nothing)
 	exm_snapshot_free(snap[0]);
 	exm_snapshot_free(snap[1]);
 }
+
+/* Mappings with the very same words are counted once times their copies
+ * and sized once: their figures must be what each would get alone. */
+Test(account, identical_mappings)
+{
+	struct exm_snapshot *s = exm_snapshot_new();
+	struct exm_mapping *a[3], *c[2];
+	unsigned rw = EXM_PERM_R | EXM_PERM_W;
+
+	s->sys.page_size = PS;
+	s->sys.caps = EXM_CAP_PAGES | EXM_CAP_PFN | EXM_CAP_WRITABLE;
+	a[0] = mkmap(mkproc(s, 1), 0x100000, 3, rw, "", 0, EXM_KIND_ANON);
+	a[1] = mkmap(mkproc(s, 2), 0x200000, 5, rw, "", 0, EXM_KIND_ANON);
+	a[2] = mkmap(mkproc(s, 3), 0x100000, 3, EXM_PERM_R, "", 0,
+		     EXM_KIND_ANON);
+	{
+		struct exm_proc *p4 = mkproc(s, 4);
+
+		c[0] = mkmap(p4, 0x100000, 2, EXM_PERM_R | EXM_PERM_S, "/f",
+			     9, EXM_KIND_FILE);
+		c[1] = mkmap(p4, 0x300000, 2, EXM_PERM_R | EXM_PERM_S, "/f",
+			     9, EXM_KIND_FILE);
+	}
+	for (int k = 0; k < 3; k++)
+		for (uint64_t j = 0; j < 3; j++)
+			add(a[k], j, PRESENT(10 + j, EXM_PM_EXCLUSIVE));
+	for (int k = 0; k < 2; k++)
+		for (uint64_t j = 0; j < 2; j++)
+			add(c[k], j, PRESENT(50 + j, EXM_PM_FILE));
+	cr_assert_eq(exm_snapshot_account(s), 0);
+	for (int k = 0; k < 3; k++) {
+		cr_assert_eq(a[k]->sz.rss, 3 * PS);
+		cr_assert_float_eq(a[k]->sz.erss, (double)PS, 1e-9);
+		cr_assert_eq(a[k]->sz.sole, 0);
+		cr_assert_eq(a[k]->sz.writable, k < 2 ? 3 * PS : 0);
+		cr_assert_eq(a[k]->sz.vm, (k == 1 ? 5 : 3) * PS);
+	}
+	for (int k = 0; k < 2; k++) {
+		cr_assert_eq(c[k]->sz.rss, 2 * PS);
+		cr_assert_float_eq(c[k]->sz.erss, (double)PS, 1e-9);
+		cr_assert_eq(c[k]->sz.sole, 2 * PS); /* one process, twice */
+	}
+	cr_assert_eq(s->distinct_pages, 5);
+	cr_assert_float_eq(s->total.erss, 5.0 * PS, 1e-6);
+	exm_snapshot_free(s);
+}

@@ -102,7 +102,7 @@ Test(pagecount, partitions_match_the_plain_table)
 		for (unsigned t = 0; t < 4; t++)
 			cr_assert_eq(exm_pagecount_add_words(
 					     pfn, swp, t, owner == 1 ? w64 : NULL,
-					     owner == 1 ? NULL : w32, N, owner),
+					     owner == 1 ? NULL : w32, N, owner, 1),
 				     0);
 	}
 	/* a key past the direct index, in a table and its partitions */
@@ -110,7 +110,7 @@ Test(pagecount, partitions_match_the_plain_table)
 	w64[0] = EXM_PM_PRESENT | ((1ull << 45) + 1);
 	cr_assert_eq(exm_pagecount_add_words(
 			     pfn, swp, exm_pagecount_part_of(pfn, (1ull << 45) + 1),
-			     w64, NULL, 1, 7),
+			     w64, NULL, 1, 7, 1),
 		     0);
 	cr_assert_eq(exm_pagecount_distinct(pfn),
 		     exm_pagecount_distinct(plain));
