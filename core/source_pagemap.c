@@ -38,6 +38,12 @@ struct exm_pm_scan_arg {
 
 #define NREGIONS 1024	  /* regions per PAGEMAP_SCAN call */
 #define CHUNK_WORDS 16384 /* 128 KiB per plain read */
+/* With PAGEMAP_SCAN (auto mode), a mapping of at most this many pages is
+ * read in one go rather than asked about first: reading its words walks
+ * its page tables once, asking and then reading walks them twice. Only
+ * big mappings (reservations of gigabytes or terabytes, mostly empty) are
+ * worth the question. */
+#define DIRECT_PAGES 65536 /* 256 MiB of 4 KiB pages: 512 KiB of words */
 
 enum scan_state { SCAN_UNKNOWN = 0, SCAN_YES, SCAN_NO };
 
@@ -54,6 +60,7 @@ struct pm_ctx {
 	uint32_t *counts; /* pages per mapping, scan path */
 	size_t cap_counts;
 	uint64_t *words;  /* plain-read buffer */
+	bool asked, read; /* this process: PAGEMAP_SCAN used, direct reads */
 };
 
 static void *pm_ctx_new(struct exm_source *src)
@@ -62,7 +69,7 @@ static void *pm_ctx_new(struct exm_source *src)
 
 	if (!c)
 		return NULL;
-	c->words = malloc(CHUNK_WORDS * sizeof(*c->words));
+	c->words = malloc(DIRECT_PAGES * sizeof(*c->words));
 	if (!c->words) {
 		free(c);
 		return NULL;
@@ -99,6 +106,37 @@ bool exm_pagemap_has_pfns(void)
 	       exm_pm_key(w) != 0;
 }
 
+/* Whether this kernel has PAGEMAP_SCAN, asked on one page of our own. */
+static int probe_scan(void)
+{
+	volatile char probe = 1;
+	long ps = sysconf(_SC_PAGESIZE);
+	uint64_t page = (uint64_t)(uintptr_t)&probe & ~(uint64_t)(ps - 1);
+	struct exm_page_region r;
+	struct exm_pm_scan_arg arg;
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	long n;
+
+	if (fd < 0)
+		return SCAN_UNKNOWN;
+	memset(&arg, 0, sizeof(arg));
+	memset(&r, 0, sizeof(r));
+	arg.size = sizeof(arg);
+	arg.start = page;
+	arg.end = page + (uint64_t)ps;
+	arg.vec = (uint64_t)(uintptr_t)&r;
+	arg.vec_len = 1;
+	arg.category_anyof_mask = EXM_PAGE_IS_PRESENT | EXM_PAGE_IS_SWAPPED;
+	arg.return_mask = EXM_PAGE_IS_PRESENT | EXM_PAGE_IS_SWAPPED;
+	n = ioctl(fd, EXM_PAGEMAP_SCAN, &arg);
+	close(fd);
+	if (n >= 0)
+		return SCAN_YES;
+	return errno == ENOTTY || errno == EINVAL || errno == EOPNOTSUPP
+		       ? SCAN_NO
+		       : SCAN_UNKNOWN;
+}
+
 static int pm_open(struct exm_source *src)
 {
 	/* "pagemap:DIR" reads a /proc-like tree at DIR (tests, recorded
@@ -110,7 +148,11 @@ static int pm_open(struct exm_source *src)
 		return -EPERM;
 	}
 	src->priv = calloc(1, sizeof(struct pm_priv));
-	return src->priv ? 0 : -ENOMEM;
+	if (!src->priv)
+		return -ENOMEM;
+	if (!(src->arg && *src->arg))
+		((struct pm_priv *)src->priv)->scan = probe_scan();
+	return 0;
 }
 
 static void pm_close(struct exm_source *src)
@@ -234,51 +276,8 @@ static int scan_regions(struct pm_ctx *c, int fd, uint64_t start, uint64_t end)
 	return 0;
 }
 
-/*
- * Visit every piece of a region that lies in one mapping: calls
- * fn(c, m, first vpn, npages) with regions and mappings both sorted.
- */
-static int for_each_piece(struct pm_ctx *c, struct exm_proc *p, unsigned ps,
-			  int (*fn)(struct pm_ctx *, struct exm_snapshot *,
-				    struct exm_mapping *, size_t, uint64_t,
-				    uint64_t, int),
-			  struct exm_snapshot *snap, int fd)
-{
-	size_t mi = 0;
-
-	for (size_t r = 0; r < c->nregions; r++) {
-		uint64_t rs = c->regions[r].start, re = c->regions[r].end;
-
-		while (mi < p->nmaps && p->maps[mi].end <= rs)
-			mi++;
-		for (size_t k = mi; k < p->nmaps && p->maps[k].start < re;
-		     k++) {
-			struct exm_mapping *m = &p->maps[k];
-			uint64_t s = rs > m->start ? rs : m->start;
-			uint64_t e = re < m->end ? re : m->end;
-			int ret;
-
-			if (s >= e || m->kind == EXM_KIND_VSYSCALL)
-				continue;
-			ret = fn(c, snap, m, k, s / ps, (e - s) / ps, fd);
-			if (ret)
-				return ret;
-		}
-	}
-	return 0;
-}
-
-static int count_piece(struct pm_ctx *c, struct exm_snapshot *snap,
-		       struct exm_mapping *m, size_t k, uint64_t vpn,
-		       uint64_t n, int fd)
-{
-	c->counts[k] += (uint32_t)n;
-	return 0;
-}
-
-/* Read a piece straight into the mapping's reserved page words. */
-static int read_piece(struct pm_ctx *c, struct exm_snapshot *snap,
-		      struct exm_mapping *m, size_t k, uint64_t vpn,
+/* Read the words of pages [vpn, vpn + n) of m into its reserved room. */
+static int read_piece(struct pm_ctx *c, struct exm_mapping *m, uint64_t vpn,
 		      uint64_t n, int fd)
 {
 	while (n) {
@@ -298,39 +297,85 @@ static int read_piece(struct pm_ctx *c, struct exm_snapshot *snap,
 	return 0;
 }
 
-/* The PAGEMAP_SCAN path: 1 when unsupported, 0, -errno. */
-static int scan_process(struct pm_ctx *c, struct exm_snapshot *snap, int fd,
-			struct exm_proc *p, unsigned ps)
+/* A small mapping: read all its words at once, keep the used ones. */
+static int read_direct(struct pm_ctx *c, struct exm_snapshot *snap, int fd,
+		       struct exm_mapping *m, unsigned ps)
 {
-	uint64_t end = 0, start = p->nmaps ? p->maps[0].start : 0;
+	uint64_t vpn = m->start / ps, n = (m->end - m->start) / ps;
+	ssize_t got = read_words(fd, c->words, vpn, (size_t)n);
+	uint32_t used = 0;
 	int ret;
 
-	for (size_t i = 0; i < p->nmaps; i++)
-		if (p->maps[i].kind != EXM_KIND_VSYSCALL &&
-		    p->maps[i].end > end)
-			end = p->maps[i].end;
-	if (end > EXM_SCAN_END)
-		end = EXM_SCAN_END;
-	ret = scan_regions(c, fd, start, end);
+	if (got <= 0)
+		return (int)got;
+	for (ssize_t k = 0; k < got; k++)
+		used += exm_pm_used(c->words[k]);
+	ret = exm_mapping_reserve_store(snap, m, used);
+	if (!ret)
+		ret = exm_mapping_add_pages(m, vpn, c->words, (uint32_t)got);
+	return ret;
+}
+
+/* A big mapping: ask PAGEMAP_SCAN where its pages are, read only those. */
+static int scan_mapping(struct pm_ctx *c, struct exm_snapshot *snap, int fd,
+			struct exm_mapping *m, unsigned ps)
+{
+	uint64_t end = m->end < EXM_SCAN_END ? m->end : EXM_SCAN_END;
+	uint64_t count = 0;
+	int ret;
+
+	if (m->start >= end)
+		return 0;
+	ret = scan_regions(c, fd, m->start, end);
 	if (ret)
 		return ret;
-	if (c->cap_counts < p->nmaps) {
-		uint32_t *n = realloc(c->counts, p->nmaps * sizeof(*n));
+	for (size_t r = 0; r < c->nregions; r++) {
+		uint64_t s = c->regions[r].start > m->start ? c->regions[r].start
+							    : m->start;
+		uint64_t e = c->regions[r].end < end ? c->regions[r].end : end;
 
-		if (!n)
-			return -ENOMEM;
-		c->counts = n;
-		c->cap_counts = p->nmaps;
+		if (s < e)
+			count += (e - s) / ps;
 	}
-	memset(c->counts, 0, p->nmaps * sizeof(*c->counts));
-	for_each_piece(c, p, ps, count_piece, snap, fd);
+	ret = exm_mapping_reserve_store(snap, m,
+					count > UINT32_MAX ? UINT32_MAX
+							   : (uint32_t)count);
+	for (size_t r = 0; !ret && r < c->nregions; r++) {
+		uint64_t s = c->regions[r].start > m->start ? c->regions[r].start
+							    : m->start;
+		uint64_t e = c->regions[r].end < end ? c->regions[r].end : end;
+
+		if (s < e)
+			ret = read_piece(c, m, s / ps, (e - s) / ps, fd);
+	}
+	return ret;
+}
+
+/*
+ * The PAGEMAP_SCAN path (direct: small mappings read at once, see
+ * DIRECT_PAGES; else every mapping asked about): 1 when the kernel has no
+ * PAGEMAP_SCAN, 0, -errno.
+ */
+static int scan_process(struct pm_ctx *c, struct exm_snapshot *snap, int fd,
+			struct exm_proc *p, unsigned ps, bool direct)
+{
 	for (size_t k = 0; k < p->nmaps; k++) {
-		ret = exm_mapping_reserve_store(snap, &p->maps[k],
-						c->counts[k]);
+		struct exm_mapping *m = &p->maps[k];
+		int ret;
+
+		if (m->kind == EXM_KIND_VSYSCALL)
+			continue;
+		if (direct && (m->end - m->start) / ps <= DIRECT_PAGES) {
+			ret = read_direct(c, snap, fd, m, ps);
+			c->read = true;
+		} else {
+			ret = scan_mapping(c, snap, fd, m, ps);
+			c->asked = ret != 1;
+		}
 		if (ret)
 			return ret;
 	}
-	return for_each_piece(c, p, ps, read_piece, snap, fd);
+	return 0;
 }
 
 static int read_process(struct pm_ctx *c, int fd, struct exm_proc *p,
@@ -370,7 +415,9 @@ static int pm_proc(struct exm_source *src, void *ctx,
 	if (fd < 0)
 		return -errno;
 	if (opts->pagemap_mode != 2 && pp->scan != SCAN_NO) {
-		ret = scan_process(c, snap, fd, p, ps);
+		c->asked = c->read = false;
+		ret = scan_process(c, snap, fd, p, ps,
+				   opts->pagemap_mode == 0);
 		if (ret == 1) {
 			pp->scan = SCAN_NO;
 			if (opts->pagemap_mode == 1) {
@@ -382,8 +429,12 @@ static int pm_proc(struct exm_source *src, void *ctx,
 			}
 			reset_pages(p);
 		} else if (!ret) {
-			pp->scan = SCAN_YES;
-			pp->any_scan = true;
+			if (c->asked) {
+				pp->scan = SCAN_YES;
+				pp->any_scan = true;
+			}
+			if (c->read)
+				pp->any_read = true;
 		}
 	}
 	if (ret == 1) {
@@ -425,6 +476,10 @@ static int pm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 		o.include_self = true; /* our pid means nothing there */
 	}
 	ret = exm_proc_walk(src, &o, snap, &walk);
+	/* auto on a kernel with the ioctl: big mappings asked about, small
+	 * ones read at once (see DIRECT_PAGES) */
+	if (opts->pagemap_mode == 0 && pp->scan == SCAN_YES)
+		pp->any_scan = true;
 	snprintf(snap->sys.source_detail, sizeof(snap->sys.source_detail),
 		 "%s", pp->any_scan && !pp->any_read ? "PAGEMAP_SCAN"
 		       : pp->any_scan		    ? "PAGEMAP_SCAN+reads"

@@ -94,8 +94,12 @@ def pagemap_scan_supported():
 
 
 def pagemap_modes():
-    """The pagemap paths this kernel has: scan (6.7+) and read (always)."""
-    return ["scan", "read"] if pagemap_scan_supported() else ["read"]
+    """The pagemap paths this kernel has: scan (6.7+: PAGEMAP_SCAN for
+    every mapping), auto (6.7+: PAGEMAP_SCAN for big mappings, plain reads
+    for small ones; the default) and read (always)."""
+    if pagemap_scan_supported():
+        return ["scan", "auto", "read"]
+    return ["read"]
 
 
 class Checker:

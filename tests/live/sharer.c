@@ -125,6 +125,12 @@ static char file_path[4096];
 static pid_t children[NPROC];
 static volatile sig_atomic_t stop;
 static int with_swap;
+/* A big, mostly empty reservation (not one of the designed regions; its
+ * pages count in the totals): exmtop asks PAGEMAP_SCAN about mappings this
+ * big in auto mode and reads smaller ones at once, so both paths meet in
+ * one process. */
+#define BIG_PAGES ((size_t)(512u << 20) / page_size)
+static unsigned char *big;
 
 static void die(const char *what)
 {
@@ -209,6 +215,8 @@ static void after_fork(int idx)
 	unsigned long sum = 0;
 
 	fill(regions[R_PRIVATE].addr, PRIVATE_PAGES, (unsigned char)(idx * 8));
+
+	big[(BIG_PAGES / 2 + (size_t)idx) * page_size] = (unsigned char)idx;
 
 	sum += touch(regions[R_COW].addr, COW_PAGES);
 	if (idx == 1)
@@ -401,6 +409,11 @@ static void setup(const char *dir)
 	regions[R_FILE].addr = map(FILE_PAGES, PROT_READ | PROT_WRITE,
 				   MAP_PRIVATE, fd);
 	close(fd);
+
+	big = map(BIG_PAGES, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1);
+	for (size_t i = 0; i < BIG_PAGES; i += BIG_PAGES / 8)
+		big[i * page_size] = 0x5a; /* shared after fork */
 
 	regions[R_THP].pages = THP_SIZE / page_size;
 	regions[R_THP].addr = map_thp();

@@ -323,15 +323,20 @@ def run(c, swap=False):
                     c.check(False, "[%s] %s" % (mode, e))
                     continue
                 check_json(c, sh, orc, docs[mode], mode)
-            if len(docs) == 2:
-                out = []
-                diff(docs["scan"], docs["read"], "$", out)
-                for line in out[:20]:
-                    print("  scan/read differ: " + line)
-                c.eq(len(out), 0, "scan and read modes agree exactly")
+            if "read" in docs and len(docs) > 1:
+                for mode in docs:
+                    if mode == "read":
+                        continue
+                    out = []
+                    diff(docs[mode], docs["read"], "$", out)
+                    for line in out[:20]:
+                        print("  %s/read differ: %s" % (mode, line))
+                    c.eq(len(out), 0,
+                         "%s and read modes agree exactly" % mode)
                 for mode, want in (("scan", "PAGEMAP_SCAN"),
+                                   ("auto", "PAGEMAP_SCAN+reads"),
                                    ("read", "read")):
-                    det = str(docs[mode].get("source_detail", ""))
+                    det = str(docs.get(mode, {}).get("source_detail", ""))
                     c.check(want.lower() in det.lower(),
                             "[%s] source_detail %r names %s" %
                             (mode, det, want))
