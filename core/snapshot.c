@@ -346,16 +346,27 @@ int exm_mapping_add_pages(struct exm_mapping *m, uint64_t vpn,
 			last->count = 0;
 			last->idx = m->npages;
 		}
-		for (uint32_t k = i; k < j; k++) {
-			if (m->pages32 &&
-			    !exm_pm_pack(words[k], &m->pages32[m->npages])) {
-				ret = widen(m, j - k);
-				if (ret)
-					return ret;
+		for (uint32_t k = i; k < j;) {
+			/* locals: stores through out could alias m's fields */
+			uint32_t np = m->npages, *out = m->pages32;
+
+			if (out) {
+				while (k < j && exm_pm_pack(words[k], &out[np])) {
+					k++;
+					np++;
+				}
+				m->npages = np;
+				if (k < j) {
+					ret = widen(m, j - k);
+					if (ret)
+						return ret;
+				}
+				continue;
 			}
-			if (!m->pages32)
-				m->pages[m->npages] = words[k];
-			m->npages++;
+			memcpy(m->pages + np, words + k,
+			       (size_t)(j - k) * sizeof(*words));
+			m->npages = np + (j - k);
+			k = j;
 		}
 		last->count += j - i;
 		i = j;
