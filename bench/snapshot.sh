@@ -8,7 +8,7 @@
 # RESERVE_GIB untouched PROT_NONE/NORESERVE reservation, SHARED_ANON_MIB of
 # fork-shared anonymous memory and SHM_MIB of shared memory, then times RUNS
 # rounds of (interleaved, so drift hits all alike):
-#   exmtop -b --format json                        (auto: PAGEMAP_SCAN here)
+#   exmtop -b --format json                        (auto: PAGEMAP_SCAN for big mappings)
 #   exmtop -b --format json --pagemap-mode scan
 #   exmtop -b --format json --pagemap-mode read
 #   smem                (reads /proc/PID/smaps of every process)

@@ -19,7 +19,7 @@ cc=${CLANG:-clang}
 work=${FUZZ_WORK:-$(mktemp -d /tmp/exm_fuzz.XXXXXX)}
 mkdir -p "$work/new"
 
-core="elf.c elfcache.c elf_table.c snapshot.c account.c pagecount.c"
+core="elf.c elfcache.c elf_table.c snapshot.c account.c pagecount.c parallel.c hugemem.c"
 srcs=""
 for f in $core; do srcs="$srcs $top/core/$f"; done
 # shellcheck disable=SC2086
@@ -27,7 +27,7 @@ $cc -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -D_GNU_SOURCE -I"$top" \
 	$(pkg-config --cflags libelf) \
 	"$here/fuzz_elf.c" $srcs \
-	$(pkg-config --libs libelf) -lstdc++ -lm -o "$work/fuzz_elf"
+	$(pkg-config --libs libelf) -lstdc++ -lm -lpthread -o "$work/fuzz_elf"
 
 echo "fuzz: running $secs s in $work"
 status=0

@@ -84,6 +84,10 @@ def build(tmp):
     sh(["strip", "--strip-all", dyn])
     cxx = os.path.join(tmp, "libelfcxx.so")
     sh([CXX] + common + ["-o", cxx, os.path.join(SRCDIR, "libelfcxx.cc")])
+    # Linked at a fixed non-zero base, as prelink leaves a library.
+    pre = os.path.join(tmp, "libelft_pre.so")
+    sh([CC] + common + ["-Wl,-Ttext-segment=0x50000000", "-o", pre,
+                        os.path.join(SRCDIR, "libelft.c")])
     trunc = os.path.join(tmp, "libelft_t.so")
     shutil.copy(lib, trunc)
     loader = os.path.join(tmp, "elfload")
@@ -92,6 +96,7 @@ def build(tmp):
     sh([CC, "-fno-pie", "-no-pie", "-o", nopie,
         os.path.join(SRCDIR, "elfload.c"), "-ldl"])
     return dict(lib=lib, stripped=stripped, dyn=dyn, cxx=cxx, trunc=trunc,
+                pre=pre,
                 loader=loader, loader_nopie=nopie,
                 debugdir=os.path.join(tmp, "debug"))
 
@@ -353,18 +358,28 @@ def main():
             cpid = ld.start(b["loader"], b["cxx"], "elft_cxx")
             tpid = ld.start(b["loader"], b["trunc"], "-")
             npid = ld.start(b["loader_nopie"], b["cxx"], "-")
+            ppid = ld.start(b["loader"], b["pre"], "elft_touch")
             syms = nm_symbols(b["lib"])
             orc = exmlive.Oracle(pids, ps)
             per = [check_process(c, b, pid, orc, syms, ps, b["lib"])
                    for pid in pids]
             # Executables: the PIE loader and a non-PIE one (bias 0);
             # every loader maps the loader, so the oracle sees them all.
-            allorc = exmlive.Oracle(pids + [spid, dpid, cpid, tpid, npid],
-                                    ps)
+            allorc = exmlive.Oracle(pids + [spid, dpid, cpid, tpid, npid,
+                                           ppid], ps)
             check_sections(c, pids[0], allorc, b["loader"], ps)
             _, _, bias = check_sections(c, npid, allorc,
                                         b["loader_nopie"], ps)
             c.eq(bias, 0, "non-PIE executable: load bias 0")
+            # A prelinked-style library: its segments start at 0x50000000.
+            loads, _ = elf_headers(b["pre"])
+            c.eq(loads[0][1], 0x50000000, "prelinked library: base address")
+            rows, _, bias = check_sections(c, ppid, allorc, b["pre"], ps)
+            print("prelinked library loaded with bias %#x" % bias)
+            pre = rows_by([r for r in rows if r["section"] != "[gap]"],
+                          "section")
+            c.check(".data" in pre and pre[".data"]["writable"] > 0,
+                    "prelinked library: .data written")
             check_across(c, b, pids, per)
             check_variants(c, b, spid, dpid, cpid, tpid)
             check_big_library(c, b, ld)
