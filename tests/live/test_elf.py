@@ -327,7 +327,13 @@ def designed(c, got, pid, nreaders):
                 c.eq(r[k], v, "designed pid %d %s %s" % (pid, name, k))
     r = got.get("d_half")
     if c.check(r is not None, "d_half listed"):
-        c.eq(r["sole"], KB64 // 2, "designed d_half sole (written half)")
+        # The written half is this process's own copy; the other half may
+        # be mapped too if the kernel's fault-around brought in those page
+        # cache pages here and not in the other readers (timing): sole is
+        # then more. The oracle comparison above checks the exact value.
+        c.check(KB64 // 2 <= r["sole"] <= KB64,
+                "designed d_half sole: the written half, at most all "
+                "(got %r)" % r["sole"])
         c.eq(r["writable"], KB64 // 2, "designed d_half writable")
     for fn in ("elft_small", "elft_loop", "elft_touch"):
         r = got.get(fn)
