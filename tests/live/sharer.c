@@ -414,6 +414,9 @@ static void setup(const char *dir)
 		  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1);
 	for (size_t i = 0; i < BIG_PAGES; i += BIG_PAGES / 8)
 		big[i * page_size] = 0x5a; /* shared after fork */
+	/* and an empty one, which plain reads skip once smaps says so */
+	map(2 * BIG_PAGES, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
+	    MAP_NORESERVE, -1);
 
 	regions[R_THP].pages = THP_SIZE / page_size;
 	regions[R_THP].addr = map_thp();
