@@ -397,23 +397,30 @@ static bool priv_writable(const struct exm_mapping *m)
 	return (m->perms & EXM_PERM_W) && !(m->perms & EXM_PERM_S);
 }
 
-static uint64_t words_hash(const struct exm_mapping *m)
+/*
+ * A key for finding twins: the length and 16 words spread over the array
+ * (cheap: most mappings have no twin). Candidates with the same key are
+ * compared whole, at most MAX_TRIES of them per mapping, so crafted
+ * mappings that agree on the samples only cost a bounded number of
+ * comparisons; past MAX_SAME mappings with one key, more are not indexed
+ * (a twin not found is merely sized on its own).
+ */
+#define SAMPLES 16
+#define MAX_TRIES 4
+#define MAX_SAME 16 /* mappings with one key kept in the index */
+
+static uint64_t words_key(const struct exm_mapping *m)
 {
-	const unsigned char *b = m->pages32 ? (const void *)m->pages32
-					    : (const void *)m->pages;
-	size_t len = (size_t)m->npages * (m->pages32 ? 4 : 8), i = 0;
-	uint64_t h = UINT64_C(0x9e3779b97f4a7c15) ^ len ^
-		     ((uint64_t)priv_writable(m) << 63);
+	uint64_t h = UINT64_C(0x9e3779b97f4a7c15) ^ m->npages ^
+		     ((uint64_t)priv_writable(m) << 63) ^
+		     ((uint64_t)!m->pages32 << 62);
 
-	for (; i + 8 <= len; i += 8) {
-		uint64_t x;
+	for (uint32_t i = 0; i < SAMPLES; i++) {
+		uint32_t k = (uint32_t)((uint64_t)m->npages * i / SAMPLES);
 
-		memcpy(&x, b + i, 8);
-		h = (h ^ x) * UINT64_C(0xff51afd7ed558ccd);
+		h = (h ^ exm_mapping_word(m, k)) * UINT64_C(0xff51afd7ed558ccd);
 		h ^= h >> 32;
 	}
-	for (; i < len; i++)
-		h = (h ^ b[i]) * UINT64_C(0x100000001b3);
 	return h ^ (h >> 29);
 }
 
@@ -434,29 +441,7 @@ static struct exm_mapping *plan_map(const struct plan *pl, size_t g)
 	return &pl->snap->procs[pl->ref[g].proc].maps[pl->ref[g].map];
 }
 
-/* Hash the words of every mapping (threads take processes in turn). */
-static void hash_maps(void *arg, unsigned t, unsigned n)
-{
-	struct plan *pl = arg;
-	struct exm_snapshot *snap = pl->snap;
-
-	for (;;) {
-		size_t i = __atomic_fetch_add(&pl->next, 1, __ATOMIC_RELAXED);
-		const struct exm_proc *p;
-
-		if (i >= snap->nprocs)
-			break;
-		p = &snap->procs[i];
-		for (size_t j = 0; j < p->nmaps; j++)
-			if (p->maps[j].npages)
-				pl->hash[pl->first[i] + j] =
-					words_hash(&p->maps[j]);
-	}
-	(void)t;
-	(void)n;
-}
-
-static int plan_twins(struct plan *pl, unsigned nt)
+static int plan_twins(struct plan *pl)
 {
 	struct exm_snapshot *snap = pl->snap;
 	size_t nslots = 64, used = 0;
@@ -481,8 +466,6 @@ static int plan_twins(struct plan *pl, unsigned nt)
 		return -ENOMEM;
 	}
 	memset(slots, 0xff, nslots * sizeof(*slots));
-	pl->next = 0;
-	exm_parallel(nt, hash_maps, pl);
 	for (size_t i = 0; i < snap->nprocs; i++) {
 		struct exm_proc *p = &snap->procs[i];
 
@@ -490,20 +473,28 @@ static int plan_twins(struct plan *pl, unsigned nt)
 			size_t g = pl->first[i] + j, k;
 			struct exm_mapping *m = &p->maps[j];
 
+			unsigned tries = 0, same = 0;
+
 			pl->ref[g] = (struct mref){ (uint32_t)i, (uint32_t)j };
 			pl->gid[g] = NO_TWIN;
 			if (!m->npages || p->state == EXM_PROC_DENIED)
 				continue;
+			pl->hash[g] = words_key(m);
 			for (k = pl->hash[g] & (nslots - 1);
 			     slots[k] != UINT32_MAX; k = (k + 1) & (nslots - 1)) {
 				size_t e = slots[k];
 
-				if (pl->hash[e] == pl->hash[g] &&
+				if (pl->hash[e] != pl->hash[g])
+					continue;
+				if (++same > MAX_SAME)
+					break; /* not indexed: bounded work */
+				if (tries++ < MAX_TRIES &&
 				    same_words(plan_map(pl, e), m))
 					break;
 			}
-			if (slots[k] == UINT32_MAX) {
-				slots[k] = (uint32_t)g;
+			if (slots[k] == UINT32_MAX || same > MAX_SAME) {
+				if (slots[k] == UINT32_MAX)
+					slots[k] = (uint32_t)g;
 				used++;
 				pl->gid[g] = (uint32_t)pl->ntwins;
 				pl->twins[pl->ntwins++] = (struct twin){
@@ -632,7 +623,7 @@ static int account_pages(struct exm_snapshot *snap)
 {
 	unsigned nt = exm_thread_count(snap->nprocs, 8);
 	struct plan pl = { .snap = snap };
-	int ret = plan_twins(&pl, nt);
+	int ret = plan_twins(&pl);
 
 	if (!ret)
 		ret = collate(&pl, nt);

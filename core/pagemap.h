@@ -78,10 +78,11 @@ static inline bool exm_pm_pack(uint64_t w, uint32_t *c)
 	if (w & EXM_PM_PRESENT) {
 		if (key > EXM_PC_PFN_MAX)
 			return false;
+		/* bits 56, 61, 58 shifted down to 30, 29, 28 */
 		*c = EXM_PC_PRESENT | (uint32_t)key |
-		     ((w & EXM_PM_EXCLUSIVE) ? EXM_PC_EXCL : 0) |
-		     ((w & EXM_PM_FILE) ? EXM_PC_FILE : 0) |
-		     ((w & EXM_PM_WRITABLE) ? EXM_PC_WRITABLE : 0);
+		     ((uint32_t)(w >> 26) & EXM_PC_EXCL) |
+		     ((uint32_t)(w >> 32) & EXM_PC_FILE) |
+		     ((uint32_t)(w >> 30) & EXM_PC_WRITABLE);
 		return true;
 	}
 	if (w & EXM_PM_SWAPPED) {

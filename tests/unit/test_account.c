@@ -492,3 +492,62 @@ Test(account, identical_mappings)
 	cr_assert_float_eq(s->total.erss, 5.0 * PS, 1e-6);
 	exm_snapshot_free(s);
 }
+
+/* Mappings that agree on every sampled word but not elsewhere are not
+ * taken for twins, however many there are; real twins still are. */
+Test(account, twins_by_content_not_by_samples)
+{
+	struct exm_snapshot *s = exm_snapshot_new();
+
+	s->sys.page_size = PS;
+	s->sys.caps = EXM_CAP_PAGES | EXM_CAP_PFN;
+	for (int i = 0; i < 80; i++) {
+		struct exm_mapping *m = mkmap(mkproc(s, 100 + i), 0x100000,
+					      64, EXM_PERM_R, "", 0,
+					      EXM_KIND_ANON);
+		int src = i < 40 ? i : 0; /* 40..79: copies of process 0 */
+
+		for (uint64_t k = 0; k < 64; k++)
+			add(m, k, PRESENT(k % 4 == 0 ? 1000 + k
+					  : 5000 + (uint64_t)src * 64 + k, 0));
+	}
+	cr_assert_eq(exm_snapshot_account(s), 0);
+	for (int i = 0; i < 80; i++) {
+		const struct exm_sizes *z = &s->procs[i].sz;
+		/* 16 sampled pages: all 80; the other 48: one process, or
+		 * process 0 and its 40 copies */
+		double own = (i == 0 || i >= 40) ? 48.0 * PS / 41 : 48.0 * PS;
+
+		cr_assert_float_eq(z->erss, 16.0 * PS / 80 + own, 1e-6,
+				   "process %d: %.6f", i, z->erss);
+		cr_assert_eq(z->sole, (i == 0 || i >= 40) ? 0 : 48 * PS);
+	}
+	cr_assert_eq(s->distinct_pages, 16 + 40 * 48);
+	exm_snapshot_free(s);
+}
+
+/* Every flag accounting reads survives packing; the limits are exact. */
+Test(pagemap, pack_round_trip)
+{
+	const uint64_t flags[] = { EXM_PM_EXCLUSIVE, EXM_PM_FILE,
+				   EXM_PM_WRITABLE };
+	uint32_t c;
+
+	for (unsigned f = 0; f < 8; f++)
+		for (uint64_t pfn = 0; pfn <= EXM_PC_PFN_MAX;
+		     pfn = pfn * 3 + 1) {
+			uint64_t w = EXM_PM_PRESENT | pfn;
+
+			for (unsigned b = 0; b < 3; b++)
+				if (f & (1u << b))
+					w |= flags[b];
+			cr_assert(exm_pm_pack(w | EXM_PM_SOFT_DIRTY, &c));
+			cr_assert_eq(exm_pm_unpack(c), w, "%#llx",
+				     (unsigned long long)w);
+		}
+	cr_assert(exm_pm_pack(EXM_PM_PRESENT | EXM_PC_PFN_MAX, &c));
+	cr_assert(!exm_pm_pack(EXM_PM_PRESENT | (EXM_PC_PFN_MAX + 1ull), &c));
+	cr_assert(exm_pm_pack(SWAPW(31, EXM_PC_SWAP_MAX >> 5), &c));
+	cr_assert_eq(exm_pm_unpack(c), SWAPW(31, EXM_PC_SWAP_MAX >> 5));
+	cr_assert(!exm_pm_pack(SWAPW(0, (EXM_PC_SWAP_MAX >> 5) + 1), &c));
+}
