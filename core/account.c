@@ -444,7 +444,7 @@ static struct exm_mapping *plan_map(const struct plan *pl, size_t g)
 static int plan_twins(struct plan *pl)
 {
 	struct exm_snapshot *snap = pl->snap;
-	size_t nslots = 64, used = 0;
+	size_t nslots = 64;
 	uint32_t *slots;
 
 	pl->first = malloc((snap->nprocs + 1) * sizeof(*pl->first));
@@ -495,7 +495,6 @@ static int plan_twins(struct plan *pl)
 			if (slots[k] == UINT32_MAX || same > MAX_SAME) {
 				if (slots[k] == UINT32_MAX)
 					slots[k] = (uint32_t)g;
-				used++;
 				pl->gid[g] = (uint32_t)pl->ntwins;
 				pl->twins[pl->ntwins++] = (struct twin){
 					.p = p, .m = m, .copies = 1,
@@ -513,7 +512,6 @@ static int plan_twins(struct plan *pl)
 		}
 	}
 	free(slots);
-	(void)used;
 	return 0;
 }
 

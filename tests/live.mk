@@ -2,7 +2,9 @@
 # test_sharing.py, test_swap.py (makes a temporary swap file when no swap is
 # on), test_churn.py and test_pss.py need root (they exit 77, SKIP,
 # otherwise); test_names.py runs as anyone; test_unpriv.py runs exmtop as an
-# unprivileged user (as root it creates and uses the user exmtop-test).
+# unprivileged user (as root it creates and uses the user exmtop-test);
+# test_live_ui.sh (root, tmux) checks that scrolling brings the kernel's Pss
+# of rows that were off screen at once.
 # They run ./exmtop from the build directory (override with EXMTOP=). The
 # fixture program tests/live/sharer.c is compiled by the tests themselves
 # (exmlive.sharer_path) with plain flags, never with the build's sanitizer
@@ -13,7 +15,8 @@ TESTS += \
 	tests/live/test_churn.py \
 	tests/live/test_names.py \
 	tests/live/test_pss.py \
-	tests/live/test_unpriv.py
+	tests/live/test_unpriv.py \
+	tests/live/test_live_ui.sh
 EXTRA_DIST += \
 	tests/live/sharer.c \
 	tests/live/exmlive.py \
@@ -22,5 +25,6 @@ EXTRA_DIST += \
 	tests/live/test_churn.py \
 	tests/live/test_names.py \
 	tests/live/test_pss.py \
-	tests/live/test_unpriv.py
+	tests/live/test_unpriv.py \
+	tests/live/test_live_ui.sh
 CLEANFILES += tests/live/sharer-plain

@@ -389,7 +389,7 @@ static int cmp_pid(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static bool kpss_listed(const struct ui *u, pid_t pid)
+static bool kpss_listed(struct ui *u, pid_t pid)
 {
 	return u->kpss_all ||
 	       bsearch(&pid, u->kpss, u->nkpss, sizeof(pid), cmp_pid);
@@ -397,11 +397,12 @@ static bool kpss_listed(const struct ui *u, pid_t pid)
 
 /*
  * Call fn(u, pid) for every process row the views on the stacks show (a
- * key that scrolls asks for a snapshot at once, see kpss_missing); false
- * if a view needs the kernel's figures of every process (groups sum them;
- * a sort by one compares them all).
+ * key that scrolls asks for a snapshot at once, see kpss_missing) until
+ * it returns false: then 1; 0 when all were called; -1 if a view needs
+ * the kernel's figures of every process (groups sum them; a sort by one
+ * compares them all).
  */
-static bool visible_procs(struct ui *u, bool (*fn)(struct ui *, pid_t))
+static int visible_procs(struct ui *u, bool (*fn)(struct ui *, pid_t))
 {
 	for (int p = 0; p < 2; p++)
 		for (int i = 0; i < u->stacks[p].depth; i++) {
@@ -412,7 +413,7 @@ static bool visible_procs(struct ui *u, bool (*fn)(struct ui *, pid_t))
 			if (t == EXM_T_GROUPS ||
 			    (v->sort_field >= 0 &&
 			     (exm_fields[v->sort_field].needs & EXM_NEED_KPSS)))
-				return false;
+				return -1;
 			if (t != EXM_T_PROCS && t != EXM_T_FPROCS)
 				continue;
 			for (size_t k = v->top; k < v->nvis && k < v->top + page;
@@ -420,10 +421,10 @@ static bool visible_procs(struct ui *u, bool (*fn)(struct ui *, pid_t))
 				const struct exm_row *r = &v->rows[v->vis[k]];
 
 				if (r->proc && !fn(u, r->proc->pid))
-					return true;
+					return 1;
 			}
 		}
-	return true;
+	return 0;
 }
 
 static bool add_kpss_pid(struct ui *u, pid_t pid)
@@ -449,7 +450,8 @@ static void update_kpss_pids(struct ui *u)
 	static const pid_t none[1];
 
 	u->nkpss = 0;
-	u->kpss_all = !u->snap || !visible_procs(u, add_kpss_pid);
+	/* all when a view needs all, or without memory for the list */
+	u->kpss_all = !u->snap || visible_procs(u, add_kpss_pid) != 0;
 	if (!u->kpss_all && u->nkpss) {
 		size_t k = 0;
 
@@ -474,27 +476,7 @@ static bool kpss_missing(struct ui *u)
 {
 	if (!u->scan.want_kpss || !u->snap || u->kpss_all)
 		return false;
-	for (int p = 0; p < 2; p++)
-		for (int i = 0; i < u->stacks[p].depth; i++) {
-			const struct tui_view *v = u->stacks[p].v[i];
-			enum exm_table t = view_table(v);
-			size_t page = v->page > 0 ? (size_t)v->page : 50;
-
-			if (t == EXM_T_GROUPS ||
-			    (v->sort_field >= 0 &&
-			     (exm_fields[v->sort_field].needs & EXM_NEED_KPSS)))
-				return true;
-			if (t != EXM_T_PROCS && t != EXM_T_FPROCS)
-				continue;
-			for (size_t k = v->top; k < v->nvis && k < v->top + page;
-			     k++) {
-				const struct exm_row *r = &v->rows[v->vis[k]];
-
-				if (r->proc && !kpss_listed(u, r->proc->pid))
-					return true;
-			}
-		}
-	return false;
+	return visible_procs(u, kpss_listed) != 0;
 }
 
 static void request_snapshot(struct ui *u)
