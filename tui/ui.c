@@ -1887,10 +1887,12 @@ static void loop(struct ui *u)
 		/* the user scrolled or sorted onto rows whose kernel
 		 * figures were not read: read them now, not at the next
 		 * refresh (after keys only: new processes wait for it) */
-		if (u->keyed && !u->paused && kpss_missing(u) &&
-		    !tui_scanner_busy(u->scanner))
-			request_snapshot(u);
-		u->keyed = false;
+		if (u->keyed && !u->paused &&
+		    !tui_scanner_busy(u->scanner)) {
+			if (kpss_missing(u))
+				request_snapshot(u);
+			u->keyed = false;
+		} /* while a scan runs: look again when it is in */
 		/* sleep until the next deadline; while a scan runs, its
 		 * pipe wakes us */
 		left = u->paused || tui_scanner_busy(u->scanner)
