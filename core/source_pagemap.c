@@ -548,6 +548,11 @@ static int pm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 		o.proc_root = src->arg;
 		o.include_self = true; /* our pid means nothing there */
 	}
+	if (opts->pagemap_mode == 1 && pp->scan == SCAN_NO) {
+		snprintf(src->errmsg, sizeof(src->errmsg),
+			 "this kernel has no PAGEMAP_SCAN ioctl (Linux 6.7+)");
+		return -EOPNOTSUPP;
+	}
 	ret = exm_proc_walk(src, &o, snap, &walk);
 	/* auto on a kernel with the ioctl: big mappings asked about, small
 	 * ones read at once (see DIRECT_PAGES) */

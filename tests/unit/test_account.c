@@ -4,6 +4,7 @@
  * a synthetic /proc tree with binary pagemap files.
  */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
@@ -550,4 +551,69 @@ Test(pagemap, pack_round_trip)
 	cr_assert(exm_pm_pack(SWAPW(31, EXM_PC_SWAP_MAX >> 5), &c));
 	cr_assert_eq(exm_pm_unpack(c), SWAPW(31, EXM_PC_SWAP_MAX >> 5));
 	cr_assert(!exm_pm_pack(SWAPW(0, (EXM_PC_SWAP_MAX >> 5) + 1), &c));
+}
+
+/* Plain reads of a process with a big mapping: smaps says which mappings
+ * hold pages and empty ones are not read (a word planted in one that
+ * smaps calls empty is not seen, which shows it was not read); a forced
+ * PAGEMAP_SCAN where the ioctl does not work is a clear error. */
+Test(pagemap, reads_skip_what_smaps_calls_empty)
+{
+	char root[] = "/tmp/exm-fakeproc-XXXXXX", pid[600], path[700];
+	struct exm_source *src;
+	struct exm_snapshot *snap = NULL;
+	struct exm_scan_opts opts = { .pagemap_mode = 2 };
+	char err[256], name[700];
+	const struct exm_proc *p;
+	int fd;
+
+	cr_assert_not_null(mkdtemp(root));
+	snprintf(pid, sizeof(pid), "%s/4243", root);
+	cr_assert_eq(mkdir(pid, 0755), 0);
+	put(pid, "stat", "4243 (big) S 1 4243 4243 0 -1 4194560 0 0 0 0 0 0 "
+			 "0 0 20 0 1 0 556 0 0\n");
+	put(pid, "cmdline", "");
+	put(pid, "cgroup", "0::/\n");
+	put(pid, "maps",
+	    "10000-12000 rw-p 00000000 00:00 0 \n"
+	    "40000000-80000000 rw-p 00000000 00:00 0 \n"
+	    "100000000-140000000 rw-p 00000000 00:00 0 \n");
+	put(pid, "smaps",
+	    "10000-12000 rw-p 00000000 00:00 0 \n"
+	    "Rss:                   8 kB\nSwap:                  0 kB\n"
+	    "40000000-80000000 rw-p 00000000 00:00 0 \n"
+	    "Rss:                   0 kB\nSwap:                  4 kB\n"
+	    "100000000-140000000 rw-p 00000000 00:00 0 \n"
+	    "Rss:                   0 kB\nSwap:                  0 kB\n"
+	    "VmFlags: rd wr mr mw me ac\n");
+	snprintf(path, sizeof(path), "%s/pagemap", pid);
+	fd = open(path, O_WRONLY | O_CREAT, 0644);
+	cr_assert_geq(fd, 0);
+	put_word(fd, 0x10, PRESENT(0x100, EXM_PM_EXCLUSIVE));
+	put_word(fd, 0x11, PRESENT(0x101, EXM_PM_EXCLUSIVE));
+	put_word(fd, 0x40000 + 9, SWAPW(1, 0x42));
+	put_word(fd, 0x100000 + 7, PRESENT(0x102, 0)); /* "empty": unread */
+	close(fd);
+
+	snprintf(name, sizeof(name), "pagemap:%s", root);
+	cr_assert_eq(exm_source_open(name, &src, err, sizeof(err)), 0, "%s",
+		     err);
+	cr_assert_eq(exm_source_snapshot(src, &opts, &snap), 0);
+	p = &snap->procs[0];
+	cr_assert_eq(p->nmaps, 3);
+	cr_assert_eq(p->maps[0].npages, 2);
+	cr_assert_eq(p->maps[1].npages, 1);
+	cr_assert_eq(p->maps[2].npages, 0);
+	cr_assert_eq(p->sz.rss, 2 * PS);
+	cr_assert_eq(p->sz.swap, PS);
+	exm_snapshot_free(snap);
+
+	opts.pagemap_mode = 1; /* PAGEMAP_SCAN on plain files: ENOTTY */
+	snap = NULL;
+	cr_assert_eq(exm_source_snapshot(src, &opts, &snap), -EOPNOTSUPP);
+	cr_assert_null(snap);
+	cr_assert(strstr(src->errmsg, "PAGEMAP_SCAN"), "%s", src->errmsg);
+	exm_source_close(src);
+	snprintf(path, sizeof(path), "rm -rf '%s'", root);
+	cr_assert_eq(system(path), 0);
 }
