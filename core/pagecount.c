@@ -106,9 +106,15 @@ unsigned exm_pagecount_nparts(const struct exm_pagecount *pc)
 	return pc->nparts;
 }
 
+/* The partition of key: its chunk base modulo the number of partitions. */
+static inline unsigned part_in(uint64_t key, unsigned nparts)
+{
+	return (unsigned)(key >> CHUNK_BITS) & (nparts - 1);
+}
+
 unsigned exm_pagecount_part_of(const struct exm_pagecount *pc, uint64_t key)
 {
-	return (unsigned)(key >> CHUNK_BITS) & (pc->nparts - 1);
+	return part_in(key, pc->nparts);
 }
 
 static size_t slot_of(uint64_t base, size_t nslots)
@@ -211,11 +217,6 @@ static struct spill *find_spill(const struct part *pc, uint64_t key)
 	return NULL;
 }
 
-int exm_pagecount_add(struct exm_pagecount *pc, uint64_t key, uint32_t owner)
-{
-	return exm_pagecount_add_part(pc, exm_pagecount_part_of(pc, key), key,
-				      owner);
-}
 
 static inline int add_in(struct part *pc, unsigned shift, uint64_t key,
 			 uint32_t owner, uint32_t times)
@@ -266,10 +267,10 @@ static inline int add_in(struct part *pc, unsigned shift, uint64_t key,
 	return 0;
 }
 
-int exm_pagecount_add_part(struct exm_pagecount *pcs, unsigned part,
-			   uint64_t key, uint32_t owner)
+int exm_pagecount_add(struct exm_pagecount *pc, uint64_t key, uint32_t owner)
 {
-	return add_in(&pcs->part[part], pcs->shift, key, owner, 1);
+	return add_in(&pc->part[part_in(key, pc->nparts)], pc->shift, key,
+		      owner, 1);
 }
 
 int exm_pagecount_add_words(struct exm_pagecount *pfn,
@@ -278,7 +279,6 @@ int exm_pagecount_add_words(struct exm_pagecount *pfn,
 			    uint32_t n, uint32_t owner, uint32_t times)
 {
 	struct part *pp = &pfn->part[part], *sp = &swp->part[part];
-	unsigned pmask = pfn->nparts - 1, smask = swp->nparts - 1;
 	int ret = 0;
 
 	if (w32) {
@@ -288,11 +288,11 @@ int exm_pagecount_add_words(struct exm_pagecount *pfn,
 
 			if (c & EXM_PC_PRESENT) {
 				key = c & EXM_PC_PFN_MAX;
-				if (((key >> CHUNK_BITS) & pmask) == part)
+				if (part_in(key, pfn->nparts) == part)
 					ret = add_in(pp, pfn->shift, key, owner, times);
 			} else if (c & EXM_PC_SWAPPED) {
 				key = c & EXM_PC_SWAP_MAX;
-				if (((key >> CHUNK_BITS) & smask) == part)
+				if (part_in(key, swp->nparts) == part)
 					ret = add_in(sp, swp->shift, key, owner, times);
 			}
 		}
@@ -302,10 +302,10 @@ int exm_pagecount_add_words(struct exm_pagecount *pfn,
 		uint64_t w = w64[k], key = exm_pm_key(w);
 
 		if (exm_pm_present(w)) {
-			if (((key >> CHUNK_BITS) & pmask) == part)
+			if (part_in(key, pfn->nparts) == part)
 				ret = add_in(pp, pfn->shift, key, owner, times);
 		} else if (exm_pm_swapped(w)) {
-			if (((key >> CHUNK_BITS) & smask) == part)
+			if (part_in(key, swp->nparts) == part)
 				ret = add_in(sp, swp->shift, key, owner, times);
 		}
 	}
@@ -325,7 +325,7 @@ uint32_t exm_pagecount_get_slow(const struct exm_pagecount *pcs, uint64_t key,
 {
 	unsigned off = (unsigned)(key & (CHUNK_KEYS - 1));
 	const struct chunk *c = *hint;
-	const struct part *pt = &pcs->part[exm_pagecount_part_of(pcs, key)];
+	const struct part *pt = &pcs->part[part_in(key, pcs->nparts)];
 
 	if (!c || c->base != key >> CHUNK_BITS) {
 		c = find_chunk(pt, key >> CHUNK_BITS, pcs->shift);

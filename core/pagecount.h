@@ -37,15 +37,13 @@ int exm_pagecount_add(struct exm_pagecount *pc, uint64_t key, uint32_t owner);
 /*
  * A table split into partitions by key (nparts rounded down to a power of
  * two, at most EXM_PAGECOUNT_MAX_PARTS), so that several threads may add at
- * once, each only keys of its own partition: exm_pagecount_add_part(pc,
- * part, ...) for keys with exm_pagecount_part_of(pc, key) == part. Lookups
- * and the other calls are the same as for an unpartitioned table.
+ * once, each only keys of its own partition (exm_pagecount_add_words with
+ * its part; exm_pagecount_part_of says which). Lookups and the other calls
+ * are the same as for an unpartitioned table.
  */
 struct exm_pagecount *exm_pagecount_new_parts(unsigned nparts);
 unsigned exm_pagecount_nparts(const struct exm_pagecount *pc);
 unsigned exm_pagecount_part_of(const struct exm_pagecount *pc, uint64_t key);
-int exm_pagecount_add_part(struct exm_pagecount *pc, unsigned part,
-			   uint64_t key, uint32_t owner);
 
 /* Mapping count of key (0 if never added) and its owner (EXM_OWNER_NONE,
  * a process number, or EXM_OWNER_MANY). */
