@@ -519,9 +519,12 @@ static void update_scan_needs(struct ui *u)
 
 /* ---- drawing helpers ---- */
 
-/* Put terminal-safe text at (y, x) in exactly w columns. */
-static void put_fit(struct ui *u, int y, int x, int w, const char *s,
-		    bool right, attr_t a)
+enum fit { FIT_LEFT, FIT_RIGHT, FIT_TAIL };
+
+/* Put terminal-safe text at (y, x) in exactly w columns: aligned left or
+ * right, or (a path) losing its beginning when too wide. */
+static void put_text(struct ui *u, int y, int x, int w, const char *s,
+		     enum fit how, attr_t a)
 {
 	char buf[2048];
 
@@ -529,26 +532,26 @@ static void put_fit(struct ui *u, int y, int x, int w, const char *s,
 		return;
 	if (x + w > COLS)
 		w = COLS - x;
-	tui_text_fit(buf, sizeof(buf), s, w, right, !u->utf8);
+	if (how == FIT_TAIL)
+		tui_text_fit_tail(buf, sizeof(buf), s, w, !u->utf8);
+	else
+		tui_text_fit(buf, sizeof(buf), s, w, how == FIT_RIGHT,
+			     !u->utf8);
 	attrset(a);
 	mvaddstr(y, x, buf);
 	attrset(A_NORMAL);
 }
 
-/* Put a path that loses its beginning when too wide. */
+static void put_fit(struct ui *u, int y, int x, int w, const char *s,
+		    bool right, attr_t a)
+{
+	put_text(u, y, x, w, s, right ? FIT_RIGHT : FIT_LEFT, a);
+}
+
 static void put_tail(struct ui *u, int y, int x, int w, const char *s,
 		     attr_t a)
 {
-	char buf[2048];
-
-	if (w <= 0 || y < 0 || y >= LINES || x >= COLS)
-		return;
-	if (x + w > COLS)
-		w = COLS - x;
-	tui_text_fit_tail(buf, sizeof(buf), s, w, !u->utf8);
-	attrset(a);
-	mvaddstr(y, x, buf);
-	attrset(A_NORMAL);
+	put_text(u, y, x, w, s, FIT_TAIL, a);
 }
 
 /* Escape untrusted text, then put it. */
