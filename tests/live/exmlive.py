@@ -18,6 +18,17 @@ from fractions import Fraction
 SKIP = 77
 HARD_ERROR = 99
 
+
+def run_main(main):
+    """Run a test's main(); an unexpected exception is reported and is a
+    hard error (exit 99), not a failure."""
+    try:
+        main()
+    except Exception:  # noqa: BLE001 - report, then hard error
+        import traceback
+        traceback.print_exc()
+        sys.exit(HARD_ERROR)
+
 PM_PRESENT = 1 << 63
 PM_SWAPPED = 1 << 62
 PM_FILE = 1 << 61

@@ -101,9 +101,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except Exception:  # noqa: BLE001 - report, then hard error
-        import traceback
-        traceback.print_exc()
-        sys.exit(exmlive.HARD_ERROR)
+    exmlive.run_main(main)
