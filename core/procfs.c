@@ -206,6 +206,43 @@ int exm_parse_kv(const char *line, size_t len, const char **key,
 	return 0;
 }
 
+void exm_smaps_walk(const char *buf, size_t len, const struct exm_proc *p,
+		    void (*vma)(void *ctx, size_t first, bool exact,
+				uint64_t start, uint64_t end),
+		    void (*kv)(void *ctx, const char *key, size_t keylen,
+			       uint64_t value),
+		    void *ctx)
+{
+	const char *s = buf, *end = buf + len;
+	size_t mi = 0;
+
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		const char *le = nl ? nl : end, *key;
+		size_t klen;
+		uint64_t v;
+
+		if (!exm_parse_kv(s, (size_t)(le - s), &key, &klen, &v)) {
+			kv(ctx, key, klen, v);
+		} else {
+			struct exm_mapping hdr = { 0 };
+
+			if (!exm_parse_maps_line(s, (size_t)(le - s), &hdr)) {
+				while (mi < p->nmaps &&
+				       p->maps[mi].end <= hdr.start)
+					mi++;
+				vma(ctx, mi,
+				    mi < p->nmaps &&
+					    p->maps[mi].start == hdr.start &&
+					    p->maps[mi].end == hdr.end,
+				    hdr.start, hdr.end);
+				free(hdr.name);
+			}
+		}
+		s = nl ? nl + 1 : end;
+	}
+}
+
 static bool key_is(const char *key, size_t klen, const char *want)
 {
 	return strlen(want) == klen && !memcmp(key, want, klen);

@@ -6,6 +6,7 @@
 #ifndef EXM_PROCFS_H
 #define EXM_PROCFS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -34,6 +35,21 @@ enum exm_kind exm_classify(const char *name, uint64_t inode,
  */
 int exm_parse_kv(const char *line, size_t len, const char **key,
 		 size_t *keylen, uint64_t *value);
+
+/*
+ * Walk /proc/PID/smaps text of process p (whose maps, sorted, was read
+ * earlier): for each VMA header, vma(ctx, first, exact, start, end) where
+ * first is the first mapping of p ending after start (p->nmaps if none)
+ * and exact says it has exactly that range (else the mappings changed in
+ * between); for each "Key: n kB" line of the VMA, kv(ctx, key, keylen,
+ * value).
+ */
+void exm_smaps_walk(const char *buf, size_t len, const struct exm_proc *p,
+		    void (*vma)(void *ctx, size_t first, bool exact,
+				uint64_t start, uint64_t end),
+		    void (*kv)(void *ctx, const char *key, size_t keylen,
+			       uint64_t value),
+		    void *ctx);
 
 /* Parse smaps_rollup (whole buffer) into k; only exact key matches count.
  * Returns 0; k->has says which keys were found. */

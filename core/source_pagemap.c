@@ -378,6 +378,34 @@ static int scan_process(struct pm_ctx *c, struct exm_snapshot *snap, int fd,
 	return 0;
 }
 
+struct populated {
+	const struct exm_proc *p;
+	uint32_t *read; /* per mapping: 1 to read */
+	size_t cur;	/* the mapping of the VMA being parsed, or SIZE_MAX */
+};
+
+static void pop_vma(void *ctx, size_t first, bool exact, uint64_t start,
+		    uint64_t end)
+{
+	struct populated *pp = ctx;
+
+	pp->cur = exact ? first : SIZE_MAX;
+	if (!exact) /* changed since maps was read: read what overlaps */
+		for (size_t k = first;
+		     k < pp->p->nmaps && pp->p->maps[k].start < end; k++)
+			pp->read[k] = 1;
+}
+
+static void pop_kv(void *ctx, const char *key, size_t klen, uint64_t v)
+{
+	struct populated *pp = ctx;
+
+	if (pp->cur != SIZE_MAX && v &&
+	    ((klen == 3 && !memcmp(key, "Rss", 3)) ||
+	     (klen == 4 && !memcmp(key, "Swap", 4))))
+		pp->read[pp->cur] = 1;
+}
+
 /*
  * Without PAGEMAP_SCAN, reading a mapping's words costs 8 bytes for every
  * virtual page, present or not: a mostly empty 64 GiB reservation is 128
@@ -389,50 +417,15 @@ static int scan_process(struct pm_ctx *c, struct exm_snapshot *snap, int fd,
 static int populated_from_smaps(struct pm_ctx *c, int dirfd,
 				const struct exm_proc *p)
 {
+	struct populated pp = { .p = p, .read = c->counts, .cur = SIZE_MAX };
 	char *buf;
-	size_t len, mi = 0;
-	const char *s, *end;
-	size_t cur = SIZE_MAX;
+	size_t len;
 	int ret = exm_read_file(dirfd, "smaps", &buf, &len);
 
 	if (ret)
 		return ret;
 	memset(c->counts, 0, p->nmaps * sizeof(*c->counts));
-	for (s = buf, end = buf + len; s < end;) {
-		const char *nl = memchr(s, '\n', (size_t)(end - s));
-		const char *le = nl ? nl : end, *key;
-		size_t klen;
-		uint64_t v;
-
-		if (!exm_parse_kv(s, (size_t)(le - s), &key, &klen, &v)) {
-			if (cur != SIZE_MAX && v &&
-			    ((klen == 3 && !memcmp(key, "Rss", 3)) ||
-			     (klen == 4 && !memcmp(key, "Swap", 4))))
-				c->counts[cur] = 1;
-		} else {
-			struct exm_mapping hdr = { 0 };
-
-			if (!exm_parse_maps_line(s, (size_t)(le - s), &hdr)) {
-				cur = SIZE_MAX;
-				while (mi < p->nmaps &&
-				       p->maps[mi].end <= hdr.start)
-					mi++;
-				if (mi < p->nmaps &&
-				    p->maps[mi].start == hdr.start &&
-				    p->maps[mi].end == hdr.end)
-					cur = mi;
-				else if (mi < p->nmaps &&
-					 p->maps[mi].start < hdr.end)
-					/* changed since maps was read: read
-					 * what overlaps, to be safe */
-					for (size_t k = mi; k < p->nmaps &&
-					     p->maps[k].start < hdr.end; k++)
-						c->counts[k] = 1;
-				free(hdr.name);
-			}
-		}
-		s = nl ? nl + 1 : end;
-	}
+	exm_smaps_walk(buf, len, p, pop_vma, pop_kv, &pp);
 	free(buf);
 	return 0;
 }

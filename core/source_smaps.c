@@ -42,53 +42,47 @@ static bool key_is(const char *key, size_t klen, const char *want)
 
 /* Parse smaps text: VMA headers are matched to p->maps by address (two
  * reads of one kernel list; VMAs that changed in between are skipped). */
+struct smaps_parse {
+	struct exm_proc *p;
+	struct exm_mapping *cur;
+	struct vma_acc a;
+};
+
+static void on_vma(void *ctx, size_t first, bool exact, uint64_t start,
+		   uint64_t end)
+{
+	struct smaps_parse *sp = ctx;
+
+	if (sp->cur)
+		vma_store(sp->cur, &sp->a);
+	memset(&sp->a, 0, sizeof(sp->a));
+	sp->cur = exact ? &sp->p->maps[first] : NULL;
+}
+
+static void on_kv(void *ctx, const char *key, size_t klen, uint64_t v)
+{
+	struct vma_acc *a = &((struct smaps_parse *)ctx)->a;
+
+	if (key_is(key, klen, "Rss"))
+		a->rss = v;
+	else if (key_is(key, klen, "Pss"))
+		a->pss = v;
+	else if (key_is(key, klen, "Swap"))
+		a->swap = v;
+	else if (key_is(key, klen, "SwapPss"))
+		a->swap_pss = v;
+	else if (key_is(key, klen, "Private_Clean") ||
+		 key_is(key, klen, "Private_Dirty"))
+		a->priv += v;
+}
+
 static void parse_smaps(const char *buf, size_t len, struct exm_proc *p)
 {
-	const char *s = buf, *end = buf + len;
-	struct exm_mapping *cur = NULL;
-	struct vma_acc a = { 0 };
-	size_t mi = 0;
+	struct smaps_parse sp = { .p = p };
 
-	while (s < end) {
-		const char *nl = memchr(s, '\n', (size_t)(end - s));
-		const char *le = nl ? nl : end, *key;
-		size_t klen;
-		uint64_t v;
-
-		if (!exm_parse_kv(s, (size_t)(le - s), &key, &klen, &v)) {
-			if (key_is(key, klen, "Rss"))
-				a.rss = v;
-			else if (key_is(key, klen, "Pss"))
-				a.pss = v;
-			else if (key_is(key, klen, "Swap"))
-				a.swap = v;
-			else if (key_is(key, klen, "SwapPss"))
-				a.swap_pss = v;
-			else if (key_is(key, klen, "Private_Clean") ||
-				 key_is(key, klen, "Private_Dirty"))
-				a.priv += v;
-		} else {
-			struct exm_mapping hdr = { 0 };
-
-			if (!exm_parse_maps_line(s, (size_t)(le - s), &hdr)) {
-				if (cur)
-					vma_store(cur, &a);
-				memset(&a, 0, sizeof(a));
-				cur = NULL;
-				while (mi < p->nmaps &&
-				       p->maps[mi].start < hdr.start)
-					mi++;
-				if (mi < p->nmaps &&
-				    p->maps[mi].start == hdr.start &&
-				    p->maps[mi].end == hdr.end)
-					cur = &p->maps[mi];
-				free(hdr.name);
-			}
-		}
-		s = nl ? nl + 1 : end;
-	}
-	if (cur)
-		vma_store(cur, &a);
+	exm_smaps_walk(buf, len, p, on_vma, on_kv, &sp);
+	if (sp.cur)
+		vma_store(sp.cur, &sp.a);
 }
 
 static int sm_proc(struct exm_source *src, void *ctx,
