@@ -50,30 +50,17 @@ done
 
 TMP=$(mktemp -d /tmp/exm-cpu.XXXXXX)
 SOCK=exm-cpu-$$
-WL_PID=
+. "$SRCDIR/workload.sh"
 cleanup() {
 	tmux -L "$SOCK" kill-server 2>/dev/null || true
-	if [ -n "$WL_PID" ] && kill -0 "$WL_PID" 2>/dev/null; then
-		kill -TERM "$WL_PID" 2>/dev/null || true
-		wait "$WL_PID" 2>/dev/null || true
-	fi
+	workload_stop
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 
 if [ "$WORKLOAD" = 1 ]; then
-	${CC:-cc} -O2 -Wall -Wextra -o "$TMP/workload" "$SRCDIR/workload.c"
-	echo "workload: $NPROCS processes, each with a ${RESERVE} GiB reservation," \
-		"${ANON} MiB fork-shared anon, ${SHM} MiB shared memory"
-	"$TMP/workload" "$NPROCS" "$RESERVE" "$ANON" "$SHM" >"$TMP/wl.out" &
-	WL_PID=$!
-	for _ in $(seq 600); do
-		grep -q '^ready' "$TMP/wl.out" 2>/dev/null && break
-		kill -0 "$WL_PID" 2>/dev/null || { echo "workload died" >&2; exit 1; }
-		sleep 0.1
-	done
-	grep -q '^ready' "$TMP/wl.out" || { echo "workload not ready" >&2; exit 1; }
+	workload_start
 fi
 echo "machine: $(uname -r), $(nproc) CPUs," \
 	"$(ls /proc | grep -c '^[0-9]') processes in total"

@@ -50,29 +50,15 @@ done
 [ "$(id -u)" = 0 ] || echo "snapshot.sh: not root: exmtop will use smaps, not pagemap" >&2
 
 TMP=$(mktemp -d /tmp/exm-bench.XXXXXX)
-WL_PID=
+. "$SRCDIR/workload.sh"
 cleanup() {
-	if [ -n "$WL_PID" ] && kill -0 "$WL_PID" 2>/dev/null; then
-		kill -TERM "$WL_PID" 2>/dev/null || true
-		wait "$WL_PID" 2>/dev/null || true
-	fi
+	workload_stop
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 
-${CC:-cc} -O2 -Wall -Wextra -o "$TMP/workload" "$SRCDIR/workload.c"
-
-echo "workload: $NPROCS processes, each with a ${RESERVE} GiB reservation," \
-	"${ANON} MiB fork-shared anon, ${SHM} MiB shared memory"
-"$TMP/workload" "$NPROCS" "$RESERVE" "$ANON" "$SHM" >"$TMP/wl.out" &
-WL_PID=$!
-for _ in $(seq 600); do
-	grep -q '^ready' "$TMP/wl.out" 2>/dev/null && break
-	kill -0 "$WL_PID" 2>/dev/null || { echo "workload died" >&2; exit 1; }
-	sleep 0.1
-done
-grep -q '^ready' "$TMP/wl.out" || { echo "workload not ready" >&2; exit 1; }
+workload_start
 PIDS=$(sed -n 's/^pids //p' "$TMP/wl.out" | tr ' ' ',')
 echo "machine: $(uname -r), $(nproc) CPUs, $(ls /proc | grep -c '^[0-9]') processes in total"
 
