@@ -17,5 +17,4 @@ TESTS += tests/unit/test_ui
 endif
 # tmux screen tests of the real binary (skipped, status 77, without tmux)
 TESTS += tests/ui/test_ui.sh
-EXTRA_DIST += tests/ui/test_ui.sh
-EXTRA_DIST += bench/cpu_live.sh
+EXTRA_DIST += tests/ui/test_ui.sh tests/tmux.sh

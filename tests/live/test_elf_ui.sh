@@ -32,18 +32,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-screen() { $T capture-pane -p -t t; }
-keys() { $T send-keys -t t "$@"; }
-typed() { $T send-keys -t t -l "$1"; }
-
-wait_for() {
-	local i n=$(( ${2:-5} * 20 ))
-	for ((i = 0; i < n; i++)); do
-		screen | grep -qF -- "$1" && return 0
-		sleep 0.05
-	done
-	return 1
-}
+# screen, keys, typed, wait_for
+. "$HERE/../tmux.sh"
 
 check() { # check WHAT TEXT [SECS]
 	if wait_for "$2" "${3:-5}"; then

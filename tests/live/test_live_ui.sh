@@ -36,7 +36,8 @@ for _ in $(seq 60); do
 	PIDS+=($!)
 done
 
-screen() { $T capture-pane -p -t t; }
+# screen, keys, wait_for
+. "$(dirname "$0")/../tmux.sh"
 
 # Rows of the table (PID EFF.RES PSS COMMAND) measured by us (EFF.RES not
 # "-") whose PSS is "-": printed one per line.
@@ -70,30 +71,27 @@ check() {
 $T new-session -d -s t -x 100 -y 14 \
 	"env LANG=C.UTF-8 TERM=tmux-256color XDG_CONFIG_HOME= HOME=/nonexistent $EXMTOP -d 30 --fields pid,erss,pss,comm"
 # -d 30: no refresh comes by itself during the test; only keys bring them
-for ((i = 0; i < 200; i++)); do
-	screen | grep -q "EFF.RES" && break
-	sleep 0.05
-done
+wait_for "EFF.RES" 10
 # only our sleepers (the filter applies at once, no snapshot needed)
-$T send-keys -t t '\'
-$T send-keys -t t -l exmliveslp
-$T send-keys -t t Enter
+keys '\'
+keys -l exmliveslp
+keys Enter
 check "filtered"
 # The first snapshot read every process (nothing was on screen yet); a
 # refresh now reads only the rows on screen.
 sleep 1
-$T send-keys -t t Space
+keys Space
 sleep 1.5
-$T send-keys -t t End
+keys End
 check "after End"
-$T send-keys -t t Home
+keys Home
 check "after Home"
-$T send-keys -t t NPage
+keys NPage
 check "after PgDn"
 # sort by pid ascending (< moves the sort column left, to PID)
-$T send-keys -t t '<' '<' '<'
+keys '<' '<' '<'
 check "sorted by another column"
-$T send-keys -t t q
+keys q
 sleep 0.5
 if $T has-session -t t 2>/dev/null && screen | grep -q "EFF.RES"; then
 	FAIL=$((FAIL + 1))

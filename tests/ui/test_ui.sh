@@ -54,30 +54,8 @@ start() {
 	$T resize-window -t t -x "$w" -y "$h" 2>/dev/null
 }
 
-screen() { $T capture-pane -p -t t; }
-screen_esc() { $T capture-pane -p -e -t t; }
-keys() { $T send-keys -t t "$@"; }
-typed() { $T send-keys -t t -l "$1"; }
-
-# wait_for TEXT [SECS]: until the screen holds TEXT (fixed string).
-wait_for() {
-	local i n=$(( ${2:-5} * 20 ))
-	for ((i = 0; i < n; i++)); do
-		screen | grep -qF -- "$1" && return 0
-		sleep 0.05
-	done
-	return 1
-}
-
-# wait_gone TEXT [SECS]
-wait_gone() {
-	local i n=$(( ${2:-5} * 20 ))
-	for ((i = 0; i < n; i++)); do
-		screen | grep -qF -- "$1" || return 0
-		sleep 0.05
-	done
-	return 1
-}
+# screen, keys, typed, wait_for, wait_gone
+. "$(dirname "$0")/../tmux.sh"
 
 fail() {
 	echo "  FAIL: $*"
