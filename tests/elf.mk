@@ -3,7 +3,7 @@
 if HAVE_CRITERION
 check_PROGRAMS += tests/unit/test_elf
 tests_unit_test_elf_SOURCES = \
-	tests/unit/elfgen.h \
+	tests/unit/elfgen.h tests/unit/snapgen.h \
 	tests/unit/test_elf.c \
 	tests/unit/test_elf_table.c \
 	tests/unit/test_elfcache.c
@@ -15,7 +15,7 @@ TESTS += tests/unit/test_elf
 # The ELF views of the live UI, without curses.
 check_PROGRAMS += tests/unit/test_view_elf
 tests_unit_test_view_elf_SOURCES = \
-	tests/unit/elfgen.h \
+	tests/unit/elfgen.h tests/unit/snapgen.h \
 	tests/unit/test_view_elf.c \
 	tui/view.c tui/view.h \
 	tui/view_elf.c tui/view_elf.h
@@ -36,7 +36,8 @@ EXTRA_DIST += \
 # Fuzz corpus replay: every input of tests/fuzz/corpus through the fuzz
 # target (tests/fuzz/run.sh runs the fuzzer itself, with clang).
 check_PROGRAMS += tests/fuzz/replay
-tests_fuzz_replay_SOURCES = tests/fuzz/fuzz_elf.c tests/fuzz/replay.c
+tests_fuzz_replay_SOURCES = tests/fuzz/fuzz_elf.c tests/fuzz/replay.c \
+	tests/unit/snapgen.h
 tests_fuzz_replay_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DEXM_CORPUS_DIR='"$(abs_top_srcdir)/tests/fuzz/corpus"'
 tests_fuzz_replay_LDADD = $(CORE_LIBS)

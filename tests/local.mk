@@ -2,6 +2,7 @@
 if HAVE_CRITERION
 check_PROGRAMS += tests/unit/test_core
 tests_unit_test_core_SOURCES = \
+	tests/unit/snapgen.h \
 	tests/unit/test_procfs.c \
 	tests/unit/test_pagecount.c \
 	tests/unit/test_account.c \

@@ -26,6 +26,7 @@
 #include "core/elf_table.h"
 #include "core/pagemap.h"
 #include "core/snapshot.h"
+#include "tests/unit/snapgen.h"
 
 #define PS 4096u
 #define MAX_MAP_PAGES 16
@@ -43,17 +44,12 @@ static void map_proc(struct exm_snapshot *s, const struct exm_elf *e,
 		     pid_t pid, uint64_t base, const uint8_t *data,
 		     size_t size)
 {
-	struct exm_proc *p = exm_snapshot_add_proc(s);
+	struct exm_proc *p = snapgen_proc(s, pid, "fuzz");
 	uint64_t last_end = 0;
 	size_t nl = 0, k = 0;
 
 	if (!p)
 		return;
-	p->pid = pid;
-	p->user = strdup("u");
-	p->comm = strdup("fuzz");
-	p->cmdline = strdup("");
-	p->cgroup = strdup("");
 	for (size_t i = 0; i < e->nsegs && nl < MAX_LOADS; i++, nl++) {
 		const struct exm_elf_segment *g = &e->segs[i];
 		uint64_t start = base + pd(g->vaddr & 0xffffffffu);

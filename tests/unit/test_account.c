@@ -17,6 +17,7 @@
 #include "core/pagemap.h"
 #include "core/source.h"
 #include "core/table.h"
+#include "tests/unit/snapgen.h"
 
 #define PS 4096u
 #define PRESENT(pfn, fl) (EXM_PM_PRESENT | (fl) | (uint64_t)(pfn))
@@ -24,13 +25,9 @@
 
 static struct exm_proc *mkproc(struct exm_snapshot *s, pid_t pid)
 {
-	struct exm_proc *p = exm_snapshot_add_proc(s);
+	struct exm_proc *p = snapgen_proc(s, pid, "c");
 
-	p->pid = pid;
-	p->user = strdup("u");
-	p->comm = strdup("c");
-	p->cmdline = strdup("");
-	p->cgroup = strdup("");
+	cr_assert_not_null(p);
 	return p;
 }
 

@@ -24,6 +24,7 @@
 #include "core/pagemap.h"
 #include "core/snapshot.h"
 #include "tests/unit/elfgen.h"
+#include "tests/unit/snapgen.h"
 
 #define PS 4096u
 #define XA UINT64_C(0x400000)
@@ -34,13 +35,9 @@
 
 static struct exm_proc *mkproc(struct exm_snapshot *s, pid_t pid)
 {
-	struct exm_proc *p = exm_snapshot_add_proc(s);
+	struct exm_proc *p = snapgen_proc(s, pid, "c");
 
-	p->pid = pid;
-	p->user = strdup("u");
-	p->comm = strdup("c");
-	p->cmdline = strdup("");
-	p->cgroup = strdup("");
+	cr_assert_not_null(p);
 	return p;
 }
 

@@ -18,6 +18,7 @@
 #include "core/elfcache.h"
 #include "core/snapshot.h"
 #include "tests/unit/elfgen.h"
+#include "tests/unit/snapgen.h"
 
 static char dir[] = "/tmp/exm_elfcache_XXXXXX";
 
@@ -49,15 +50,11 @@ static struct exm_snapshot *snap_of(const char *path, pid_t pid,
 				    enum exm_kind kind)
 {
 	struct exm_snapshot *s = exm_snapshot_new();
-	struct exm_proc *p = exm_snapshot_add_proc(s);
+	struct exm_proc *p = snapgen_proc(s, pid, "c");
 	struct exm_mapping *m;
 	struct stat st;
 
-	p->pid = pid;
-	p->user = strdup("u");
-	p->comm = strdup("c");
-	p->cmdline = strdup("");
-	p->cgroup = strdup("");
+	cr_assert_not_null(p);
 	m = exm_proc_add_mapping(p);
 	m->start = start;
 	m->end = end;

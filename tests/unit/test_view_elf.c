@@ -20,6 +20,7 @@
 #include "core/snapshot.h"
 #include "core/table.h"
 #include "tests/unit/elfgen.h"
+#include "tests/unit/snapgen.h"
 #include "tui/view.h"
 #include "tui/view_elf.h"
 
@@ -51,12 +52,8 @@ static void make_snapshot(void)
 	snap = exm_snapshot_new();
 	snap->sys.page_size = 4096;
 	snap->sys.caps = EXM_CAP_PAGES | EXM_CAP_PFN | EXM_CAP_WRITABLE;
-	p = exm_snapshot_add_proc(snap);
-	p->pid = PID;
-	p->user = strdup("u");
-	p->comm = strdup("c");
-	p->cmdline = strdup("");
-	p->cgroup = strdup("");
+	p = snapgen_proc(snap, PID, "c");
+	cr_assert_not_null(p);
 	m = exm_proc_add_mapping(p);
 	m->start = 0x400000;
 	m->end = 0x403000;
