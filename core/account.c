@@ -379,10 +379,9 @@ struct mref {
 
 struct plan {
 	struct exm_snapshot *snap;
-	size_t *first;	     /* first[i]: number of procs[i].maps[0] */
-	size_t nall;	     /* mappings in all */
+	size_t nall;	     /* mappings in all, numbered in order */
 	struct mref *ref;    /* by number */
-	uint64_t *hash;	     /* by number */
+	uint64_t *key;	     /* by number: words_key() */
 	uint32_t *gid;	     /* by number: twin, or NO_TWIN (no pages) */
 	struct twin *twins;
 	size_t ntwins;
@@ -444,24 +443,19 @@ static struct exm_mapping *plan_map(const struct plan *pl, size_t g)
 static int plan_twins(struct plan *pl)
 {
 	struct exm_snapshot *snap = pl->snap;
-	size_t nslots = 64;
+	size_t nslots = 64, g = 0;
 	uint32_t *slots;
 
-	pl->first = malloc((snap->nprocs + 1) * sizeof(*pl->first));
-	if (!pl->first)
-		return -ENOMEM;
-	for (size_t i = 0; i < snap->nprocs; i++) {
-		pl->first[i] = pl->nall;
+	for (size_t i = 0; i < snap->nprocs; i++)
 		pl->nall += snap->procs[i].nmaps;
-	}
 	pl->ref = malloc((pl->nall + 1) * sizeof(*pl->ref));
-	pl->hash = calloc(pl->nall + 1, sizeof(*pl->hash));
+	pl->key = calloc(pl->nall + 1, sizeof(*pl->key));
 	pl->gid = malloc((pl->nall + 1) * sizeof(*pl->gid));
 	pl->twins = malloc((pl->nall + 1) * sizeof(*pl->twins));
 	while (nslots < pl->nall * 2)
 		nslots *= 2;
 	slots = malloc(nslots * sizeof(*slots));
-	if (!pl->ref || !pl->hash || !pl->gid || !pl->twins || !slots) {
+	if (!pl->ref || !pl->key || !pl->gid || !pl->twins || !slots) {
 		free(slots);
 		return -ENOMEM;
 	}
@@ -469,22 +463,21 @@ static int plan_twins(struct plan *pl)
 	for (size_t i = 0; i < snap->nprocs; i++) {
 		struct exm_proc *p = &snap->procs[i];
 
-		for (size_t j = 0; j < p->nmaps; j++) {
-			size_t g = pl->first[i] + j, k;
+		for (size_t j = 0; j < p->nmaps; j++, g++) {
 			struct exm_mapping *m = &p->maps[j];
-
 			unsigned tries = 0, same = 0;
+			size_t k;
 
 			pl->ref[g] = (struct mref){ (uint32_t)i, (uint32_t)j };
 			pl->gid[g] = NO_TWIN;
 			if (!m->npages || p->state == EXM_PROC_DENIED)
 				continue;
-			pl->hash[g] = words_key(m);
-			for (k = pl->hash[g] & (nslots - 1);
+			pl->key[g] = words_key(m);
+			for (k = pl->key[g] & (nslots - 1);
 			     slots[k] != UINT32_MAX; k = (k + 1) & (nslots - 1)) {
 				size_t e = slots[k];
 
-				if (pl->hash[e] != pl->hash[g])
+				if (pl->key[e] != pl->key[g])
 					continue;
 				if (++same > MAX_SAME)
 					break; /* not indexed: bounded work */
@@ -517,9 +510,8 @@ static int plan_twins(struct plan *pl)
 
 static void plan_free(struct plan *pl)
 {
-	free(pl->first);
 	free(pl->ref);
-	free(pl->hash);
+	free(pl->key);
 	free(pl->gid);
 	free(pl->twins);
 }
