@@ -57,8 +57,8 @@ struct pm_priv {
 struct pm_ctx {
 	struct exm_page_region *regions;
 	size_t nregions, cap_regions;
-	uint32_t *counts; /* pages per mapping, scan path */
-	size_t cap_counts;
+	bool *want;	  /* per mapping: read it (plain reads, see smaps) */
+	size_t cap_want;
 	uint64_t *words;  /* plain-read buffer */
 	bool asked, read; /* this process: PAGEMAP_SCAN used, direct reads */
 };
@@ -84,7 +84,7 @@ static void pm_ctx_free(void *ctx)
 	if (!c)
 		return;
 	free(c->regions);
-	free(c->counts);
+	free(c->want);
 	free(c->words);
 	free(c);
 }
@@ -380,7 +380,7 @@ static int scan_process(struct pm_ctx *c, struct exm_snapshot *snap, int fd,
 
 struct populated {
 	const struct exm_proc *p;
-	uint32_t *read; /* per mapping: 1 to read */
+	bool *want;	/* per mapping: read it */
 	size_t cur;	/* the mapping of the VMA being parsed, or SIZE_MAX */
 };
 
@@ -393,7 +393,7 @@ static void pop_vma(void *ctx, size_t first, bool exact, uint64_t start,
 	if (!exact) /* changed since maps was read: read what overlaps */
 		for (size_t k = first;
 		     k < pp->p->nmaps && pp->p->maps[k].start < end; k++)
-			pp->read[k] = 1;
+			pp->want[k] = true;
 }
 
 static void pop_kv(void *ctx, const char *key, size_t klen, uint64_t v)
@@ -403,7 +403,7 @@ static void pop_kv(void *ctx, const char *key, size_t klen, uint64_t v)
 	if (pp->cur != SIZE_MAX && v &&
 	    ((klen == 3 && !memcmp(key, "Rss", 3)) ||
 	     (klen == 4 && !memcmp(key, "Swap", 4))))
-		pp->read[pp->cur] = 1;
+		pp->want[pp->cur] = true;
 }
 
 /*
@@ -411,20 +411,20 @@ static void pop_kv(void *ctx, const char *key, size_t klen, uint64_t v)
  * virtual page, present or not: a mostly empty 64 GiB reservation is 128
  * MiB of reads. For a process with a mapping bigger than DIRECT_PAGES,
  * smaps says first which mappings hold any page at all (Rss or Swap), and
- * the empty ones are not read. Sets c->counts[k] to 1 for a mapping to
- * read. 0, or -errno when smaps cannot be read (then read everything).
+ * the empty ones are not read. Sets c->want[k] for a mapping to read. 0,
+ * or -errno when smaps cannot be read (then read everything).
  */
 static int populated_from_smaps(struct pm_ctx *c, int dirfd,
 				const struct exm_proc *p)
 {
-	struct populated pp = { .p = p, .read = c->counts, .cur = SIZE_MAX };
+	struct populated pp = { .p = p, .want = c->want, .cur = SIZE_MAX };
 	char *buf;
 	size_t len;
 	int ret = exm_read_file(dirfd, "smaps", &buf, &len);
 
 	if (ret)
 		return ret;
-	memset(c->counts, 0, p->nmaps * sizeof(*c->counts));
+	memset(c->want, 0, p->nmaps * sizeof(*c->want));
 	exm_smaps_walk(buf, len, p, pop_vma, pop_kv, &pp);
 	free(buf);
 	return 0;
@@ -437,13 +437,13 @@ static int read_process(struct pm_ctx *c, int fd, int dirfd,
 
 	for (size_t i = 0; i < p->nmaps && !big; i++)
 		big = (p->maps[i].end - p->maps[i].start) / ps > DIRECT_PAGES;
-	if (big && c->cap_counts < p->nmaps) {
-		uint32_t *n = realloc(c->counts, p->nmaps * sizeof(*n));
+	if (big && c->cap_want < p->nmaps) {
+		bool *n = realloc(c->want, p->nmaps * sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;
-		c->counts = n;
-		c->cap_counts = p->nmaps;
+		c->want = n;
+		c->cap_want = p->nmaps;
 	}
 	if (big)
 		sel = !populated_from_smaps(c, dirfd, p);
@@ -452,7 +452,7 @@ static int read_process(struct pm_ctx *c, int fd, int dirfd,
 		size_t mi = i;
 		int ret;
 
-		if (m->kind == EXM_KIND_VSYSCALL || (sel && !c->counts[i]))
+		if (m->kind == EXM_KIND_VSYSCALL || (sel && !c->want[i]))
 			continue;
 		ret = read_range(c, fd, p, &mi, ps, m->start / ps,
 				 m->end / ps);
