@@ -366,20 +366,14 @@ struct walk {
 	const pid_t *pids;
 	size_t npids, next; /* next: taken with __atomic_fetch_add */
 	struct worker {
-		struct walk *walk;
-		const struct exm_scan_opts *opts;
-		const struct exm_walk *w;
-		struct exm_source *src;
-		const char *root;
-		struct exm_snapshot *snap;
+		struct exm_snapshot *snap; /* its own; worker 0: the result */
 		int ret;
 	} wk[EXM_MAX_THREADS];
 };
 
-static int walk_one(struct worker *wk, struct user_cache *users, void *ctx,
-		    pid_t pid)
+static int walk_one(const struct walk *wl, struct exm_snapshot *snap,
+		    struct user_cache *users, void *ctx, pid_t pid)
 {
-	struct exm_snapshot *snap = wk->snap;
 	char path[PATH_MAX], *buf;
 	size_t len;
 	struct exm_proc *p;
@@ -387,7 +381,7 @@ static int walk_one(struct worker *wk, struct user_cache *users, void *ctx,
 	unsigned flags;
 	int dfd, r;
 
-	snprintf(path, sizeof(path), "%s/%d", wk->root, (int)pid);
+	snprintf(path, sizeof(path), "%s/%d", wl->root, (int)pid);
 	dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0) {
 		snap->nskipped_gone++;
@@ -418,21 +412,21 @@ static int walk_one(struct worker *wk, struct user_cache *users, void *ctx,
 	}
 	p->uid = st.st_uid;
 	p->user = user_name(users, st.st_uid);
-	p->cmdline = wk->opts->want_cmdline ? read_cmdline(dfd) : strdup("");
+	p->cmdline = wl->opts->want_cmdline ? read_cmdline(dfd) : strdup("");
 	p->cgroup = read_cgroup(dfd);
 	if (!p->user || !p->cmdline || !p->cgroup) {
 		close(dfd);
 		return -ENOMEM;
 	}
-	r = wk->w->read_maps ? read_maps(dfd, p) : 0;
-	if (!r && !p->nmaps && wk->w->read_maps) {
+	r = wl->w->read_maps ? read_maps(dfd, p) : 0;
+	if (!r && !p->nmaps && wl->w->read_maps) {
 		/* No mappings: a zombie or exiting process. */
 		exm_snapshot_drop_last(snap);
 		close(dfd);
 		return 0;
 	}
 	if (!r)
-		r = wk->w->fn(wk->src, ctx, wk->opts, snap, p, dfd);
+		r = wl->w->fn(wl->src, ctx, wl->opts, snap, p, dfd);
 	close(dfd);
 	if (r == -ENOMEM)
 		return r;
@@ -440,7 +434,7 @@ static int walk_one(struct worker *wk, struct user_cache *users, void *ctx,
 		exm_snapshot_drop_last(snap);
 		snap->nskipped_gone++;
 	} else if (r == -EACCES || r == -EPERM) {
-		r = deny(dfd_path(wk->root, p->pid, path, sizeof(path)), p);
+		r = deny(dfd_path(wl->root, p->pid, path, sizeof(path)), p);
 		snap->nskipped_denied++;
 		if (r) {
 			exm_snapshot_drop_last(snap);
@@ -457,13 +451,14 @@ static void worker_main(void *arg, unsigned t, unsigned n)
 {
 	struct walk *walk = arg;
 	struct worker *wk = &walk->wk[t];
+	const struct exm_walk *w = walk->w;
 	struct user_cache users = { .n = 0 };
 	void *ctx;
 
 	if (wk->ret || !wk->snap)
 		return;
-	ctx = wk->w->ctx_new ? wk->w->ctx_new(wk->src) : NULL;
-	if (wk->w->ctx_new && !ctx) {
+	ctx = w->ctx_new ? w->ctx_new(walk->src) : NULL;
+	if (w->ctx_new && !ctx) {
 		wk->ret = -ENOMEM;
 		return;
 	}
@@ -472,10 +467,10 @@ static void worker_main(void *arg, unsigned t, unsigned n)
 
 		if (i >= walk->npids)
 			break;
-		wk->ret = walk_one(wk, &users, ctx, walk->pids[i]);
+		wk->ret = walk_one(walk, wk->snap, &users, ctx, walk->pids[i]);
 	}
-	if (wk->w->ctx_free)
-		wk->w->ctx_free(ctx);
+	if (w->ctx_free)
+		w->ctx_free(ctx);
 	user_cache_fini(&users);
 }
 
@@ -542,8 +537,6 @@ int exm_proc_walk(struct exm_source *src, const struct exm_scan_opts *opts,
 	for (unsigned i = 0; i < nw; i++) {
 		struct worker *wk = &walk->wk[i];
 
-		*wk = (struct worker){ .walk = walk, .opts = opts, .w = w,
-				       .src = src, .root = root };
 		wk->snap = i ? exm_snapshot_new() : snap;
 		if (!wk->snap)
 			wk->ret = -ENOMEM;
