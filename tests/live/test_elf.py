@@ -252,6 +252,20 @@ def rows_by(rows, key):
 # ------------------------------------------------------------ checks
 
 
+def check_ranges(c, got, want, orc, pid, regions, bias, what):
+    """Each (name, addr, size) of want has a row in got (by name) with that
+    address and size, and the oracle's sizes for those bytes."""
+    for (name, addr, size) in want:
+        w = "%s %s" % (what, name)
+        r = got.get(name)
+        if not c.check(r is not None, w + " present"):
+            continue
+        c.eq(int(r["addr"], 16), addr, w + " addr")
+        c.eq(r["size"], size, w + " size")
+        cmp_sizes(c, r, byte_sizes(orc, pid, regions, bias + addr,
+                                   bias + addr + size), w)
+
+
 def check_sections(c, pid, orc, path, ps):
     """Every section row of path in pid against the oracle; the rows add
     up to the file's regions. Returns (rows, regions, bias)."""
@@ -262,15 +276,8 @@ def check_sections(c, pid, orc, path, ps):
     c.eq(js["pid"], pid, "pid in JSON")
     rows = js["sections"]
     named = rows_by([r for r in rows if r["section"] != "[gap]"], "section")
-    for (name, addr, size) in secs:
-        what = "pid %d %s section %s" % (pid, os.path.basename(path), name)
-        r = named.get(name)
-        if not c.check(r is not None, what + " present"):
-            continue
-        c.eq(int(r["addr"], 16), addr, what + " addr")
-        c.eq(r["size"], size, what + " size")
-        cmp_sizes(c, r, byte_sizes(orc, pid, regions, bias + addr,
-                                   bias + addr + size), what)
+    check_ranges(c, named, secs, orc, pid, regions, bias,
+                 "pid %d %s section" % (pid, os.path.basename(path)))
     total = byte_sizes(orc, pid, regions, 0, 1 << 64)
     sums = {k: sum(r[k] for r in rows) for k in ("vm", "rss", "erss",
                                                   "sole", "writable")}
@@ -290,15 +297,8 @@ def check_process(c, b, pid, orc, syms, ps, path):
                               str(pid)])
     c.eq(js["symbols_from"], "symtab", "libelft symbols from symtab")
     got = rows_by(js["symbols"], "symbol")
-    for name, (addr, size) in syms.items():
-        what = "pid %d symbol %s" % (pid, name)
-        r = got.get(name)
-        if not c.check(r is not None, what + " present"):
-            continue
-        c.eq(int(r["addr"], 16), addr, what + " addr")
-        c.eq(r["size"], size, what + " size")
-        cmp_sizes(c, r, byte_sizes(orc, pid, regions, bias + addr,
-                                   bias + addr + size), what)
+    check_ranges(c, got, [(n, a, sz) for n, (a, sz) in syms.items()], orc,
+                 pid, regions, bias, "pid %d symbol" % pid)
     designed(c, got, pid, nreaders=3)
     return rows
 
