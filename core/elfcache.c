@@ -170,8 +170,9 @@ const struct exm_elf *exm_elfcache_get(struct exm_elfcache *c,
 
 	if (!f || f->kind != EXM_KIND_FILE || !f->name || f->name[0] != '/')
 		return exm_elf_state_only(EXM_ELF_NOT_FILE);
-	if (!proc_root)
-		proc_root = "/proc";
+	if (!proc_root) /* the /proc the snapshot was read from */
+		proc_root = snap && snap->sys.proc_root[0] ? snap->sys.proc_root
+							   : "/proc";
 	clean_path(f, path, sizeof(path));
 	if (p) {
 		const struct exm_mapping *m = first_mapping(p, f);

@@ -30,7 +30,7 @@ void exm_elfcache_free(struct exm_elfcache *c);
  * state says why (exm_elf_state_text()). The object is owned by the cache
  * and stays valid until exm_elfcache_free() or until max other files have
  * been looked up since (least recently used are dropped first).
- * proc_root is "/proc" (NULL) unless testing.
+ * proc_root NULL: the snapshot's sys.proc_root.
  */
 const struct exm_elf *exm_elfcache_get(struct exm_elfcache *c,
 				       const struct exm_snapshot *snap,

@@ -10,7 +10,9 @@ core_libexmcore_a_SOURCES = \
 	core/hugemem.c core/hugemem.h \
 	core/procfs.c core/procfs.h \
 	core/account.c core/account.h \
+	core/builder.c core/builder.h \
 	core/source.c core/source.h \
+	core/source_priv.h core/procwalk.c \
 	core/source_pagemap.c \
 	core/source_smaps.c \
 	core/source_fixture.c \

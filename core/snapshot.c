@@ -132,6 +132,7 @@ void exm_mapping_clear_pages(struct exm_mapping *m)
 static void free_mapping(struct exm_mapping *m)
 {
 	free(m->name);
+	free(m->build_id);
 	exm_mapping_clear_pages(m);
 }
 

@@ -128,6 +128,8 @@ struct exm_mapping {
 	enum exm_kind kind;
 	char *name;	/* exactly as maps gives it, or "" (owned) */
 	bool deleted;	/* name ended in " (deleted)" */
+	uint8_t build_id_len;	/* recorded ELF build-id of the file, or 0 */
+	unsigned char *build_id; /* (owned) only in replayed snapshots */
 
 	/* Per-page facts (page-level sources only). */
 	struct exm_run *runs;
@@ -189,6 +191,10 @@ struct exm_file {
 	struct exm_sizes sz;
 	uint32_t nprocs;
 	uint32_t index;
+	/* The build-id recorded for the file (replayed snapshots), from its
+	 * first mapping; points into that mapping. */
+	const unsigned char *build_id;
+	uint8_t build_id_len;
 };
 
 struct exm_pfile {
@@ -217,6 +223,7 @@ struct exm_sysinfo {
 	unsigned caps;		/* EXM_CAP_* */
 	double time_taken;	/* seconds spent filling + accounting */
 	struct timespec taken_at; /* CLOCK_REALTIME when the scan began */
+	char proc_root[256];	/* the /proc this snapshot was read from */
 };
 
 struct exm_snapshot {

@@ -2,10 +2,11 @@
 /*
  * source.h - where snapshots come from.
  *
- * Each source is one ops table. exm_source_open() picks by name, or, with
- * name NULL/"auto", the best source this process may use: pagemap when it
- * can read PFNs (root), else smaps. Future sources (the kernel module,
- * replay of a recorded snapshot) add one ops table each.
+ * Each source is one ops table, listed once in source.c's table.
+ * exm_source_open() picks by name, or, with name NULL/"auto", the first
+ * source of that table whose probe says it is usable here (pagemap when
+ * this process can read PFNs, else smaps). A source fills a snapshot by
+ * speaking the builder protocol (builder.h).
  */
 #ifndef EXM_SOURCE_H
 #define EXM_SOURCE_H
@@ -13,6 +14,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "core/builder.h"
 #include "core/snapshot.h"
 
 struct exm_source;
@@ -36,11 +38,14 @@ struct exm_scan_opts {
 
 struct exm_source_ops {
 	const char *name;
+	/* Optional: whether "auto" may choose this source here. */
+	bool (*probe)(void);
 	/* Prepare; 0 or -errno (e.g. -EPERM when this source is unusable). */
 	int (*open)(struct exm_source *src);
-	/* Fill snap with one scan; 0 or -errno for a failure of the run. */
+	/* One scan into the builder (begin ... end); 0 or -errno for a
+	 * failure of the run (src->errmsg says why). */
 	int (*fill)(struct exm_source *src, const struct exm_scan_opts *opts,
-		    struct exm_snapshot *snap);
+		    struct exm_builder *b);
 	void (*close)(struct exm_source *src);
 };
 
@@ -56,7 +61,8 @@ extern const struct exm_source_ops exm_source_smaps;
 extern const struct exm_source_ops exm_source_fixture;
 
 /*
- * Open a source by name ("auto", "pagemap", "smaps", "fixture:NAME").
+ * Open a source by name ("auto", "pagemap", "smaps", "fixture:NAME",
+ * ...).
  * On success *out is owned by the caller (exm_source_close). On failure
  * returns -errno and writes a one-line reason to err (errlen bytes).
  */

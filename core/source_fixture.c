@@ -17,21 +17,79 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/account.h"
 #include "core/pagemap.h"
 #include "core/procfs.h"
-#include "core/source_priv.h"
+#include "core/source.h"
 
 #define PS 4096u
 #define PRESENT EXM_PM_PRESENT
 #define EXCL EXM_PM_EXCLUSIVE
 #define FILEP EXM_PM_FILE
 
-static struct exm_proc *proc(struct exm_snapshot *s, pid_t pid, pid_t ppid,
+/* The fixtures' kernel figures (what smaps_rollup would say): Pss and
+ * SwapPss in bytes, rounded to KiB like the kernel's; Rss is counted as
+ * pages are added. */
+struct kfig {
+	pid_t pid;
+	uint64_t pss, swap_pss;
+};
+
+static const struct kfig basic_kfig[] = {
+	{ 1, 41984, 0 },	 { 200, 58368, 4096 },	 { 201, 58368, 4096 },
+	{ 300, 106496, 10240 }, { 301, 106496, 10240 }, { 302, 106496, 10240 },
+	{ 400, 28672, 0 },
+};
+
+/* hostile process 500 + i */
+static const uint64_t hostile_pss[] = { 0, 0, 1024, 2048, 2048, 3072,
+					5120, 7168, 11264 };
+
+/* The process being built and its kernel figures. */
+struct fx {
+	struct exm_builder *b;
+	const char *name; /* the fixture */
+	struct exm_proc *p;
+	struct exm_kpss k;
+};
+
+static void kernel_pss(const struct fx *x, pid_t pid, struct exm_kpss *k)
+{
+	if (!strcmp(x->name, "hostile")) {
+		if (pid >= 500 && pid - 500 < (pid_t)(sizeof(hostile_pss) /
+						    sizeof(hostile_pss[0])))
+			k->pss = hostile_pss[pid - 500];
+	} else if (!strcmp(x->name, "many")) {
+		/* libc text shared by all 2000 (16 bytes each), the rest
+		 * its own */
+		k->pss = (uint64_t)(3 + (pid - 1000) % 50) * PS;
+	} else {
+		for (size_t i = 0; i < sizeof(basic_kfig) / sizeof(basic_kfig[0]);
+		     i++)
+			if (basic_kfig[i].pid == pid) {
+				k->pss = basic_kfig[i].pss;
+				k->swap_pss = basic_kfig[i].swap_pss;
+			}
+	}
+}
+
+/* Hand the last process's kernel figures to the builder. */
+static void kfig_done(struct fx *x)
+{
+	if (x->p) {
+		kernel_pss(x, x->p->pid, &x->k);
+		exm_build_kpss(x->b, x->p, &x->k);
+	}
+	x->p = NULL;
+}
+
+static struct exm_proc *proc(struct fx *x, pid_t pid, pid_t ppid,
 			     uid_t uid, const char *user, const char *comm,
 			     const char *cmd, const char *cgroup)
 {
-	struct exm_proc *p = exm_snapshot_add_proc(s);
+	struct exm_proc *p;
+
+	kfig_done(x);
+	p = exm_build_proc(x->b);
 
 	if (!p)
 		return NULL;
@@ -45,15 +103,18 @@ static struct exm_proc *proc(struct exm_snapshot *s, pid_t pid, pid_t ppid,
 	p->cgroup = strdup(cgroup);
 	if (!p->user || !p->comm || !p->cmdline || !p->cgroup)
 		return NULL;
+	x->p = p;
+	memset(&x->k, 0, sizeof(x->k));
+	x->k.has = EXM_KPSS_PSS | EXM_KPSS_RSS | EXM_KPSS_SWAP_PSS;
 	return p;
 }
 
 /* A mapping at page number vpn of npages pages. */
-static struct exm_mapping *map(struct exm_proc *p, uint64_t vpn,
-			       uint64_t npages, const char *perms,
-			       const char *name, uint64_t inode)
+static struct exm_mapping *map(struct fx *x, uint64_t vpn, uint64_t npages,
+			       const char *perms, const char *name,
+			       uint64_t inode)
 {
-	struct exm_mapping *m = exm_proc_add_mapping(p);
+	struct exm_mapping *m = exm_build_mapping(x->b, x->p);
 
 	if (!m)
 		return NULL;
@@ -74,25 +135,28 @@ static struct exm_mapping *map(struct exm_proc *p, uint64_t vpn,
 }
 
 /* count present pages from page index first of m, PFNs pfn, pfn+1, ... */
-static int pages(struct exm_mapping *m, uint64_t first, uint64_t count,
-		 uint64_t pfn, uint64_t flags)
+static int pages(struct fx *x, struct exm_mapping *m, uint64_t first,
+		 uint64_t count, uint64_t pfn, uint64_t flags)
 {
 	for (uint64_t i = 0; i < count; i++) {
-		int ret = exm_mapping_add_page(m, m->start / PS + first + i,
-					       PRESENT | flags | (pfn + i));
+		uint64_t w = PRESENT | flags | (pfn + i);
+		int ret = exm_build_pages(x->b, m, m->start / PS + first + i,
+					  &w, 1);
 
 		if (ret)
 			return ret;
 	}
+	x->k.rss += count * PS;
 	return 0;
 }
 
-static int swapped(struct exm_mapping *m, uint64_t first, uint64_t count,
-		   uint64_t off)
+static int swapped(struct fx *x, struct exm_mapping *m, uint64_t first,
+		   uint64_t count, uint64_t off)
 {
 	for (uint64_t i = 0; i < count; i++) {
 		uint64_t w = EXM_PM_SWAPPED | ((off + i) << 5) | 1;
-		int ret = exm_mapping_add_page(m, m->start / PS + first + i, w);
+		int ret = exm_build_pages(x->b, m, m->start / PS + first + i,
+					  &w, 1);
 
 		if (ret)
 			return ret;
@@ -115,82 +179,82 @@ static int swapped(struct exm_mapping *m, uint64_t first, uint64_t count,
 static const char LIBC[] = "/usr/lib/x86_64-linux-gnu/libc.so.6";
 
 /* The C library mapped like ld.so does: text 8 pages, data 2 pages. */
-static int libc(struct exm_proc *p, unsigned resident_text)
+static int libc(struct fx *x, unsigned resident_text)
 {
 	struct exm_mapping *m;
 
-	TRY(m = map(p, 0x7f0000000, 8, "r-xp", LIBC, 1001));
-	TRYR(pages(m, 0, resident_text, 0x1000, FILEP));
-	TRY(m = map(p, 0x7f0000008, 2, "rw-p", LIBC, 1001));
+	TRY(m = map(x, 0x7f0000000, 8, "r-xp", LIBC, 1001));
+	TRYR(pages(x, m, 0, resident_text, 0x1000, FILEP));
+	TRY(m = map(x, 0x7f0000008, 2, "rw-p", LIBC, 1001));
 	m->offset = 8 * PS;
-	TRYR(pages(m, 0, 2, 0x2000 + (uint64_t)p->pid * 2, EXCL));
+	TRYR(pages(x, m, 0, 2, 0x2000 + (uint64_t)x->p->pid * 2, EXCL));
 	return 0;
 }
 
-static int fixture_basic(struct exm_snapshot *s)
+static int fixture_basic(struct fx *x)
 {
 	struct exm_proc *p;
 	struct exm_mapping *m;
 
 	/* init: libc text fully resident, heap 4 pages, stack 1. */
-	TRY(p = proc(s, 1, 0, 0, "root", "init", "/sbin/init splash",
+	TRY(p = proc(x, 1, 0, 0, "root", "init", "/sbin/init splash",
 		     "/init.scope"));
-	TRYR(libc(p, 8));
-	TRY(m = map(p, 0x1000, 4, "rw-p", "[heap]", 0));
-	TRYR(pages(m, 0, 4, 0x10000, EXCL));
-	TRY(m = map(p, 0x7ffff000, 1, "rw-p", "[stack]", 0));
-	TRYR(pages(m, 0, 1, 0x10010, EXCL));
+	TRYR(libc(x, 8));
+	TRY(m = map(x, 0x1000, 4, "rw-p", "[heap]", 0));
+	TRYR(pages(x, m, 0, 4, 0x10000, EXCL));
+	TRY(m = map(x, 0x7ffff000, 1, "rw-p", "[stack]", 0));
+	TRYR(pages(x, m, 0, 1, 0x10010, EXCL));
 
 	/* bash parent and child: 16 anon pages written before fork (shared
 	 * CoW), the child then wrote 4 of them (own copies). */
 	for (int i = 0; i < 2; i++) {
-		TRY(p = proc(s, 200 + i, i ? 200 : 1, 1000, "alice", "bash",
+		TRY(p = proc(x, 200 + i, i ? 200 : 1, 1000, "alice", "bash",
 			     i ? "bash -c make" : "-bash",
 			     "/user.slice/user-1000.slice/session-1.scope"));
-		TRYR(libc(p, 6));
-		TRY(m = map(p, 0x2000, 16, "rw-p", "", 0));
-		TRYR(pages(m, 0, 4, i ? 0x21000 : 0x20000, i ? EXCL : 0));
-		TRYR(pages(m, 4, 12, 0x20004, 0));
-		TRY(m = map(p, 0x7ffff000, 2, "rw-p", "[stack]", 0));
-		TRYR(pages(m, 0, 1, 0x10020 + (uint64_t)i, EXCL));
-		TRYR(swapped(m, 1, 1, 0x500 + (uint64_t)i));
+		TRYR(libc(x, 6));
+		TRY(m = map(x, 0x2000, 16, "rw-p", "", 0));
+		TRYR(pages(x, m, 0, 4, i ? 0x21000 : 0x20000, i ? EXCL : 0));
+		TRYR(pages(x, m, 4, 12, 0x20004, 0));
+		TRY(m = map(x, 0x7ffff000, 2, "rw-p", "[stack]", 0));
+		TRYR(pages(x, m, 0, 1, 0x10020 + (uint64_t)i, EXCL));
+		TRYR(swapped(x, m, 1, 1, 0x500 + (uint64_t)i));
 	}
 
 	/* postgres: three processes sharing 64 pages of shared memory, and
 	 * 8 pages of it swapped out (shared swap entries). */
 	for (int i = 0; i < 3; i++) {
-		TRY(p = proc(s, 300 + i, i ? 300 : 1, 106, "postgres",
+		TRY(p = proc(x, 300 + i, i ? 300 : 1, 106, "postgres",
 			     "postgres",
 			     i ? "postgres: checkpointer"
 			       : "/usr/lib/postgresql/15/bin/postgres -D "
 				 "/var/lib/postgresql/15/main",
 			     "/system.slice/postgresql.service"));
-		TRYR(libc(p, 4));
-		TRY(m = map(p, 0x3000, 72, "rw-s", "/SYSV00000000", 4242));
-		TRYR(pages(m, 0, 64, 0x30000, FILEP));
-		TRYR(swapped(m, 64, 8, 0x900));
-		TRY(m = map(p, 0x1000, 2, "rw-p", "[heap]", 0));
-		TRYR(pages(m, 0, 2, 0x11000 + (uint64_t)i * 2, EXCL));
+		TRYR(libc(x, 4));
+		TRY(m = map(x, 0x3000, 72, "rw-s", "/SYSV00000000", 4242));
+		TRYR(pages(x, m, 0, 64, 0x30000, FILEP));
+		TRYR(swapped(x, m, 64, 8, 0x900));
+		TRY(m = map(x, 0x1000, 2, "rw-p", "[heap]", 0));
+		TRYR(pages(x, m, 0, 2, 0x11000 + (uint64_t)i * 2, EXCL));
 	}
 
 	/* A memfd mapped twice by one process (maps(pfn) == 2, procs == 1),
 	 * and a deleted file with a space in its name. */
-	TRY(p = proc(s, 400, 1, 1000, "alice", "worker", "worker --twice",
+	TRY(p = proc(x, 400, 1, 1000, "alice", "worker", "worker --twice",
 		     "/user.slice/user-1000.slice/session-1.scope"));
-	TRY(m = map(p, 0x4000, 4, "rw-s", "/memfd:ring (deleted)", 5000));
+	TRY(m = map(x, 0x4000, 4, "rw-s", "/memfd:ring (deleted)", 5000));
 	m->deleted = true;
 	m->name[strlen("/memfd:ring")] = '\0';
-	TRYR(pages(m, 0, 4, 0x40000, FILEP));
-	TRY(m = map(p, 0x5000, 4, "r--s", "/memfd:ring (deleted)", 5000));
+	TRYR(pages(x, m, 0, 4, 0x40000, FILEP));
+	TRY(m = map(x, 0x5000, 4, "r--s", "/memfd:ring (deleted)", 5000));
 	m->deleted = true;
 	m->name[strlen("/memfd:ring")] = '\0';
-	TRYR(pages(m, 0, 4, 0x40000, FILEP));
-	TRY(m = map(p, 0x6000, 3, "r--p", "/tmp/my data.bin", 6000));
-	TRYR(pages(m, 0, 3, 0x50000, FILEP | EXCL));
+	TRYR(pages(x, m, 0, 4, 0x40000, FILEP));
+	TRY(m = map(x, 0x6000, 3, "r--p", "/tmp/my data.bin", 6000));
+	TRYR(pages(x, m, 0, 3, 0x50000, FILEP | EXCL));
 	return 0;
 }
 
-static int fixture_hostile(struct exm_snapshot *s)
+static int fixture_hostile(struct fx *x)
 {
 	static const char *const comms[] = {
 		"evil\033[2J\033[H", "tab\there", "nl\nline", "bell\a",
@@ -210,18 +274,18 @@ static int fixture_hostile(struct exm_snapshot *s)
 
 		snprintf(cmd, sizeof(cmd), "%s --arg \033[5m%u\x01", comms[i],
 			 i);
-		TRY(p = proc(s, (pid_t)(500 + i), 1, 1000, "mallory",
+		TRY(p = proc(x, (pid_t)(500 + i), 1, 1000, "mallory",
 			     comms[i], cmd, "/evil\033[7m.scope"));
-		m = map(p, 0x1000, 2 + i, "r-xp",
+		m = map(x, 0x1000, 2 + i, "r-xp",
 			files[i % (sizeof(files) / sizeof(files[0]))],
 			7000 + i % (sizeof(files) / sizeof(files[0])));
 		TRY(m);
-		TRYR(pages(m, 0, 1 + i, 0x60000, FILEP));
+		TRYR(pages(x, m, 0, 1 + i, 0x60000, FILEP));
 	}
 	return 0;
 }
 
-static int fixture_many(struct exm_snapshot *s)
+static int fixture_many(struct fx *x)
 {
 	for (unsigned i = 0; i < 2000; i++) {
 		char comm[32], cmd[64];
@@ -230,12 +294,12 @@ static int fixture_many(struct exm_snapshot *s)
 
 		snprintf(comm, sizeof(comm), "proc%04u", i);
 		snprintf(cmd, sizeof(cmd), "/usr/bin/proc%04u --id=%u", i, i);
-		TRY(p = proc(s, (pid_t)(1000 + i), 1, i % 3 ? 1000 : 0,
+		TRY(p = proc(x, (pid_t)(1000 + i), 1, i % 3 ? 1000 : 0,
 			     i % 3 ? "alice" : "root", comm, cmd,
 			     "/system.slice/many.service"));
-		TRYR(libc(p, 8));
-		TRY(m = map(p, 0x2000, 1 + i % 50, "rw-p", "[heap]", 0));
-		TRYR(pages(m, 0, 1 + i % 50, 0x100000 + (uint64_t)i * 64,
+		TRYR(libc(x, 8));
+		TRY(m = map(x, 0x2000, 1 + i % 50, "rw-p", "[heap]", 0));
+		TRYR(pages(x, m, 0, 1 + i % 50, 0x100000 + (uint64_t)i * 64,
 			   EXCL));
 	}
 	return 0;
@@ -243,14 +307,14 @@ static int fixture_many(struct exm_snapshot *s)
 
 /* basic, but every snapshot after the first takes 3 s: for the UI's
  * test that keys are handled while a scan runs. */
-static int fixture_slow(struct exm_snapshot *s)
+static int fixture_slow(struct fx *x)
 {
 	static unsigned calls;
 	struct timespec ts = { .tv_sec = 3 };
 
 	if (calls++)
 		nanosleep(&ts, NULL);
-	return fixture_basic(s);
+	return fixture_basic(x);
 }
 
 static int fx_open(struct exm_source *src)
@@ -268,46 +332,40 @@ static int fx_open(struct exm_source *src)
 }
 
 static int fx_fill(struct exm_source *src, const struct exm_scan_opts *opts,
-		   struct exm_snapshot *snap)
+		   struct exm_builder *b)
 {
 	const char *a = src->arg && *src->arg ? src->arg : "basic";
+	struct fx x = { .b = b, .name = a };
+	struct exm_sysinfo sys = { .page_size = PS };
+	struct exm_build_end end = { 0 };
 	int ret;
 
-	snap->sys.page_size = PS;
-	snap->sys.mem_total = UINT64_C(8) << 30;
-	snap->sys.mem_available = UINT64_C(6) << 30;
-	snprintf(snap->sys.kernel, sizeof(snap->sys.kernel), "6.1.0-fixture");
-	snprintf(snap->sys.hostname, sizeof(snap->sys.hostname), "fixture");
-	snprintf(snap->sys.source, sizeof(snap->sys.source), "fixture");
-	snprintf(snap->sys.source_detail, sizeof(snap->sys.source_detail),
-		 "%s", a);
-	snap->sys.caps = EXM_CAP_PAGES | EXM_CAP_PFN | EXM_CAP_KPSS |
-			 EXM_CAP_WRITABLE | EXM_CAP_ALLPROCS;
-	if (!strcmp(a, "hostile"))
-		ret = fixture_hostile(snap);
-	else if (!strcmp(a, "many"))
-		ret = fixture_many(snap);
-	else if (!strcmp(a, "slow"))
-		ret = fixture_slow(snap);
-	else
-		ret = fixture_basic(snap);
+	sys.mem_total = UINT64_C(8) << 30;
+	sys.mem_available = UINT64_C(6) << 30;
+	snprintf(sys.kernel, sizeof(sys.kernel), "6.1.0-fixture");
+	snprintf(sys.hostname, sizeof(sys.hostname), "fixture");
+	snprintf(sys.source, sizeof(sys.source), "fixture");
+	snprintf(sys.source_detail, sizeof(sys.source_detail), "%s", a);
+	sys.caps = EXM_CAP_PAGES | EXM_CAP_PFN | EXM_CAP_KPSS |
+		   EXM_CAP_WRITABLE | EXM_CAP_ALLPROCS;
+	ret = exm_build_begin(b, &sys);
 	if (ret)
 		return ret;
+	if (!strcmp(a, "hostile"))
+		ret = fixture_hostile(&x);
+	else if (!strcmp(a, "many"))
+		ret = fixture_many(&x);
+	else if (!strcmp(a, "slow"))
+		ret = fixture_slow(&x);
+	else
+		ret = fixture_basic(&x);
+	if (ret)
+		return ret;
+	kfig_done(&x);
 	/* Honour -p like a real source. */
 	if (opts && opts->pids)
-		exm_snapshot_keep_pids(snap, opts->pids, opts->npids);
-	ret = exm_snapshot_account(snap);
-	if (ret)
-		return ret;
-	/* The kernel's figures: Pss as the kernel would round it (KiB). */
-	for (size_t i = 0; i < snap->nprocs; i++) {
-		struct exm_proc *p = &snap->procs[i];
-
-		p->kpss.pss = (uint64_t)p->sz.erss / 1024 * 1024;
-		p->kpss.rss = p->sz.rss;
-		p->kpss.swap_pss = (uint64_t)p->sz.eswap / 1024 * 1024;
-		p->kpss.has = EXM_KPSS_PSS | EXM_KPSS_RSS | EXM_KPSS_SWAP_PSS;
-	}
+		exm_snapshot_keep_pids(b->snap, opts->pids, opts->npids);
+	exm_build_end(b, &end);
 	return 0;
 }
 

@@ -178,8 +178,9 @@ static ssize_t read_words(int fd, uint64_t *buf, uint64_t vpn, size_t n)
  * mappings of p, starting the search at *mi (mappings are sorted). Runs
  * of used words are appended in bulk.
  */
-static int read_range(struct pm_ctx *c, int fd, struct exm_proc *p,
-		      size_t *mi, unsigned ps, uint64_t v0, uint64_t v1)
+static int read_range(struct pm_ctx *c, struct exm_builder *b, int fd,
+		      struct exm_proc *p, size_t *mi, unsigned ps, uint64_t v0,
+		      uint64_t v1)
 {
 	while (v0 < v1) {
 		size_t n = v1 - v0 > CHUNK_WORDS ? CHUNK_WORDS : v1 - v0;
@@ -215,7 +216,7 @@ static int read_range(struct pm_ctx *c, int fd, struct exm_proc *p,
 				    exm_pm_used(c->words[j]);
 			     j++)
 				;
-			ret = exm_mapping_add_pages(m, v0 + (uint64_t)k,
+			ret = exm_build_pages(b, m, v0 + (uint64_t)k,
 						    c->words + k,
 						    (uint32_t)(j - k));
 			if (ret)
@@ -277,8 +278,8 @@ static int scan_regions(struct pm_ctx *c, int fd, uint64_t start, uint64_t end)
 }
 
 /* Read the words of pages [vpn, vpn + n) of m into its reserved room. */
-static int read_piece(struct pm_ctx *c, struct exm_mapping *m, uint64_t vpn,
-		      uint64_t n, int fd)
+static int read_piece(struct pm_ctx *c, struct exm_builder *b,
+		      struct exm_mapping *m, uint64_t vpn, uint64_t n, int fd)
 {
 	while (n) {
 		size_t want = n < CHUNK_WORDS ? (size_t)n : CHUNK_WORDS;
@@ -288,7 +289,7 @@ static int read_piece(struct pm_ctx *c, struct exm_mapping *m, uint64_t vpn,
 		if (got <= 0)
 			return (int)got;
 		/* packed into the room reserved for this mapping */
-		ret = exm_mapping_add_pages(m, vpn, c->words, (uint32_t)got);
+		ret = exm_build_pages(b, m, vpn, c->words, (uint32_t)got);
 		if (ret)
 			return ret;
 		vpn += (uint64_t)got;
@@ -298,7 +299,7 @@ static int read_piece(struct pm_ctx *c, struct exm_mapping *m, uint64_t vpn,
 }
 
 /* A small mapping: read all its words at once, keep the used ones. */
-static int read_direct(struct pm_ctx *c, struct exm_snapshot *snap, int fd,
+static int read_direct(struct pm_ctx *c, struct exm_builder *b, int fd,
 		       struct exm_mapping *m, unsigned ps)
 {
 	uint64_t vpn = m->start / ps, n = (m->end - m->start) / ps;
@@ -310,14 +311,14 @@ static int read_direct(struct pm_ctx *c, struct exm_snapshot *snap, int fd,
 		return (int)got;
 	for (ssize_t k = 0; k < got; k++)
 		used += exm_pm_used(c->words[k]);
-	ret = exm_mapping_reserve_store(snap, m, used);
+	ret = exm_build_reserve(b, m, used);
 	if (!ret)
-		ret = exm_mapping_add_pages(m, vpn, c->words, (uint32_t)got);
+		ret = exm_build_pages(b, m, vpn, c->words, (uint32_t)got);
 	return ret;
 }
 
 /* A big mapping: ask PAGEMAP_SCAN where its pages are, read only those. */
-static int scan_mapping(struct pm_ctx *c, struct exm_snapshot *snap, int fd,
+static int scan_mapping(struct pm_ctx *c, struct exm_builder *b, int fd,
 			struct exm_mapping *m, unsigned ps)
 {
 	uint64_t end = m->end < EXM_SCAN_END ? m->end : EXM_SCAN_END;
@@ -337,7 +338,7 @@ static int scan_mapping(struct pm_ctx *c, struct exm_snapshot *snap, int fd,
 		if (s < e)
 			count += (e - s) / ps;
 	}
-	ret = exm_mapping_reserve_store(snap, m,
+	ret = exm_build_reserve(b, m,
 					count > UINT32_MAX ? UINT32_MAX
 							   : (uint32_t)count);
 	for (size_t r = 0; !ret && r < c->nregions; r++) {
@@ -346,7 +347,7 @@ static int scan_mapping(struct pm_ctx *c, struct exm_snapshot *snap, int fd,
 		uint64_t e = c->regions[r].end < end ? c->regions[r].end : end;
 
 		if (s < e)
-			ret = read_piece(c, m, s / ps, (e - s) / ps, fd);
+			ret = read_piece(c, b, m, s / ps, (e - s) / ps, fd);
 	}
 	return ret;
 }
@@ -356,7 +357,7 @@ static int scan_mapping(struct pm_ctx *c, struct exm_snapshot *snap, int fd,
  * DIRECT_PAGES; else every mapping asked about): 1 when the kernel has no
  * PAGEMAP_SCAN, 0, -errno.
  */
-static int scan_process(struct pm_ctx *c, struct exm_snapshot *snap, int fd,
+static int scan_process(struct pm_ctx *c, struct exm_builder *b, int fd,
 			struct exm_proc *p, unsigned ps, bool direct)
 {
 	for (size_t k = 0; k < p->nmaps; k++) {
@@ -366,10 +367,10 @@ static int scan_process(struct pm_ctx *c, struct exm_snapshot *snap, int fd,
 		if (m->kind == EXM_KIND_VSYSCALL)
 			continue;
 		if (direct && (m->end - m->start) / ps <= DIRECT_PAGES) {
-			ret = read_direct(c, snap, fd, m, ps);
+			ret = read_direct(c, b, fd, m, ps);
 			c->read = true;
 		} else {
-			ret = scan_mapping(c, snap, fd, m, ps);
+			ret = scan_mapping(c, b, fd, m, ps);
 			c->asked = ret != 1;
 		}
 		if (ret)
@@ -430,7 +431,8 @@ static int populated_from_smaps(struct pm_ctx *c, int dirfd,
 	return 0;
 }
 
-static int read_process(struct pm_ctx *c, int fd, int dirfd,
+static int read_process(struct pm_ctx *c, struct exm_builder *b, int fd,
+			int dirfd,
 			struct exm_proc *p, unsigned ps)
 {
 	bool big = false, sel = false;
@@ -454,7 +456,7 @@ static int read_process(struct pm_ctx *c, int fd, int dirfd,
 
 		if (m->kind == EXM_KIND_VSYSCALL || (sel && !c->want[i]))
 			continue;
-		ret = read_range(c, fd, p, &mi, ps, m->start / ps,
+		ret = read_range(c, b, fd, p, &mi, ps, m->start / ps,
 				 m->end / ps);
 		if (ret)
 			return ret;
@@ -469,12 +471,12 @@ static void reset_pages(struct exm_proc *p)
 }
 
 static int pm_proc(struct exm_source *src, void *ctx,
-		   const struct exm_scan_opts *opts, struct exm_snapshot *snap,
+		   const struct exm_scan_opts *opts, struct exm_builder *b,
 		   struct exm_proc *p, int dirfd)
 {
 	struct pm_priv *pp = src->priv;
 	struct pm_ctx *c = ctx;
-	unsigned ps = snap->sys.page_size;
+	unsigned ps = b->snap->sys.page_size;
 	int fd, ret = 1;
 
 	fd = openat(dirfd, "pagemap", O_RDONLY | O_CLOEXEC);
@@ -482,7 +484,7 @@ static int pm_proc(struct exm_source *src, void *ctx,
 		return -errno;
 	if (opts->pagemap_mode != 2 && pp->scan != SCAN_NO) {
 		c->asked = c->read = false;
-		ret = scan_process(c, snap, fd, p, ps,
+		ret = scan_process(c, b, fd, p, ps,
 				   opts->pagemap_mode == 0);
 		if (ret == 1) {
 			pp->scan = SCAN_NO;
@@ -504,14 +506,14 @@ static int pm_proc(struct exm_source *src, void *ctx,
 		}
 	}
 	if (ret == 1) {
-		ret = read_process(c, fd, dirfd, p, ps);
+		ret = read_process(c, b, fd, dirfd, p, ps);
 		pp->any_read = true;
 	}
 	close(fd);
 	if (ret)
 		return ret == -EIO ? -ESRCH : ret;
 	if (exm_want_kpss(opts, p->pid)) {
-		ret = exm_read_kpss(dirfd, p);
+		ret = exm_read_kpss(b, dirfd, p);
 		if (ret && !exm_errno_gone(ret))
 			ret = 0; /* figures stay unmeasured */
 	}
@@ -519,7 +521,7 @@ static int pm_proc(struct exm_source *src, void *ctx,
 }
 
 static int pm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
-		   struct exm_snapshot *snap)
+		   struct exm_builder *b)
 {
 	static const struct exm_walk walk = {
 		.fn = pm_proc,
@@ -529,40 +531,46 @@ static int pm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 	};
 	struct pm_priv *pp = src->priv;
 	struct exm_scan_opts o = *opts;
+	struct exm_sysinfo sys;
 	int ret;
 
-	exm_sysinfo_fill(&snap->sys);
-	snprintf(snap->sys.source, sizeof(snap->sys.source), "pagemap");
-	snap->sys.caps = EXM_CAP_PAGES | EXM_CAP_PFN | EXM_CAP_WRITABLE |
-			 EXM_CAP_ALLPROCS |
-			 (opts->want_kpss ? EXM_CAP_KPSS : 0);
-	pp->any_scan = pp->any_read = false;
 	if (src->arg && *src->arg) {
 		o.proc_root = src->arg;
 		o.include_self = true; /* our pid means nothing there */
 	}
+	exm_sysfacts_local(&sys, o.proc_root);
+	snprintf(sys.source, sizeof(sys.source), "pagemap");
+	sys.caps = EXM_CAP_PAGES | EXM_CAP_PFN | EXM_CAP_WRITABLE |
+		   EXM_CAP_ALLPROCS | (opts->want_kpss ? EXM_CAP_KPSS : 0);
+	snprintf(sys.limits, sizeof(sys.limits),
+		 "writable is approximate: exclusive anonymous pages in "
+		 "writable private mappings");
+	ret = exm_build_begin(b, &sys);
+	if (ret)
+		return ret;
+	pp->any_scan = pp->any_read = false;
 	if (opts->pagemap_mode == 1 && pp->scan == SCAN_NO) {
 		snprintf(src->errmsg, sizeof(src->errmsg),
 			 "this kernel has no PAGEMAP_SCAN ioctl (Linux 6.7+)");
 		return -EOPNOTSUPP;
 	}
-	ret = exm_proc_walk(src, &o, snap, &walk);
+	ret = exm_proc_walk(src, &o, b, &walk);
 	/* auto on a kernel with the ioctl: big mappings asked about, small
-	 * ones read at once (see DIRECT_PAGES) */
+	 * ones read at once (see DIRECT_PAGES). How the pages were read is
+	 * known only now: the one fact set after begin. */
 	if (opts->pagemap_mode == 0 && pp->scan == SCAN_YES)
 		pp->any_scan = true;
-	snprintf(snap->sys.source_detail, sizeof(snap->sys.source_detail),
-		 "%s", pp->any_scan && !pp->any_read ? "PAGEMAP_SCAN"
-		       : pp->any_scan		    ? "PAGEMAP_SCAN+reads"
-						    : "chunked reads");
-	snprintf(snap->sys.limits, sizeof(snap->sys.limits),
-		 "writable is approximate: exclusive anonymous pages in "
-		 "writable private mappings");
+	snprintf(b->snap->sys.source_detail,
+		 sizeof(b->snap->sys.source_detail), "%s",
+		 pp->any_scan && !pp->any_read ? "PAGEMAP_SCAN"
+		 : pp->any_scan		       ? "PAGEMAP_SCAN+reads"
+					       : "chunked reads");
 	return ret;
 }
 
 const struct exm_source_ops exm_source_pagemap = {
 	.name = "pagemap",
+	.probe = exm_pagemap_has_pfns,
 	.open = pm_open,
 	.fill = pm_fill,
 	.close = pm_close,

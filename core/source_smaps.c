@@ -86,7 +86,7 @@ static void parse_smaps(const char *buf, size_t len, struct exm_proc *p)
 }
 
 static int sm_proc(struct exm_source *src, void *ctx,
-		   const struct exm_scan_opts *opts, struct exm_snapshot *snap,
+		   const struct exm_scan_opts *opts, struct exm_builder *b,
 		   struct exm_proc *p, int dirfd)
 {
 	char *buf;
@@ -101,7 +101,7 @@ static int sm_proc(struct exm_source *src, void *ctx,
 	 * Pss_Anon/File/Shmem split exists only there, and it rounds once
 	 * rather than per mapping. */
 	if (exm_want_kpss(opts, p->pid)) {
-		ret = exm_read_kpss(dirfd, p);
+		ret = exm_read_kpss(b, dirfd, p);
 		if (exm_errno_gone(ret))
 			return ret;
 	}
@@ -117,24 +117,30 @@ static int sm_proc(struct exm_source *src, void *ctx,
 	return 0;
 }
 
+static bool sm_probe(void)
+{
+	return true; /* anyone may read their own processes' smaps */
+}
+
 static int sm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
-		   struct exm_snapshot *snap)
+		   struct exm_builder *b)
 {
 	static const struct exm_walk walk = { .fn = sm_proc,
 					      .read_maps = true };
+	struct exm_sysinfo sys;
 	int ret;
 
-	exm_sysinfo_fill(&snap->sys);
-	snprintf(snap->sys.source, sizeof(snap->sys.source), "smaps");
-	snprintf(snap->sys.source_detail, sizeof(snap->sys.source_detail),
+	exm_sysfacts_local(&sys, opts->proc_root);
+	snprintf(sys.source, sizeof(sys.source), "smaps");
+	snprintf(sys.source_detail, sizeof(sys.source_detail),
 		 "/proc/PID/smaps");
-	snap->sys.caps = EXM_CAP_KPSS;
-	ret = exm_proc_walk(src, opts, snap, &walk);
-	snprintf(snap->sys.limits, sizeof(snap->sys.limits),
+	sys.caps = EXM_CAP_KPSS;
+	snprintf(sys.limits, sizeof(sys.limits),
 		 "%skernel Pss only (no page identity): sole = kernel "
 		 "Private (USS), no writable, no ELF byte ranges",
-		 snap->nskipped_denied ? "unprivileged: own processes, " : "");
-	return ret;
+		 exm_pagemap_has_pfns() ? "" : "unprivileged: own processes, ");
+	ret = exm_build_begin(b, &sys);
+	return ret ? ret : exm_proc_walk(src, opts, b, &walk);
 }
 
 static void sm_close(struct exm_source *src)
@@ -143,6 +149,7 @@ static void sm_close(struct exm_source *src)
 
 const struct exm_source_ops exm_source_smaps = {
 	.name = "smaps",
+	.probe = sm_probe,
 	.open = sm_open,
 	.fill = sm_fill,
 	.close = sm_close,
