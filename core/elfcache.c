@@ -112,16 +112,15 @@ const struct exm_elf *exm_elfcache_get_fd(struct exm_elfcache *c, int fd,
 	return e;
 }
 
-/* Open mapping m of process p through map_files; -1 on failure. */
-static int open_map_file(const char *proc_root, const struct exm_proc *p,
-			 const struct exm_mapping *m)
+int exm_open_mapped(const char *proc_root, pid_t pid,
+		    const struct exm_mapping *m)
 {
-	char path[256];
+	char path[512];
 	struct stat st;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/%d/map_files/%llx-%llx", proc_root,
-		 (int)p->pid, (unsigned long long)m->start,
+	snprintf(path, sizeof(path), "%.256s/%d/map_files/%llx-%llx",
+		 proc_root, (int)pid, (unsigned long long)m->start,
 		 (unsigned long long)m->end);
 	fd = exm_open_regular(path, &st);
 	if (fd >= 0 && (uint64_t)st.st_ino != m->inode) {
@@ -178,7 +177,7 @@ const struct exm_elf *exm_elfcache_get(struct exm_elfcache *c,
 		const struct exm_mapping *m = first_mapping(p, f);
 
 		if (m)
-			fd = open_map_file(proc_root, p, m);
+			fd = exm_open_mapped(proc_root, p->pid, m);
 	} else {
 		size_t tries = 0;
 
@@ -190,7 +189,7 @@ const struct exm_elf *exm_elfcache_get(struct exm_elfcache *c,
 			if (!m)
 				continue;
 			tries++;
-			fd = open_map_file(proc_root, &snap->procs[i], m);
+			fd = exm_open_mapped(proc_root, snap->procs[i].pid, m);
 		}
 	}
 	if (fd < 0) {

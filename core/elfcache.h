@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "core/elf.h"
 #include "core/snapshot.h"
@@ -37,6 +38,12 @@ const struct exm_elf *exm_elfcache_get(struct exm_elfcache *c,
 				       const struct exm_proc *p,
 				       const struct exm_file *f,
 				       const char *proc_root);
+
+/* Open mapping m of process pid through proc_root/PID/map_files (the
+ * exact file mapped, even if replaced or deleted on disk); the fd (caller
+ * closes) or -1 (gone, not allowed, or the pid now maps another file). */
+int exm_open_mapped(const char *proc_root, pid_t pid,
+		    const struct exm_mapping *m);
 
 /* The same for an open file descriptor (path: hint for debug files). */
 const struct exm_elf *exm_elfcache_get_fd(struct exm_elfcache *c, int fd,

@@ -1,7 +1,7 @@
 # core/: the engine library. No curses here: the flags below carry no
 # ncurses include path, so a stray #include <curses.h> fails the build.
 noinst_LIBRARIES += core/libexmcore.a
-core_libexmcore_a_CPPFLAGS = $(AM_CPPFLAGS) $(LIBELF_CFLAGS)
+core_libexmcore_a_CPPFLAGS = $(AM_CPPFLAGS) $(LIBELF_CFLAGS) $(SQLITE3_CFLAGS)
 core_libexmcore_a_SOURCES = \
 	core/snapshot.c core/snapshot.h \
 	core/pagemap.h \
@@ -16,7 +16,10 @@ core_libexmcore_a_SOURCES = \
 	core/source_pagemap.c \
 	core/source_smaps.c \
 	core/source_fixture.c \
+	core/source_replay.c core/source_replay.h \
+	core/record.c core/record.h \
+	core/diff.c core/diff.h \
 	core/table.c core/table.h \
 	core/fields.c core/fields.h \
 	core/format.c core/format.h
-CORE_LIBS = core/libexmcore.a $(LIBELF_LIBS) -lm -lpthread
+CORE_LIBS = core/libexmcore.a $(LIBELF_LIBS) $(SQLITE3_LIBS) -lm -lpthread

@@ -17,6 +17,7 @@ static const struct exm_source_ops *const sources[] = {
 	&exm_source_pagemap,
 	&exm_source_smaps,
 	&exm_source_fixture,
+	&exm_source_replay,
 };
 
 #define NSOURCES (sizeof(sources) / sizeof(sources[0]))

@@ -59,6 +59,7 @@ struct exm_source {
 extern const struct exm_source_ops exm_source_pagemap;
 extern const struct exm_source_ops exm_source_smaps;
 extern const struct exm_source_ops exm_source_fixture;
+extern const struct exm_source_ops exm_source_replay; /* source_replay.h */
 
 /*
  * Open a source by name ("auto", "pagemap", "smaps", "fixture:NAME",

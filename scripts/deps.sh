@@ -4,8 +4,8 @@
 #   exm_install test         plus what the whole test suite needs
 # Installs only what is missing; runs apt-get update once before installing.
 
-EXM_BUILD_PKGS="build-essential autoconf automake pkg-config libncurses-dev libelf-dev"
-EXM_TEST_PKGS="libcriterion-dev tmux python3 smem smemstat valgrind clang libclang-rt-14-dev g++ binutils util-linux procps htop"
+EXM_BUILD_PKGS="build-essential autoconf automake pkg-config libncurses-dev libelf-dev libsqlite3-dev"
+EXM_TEST_PKGS="libcriterion-dev sqlite3 tmux python3 smem smemstat valgrind clang libclang-rt-14-dev g++ binutils util-linux procps htop"
 
 exm_install() {
 	local want="$EXM_BUILD_PKGS" missing=() p

@@ -1,0 +1,1336 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * record.c - the SQLite recording: the recorder (a builder protocol sink)
+ * and the reader (a producer); see record.h and README.md ("Recordings").
+ */
+#include "core/record.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/elf.h"
+#include "core/elfcache.h"
+#include "core/pagemap.h"
+
+static const char schema_sql[] =
+	"CREATE TABLE meta(key TEXT PRIMARY KEY, value);"
+	"CREATE TABLE snapshot(id INTEGER PRIMARY KEY, taken_sec INTEGER,"
+	" taken_nsec INTEGER, time_taken REAL, page_size INTEGER,"
+	" mem_total INTEGER, mem_available INTEGER, kernel TEXT,"
+	" hostname TEXT, source TEXT, source_detail TEXT, limits TEXT,"
+	" caps INTEGER, proc_root TEXT, skipped_gone INTEGER,"
+	" skipped_denied INTEGER);"
+	"CREATE TABLE process(snapshot INTEGER, idx INTEGER, pid INTEGER,"
+	" ppid INTEGER, uid INTEGER, start_time INTEGER, user TEXT,"
+	" comm TEXT, cmdline TEXT, cgroup TEXT, state INTEGER,"
+	" vm INTEGER, rss INTEGER, erss REAL, swap INTEGER, eswap REAL,"
+	" sole INTEGER, writable INTEGER,"
+	" PRIMARY KEY(snapshot, idx)) WITHOUT ROWID;"
+	"CREATE TABLE kernel(snapshot INTEGER, proc INTEGER, pss INTEGER,"
+	" pss_anon INTEGER, pss_file INTEGER, pss_shmem INTEGER,"
+	" pss_dirty INTEGER, swap_pss INTEGER, rss INTEGER,"
+	" PRIMARY KEY(snapshot, proc)) WITHOUT ROWID;"
+	"CREATE TABLE file(id INTEGER PRIMARY KEY, name TEXT,"
+	" dev_major INTEGER, dev_minor INTEGER, inode INTEGER,"
+	" build_id TEXT);"
+	"CREATE TABLE mapping(snapshot INTEGER, proc INTEGER, idx INTEGER,"
+	" start INTEGER, end INTEGER, offset INTEGER, perms INTEGER,"
+	" kind INTEGER, file INTEGER, deleted INTEGER,"
+	" vm INTEGER, rss INTEGER, erss REAL, swap INTEGER, eswap REAL,"
+	" sole INTEGER, has INTEGER,"
+	" PRIMARY KEY(snapshot, proc, idx)) WITHOUT ROWID;"
+	"CREATE TABLE run(snapshot INTEGER, proc INTEGER, map INTEGER,"
+	" vpn INTEGER, count INTEGER, present INTEGER, first INTEGER,"
+	" swap_type INTEGER, flags INTEGER,"
+	" PRIMARY KEY(snapshot, proc, map, vpn)) WITHOUT ROWID;"
+	"INSERT INTO meta VALUES('format', 'exmtop recording');";
+
+/* Pagemap bits 55-61 (soft-dirty, exclusive, uffd-wp, writable PTE, file)
+ * are kept as flags 0-6. */
+#define FLAG_SHIFT 55
+#define FLAG_MASK UINT64_C(0x7f)
+
+static void set_err(char *buf, size_t len, const char *path, const char *what,
+		    sqlite3 *db)
+{
+	snprintf(buf, len, "%.200s: %s%s%s", path, what, db ? ": " : "",
+		 db ? sqlite3_errmsg(db) : "");
+}
+
+/* Check that db is a recording this exmtop reads: 0, or -EINVAL with why
+ * in err. *fresh is set for an empty database. */
+static int check_header(sqlite3 *db, const char *path, bool *fresh,
+			char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t app = -1, ver = -1, ntables = -1;
+
+	if (sqlite3_prepare_v2(db,
+			       "SELECT (SELECT application_id FROM "
+			       "pragma_application_id), (SELECT user_version "
+			       "FROM pragma_user_version), (SELECT count(*) "
+			       "FROM sqlite_schema)",
+			       -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_step(st) != SQLITE_ROW) {
+		set_err(err, errlen, path, "not an exmtop recording", db);
+		sqlite3_finalize(st);
+		return -EINVAL;
+	}
+	app = sqlite3_column_int64(st, 0);
+	ver = sqlite3_column_int64(st, 1);
+	ntables = sqlite3_column_int64(st, 2);
+	sqlite3_finalize(st);
+	*fresh = app == 0 && ver == 0 && ntables == 0;
+	if (*fresh)
+		return 0;
+	if (app != EXM_RECORD_APP_ID) {
+		set_err(err, errlen, path, "not an exmtop recording", NULL);
+		return -EINVAL;
+	}
+	if (ver > EXM_RECORD_SCHEMA) {
+		snprintf(err, errlen,
+			 "%.200s: recording schema %" PRId64 " is newer than "
+			 "this exmtop's (%d): upgrade exmtop",
+			 path, ver, EXM_RECORD_SCHEMA);
+		return -EINVAL;
+	}
+	if (ver < 1) {
+		set_err(err, errlen, path, "not an exmtop recording", NULL);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The kernel table's figures, in column order after (snapshot, proc). */
+static const struct {
+	unsigned bit;
+	size_t off;
+} kfig_cols[] = {
+	{ EXM_KPSS_PSS, offsetof(struct exm_kpss, pss) },
+	{ EXM_KPSS_PSS_ANON, offsetof(struct exm_kpss, pss_anon) },
+	{ EXM_KPSS_PSS_FILE, offsetof(struct exm_kpss, pss_file) },
+	{ EXM_KPSS_PSS_SHMEM, offsetof(struct exm_kpss, pss_shmem) },
+	{ EXM_KPSS_PSS_DIRTY, offsetof(struct exm_kpss, pss_dirty) },
+	{ EXM_KPSS_SWAP_PSS, offsetof(struct exm_kpss, swap_pss) },
+	{ EXM_KPSS_RSS, offsetof(struct exm_kpss, rss) },
+};
+
+#define NKFIG (sizeof(kfig_cols) / sizeof(kfig_cols[0]))
+
+static uint64_t *kfig(struct exm_kpss *k, size_t i)
+{
+	return (uint64_t *)((char *)k + kfig_cols[i].off);
+}
+
+/* ---- the recorder ---- */
+
+struct file_ent {
+	char *name;
+	uint32_t dev_major, dev_minor;
+	uint64_t inode;
+	int64_t id;
+};
+
+enum { S_SNAP, S_SNAP_END, S_PROC, S_KPSS, S_MAP, S_RUN, S_FILE, S__N };
+
+static const char *const stmt_sql[S__N] = {
+	[S_SNAP] = "INSERT INTO snapshot VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?,?,"
+		   "?,0,0)",
+	[S_SNAP_END] = "UPDATE snapshot SET skipped_gone=?, skipped_denied=? "
+		       "WHERE id=?",
+	[S_PROC] = "INSERT INTO process VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+		   "?,?,?)",
+	[S_KPSS] = "INSERT INTO kernel VALUES(?,?,?,?,?,?,?,?,?)",
+	[S_MAP] = "INSERT INTO mapping VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+		  "?)",
+	[S_RUN] = "INSERT INTO run VALUES(?,?,?,?,?,?,?,?,?)",
+	[S_FILE] = "INSERT INTO file VALUES(NULL,?,?,?,?,?)",
+};
+
+struct exm_recorder {
+	sqlite3 *db;
+	sqlite3_stmt *st[S__N];
+	char path[256];
+	char errmsg[512];
+
+	/* the snapshot being written */
+	char proc_root[256];
+	unsigned caps;
+	int64_t snap, proc, map; /* ids / indexes */
+	pid_t pid;
+	uint32_t run_count;	 /* pending run: run_count pages from ... */
+	uint64_t run_vpn, run_word;
+
+	/* files seen by this recorder: open addressing on (name, dev, ino) */
+	struct file_ent *files;
+	size_t nfiles, nslots;
+};
+
+const char *exm_record_errmsg(const struct exm_recorder *r)
+{
+	return r->errmsg;
+}
+
+static int db_fail(struct exm_recorder *r, const char *what)
+{
+	int code = sqlite3_errcode(r->db);
+
+	set_err(r->errmsg, sizeof(r->errmsg), r->path, what, r->db);
+	if (code == SQLITE_NOMEM)
+		return -ENOMEM;
+	if (code == SQLITE_FULL)
+		return -ENOSPC;
+	if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB)
+		return -EINVAL;
+	return -EIO;
+}
+
+/* Run a prepared insert/update with its bound values; 0 or -errno. */
+static int run_stmt(struct exm_recorder *r, int which)
+{
+	sqlite3_stmt *st = r->st[which];
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_DONE ? 0 : db_fail(r, "cannot write");
+}
+
+int exm_record_open(const char *path, struct exm_recorder **out, char *err,
+		    size_t errlen)
+{
+	struct exm_recorder *r = calloc(1, sizeof(*r));
+	bool fresh;
+	int ret = -EIO;
+
+	if (!r)
+		return -ENOMEM;
+	snprintf(r->path, sizeof(r->path), "%s", path);
+	if (sqlite3_open_v2(path, &r->db,
+			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+			    NULL) != SQLITE_OK) {
+		set_err(err, errlen, path, "cannot open", r->db);
+		goto fail;
+	}
+	sqlite3_busy_timeout(r->db, 5000);
+	ret = check_header(r->db, path, &fresh, err, errlen);
+	if (ret)
+		goto fail;
+	ret = -EIO;
+	if (sqlite3_exec(r->db, "PRAGMA journal_mode=WAL;"
+				"PRAGMA synchronous=NORMAL;",
+			 NULL, NULL, NULL) != SQLITE_OK) {
+		set_err(err, errlen, path, "cannot open", r->db);
+		goto fail;
+	}
+	if (fresh) {
+		char sql[128];
+
+		snprintf(sql, sizeof(sql),
+			 "PRAGMA application_id=%d;PRAGMA user_version=%d;",
+			 EXM_RECORD_APP_ID, EXM_RECORD_SCHEMA);
+		if (sqlite3_exec(r->db, "BEGIN", NULL, NULL, NULL) ||
+		    sqlite3_exec(r->db, schema_sql, NULL, NULL, NULL) ||
+		    sqlite3_exec(r->db, sql, NULL, NULL, NULL) ||
+		    sqlite3_exec(r->db, "COMMIT", NULL, NULL, NULL)) {
+			set_err(err, errlen, path, "cannot create", r->db);
+			goto fail;
+		}
+	}
+	for (int i = 0; i < S__N; i++)
+		if (sqlite3_prepare_v3(r->db, stmt_sql[i], -1,
+				       SQLITE_PREPARE_PERSISTENT, &r->st[i],
+				       NULL) != SQLITE_OK) {
+			set_err(err, errlen, path,
+				"not an exmtop recording", r->db);
+			ret = -EINVAL;
+			goto fail;
+		}
+	*out = r;
+	return 0;
+fail:
+	exm_record_close(r);
+	return ret;
+}
+
+void exm_record_close(struct exm_recorder *r)
+{
+	if (!r)
+		return;
+	for (int i = 0; i < S__N; i++)
+		sqlite3_finalize(r->st[i]);
+	sqlite3_close(r->db);
+	for (size_t i = 0; i < r->nslots; i++)
+		free(r->files[i].name);
+	free(r->files);
+	free(r);
+}
+
+static void bind_u64(sqlite3_stmt *st, int col, uint64_t v)
+{
+	sqlite3_bind_int64(st, col, (sqlite3_int64)v);
+}
+
+static void bind_text(sqlite3_stmt *st, int col, const char *s)
+{
+	sqlite3_bind_text(st, col, s ? s : "", -1, SQLITE_STATIC);
+}
+
+static int rs_begin(void *ctx, const struct exm_sysinfo *sys)
+{
+	struct exm_recorder *r = ctx;
+	sqlite3_stmt *st = r->st[S_SNAP];
+	int ret;
+
+	if (sqlite3_exec(r->db, "BEGIN IMMEDIATE", NULL, NULL, NULL))
+		return db_fail(r, "cannot write");
+	snprintf(r->proc_root, sizeof(r->proc_root), "%s",
+		 sys->proc_root[0] ? sys->proc_root : "/proc");
+	r->caps = sys->caps;
+	r->proc = -1;
+	r->run_count = 0;
+	sqlite3_bind_int64(st, 1, sys->taken_at.tv_sec);
+	sqlite3_bind_int64(st, 2, sys->taken_at.tv_nsec);
+	sqlite3_bind_double(st, 3, sys->time_taken);
+	sqlite3_bind_int64(st, 4, sys->page_size);
+	bind_u64(st, 5, sys->mem_total);
+	bind_u64(st, 6, sys->mem_available);
+	bind_text(st, 7, sys->kernel);
+	bind_text(st, 8, sys->hostname);
+	bind_text(st, 9, sys->source);
+	bind_text(st, 10, sys->source_detail);
+	bind_text(st, 11, sys->limits);
+	sqlite3_bind_int64(st, 12, sys->caps);
+	bind_text(st, 13, sys->proc_root);
+	ret = run_stmt(r, S_SNAP);
+	r->snap = sqlite3_last_insert_rowid(r->db);
+	return ret;
+}
+
+/* Bind a size, or NULL when it was not measured. */
+static void bind_size(sqlite3_stmt *st, int col, const struct exm_sizes *s,
+		      unsigned bit, uint64_t v)
+{
+	if (s->has & bit)
+		bind_u64(st, col, v);
+}
+
+static void bind_esize(sqlite3_stmt *st, int col, const struct exm_sizes *s,
+		       unsigned bit, double v)
+{
+	if (s->has & bit)
+		sqlite3_bind_double(st, col, v);
+}
+
+/* The sizes columns vm, rss, erss, swap, eswap, sole from col on. */
+static void bind_sizes(sqlite3_stmt *st, int col, const struct exm_sizes *s)
+{
+	bind_size(st, col, s, EXM_HAS_VM, s->vm);
+	bind_size(st, col + 1, s, EXM_HAS_RSS, s->rss);
+	bind_esize(st, col + 2, s, EXM_HAS_ERSS, s->erss);
+	bind_size(st, col + 3, s, EXM_HAS_SWAP, s->swap);
+	bind_esize(st, col + 4, s, EXM_HAS_ESWAP, s->eswap);
+	bind_size(st, col + 5, s, EXM_HAS_SOLE, s->sole);
+}
+
+static int flush_run(struct exm_recorder *r)
+{
+	sqlite3_stmt *st = r->st[S_RUN];
+	uint64_t w = r->run_word;
+	bool present = exm_pm_present(w);
+
+	if (!r->run_count)
+		return 0;
+	sqlite3_bind_int64(st, 1, r->snap);
+	sqlite3_bind_int64(st, 2, r->proc);
+	sqlite3_bind_int64(st, 3, r->map);
+	bind_u64(st, 4, r->run_vpn);
+	sqlite3_bind_int64(st, 5, r->run_count);
+	sqlite3_bind_int(st, 6, present);
+	bind_u64(st, 7, present ? exm_pm_key(w) : EXM_PM_SWAP_OFF(w));
+	sqlite3_bind_int(st, 8, present ? 0 : (int)EXM_PM_SWAP_TYPE(w));
+	sqlite3_bind_int(st, 9, (int)((w >> FLAG_SHIFT) & FLAG_MASK));
+	r->run_count = 0;
+	return run_stmt(r, S_RUN);
+}
+
+static int rs_proc(void *ctx, const struct exm_proc *p)
+{
+	struct exm_recorder *r = ctx;
+	sqlite3_stmt *st = r->st[S_PROC];
+	int ret = flush_run(r); /* a run ends with its mapping */
+
+	if (ret)
+		return ret;
+	r->proc++;
+	r->map = -1;
+	r->pid = p->pid;
+	sqlite3_bind_int64(st, 1, r->snap);
+	sqlite3_bind_int64(st, 2, r->proc);
+	sqlite3_bind_int64(st, 3, p->pid);
+	sqlite3_bind_int64(st, 4, p->ppid);
+	sqlite3_bind_int64(st, 5, p->uid);
+	bind_u64(st, 6, p->start_time);
+	bind_text(st, 7, p->user);
+	bind_text(st, 8, p->comm);
+	bind_text(st, 9, p->cmdline);
+	bind_text(st, 10, p->cgroup);
+	sqlite3_bind_int(st, 11, (int)p->state);
+	bind_sizes(st, 12, &p->sz);
+	bind_size(st, 18, &p->sz, EXM_HAS_WRITABLE, p->sz.writable);
+	return run_stmt(r, S_PROC);
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/*
+ * The GNU build-id note of the ELF file open on fd, read with a few
+ * bounded preads (hostile input: any user maps any file). Its length, or
+ * 0 when there is none.
+ */
+static size_t read_build_id(int fd, unsigned char *id, size_t max)
+{
+	unsigned char eh[64], ph[56], note[4096];
+	uint64_t phoff;
+	unsigned phnum, phsz;
+	bool is64;
+
+	if (pread(fd, eh, sizeof(eh), 0) < 52 || memcmp(eh, "\177ELF", 4) ||
+	    eh[5] != 1 /* little endian, as on every target we record */)
+		return 0;
+	is64 = eh[4] == 2;
+	if (is64) {
+		memcpy(&phoff, eh + 32, 8);
+		phsz = (unsigned)(eh[54] | eh[55] << 8);
+		phnum = (unsigned)(eh[56] | eh[57] << 8);
+	} else {
+		uint32_t off32;
+
+		memcpy(&off32, eh + 28, 4);
+		phoff = off32;
+		phsz = (unsigned)(eh[42] | eh[43] << 8);
+		phnum = (unsigned)(eh[44] | eh[45] << 8);
+	}
+	if (phsz < (is64 ? 56u : 32u) || phnum > 256)
+		return 0;
+	for (unsigned i = 0; i < phnum; i++) {
+		uint64_t off, sz;
+		uint32_t type;
+		ssize_t n;
+
+		if (pread(fd, ph, is64 ? 56 : 32,
+			  (off_t)(phoff + (uint64_t)i * phsz)) < (is64 ? 56 : 32))
+			return 0;
+		memcpy(&type, ph, 4);
+		if (type != 4 /* PT_NOTE */)
+			continue;
+		if (is64) {
+			memcpy(&off, ph + 8, 8);
+			memcpy(&sz, ph + 32, 8);
+		} else {
+			uint32_t o, s;
+
+			memcpy(&o, ph + 4, 4);
+			memcpy(&s, ph + 16, 4);
+			off = o;
+			sz = s;
+		}
+		if (sz > sizeof(note))
+			sz = sizeof(note);
+		n = pread(fd, note, (size_t)sz, (off_t)off);
+		for (size_t k = 0; n > 12 && k + 12 <= (size_t)n;) {
+			uint32_t nsz, dsz, ntype;
+			size_t name_at = k + 12, desc_at;
+
+			memcpy(&nsz, note + k, 4);
+			memcpy(&dsz, note + k + 4, 4);
+			memcpy(&ntype, note + k + 8, 4);
+			if (nsz > 4096 || dsz > 4096)
+				break;
+			desc_at = name_at + ((nsz + 3u) & ~3u);
+			if (desc_at + dsz > (size_t)n)
+				break;
+			if (ntype == 3 && nsz == 4 &&
+			    !memcmp(note + name_at, "GNU", 4) && dsz &&
+			    dsz <= max) {
+				memcpy(id, note + desc_at, dsz);
+				return dsz;
+			}
+			k = desc_at + ((dsz + 3u) & ~3u);
+		}
+	}
+	return 0;
+}
+
+static uint64_t file_hash(const struct exm_mapping *m)
+{
+	uint64_t h = UINT64_C(0xcbf29ce484222325) ^ m->inode ^
+		     ((uint64_t)m->dev_major << 40) ^ m->dev_minor;
+
+	for (const char *s = m->name ? m->name : ""; *s; s++)
+		h = (h ^ (unsigned char)*s) * UINT64_C(0x100000001b3);
+	return h;
+}
+
+static int insert_file(struct exm_recorder *r, const struct exm_mapping *m,
+		       int64_t *id)
+{
+	sqlite3_stmt *st = r->st[S_FILE];
+	unsigned char bid[64];
+	char hex[2 * sizeof(bid) + 1];
+	size_t n = 0;
+	int ret;
+
+	if (m->build_id_len) { /* a replayed mapping: keep what was read */
+		n = m->build_id_len < sizeof(bid) ? m->build_id_len
+						  : sizeof(bid);
+		memcpy(bid, m->build_id, n);
+	} else if (m->kind == EXM_KIND_FILE) {
+		int fd = exm_open_mapped(r->proc_root, r->pid, m);
+
+		if (fd >= 0) {
+			n = read_build_id(fd, bid, sizeof(bid));
+			close(fd);
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", bid[i]);
+	bind_text(st, 1, m->name);
+	sqlite3_bind_int64(st, 2, m->dev_major);
+	sqlite3_bind_int64(st, 3, m->dev_minor);
+	bind_u64(st, 4, m->inode);
+	if (n)
+		sqlite3_bind_text(st, 5, hex, (int)(2 * n), SQLITE_TRANSIENT);
+	ret = run_stmt(r, S_FILE);
+	*id = sqlite3_last_insert_rowid(r->db);
+	return ret;
+}
+
+/* The file row of what m maps (one per name, device and inode for this
+ * recorder); 0 or -errno. */
+static int file_id(struct exm_recorder *r, const struct exm_mapping *m,
+		   int64_t *id)
+{
+	struct file_ent *e;
+	size_t i;
+	int ret;
+
+	if ((r->nfiles + 1) * 2 > r->nslots) {
+		size_t n = r->nslots ? r->nslots * 2 : 256;
+		struct file_ent *nf = calloc(n, sizeof(*nf));
+
+		if (!nf)
+			return -ENOMEM;
+		for (size_t k = 0; k < r->nslots; k++) {
+			struct exm_mapping probe;
+
+			if (!r->files[k].name)
+				continue;
+			probe = (struct exm_mapping){
+				.name = r->files[k].name,
+				.dev_major = r->files[k].dev_major,
+				.dev_minor = r->files[k].dev_minor,
+				.inode = r->files[k].inode,
+			};
+			i = file_hash(&probe) & (n - 1);
+			while (nf[i].name)
+				i = (i + 1) & (n - 1);
+			nf[i] = r->files[k];
+		}
+		free(r->files);
+		r->files = nf;
+		r->nslots = n;
+	}
+	for (i = file_hash(m) & (r->nslots - 1); r->files[i].name;
+	     i = (i + 1) & (r->nslots - 1)) {
+		e = &r->files[i];
+		if (e->inode == m->inode && e->dev_major == m->dev_major &&
+		    e->dev_minor == m->dev_minor &&
+		    !strcmp(e->name, m->name ? m->name : "")) {
+			*id = e->id;
+			return 0;
+		}
+	}
+	ret = insert_file(r, m, id);
+	if (ret)
+		return ret;
+	e = &r->files[i];
+	e->name = strdup(m->name ? m->name : "");
+	if (!e->name)
+		return -ENOMEM;
+	e->dev_major = m->dev_major;
+	e->dev_minor = m->dev_minor;
+	e->inode = m->inode;
+	e->id = *id;
+	r->nfiles++;
+	return 0;
+}
+
+static int rs_mapping(void *ctx, const struct exm_mapping *m)
+{
+	struct exm_recorder *r = ctx;
+	sqlite3_stmt *st = r->st[S_MAP];
+	int64_t fid = 0;
+	int ret = flush_run(r);
+
+	if (!ret && ((m->name && m->name[0]) || m->inode || m->dev_major ||
+		     m->dev_minor))
+		ret = file_id(r, m, &fid);
+	if (ret)
+		return ret;
+	r->map++;
+	sqlite3_bind_int64(st, 1, r->snap);
+	sqlite3_bind_int64(st, 2, r->proc);
+	sqlite3_bind_int64(st, 3, r->map);
+	bind_u64(st, 4, m->start);
+	bind_u64(st, 5, m->end);
+	bind_u64(st, 6, m->offset);
+	sqlite3_bind_int(st, 7, (int)m->perms);
+	sqlite3_bind_int(st, 8, (int)m->kind);
+	if (fid)
+		sqlite3_bind_int64(st, 9, fid);
+	sqlite3_bind_int(st, 10, m->deleted);
+	if (!(r->caps & EXM_CAP_PAGES)) { /* the source's own figures */
+		bind_sizes(st, 11, &m->sz);
+		sqlite3_bind_int(st, 17, (int)m->sz.has);
+	}
+	return run_stmt(r, S_MAP);
+}
+
+static int rs_pages(void *ctx, uint64_t vpn, const uint64_t *words,
+		    uint32_t n)
+{
+	struct exm_recorder *r = ctx;
+
+	for (uint32_t k = 0; k < n; k++, vpn++) {
+		uint64_t w = words[k], last, step;
+		int ret;
+
+		if (!exm_pm_used(w))
+			continue;
+		if (r->run_count) {
+			last = r->run_word;
+			step = exm_pm_present(last) ? 1 : 32;
+			/* the next frame (or swap slot), the same flags */
+			if (r->run_vpn + r->run_count == vpn &&
+			    exm_pm_present(w) == exm_pm_present(last) &&
+			    (last & EXM_PM_PFN_MASK) +
+				    step * (r->run_count + 1) <=
+				    EXM_PM_PFN_MASK &&
+			    w == last + step * r->run_count &&
+			    r->run_count < UINT32_MAX) {
+				r->run_count++;
+				continue;
+			}
+		}
+		ret = flush_run(r);
+		if (ret)
+			return ret;
+		r->run_vpn = vpn;
+		r->run_word = w;
+		r->run_count = 1;
+	}
+	return 0;
+}
+
+static int rs_kpss(void *ctx, const struct exm_kpss *k)
+{
+	struct exm_recorder *r = ctx;
+	sqlite3_stmt *st = r->st[S_KPSS];
+	struct exm_kpss copy = *k;
+	int ret = flush_run(r);
+
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(st, 1, r->snap);
+	sqlite3_bind_int64(st, 2, r->proc);
+	for (size_t i = 0; i < NKFIG; i++)
+		if (k->has & kfig_cols[i].bit)
+			bind_u64(st, 3 + (int)i, *kfig(&copy, i));
+	return run_stmt(r, S_KPSS);
+}
+
+static int rs_end(void *ctx, const struct exm_build_end *e)
+{
+	struct exm_recorder *r = ctx;
+	sqlite3_stmt *st = r->st[S_SNAP_END];
+	int ret = flush_run(r);
+
+	if (ret)
+		return ret;
+	bind_u64(st, 1, e->nskipped_gone);
+	bind_u64(st, 2, e->nskipped_denied);
+	sqlite3_bind_int64(st, 3, r->snap);
+	ret = run_stmt(r, S_SNAP_END);
+	if (!ret && sqlite3_exec(r->db, "COMMIT", NULL, NULL, NULL))
+		ret = db_fail(r, "cannot write");
+	return ret;
+}
+
+static const struct exm_sink_ops record_sink = {
+	.begin = rs_begin,
+	.proc = rs_proc,
+	.mapping = rs_mapping,
+	.pages = rs_pages,
+	.kpss = rs_kpss,
+	.end = rs_end,
+};
+
+int exm_record_snapshot(struct exm_recorder *r,
+			const struct exm_snapshot *snap)
+{
+	int ret;
+
+	r->errmsg[0] = '\0';
+	ret = exm_snapshot_emit(snap, &record_sink, r);
+	if (ret) {
+		if (!r->errmsg[0])
+			snprintf(r->errmsg, sizeof(r->errmsg), "%.200s: %s",
+				 r->path, strerror(-ret));
+		if (!sqlite3_get_autocommit(r->db))
+			sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
+	}
+	return ret;
+}
+
+/* ---- the reader ---- */
+
+#define READ_WORDS 1024
+#define DEFAULT_MAX_PAGES (UINT64_C(1) << 32)
+/* Accounting counts sharers in chunks of 2^16 frames (or swap slots), 384
+ * KiB each: a hostile file must not name frames scattered over millions of
+ * them. 2^16 chunks is 16 TiB of 4 KiB frames. */
+#define CHUNK_SHIFT 16
+#define DEFAULT_MAX_CHUNKS (UINT64_C(1) << 16)
+
+struct exm_recording {
+	sqlite3 *db;
+	char path[256];
+	char errmsg[512];
+	int64_t *ids;
+	struct timespec *at;
+	size_t n;
+	uint64_t max_pages, max_chunks;
+};
+
+const char *exm_recording_errmsg(const struct exm_recording *rec)
+{
+	return rec->errmsg;
+}
+
+void exm_recording_set_limits(struct exm_recording *rec, uint64_t max_pages,
+			      uint64_t max_chunks)
+{
+	rec->max_pages = max_pages ? max_pages : DEFAULT_MAX_PAGES;
+	rec->max_chunks = max_chunks ? max_chunks : DEFAULT_MAX_CHUNKS;
+}
+
+void exm_recording_close(struct exm_recording *rec)
+{
+	if (!rec)
+		return;
+	sqlite3_close(rec->db);
+	free(rec->ids);
+	free(rec->at);
+	free(rec);
+}
+
+size_t exm_recording_count(const struct exm_recording *rec)
+{
+	return rec->n;
+}
+
+int exm_recording_time(const struct exm_recording *rec, size_t idx,
+		       struct timespec *at)
+{
+	if (idx >= rec->n)
+		return -ERANGE;
+	*at = rec->at[idx];
+	return 0;
+}
+
+size_t exm_recording_find_time(const struct exm_recording *rec,
+			       const struct timespec *t)
+{
+	size_t best = 0;
+
+	for (size_t i = 0; i < rec->n; i++)
+		if (rec->at[i].tv_sec < t->tv_sec ||
+		    (rec->at[i].tv_sec == t->tv_sec &&
+		     rec->at[i].tv_nsec <= t->tv_nsec))
+			best = i;
+	return best;
+}
+
+static int corrupt(char *err, size_t errlen, const char *path,
+		   const char *what)
+{
+	snprintf(err, errlen, "%.200s: corrupt recording: %s", path, what);
+	return -EINVAL;
+}
+
+/* After the header check: the list of snapshots. */
+static int read_index(struct exm_recording *rec, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	size_t cap = 0;
+	int rc;
+
+	if (sqlite3_prepare_v2(rec->db,
+			       "SELECT id, taken_sec, taken_nsec FROM snapshot "
+			       "ORDER BY id",
+			       -1, &st, NULL) != SQLITE_OK) {
+		set_err(err, errlen, rec->path, "not an exmtop recording",
+			rec->db);
+		return -EINVAL;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (rec->n == cap) {
+			size_t nc = cap ? cap * 2 : 64;
+			int64_t *ni = realloc(rec->ids, nc * sizeof(*ni));
+			struct timespec *na;
+
+			if (!ni)
+				break;
+			rec->ids = ni;
+			na = realloc(rec->at, nc * sizeof(*na));
+			if (!na)
+				break;
+			rec->at = na;
+			cap = nc;
+		}
+		rec->ids[rec->n] = sqlite3_column_int64(st, 0);
+		rec->at[rec->n].tv_sec = (time_t)sqlite3_column_int64(st, 1);
+		rec->at[rec->n].tv_nsec = (long)(sqlite3_column_int64(st, 2) %
+						 1000000000);
+		rec->n++;
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return -ENOMEM;
+	if (rc != SQLITE_DONE) {
+		set_err(err, errlen, rec->path, "corrupt recording", rec->db);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static struct exm_recording *rec_new(const char *label)
+{
+	struct exm_recording *rec = calloc(1, sizeof(*rec));
+
+	if (!rec)
+		return NULL;
+	snprintf(rec->path, sizeof(rec->path), "%s", label);
+	exm_recording_set_limits(rec, 0, 0);
+	return rec;
+}
+
+/* Close rec and return ret (an error before it was handed out). */
+static int rec_fail(struct exm_recording *rec, int ret)
+{
+	exm_recording_close(rec);
+	return ret;
+}
+
+/* The database is open: check it is a recording, list its snapshots and
+ * hand it out. */
+static int open_common(struct exm_recording *rec, struct exm_recording **out,
+		       char *err, size_t errlen)
+{
+	bool fresh;
+	int ret;
+
+	sqlite3_busy_timeout(rec->db, 5000);
+	ret = check_header(rec->db, rec->path, &fresh, err, errlen);
+	if (!ret && fresh) {
+		set_err(err, errlen, rec->path, "not an exmtop recording",
+			NULL);
+		ret = -EINVAL;
+	}
+	if (!ret)
+		ret = read_index(rec, err, errlen);
+	if (ret)
+		return rec_fail(rec, ret);
+	*out = rec;
+	return 0;
+}
+
+int exm_recording_open(const char *path, struct exm_recording **out,
+		       char *err, size_t errlen)
+{
+	struct exm_recording *rec = rec_new(path);
+
+	if (!rec)
+		return -ENOMEM;
+	if (access(path, R_OK)) {
+		snprintf(err, errlen, "%.200s: %s", path, strerror(errno));
+		return rec_fail(rec, -errno);
+	}
+	if (sqlite3_open_v2(path, &rec->db, SQLITE_OPEN_READONLY, NULL) !=
+	    SQLITE_OK) {
+		set_err(err, errlen, path, "cannot open", rec->db);
+		return rec_fail(rec, -EINVAL);
+	}
+	return open_common(rec, out, err, errlen);
+}
+
+int exm_recording_open_mem(const void *buf, size_t len,
+			   struct exm_recording **out, char *err,
+			   size_t errlen)
+{
+	struct exm_recording *rec = rec_new("(memory)");
+	unsigned char *copy;
+
+	if (!rec)
+		return -ENOMEM;
+	copy = sqlite3_malloc64(len ? len : 1);
+	if (!copy || sqlite3_open_v2(":memory:", &rec->db,
+				     SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+		sqlite3_free(copy);
+		return rec_fail(rec, -ENOMEM);
+	}
+	memcpy(copy, buf, len);
+	/* An image has no -wal beside it: read it in rollback mode. */
+	if (len >= 20 && copy[18] == 2 && copy[19] == 2)
+		copy[18] = copy[19] = 1;
+	if (sqlite3_deserialize(rec->db, "main", copy, (sqlite3_int64)len,
+				(sqlite3_int64)len,
+				SQLITE_DESERIALIZE_FREEONCLOSE |
+					SQLITE_DESERIALIZE_READONLY) !=
+	    SQLITE_OK) {
+		set_err(err, errlen, rec->path, "not an exmtop recording",
+			rec->db);
+		return rec_fail(rec, -EINVAL);
+	}
+	return open_common(rec, out, err, errlen);
+}
+
+/* One load: the statements and where we are, for messages. */
+struct load {
+	struct exm_recording *rec;
+	const struct exm_sink_ops *ops;
+	void *ctx;
+	int64_t snap;
+	unsigned page_size;
+	uint64_t pages; /* words played so far */
+	sqlite3_stmt *proc, *map, *run, *kpss;
+	int64_t pid;
+	/* chunks of keys named so far (present and swap apart): a set */
+	uint64_t *chunks;
+	size_t nchunks, nslots;
+};
+
+/* Note the chunks of keys [first, first + count) (kind 0 frames, 1 swap
+ * slots); -E2BIG past the limit. */
+static int note_chunks(struct load *l, int kind, uint64_t first,
+		       uint64_t count)
+{
+	uint64_t lo = first >> CHUNK_SHIFT, hi = (first + count - 1) >> CHUNK_SHIFT;
+
+	for (uint64_t c = lo; c <= hi; c++) {
+		uint64_t key = (c << 1 | (uint64_t)kind) + 1; /* 0: empty */
+		size_t i;
+
+		if ((l->nchunks + 1) * 2 > l->nslots) {
+			size_t n = l->nslots ? l->nslots * 2 : 64;
+			uint64_t *ns = calloc(n, sizeof(*ns));
+
+			if (!ns)
+				return -ENOMEM;
+			for (size_t k = 0; k < l->nslots; k++) {
+				if (!l->chunks[k])
+					continue;
+				i = (l->chunks[k] * UINT64_C(0x9e3779b97f4a7c15)) >> 20 &
+				    (n - 1);
+				while (ns[i])
+					i = (i + 1) & (n - 1);
+				ns[i] = l->chunks[k];
+			}
+			free(l->chunks);
+			l->chunks = ns;
+			l->nslots = n;
+		}
+		i = (key * UINT64_C(0x9e3779b97f4a7c15)) >> 20 & (l->nslots - 1);
+		while (l->chunks[i] && l->chunks[i] != key)
+			i = (i + 1) & (l->nslots - 1);
+		if (l->chunks[i])
+			continue;
+		if (l->nchunks >= l->rec->max_chunks)
+			return -E2BIG;
+		l->chunks[i] = key;
+		l->nchunks++;
+	}
+	return 0;
+}
+
+static int bad(struct load *l, const char *what)
+{
+	char buf[160];
+
+	snprintf(buf, sizeof(buf), "snapshot %" PRId64 ", pid %" PRId64 ": %s",
+		 l->snap, l->pid, what);
+	return corrupt(l->rec->errmsg, sizeof(l->rec->errmsg), l->rec->path,
+		       buf);
+}
+
+/* A statement that stopped with an error: the database is damaged. */
+static int step_err(struct load *l)
+{
+	int code = sqlite3_errcode(l->rec->db);
+
+	if (code == SQLITE_NOMEM)
+		return -ENOMEM;
+	return bad(l, sqlite3_errmsg(l->rec->db));
+}
+
+static void col_text(sqlite3_stmt *st, int col, char *buf, size_t len)
+{
+	const unsigned char *t = sqlite3_column_text(st, col);
+
+	snprintf(buf, len, "%s", t ? (const char *)t : "");
+}
+
+static int load_sys(struct load *l, struct exm_sysinfo *sys,
+		    struct exm_build_end *end)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t ps;
+	int rc;
+
+	if (sqlite3_prepare_v2(l->rec->db,
+			       "SELECT taken_sec, taken_nsec, time_taken, "
+			       "page_size, mem_total, mem_available, kernel, "
+			       "hostname, source, source_detail, limits, caps, "
+			       "proc_root, skipped_gone, skipped_denied FROM "
+			       "snapshot WHERE id=?",
+			       -1, &st, NULL) != SQLITE_OK)
+		return step_err(l);
+	sqlite3_bind_int64(st, 1, l->snap);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return rc == SQLITE_DONE ? bad(l, "snapshot vanished")
+					 : step_err(l);
+	}
+	memset(sys, 0, sizeof(*sys));
+	sys->taken_at.tv_sec = (time_t)sqlite3_column_int64(st, 0);
+	sys->taken_at.tv_nsec = (long)(sqlite3_column_int64(st, 1) %
+				       1000000000);
+	sys->time_taken = sqlite3_column_double(st, 2);
+	if (!(sys->time_taken >= 0 && sys->time_taken < 1e9))
+		sys->time_taken = 0;
+	ps = sqlite3_column_int64(st, 3);
+	sys->mem_total = (uint64_t)sqlite3_column_int64(st, 4);
+	sys->mem_available = (uint64_t)sqlite3_column_int64(st, 5);
+	col_text(st, 6, sys->kernel, sizeof(sys->kernel));
+	col_text(st, 7, sys->hostname, sizeof(sys->hostname));
+	col_text(st, 8, sys->source, sizeof(sys->source));
+	col_text(st, 9, sys->source_detail, sizeof(sys->source_detail));
+	col_text(st, 10, sys->limits, sizeof(sys->limits));
+	sys->caps = (unsigned)sqlite3_column_int64(st, 11) & 0x3fu;
+	col_text(st, 12, sys->proc_root, sizeof(sys->proc_root));
+	end->nskipped_gone = (size_t)(sqlite3_column_int64(st, 13) & 0xffffffff);
+	end->nskipped_denied =
+		(size_t)(sqlite3_column_int64(st, 14) & 0xffffffff);
+	sqlite3_finalize(st);
+	if (ps < 512 || ps > (1 << 24) || (ps & (ps - 1)))
+		return bad(l, "bad page size");
+	sys->page_size = (unsigned)ps;
+	return 0;
+}
+
+static int load_runs(struct load *l, int64_t pidx, int64_t midx,
+		     const struct exm_mapping *m)
+{
+	uint64_t buf[READ_WORDS], ps = l->page_size;
+	uint64_t lo = m->start / ps, hi = m->end / ps, next = lo;
+	sqlite3_stmt *st = l->run;
+	int rc, ret = 0;
+
+	sqlite3_reset(st);
+	sqlite3_bind_int64(st, 1, l->snap);
+	sqlite3_bind_int64(st, 2, pidx);
+	sqlite3_bind_int64(st, 3, midx);
+	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		uint64_t vpn = (uint64_t)sqlite3_column_int64(st, 0);
+		int64_t count = sqlite3_column_int64(st, 1);
+		bool present = sqlite3_column_int64(st, 2) != 0;
+		uint64_t first = (uint64_t)sqlite3_column_int64(st, 3);
+		int64_t type = sqlite3_column_int64(st, 4);
+		uint64_t flags = (uint64_t)sqlite3_column_int64(st, 5);
+		uint64_t base, step, limit;
+
+		if (count < 1 || vpn < next || vpn >= hi ||
+		    (uint64_t)count > hi - vpn)
+			return bad(l, "page run outside its mapping");
+		if (flags > FLAG_MASK || type < 0 || type > 31)
+			return bad(l, "bad page run");
+		limit = present ? EXM_PM_PFN_MASK : EXM_PM_PFN_MASK >> 5;
+		if (first > limit || (uint64_t)count - 1 > limit - first)
+			return bad(l, "bad page run");
+		if ((uint64_t)count > l->rec->max_pages - l->pages)
+			return bad(l, "too many pages");
+		ret = note_chunks(l, !present, first, (uint64_t)count);
+		if (ret)
+			return ret == -E2BIG ? bad(l, "frames too scattered")
+					     : ret;
+		l->pages += (uint64_t)count;
+		next = vpn + (uint64_t)count;
+		base = (flags << FLAG_SHIFT) |
+		       (present ? EXM_PM_PRESENT | first
+				: EXM_PM_SWAPPED | first << 5 | (uint64_t)type);
+		step = present ? 1 : 32;
+		for (int64_t done = 0; !ret && done < count;) {
+			uint32_t n = count - done > READ_WORDS
+					     ? READ_WORDS
+					     : (uint32_t)(count - done);
+
+			for (uint32_t k = 0; k < n; k++)
+				buf[k] = base + step * (uint64_t)(done + k);
+			ret = l->ops->pages(l->ctx, vpn + (uint64_t)done, buf,
+					    n);
+			done += n;
+		}
+	}
+	if (ret)
+		return ret;
+	return rc == SQLITE_DONE ? 0 : step_err(l);
+}
+
+static int parse_build_id(const unsigned char *hex, struct exm_mapping *m,
+			  unsigned char *buf, size_t max)
+{
+	size_t n = hex ? strlen((const char *)hex) : 0;
+
+	if (!n)
+		return 0;
+	if (n % 2 || n / 2 > max || n / 2 > 255)
+		return -EINVAL;
+	for (size_t i = 0; i < n / 2; i++) {
+		int a = hexval((char)hex[2 * i]), b = hexval((char)hex[2 * i + 1]);
+
+		if (a < 0 || b < 0)
+			return -EINVAL;
+		buf[i] = (unsigned char)(a << 4 | b);
+	}
+	m->build_id = buf;
+	m->build_id_len = (uint8_t)(n / 2);
+	return 0;
+}
+
+static bool col_null(sqlite3_stmt *st, int col)
+{
+	return sqlite3_column_type(st, col) == SQLITE_NULL;
+}
+
+/* The sizes columns from col on (see bind_sizes), has from the NULLs. */
+static void col_sizes(sqlite3_stmt *st, int col, struct exm_sizes *s)
+{
+	static const unsigned bits[] = { EXM_HAS_VM, EXM_HAS_RSS,
+					 EXM_HAS_ERSS, EXM_HAS_SWAP,
+					 EXM_HAS_ESWAP, EXM_HAS_SOLE };
+
+	memset(s, 0, sizeof(*s));
+	for (int i = 0; i < 6; i++)
+		if (!col_null(st, col + i))
+			s->has |= bits[i];
+	s->vm = (uint64_t)sqlite3_column_int64(st, col);
+	s->rss = (uint64_t)sqlite3_column_int64(st, col + 1);
+	s->erss = sqlite3_column_double(st, col + 2);
+	s->swap = (uint64_t)sqlite3_column_int64(st, col + 3);
+	s->eswap = sqlite3_column_double(st, col + 4);
+	s->sole = (uint64_t)sqlite3_column_int64(st, col + 5);
+}
+
+static int load_maps(struct load *l, int64_t pidx, bool pages)
+{
+	sqlite3_stmt *st = l->map;
+	int64_t want = 0;
+	int rc, ret = 0;
+
+	sqlite3_reset(st);
+	sqlite3_bind_int64(st, 1, l->snap);
+	sqlite3_bind_int64(st, 2, pidx);
+	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		unsigned char bid[64];
+		struct exm_mapping m = { 0 };
+		int64_t midx = sqlite3_column_int64(st, 0);
+		int64_t kind = sqlite3_column_int64(st, 5);
+		const unsigned char *name = sqlite3_column_text(st, 7);
+		uint64_t ps = l->page_size;
+
+		m.start = (uint64_t)sqlite3_column_int64(st, 1);
+		m.end = (uint64_t)sqlite3_column_int64(st, 2);
+		m.offset = (uint64_t)sqlite3_column_int64(st, 3);
+		m.perms = (unsigned)sqlite3_column_int64(st, 4);
+		m.deleted = sqlite3_column_int64(st, 6) != 0;
+		m.dev_major = (uint32_t)sqlite3_column_int64(st, 8);
+		m.dev_minor = (uint32_t)sqlite3_column_int64(st, 9);
+		m.inode = (uint64_t)sqlite3_column_int64(st, 10);
+		if (midx != want++)
+			return bad(l, "mappings out of order");
+		if (m.start >= m.end || m.start % ps || m.end % ps)
+			return bad(l, "bad mapping range");
+		if (kind < 0 || kind >= EXM_KIND__COUNT || m.perms > 0xf)
+			return bad(l, "bad mapping");
+		if (parse_build_id(sqlite3_column_text(st, 11), &m, bid,
+				   sizeof(bid)))
+			return bad(l, "bad build-id");
+		m.kind = (enum exm_kind)kind;
+		m.name = (char *)(name ? (const char *)name : "");
+		if (!pages) {
+			col_sizes(st, 12, &m.sz);
+			m.sz.has &= (unsigned)sqlite3_column_int64(st, 18);
+		}
+		ret = l->ops->mapping(l->ctx, &m);
+		if (!ret && pages)
+			ret = load_runs(l, pidx, midx, &m);
+	}
+	if (ret)
+		return ret;
+	return rc == SQLITE_DONE ? 0 : step_err(l);
+}
+
+static int load_kpss(struct load *l, int64_t pidx)
+{
+	sqlite3_stmt *st = l->kpss;
+	struct exm_kpss k = { 0 };
+	int rc;
+
+	sqlite3_reset(st);
+	sqlite3_bind_int64(st, 1, l->snap);
+	sqlite3_bind_int64(st, 2, pidx);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE)
+		return 0;
+	if (rc != SQLITE_ROW)
+		return step_err(l);
+	for (size_t i = 0; i < NKFIG; i++)
+		if (!col_null(st, (int)i)) {
+			k.has |= kfig_cols[i].bit;
+			*kfig(&k, i) = (uint64_t)sqlite3_column_int64(st, (int)i);
+		}
+	return k.has ? l->ops->kpss(l->ctx, &k) : 0;
+}
+
+static int load_procs(struct load *l, bool pages)
+{
+	sqlite3_stmt *st = l->proc;
+	int64_t want = 0;
+	int rc, ret = 0;
+
+	sqlite3_bind_int64(st, 1, l->snap);
+	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct exm_proc p = { 0 };
+		int64_t idx = sqlite3_column_int64(st, 0);
+		int64_t state = sqlite3_column_int64(st, 9);
+
+		l->pid = sqlite3_column_int64(st, 1);
+		if (idx != want++)
+			return bad(l, "processes out of order");
+		if (l->pid <= 0 || l->pid > INT32_MAX || state < 0 ||
+		    state > EXM_PROC_PARTIAL)
+			return bad(l, "bad process");
+		p.pid = (pid_t)l->pid;
+		p.ppid = (pid_t)sqlite3_column_int64(st, 2);
+		p.uid = (uid_t)sqlite3_column_int64(st, 3);
+		p.start_time = (uint64_t)sqlite3_column_int64(st, 4);
+		p.user = (char *)sqlite3_column_text(st, 5);
+		p.comm = (char *)sqlite3_column_text(st, 6);
+		p.cmdline = (char *)sqlite3_column_text(st, 7);
+		p.cgroup = (char *)sqlite3_column_text(st, 8);
+		p.state = (enum exm_proc_state)state;
+		if (p.state == EXM_PROC_DENIED) { /* statm: VM and resident */
+			col_sizes(l->proc, 10, &p.sz);
+			p.sz.has &= EXM_HAS_VM | EXM_HAS_RSS;
+		}
+		ret = l->ops->proc(l->ctx, &p);
+		if (!ret && p.state != EXM_PROC_DENIED)
+			ret = load_maps(l, idx, pages);
+		if (!ret)
+			ret = load_kpss(l, idx);
+	}
+	if (ret)
+		return ret;
+	return rc == SQLITE_DONE ? 0 : step_err(l);
+}
+
+int exm_recording_load(struct exm_recording *rec, size_t idx,
+		       const struct exm_sink_ops *ops, void *ctx)
+{
+	struct load l = { .rec = rec, .ops = ops, .ctx = ctx };
+	struct exm_sysinfo sys;
+	struct exm_build_end end;
+	int ret;
+
+	rec->errmsg[0] = '\0';
+	if (idx >= rec->n) {
+		snprintf(rec->errmsg, sizeof(rec->errmsg),
+			 "%.200s: no snapshot %zu (it holds %zu)", rec->path,
+			 idx, rec->n);
+		return -ERANGE;
+	}
+	l.snap = rec->ids[idx];
+	ret = load_sys(&l, &sys, &end);
+	if (ret)
+		return ret;
+	l.page_size = sys.page_size;
+	if (sqlite3_prepare_v2(rec->db,
+			       "SELECT idx, pid, ppid, uid, start_time, user, "
+			       "comm, cmdline, cgroup, state, vm, rss, erss, "
+			       "swap, eswap, sole FROM process WHERE snapshot=? "
+			       "ORDER BY idx",
+			       -1, &l.proc, NULL) ||
+	    sqlite3_prepare_v2(rec->db,
+			       "SELECT m.idx, m.start, m.end, m.offset, "
+			       "m.perms, m.kind, m.deleted, f.name, "
+			       "f.dev_major, f.dev_minor, f.inode, f.build_id, "
+			       "m.vm, m.rss, m.erss, m.swap, m.eswap, m.sole, "
+			       "m.has FROM mapping m LEFT JOIN file f ON "
+			       "f.id = m.file WHERE m.snapshot=? AND m.proc=? "
+			       "ORDER BY m.idx",
+			       -1, &l.map, NULL) ||
+	    sqlite3_prepare_v2(rec->db,
+			       "SELECT vpn, count, present, first, swap_type, "
+			       "flags FROM run WHERE snapshot=? AND proc=? AND "
+			       "map=? ORDER BY vpn",
+			       -1, &l.run, NULL) ||
+	    sqlite3_prepare_v2(rec->db,
+			       "SELECT pss, pss_anon, pss_file, pss_shmem, "
+			       "pss_dirty, swap_pss, rss FROM kernel WHERE "
+			       "snapshot=? AND proc=?",
+			       -1, &l.kpss, NULL)) {
+		ret = step_err(&l);
+		goto out;
+	}
+	ret = ops->begin(ctx, &sys);
+	if (!ret)
+		ret = load_procs(&l, (sys.caps & EXM_CAP_PAGES) != 0);
+	if (!ret)
+		ret = ops->end(ctx, &end);
+out:
+	sqlite3_finalize(l.proc);
+	sqlite3_finalize(l.map);
+	sqlite3_finalize(l.run);
+	sqlite3_finalize(l.kpss);
+	free(l.chunks);
+	if (ret == -EINVAL && !rec->errmsg[0])
+		corrupt(rec->errmsg, sizeof(rec->errmsg), rec->path,
+			"rejected by the builder");
+	return ret;
+}

@@ -1,0 +1,407 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The builder protocol, recording and replay: fixture snapshots played
+ * through the protocol, recorded and replayed give the very same figures;
+ * damaged, foreign and future files give one clear error.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/account.h"
+#include "core/builder.h"
+#include "core/record.h"
+#include "core/source.h"
+#include "core/source_replay.h"
+#include "tests/unit/snapcmp.h"
+
+static struct exm_snapshot *take(const char *name)
+{
+	struct exm_scan_opts o = { .want_kpss = true };
+	struct exm_snapshot *s = NULL;
+	struct exm_source *src;
+	char err[256];
+
+	cr_assert_eq(exm_source_open(name, &src, err, sizeof(err)), 0, "%s",
+		     err);
+	cr_assert_eq(exm_source_snapshot(src, &o, &s), 0);
+	exm_source_close(src);
+	return s;
+}
+
+/* A fresh path for a recording in a temporary directory. */
+static void tmp_path(char *buf, size_t len, const char *name)
+{
+	char dir[] = "/tmp/exm_rec.XXXXXX";
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(buf, len, "%s/%s", dir, name);
+}
+
+static void rm_recording(const char *path)
+{
+	char p[512];
+
+	unlink(path);
+	snprintf(p, sizeof(p), "%s-wal", path);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s-shm", path);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s", path);
+	*strrchr(p, '/') = '\0';
+	rmdir(p);
+}
+
+static void assert_same(const struct exm_snapshot *a,
+			const struct exm_snapshot *b)
+{
+	char why[512];
+
+	cr_assert_eq(snapcmp(a, b, why, sizeof(why)), 0, "%s", why);
+}
+
+Test(builder, emit_into_builder_gives_same_figures)
+{
+	static const char *const fx[] = { "fixture:basic", "fixture:hostile",
+					  "fixture:many" };
+
+	for (size_t i = 0; i < 3; i++) {
+		struct exm_snapshot *a = take(fx[i]);
+		struct exm_snapshot *b = exm_snapshot_new();
+		struct exm_builder bl;
+
+		exm_builder_init(&bl, b);
+		cr_assert_eq(exm_snapshot_emit(a, &exm_builder_sink, &bl), 0);
+		cr_assert_eq(exm_snapshot_account(b), 0);
+		assert_same(a, b);
+		cr_assert_str_eq(b->sys.source, "fixture");
+		exm_snapshot_free(a);
+		exm_snapshot_free(b);
+	}
+}
+
+Test(builder, begin_rejects_a_bad_page_size)
+{
+	struct exm_snapshot *s = exm_snapshot_new();
+	struct exm_sysinfo sys = { .page_size = 3000 };
+	struct exm_builder b;
+
+	exm_builder_init(&b, s);
+	cr_assert_eq(exm_build_begin(&b, &sys), -EINVAL);
+	sys.page_size = 0;
+	cr_assert_eq(exm_build_begin(&b, &sys), -EINVAL);
+	sys.page_size = 16384;
+	cr_assert_eq(exm_build_begin(&b, &sys), 0);
+	cr_assert_eq(s->sys.page_size, 16384);
+	exm_snapshot_free(s);
+}
+
+Test(builder, sink_out_of_order_is_an_error)
+{
+	struct exm_snapshot *s = exm_snapshot_new();
+	struct exm_mapping m = { .start = 0, .end = 4096, .name = "" };
+	uint64_t w = EXM_PM_PRESENT | 5;
+	struct exm_builder b;
+
+	exm_builder_init(&b, s);
+	/* a mapping or pages before any process */
+	cr_assert_eq(exm_builder_sink.mapping(&b, &m), -EINVAL);
+	cr_assert_eq(exm_builder_sink.pages(&b, 0, &w, 1), -EINVAL);
+	exm_snapshot_free(s);
+}
+
+/* Record every fixture twice, replay each snapshot and compare. */
+Test(record, round_trip_fixtures)
+{
+	static const char *const fx[] = { "fixture:basic", "fixture:hostile",
+					  "fixture:many" };
+	char path[256], err[512], name[300];
+	struct exm_recorder *r;
+
+	struct exm_snapshot *taken[3];
+
+	tmp_path(path, sizeof(path), "fx.exmrec");
+	cr_assert_eq(exm_record_open(path, &r, err, sizeof(err)), 0, "%s", err);
+	for (size_t i = 0; i < 3; i++) {
+		taken[i] = take(fx[i]);
+		cr_assert_eq(exm_record_snapshot(r, taken[i]), 0, "%s",
+			     exm_record_errmsg(r));
+	}
+	exm_record_close(r);
+
+	snprintf(name, sizeof(name), "replay:%s", path);
+	for (size_t i = 0; i < 3; i++) {
+		struct exm_scan_opts o = { 0 };
+		struct exm_snapshot *a = taken[i], *b;
+		struct exm_source *src;
+
+		cr_assert_eq(exm_source_open(name, &src, err, sizeof(err)), 0,
+			     "%s", err);
+		cr_assert_eq(exm_replay_count(src), 3);
+		cr_assert_eq(exm_replay_seek(src, i), 0);
+		cr_assert_eq(exm_source_snapshot(src, &o, &b), 0, "%s",
+			     src->errmsg);
+		assert_same(a, b);
+		cr_assert_str_eq(b->sys.source, "fixture");
+		cr_assert_str_eq(b->sys.proc_root, "");
+		cr_assert_eq(b->sys.taken_at.tv_sec, a->sys.taken_at.tv_sec);
+		cr_assert_eq(b->sys.taken_at.tv_nsec, a->sys.taken_at.tv_nsec);
+		cr_assert_eq(exm_replay_seek(src, 3), -ERANGE);
+		exm_snapshot_free(a);
+		exm_snapshot_free(b);
+		exm_source_close(src);
+	}
+	rm_recording(path);
+}
+
+Test(record, replay_steps_through_then_stays_on_the_last)
+{
+	char path[256], err[512], name[300];
+	struct exm_scan_opts o = { 0 };
+	struct exm_recorder *r;
+	struct exm_source *src;
+	struct exm_snapshot *s;
+	struct timespec t;
+
+	tmp_path(path, sizeof(path), "steps.exmrec");
+	cr_assert_eq(exm_record_open(path, &r, err, sizeof(err)), 0, "%s", err);
+	for (int i = 0; i < 2; i++) {
+		s = take(i ? "fixture:hostile" : "fixture:basic");
+		cr_assert_eq(exm_record_snapshot(r, s), 0);
+		exm_snapshot_free(s);
+	}
+	exm_record_close(r);
+	/* appending to an existing recording */
+	cr_assert_eq(exm_record_open(path, &r, err, sizeof(err)), 0, "%s", err);
+	s = take("fixture:many");
+	cr_assert_eq(exm_record_snapshot(r, s), 0);
+	t = s->sys.taken_at;
+	exm_snapshot_free(s);
+	exm_record_close(r);
+
+	snprintf(name, sizeof(name), "replay:%s", path);
+	cr_assert_eq(exm_source_open(name, &src, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(exm_replay_count(src), 3);
+	for (int i = 0; i < 4; i++) {
+		cr_assert_eq(exm_replay_tell(src), i < 3 ? (size_t)i : 2);
+		cr_assert_eq(exm_source_snapshot(src, &o, &s), 0);
+		cr_assert_eq(s->nprocs, i == 0 ? 7u : i == 1 ? 9u : 2000u);
+		exm_snapshot_free(s);
+	}
+	cr_assert_eq(exm_replay_seek_time(src, &t), 0);
+	cr_assert_eq(exm_replay_tell(src), 2);
+	t.tv_sec = 1;
+	cr_assert_eq(exm_replay_seek_time(src, &t), 0);
+	cr_assert_eq(exm_replay_tell(src), 0);
+	exm_source_close(src);
+	rm_recording(path);
+}
+
+Test(record, pids_option_honoured_on_replay)
+{
+	char path[256], err[512], name[300];
+	pid_t pids[] = { 200, 400 };
+	struct exm_scan_opts o = { .pids = pids, .npids = 2 };
+	struct exm_recorder *r;
+	struct exm_source *src;
+	struct exm_snapshot *s = take("fixture:basic");
+
+	tmp_path(path, sizeof(path), "pids.exmrec");
+	cr_assert_eq(exm_record_open(path, &r, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(exm_record_snapshot(r, s), 0);
+	exm_record_close(r);
+	exm_snapshot_free(s);
+	snprintf(name, sizeof(name), "replay:%s", path);
+	cr_assert_eq(exm_source_open(name, &src, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(exm_source_snapshot(src, &o, &s), 0);
+	cr_assert_eq(s->nprocs, 2);
+	cr_assert_eq(s->procs[0].pid, 200);
+	cr_assert_eq(s->procs[1].pid, 400);
+	exm_snapshot_free(s);
+	exm_source_close(src);
+	rm_recording(path);
+}
+
+/* Open path as a replay source and take its first snapshot: 0, or the
+ * error, which must be one line. */
+static int try_replay(const char *path, char *err, size_t len)
+{
+	char name[600];
+	struct exm_source *src = NULL;
+	int ret;
+
+	snprintf(name, sizeof(name), "replay:%s", path);
+	ret = exm_source_open(name, &src, err, len);
+	if (!ret) { /* opens: the snapshot must then fail */
+		struct exm_scan_opts o = { 0 };
+		struct exm_snapshot *s = NULL;
+
+		ret = exm_source_snapshot(src, &o, &s);
+		snprintf(err, len, "%s", src->errmsg);
+		exm_snapshot_free(s);
+		exm_source_close(src);
+	}
+	if (ret) {
+		cr_assert_null(strchr(err, '\n'), "two lines: %s", err);
+		cr_assert_neq(err[0], '\0');
+	}
+	return ret;
+}
+
+#define open_fails try_replay
+
+static void write_file(const char *path, const void *buf, size_t len)
+{
+	FILE *f = fopen(path, "w");
+
+	cr_assert_not_null(f);
+	cr_assert_eq(fwrite(buf, 1, len, f), len);
+	fclose(f);
+}
+
+static void sql(const char *path, const char *q)
+{
+	sqlite3 *db;
+
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(db, q, NULL, NULL, NULL), SQLITE_OK, "%s: %s",
+		     q, sqlite3_errmsg(db));
+	sqlite3_close(db);
+}
+
+static void record_basic(const char *path)
+{
+	struct exm_recorder *r;
+	struct exm_snapshot *s = take("fixture:basic");
+	char err[512];
+
+	cr_assert_eq(exm_record_open(path, &r, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(exm_record_snapshot(r, s), 0);
+	exm_record_close(r);
+	exm_snapshot_free(s);
+}
+
+Test(record, foreign_and_damaged_files)
+{
+	char path[256], err[512];
+
+	tmp_path(path, sizeof(path), "bad.exmrec");
+	cr_assert_eq(open_fails(path, err, sizeof(err)), -ENOENT);
+	cr_assert(strstr(err, "No such file"), "%s", err);
+
+	write_file(path, "hello, world\n", 13);
+	cr_assert_eq(open_fails(path, err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "not an exmtop recording"), "%s", err);
+
+	write_file(path, "", 0);
+	cr_assert_eq(open_fails(path, err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "not an exmtop recording"), "%s", err);
+	unlink(path);
+
+	/* another program's database */
+	sql(path, "CREATE TABLE t(x); INSERT INTO t VALUES(1)");
+	cr_assert_eq(open_fails(path, err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "not an exmtop recording"), "%s", err);
+	unlink(path);
+
+	/* a newer exmtop's */
+	record_basic(path);
+	sql(path, "PRAGMA user_version=99");
+	cr_assert_eq(open_fails(path, err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "newer"), "%s", err);
+	rm_recording(path);
+}
+
+Test(record, corrupt_rows_are_rejected)
+{
+	static const char *const damage[] = {
+		"UPDATE run SET count = 1 << 40",
+		"UPDATE run SET vpn = 1 WHERE proc = 0 AND map = 0",
+		"UPDATE run SET first = -1",
+		"UPDATE run SET flags = 4096",
+		"UPDATE run SET swap_type = 77 WHERE present = 0",
+		"UPDATE mapping SET start = end",
+		"UPDATE mapping SET end = end + 1",
+		"UPDATE mapping SET kind = 99",
+		"UPDATE mapping SET idx = idx + 5 WHERE idx = 1",
+		"UPDATE process SET pid = -4",
+		"UPDATE process SET state = 9",
+		"UPDATE snapshot SET page_size = 1000",
+		"UPDATE file SET build_id = 'xyz'",
+		"DROP TABLE run",
+	};
+
+	for (size_t i = 0; i < sizeof(damage) / sizeof(damage[0]); i++) {
+		char path[256], err[512];
+
+		tmp_path(path, sizeof(path), "corrupt.exmrec");
+		record_basic(path);
+		if (i == 12)
+			sql(path, "UPDATE file SET build_id = 'ab' WHERE id = 1");
+		sql(path, damage[i]);
+		cr_assert_eq(open_fails(path, err, sizeof(err)), -EINVAL,
+			     "%s", damage[i]);
+		cr_assert(strstr(err, "corrupt") || strstr(err, "not an exmtop"),
+			  "%s: %s", damage[i], err);
+		rm_recording(path);
+	}
+}
+
+Test(record, truncated_files_never_crash)
+{
+	char path[256], cut[300], err[512];
+	char *buf;
+	long len;
+	FILE *f;
+
+	tmp_path(path, sizeof(path), "full.exmrec");
+	record_basic(path);
+	f = fopen(path, "r");
+	cr_assert_not_null(f);
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)len);
+	cr_assert_eq(fread(buf, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	snprintf(cut, sizeof(cut), "%s.cut", path);
+	/* cut anywhere: fails with one line (a cut after the last used page
+	 * may still read) */
+	for (long n = 0; n < len; n += 512) {
+		write_file(cut, buf, (size_t)n);
+		if (n < len / 2)
+			cr_assert_neq(try_replay(cut, err, sizeof(err)), 0,
+				      "%ld", n);
+		else
+			try_replay(cut, err, sizeof(err));
+	}
+	/* and from memory, byte flips */
+	for (long n = 100; n < len; n += 997) {
+		struct exm_recording *rec;
+		char e2[512];
+
+		buf[n] ^= 0x5a;
+		if (!exm_recording_open_mem(buf, (size_t)len, &rec, e2,
+					    sizeof(e2))) {
+			struct exm_snapshot *s = exm_snapshot_new();
+			struct exm_builder b;
+
+			exm_builder_init(&b, s);
+			for (size_t k = 0; k < exm_recording_count(rec); k++)
+				if (!exm_recording_load(rec, k,
+							&exm_builder_sink, &b))
+					exm_snapshot_account(s);
+			exm_snapshot_free(s);
+			exm_recording_close(rec);
+		}
+		buf[n] ^= 0x5a;
+	}
+	free(buf);
+	unlink(cut);
+	rm_recording(path);
+}
