@@ -343,6 +343,8 @@ static struct exm_file *file_lookup(struct exm_snapshot *snap,
 		goto out;
 	}
 	f->kind = m->kind;
+	f->build_id = m->build_id; /* recorded: lives with the mapping */
+	f->build_id_len = m->build_id_len;
 	if (keyed_by_inode(m)) {
 		f->inode = m->inode;
 		f->dev_major = m->dev_major;

@@ -498,9 +498,9 @@ static struct exm_elf *try_debug(const struct exm_elf *e, const char *path,
 }
 
 /* Find the separate debug file of e (opened from path, may be NULL). */
-static struct exm_elf *find_debug(const struct exm_elf *e, const char *path)
+static struct exm_elf *find_debug(const struct exm_elf *e, const char *path,
+				  const char *root)
 {
-	const char *root = exm_elf_debug_dir();
 	char buf[PATH_MAX + 64];
 	struct exm_elf *d;
 
@@ -551,7 +551,7 @@ static void fixup_names(struct exm_elf *e, struct pool *pl)
 }
 
 static struct exm_elf *parse_elf(Elf *elf, int fd, const char *path,
-				 unsigned opts)
+				 unsigned opts, const char *debug_dir)
 {
 	struct exm_elf_priv *priv = calloc(1, sizeof(*priv));
 	struct exm_elf *e = priv ? &priv->pub : NULL;
@@ -588,7 +588,7 @@ static struct exm_elf *parse_elf(Elf *elf, int fd, const char *path,
 	fixup_names(e, &ps.pool);
 	if (e->symsrc == EXM_SYMS_NONE && fd >= 0 &&
 	    !(opts & EXM_ELF_NO_DEBUG)) {
-		struct exm_elf *d = find_debug(e, path);
+		struct exm_elf *d = find_debug(e, path, debug_dir);
 
 		if (d) {
 			free(e->syms);
@@ -647,6 +647,12 @@ nomem_final:
 
 struct exm_elf *exm_elf_parse_fd(int fd, const char *path, unsigned opts)
 {
+	return exm_elf_parse_fd_in(fd, path, opts, exm_elf_debug_dir());
+}
+
+struct exm_elf *exm_elf_parse_fd_in(int fd, const char *path, unsigned opts,
+				    const char *debug_dir)
+{
 	struct exm_elf *e;
 	Elf *elf;
 
@@ -663,7 +669,7 @@ struct exm_elf *exm_elf_parse_fd(int fd, const char *path, unsigned opts)
 		priv->pub.err = EIO;
 		return &priv->pub;
 	}
-	e = parse_elf(elf, fd, path, opts);
+	e = parse_elf(elf, fd, path, opts, debug_dir);
 	elf_end(elf);
 	return e;
 }
@@ -683,7 +689,7 @@ struct exm_elf *exm_elf_parse_mem(const void *buf, size_t len)
 	if (len)
 		memcpy(copy, buf, len);
 	elf = elf_memory(copy, len);
-	e = parse_elf(elf, -1, NULL, EXM_ELF_NO_DEBUG);
+	e = parse_elf(elf, -1, NULL, EXM_ELF_NO_DEBUG, NULL);
 	if (elf)
 		elf_end(elf);
 	free(copy);

@@ -99,6 +99,11 @@ struct exm_elf {
  */
 struct exm_elf *exm_elf_parse_fd(int fd, const char *path, unsigned opts);
 
+/* The same, looking for build-id debug files under debug_dir (instead of
+ * exm_elf_debug_dir(); e.g. a sysroot's usr/lib/debug). */
+struct exm_elf *exm_elf_parse_fd_in(int fd, const char *path, unsigned opts,
+				    const char *debug_dir);
+
 /* Same for an image in memory (tests, fuzzing); never looks for debug
  * files. The buffer is only read and may be freed after the call. */
 struct exm_elf *exm_elf_parse_mem(const void *buf, size_t len);

@@ -29,6 +29,9 @@ struct exm_elfcache {
 	size_t n, max;
 	uint64_t clock;
 	uint64_t hits, misses;
+	char *sysroot;	 /* or NULL */
+	char *debug_dir; /* under the sysroot, or NULL: the default */
+	char why[512];	 /* of the last exm_elfcache_get() */
 };
 
 struct exm_elfcache *exm_elfcache_new(size_t max)
@@ -53,7 +56,48 @@ void exm_elfcache_free(struct exm_elfcache *c)
 	for (size_t i = 0; i < c->n; i++)
 		exm_elf_free(c->ents[i].elf);
 	free(c->ents);
+	free(c->sysroot);
+	free(c->debug_dir);
 	free(c);
+}
+
+static void drop_all(struct exm_elfcache *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		exm_elf_free(c->ents[i].elf);
+	c->n = 0;
+}
+
+int exm_elfcache_set_sysroot(struct exm_elfcache *c, const char *dir)
+{
+	char *root = NULL, *dbg = NULL;
+	size_t n;
+
+	if (dir && *dir) {
+		n = strlen(dir);
+		while (n > 1 && dir[n - 1] == '/')
+			n--; /* "/" stays "/": paths are appended after it */
+		root = strndup(dir, n);
+		dbg = malloc(n + strlen(exm_elf_debug_dir()) + 2);
+		if (!root || !dbg) {
+			free(root);
+			free(dbg);
+			return -ENOMEM;
+		}
+		sprintf(dbg, "%s%s", !strcmp(root, "/") ? "" : root,
+			exm_elf_debug_dir());
+	}
+	free(c->sysroot);
+	free(c->debug_dir);
+	c->sysroot = root;
+	c->debug_dir = dbg;
+	drop_all(c); /* parsed with other debug files */
+	return 0;
+}
+
+const char *exm_elfcache_why(const struct exm_elfcache *c)
+{
+	return c->why;
 }
 
 void exm_elfcache_stats(const struct exm_elfcache *c,
@@ -89,7 +133,8 @@ const struct exm_elf *exm_elfcache_get_fd(struct exm_elfcache *c, int fd,
 		}
 	}
 	c->misses++;
-	e = exm_elf_parse_fd(fd, path, 0);
+	e = c->debug_dir ? exm_elf_parse_fd_in(fd, path, 0, c->debug_dir)
+			 : exm_elf_parse_fd(fd, path, 0);
 	if (!e)
 		return exm_elf_state_only(EXM_ELF_UNREADABLE);
 	if (c->n < c->max) {
@@ -156,6 +201,65 @@ static const char *clean_path(const struct exm_file *f, char *buf, size_t len)
 	return buf;
 }
 
+static void hex(char *buf, size_t len, const unsigned char *id, size_t n)
+{
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && 2 * i + 3 <= len; i++)
+		snprintf(buf + 2 * i, 3, "%02x", id[i]);
+	if (!n)
+		snprintf(buf, len, "none");
+}
+
+/* A file resolved by path for a recording: whether it is the file that
+ * was recorded (same build-id), else say so in c->why. */
+static const struct exm_elf *check_build_id(struct exm_elfcache *c,
+					    const struct exm_elf *e,
+					    const struct exm_file *f,
+					    const char *path)
+{
+	char want[129], got[129];
+
+	if (!f->build_id_len || e->state != EXM_ELF_OK)
+		return e;
+	if (e->build_id_len == f->build_id_len &&
+	    !memcmp(e->build_id, f->build_id, f->build_id_len))
+		return e;
+	hex(want, sizeof(want), f->build_id, f->build_id_len);
+	hex(got, sizeof(got), e->build_id, e->build_id_len);
+	snprintf(c->why, sizeof(c->why),
+		 "%.200s: build-id %.40s does not match the recording's %.40s",
+		 path, got, want);
+	return exm_elf_state_only(EXM_ELF_REPLACED);
+}
+
+/*
+ * A replayed snapshot, or a sysroot: no live process to read the mapped
+ * file through; open the path (under the sysroot) and check the build-id
+ * recorded for it.
+ */
+static const struct exm_elf *get_by_path(struct exm_elfcache *c,
+					 const struct exm_file *f,
+					 const char *clean)
+{
+	char path[4096 + 256];
+	const struct exm_elf *e;
+	struct stat st;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s%s",
+		 c->sysroot && strcmp(c->sysroot, "/") ? c->sysroot : "", clean);
+	fd = exm_open_regular(path, &st);
+	if (fd < 0) {
+		snprintf(c->why, sizeof(c->why), "%.300s: %s", path,
+			 strerror(errno));
+		return exm_elf_state_only(errno == ENOENT ? EXM_ELF_REPLACED
+							  : EXM_ELF_UNREADABLE);
+	}
+	e = exm_elfcache_get_fd(c, fd, path);
+	close(fd);
+	return check_build_id(c, e, f, path);
+}
+
 const struct exm_elf *exm_elfcache_get(struct exm_elfcache *c,
 				       const struct exm_snapshot *snap,
 				       const struct exm_proc *p,
@@ -167,12 +271,15 @@ const struct exm_elf *exm_elfcache_get(struct exm_elfcache *c,
 	struct stat st;
 	int fd = -1;
 
+	c->why[0] = '\0';
 	if (!f || f->kind != EXM_KIND_FILE || !f->name || f->name[0] != '/')
 		return exm_elf_state_only(EXM_ELF_NOT_FILE);
+	clean_path(f, path, sizeof(path));
+	if (c->sysroot || (snap && (snap->sys.caps & EXM_CAP_REPLAY)))
+		return get_by_path(c, f, path);
 	if (!proc_root) /* the /proc the snapshot was read from */
 		proc_root = snap && snap->sys.proc_root[0] ? snap->sys.proc_root
 							   : "/proc";
-	clean_path(f, path, sizeof(path));
 	if (p) {
 		const struct exm_mapping *m = first_mapping(p, f);
 

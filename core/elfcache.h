@@ -31,13 +31,29 @@ void exm_elfcache_free(struct exm_elfcache *c);
  * state says why (exm_elf_state_text()). The object is owned by the cache
  * and stays valid until exm_elfcache_free() or until max other files have
  * been looked up since (least recently used are dropped first).
- * proc_root NULL: the snapshot's sys.proc_root.
+ * proc_root NULL: the snapshot's sys.proc_root. A replayed snapshot
+ * (EXM_CAP_REPLAY), or a cache with a sysroot, opens the file
+ * by its path (under the sysroot) and, when the recording holds the
+ * file's build-id, checks it: a file that differs gives EXM_ELF_REPLACED
+ * and exm_elfcache_why() says so.
  */
 const struct exm_elf *exm_elfcache_get(struct exm_elfcache *c,
 				       const struct exm_snapshot *snap,
 				       const struct exm_proc *p,
 				       const struct exm_file *f,
 				       const char *proc_root);
+
+/*
+ * Resolve mapped files, and their build-id debug files, under dir (a copy
+ * of a target's root filesystem, to analyse its recording elsewhere); NULL
+ * or "": none. Drops what the cache holds. 0 or -ENOMEM.
+ */
+int exm_elfcache_set_sysroot(struct exm_elfcache *c, const char *dir);
+
+/* Why the last exm_elfcache_get() gave no usable file, in one line (e.g.
+ * "PATH: build-id X does not match the recording's Y"), or "". Valid until
+ * the next call. */
+const char *exm_elfcache_why(const struct exm_elfcache *c);
 
 /* Open mapping m of process pid through proc_root/PID/map_files (the
  * exact file mapped, even if replaced or deleted on disk); the fd (caller

@@ -397,83 +397,93 @@ static int hexval(char c)
 	return -1;
 }
 
+/* The GNU build-id in the notes at [off, off + sz) of fd: its length, or
+ * 0. */
+static size_t scan_notes(int fd, uint64_t off, uint64_t sz, unsigned char *id,
+			 size_t max)
+{
+	unsigned char note[4096];
+	ssize_t n;
+
+	if (sz > sizeof(note))
+		sz = sizeof(note);
+	n = pread(fd, note, (size_t)sz, (off_t)off);
+	for (size_t k = 0; n > 12 && k + 12 <= (size_t)n;) {
+		uint32_t nsz, dsz, ntype;
+		size_t name_at = k + 12, desc_at;
+
+		memcpy(&nsz, note + k, 4);
+		memcpy(&dsz, note + k + 4, 4);
+		memcpy(&ntype, note + k + 8, 4);
+		if (nsz > 4096 || dsz > 4096)
+			break;
+		desc_at = name_at + ((nsz + 3u) & ~3u);
+		if (desc_at + dsz > (size_t)n)
+			break;
+		if (ntype == 3 && nsz == 4 && !memcmp(note + name_at, "GNU", 4) &&
+		    dsz && dsz <= max) {
+			memcpy(id, note + desc_at, dsz);
+			return dsz;
+		}
+		k = desc_at + ((dsz + 3u) & ~3u);
+	}
+	return 0;
+}
+
+static uint64_t rd(const unsigned char *p, unsigned len)
+{
+	uint64_t v = 0;
+
+	memcpy(&v, p, len); /* little endian, see read_build_id */
+	return v;
+}
+
 /*
- * The GNU build-id note of the ELF file open on fd, read with a few
- * bounded preads (hostile input: any user maps any file). Its length, or
- * 0 when there is none.
+ * The GNU build-id note of the ELF file open on fd, from its PT_NOTE
+ * segments, else its SHT_NOTE sections, read with a few bounded preads
+ * (hostile input: any user maps any file). Its length, or 0 when there is
+ * none.
  */
 static size_t read_build_id(int fd, unsigned char *id, size_t max)
 {
-	unsigned char eh[64], ph[56], note[4096];
-	uint64_t phoff;
-	unsigned phnum, phsz;
+	unsigned char eh[64], h[64];
+	uint64_t phoff, shoff;
+	unsigned phnum, phsz, shnum, shsz, w;
+	size_t n = 0;
 	bool is64;
 
 	if (pread(fd, eh, sizeof(eh), 0) < 52 || memcmp(eh, "\177ELF", 4) ||
 	    eh[5] != 1 /* little endian, as on every target we record */)
 		return 0;
 	is64 = eh[4] == 2;
-	if (is64) {
-		memcpy(&phoff, eh + 32, 8);
-		phsz = (unsigned)(eh[54] | eh[55] << 8);
-		phnum = (unsigned)(eh[56] | eh[57] << 8);
-	} else {
-		uint32_t off32;
-
-		memcpy(&off32, eh + 28, 4);
-		phoff = off32;
-		phsz = (unsigned)(eh[42] | eh[43] << 8);
-		phnum = (unsigned)(eh[44] | eh[45] << 8);
-	}
-	if (phsz < (is64 ? 56u : 32u) || phnum > 256)
-		return 0;
-	for (unsigned i = 0; i < phnum; i++) {
-		uint64_t off, sz;
-		uint32_t type;
-		ssize_t n;
-
-		if (pread(fd, ph, is64 ? 56 : 32,
-			  (off_t)(phoff + (uint64_t)i * phsz)) < (is64 ? 56 : 32))
-			return 0;
-		memcpy(&type, ph, 4);
-		if (type != 4 /* PT_NOTE */)
-			continue;
-		if (is64) {
-			memcpy(&off, ph + 8, 8);
-			memcpy(&sz, ph + 32, 8);
-		} else {
-			uint32_t o, s;
-
-			memcpy(&o, ph + 4, 4);
-			memcpy(&s, ph + 16, 4);
-			off = o;
-			sz = s;
+	w = is64 ? 8 : 4;
+	phoff = rd(eh + (is64 ? 32 : 28), w);
+	shoff = rd(eh + (is64 ? 40 : 32), w);
+	phsz = (unsigned)rd(eh + (is64 ? 54 : 42), 2);
+	phnum = (unsigned)rd(eh + (is64 ? 56 : 44), 2);
+	shsz = (unsigned)rd(eh + (is64 ? 58 : 46), 2);
+	shnum = (unsigned)rd(eh + (is64 ? 60 : 48), 2);
+	if (phsz >= (is64 ? 56u : 32u) && phnum <= 256)
+		for (unsigned i = 0; !n && i < phnum; i++) {
+			if (pread(fd, h, is64 ? 56 : 32,
+				  (off_t)(phoff + (uint64_t)i * phsz)) <
+				    (is64 ? 56 : 32) ||
+			    rd(h, 4) != 4 /* PT_NOTE */)
+				continue;
+			n = scan_notes(fd, rd(h + (is64 ? 8 : 4), w),
+				       rd(h + (is64 ? 32 : 16), w), id, max);
 		}
-		if (sz > sizeof(note))
-			sz = sizeof(note);
-		n = pread(fd, note, (size_t)sz, (off_t)off);
-		for (size_t k = 0; n > 12 && k + 12 <= (size_t)n;) {
-			uint32_t nsz, dsz, ntype;
-			size_t name_at = k + 12, desc_at;
-
-			memcpy(&nsz, note + k, 4);
-			memcpy(&dsz, note + k + 4, 4);
-			memcpy(&ntype, note + k + 8, 4);
-			if (nsz > 4096 || dsz > 4096)
-				break;
-			desc_at = name_at + ((nsz + 3u) & ~3u);
-			if (desc_at + dsz > (size_t)n)
-				break;
-			if (ntype == 3 && nsz == 4 &&
-			    !memcmp(note + name_at, "GNU", 4) && dsz &&
-			    dsz <= max) {
-				memcpy(id, note + desc_at, dsz);
-				return dsz;
-			}
-			k = desc_at + ((dsz + 3u) & ~3u);
+	if (shsz >= (is64 ? 64u : 40u) && shnum <= 1024)
+		for (unsigned i = 0; !n && i < shnum; i++) {
+			if (pread(fd, h, is64 ? 64 : 40,
+				  (off_t)(shoff + (uint64_t)i * shsz)) <
+				    (is64 ? 64 : 40) ||
+			    rd(h + 4, 4) != 7 /* SHT_NOTE */)
+				continue;
+			n = scan_notes(fd, rd(h + (is64 ? 24 : 16), w),
+				       rd(h + (is64 ? 32 : 20), w), id, max);
 		}
-	}
-	return 0;
+	return n;
 }
 
 static uint64_t file_hash(const struct exm_mapping *m)

@@ -210,6 +210,8 @@ struct exm_pfile {
 #define EXM_CAP_WRITABLE (1u << 3) /* writable size measurable */
 #define EXM_CAP_ALLPROCS (1u << 4) /* every process readable */
 #define EXM_CAP_PTE_WRITABLE (1u << 5) /* page words carry EXM_PM_WRITABLE */
+#define EXM_CAP_REPLAY	 (1u << 6) /* read back from a recording: no live
+					    /proc behind it (proc_root "") */
 
 struct exm_sysinfo {
 	unsigned page_size;

@@ -17,7 +17,8 @@ check_PROGRAMS += tests/unit/test_record
 tests_unit_test_record_SOURCES = \
 	tests/unit/snapcmp.h tests/unit/snapgen.h \
 	tests/unit/test_record.c \
-	tests/unit/test_diff.c
+	tests/unit/test_diff.c \
+	tests/unit/elfgen.h tests/unit/test_sysroot.c
 tests_unit_test_record_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) \
 	$(SQLITE3_CFLAGS)
 tests_unit_test_record_LDADD = $(CORE_LIBS) $(CRITERION_LIBS)

@@ -17,11 +17,13 @@
 #define TESTS_ELFGEN_H
 
 #include <elf.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct eg_opts {
 	bool no_symtab;	 /* no symbol table at all */
@@ -254,6 +256,24 @@ static unsigned char *eg_build(const struct eg_opts *o, struct eg_layout *lay)
 	free(str.p);
 	free(syms.p);
 	return b.p;
+}
+
+/* Write the image of o to path through a temporary file and a rename: a
+ * new inode, as package upgrades do. 0 or -1. */
+static inline int eg_write(const char *path, const struct eg_opts *o)
+{
+	struct eg_layout lay;
+	unsigned char *img = eg_build(o, &lay);
+	char tmp[4096];
+	int fd, ok;
+
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	fd = open(tmp, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+	ok = fd >= 0 && write(fd, img, lay.len) == (ssize_t)lay.len;
+	if (fd >= 0)
+		close(fd);
+	free(img);
+	return ok && !rename(tmp, path) ? 0 : -1;
 }
 
 #endif

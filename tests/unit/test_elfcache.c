@@ -27,23 +27,6 @@ static void mkdir_tmp(void)
 	cr_assert_not_null(mkdtemp(dir));
 }
 
-static void write_img(const char *path, const struct eg_opts *o)
-{
-	struct eg_layout lay;
-	unsigned char *img = eg_build(o, &lay);
-	char tmp[512];
-	int fd;
-
-	/* Write then rename: a new inode, as package upgrades do. */
-	snprintf(tmp, sizeof(tmp), "%s.new", path);
-	fd = open(tmp, O_CREAT | O_TRUNC | O_WRONLY, 0644);
-	cr_assert_geq(fd, 0);
-	cr_assert_eq(write(fd, img, lay.len), (ssize_t)lay.len);
-	close(fd);
-	cr_assert_eq(rename(tmp, path), 0);
-	free(img);
-}
-
 /* A snapshot with one process (pid) mapping path at [start, end). */
 static struct exm_snapshot *snap_of(const char *path, pid_t pid,
 				    uint64_t start, uint64_t end,
@@ -87,7 +70,7 @@ Test(elfcache, path_fallback_hits_and_mtime)
 
 	mkdir_tmp();
 	snprintf(path, sizeof(path), "%s/lib.so", dir);
-	write_img(path, &o);
+	cr_assert_eq(eg_write(path, &o), 0);
 	s = snap_of(path, 999999, 0x10000, 0x20000, EXM_KIND_FILE);
 	/* No such process: map_files fails, the path is used. */
 	e = exm_elfcache_get(c, s, &s->procs[0], the_file(s), "/nonexistent");
@@ -120,9 +103,9 @@ Test(elfcache, replaced_and_states)
 
 	mkdir_tmp();
 	snprintf(path, sizeof(path), "%s/lib.so", dir);
-	write_img(path, &o);
+	cr_assert_eq(eg_write(path, &o), 0);
 	s = snap_of(path, 999999, 0x10000, 0x20000, EXM_KIND_FILE);
-	write_img(path, &o); /* the path now names another inode */
+	cr_assert_eq(eg_write(path, &o), 0); /* the path now names another inode */
 	e = exm_elfcache_get(c, s, NULL, the_file(s), "/nonexistent");
 	cr_assert_eq(e->state, EXM_ELF_REPLACED);
 	cr_assert_str_eq(exm_elf_state_text(e), "(file replaced)");
@@ -175,7 +158,7 @@ Test(elfcache, map_files_survive_replacement)
 	mkdir_tmp();
 	snprintf(path, sizeof(path), "%s/lib.so", dir);
 	free(eg_build(&o, &lay));
-	write_img(path, &o);
+	cr_assert_eq(eg_write(path, &o), 0);
 	fd = open(path, O_RDONLY);
 	map = mmap(NULL, lay.len, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
@@ -208,7 +191,7 @@ Test(elfcache, lru_bound)
 		int fd;
 
 		snprintf(path, sizeof(path), "%s/lib%d.so", dir, i);
-		write_img(path, &o);
+		cr_assert_eq(eg_write(path, &o), 0);
 		fd = open(path, O_RDONLY);
 		cr_assert_eq(exm_elfcache_get_fd(c, fd, path)->state,
 			     EXM_ELF_OK);
