@@ -32,3 +32,13 @@ tests_fuzz_replay_record_CPPFLAGS = $(AM_CPPFLAGS) \
 tests_fuzz_replay_record_LDADD = $(CORE_LIBS)
 TESTS += tests/fuzz/replay_record
 EXTRA_DIST += tests/fuzz/corpus_record
+# Live recording, replay and diff (root; SKIP otherwise): compiles
+# tests/live/sharer.c and tests/live/grower.c with plain flags at run time.
+check_PROGRAMS += tests/live/test_record
+tests_live_test_record_SOURCES = tests/live/test_record.c tests/unit/snapcmp.h
+tests_live_test_record_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DEXM_SRCDIR='"$(abs_top_srcdir)"'
+tests_live_test_record_LDADD = $(CORE_LIBS)
+TESTS += tests/live/test_record
+EXTRA_DIST += tests/live/grower.c
+CLEANFILES += tests/live/grower-plain
