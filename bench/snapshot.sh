@@ -49,18 +49,9 @@ for t in smem smemstat python3 /usr/bin/time; do
 done
 [ "$(id -u)" = 0 ] || echo "snapshot.sh: not root: exmtop will use smaps, not pagemap" >&2
 
-TMP=$(mktemp -d /tmp/exm-bench.XXXXXX)
 . "$SRCDIR/workload.sh"
-cleanup() {
-	workload_stop
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
-
-workload_start
+workload_bench
 PIDS=$(sed -n 's/^pids //p' "$TMP/wl.out" | tr ' ' ',')
-echo "machine: $(uname -r), $(nproc) CPUs, $(ls /proc | grep -c '^[0-9]') processes in total"
 
 # Sanity: exmtop sees the workload, and what it costs.
 "$EXMTOP" -b --format json --bytes -p "$PIDS" >"$TMP/wl.json"

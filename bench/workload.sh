@@ -30,3 +30,13 @@ workload_stop() {
 		wait "$WL_PID" 2>/dev/null || true
 	fi
 }
+
+# For a benchmark: a scratch directory TMP, removed on exit with the
+# workload stopped; then the workload, started; then the machine it runs on.
+workload_bench() {
+	TMP=$(mktemp -d /tmp/exm-bench.XXXXXX)
+	trap 'workload_stop; rm -rf "$TMP"' EXIT
+	trap 'exit 130' INT TERM HUP
+	workload_start
+	echo "machine: $(uname -r), $(nproc) CPUs, $(ls /proc | grep -c '^[0-9]') processes in total"
+}

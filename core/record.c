@@ -42,14 +42,14 @@ static const char schema_sql[] =
 	" build_id TEXT);"
 	"CREATE TABLE mapping(snapshot INTEGER, proc INTEGER, idx INTEGER,"
 	" start INTEGER, end INTEGER, offset INTEGER, perms INTEGER,"
-	" kind INTEGER, file INTEGER, deleted INTEGER,"
+	" kind INTEGER, file INTEGER, pageset INTEGER, deleted INTEGER,"
 	" vm INTEGER, rss INTEGER, erss REAL, swap INTEGER, eswap REAL,"
 	" sole INTEGER, has INTEGER,"
 	" PRIMARY KEY(snapshot, proc, idx)) WITHOUT ROWID;"
-	"CREATE TABLE run(snapshot INTEGER, proc INTEGER, map INTEGER,"
-	" vpn INTEGER, count INTEGER, present INTEGER, first INTEGER,"
-	" swap_type INTEGER, flags INTEGER,"
-	" PRIMARY KEY(snapshot, proc, map, vpn)) WITHOUT ROWID;"
+	"CREATE TABLE pageset(id INTEGER PRIMARY KEY, pages INTEGER);"
+	"CREATE TABLE run(pageset INTEGER, offset INTEGER, count INTEGER,"
+	" present INTEGER, first INTEGER, swap_type INTEGER, flags INTEGER,"
+	" PRIMARY KEY(pageset, offset)) WITHOUT ROWID;"
 	"INSERT INTO meta VALUES('format', 'exmtop recording');";
 
 /* Pagemap bits 55-61 (soft-dirty, exclusive, uffd-wp, writable PTE, file)
@@ -138,7 +138,8 @@ struct file_ent {
 	int64_t id;
 };
 
-enum { S_SNAP, S_SNAP_END, S_PROC, S_KPSS, S_MAP, S_RUN, S_FILE, S__N };
+enum { S_SNAP, S_SNAP_END, S_PROC, S_KPSS, S_MAP, S_PSET, S_RUN, S_FILE,
+       S__N };
 
 static const char *const stmt_sql[S__N] = {
 	[S_SNAP] = "INSERT INTO snapshot VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?,?,"
@@ -149,9 +150,28 @@ static const char *const stmt_sql[S__N] = {
 		   "?,?,?)",
 	[S_KPSS] = "INSERT INTO kernel VALUES(?,?,?,?,?,?,?,?,?)",
 	[S_MAP] = "INSERT INTO mapping VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-		  "?)",
-	[S_RUN] = "INSERT INTO run VALUES(?,?,?,?,?,?,?,?,?)",
+		  "?,?)",
+	[S_PSET] = "INSERT INTO pageset VALUES(NULL,?)",
+	[S_RUN] = "INSERT INTO run VALUES(?,?,?,?,?,?,?)",
 	[S_FILE] = "INSERT INTO file VALUES(NULL,?,?,?,?,?)",
+};
+
+/* A run of pages at offset off (pages from the mapping's start) whose
+ * words are word, word + step, ... (the next frame or swap slot). */
+struct rrun {
+	uint64_t off, word;
+	uint64_t count;
+};
+
+/* A page set already in the file: the runs of a mapping, written once
+ * and shared by every mapping with the same runs (fork, shared memory,
+ * the same library pages; and the same mapping in the next snapshot). */
+struct pset {
+	uint64_t hash;
+	int64_t id;
+	struct rrun *runs;
+	uint32_t nruns;
+	uint64_t gen; /* the last snapshot that used it */
 };
 
 struct exm_recorder {
@@ -165,8 +185,19 @@ struct exm_recorder {
 	unsigned caps;
 	int64_t snap, proc, map; /* ids / indexes */
 	pid_t pid;
-	uint32_t run_count;	 /* pending run: run_count pages from ... */
-	uint64_t run_vpn, run_word;
+	unsigned page_size;
+	uint64_t gen; /* snapshots begun */
+
+	/* the mapping being written: its row waits for its page set */
+	bool map_open;
+	struct exm_mapping pend; /* header only */
+	int64_t pend_file;
+	struct rrun *runs;
+	uint32_t nruns, cap_runs;
+
+	/* page sets of this and the last snapshot: open addressing by hash */
+	struct pset *psets;
+	size_t npsets, nps_slots;
 
 	/* files seen by this recorder: open addressing on (name, dev, ino) */
 	struct file_ent *files;
@@ -270,6 +301,10 @@ void exm_record_close(struct exm_recorder *r)
 	for (size_t i = 0; i < r->nslots; i++)
 		free(r->files[i].name);
 	free(r->files);
+	for (size_t i = 0; i < r->nps_slots; i++)
+		free(r->psets[i].runs);
+	free(r->psets);
+	free(r->runs);
 	free(r);
 }
 
@@ -294,8 +329,10 @@ static int rs_begin(void *ctx, const struct exm_sysinfo *sys)
 	snprintf(r->proc_root, sizeof(r->proc_root), "%s",
 		 sys->proc_root[0] ? sys->proc_root : "/proc");
 	r->caps = sys->caps;
+	r->page_size = sys->page_size;
 	r->proc = -1;
-	r->run_count = 0;
+	r->map_open = false;
+	r->gen++;
 	sqlite3_bind_int64(st, 1, sys->taken_at.tv_sec);
 	sqlite3_bind_int64(st, 2, sys->taken_at.tv_nsec);
 	sqlite3_bind_double(st, 3, sys->time_taken);
@@ -340,32 +377,169 @@ static void bind_sizes(sqlite3_stmt *st, int col, const struct exm_sizes *s)
 	bind_size(st, col + 5, s, EXM_HAS_SOLE, s->sole);
 }
 
-static int flush_run(struct exm_recorder *r)
+static uint64_t runs_hash(const struct rrun *runs, uint32_t n)
+{
+	uint64_t h = UINT64_C(0xcbf29ce484222325) ^ n;
+
+	for (uint32_t i = 0; i < n; i++) {
+		h = (h ^ runs[i].off) * UINT64_C(0x100000001b3);
+		h = (h ^ runs[i].word) * UINT64_C(0x100000001b3);
+		h = (h ^ runs[i].count) * UINT64_C(0xff51afd7ed558ccd);
+		h ^= h >> 29;
+	}
+	return h;
+}
+
+static size_t pset_slot(const struct pset *tab, size_t nslots, uint64_t h)
+{
+	size_t i = (size_t)(h & (nslots - 1));
+
+	while (tab[i].runs)
+		i = (i + 1) & (nslots - 1);
+	return i;
+}
+
+/* Keep the page sets used since snapshot min_gen (the next snapshot most
+ * likely shares the last one's), in a table with room to grow; forget
+ * the others. 0 or -ENOMEM. */
+static int psets_keep(struct exm_recorder *r, uint64_t min_gen)
+{
+	size_t keep = 0, n = 64;
+	struct pset *nt;
+
+	for (size_t i = 0; i < r->nps_slots; i++)
+		keep += r->psets[i].runs && r->psets[i].gen >= min_gen;
+	while (n < keep * 2 + 2)
+		n *= 2;
+	nt = calloc(n, sizeof(*nt));
+	if (!nt)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nps_slots; i++) {
+		struct pset *ps = &r->psets[i];
+
+		if (ps->runs && ps->gen >= min_gen)
+			nt[pset_slot(nt, n, ps->hash)] = *ps;
+		else
+			free(ps->runs);
+	}
+	free(r->psets);
+	r->psets = nt;
+	r->nps_slots = n;
+	r->npsets = keep;
+	return 0;
+}
+
+static int insert_runs(struct exm_recorder *r, int64_t id)
 {
 	sqlite3_stmt *st = r->st[S_RUN];
-	uint64_t w = r->run_word;
-	bool present = exm_pm_present(w);
+	int ret = 0;
 
-	if (!r->run_count)
+	for (uint32_t i = 0; !ret && i < r->nruns; i++) {
+		const struct rrun *rr = &r->runs[i];
+		uint64_t w = rr->word;
+		bool present = exm_pm_present(w);
+
+		sqlite3_bind_int64(st, 1, id);
+		bind_u64(st, 2, rr->off);
+		bind_u64(st, 3, rr->count);
+		sqlite3_bind_int(st, 4, present);
+		bind_u64(st, 5, present ? exm_pm_key(w) : EXM_PM_SWAP_OFF(w));
+		sqlite3_bind_int(st, 6, present ? 0 : (int)EXM_PM_SWAP_TYPE(w));
+		sqlite3_bind_int(st, 7, (int)((w >> FLAG_SHIFT) & FLAG_MASK));
+		ret = run_stmt(r, S_RUN);
+	}
+	return ret;
+}
+
+/* The page set of the runs collected for the mapping: one already in the
+ * file, or a new one. */
+static int pageset_id(struct exm_recorder *r, int64_t *id)
+{
+	uint64_t h = runs_hash(r->runs, r->nruns), pages = 0;
+	struct pset *ps;
+	size_t i;
+	int ret;
+
+	if ((r->npsets + 1) * 2 > r->nps_slots) {
+		ret = psets_keep(r, r->gen - 1); /* grows the table */
+		if (ret)
+			return ret;
+	}
+	for (i = (size_t)(h & (r->nps_slots - 1)); r->psets[i].runs;
+	     i = (i + 1) & (r->nps_slots - 1)) {
+		ps = &r->psets[i];
+		if (ps->hash == h && ps->nruns == r->nruns &&
+		    !memcmp(ps->runs, r->runs, r->nruns * sizeof(*r->runs))) {
+			ps->gen = r->gen;
+			*id = ps->id;
+			return 0;
+		}
+	}
+	for (uint32_t k = 0; k < r->nruns; k++)
+		pages += r->runs[k].count;
+	bind_u64(r->st[S_PSET], 1, pages);
+	ret = run_stmt(r, S_PSET);
+	if (ret)
+		return ret;
+	*id = sqlite3_last_insert_rowid(r->db);
+	ret = insert_runs(r, *id);
+	if (ret)
+		return ret;
+	ps = &r->psets[i];
+	ps->runs = malloc(r->nruns * sizeof(*r->runs));
+	if (!ps->runs)
+		return -ENOMEM;
+	memcpy(ps->runs, r->runs, r->nruns * sizeof(*r->runs));
+	ps->nruns = r->nruns;
+	ps->hash = h;
+	ps->id = *id;
+	ps->gen = r->gen;
+	r->npsets++;
+	return 0;
+}
+
+/* Write the row of the mapping being written, now that its pages are
+ * known. */
+static int flush_mapping(struct exm_recorder *r)
+{
+	sqlite3_stmt *st = r->st[S_MAP];
+	const struct exm_mapping *m = &r->pend;
+	int64_t pset = 0;
+	int ret = 0;
+
+	if (!r->map_open)
 		return 0;
+	r->map_open = false;
+	if (r->nruns)
+		ret = pageset_id(r, &pset);
+	r->nruns = 0;
+	if (ret)
+		return ret;
 	sqlite3_bind_int64(st, 1, r->snap);
 	sqlite3_bind_int64(st, 2, r->proc);
 	sqlite3_bind_int64(st, 3, r->map);
-	bind_u64(st, 4, r->run_vpn);
-	sqlite3_bind_int64(st, 5, r->run_count);
-	sqlite3_bind_int(st, 6, present);
-	bind_u64(st, 7, present ? exm_pm_key(w) : EXM_PM_SWAP_OFF(w));
-	sqlite3_bind_int(st, 8, present ? 0 : (int)EXM_PM_SWAP_TYPE(w));
-	sqlite3_bind_int(st, 9, (int)((w >> FLAG_SHIFT) & FLAG_MASK));
-	r->run_count = 0;
-	return run_stmt(r, S_RUN);
+	bind_u64(st, 4, m->start);
+	bind_u64(st, 5, m->end);
+	bind_u64(st, 6, m->offset);
+	sqlite3_bind_int(st, 7, (int)m->perms);
+	sqlite3_bind_int(st, 8, (int)m->kind);
+	if (r->pend_file)
+		sqlite3_bind_int64(st, 9, r->pend_file);
+	if (pset)
+		sqlite3_bind_int64(st, 10, pset);
+	sqlite3_bind_int(st, 11, m->deleted);
+	if (!(r->caps & EXM_CAP_PAGES)) { /* the source's own figures */
+		bind_sizes(st, 12, &m->sz);
+		sqlite3_bind_int(st, 18, (int)m->sz.has);
+	}
+	return run_stmt(r, S_MAP);
 }
 
 static int rs_proc(void *ctx, const struct exm_proc *p)
 {
 	struct exm_recorder *r = ctx;
 	sqlite3_stmt *st = r->st[S_PROC];
-	int ret = flush_run(r); /* a run ends with its mapping */
+	int ret = flush_mapping(r); /* a run ends with its mapping */
 
 	if (ret)
 		return ret;
@@ -593,66 +767,63 @@ static int file_id(struct exm_recorder *r, const struct exm_mapping *m,
 static int rs_mapping(void *ctx, const struct exm_mapping *m)
 {
 	struct exm_recorder *r = ctx;
-	sqlite3_stmt *st = r->st[S_MAP];
-	int64_t fid = 0;
-	int ret = flush_run(r);
+	int ret = flush_mapping(r);
 
-	if (!ret && ((m->name && m->name[0]) || m->inode || m->dev_major ||
-		     m->dev_minor))
-		ret = file_id(r, m, &fid);
+	if (ret)
+		return ret;
+	r->pend_file = 0;
+	if ((m->name && m->name[0]) || m->inode || m->dev_major ||
+	    m->dev_minor)
+		ret = file_id(r, m, &r->pend_file);
 	if (ret)
 		return ret;
 	r->map++;
-	sqlite3_bind_int64(st, 1, r->snap);
-	sqlite3_bind_int64(st, 2, r->proc);
-	sqlite3_bind_int64(st, 3, r->map);
-	bind_u64(st, 4, m->start);
-	bind_u64(st, 5, m->end);
-	bind_u64(st, 6, m->offset);
-	sqlite3_bind_int(st, 7, (int)m->perms);
-	sqlite3_bind_int(st, 8, (int)m->kind);
-	if (fid)
-		sqlite3_bind_int64(st, 9, fid);
-	sqlite3_bind_int(st, 10, m->deleted);
-	if (!(r->caps & EXM_CAP_PAGES)) { /* the source's own figures */
-		bind_sizes(st, 11, &m->sz);
-		sqlite3_bind_int(st, 17, (int)m->sz.has);
-	}
-	return run_stmt(r, S_MAP);
+	r->pend = *m;
+	r->pend.name = NULL; /* the file row has it */
+	r->map_open = true;
+	return 0;
 }
 
 static int rs_pages(void *ctx, uint64_t vpn, const uint64_t *words,
 		    uint32_t n)
 {
 	struct exm_recorder *r = ctx;
+	uint64_t base = r->pend.start / r->page_size;
 
+	if (!r->map_open)
+		return -EINVAL;
 	for (uint32_t k = 0; k < n; k++, vpn++) {
-		uint64_t w = words[k], last, step;
-		int ret;
+		uint64_t w = words[k], off = vpn - base;
+		struct rrun *last;
 
 		if (!exm_pm_used(w))
 			continue;
-		if (r->run_count) {
-			last = r->run_word;
-			step = exm_pm_present(last) ? 1 : 32;
+		last = r->nruns ? &r->runs[r->nruns - 1] : NULL;
+		if (last) {
+			uint64_t step = exm_pm_present(last->word) ? 1 : 32;
+
 			/* the next frame (or swap slot), the same flags */
-			if (r->run_vpn + r->run_count == vpn &&
-			    exm_pm_present(w) == exm_pm_present(last) &&
-			    (last & EXM_PM_PFN_MASK) +
-				    step * (r->run_count + 1) <=
+			if (last->off + last->count == off &&
+			    exm_pm_present(w) == exm_pm_present(last->word) &&
+			    (last->word & EXM_PM_PFN_MASK) +
+				    step * (last->count + 1) <=
 				    EXM_PM_PFN_MASK &&
-			    w == last + step * r->run_count &&
-			    r->run_count < UINT32_MAX) {
-				r->run_count++;
+			    w == last->word + step * last->count) {
+				last->count++;
 				continue;
 			}
 		}
-		ret = flush_run(r);
-		if (ret)
-			return ret;
-		r->run_vpn = vpn;
-		r->run_word = w;
-		r->run_count = 1;
+		if (r->nruns == r->cap_runs) {
+			uint32_t cap = r->cap_runs ? r->cap_runs * 2 : 256;
+			struct rrun *nr = realloc(r->runs, cap * sizeof(*nr));
+
+			if (!nr)
+				return -ENOMEM;
+			r->runs = nr;
+			r->cap_runs = cap;
+		}
+		r->runs[r->nruns++] = (struct rrun){ .off = off, .word = w,
+						     .count = 1 };
 	}
 	return 0;
 }
@@ -662,7 +833,7 @@ static int rs_kpss(void *ctx, const struct exm_kpss *k)
 	struct exm_recorder *r = ctx;
 	sqlite3_stmt *st = r->st[S_KPSS];
 	struct exm_kpss copy = *k;
-	int ret = flush_run(r);
+	int ret = flush_mapping(r);
 
 	if (ret)
 		return ret;
@@ -678,7 +849,7 @@ static int rs_end(void *ctx, const struct exm_build_end *e)
 {
 	struct exm_recorder *r = ctx;
 	sqlite3_stmt *st = r->st[S_SNAP_END];
-	int ret = flush_run(r);
+	int ret = flush_mapping(r);
 
 	if (ret)
 		return ret;
@@ -688,6 +859,8 @@ static int rs_end(void *ctx, const struct exm_build_end *e)
 	ret = run_stmt(r, S_SNAP_END);
 	if (!ret && sqlite3_exec(r->db, "COMMIT", NULL, NULL, NULL))
 		ret = db_fail(r, "cannot write");
+	if (!ret)
+		ret = psets_keep(r, r->gen);
 	return ret;
 }
 
@@ -713,6 +886,8 @@ int exm_record_snapshot(struct exm_recorder *r,
 				 r->path, strerror(-ret));
 		if (!sqlite3_get_autocommit(r->db))
 			sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
+		/* page sets of the rolled back snapshot are not in the file */
+		psets_keep(r, UINT64_MAX);
 	}
 	return ret;
 }
@@ -1064,20 +1239,20 @@ static int load_sys(struct load *l, struct exm_sysinfo *sys,
 	return 0;
 }
 
-static int load_runs(struct load *l, int64_t pidx, int64_t midx,
+/* Play page set pset, which holds want pages, as the pages of m. */
+static int load_runs(struct load *l, int64_t pset, uint64_t want,
 		     const struct exm_mapping *m)
 {
-	uint64_t buf[READ_WORDS], ps = l->page_size;
+	uint64_t buf[READ_WORDS], ps = l->page_size, got = 0;
 	uint64_t lo = m->start / ps, hi = m->end / ps, next = lo;
 	sqlite3_stmt *st = l->run;
 	int rc, ret = 0;
 
 	sqlite3_reset(st);
-	sqlite3_bind_int64(st, 1, l->snap);
-	sqlite3_bind_int64(st, 2, pidx);
-	sqlite3_bind_int64(st, 3, midx);
+	sqlite3_bind_int64(st, 1, pset);
 	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		uint64_t vpn = (uint64_t)sqlite3_column_int64(st, 0);
+		uint64_t off = (uint64_t)sqlite3_column_int64(st, 0);
+		uint64_t vpn = lo + off;
 		int64_t count = sqlite3_column_int64(st, 1);
 		bool present = sqlite3_column_int64(st, 2) != 0;
 		uint64_t first = (uint64_t)sqlite3_column_int64(st, 3);
@@ -1085,7 +1260,7 @@ static int load_runs(struct load *l, int64_t pidx, int64_t midx,
 		uint64_t flags = (uint64_t)sqlite3_column_int64(st, 5);
 		uint64_t base, step, limit;
 
-		if (count < 1 || vpn < next || vpn >= hi ||
+		if (count < 1 || off >= hi - lo || vpn < next ||
 		    (uint64_t)count > hi - vpn)
 			return bad(l, "page run outside its mapping");
 		if (flags > FLAG_MASK || type < 0 || type > 31)
@@ -1100,6 +1275,7 @@ static int load_runs(struct load *l, int64_t pidx, int64_t midx,
 			return ret == -E2BIG ? bad(l, "frames too scattered")
 					     : ret;
 		l->pages += (uint64_t)count;
+		got += (uint64_t)count;
 		next = vpn + (uint64_t)count;
 		base = (flags << FLAG_SHIFT) |
 		       (present ? EXM_PM_PRESENT | first
@@ -1119,7 +1295,9 @@ static int load_runs(struct load *l, int64_t pidx, int64_t midx,
 	}
 	if (ret)
 		return ret;
-	return rc == SQLITE_DONE ? 0 : step_err(l);
+	if (rc != SQLITE_DONE)
+		return step_err(l);
+	return got == want ? 0 : bad(l, "page set incomplete");
 }
 
 static int parse_build_id(const unsigned char *hex, struct exm_mapping *m,
@@ -1208,8 +1386,13 @@ static int load_maps(struct load *l, int64_t pidx, bool pages)
 			m.sz.has &= (unsigned)sqlite3_column_int64(st, 18);
 		}
 		ret = l->ops->mapping(l->ctx, &m);
-		if (!ret && pages)
-			ret = load_runs(l, pidx, midx, &m);
+		if (!ret && pages && !col_null(st, 19)) {
+			if (col_null(st, 20))
+				return bad(l, "missing page set");
+			ret = load_runs(l, sqlite3_column_int64(st, 19),
+					(uint64_t)sqlite3_column_int64(st, 20),
+					&m);
+		}
 	}
 	if (ret)
 		return ret;
@@ -1311,14 +1494,15 @@ int exm_recording_load(struct exm_recording *rec, size_t idx,
 			       "m.perms, m.kind, m.deleted, f.name, "
 			       "f.dev_major, f.dev_minor, f.inode, f.build_id, "
 			       "m.vm, m.rss, m.erss, m.swap, m.eswap, m.sole, "
-			       "m.has FROM mapping m LEFT JOIN file f ON "
-			       "f.id = m.file WHERE m.snapshot=? AND m.proc=? "
-			       "ORDER BY m.idx",
+			       "m.has, m.pageset, p.pages FROM mapping m LEFT "
+			       "JOIN file f ON f.id = m.file LEFT JOIN pageset "
+			       "p ON p.id = m.pageset WHERE m.snapshot=? AND "
+			       "m.proc=? ORDER BY m.idx",
 			       -1, &l.map, NULL) ||
 	    sqlite3_prepare_v2(rec->db,
-			       "SELECT vpn, count, present, first, swap_type, "
-			       "flags FROM run WHERE snapshot=? AND proc=? AND "
-			       "map=? ORDER BY vpn",
+			       "SELECT offset, count, present, first, "
+			       "swap_type, flags FROM run WHERE pageset=? "
+			       "ORDER BY offset",
 			       -1, &l.run, NULL) ||
 	    sqlite3_prepare_v2(rec->db,
 			       "SELECT pss, pss_anon, pss_file, pss_shmem, "
