@@ -38,7 +38,8 @@ static int rp_open(struct exm_source *src)
 	if (ret) {
 		exm_recording_close(rp->rec);
 		free(rp);
-		return ret;
+		/* a file that is missing or unreadable is a bad option value */
+		return ret == -ENOMEM ? ret : -EINVAL;
 	}
 	src->priv = rp;
 	return 0;
