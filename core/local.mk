@@ -11,6 +11,7 @@ core_libexmcore_a_SOURCES = \
 	core/procfs.c core/procfs.h \
 	core/account.c core/account.h \
 	core/source.c core/source.h \
+	core/source_kmod.c kernel/exmap_abi.h \
 	core/source_pagemap.c \
 	core/source_smaps.c \
 	core/source_fixture.c \

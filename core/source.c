@@ -25,6 +25,7 @@
 #define PF_KTHREAD 0x00200000u
 
 static const struct exm_source_ops *const sources[] = {
+	&exm_source_kmod,
 	&exm_source_pagemap,
 	&exm_source_smaps,
 	&exm_source_fixture,
@@ -40,7 +41,9 @@ int exm_source_open(const char *name, struct exm_source **out, char *err,
 	int ret;
 
 	if (!name || !strcmp(name, "auto"))
-		name = exm_pagemap_has_pfns() ? "pagemap" : "smaps";
+		name = exm_kmod_available()    ? "kmod"
+		       : exm_pagemap_has_pfns() ? "pagemap"
+						: "smaps";
 	nlen = strcspn(name, ":");
 	if (name[nlen] == ':')
 		arg = name + nlen + 1;
@@ -50,7 +53,7 @@ int exm_source_open(const char *name, struct exm_source **out, char *err,
 			ops = sources[i];
 	if (!ops) {
 		snprintf(err, errlen,
-			 "unknown source '%.*s' (try auto, pagemap, smaps)",
+			 "unknown source '%.*s' (try auto, kmod, pagemap, smaps)",
 			 (int)(nlen > 64 ? 64 : nlen), name);
 		return -EINVAL;
 	}
