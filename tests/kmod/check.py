@@ -137,7 +137,32 @@ report(dmesg is not None and not re.search(
     "kernel log free of WARN/oops", "see console")
 report("\nDONE" in text, "VM finished (no panic, no timeout)",
        "no DONE: see %s" % console_path)
+times = {}
 for line in blocks.get("bench", "").split("\n"):
-    if line.strip():
+    f = line.split()
+    if len(f) == 5 and f[0] == "time":
+        times.setdefault(f[1], []).append(tuple(float(x) for x in f[2:]))
+for line in text.split("\n"):
+    if line.startswith("BENCHINFO ") or line.startswith("BENCHFAIL "):
+        print("bench %s: %s" % (name, line.split(" ", 1)[1]))
+        failed |= line.startswith("BENCHFAIL ")
+
+
+def median(v):
+    v = sorted(v)
+    return v[len(v) // 2]
+
+
+if times:
+    ref = times.get("kmod")
+    for tool, t in times.items():
+        wall = [x[0] for x in t]
+        cpu = [x[1] + x[2] for x in t]
+        line = "%-13s best %.3f s, median %.3f s, CPU %.3f s (%d runs)" % (
+            tool, min(wall), median(wall), median(cpu), len(t))
+        if ref and tool != "kmod":
+            line += "; %.1fx kmod's median wall, %.1fx its CPU" % (
+                median(wall) / median([x[0] for x in ref]),
+                median(cpu) / median([x[1] + x[2] for x in ref]))
         print("bench %s: %s" % (name, line))
 sys.exit(1 if failed else 0)

@@ -18,6 +18,9 @@
  *       processes may fail.
  *   kmcheck churn SECONDS
  *       Processes that map, touch, protect, unmap, fork and exit in a loop.
+ *   kmcheck time NAME CMD [ARG...]
+ *       Run CMD (output to /dev/null) and print "time NAME WALL USER SYS"
+ *       in seconds (the benchmark, tests/kmod/guest-bench.sh).
  *
  * One line per finding on stdout: "ok ..." or "FAIL ..."; the exit status
  * is 1 if anything failed.
@@ -33,6 +36,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -88,8 +92,9 @@ static void push(struct pages *s, uint64_t va, uint64_t word, uint32_t flags)
 	s->p[s->n++] = (struct page){ va, word, flags };
 }
 
-/* All pages of pid through the module, as pagemap words. 0 or -errno. */
-static int module_pages(int fd, pid_t pid, struct pages *out)
+/* All pages of pid through the module, as pagemap words, asking for
+ * nrecs records per call (at most 1000). 0 or -errno. */
+static int module_pages(int fd, pid_t pid, struct pages *out, uint32_t nrecs)
 {
 	static struct exmap_rec recs[1000];
 	uint64_t next = 0;
@@ -101,7 +106,7 @@ static int module_pages(int fd, pid_t pid, struct pages *out)
 					.pid = pid,
 					.start = next,
 					.recs = (uintptr_t)recs,
-					.nrecs = 1000,
+					.nrecs = nrecs,
 					.rec_size = sizeof(recs[0]) };
 
 		if (ioctl(fd, EXMAP_IOC_SCAN, &a) < 0)
@@ -258,8 +263,55 @@ static void check_writable(int idx, pid_t pid, const struct pages *m,
 		fail("writable: no region of process %d checked", idx);
 }
 
+/*
+ * A process with what the sharer lacks: zero pages (read, never written)
+ * and an 8 GiB reservation with a page written every 128 MiB. It waits
+ * for SIGKILL.
+ */
+static pid_t start_sparse(void)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		size_t big = (size_t)8 << 30, zero = 64 * (size_t)ps;
+		volatile char *z = mmap(NULL, zero, PROT_READ,
+					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		char *r = mmap(NULL, big, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
+			       0);
+		unsigned long sum = 0;
+
+		if (z == MAP_FAILED || r == MAP_FAILED)
+			_exit(1);
+		madvise((void *)z, zero, MADV_NOHUGEPAGE);
+		madvise(r, big, MADV_NOHUGEPAGE);
+		for (size_t o = 0; o < zero; o += (size_t)ps)
+			sum += z[o];
+		for (size_t o = 0; o < big; o += (size_t)128 << 20)
+			r[o + (o >> 20)] = 1;
+		if (write(p[1], "r", 1) != 1 || sum)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	if (pid < 0 || read(p[0], &c, 1) != 1) {
+		close(p[0]);
+		return -1;
+	}
+	close(p[0]);
+	return pid;
+}
+
 static int cmd_compare(const char *sharer_out)
 {
+	pid_t sparse = start_sparse();
+	int zero = 0;
 	struct pages m = { 0 }, p = { 0 };
 	struct region rg[32];
 	pid_t spids[8];
@@ -301,7 +353,8 @@ static int cmd_compare(const char *sharer_out)
 		if (pid <= 0 || pid == getpid() || is_kthread(pid))
 			continue;
 		for (tries = 0; tries < 5; tries++) {
-			r1 = module_pages(fd, pid, &m);
+			/* small buffers: every walk resumes many times */
+			r1 = module_pages(fd, pid, &m, 3 + (uint32_t)tries);
 			r2 = pagemap_pages(pid, &p);
 			if (r1 || r2)
 				break;
@@ -324,6 +377,7 @@ static int cmd_compare(const char *sharer_out)
 		nproc++;
 		for (size_t i = 0; i < m.n; i++) {
 			huge += (m.p[i].flags & EXMAP_F_HUGE) != 0;
+			zero += (m.p[i].flags & EXMAP_F_ZERO) != 0;
 			swapped += (m.p[i].flags & EXMAP_F_SWAP) != 0;
 		}
 		for (int k = 0; k < 4; k++)
@@ -332,8 +386,16 @@ static int cmd_compare(const char *sharer_out)
 	}
 	closedir(d);
 	close(fd);
-	printf("info compared %d processes, %d huge pages, %d swapped pages\n",
-	       nproc, huge, swapped);
+	if (sparse > 0) {
+		kill(sparse, SIGKILL);
+		waitpid(sparse, NULL, 0);
+	} else {
+		fail("could not start the sparse process");
+	}
+	printf("info compared %d processes, %d huge pages, %d swapped pages, %d zero pages\n",
+	       nproc, huge, swapped, zero);
+	if (zero < 64)
+		fail("%d zero pages seen, want at least 64", zero);
 	if (nproc < 5)
 		fail("only %d processes compared", nproc);
 	if (!swapped)
@@ -411,7 +473,7 @@ static int cmd_scan(double secs)
 
 			if (pid <= 0)
 				continue;
-			r = module_pages(fd, pid, &m);
+			r = module_pages(fd, pid, &m, 1000);
 			if (r == -ESRCH)
 				gone++;
 			else if (r)
@@ -506,6 +568,29 @@ static int cmd_churn(double secs)
 	return 0;
 }
 
+static int cmd_time(const char *name, char **argv)
+{
+	struct rusage ru;
+	double t0 = now();
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		if (fd >= 0)
+			dup2(fd, 1);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (pid < 0 || wait4(pid, &st, 0, &ru) != pid)
+		return 2;
+	printf("time %s %.4f %.4f %.4f\n", name, now() - t0,
+	       (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6,
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
 int main(int argc, char **argv)
 {
 	ps = sysconf(_SC_PAGESIZE);
@@ -518,6 +603,8 @@ int main(int argc, char **argv)
 		return cmd_scan(atof(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "churn"))
 		return cmd_churn(atof(argv[2]));
-	fprintf(stderr, "usage: kmcheck compare FILE | unpriv | scan SECS | churn SECS\n");
+	if (argc >= 4 && !strcmp(argv[1], "time"))
+		return cmd_time(argv[2], argv + 3);
+	fprintf(stderr, "usage: kmcheck compare FILE | unpriv | scan SECS | churn SECS | time NAME CMD...\n");
 	return 2;
 }
