@@ -31,7 +31,11 @@
 struct km_ctx {
 	int fd;
 	struct exmap_rec *recs;
+	/* words of pages [vpn, vpn + n) of mapping m, not yet stored */
 	uint64_t *words;
+	struct exm_mapping *m;
+	uint64_t vpn;
+	uint32_t n;
 };
 
 /* What smaps_rollup would print, in bytes << PSS_SHIFT, and Rss. */
@@ -194,10 +198,22 @@ static void kpss_add(struct km_kpss *k, const struct exmap_rec *r,
 		k->dirty += pss;
 }
 
+/* Hand the batched words (consecutive pages of one mapping) over. */
+static int flush(struct km_ctx *c)
+{
+	int ret = 0;
+
+	if (c->n)
+		ret = exm_mapping_add_pages(c->m, c->vpn, c->words, c->n);
+	c->n = 0;
+	return ret;
+}
+
 /*
- * Store the pages of r in the mappings of p (sorted, searched from *mi).
- * A run may cross from one mapping into the next (adjacent VMAs); pages
- * outside every mapping (changed since maps was read) are dropped.
+ * Store the pages of r in the mappings of p (sorted, searched from *mi),
+ * batching consecutive pages of a mapping. A run may cross from one
+ * mapping into the next (adjacent VMAs); pages outside every mapping
+ * (changed since maps was read) are dropped.
  */
 static int store_rec(struct km_ctx *c, struct exm_proc *p, size_t *mi,
 		     const struct exmap_rec *r, unsigned ps)
@@ -208,7 +224,7 @@ static int store_rec(struct km_ctx *c, struct exm_proc *p, size_t *mi,
 
 	while (left) {
 		struct exm_mapping *m;
-		uint64_t n;
+		uint64_t n, vpn = va / ps;
 		int ret;
 
 		while (*mi < p->nmaps && p->maps[*mi].end <= va)
@@ -216,29 +232,36 @@ static int store_rec(struct km_ctx *c, struct exm_proc *p, size_t *mi,
 		if (*mi >= p->nmaps)
 			return 0;
 		m = &p->maps[*mi];
-		if (va < m->start) {
-			uint64_t skip = (m->start - va) / ps;
-
-			if (skip >= left)
+		n = va < m->start ? (m->start - va) / ps : 0;
+		if (n || m->kind == EXM_KIND_VSYSCALL) {
+			/* not in this mapping: skip to it, or past it */
+			if (!n)
+				n = (m->end - va) / ps;
+			if (n >= left)
 				return 0;
-			left -= skip;
-			va += skip * ps;
-			w += skip * step;
+			left -= n;
+			va += n * ps;
+			w += n * step;
 			continue;
+		}
+		if (c->n && (c->m != m || c->vpn + c->n != vpn ||
+			     c->n == NWORDS)) {
+			ret = flush(c);
+			if (ret)
+				return ret;
+		}
+		if (!c->n) {
+			c->m = m;
+			c->vpn = vpn;
 		}
 		n = (m->end - va) / ps;
 		if (n > left)
 			n = left;
-		if (n > NWORDS)
-			n = NWORDS;
-		if (m->kind != EXM_KIND_VSYSCALL) {
-			for (uint64_t k = 0; k < n; k++)
-				c->words[k] = w + k * step;
-			ret = exm_mapping_add_pages(m, va / ps, c->words,
-						    (uint32_t)n);
-			if (ret)
-				return ret;
-		}
+		if (n > NWORDS - c->n)
+			n = NWORDS - c->n;
+		for (uint64_t k = 0; k < n; k++)
+			c->words[c->n + k] = w + k * step;
+		c->n += (uint32_t)n;
 		left -= n;
 		va += n * ps;
 		w += n * step;
@@ -257,6 +280,7 @@ static int km_proc(struct exm_source *src, void *ctx,
 	size_t mi = 0;
 	int ret;
 
+	c->n = 0;
 	do {
 		uint32_t got;
 
@@ -267,6 +291,8 @@ static int km_proc(struct exm_source *src, void *ctx,
 			ret = store_rec(c, p, &mi, &c->recs[i], ps);
 		}
 	} while (!ret && next);
+	if (!ret)
+		ret = flush(c);
 	if (ret == -EINVAL) {
 		snprintf(src->errmsg, sizeof(src->errmsg),
 			 "%s refused a scan of pid %d (module ABI mismatch?)",

@@ -27,6 +27,8 @@ for r in $(seq $rounds); do
 		run pagemap-auto exmtop -b --format json --source pagemap
 	fi
 	run smemstat smemstat
+	# what start-up and output cost alone: one small process
+	run kmod-1proc exmtop -b --format json --source kmod -p 1
 done
 send bench /tmp/bench
 kill "$(sed -n 's/^pids \([0-9]*\).*/\1/p' /tmp/wl.out)" 2>/dev/null
