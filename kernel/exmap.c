@@ -369,10 +369,12 @@ static long exmap_scan(struct exmap_file *ef, struct exmap_scan __user *uarg)
 
 	if (get_user(size, &uarg->size))
 		return -EFAULT;
-	if (size < sizeof(arg))
+	if (size < sizeof(arg) || size > PAGE_SIZE)
 		return -EINVAL;
-	if (copy_from_user(&arg, uarg, sizeof(arg)))
-		return -EFAULT;
+	/* a newer caller's larger struct: its extra fields must be zero */
+	ret = copy_struct_from_user(&arg, sizeof(arg), uarg, size);
+	if (ret)
+		return ret;
 	if (arg.abi != EXMAP_ABI_VERSION || arg.flags ||
 	    arg.rec_size != sizeof(struct exmap_rec) || arg.pid <= 0 ||
 	    arg.nrecs == 0)
