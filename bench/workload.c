@@ -10,8 +10,13 @@
  * all are ready the parent prints "pids P0 P1 ..." and "ready" and waits for
  * SIGTERM/SIGINT/SIGHUP; children die with it (PR_SET_PDEATHSIG).
  *
- * Usage: workload [NPROCS [RESERVE_GIB [SHARED_ANON_MIB [SHM_MIB]]]]
- *        defaults 100 64 32 128
+ * With SCATTER (the kernel module's benchmark, bench/kmod.sh) the
+ * reservation is writable: the parent writes SCATTER pages spread over it
+ * before fork (CoW-shared) and each child SCATTER pages of its own, and the
+ * fork-shared anonymous memory asks for transparent huge pages.
+ *
+ * Usage: workload [NPROCS [RESERVE_GIB [SHARED_ANON_MIB [SHM_MIB [SCATTER]]]]]
+ *        defaults 100 64 32 128 0
  */
 #include <errno.h>
 #include <signal.h>
@@ -53,12 +58,23 @@ static void populate(unsigned char *p, size_t len, size_t ps)
 		sum += p[off];
 }
 
+/* Write n pages spread over a reservation, shifted per process k. */
+static void scribble(unsigned char *r, size_t len, size_t n, size_t ps,
+		     size_t k)
+{
+	size_t step = n ? len / n : 0;
+
+	for (size_t i = 0; i < n; i++)
+		r[i * step + (k * ps) % step] = (unsigned char)(k + 1);
+}
+
 int main(int argc, char **argv)
 {
 	long nprocs = argc > 1 ? atol(argv[1]) : 100;
 	size_t reserve = (size_t)(argc > 2 ? atol(argv[2]) : 64) << 30;
 	size_t anon = (size_t)(argc > 3 ? atol(argv[3]) : 32) << 20;
 	size_t shm = (size_t)(argc > 4 ? atol(argv[4]) : 128) << 20;
+	size_t scatter = (size_t)(argc > 5 ? atol(argv[5]) : 0);
 	size_t ps = (size_t)sysconf(_SC_PAGESIZE);
 	unsigned char *res, *a, *s;
 	struct sigaction sa;
@@ -87,14 +103,19 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 
-	res = mmap(NULL, reserve, PROT_NONE,
+	res = mmap(NULL, reserve, scatter ? PROT_READ | PROT_WRITE : PROT_NONE,
 		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (res == MAP_FAILED)
 		die("mmap reservation");
+	if (scatter)
+		madvise(res, reserve, MADV_NOHUGEPAGE);
+	scribble(res, reserve, scatter, ps, 0);
 	a = mmap(NULL, anon, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (a == MAP_FAILED)
 		die("mmap anon");
+	if (scatter) /* best effort: THP where the kernel can */
+		madvise(a, anon, MADV_HUGEPAGE);
 	for (size_t off = 0; off < anon; off += ps)
 		memset(a + off, 0x5a, ps);
 	s = mmap(NULL, shm, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
@@ -118,6 +139,7 @@ int main(int argc, char **argv)
 				_exit(1);
 			close(pipefd[0]);
 			populate(s, shm, ps);
+			scribble(res, reserve, scatter, ps, (size_t)i);
 			c = 'r';
 			if (write(pipefd[1], &c, 1) != 1)
 				_exit(1);

@@ -14,6 +14,7 @@
  * says it is usable here is chosen (sources without a probe are only
  * opened by name). */
 static const struct exm_source_ops *const sources[] = {
+	&exm_source_kmod,
 	&exm_source_pagemap,
 	&exm_source_smaps,
 	&exm_source_fixture,

@@ -56,6 +56,7 @@ struct exm_source {
 	char errmsg[256];    /* set on failure: one line for the user */
 };
 
+extern const struct exm_source_ops exm_source_kmod;
 extern const struct exm_source_ops exm_source_pagemap;
 extern const struct exm_source_ops exm_source_smaps;
 extern const struct exm_source_ops exm_source_fixture;
@@ -78,6 +79,10 @@ void exm_source_close(struct exm_source *src);
 int exm_source_snapshot(struct exm_source *src,
 			const struct exm_scan_opts *opts,
 			struct exm_snapshot **out);
+
+/* Whether /dev/exmap (the kernel module) exists and this process may open
+ * it. */
+bool exm_kmod_available(void);
 
 /* Whether this process can read PFNs from pagemap (root / CAP_SYS_ADMIN). */
 bool exm_pagemap_has_pfns(void);

@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * exmap.c - page-table walker for exmtop.
+ *
+ * /dev/exmap (mode 0600, CAP_SYS_ADMIN to open) answers one ioctl,
+ * EXMAP_IOC_SCAN (see exmap_abi.h): walk one process's page tables and
+ * return, per run of pages, the frame or swap entry, the PTE's writable
+ * and dirty bits and the page's mapcount. One walk gives what pagemap and
+ * smaps_rollup give in two, and empty page-table levels cost nothing.
+ *
+ * The walk never faults a page in: it only reads page-table entries under
+ * mmap_read_lock and the page-table lock. Hugetlb VMAs are skipped, and so
+ * are VM_PFNMAP ones (no struct page; pagemap shows them as holes too).
+ * Every kernel-version difference lives in exmap_compat.h.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/mm.h>
+#include <linux/capability.h>
+#include <linux/fs.h>
+#include <linux/huge_mm.h>
+#include <linux/hugetlb_inline.h>
+#include <linux/miscdevice.h>
+#include <linux/mmap_lock.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/pid.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/swap.h>
+#include <linux/swapops.h>
+#include <linux/uaccess.h>
+
+#include "exmap_abi.h"
+#include "exmap_compat.h"
+
+/* Records gathered per call under the locks, then copied out. */
+#define EXMAP_KRECS 4096
+
+/* Per open file: the record buffer and the lock that guards it. */
+struct exmap_file {
+	struct mutex lock; /* one call at a time uses recs */
+	struct exmap_rec *recs;
+};
+
+/* One call's walk. */
+struct exmap_walk {
+	struct mm_struct *mm;
+	struct exmap_rec *recs;
+	u32 n, cap;
+	unsigned long next; /* where to resume when the buffer is full */
+};
+
+/* The walk stopped: buffer full (next set) or -errno. */
+#define EXMAP_FULL 1
+
+/* Add one page; extends the last record when it continues it. */
+static int exmap_emit(struct exmap_walk *w, unsigned long addr, u64 frame,
+		      u32 flags, u32 mapcount)
+{
+	struct exmap_rec *r = w->n ? &w->recs[w->n - 1] : NULL;
+	u64 step = (flags & EXMAP_F_SWAP) ? 1ull << MAX_SWAPFILES_SHIFT : 1;
+
+	if (r && r->flags == flags && r->mapcount == mapcount &&
+	    r->start + ((u64)r->npages << PAGE_SHIFT) == addr &&
+	    r->frame + r->npages * step == frame && r->npages < U32_MAX) {
+		r->npages++;
+		return 0;
+	}
+	if (w->n == w->cap) {
+		w->next = addr;
+		return EXMAP_FULL;
+	}
+	r = &w->recs[w->n++];
+	r->start = addr;
+	r->frame = frame;
+	r->npages = 1;
+	r->flags = flags;
+	r->mapcount = mapcount;
+	r->reserved = 0;
+	return 0;
+}
+
+/* Flags every page-backed entry shares: what kind of page it is. */
+static u32 exmap_page_flags(struct folio *folio)
+{
+	u32 flags = 0;
+
+	if (folio_test_anon(folio))
+		flags |= EXMAP_F_ANON;
+	else
+		flags |= EXMAP_F_FILE;
+	if (!folio_test_anon(folio) && folio_test_swapbacked(folio))
+		flags |= EXMAP_F_SHMEM;
+	if (folio_test_dirty(folio))
+		flags |= EXMAP_F_DIRTY;
+	return flags;
+}
+
+/* The frame of a swap entry in pagemap's layout: type | offset << 5. */
+static u64 exmap_swap_frame(swp_entry_t entry)
+{
+	unsigned long off = is_pfn_swap_entry(entry) ? swp_offset_pfn(entry) :
+						      swp_offset(entry);
+
+	return swp_type(entry) | ((u64)off << MAX_SWAPFILES_SHIFT);
+}
+
+static int exmap_pte(struct exmap_walk *w, struct vm_area_struct *vma,
+		     unsigned long addr, pte_t pte)
+{
+	struct page *page = NULL;
+	bool present = false, migration = false;
+	u32 flags = 0, mapcount = 0;
+	u64 frame;
+
+	if (pte_present(pte)) {
+		unsigned long pfn = pte_pfn(pte);
+
+		present = true;
+		frame = pfn;
+		flags = EXMAP_F_PRESENT;
+		if (pte_write(pte))
+			flags |= EXMAP_F_WRITE;
+		if (pte_dirty(pte))
+			flags |= EXMAP_F_DIRTY;
+		if (is_zero_pfn(pfn))
+			flags |= EXMAP_F_ZERO;
+		/* as vm_normal_page(): no page behind a special PTE */
+		if (!pte_special(pte) && pfn_valid(pfn))
+			page = pfn_to_page(pfn);
+		else
+			flags |= EXMAP_F_NOPAGE;
+	} else if (is_swap_pte(pte)) {
+		swp_entry_t entry = pte_to_swp_entry(pte);
+
+		frame = exmap_swap_frame(entry);
+		flags = EXMAP_F_SWAP;
+		if (is_pfn_swap_entry(entry)) {
+			page = pfn_swap_entry_to_page(entry);
+			migration = is_migration_entry(entry);
+			flags |= EXMAP_F_MIGRATION;
+		}
+	} else {
+		return 0;
+	}
+	if (page) {
+		struct folio *folio = page_folio(page);
+
+		flags |= exmap_page_flags(folio);
+		if (exmap_pte_excl(folio, page, present, migration))
+			flags |= EXMAP_F_EXCL;
+		/* smaps counts a migrating page in full (mapcount 0) */
+		if (present)
+			mapcount = exmap_mapcount(folio, page);
+	}
+	return exmap_emit(w, addr, frame, flags, mapcount);
+}
+
+/* A PMD that maps a huge page or holds a migration entry, under its lock. */
+static int exmap_huge_pmd(struct exmap_walk *w, struct vm_area_struct *vma,
+			  pmd_t pmd, unsigned long addr, unsigned long end)
+{
+	unsigned long idx = (addr & ~PMD_MASK) >> PAGE_SHIFT;
+	bool present = pmd_present(pmd), migration = false;
+	struct page *head;
+	struct folio *folio;
+	u32 flags;
+	u64 frame;
+	int ret = 0;
+
+	if (present) {
+		head = pmd_page(pmd);
+		frame = pmd_pfn(pmd) + idx;
+		flags = EXMAP_F_PRESENT | EXMAP_F_HUGE;
+		if (pmd_write(pmd))
+			flags |= EXMAP_F_WRITE;
+		if (pmd_dirty(pmd))
+			flags |= EXMAP_F_DIRTY;
+	} else {
+		swp_entry_t entry = pmd_to_swp_entry(pmd);
+
+		head = pfn_swap_entry_to_page(entry);
+		migration = is_migration_entry(entry);
+		frame = exmap_swap_frame(entry) +
+			((u64)idx << MAX_SWAPFILES_SHIFT);
+		flags = EXMAP_F_SWAP | EXMAP_F_HUGE | EXMAP_F_MIGRATION;
+	}
+	folio = page_folio(head);
+	flags |= exmap_page_flags(folio);
+	/* the huge zero page: neither anonymous nor in a file */
+	if (!folio_test_anon(folio) && !folio->mapping)
+		flags |= EXMAP_F_ZERO;
+	for (; addr < end && !ret; addr += PAGE_SIZE, idx++) {
+		struct page *page = head + idx;
+		u32 f = flags, mapcount = 0;
+
+		if (exmap_pmd_excl(folio, head, page, present, migration))
+			f |= EXMAP_F_EXCL;
+		if (present)
+			mapcount = exmap_mapcount(folio, page);
+		ret = exmap_emit(w, addr, frame, f, mapcount);
+		frame += present ? 1 : 1ull << MAX_SWAPFILES_SHIFT;
+	}
+	return ret;
+}
+
+static int exmap_pmd_range(struct exmap_walk *w, struct vm_area_struct *vma,
+			   pud_t *pudp, unsigned long addr, unsigned long end)
+{
+	pmd_t *pmdp = pmd_offset(pudp, addr);
+	unsigned long next;
+	int ret = 0;
+
+	do {
+		spinlock_t *ptl; /* of the PMD or of the PTE table */
+		pte_t *start, *pte;
+		pmd_t pmd;
+
+		next = pmd_addr_end(addr, end);
+again:
+		pmd = exmap_pmd_read(pmdp);
+		if (pmd_none(pmd))
+			continue;
+		if (!pmd_present(pmd) || pmd_trans_huge(pmd) ||
+		    pmd_devmap(pmd)) {
+			ptl = pmd_lock(w->mm, pmdp);
+			pmd = *pmdp;
+			if (pmd_none(pmd)) {
+				spin_unlock(ptl);
+				continue;
+			}
+			if (!pmd_present(pmd) || pmd_trans_huge(pmd) ||
+			    pmd_devmap(pmd)) {
+				ret = exmap_huge_pmd(w, vma, pmd, addr, next);
+				spin_unlock(ptl);
+				if (ret)
+					return ret;
+				continue;
+			}
+			spin_unlock(ptl); /* split meanwhile */
+			goto again;
+		}
+		if (pmd_bad(pmd))
+			continue;
+		start = exmap_pte_lock(w->mm, pmdp, addr, &ptl);
+		if (!start)
+			goto again; /* changed under us: read it again */
+		for (pte = start; addr < next && !ret; pte++, addr += PAGE_SIZE)
+			ret = exmap_pte(w, vma, addr, ptep_get(pte));
+		exmap_pte_unlock(start, ptl);
+		if (ret)
+			return ret;
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		cond_resched();
+	} while (pmdp++, addr = next, addr != end);
+	return 0;
+}
+
+static int exmap_pud_range(struct exmap_walk *w, struct vm_area_struct *vma,
+			   p4d_t *p4dp, unsigned long addr, unsigned long end)
+{
+	pud_t *pudp = pud_offset(p4dp, addr);
+	unsigned long next;
+	int ret;
+
+	do {
+		pud_t pud = READ_ONCE(*pudp);
+
+		next = pud_addr_end(addr, end);
+		/* a huge PUD (DAX) is bad to a walker of tables */
+		if (pud_none(pud) || pud_bad(pud))
+			continue;
+		ret = exmap_pmd_range(w, vma, pudp, addr, next);
+		if (ret)
+			return ret;
+	} while (pudp++, addr = next, addr != end);
+	return 0;
+}
+
+static int exmap_p4d_range(struct exmap_walk *w, struct vm_area_struct *vma,
+			   pgd_t *pgdp, unsigned long addr, unsigned long end)
+{
+	p4d_t *p4dp = p4d_offset(pgdp, addr);
+	unsigned long next;
+	int ret;
+
+	do {
+		next = p4d_addr_end(addr, end);
+		if (p4d_none(*p4dp) || p4d_bad(*p4dp))
+			continue;
+		ret = exmap_pud_range(w, vma, p4dp, addr, next);
+		if (ret)
+			return ret;
+	} while (p4dp++, addr = next, addr != end);
+	return 0;
+}
+
+static int exmap_vma(struct exmap_walk *w, struct vm_area_struct *vma,
+		     unsigned long addr, unsigned long end)
+{
+	pgd_t *pgdp = pgd_offset(w->mm, addr);
+	unsigned long next;
+	int ret;
+
+	do {
+		next = pgd_addr_end(addr, end);
+		if (pgd_none(*pgdp) || pgd_bad(*pgdp))
+			continue;
+		ret = exmap_p4d_range(w, vma, pgdp, addr, next);
+		if (ret)
+			return ret;
+	} while (pgdp++, addr = next, addr != end);
+	return 0;
+}
+
+/* Walk [addr, end) of mm: 0 when done, EXMAP_FULL, or -errno. */
+static int exmap_walk_mm(struct exmap_walk *w, unsigned long addr,
+			 unsigned long end)
+{
+	VMA_ITERATOR(vmi, w->mm, addr);
+	struct vm_area_struct *vma;
+	int ret = 0;
+
+	if (mmap_read_lock_killable(w->mm))
+		return -EINTR;
+	for_each_vma_range(vmi, vma, end) {
+		unsigned long s = max(addr, vma->vm_start);
+		unsigned long e = min(end, vma->vm_end);
+
+		if (is_vm_hugetlb_page(vma) || (vma->vm_flags & VM_PFNMAP))
+			continue;
+		ret = exmap_vma(w, vma, s, e);
+		if (ret)
+			break;
+	}
+	mmap_read_unlock(w->mm);
+	return ret;
+}
+
+static struct mm_struct *exmap_get_mm(pid_t nr)
+{
+	struct task_struct *task;
+	struct mm_struct *mm;
+	struct pid *pid;
+
+	pid = find_get_pid(nr);
+	if (!pid)
+		return ERR_PTR(-ESRCH);
+	task = get_pid_task(pid, PIDTYPE_PID);
+	put_pid(pid);
+	if (!task)
+		return ERR_PTR(-ESRCH);
+	mm = get_task_mm(task); /* NULL for kernel threads and the exited */
+	put_task_struct(task);
+	return mm ? mm : ERR_PTR(-ESRCH);
+}
+
+static long exmap_scan(struct exmap_file *ef, struct exmap_scan __user *uarg)
+{
+	struct exmap_walk w = { .recs = ef->recs };
+	unsigned long start, end;
+	struct exmap_scan arg;
+	u32 size;
+	int ret;
+
+	if (get_user(size, &uarg->size))
+		return -EFAULT;
+	if (size < sizeof(arg) || size > PAGE_SIZE)
+		return -EINVAL;
+	/* a newer caller's larger struct: its extra fields must be zero */
+	ret = copy_struct_from_user(&arg, sizeof(arg), uarg, size);
+	if (ret)
+		return ret;
+	if (arg.abi != EXMAP_ABI_VERSION || arg.flags ||
+	    arg.rec_size != sizeof(struct exmap_rec) || arg.pid <= 0 ||
+	    arg.nrecs == 0)
+		return -EINVAL;
+	start = arg.start & PAGE_MASK;
+	end = arg.end ? arg.end : TASK_SIZE_MAX;
+	if (arg.start >= TASK_SIZE_MAX || arg.end > TASK_SIZE_MAX ||
+	    start >= end)
+		return -EINVAL;
+	w.cap = min_t(u32, arg.nrecs, EXMAP_KRECS);
+	w.mm = exmap_get_mm(arg.pid);
+	if (IS_ERR(w.mm))
+		return PTR_ERR(w.mm);
+	ret = exmap_walk_mm(&w, start, end);
+	mmput(w.mm);
+	if (ret < 0)
+		return ret;
+	if (copy_to_user(u64_to_user_ptr(arg.recs), w.recs,
+			 (size_t)w.n * sizeof(*w.recs)))
+		return -EFAULT;
+	arg.nrecs = w.n;
+	arg.next = ret == EXMAP_FULL ? w.next : 0;
+	if (put_user(arg.nrecs, &uarg->nrecs) ||
+	    put_user(arg.next, &uarg->next))
+		return -EFAULT;
+	return 0;
+}
+
+static long exmap_ioctl(struct file *file, unsigned int cmd,
+			unsigned long arg)
+{
+	struct exmap_file *ef = file->private_data;
+	long ret;
+
+	if (cmd != EXMAP_IOC_SCAN)
+		return -ENOTTY;
+	if (mutex_lock_killable(&ef->lock))
+		return -EINTR;
+	ret = exmap_scan(ef, (struct exmap_scan __user *)arg);
+	mutex_unlock(&ef->lock);
+	return ret;
+}
+
+static int exmap_open(struct inode *inode, struct file *file)
+{
+	struct exmap_file *ef;
+
+	/* the rule pagemap applies to frame numbers */
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	ef = kzalloc(sizeof(*ef), GFP_KERNEL);
+	if (!ef)
+		return -ENOMEM;
+	ef->recs = kvmalloc_array(EXMAP_KRECS, sizeof(*ef->recs), GFP_KERNEL);
+	if (!ef->recs) {
+		kfree(ef);
+		return -ENOMEM;
+	}
+	mutex_init(&ef->lock);
+	file->private_data = ef;
+	return 0;
+}
+
+static int exmap_release(struct inode *inode, struct file *file)
+{
+	struct exmap_file *ef = file->private_data;
+
+	kvfree(ef->recs);
+	kfree(ef);
+	return 0;
+}
+
+static const struct file_operations exmap_fops = {
+	.owner = THIS_MODULE,
+	.open = exmap_open,
+	.release = exmap_release,
+	.unlocked_ioctl = exmap_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = noop_llseek,
+};
+
+static struct miscdevice exmap_dev = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "exmap",
+	.fops = &exmap_fops,
+	.mode = 0600,
+};
+
+module_misc_device(exmap_dev);
+
+MODULE_AUTHOR("exmtop developers");
+MODULE_DESCRIPTION("Page-table walker for exmtop: effective memory per process");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later WITH Linux-syscall-note */
+/*
+ * exmap_abi.h - the interface of /dev/exmap, shared by the kernel module
+ * (kernel/exmap.c) and exmtop's kmod source (core/source_kmod.c).
+ *
+ * Fixed-size types only; every argument struct starts with its size and the
+ * ABI version the caller was built for. A module refuses (-EINVAL) a
+ * version it does not speak or a size smaller than it knows.
+ *
+ * EXMAP_IOC_SCAN walks the page tables of one process, given by pid in the
+ * caller's pid namespace, from address start, and writes run-length
+ * encoded records into the caller's buffer. A record is a run of virtual
+ * pages with consecutive frames (or swap offsets), the same flags and the
+ * same mapcount; pages with no entry give nothing. When the buffer fills,
+ * next says where to resume; when the walk is done next is 0.
+ */
+#ifndef EXMAP_ABI_H
+#define EXMAP_ABI_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define EXMAP_ABI_VERSION 1
+#define EXMAP_DEVICE "/dev/exmap"
+
+/*
+ * Record flags. FILE and EXCL are pagemap's bits 61 and 56 exactly; DIRTY
+ * is what smaps counts as dirty (the PTE's or the folio's dirty bit);
+ * NOPAGE marks a present entry without a struct page (the zero page, PFN
+ * maps); MIGRATION a migration or device entry, whose frame is a PFN in
+ * swap-entry layout.
+ */
+#define EXMAP_F_PRESENT		0x0001	/* frame is a PFN */
+#define EXMAP_F_SWAP		0x0002	/* frame is type | offset << 5 */
+#define EXMAP_F_WRITE		0x0004	/* the PTE (or PMD) is writable */
+#define EXMAP_F_DIRTY		0x0008	/* PTE or folio dirty */
+#define EXMAP_F_HUGE		0x0010	/* mapped by a PMD (THP) */
+#define EXMAP_F_ZERO		0x0020	/* the (huge) zero page */
+#define EXMAP_F_ANON		0x0040	/* anonymous folio */
+#define EXMAP_F_FILE		0x0080	/* a page that is not anonymous */
+#define EXMAP_F_SHMEM		0x0100	/* swap-backed, not anonymous */
+#define EXMAP_F_EXCL		0x0200	/* exclusively mapped */
+#define EXMAP_F_NOPAGE		0x0400	/* present without a page */
+#define EXMAP_F_MIGRATION	0x0800	/* migration or device entry */
+
+struct exmap_rec {
+	__u64 start;	/* virtual address of the first page */
+	__u64 frame;	/* first PFN, or first swap entry */
+	__u32 npages;	/* pages in the run */
+	__u32 flags;	/* EXMAP_F_* */
+	__u32 mapcount; /* per page: what smaps divides Pss by */
+	__u32 reserved;
+};
+
+struct exmap_scan {
+	__u32 size;	/* in: sizeof(struct exmap_scan) */
+	__u32 abi;	/* in: EXMAP_ABI_VERSION */
+	__s32 pid;	/* in: process, in the caller's pid namespace */
+	__u32 flags;	/* in: 0 */
+	__u64 start;	/* in: first address to walk */
+	__u64 end;	/* in: end of the walk, 0 for the whole space */
+	__u64 recs;	/* in: user pointer to struct exmap_rec[] */
+	__u32 nrecs;	/* in: room in recs; out: records written */
+	__u32 rec_size; /* in: sizeof(struct exmap_rec) */
+	__u64 next;	/* out: resume address, 0 when the walk is done */
+};
+
+#define EXMAP_IOC_MAGIC 0xE8
+#define EXMAP_IOC_SCAN	_IOWR(EXMAP_IOC_MAGIC, 1, struct exmap_scan)
+
+#endif

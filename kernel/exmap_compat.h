@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * exmap_compat.h - every difference between the kernels exmap knows.
+ *
+ * exmap uses only what a module may use: exported symbols and what the
+ * headers define inline. Known kernels: 6.1 (Debian 12) and 6.12 (Debian
+ * 13, bookworm-backports). The walk in exmap.c has no #if; it calls:
+ *
+ *   exmap_pmd_read(pmdp)          a lockless read of a PMD
+ *   exmap_pte_lock(mm, pmdp, a)   map and lock the PTE table under pmdp,
+ *                                 NULL when the PMD is not (or no longer)
+ *                                 a page table
+ *   exmap_pte_unlock(pte, ptl)
+ *   exmap_mapcount(folio, page)   mappings of one page, as smaps divides
+ *                                 Pss by them
+ *   exmap_pte_excl(folio, page, present, migration)
+ *                                 pagemap's "exclusively mapped" bit of a
+ *                                 page mapped by a PTE
+ *   exmap_pmd_excl(folio, head, page, present, migration)
+ *                                 the same for one page of a PMD mapping
+ */
+#ifndef EXMAP_COMPAT_H
+#define EXMAP_COMPAT_H
+
+#include <linux/version.h>
+#include <linux/mm.h>
+#include <linux/pgtable.h>
+#include <linux/rcupdate.h>
+
+#if LINUX_VERSION_MAJOR == 6 && LINUX_VERSION_PATCHLEVEL == 1
+
+static inline pmd_t exmap_pmd_read(pmd_t *pmdp)
+{
+	return READ_ONCE(*pmdp);
+}
+
+/*
+ * 6.1: under mmap_read_lock a PMD that points to a page table keeps
+ * pointing to it (khugepaged collapses under the write lock), so checking
+ * it first is enough; pte_offset_map_lock() is inline.
+ */
+static inline pte_t *exmap_pte_lock(struct mm_struct *mm, pmd_t *pmdp,
+				    unsigned long addr, spinlock_t **ptlp)
+{
+	pmd_t pmd = READ_ONCE(*pmdp);
+
+	if (pmd_none(pmd) || !pmd_present(pmd) || pmd_trans_huge(pmd) ||
+	    pmd_devmap(pmd) || pmd_bad(pmd))
+		return NULL;
+	return pte_offset_map_lock(mm, pmdp, addr, ptlp);
+}
+
+static inline void exmap_pte_unlock(pte_t *pte, spinlock_t *ptl)
+{
+	pte_unmap_unlock(pte, ptl);
+}
+
+static inline int exmap_mapcount(struct folio *folio, struct page *page)
+{
+	return page_mapcount(page);
+}
+
+/* fs/proc/task_mmu.c of 6.1: page_mapcount() == 1, not for migration */
+static inline bool exmap_pte_excl(struct folio *folio, struct page *page,
+				  bool present, bool migration)
+{
+	return !migration && page_mapcount(page) == 1;
+}
+
+/* 6.1 decides once per PMD, from the head page */
+static inline bool exmap_pmd_excl(struct folio *folio, struct page *head,
+				  struct page *page, bool present,
+				  bool migration)
+{
+	return !migration && page_mapcount(head) == 1;
+}
+
+#elif LINUX_VERSION_MAJOR == 6 && LINUX_VERSION_PATCHLEVEL == 12
+
+static inline pmd_t exmap_pmd_read(pmd_t *pmdp)
+{
+	return pmdp_get_lockless(pmdp);
+}
+
+/*
+ * 6.12: page tables may be freed under mmap_read_lock (khugepaged retracts
+ * them), so the table is read under RCU and the PMD checked again once the
+ * lock is held: what the unexported __pte_offset_map_lock() does, from its
+ * inline parts. A bad PMD is left alone (pmd_clear_bad is not exported).
+ */
+static inline pte_t *exmap_pte_lock(struct mm_struct *mm, pmd_t *pmdp,
+				    unsigned long addr, spinlock_t **ptlp)
+{
+	spinlock_t *ptl; /* the lock of the PTE table */
+	pmd_t pmd;
+
+	rcu_read_lock();
+	pmd = pmdp_get_lockless(pmdp);
+	if (pmd_none(pmd) || !pmd_present(pmd) || pmd_trans_huge(pmd) ||
+	    pmd_devmap(pmd) || pmd_bad(pmd)) {
+		rcu_read_unlock();
+		return NULL;
+	}
+	ptl = pte_lockptr(mm, &pmd);
+	spin_lock(ptl);
+	if (!pmd_same(pmd, pmdp_get_lockless(pmdp))) {
+		spin_unlock(ptl);
+		rcu_read_unlock();
+		return NULL;
+	}
+	*ptlp = ptl;
+	return pte_offset_kernel(&pmd, addr);
+}
+
+static inline void exmap_pte_unlock(pte_t *pte, spinlock_t *ptl)
+{
+	spin_unlock(ptl);
+	rcu_read_unlock();
+}
+
+/* folio_precise_page_mapcount() of fs/proc/internal.h, from inline parts */
+static inline int exmap_mapcount(struct folio *folio, struct page *page)
+{
+	int mapcount = atomic_read(&page->_mapcount) + 1;
+
+	if (page_mapcount_is_type(mapcount))
+		mapcount = 0;
+	if (folio_test_large(folio))
+		mapcount += folio_entire_mapcount(folio);
+	return mapcount;
+}
+
+/* fs/proc/task_mmu.c of 6.12: present pages with a precise mapcount of 1 */
+static inline bool exmap_pte_excl(struct folio *folio, struct page *page,
+				  bool present, bool migration)
+{
+	return present && exmap_mapcount(folio, page) == 1;
+}
+
+static inline bool exmap_pmd_excl(struct folio *folio, struct page *head,
+				  struct page *page, bool present,
+				  bool migration)
+{
+	return present && exmap_mapcount(folio, page) == 1;
+}
+
+#else
+#error "exmap knows Linux 6.1 and 6.12 only; use exmtop's pagemap source"
+#endif
+
+#endif

@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""check.py RESULTS CONSOLE NAME - judge what the kmod test's VM reported.
+
+RESULTS is what tests/kmod/guest-init wrote to the second serial port.
+Prints "PASS NAME: check" / "FAIL NAME: check (why)" lines (and "info"
+lines with figures); exits 1 if anything failed.
+"""
+import json
+import re
+import sys
+
+SIZES = ("vm", "rss", "erss", "swap", "eswap", "sole")
+KPSS = ("pss", "pss_anon", "pss_file", "pss_shmem", "pss_dirty")
+
+results_path, console_path, name = sys.argv[1:4]
+failed = False
+
+
+def report(ok, what, why=""):
+    global failed
+    if ok:
+        print("PASS %s: %s" % (name, what))
+    else:
+        failed = True
+        print("FAIL %s: %s%s" % (name, what, " (%s)" % why if why else ""))
+
+
+try:
+    text = open(results_path, errors="replace").read().replace("\r", "")
+except OSError as e:
+    report(False, "VM results", str(e))
+    sys.exit(1)
+
+blocks, results, nojson = {}, [], {}
+cur, buf = None, []
+for line in text.split("\n"):
+    if cur is not None:
+        if line == "END " + cur:
+            blocks[cur] = "\n".join(buf)
+            cur = None
+        else:
+            buf.append(line)
+        continue
+    if line.startswith("BEGIN "):
+        cur, buf = line[6:], []
+    elif line.startswith("RESULT "):
+        results.append(line.split(" ", 3)[1:])
+    elif line.startswith("NOJSON "):
+        parts = line.split(" ", 2)
+        nojson[parts[1]] = parts[2] if len(parts) > 2 else ""
+    elif line.startswith("THP "):
+        print("info %s: %s" % (name, line))
+    elif line.startswith("KERNEL "):
+        print("info %s: guest kernel %s" % (name, line[7:]))
+
+for r in results:
+    detail = r[2] if len(r) > 2 else ""
+    report(r[1] == "PASS", r[0], detail if r[1] != "PASS" else "")
+for line in blocks.get("compare.out", "").split("\n"):
+    if line.startswith("info "):
+        print("info %s: %s" % (name, line[5:]))
+
+kernel = re.search(r"KERNEL (\d+)\.(\d+)", text)
+has_scan = kernel and (int(kernel.group(1)), int(kernel.group(2))) >= (6, 7)
+
+
+def load(key):
+    try:
+        return json.loads(blocks[key])
+    except (KeyError, ValueError):
+        return None
+
+
+def procs(d):
+    return {p["pid"]: p for p in d.get("processes") or []}
+
+
+km = load("json kmod")
+report(km is not None and km.get("source") == "kmod",
+       "exmtop --source kmod runs and says so",
+       nojson.get("kmod", "no JSON"))
+auto = load("json auto")
+report(auto is not None and auto.get("source") == "kmod",
+       "auto chooses kmod when /dev/exmap opens",
+       "source %s" % (auto or {}).get("source"))
+if km is not None:
+    kp = procs(km)
+    report(len(kp) == 4, "kmod sees the 4 sharer processes", "%d" % len(kp))
+    for mode in ("read", "auto", "scan"):
+        pm = load("json pagemap:" + mode)
+        if pm is None:
+            if mode == "scan" and not has_scan and "PAGEMAP_SCAN" in nojson.get("pagemap:scan", ""):
+                continue  # 6.1 has no PAGEMAP_SCAN: the mode is refused
+            report(False, "pagemap %s JSON" % mode, nojson.get("pagemap:" + mode, "missing"))
+            continue
+        pp = procs(pm)
+        bad = []
+        for pid, p in sorted(kp.items()):
+            q = pp.get(pid)
+            if q is None:
+                bad.append("pid %d missing" % pid)
+                continue
+            for k in SIZES:
+                if p.get(k) != q.get(k):
+                    bad.append("pid %d %s kmod %s pagemap %s" % (pid, k, p.get(k), q.get(k)))
+            fk = {f["file"]: f for f in p.get("files") or []}
+            fq = {f["file"]: f for f in q.get("files") or []}
+            if set(fk) != set(fq):
+                bad.append("pid %d files differ" % pid)
+            for f in fk:
+                for k in SIZES:
+                    if f in fq and fk[f].get(k) != fq[f].get(k):
+                        bad.append("pid %d %s %s: %s vs %s" % (pid, f, k, fk[f].get(k), fq[f].get(k)))
+        report(not bad, "exmtop sizes identical with --source kmod and pagemap (%s)" % mode,
+               "; ".join(bad[:4]))
+        if mode != "read":
+            continue
+        # the kernel's figures: computed from the module (bytes) against
+        # smaps_rollup's (read by the pagemap source, whole kB)
+        bad = []
+        for pid, p in sorted(kp.items()):
+            q = pp.get(pid) or {}
+            for k in KPSS:
+                a, b = p.get(k), q.get(k)
+                if a is None or b is None or a // 1024 * 1024 != b:
+                    bad.append("pid %d %s kmod %s rollup %s" % (pid, k, a, b))
+            if p.get("swap_pss") != q.get("swap_pss"):
+                bad.append("pid %d swap_pss kmod %s rollup %s" % (pid, p.get("swap_pss"), q.get("swap_pss")))
+            print("info %s: pid %d pss kmod %s B, smaps_rollup %s B; writable kmod %s, pagemap %s"
+                  % (name, pid, p.get("pss"), q.get("pss"), p.get("writable"), q.get("writable")))
+        report(not bad, "kernel Pss from the module equals smaps_rollup", "; ".join(bad[:4]))
+
+dmesg = blocks.get("dmesg")
+report(dmesg is not None and not re.search(
+    r"WARNING|BUG|Oops|Call Trace|general protection|bad pmd|bad pte", dmesg),
+    "kernel log free of WARN/oops", "see console")
+report("\nDONE" in text, "VM finished (no panic, no timeout)",
+       "no DONE: see %s" % console_path)
+times = {}
+for line in blocks.get("bench", "").split("\n"):
+    f = line.split()
+    if len(f) == 5 and f[0] == "time":
+        times.setdefault(f[1], []).append(tuple(float(x) for x in f[2:]))
+for line in text.split("\n"):
+    if line.startswith("BENCHINFO ") or line.startswith("BENCHFAIL "):
+        print("bench %s: %s" % (name, line.split(" ", 1)[1]))
+        failed |= line.startswith("BENCHFAIL ")
+
+
+def median(v):
+    v = sorted(v)
+    return v[len(v) // 2]
+
+
+if times:
+    ref = times.get("kmod")
+    for tool, t in times.items():
+        wall = [x[0] for x in t]
+        cpu = [x[1] + x[2] for x in t]
+        line = "%-13s best %.3f s, median %.3f s, CPU %.3f s (%d runs)" % (
+            tool, min(wall), median(wall), median(cpu), len(t))
+        if ref and tool != "kmod":
+            line += "; %.1fx kmod's median wall, %.1fx its CPU" % (
+                median(wall) / median([x[0] for x in ref]),
+                median(cpu) / median([x[1] + x[2] for x in ref]))
+        print("bench %s: %s" % (name, line))
+sys.exit(1 if failed else 0)
