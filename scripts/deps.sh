@@ -5,7 +5,7 @@
 # Installs only what is missing; runs apt-get update once before installing.
 
 EXM_BUILD_PKGS="build-essential autoconf automake pkg-config libncurses-dev libelf-dev"
-EXM_TEST_PKGS="libcriterion-dev tmux python3 smem smemstat valgrind clang libclang-rt-14-dev g++ binutils util-linux procps htop"
+EXM_TEST_PKGS="libcriterion-dev tmux python3 smem smemstat valgrind clang libclang-rt-14-dev g++ binutils util-linux procps htop prometheus"
 
 exm_install() {
 	local want="$EXM_BUILD_PKGS" missing=() p

@@ -12,3 +12,14 @@ tests_unit_test_analysis_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_unit_test_analysis_LDADD = $(CORE_LIBS) $(CRITERION_LIBS)
 TESTS += tests/unit/test_analysis
 endif
+
+# The live tests' driver: core's analyses on a real pagemap snapshot.
+check_PROGRAMS += tests/live/analysis/anadrive
+tests_live_analysis_anadrive_SOURCES = tests/live/analysis/anadrive.c
+tests_live_analysis_anadrive_LDADD = $(CORE_LIBS)
+TESTS += tests/live/test_analysis.py
+EXTRA_DIST += \
+	tests/live/test_analysis.py \
+	tests/live/analysis/libtr.c \
+	tests/live/analysis/anaload.c \
+	tests/live/analysis/anagrow.c
