@@ -20,6 +20,8 @@ Checks, from the files themselves (readelf) and known sharing:
     four; non-PIC text shared but its relocated pages private; data and
     bss private);
   - the per-process breakdown adds up to each process's sizes;
+  - the per-file strip of both libraries: every page of their PT_LOADs
+    (in file offsets) resident in the four processes, no other page;
   - anagrow's growth between two snapshots raises the growth alert with
     exactly that amount;
   - the system view of a full scan sums to MemTotal exactly and its
@@ -204,6 +206,31 @@ def check_alerts_and_units(c, bins, procs):
                "%s: data effective resident" % kind)
         c.near(seg["bss"][2], NPROCS * vb, EFF_TOL,
                "%s: bss effective resident" % kind)
+
+    for kind in ("pic", "textrel"):
+        path = bins[kind]
+        out = drive(["strip", "--file", path, "-p", pids])
+        st = lines(out, "strip")
+        if not c.eq(len(st), 1, "%s: one strip" % kind):
+            continue
+        npages, nprocs, vm, res, chars = st[0]
+        want = set()
+        for off, vaddr, filesz, memsz, fl in loads(path):
+            want.update(range(rd(off) // PS, ru(off + filesz) // PS))
+        c.eq(int(npages), max(want) + 1, "%s: strip length" % kind)
+        c.eq(int(nprocs), NPROCS, "%s: processes mapping it" % kind)
+        c.eq(int(vm), len(want), "%s: virtual pages" % kind)
+        c.eq(int(res), len(want), "%s: resident pages" % kind)
+        c.eq(chars, "".join(str(NPROCS) if i in want else "."
+                            for i in range(int(npages))),
+             "%s: the strip" % kind)
+        segs = lines(out, "seg")
+        covered = set()
+        for first, end, perms in segs:
+            covered.update(range(int(first), int(end)))
+        c.eq(covered, want, "%s: segments cover the loaded pages" % kind)
+        c.check({"r-xp", "rw-p", "r--p"} <= {g[2] for g in segs},
+                "%s: text, data and read-only segments: %r" % (kind, segs))
 
     out = drive(["breakdown", "-p", pids])
     rows = lines(out, "proc")

@@ -333,3 +333,92 @@ Test(openmetrics, write_file_is_atomic)
 	cr_assert_eq(exm_om_write_file(path, s, &o), -ENOENT);
 	exm_snapshot_free(s);
 }
+
+/* ---- the per-file strip ---- */
+
+#include "core/strip.h"
+
+Test(strip, processes_per_file_page)
+{
+	struct exm_snapshot *s = ag_snap();
+	struct exm_strip st;
+	const struct exm_file *f;
+	char line[16] = "";
+
+	/* A: r-xp pages 0-3 (0, 1 resident) and rw-p pages 6-7 (6 a copy).
+	 * B: r-xp pages 0-3 (1, 2 resident, 2 twice: a second mapping).
+	 * C: r--p page 1 only (resident). Page 4 and 5: no mapping. */
+	struct exm_proc *p = ag_proc(s, 1);
+	struct exm_mapping *m = ag_map(p, 0x10000, 4, RX, "/lib/s.so", 3, 0,
+				       EXM_KIND_FILE);
+
+	ag_page(m, 0, PG(100, EXM_PM_FILE));
+	ag_page(m, 1, PG(101, EXM_PM_FILE));
+	m = ag_map(p, 0x20000, 2, RW, "/lib/s.so", 3, 6 * PS, EXM_KIND_FILE);
+	ag_page(m, 0, PG(500, EXM_PM_EXCLUSIVE));
+	p = ag_proc(s, 2);
+	m = ag_map(p, 0x10000, 4, RX, "/lib/s.so", 3, 0, EXM_KIND_FILE);
+	ag_page(m, 1, PG(101, EXM_PM_FILE));
+	ag_page(m, 2, PG(102, EXM_PM_FILE));
+	m = ag_map(p, 0x30000, 1, RX, "/lib/s.so", 3, 2 * PS, EXM_KIND_FILE);
+	ag_page(m, 0, PG(102, EXM_PM_FILE));
+	p = ag_proc(s, 3);
+	m = ag_map(p, 0x40000, 1, RO, "/lib/s.so", 3, PS, EXM_KIND_FILE);
+	ag_page(m, 0, PG(101, EXM_PM_FILE));
+	ag_map(p, 0x50000, 1, RW, "", 0, 0, EXM_KIND_ANON);
+	ag_account(s);
+	f = exm_snapshot_find_file(s, "/lib/s.so");
+	cr_assert_not_null(f);
+	cr_assert_eq(exm_strip_file(s, f, &st), 0);
+	cr_assert(st.has_pages);
+	cr_assert_eq(st.npages, 8);
+	for (uint64_t i = 0; i < st.npages; i++)
+		line[i] = exm_strip_char(st.procs[i]);
+	cr_assert_str_eq(line, "131...1.");
+	cr_assert_eq(st.nprocs, 3);
+	cr_assert_eq(st.vm_pages, 6);
+	cr_assert_eq(st.res_pages, 4);
+	/* segments: r-x [0,4) (three mappings merged), r-- [1,2), rw- [6,8) */
+	cr_assert_eq(st.nsegs, 3);
+	cr_assert_eq(st.segs[0].first, 0);
+	cr_assert_eq(st.segs[0].end, 4);
+	cr_assert_eq(st.segs[0].perms, RX);
+	cr_assert_eq(st.segs[1].first, 1);
+	cr_assert_eq(st.segs[1].perms, RO);
+	cr_assert_eq(st.segs[2].first, 6);
+	cr_assert_eq(st.segs[2].end, 8);
+	exm_strip_fini(&st);
+	/* anonymous kinds have no file pages */
+	f = exm_snapshot_find_file(s, "[anon]");
+	cr_assert_not_null(f);
+	cr_assert_eq(exm_strip_file(s, f, &st), -EINVAL);
+	exm_snapshot_free(s);
+}
+
+Test(strip, characters)
+{
+	cr_assert_eq(exm_strip_char(0), '.');
+	cr_assert_eq(exm_strip_char(1), '1');
+	cr_assert_eq(exm_strip_char(9), '9');
+	cr_assert_eq(exm_strip_char(10), '#');
+	cr_assert_eq(exm_strip_char(1000), '#');
+}
+
+Test(strip, hostile_offsets_do_not_allocate)
+{
+	struct exm_snapshot *s = ag_snap();
+	struct exm_proc *p = ag_proc(s, 1);
+	struct exm_strip st;
+
+	ag_map(p, 0x10000, 1, RO, "/huge", 4, UINT64_C(1) << 50,
+	       EXM_KIND_FILE);
+	p = ag_proc(s, 2);
+	ag_map(p, 0x10000, 2, RO, "/wrap", 5, UINT64_MAX & ~(uint64_t)(PS - 1),
+	       EXM_KIND_FILE);
+	ag_account(s);
+	cr_assert_eq(exm_strip_file(s, exm_snapshot_find_file(s, "/huge"),
+				    &st), -EFBIG);
+	cr_assert_eq(exm_strip_file(s, exm_snapshot_find_file(s, "/wrap"),
+				    &st), -EFBIG);
+	exm_snapshot_free(s);
+}

@@ -9,6 +9,7 @@
  *   anadrive alerts [-p PIDS] [--min-saved N] [--min-growth N] [--step]
  *   anadrive units|breakdown|system [-p PIDS]
  *   anadrive openmetrics [-p PIDS] [--top N]
+ *   anadrive strip --file PATH [-p PIDS]
  *
  * --step takes a first snapshot, prints "snap1", waits for a line on
  * stdin and takes the second: growth alerts compare the two.
@@ -18,9 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/account.h"
 #include "core/analysis.h"
 #include "core/openmetrics.h"
 #include "core/source.h"
+#include "core/strip.h"
 #include "core/sysview.h"
 #include "core/units.h"
 
@@ -167,6 +170,37 @@ static int do_openmetrics(const struct exm_snapshot *s, size_t top)
 	return exm_om_write(stdout, s, &o);
 }
 
+static int do_strip(const struct exm_snapshot *s, const char *path)
+{
+	const struct exm_file *f = path ? exm_snapshot_find_file(s, path)
+					: NULL;
+	struct exm_strip st;
+	int r;
+
+	if (!f)
+		return -ENOENT;
+	r = exm_strip_file(s, f, &st);
+	if (r)
+		return r;
+	printf("strip\t%llu\t%u\t%llu\t%llu\t",
+	       (unsigned long long)st.npages, st.nprocs,
+	       (unsigned long long)st.vm_pages,
+	       (unsigned long long)st.res_pages);
+	for (uint64_t i = 0; i < st.npages; i++)
+		putchar(exm_strip_char(st.procs[i]));
+	putchar('\n');
+	for (size_t i = 0; i < st.nsegs; i++)
+		printf("seg\t%llu\t%llu\t%c%c%c%c\n",
+		       (unsigned long long)st.segs[i].first,
+		       (unsigned long long)st.segs[i].end,
+		       st.segs[i].perms & EXM_PERM_R ? 'r' : '-',
+		       st.segs[i].perms & EXM_PERM_W ? 'w' : '-',
+		       st.segs[i].perms & EXM_PERM_X ? 'x' : '-',
+		       st.segs[i].perms & EXM_PERM_S ? 's' : 'p');
+	exm_strip_fini(&st);
+	return 0;
+}
+
 static int parse_pids(char *arg)
 {
 	for (char *t = strtok(arg, ","); t; t = strtok(NULL, ",")) {
@@ -183,8 +217,8 @@ static int parse_pids(char *arg)
 static int usage(void)
 {
 	fprintf(stderr, "usage: anadrive alerts|units|breakdown|system|"
-		"openmetrics [-p PIDS] [--min-saved N] [--min-growth N] "
-		"[--step] [--top N]\n");
+		"openmetrics|strip [-p PIDS] [--min-saved N] [--min-growth N] "
+		"[--step] [--top N] [--file PATH]\n");
 	return 2;
 }
 
@@ -197,7 +231,7 @@ int main(int argc, char **argv)
 				     .ctx = &lc };
 	struct exm_alert_opts ao;
 	struct exm_source *src;
-	const char *cmd;
+	const char *cmd, *file = NULL;
 	size_t top = 20;
 	bool step = false;
 	char err[256];
@@ -224,6 +258,8 @@ int main(int argc, char **argv)
 			ao.min_saved = strtoull(v, NULL, 10);
 		} else if (!strcmp(a, "--min-growth")) {
 			ao.min_growth = strtoull(v, NULL, 10);
+		} else if (!strcmp(a, "--file")) {
+			file = v;
 		} else if (!strcmp(a, "--top")) {
 			top = strtoull(v, NULL, 10);
 		} else {
@@ -261,6 +297,8 @@ int main(int argc, char **argv)
 		r = do_system(cur);
 	else if (!strcmp(cmd, "openmetrics"))
 		r = do_openmetrics(cur, top);
+	else if (!strcmp(cmd, "strip"))
+		r = do_strip(cur, file);
 	else
 		r = -EINVAL;
 out:
