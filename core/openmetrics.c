@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/group.h"
+#include "core/table.h"
 
 /* Length of the valid UTF-8 sequence at s (1-4), or 0 when invalid. */
 static size_t utf8_len(const unsigned char *s)
@@ -99,252 +100,212 @@ void exm_om_family(FILE *out, const char *name, const char *type,
 		fprintf(out, "# UNIT %s %s\n", name, unit);
 }
 
-/* A number as OpenMetrics reads it, exact for integers. */
+/* A number as OpenMetrics reads it: exact for integers, else the
+ * shortest decimal that reads back as the same double. */
 static void put_num(FILE *out, double v)
 {
-	if (v == floor(v) && fabs(v) < 9007199254740992.0)
+	char buf[40];
+
+	if (v == floor(v) && fabs(v) < 9007199254740992.0) {
 		fprintf(out, "%.0f\n", v);
-	else
-		fprintf(out, "%.17g\n", v);
+		return;
+	}
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, sizeof(buf), "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	fprintf(out, "%s\n", buf);
 }
 
-/* ---- processes ---- */
+/* ---- processes, groups and files: the top N rows of each ---- */
 
-enum val { V_ERSS, V_RSS, V_ESWAP, V_SOLE, V_PSS, V__COUNT };
+enum val { V_NPROCS, V_ERSS, V_RSS, V_ESWAP, V_SOLE, V_PSS, V__COUNT };
 
 static const struct {
-	const char *key, *help;
+	const char *key, *unit, *help;
 	unsigned has; /* EXM_HAS_* needed (EXM_KPSS_PSS for pss) */
 } vals[V__COUNT] = {
-	[V_ERSS] = { "effective_resident",
+	[V_NPROCS] = { "processes", NULL, "processes", 0 },
+	[V_ERSS] = { "effective_resident", "bytes",
 		     "resident bytes divided among the processes mapping them",
 		     EXM_HAS_ERSS },
-	[V_RSS] = { "resident", "resident bytes", EXM_HAS_RSS },
-	[V_ESWAP] = { "effective_swap",
+	[V_RSS] = { "resident", "bytes", "resident bytes", EXM_HAS_RSS },
+	[V_ESWAP] = { "effective_swap", "bytes",
 		      "swapped bytes divided among the processes mapping them",
 		      EXM_HAS_ESWAP },
-	[V_SOLE] = { "sole", "resident bytes no other scanned process maps",
+	[V_SOLE] = { "sole", "bytes",
+		     "resident bytes no other scanned process maps",
 		     EXM_HAS_SOLE },
-	[V_PSS] = { "kernel_pss", "the kernel's Pss (smaps_rollup)",
+	[V_PSS] = { "kernel_pss", "bytes", "the kernel's Pss (smaps_rollup)",
 		    EXM_KPSS_PSS },
 };
 
-/* Value v of sizes sz (and kernel figures k); false: not measured. */
-static bool get_val(enum val v, const struct exm_sizes *sz,
-		    const struct exm_kpss *k, double *out)
+/* Value v of row r; false: not measured. */
+static bool get_val(enum val v, const struct exm_row *r, double *out)
 {
-	if (v == V_PSS) {
-		if (!k || !(k->has & EXM_KPSS_PSS))
-			return false;
-		*out = (double)k->pss;
+	const struct exm_sizes *sz = &r->sz;
+
+	if (v == V_NPROCS) {
+		*out = r->nprocs;
 		return true;
+	}
+	if (v == V_PSS) {
+		*out = (double)r->kpss.pss;
+		return (r->kpss.has & EXM_KPSS_PSS) != 0;
 	}
 	if (!(sz->has & vals[v].has))
 		return false;
-	switch (v) {
-	case V_ERSS:
-		*out = sz->erss;
-		break;
-	case V_RSS:
-		*out = (double)sz->rss;
-		break;
-	case V_ESWAP:
-		*out = sz->eswap;
-		break;
-	default:
-		*out = (double)sz->sole;
-		break;
-	}
+	*out = v == V_ERSS ? sz->erss : v == V_RSS ? (double)sz->rss
+			 : v == V_ESWAP ? sz->eswap : (double)sz->sole;
 	return true;
 }
 
-static double erss_key(const struct exm_sizes *sz)
+#define VB(v) (1u << (v))
+#define V_SIZES (VB(V_ERSS) | VB(V_RSS) | VB(V_ESWAP) | VB(V_SOLE))
+
+/* What kind of rows a family holds. */
+enum set_kind { S_PROCESS, S_GROUP, S_FILE };
+
+static const struct {
+	const char *prefix, *what;
+	unsigned vals; /* bit per enum val */
+} kinds[] = {
+	[S_PROCESS] = { "process", "Per process (top N by effective "
+		      "resident)", V_SIZES | VB(V_PSS) },
+	[S_GROUP] = { "group", "Per program, user and cgroup (top N of "
+		    "each by effective resident)",
+		    VB(V_NPROCS) | V_SIZES | VB(V_PSS) },
+	[S_FILE] = { "file", "Per file or anonymous kind across processes "
+		   "(top N by effective resident)", VB(V_NPROCS) | V_SIZES },
+};
+
+struct set {
+	struct exm_row *v;
+	size_t n;
+	const char *by; /* groups: the grouping's name */
+};
+
+static double erss_key(const struct exm_row *r)
 {
-	return (sz->has & EXM_HAS_ERSS) ? sz->erss : -1.0;
+	return (r->sz.has & EXM_HAS_ERSS) ? r->sz.erss : -1.0;
 }
 
-static int cmp_proc(const void *a, const void *b)
-{
-	const struct exm_proc *x = *(const struct exm_proc *const *)a;
-	const struct exm_proc *y = *(const struct exm_proc *const *)b;
-	double ex = erss_key(&x->sz), ey = erss_key(&y->sz);
-
-	if (ex != ey)
-		return ex > ey ? -1 : 1;
-	return x->pid < y->pid ? -1 : x->pid > y->pid;
-}
-
-static void proc_labels(FILE *out, const struct exm_proc *p)
-{
-	fprintf(out, "{pid=\"%d\",comm=\"", (int)p->pid);
-	exm_om_label_value(out, p->comm);
-	fputs("\",user=\"", out);
-	exm_om_label_value(out, p->user);
-	fputs("\"}", out);
-}
-
-static int write_procs(FILE *out, const struct exm_snapshot *snap,
-		       size_t top)
-{
-	const struct exm_proc **v = malloc((snap->nprocs + 1) * sizeof(*v));
-	size_t n = 0;
-
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = 0; i < snap->nprocs; i++)
-		if (snap->procs[i].sz.has & EXM_HAS_ERSS)
-			v[n++] = &snap->procs[i];
-	qsort(v, n, sizeof(*v), cmp_proc);
-	if (n > top)
-		n = top;
-	for (int k = 0; k < V__COUNT; k++) {
-		char name[128], help[160];
-
-		snprintf(name, sizeof(name), "exmtop_process_%s_bytes",
-			 vals[k].key);
-		snprintf(help, sizeof(help), "Per process (top %zu by "
-			 "effective resident): %s.", top, vals[k].help);
-		exm_om_family(out, name, "gauge", "bytes", help);
-		for (size_t i = 0; i < n; i++) {
-			double x;
-
-			if (!get_val(k, &v[i]->sz, &v[i]->kpss, &x))
-				continue;
-			fputs(name, out);
-			proc_labels(out, v[i]);
-			fputc(' ', out);
-			put_num(out, x);
-		}
-	}
-	free(v);
-	return 0;
-}
-
-/* ---- groups and files ---- */
-
+/* Effective resident descending, then pid (processes) or name. */
 static int cmp_row(const void *a, const void *b)
 {
 	const struct exm_row *x = a, *y = b;
-	double ex = erss_key(&x->sz), ey = erss_key(&y->sz);
+	double ex = erss_key(x), ey = erss_key(y);
 
 	if (ex != ey)
 		return ex > ey ? -1 : 1;
+	if (x->proc && y->proc && x->proc->pid != y->proc->pid)
+		return x->proc->pid < y->proc->pid ? -1 : 1;
 	return strcmp(x->name ? x->name : "", y->name ? y->name : "");
 }
 
-static int write_groups(FILE *out, const struct exm_snapshot *snap,
-			size_t top)
+/* Keep the top rows that have an effective resident. */
+static void top_rows(struct set *s, size_t top)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].sz.has & EXM_HAS_ERSS)
+			s->v[k++] = s->v[i];
+	qsort(s->v, k, sizeof(*s->v), cmp_row);
+	s->n = k < top ? k : top;
+}
+
+static void labels(FILE *out, enum set_kind k, const struct set *s,
+		   const struct exm_row *r)
+{
+	switch (k) {
+	case S_PROCESS:
+		fprintf(out, "{pid=\"%d\",comm=\"", (int)r->proc->pid);
+		exm_om_label_value(out, r->proc->comm);
+		fputs("\",user=\"", out);
+		exm_om_label_value(out, r->proc->user);
+		break;
+	case S_GROUP:
+		fprintf(out, "{by=\"%s\",name=\"", s->by);
+		exm_om_label_value(out, r->name);
+		break;
+	case S_FILE:
+		fprintf(out, "{kind=\"%s\",file=\"",
+			exm_kind_name(r->file->kind));
+		exm_om_label_value(out, r->name);
+		break;
+	}
+	fputs("\"} ", out);
+}
+
+/* Every family of kind k, each over all the sets. */
+static void write_sets(FILE *out, enum set_kind k, const struct set *sets,
+		       size_t nsets)
+{
+	for (int v = 0; v < V__COUNT; v++) {
+		char name[128], help[256];
+
+		if (!(kinds[k].vals & VB(v)))
+			continue;
+		snprintf(name, sizeof(name), "exmtop_%s_%s%s", kinds[k].prefix,
+			 vals[v].key, vals[v].unit ? "_bytes" : "");
+		snprintf(help, sizeof(help), "%s: %s.", kinds[k].what,
+			 vals[v].help);
+		exm_om_family(out, name, "gauge", vals[v].unit, help);
+		for (size_t si = 0; si < nsets; si++)
+			for (size_t i = 0; i < sets[si].n; i++) {
+				double x;
+
+				if (!get_val(v, &sets[si].v[i], &x))
+					continue;
+				fputs(name, out);
+				labels(out, k, &sets[si], &sets[si].v[i]);
+				put_num(out, x);
+			}
+	}
+}
+
+static int write_rows(FILE *out, const struct exm_snapshot *snap,
+		      const struct exm_om_opts *o, size_t top)
 {
 	static const enum exm_group_by bys[] = {
 		EXM_GROUP_PROGRAM, EXM_GROUP_USER, EXM_GROUP_CGROUP
 	};
-	struct exm_row *rows[3];
-	size_t n[3];
-	int r = 0;
+	struct set procs = { 0 }, files = { 0 }, groups[3] = { { 0 } };
+	int r = -ENOMEM;
 
-	for (int g = 0; g < 3; g++) {
-		rows[g] = exm_table_groups(snap, bys[g], NULL, &n[g]);
-		if (!rows[g]) {
-			while (g--)
-				free(rows[g]);
-			return -ENOMEM;
+	procs.v = exm_table_procs(snap, &procs.n);
+	if (!procs.v)
+		goto out;
+	top_rows(&procs, top);
+	if (o->groups)
+		for (int g = 0; g < 3; g++) {
+			groups[g].by = exm_group_name(bys[g]);
+			groups[g].v = exm_table_groups(snap, bys[g], NULL,
+						       &groups[g].n);
+			if (!groups[g].v)
+				goto out;
+			top_rows(&groups[g], top);
 		}
-		qsort(rows[g], n[g], sizeof(*rows[g]), cmp_row);
-		if (n[g] > top)
-			n[g] = top;
+	if (o->files) {
+		files.v = exm_table_files(snap, &files.n);
+		if (!files.v)
+			goto out;
+		top_rows(&files, top);
 	}
-	exm_om_family(out, "exmtop_group_processes", "gauge", NULL,
-		      "Processes per program, user and cgroup (top N by "
-		      "effective resident of each grouping).");
+	write_sets(out, S_PROCESS, &procs, 1);
+	if (o->groups)
+		write_sets(out, S_GROUP, groups, 3);
+	if (o->files)
+		write_sets(out, S_FILE, &files, 1);
+	r = 0;
+out:
+	free(procs.v);
+	free(files.v);
 	for (int g = 0; g < 3; g++)
-		for (size_t i = 0; i < n[g]; i++) {
-			fprintf(out, "exmtop_group_processes{by=\"%s\",name=\"",
-				exm_group_name(bys[g]));
-			exm_om_label_value(out, rows[g][i].name);
-			fprintf(out, "\"} %u\n", rows[g][i].nprocs);
-		}
-	for (int k = 0; k < V__COUNT; k++) {
-		char name[128], help[200];
-
-		snprintf(name, sizeof(name), "exmtop_group_%s_bytes",
-			 vals[k].key);
-		snprintf(help, sizeof(help), "Per program, user and cgroup "
-			 "(top N of each): %s.", vals[k].help);
-		exm_om_family(out, name, "gauge", "bytes", help);
-		for (int g = 0; g < 3; g++)
-			for (size_t i = 0; i < n[g]; i++) {
-				double x;
-
-				if (!get_val(k, &rows[g][i].sz,
-					     &rows[g][i].kpss, &x))
-					continue;
-				fprintf(out, "%s{by=\"%s\",name=\"", name,
-					exm_group_name(bys[g]));
-				exm_om_label_value(out, rows[g][i].name);
-				fputs("\"} ", out);
-				put_num(out, x);
-			}
-	}
-	for (int g = 0; g < 3; g++)
-		free(rows[g]);
+		free(groups[g].v);
 	return r;
-}
-
-static int cmp_file(const void *a, const void *b)
-{
-	const struct exm_file *x = *(const struct exm_file *const *)a;
-	const struct exm_file *y = *(const struct exm_file *const *)b;
-	double ex = erss_key(&x->sz), ey = erss_key(&y->sz);
-
-	if (ex != ey)
-		return ex > ey ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
-static int write_files(FILE *out, const struct exm_snapshot *snap,
-		       size_t top)
-{
-	const struct exm_file **v = malloc((snap->nfiles + 1) * sizeof(*v));
-	size_t n = snap->nfiles;
-
-	if (!v)
-		return -ENOMEM;
-	memcpy(v, snap->files, n * sizeof(*v));
-	qsort(v, n, sizeof(*v), cmp_file);
-	if (n > top)
-		n = top;
-	exm_om_family(out, "exmtop_file_processes", "gauge", NULL,
-		      "Processes mapping the file or anonymous kind (top N by "
-		      "effective resident).");
-	for (size_t i = 0; i < n; i++) {
-		fputs("exmtop_file_processes{kind=\"", out);
-		fputs(exm_kind_name(v[i]->kind), out);
-		fputs("\",file=\"", out);
-		exm_om_label_value(out, v[i]->name);
-		fprintf(out, "\"} %u\n", v[i]->nprocs);
-	}
-	for (int k = V_ERSS; k <= V_SOLE; k++) {
-		char name[128], help[200];
-
-		snprintf(name, sizeof(name), "exmtop_file_%s_bytes",
-			 vals[k].key);
-		snprintf(help, sizeof(help), "Per file or anonymous kind "
-			 "across processes (top N): %s.", vals[k].help);
-		exm_om_family(out, name, "gauge", "bytes", help);
-		for (size_t i = 0; i < n; i++) {
-			double x;
-
-			if (!get_val(k, &v[i]->sz, NULL, &x))
-				continue;
-			fprintf(out, "%s{kind=\"%s\",file=\"", name,
-				exm_kind_name(v[i]->kind));
-			exm_om_label_value(out, v[i]->name);
-			fputs("\"} ", out);
-			put_num(out, x);
-		}
-	}
-	free(v);
-	return 0;
 }
 
 static void write_system(FILE *out, const struct exm_sysview *sv)
@@ -379,11 +340,7 @@ int exm_om_write(FILE *out, const struct exm_snapshot *snap,
 	fprintf(out, "exmtop_user_space_bytes %llu\n",
 		(unsigned long long)(snap->distinct_pages *
 				     snap->sys.page_size));
-	r = write_procs(out, snap, top);
-	if (!r && o->groups)
-		r = write_groups(out, snap, top);
-	if (!r && o->files)
-		r = write_files(out, snap, top);
+	r = write_rows(out, snap, o, top);
 	if (!r && o->sys)
 		write_system(out, o->sys);
 	if (!r)

@@ -185,6 +185,32 @@ static const struct exm_alert *find(const struct exm_alerts *a,
 	return r;
 }
 
+/* The one alert of kind k of s (prev: the snapshot before) into *out;
+ * false when there is none. */
+static bool one_alert(const struct exm_snapshot *s,
+		      const struct exm_snapshot *prev,
+		      const struct exm_alert_opts *o, enum exm_alert_kind k,
+		      struct exm_alert *out)
+{
+	struct exm_alerts a;
+	const struct exm_alert *t;
+
+	cr_assert_eq(exm_alerts_find(s, prev, o, &a), 0);
+	t = find(&a, k);
+	if (t)
+		*out = *t;
+	exm_alerts_fini(&a);
+	return t != NULL;
+}
+
+/* The r--p page at 0x4000 of textrel_snap() is RELRO. */
+static void relro_at_0x4000(void)
+{
+	fake_dyn.has_relro = true;
+	fake_dyn.relro_offset = 0x4000;
+	fake_dyn.relro_size = 0x1000;
+}
+
 Test(alerts, text_relocations_in_three_processes)
 {
 	struct exm_snapshot *s = textrel_snap(3, false);
@@ -194,10 +220,7 @@ Test(alerts, text_relocations_in_three_processes)
 
 	opts(&o);
 	fake_dyn.textrel = true;
-	/* the r--p page at 0x4000 is RELRO: never a text alert */
-	fake_dyn.has_relro = true;
-	fake_dyn.relro_offset = 0x4000;
-	fake_dyn.relro_size = 0x1000;
+	relro_at_0x4000(); /* never a text alert */
 	cr_assert_eq(exm_alerts_find(s, NULL, &o, &a), 0);
 	t = find(&a, EXM_ALERT_TEXT_COPIES);
 	cr_assert_not_null(t);
@@ -221,57 +244,35 @@ Test(alerts, fork_shared_copy_counts_once)
 {
 	struct exm_snapshot *s = textrel_snap(3, true);
 	struct exm_alert_opts o;
-	struct exm_alerts a;
-	const struct exm_alert *t;
+	struct exm_alert t;
 
 	opts(&o);
-	fake_dyn.has_relro = true;
-	fake_dyn.relro_offset = 0x4000;
-	fake_dyn.relro_size = 0x1000;
-	cr_assert_eq(exm_alerts_find(s, NULL, &o, &a), 0);
-	t = find(&a, EXM_ALERT_TEXT_COPIES);
-	cr_assert_not_null(t);
-	cr_assert_eq(t->copies, 4); /* processes 1 and 2 share frames */
-	cr_assert_eq(t->bytes, 2 * PS);
-	cr_assert(!t->textrel);
-	cr_assert(strstr(t->text, "not from DT_TEXTREL"), "%s", t->text);
-	exm_alerts_fini(&a);
+	relro_at_0x4000();
+	cr_assert(one_alert(s, NULL, &o, EXM_ALERT_TEXT_COPIES, &t));
+	cr_assert_eq(t.copies, 4); /* processes 1 and 2 share frames */
+	cr_assert_eq(t.bytes, 2 * PS);
+	cr_assert(!t.textrel);
+	cr_assert(strstr(t.text, "not from DT_TEXTREL"), "%s", t.text);
 	exm_snapshot_free(s);
 }
 
-Test(alerts, read_only_copies_outside_relro_count)
+Test(alerts, read_only_copies_outside_relro)
 {
 	struct exm_snapshot *s = textrel_snap(2, false);
 	struct exm_alert_opts o;
-	struct exm_alerts a;
-	const struct exm_alert *t;
+	struct exm_alert t;
 
-	opts(&o); /* no RELRO: the r--p copies at 0x4000 count too */
-	cr_assert_eq(exm_alerts_find(s, NULL, &o, &a), 0);
-	t = find(&a, EXM_ALERT_TEXT_COPIES);
-	cr_assert_not_null(t);
-	cr_assert_eq(t->npages, 3);
-	cr_assert_eq(t->bytes, 3 * PS);
-	exm_alerts_fini(&a);
-	exm_snapshot_free(s);
-}
-
-Test(alerts, unreadable_file_counts_only_executable_copies)
-{
-	struct exm_snapshot *s = textrel_snap(2, false);
-	struct exm_alert_opts o;
-	struct exm_alerts a;
-	const struct exm_alert *t;
-
+	/* no RELRO: the r--p copies at 0x4000 count too */
 	opts(&o);
+	cr_assert(one_alert(s, NULL, &o, EXM_ALERT_TEXT_COPIES, &t));
+	cr_assert_eq(t.npages, 3);
+	cr_assert_eq(t.bytes, 3 * PS);
+	/* the file cannot be read: only the executable copies count */
 	fake_dyn_err = -ENOENT;
 	fake_dyn.ok = false;
-	cr_assert_eq(exm_alerts_find(s, NULL, &o, &a), 0);
-	t = find(&a, EXM_ALERT_TEXT_COPIES);
-	cr_assert_not_null(t);
-	cr_assert_eq(t->npages, 2);
-	cr_assert(!t->textrel);
-	exm_alerts_fini(&a);
+	cr_assert(one_alert(s, NULL, &o, EXM_ALERT_TEXT_COPIES, &t));
+	cr_assert_eq(t.npages, 2);
+	cr_assert(!t.textrel);
 	exm_snapshot_free(s);
 }
 
@@ -279,22 +280,16 @@ Test(alerts, thresholds)
 {
 	struct exm_snapshot *s = textrel_snap(2, false);
 	struct exm_alert_opts o;
-	struct exm_alerts a;
+	struct exm_alert t;
 
 	opts(&o);
 	o.text_min_procs = 3;
-	cr_assert_eq(exm_alerts_find(s, NULL, &o, &a), 0);
-	cr_assert_null(find(&a, EXM_ALERT_TEXT_COPIES));
-	exm_alerts_fini(&a);
+	cr_assert(!one_alert(s, NULL, &o, EXM_ALERT_TEXT_COPIES, &t));
 	opts(&o);
 	o.min_saved = 3 * PS + 1;
-	cr_assert_eq(exm_alerts_find(s, NULL, &o, &a), 0);
-	cr_assert_null(find(&a, EXM_ALERT_TEXT_COPIES));
-	exm_alerts_fini(&a);
+	cr_assert(!one_alert(s, NULL, &o, EXM_ALERT_TEXT_COPIES, &t));
 	o.min_saved = 3 * PS;
-	cr_assert_eq(exm_alerts_find(s, NULL, &o, &a), 0);
-	cr_assert_not_null(find(&a, EXM_ALERT_TEXT_COPIES));
-	exm_alerts_fini(&a);
+	cr_assert(one_alert(s, NULL, &o, EXM_ALERT_TEXT_COPIES, &t));
 	exm_snapshot_free(s);
 }
 
@@ -326,24 +321,21 @@ Test(alerts, data_cow_in_many_processes)
 	struct exm_snapshot *s = textrel_snap(3, false);
 	struct exm_alert_opts o;
 	struct exm_alerts a;
-	const struct exm_alert *t;
+	struct exm_alert t;
 
 	opts(&o);
-	cr_assert_eq(exm_alerts_find(s, NULL, &o, &a), 0);
-	t = find(&a, EXM_ALERT_DATA_COW);
-	cr_assert_not_null(t);
-	cr_assert_str_eq(t->file->name, LIB);
-	cr_assert_eq(t->nprocs, 3);
-	cr_assert_eq(t->npages, 1);
-	cr_assert_eq(t->bytes, 2 * PS);
+	cr_assert(one_alert(s, NULL, &o, EXM_ALERT_DATA_COW, &t));
+	cr_assert_str_eq(t.file->name, LIB);
+	cr_assert_eq(t.nprocs, 3);
+	cr_assert_eq(t.npages, 1);
+	cr_assert_eq(t.bytes, 2 * PS);
 	/* sorted: the text alert comes first */
+	cr_assert_eq(exm_alerts_find(s, NULL, &o, &a), 0);
 	cr_assert_eq(a.v[0].kind, EXM_ALERT_TEXT_COPIES);
 	exm_alerts_fini(&a);
 	exm_snapshot_free(s);
 	s = textrel_snap(2, false); /* 2 < cow_min_procs */
-	cr_assert_eq(exm_alerts_find(s, NULL, &o, &a), 0);
-	cr_assert_null(find(&a, EXM_ALERT_DATA_COW));
-	exm_alerts_fini(&a);
+	cr_assert(!one_alert(s, NULL, &o, EXM_ALERT_DATA_COW, &t));
 	exm_snapshot_free(s);
 }
 
@@ -364,7 +356,8 @@ Test(alerts, without_page_facts_copies_are_not_checked)
 	exm_snapshot_free(s);
 }
 
-/* One process pid with a heap of heap_pages pages and a 1-page stack. */
+/* One process pid: a heap of heap_pages pages, a 1-page stack and one
+ * page of a file, taken at time at. */
 static struct exm_snapshot *heap_snap(pid_t pid, uint64_t start_time,
 				      int heap_pages, time_t at)
 {
@@ -385,38 +378,34 @@ static struct exm_snapshot *heap_snap(pid_t pid, uint64_t start_time,
 	return s;
 }
 
+
 Test(alerts, anonymous_growth)
 {
 	struct exm_snapshot *prev = heap_snap(42, 7, 2, 1000);
 	struct exm_snapshot *cur = heap_snap(42, 7, 10, 1030);
 	struct exm_alert_opts o;
 	struct exm_alerts a;
-	const struct exm_alert *t;
+	struct exm_alert t;
 	uint64_t anon;
 
 	cr_assert(exm_proc_anon_bytes(&prev->procs[0], &anon));
 	cr_assert_eq(anon, 3 * PS); /* heap 2 + stack 1, not the file */
 	opts(&o);
 	o.min_growth = 8 * PS;
+	cr_assert(one_alert(cur, prev, &o, EXM_ALERT_ANON_GROWTH, &t));
+	cr_assert_eq(t.proc, &cur->procs[0]);
+	cr_assert_eq(t.bytes, 8 * PS);
+	cr_assert_eq(t.before, 3 * PS);
+	cr_assert_eq(t.after, 11 * PS);
+	cr_assert_float_eq(t.seconds, 30.0, 1e-9);
 	cr_assert_eq(exm_alerts_find(cur, prev, &o, &a), 0);
-	t = find(&a, EXM_ALERT_ANON_GROWTH);
-	cr_assert_not_null(t);
-	cr_assert_eq(t->proc, &cur->procs[0]);
-	cr_assert_eq(t->bytes, 8 * PS);
-	cr_assert_eq(t->before, 3 * PS);
-	cr_assert_eq(t->after, 11 * PS);
-	cr_assert_float_eq(t->seconds, 30.0, 1e-9);
 	cr_assert(a.checked & (1u << EXM_ALERT_ANON_GROWTH));
 	exm_alerts_fini(&a);
 	o.min_growth = 8 * PS + 1;
-	cr_assert_eq(exm_alerts_find(cur, prev, &o, &a), 0);
-	cr_assert_null(find(&a, EXM_ALERT_ANON_GROWTH));
-	exm_alerts_fini(&a);
+	cr_assert(!one_alert(cur, prev, &o, EXM_ALERT_ANON_GROWTH, &t));
 	/* shrinking is not growth */
 	o.min_growth = 1;
-	cr_assert_eq(exm_alerts_find(prev, cur, &o, &a), 0);
-	cr_assert_null(find(&a, EXM_ALERT_ANON_GROWTH));
-	exm_alerts_fini(&a);
+	cr_assert(!one_alert(prev, cur, &o, EXM_ALERT_ANON_GROWTH, &t));
 	exm_snapshot_free(prev);
 	exm_snapshot_free(cur);
 }
@@ -426,61 +415,46 @@ Test(alerts, growth_needs_the_same_process)
 	struct exm_snapshot *prev = heap_snap(42, 7, 2, 1000);
 	struct exm_snapshot *cur = heap_snap(42, 8, 10, 1030); /* pid reused */
 	struct exm_alert_opts o;
-	struct exm_alerts a;
+	struct exm_alert t;
 
 	opts(&o);
 	o.min_growth = 1;
-	cr_assert_eq(exm_alerts_find(cur, prev, &o, &a), 0);
-	cr_assert_null(find(&a, EXM_ALERT_ANON_GROWTH));
-	exm_alerts_fini(&a);
+	cr_assert(!one_alert(cur, prev, &o, EXM_ALERT_ANON_GROWTH, &t));
 	exm_snapshot_free(prev);
 	exm_snapshot_free(cur);
 }
 
 Test(alerts, pss_mismatch_beyond_tolerance)
 {
-	struct exm_snapshot *s = heap_snap(42, 7, 100, 0); /* erss 101 PS + */
+	struct exm_snapshot *s = heap_snap(42, 7, 100, 0);
 	struct exm_alert_opts o;
-	struct exm_alerts a;
-	const struct exm_alert *t;
+	struct exm_alert t;
 	struct exm_proc *p = &s->procs[0];
 	int64_t erss = (int64_t)llround(p->sz.erss);
 
-	cr_assert_eq(erss, 102 * PS);
+	cr_assert_eq(erss, 102 * PS); /* heap, stack, the file's page */
 	opts(&o);
 	o.pss_abs = 10 * PS;
 	o.pss_frac = 0.01;
 	p->kpss.has = EXM_KPSS_PSS;
 	p->kpss.pss = 92 * PS; /* exactly the tolerance: no alert */
-	cr_assert_eq(exm_alerts_find(s, NULL, &o, &a), 0);
-	cr_assert_null(find(&a, EXM_ALERT_PSS_MISMATCH));
-	exm_alerts_fini(&a);
+	cr_assert(!one_alert(s, NULL, &o, EXM_ALERT_PSS_MISMATCH, &t));
 	p->kpss.pss = 92 * PS - 1;
-	cr_assert_eq(exm_alerts_find(s, NULL, &o, &a), 0);
-	t = find(&a, EXM_ALERT_PSS_MISMATCH);
-	cr_assert_not_null(t);
-	cr_assert_eq(t->bytes, 10 * PS + 1);
-	cr_assert_eq(t->before, 92 * PS - 1);
-	cr_assert_eq(t->after, 102 * PS);
-	exm_alerts_fini(&a);
+	cr_assert(one_alert(s, NULL, &o, EXM_ALERT_PSS_MISMATCH, &t));
+	cr_assert_eq(t.bytes, 10 * PS + 1);
+	cr_assert_eq(t.before, 92 * PS - 1);
+	cr_assert_eq(t.after, 102 * PS);
 	/* the fraction wins when larger: 20% of 92 PS is over 10 PS */
 	o.pss_frac = 0.2;
-	cr_assert_eq(exm_alerts_find(s, NULL, &o, &a), 0);
-	cr_assert_null(find(&a, EXM_ALERT_PSS_MISMATCH));
-	exm_alerts_fini(&a);
+	cr_assert(!one_alert(s, NULL, &o, EXM_ALERT_PSS_MISMATCH, &t));
 	/* kernel Pss larger than erss: negative bytes */
 	o.pss_frac = 0.0;
 	p->kpss.pss = 200 * PS;
-	cr_assert_eq(exm_alerts_find(s, NULL, &o, &a), 0);
-	t = find(&a, EXM_ALERT_PSS_MISMATCH);
-	cr_assert_not_null(t);
-	cr_assert_eq(t->bytes, -98 * (int64_t)PS);
-	exm_alerts_fini(&a);
+	cr_assert(one_alert(s, NULL, &o, EXM_ALERT_PSS_MISMATCH, &t));
+	cr_assert_eq(t.bytes, -98 * (int64_t)PS);
 	/* no kernel figure: nothing to compare */
 	p->kpss.has = 0;
-	cr_assert_eq(exm_alerts_find(s, NULL, &o, &a), 0);
-	cr_assert_null(find(&a, EXM_ALERT_PSS_MISMATCH));
-	exm_alerts_fini(&a);
+	cr_assert(!one_alert(s, NULL, &o, EXM_ALERT_PSS_MISMATCH, &t));
 	exm_snapshot_free(s);
 }
 
