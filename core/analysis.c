@@ -452,12 +452,15 @@ int exm_alerts_find(const struct exm_snapshot *cur,
 		out->why_not[EXM_ALERT_ANON_GROWTH] =
 			"needs a previous snapshot";
 	}
-	if (!r && (caps & EXM_CAP_PFN) && (caps & EXM_CAP_KPSS)) {
-		r = find_pss(cur, o, out, &cap);
-		out->checked |= 1u << EXM_ALERT_PSS_MISMATCH;
-	} else if (!(caps & EXM_CAP_PFN) || !(caps & EXM_CAP_KPSS)) {
+	if (!(caps & EXM_CAP_PFN) || !(caps & EXM_CAP_KPSS)) {
 		out->why_not[EXM_ALERT_PSS_MISMATCH] =
 			"needs page identity and the kernel's Pss";
+	} else if (o->partial_scan) {
+		out->why_not[EXM_ALERT_PSS_MISMATCH] =
+			"needs a scan of every process";
+	} else if (!r) {
+		r = find_pss(cur, o, out, &cap);
+		out->checked |= 1u << EXM_ALERT_PSS_MISMATCH;
 	}
 	if (out->n)
 		qsort(out->v, out->n, sizeof(*out->v), cmp_alert);

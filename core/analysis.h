@@ -32,7 +32,8 @@
  *   something exmtop did not scan (another pid namespace, a process that
  *   was denied or exited mid-scan) or a process that changed between the
  *   two reads. bytes is erss - Pss (rounded to the byte; may be negative).
- *   Needs page identity (EXM_CAP_PFN) and the kernel's figures.
+ *   Needs page identity (EXM_CAP_PFN), the kernel's figures, and a scan
+ *   of every process (opts.partial_scan false).
  *
  * Alerts borrow pointers into the snapshots; their text is plain ASCII and
  * never holds a name (names are attacker-controlled: the caller escapes
@@ -95,6 +96,10 @@ struct exm_alert_opts {
 	uint64_t pss_abs;	 /* default 256 KiB */
 	double pss_frac;	 /* default 0.05 */
 	struct exm_dyn_lookup dyn; /* get NULL: exm_dyn_lookup_proc, /proc */
+	/* Only some processes were scanned (-p, -u): their sharers outside
+	 * the scan make erss exceed Pss by design, so the Pss check is not
+	 * made. */
+	bool partial_scan;
 };
 
 /* Fill o with the defaults above. */

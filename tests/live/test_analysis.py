@@ -14,6 +14,7 @@ Checks, from the files themselves (readelf) and known sharing:
     alert naming it, with DT_TEXTREL, the pages readelf's relocations
     touch and bytes = (4 - 1) x those pages; four loading the PIC build
     raise none;
+  - a scan of every process raises no pss-mismatch alert for them;
   - per-unit totals of both libraries: processes, text/data/bss virtual
     sizes from the program and section headers, everything resident,
     and effective resident as the sharing implies (PIC text shared by
@@ -176,6 +177,15 @@ def check_alerts_and_units(c, bins, procs):
         c.check("DT_TEXTREL" in a[10], "explanation: %r" % a[10])
     c.check(not [a for a in text if a[1] == bins["pic"]],
             "no text alert for the PIC build")
+
+    # a scan of every process: the loaders' Pss and erss agree within
+    # the documented causes
+    out = drive(["alerts"])
+    c.check(["pss-mismatch"] in lines(out, "checked"), "Pss checked")
+    mine = {str(p.pid) for p in procs}
+    c.eq([a for a in lines(out, "alert")
+          if a[0] == "pss-mismatch" and a[1] in mine], [],
+         "no pss-mismatch alert for the loaders")
 
     out = drive(["units", "-p", pids])
     units = {u[0]: u for u in lines(out, "unit")}

@@ -452,6 +452,10 @@ Test(alerts, pss_mismatch_beyond_tolerance)
 	p->kpss.pss = 200 * PS;
 	cr_assert(one_alert(s, NULL, &o, EXM_ALERT_PSS_MISMATCH, &t));
 	cr_assert_eq(t.bytes, -98 * (int64_t)PS);
+	/* a scan of some processes only: not checked */
+	o.partial_scan = true;
+	cr_assert(!one_alert(s, NULL, &o, EXM_ALERT_PSS_MISMATCH, &t));
+	o.partial_scan = false;
 	/* no kernel figure: nothing to compare */
 	p->kpss.has = 0;
 	cr_assert(!one_alert(s, NULL, &o, EXM_ALERT_PSS_MISMATCH, &t));

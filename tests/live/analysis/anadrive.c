@@ -254,6 +254,7 @@ int main(int argc, char **argv)
 		if (!strcmp(a, "-p")) {
 			if (parse_pids(argv[i]))
 				return usage();
+			ao.partial_scan = true;
 		} else if (!strcmp(a, "--min-saved")) {
 			ao.min_saved = strtoull(v, NULL, 10);
 		} else if (!strcmp(a, "--min-growth")) {
