@@ -337,9 +337,10 @@ int exm_om_write(FILE *out, const struct exm_snapshot *snap,
 	put_num(out, snap->sys.time_taken);
 	exm_om_family(out, "exmtop_user_space_bytes", "gauge", "bytes",
 		      "Distinct resident pages mapped by scanned processes.");
-	fprintf(out, "exmtop_user_space_bytes %llu\n",
-		(unsigned long long)(snap->distinct_pages *
-				     snap->sys.page_size));
+	if (snap->sys.caps & EXM_CAP_PFN) /* else unknown: no sample */
+		fprintf(out, "exmtop_user_space_bytes %llu\n",
+			(unsigned long long)(snap->distinct_pages *
+					     snap->sys.page_size));
 	r = write_rows(out, snap, o, top);
 	if (!r && o->sys)
 		write_system(out, o->sys);

@@ -306,6 +306,13 @@ Test(openmetrics, families_samples_and_eof)
 	cr_assert(strstr(out, "comm=\"evil\\\"}\\n x{a=\\\"1\xef\xbf\xbd"
 			      "\\\\\",user=\"u\"} "), "%s", out);
 	cr_assert(strstr(out, "exmtop_process_kernel_pss_bytes{pid=\"11\","));
+	cr_assert(strstr(out, "\nexmtop_user_space_bytes 20480\n"));
+	free(out);
+	/* without page identity the user-space figure is unknown, not 0 */
+	s->sys.caps &= ~EXM_CAP_PFN;
+	out = write_all(s, &o);
+	cr_assert(strstr(out, "# TYPE exmtop_user_space_bytes gauge\n"));
+	cr_assert_null(strstr(out, "\nexmtop_user_space_bytes "));
 	free(out);
 	exm_snapshot_free(s);
 }
