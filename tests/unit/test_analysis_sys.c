@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The system view (core/sysview.c) on a hand-built snapshot with a fake
- * meminfo, and the OpenMetrics writer (core/openmetrics.c).
+ * meminfo, the OpenMetrics writer (core/openmetrics.c; its output checked
+ * by promtool too) and the per-file strip (core/strip.c).
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -12,6 +13,8 @@
 #include <unistd.h>
 
 #include "core/openmetrics.h"
+#include "core/source.h"
+#include "core/strip.h"
 #include "core/sysview.h"
 #include "tests/unit/anagen.h"
 
@@ -343,7 +346,6 @@ Test(openmetrics, write_file_is_atomic)
 
 /* ---- the per-file strip ---- */
 
-#include "core/strip.h"
 
 Test(strip, processes_per_file_page)
 {
@@ -428,4 +430,41 @@ Test(strip, hostile_offsets_do_not_allocate)
 	cr_assert_eq(exm_strip_file(s, exm_snapshot_find_file(s, "/wrap"),
 				    &st), -EFBIG);
 	exm_snapshot_free(s);
+}
+
+
+/* Exit status of `promtool check metrics` on text. */
+static int promtool(const char *text)
+{
+	FILE *p = popen("promtool check metrics >/dev/null 2>&1", "w");
+
+	cr_assert_not_null(p, "promtool (Debian: prometheus) is needed");
+	fputs(text, p);
+	return pclose(p);
+}
+
+Test(openmetrics, hostile_fixture_passes_promtool)
+{
+	struct exm_om_opts o = { .top = 100, .groups = true, .files = true };
+	struct exm_scan_opts so = { 0 };
+	struct exm_source *src;
+	struct exm_snapshot *s;
+	char err[256], *out;
+
+	cr_assert_eq(exm_source_open("fixture:hostile", &src, err,
+				     sizeof(err)), 0, "%s", err);
+	cr_assert_eq(exm_source_snapshot(src, &so, &s), 0);
+	out = write_all(s, &o);
+	cr_assert(strstr(out, "comm=\"bad\xef\xbf\xbd\xef\xbf\xbdutf8\""),
+		  "%s", out);
+	cr_assert(strstr(out, "comm=\"nl\\nline\""));
+	cr_assert_eq(promtool(out), 0, "promtool rejects:\n%s", out);
+	free(out);
+	/* the check can fail: the same names unescaped are rejected */
+	cr_assert_neq(promtool("# HELP a x\n# TYPE a gauge\n"
+			       "a{l=\"bad\xff\"} 1\n# EOF\n"), 0);
+	cr_assert_neq(promtool("# HELP a x\n# TYPE a gauge\n"
+			       "a{l=\"nl\nline\"} 1\n# EOF\n"), 0);
+	exm_snapshot_free(s);
+	exm_source_close(src);
 }
