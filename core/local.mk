@@ -24,3 +24,12 @@ core_libexmcore_a_SOURCES = \
 	core/fields.c core/fields.h \
 	core/format.c core/format.h
 CORE_LIBS = core/libexmcore.a $(LIBELF_LIBS) $(SQLITE3_LIBS) -lm -lpthread
+# The paper's analyses: alerts, executable units, the system view, the
+# OpenMetrics export and the per-file page strip.
+core_libexmcore_a_SOURCES += \
+	core/elfdyn.c core/elfdyn.h \
+	core/analysis.c core/analysis.h \
+	core/units.c core/units.h \
+	core/sysview.c core/sysview.h \
+	core/openmetrics.c core/openmetrics.h \
+	core/strip.c core/strip.h

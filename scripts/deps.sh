@@ -5,10 +5,10 @@
 # Installs only what is missing; runs apt-get update once before installing.
 
 EXM_BUILD_PKGS="build-essential autoconf automake pkg-config libncurses-dev libelf-dev libsqlite3-dev"
-EXM_TEST_PKGS="libcriterion-dev sqlite3 busybox-static tmux python3 smem smemstat valgrind clang libclang-rt-14-dev g++ binutils util-linux procps htop"
+EXM_TEST_PKGS="libcriterion-dev sqlite3 busybox-static tmux python3 smem smemstat valgrind clang libclang-rt-14-dev g++ binutils util-linux procps htop prometheus"
 # the kernel module's QEMU test (tests/kmod/run): kernels and headers it
 # fetches itself, into the build directory
-EXM_TEST_PKGS="$EXM_TEST_PKGS qemu-system-x86 busybox-static cpio kmod dwarves xz-utils"
+EXM_TEST_PKGS="$EXM_TEST_PKGS qemu-system-x86 cpio kmod dwarves xz-utils"
 
 exm_install() {
 	local want="$EXM_BUILD_PKGS" missing=() p

@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * openmetrics.c - OpenMetrics text exposition; see openmetrics.h.
+ */
+#include "core/openmetrics.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/group.h"
+#include "core/table.h"
+
+/* Length of the valid UTF-8 sequence at s (1-4), or 0 when invalid. */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned char c = s[0];
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (c >= 0xe0 && c <= 0xef) {
+		unsigned char lo = c == 0xe0 ? 0xa0 : 0x80;
+		unsigned char hi = c == 0xed ? 0x9f : 0xbf; /* no surrogates */
+
+		return s[1] >= lo && s[1] <= hi && (s[2] & 0xc0) == 0x80 ? 3
+									 : 0;
+	}
+	if (c >= 0xf0 && c <= 0xf4) {
+		unsigned char lo = c == 0xf0 ? 0x90 : 0x80;
+		unsigned char hi = c == 0xf4 ? 0x8f : 0xbf; /* <= U+10FFFF */
+
+		return s[1] >= lo && s[1] <= hi && (s[2] & 0xc0) == 0x80 &&
+				       (s[3] & 0xc0) == 0x80
+			       ? 4
+			       : 0;
+	}
+	return 0;
+}
+
+void exm_om_label_value(FILE *out, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	while (*s) {
+		size_t n = utf8_len(s);
+
+		if (!n) {
+			fputs("\xef\xbf\xbd", out); /* U+FFFD */
+			s++;
+		} else if (*s == '\\') {
+			fputs("\\\\", out);
+			s++;
+		} else if (*s == '"') {
+			fputs("\\\"", out);
+			s++;
+		} else if (*s == '\n') {
+			fputs("\\n", out);
+			s++;
+		} else {
+			fwrite(s, 1, n, out);
+			s += n;
+		}
+	}
+}
+
+static bool name_char(char c, bool first)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+	       c == ':' || (!first && c >= '0' && c <= '9');
+}
+
+void exm_om_sanitize_name(char *dst, size_t len, const char *src)
+{
+	size_t k = 0;
+
+	if (!len)
+		return;
+	if (src[0] >= '0' && src[0] <= '9' && k + 1 < len)
+		dst[k++] = '_';
+	for (size_t i = 0; src[i] && k + 1 < len; i++) {
+		dst[k] = name_char(src[i], k == 0) ? src[i] : '_';
+		k++;
+	}
+	if (!k && len > 1)
+		dst[k++] = '_';
+	dst[k] = '\0';
+}
+
+void exm_om_family(FILE *out, const char *name, const char *type,
+		   const char *unit, const char *help)
+{
+	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+	if (unit)
+		fprintf(out, "# UNIT %s %s\n", name, unit);
+}
+
+/* A number as OpenMetrics reads it: exact for integers, else the
+ * shortest decimal that reads back as the same double. */
+static void put_num(FILE *out, double v)
+{
+	char buf[40];
+
+	if (v == floor(v) && fabs(v) < 9007199254740992.0) {
+		fprintf(out, "%.0f\n", v);
+		return;
+	}
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, sizeof(buf), "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	fprintf(out, "%s\n", buf);
+}
+
+/* ---- processes, groups and files: the top N rows of each ---- */
+
+enum val { V_NPROCS, V_ERSS, V_RSS, V_ESWAP, V_SOLE, V_PSS, V__COUNT };
+
+static const struct {
+	const char *key, *unit, *help;
+	unsigned has; /* EXM_HAS_* needed (EXM_KPSS_PSS for pss) */
+} vals[V__COUNT] = {
+	[V_NPROCS] = { "processes", NULL, "processes", 0 },
+	[V_ERSS] = { "effective_resident", "bytes",
+		     "resident bytes divided among the processes mapping them",
+		     EXM_HAS_ERSS },
+	[V_RSS] = { "resident", "bytes", "resident bytes", EXM_HAS_RSS },
+	[V_ESWAP] = { "effective_swap", "bytes",
+		      "swapped bytes divided among the processes mapping them",
+		      EXM_HAS_ESWAP },
+	[V_SOLE] = { "sole", "bytes",
+		     "resident bytes no other scanned process maps",
+		     EXM_HAS_SOLE },
+	[V_PSS] = { "kernel_pss", "bytes", "the kernel's Pss (smaps_rollup)",
+		    EXM_KPSS_PSS },
+};
+
+/* Value v of row r; false: not measured. */
+static bool get_val(enum val v, const struct exm_row *r, double *out)
+{
+	const struct exm_sizes *sz = &r->sz;
+
+	if (v == V_NPROCS) {
+		*out = r->nprocs;
+		return true;
+	}
+	if (v == V_PSS) {
+		*out = (double)r->kpss.pss;
+		return (r->kpss.has & EXM_KPSS_PSS) != 0;
+	}
+	if (!(sz->has & vals[v].has))
+		return false;
+	*out = v == V_ERSS ? sz->erss : v == V_RSS ? (double)sz->rss
+			 : v == V_ESWAP ? sz->eswap : (double)sz->sole;
+	return true;
+}
+
+#define VB(v) (1u << (v))
+#define V_SIZES (VB(V_ERSS) | VB(V_RSS) | VB(V_ESWAP) | VB(V_SOLE))
+
+/* What kind of rows a family holds. */
+enum set_kind { S_PROCESS, S_GROUP, S_FILE };
+
+static const struct {
+	const char *prefix, *what;
+	unsigned vals; /* bit per enum val */
+} kinds[] = {
+	[S_PROCESS] = { "process", "Per process (top N by effective "
+		      "resident)", V_SIZES | VB(V_PSS) },
+	[S_GROUP] = { "group", "Per program, user and cgroup (top N of "
+		    "each by effective resident)",
+		    VB(V_NPROCS) | V_SIZES | VB(V_PSS) },
+	[S_FILE] = { "file", "Per file or anonymous kind across processes "
+		   "(top N by effective resident)", VB(V_NPROCS) | V_SIZES },
+};
+
+struct set {
+	struct exm_row *v;
+	size_t n;
+	const char *by; /* groups: the grouping's name */
+};
+
+static double erss_key(const struct exm_row *r)
+{
+	return (r->sz.has & EXM_HAS_ERSS) ? r->sz.erss : -1.0;
+}
+
+/* Effective resident descending, then pid (processes) or name. */
+static int cmp_row(const void *a, const void *b)
+{
+	const struct exm_row *x = a, *y = b;
+	double ex = erss_key(x), ey = erss_key(y);
+
+	if (ex != ey)
+		return ex > ey ? -1 : 1;
+	if (x->proc && y->proc && x->proc->pid != y->proc->pid)
+		return x->proc->pid < y->proc->pid ? -1 : 1;
+	return strcmp(x->name ? x->name : "", y->name ? y->name : "");
+}
+
+/* Keep the top rows that have an effective resident. */
+static void top_rows(struct set *s, size_t top)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].sz.has & EXM_HAS_ERSS)
+			s->v[k++] = s->v[i];
+	qsort(s->v, k, sizeof(*s->v), cmp_row);
+	s->n = k < top ? k : top;
+}
+
+static void labels(FILE *out, enum set_kind k, const struct set *s,
+		   const struct exm_row *r)
+{
+	switch (k) {
+	case S_PROCESS:
+		fprintf(out, "{pid=\"%d\",comm=\"", (int)r->proc->pid);
+		exm_om_label_value(out, r->proc->comm);
+		fputs("\",user=\"", out);
+		exm_om_label_value(out, r->proc->user);
+		break;
+	case S_GROUP:
+		fprintf(out, "{by=\"%s\",name=\"", s->by);
+		exm_om_label_value(out, r->name);
+		break;
+	case S_FILE:
+		fprintf(out, "{kind=\"%s\",file=\"",
+			exm_kind_name(r->file->kind));
+		exm_om_label_value(out, r->name);
+		break;
+	}
+	fputs("\"} ", out);
+}
+
+/* Every family of kind k, each over all the sets. */
+static void write_sets(FILE *out, enum set_kind k, const struct set *sets,
+		       size_t nsets)
+{
+	for (int v = 0; v < V__COUNT; v++) {
+		char name[128], help[256];
+
+		if (!(kinds[k].vals & VB(v)))
+			continue;
+		snprintf(name, sizeof(name), "exmtop_%s_%s%s", kinds[k].prefix,
+			 vals[v].key, vals[v].unit ? "_bytes" : "");
+		snprintf(help, sizeof(help), "%s: %s.", kinds[k].what,
+			 vals[v].help);
+		exm_om_family(out, name, "gauge", vals[v].unit, help);
+		for (size_t si = 0; si < nsets; si++)
+			for (size_t i = 0; i < sets[si].n; i++) {
+				double x;
+
+				if (!get_val(v, &sets[si].v[i], &x))
+					continue;
+				fputs(name, out);
+				labels(out, k, &sets[si], &sets[si].v[i]);
+				put_num(out, x);
+			}
+	}
+}
+
+static int write_rows(FILE *out, const struct exm_snapshot *snap,
+		      const struct exm_om_opts *o, size_t top)
+{
+	static const enum exm_group_by bys[] = {
+		EXM_GROUP_PROGRAM, EXM_GROUP_USER, EXM_GROUP_CGROUP
+	};
+	struct set procs = { 0 }, files = { 0 }, groups[3] = { { 0 } };
+	int r = -ENOMEM;
+
+	procs.v = exm_table_procs(snap, &procs.n);
+	if (!procs.v)
+		goto out;
+	top_rows(&procs, top);
+	if (o->groups)
+		for (int g = 0; g < 3; g++) {
+			groups[g].by = exm_group_name(bys[g]);
+			groups[g].v = exm_table_groups(snap, bys[g], NULL,
+						       &groups[g].n);
+			if (!groups[g].v)
+				goto out;
+			top_rows(&groups[g], top);
+		}
+	if (o->files) {
+		files.v = exm_table_files(snap, &files.n);
+		if (!files.v)
+			goto out;
+		top_rows(&files, top);
+	}
+	write_sets(out, S_PROCESS, &procs, 1);
+	if (o->groups)
+		write_sets(out, S_GROUP, groups, 3);
+	if (o->files)
+		write_sets(out, S_FILE, &files, 1);
+	r = 0;
+out:
+	free(procs.v);
+	free(files.v);
+	for (int g = 0; g < 3; g++)
+		free(groups[g].v);
+	return r;
+}
+
+static void write_system(FILE *out, const struct exm_sysview *sv)
+{
+	exm_om_family(out, "exmtop_memory_total_bytes", "gauge", "bytes",
+		      "MemTotal from /proc/meminfo.");
+	fprintf(out, "exmtop_memory_total_bytes %llu\n",
+		(unsigned long long)sv->mem_total);
+	exm_om_family(out, "exmtop_system_bytes", "gauge", "bytes",
+		      "All of RAM by use; the rows add up to MemTotal "
+		      "(unexplained may be negative).");
+	for (size_t i = 0; i < sv->nrows; i++)
+		fprintf(out, "exmtop_system_bytes{row=\"%s\"} %lld\n",
+			sv->rows[i].name, (long long)sv->rows[i].bytes);
+}
+
+int exm_om_write(FILE *out, const struct exm_snapshot *snap,
+		 const struct exm_om_opts *o)
+{
+	size_t top = o->top ? o->top : 20;
+	int r;
+
+	exm_om_family(out, "exmtop_scan_processes", "gauge", NULL,
+		      "Processes scanned.");
+	fprintf(out, "exmtop_scan_processes %zu\n", snap->nprocs);
+	exm_om_family(out, "exmtop_scan_duration_seconds", "gauge", "seconds",
+		      "Time taken by the snapshot.");
+	fputs("exmtop_scan_duration_seconds ", out);
+	put_num(out, snap->sys.time_taken);
+	exm_om_family(out, "exmtop_user_space_bytes", "gauge", "bytes",
+		      "Distinct resident pages mapped by scanned processes.");
+	if (snap->sys.caps & EXM_CAP_PFN) /* else unknown: no sample */
+		fprintf(out, "exmtop_user_space_bytes %llu\n",
+			(unsigned long long)(snap->distinct_pages *
+					     snap->sys.page_size));
+	r = write_rows(out, snap, o, top);
+	if (!r && o->sys)
+		write_system(out, o->sys);
+	if (!r)
+		fputs("# EOF\n", out);
+	if (!r && (fflush(out) || ferror(out)))
+		r = -EIO;
+	return r;
+}
+
+int exm_om_write_file(const char *path, const struct exm_snapshot *snap,
+		      const struct exm_om_opts *o)
+{
+	size_t len = strlen(path);
+	char *tmp = malloc(len + 16);
+	FILE *f;
+	int fd, r;
+
+	if (!tmp)
+		return -ENOMEM;
+	snprintf(tmp, len + 16, "%s.tmp.XXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		r = -errno;
+		free(tmp);
+		return r;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		r = -errno;
+		close(fd);
+		unlink(tmp);
+		free(tmp);
+		return r;
+	}
+	r = exm_om_write(f, snap, o);
+	if (fchmod(fd, 0644) && !r)
+		r = -errno;
+	if (fclose(f) && !r)
+		r = -EIO;
+	if (!r && rename(tmp, path))
+		r = -errno;
+	if (r)
+		unlink(tmp);
+	free(tmp);
+	return r;
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * openmetrics.h - a snapshot in the OpenMetrics text format, for the
+ * Prometheus node_exporter textfile collector (and `promtool check
+ * metrics`).
+ *
+ * Label values are process names, user names, cgroup paths and file
+ * names: attacker-controlled. They are written escaped as the format
+ * requires (backslash, double quote and newline as \\, \" and \n) and
+ * every byte that is not part of valid UTF-8 (overlong forms, surrogates,
+ * code points past U+10FFFF, stray continuation bytes, truncated
+ * sequences) is replaced by U+FFFD, so the output is always valid UTF-8.
+ * Metric names built from keys are sanitised to [a-zA-Z_:][a-zA-Z0-9_:]*.
+ *
+ * Cardinality stays bounded: processes, groups and files are the top N by
+ * effective resident (ties by pid or name). A size that was not measured
+ * is left out (OpenMetrics has no null), never written as 0.
+ */
+#ifndef EXM_OPENMETRICS_H
+#define EXM_OPENMETRICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "core/snapshot.h"
+#include "core/sysview.h"
+
+/* Write s as the inside of a label value (without the quotes). */
+void exm_om_label_value(FILE *out, const char *s);
+
+/* src as a valid metric or label name into dst (len bytes, len >= 2):
+ * invalid characters become '_', a leading digit gets a '_' before it. */
+void exm_om_sanitize_name(char *dst, size_t len, const char *src);
+
+/* "# HELP", "# TYPE" and, when unit is not NULL, "# UNIT" of a family. */
+void exm_om_family(FILE *out, const char *name, const char *type,
+		   const char *unit, const char *help);
+
+struct exm_om_opts {
+	size_t top;	/* processes, groups and files written (0: 20) */
+	bool groups;	/* per program, user and cgroup aggregates */
+	bool files;	/* per file */
+	const struct exm_sysview *sys; /* NULL: no system view */
+};
+
+/*
+ * The whole exposition, ending in "# EOF". 0, -ENOMEM, or -EIO when out
+ * reported a write error.
+ */
+int exm_om_write(FILE *out, const struct exm_snapshot *snap,
+		 const struct exm_om_opts *o);
+
+/*
+ * The same into path, atomically as the textfile collector expects: a
+ * temporary file in the same directory, then rename(). 0 or -errno.
+ */
+int exm_om_write_file(const char *path, const struct exm_snapshot *snap,
+		      const struct exm_om_opts *o);
+
+#endif

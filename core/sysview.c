@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * sysview.c - all of RAM in rows that add up to MemTotal; see sysview.h.
+ */
+#include "core/sysview.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/pagecount.h"
+
+static const struct {
+	const char *name, *help;
+} rowdefs[EXM_SYS__COUNT] = {
+	[EXM_SYS_USER] = { "user_space",
+			   "pages mapped by scanned processes (exact)" },
+	[EXM_SYS_ANON_UNSCANNED] = { "anon_unscanned",
+				     "anonymous memory of processes not "
+				     "scanned (AnonPages less scanned)" },
+	[EXM_SYS_CACHE_UNMAPPED] = { "page_cache_unmapped",
+				     "page cache no scanned process maps "
+				     "(Cached+Buffers-Shmem less scanned)" },
+	[EXM_SYS_SHMEM_UNMAPPED] = { "shmem_unmapped",
+				     "shared memory and tmpfs no scanned "
+				     "process maps (Shmem less scanned)" },
+	[EXM_SYS_SLAB_RECLAIM] = { "slab_reclaimable",
+				   "kernel slab, reclaimable (SReclaimable)" },
+	[EXM_SYS_SLAB_UNRECLAIM] = { "slab_unreclaimable",
+				     "kernel slab, unreclaimable "
+				     "(SUnreclaim)" },
+	[EXM_SYS_KRECLAIM_OTHER] = { "kernel_reclaimable_other",
+				     "other reclaimable kernel memory "
+				     "(KReclaimable-SReclaimable)" },
+	[EXM_SYS_KSTACK] = { "kernel_stacks", "kernel stacks (KernelStack)" },
+	[EXM_SYS_PAGETABLES] = { "page_tables",
+				 "page tables (PageTables+SecPageTables)" },
+	[EXM_SYS_VMALLOC] = { "vmalloc",
+			      "vmalloc, less kernel stacks which are "
+			      "vmalloc'd (VmallocUsed-KernelStack)" },
+	[EXM_SYS_PERCPU] = { "percpu", "per-CPU allocations (Percpu)" },
+	[EXM_SYS_HUGETLB] = { "hugetlb", "huge page pool (Hugetlb)" },
+	[EXM_SYS_ZSWAP] = { "zswap", "compressed swap cache (Zswap)" },
+	[EXM_SYS_BALLOON] = { "balloon",
+			      "taken by a virtual machine balloon (Balloon)" },
+	[EXM_SYS_FREE] = { "free", "free memory (MemFree)" },
+	[EXM_SYS_UNEXPLAINED] = { "unexplained",
+				  "MemTotal less every row above; negative "
+				  "when the rows over-count" },
+};
+
+bool exm_meminfo_get(const char *text, const char *key, uint64_t *out)
+{
+	size_t klen = strlen(key);
+
+	for (const char *l = text, *nl; *l; l = nl + 1) {
+		unsigned long long v;
+		char unit[8] = "", line[256];
+		size_t len;
+		int n;
+
+		nl = strchr(l, '\n');
+		if (strncmp(l, key, klen) || l[klen] != ':') {
+			if (!nl)
+				break;
+			continue;
+		}
+		len = nl ? (size_t)(nl - l) : strlen(l);
+		if (len >= sizeof(line))
+			return false;
+		memcpy(line, l, len);
+		line[len] = '\0';
+		n = sscanf(line + klen + 1, " %llu %7[a-zA-Z]", &v, unit);
+		if (n >= 1 && strchr(line, '-'))
+			return false;
+		if (n < 1)
+			return false;
+		if (n == 2 && !strcmp(unit, "kB")) {
+			if (v > UINT64_MAX / 1024)
+				return false;
+			v *= 1024;
+		} else if (n == 2) {
+			return false;
+		}
+		*out = v;
+		return true;
+	}
+	return false;
+}
+
+enum { PK_ANON, PK_FILE, PK_SHMEM, PK__COUNT };
+
+/* Distinct pages the scanned processes map, by kind. */
+static int user_split(const struct exm_snapshot *snap, uint64_t *n)
+{
+	struct exm_pagecount *pc[PK__COUNT] = { 0 };
+	int r = -ENOMEM;
+
+	for (int k = 0; k < PK__COUNT; k++)
+		if (!(pc[k] = exm_pagecount_new()))
+			goto out;
+	for (size_t i = 0; i < snap->nprocs; i++) {
+		const struct exm_proc *p = &snap->procs[i];
+
+		for (size_t j = 0; j < p->nmaps; j++) {
+			const struct exm_mapping *m = &p->maps[j];
+
+			for (uint32_t k = 0; k < m->npages; k++) {
+				uint64_t w = exm_mapping_word(m, k);
+				int kind = PK_ANON;
+
+				if (!exm_pm_present(w))
+					continue;
+				if (w & EXM_PM_FILE)
+					kind = m->kind == EXM_KIND_SHMEM
+						       ? PK_SHMEM
+						       : PK_FILE;
+				if (exm_pagecount_add(pc[kind], exm_pm_key(w),
+						      0))
+					goto out;
+			}
+		}
+	}
+	for (int k = 0; k < PK__COUNT; k++)
+		n[k] = exm_pagecount_distinct(pc[k]);
+	r = 0;
+out:
+	for (int k = 0; k < PK__COUNT; k++)
+		exm_pagecount_free(pc[k]);
+	return r;
+}
+
+/* a - b, or 0 when b is larger. */
+static int64_t less(uint64_t a, uint64_t b)
+{
+	return a > b ? (int64_t)(a - b) : 0;
+}
+
+int exm_sysview_from_meminfo(const struct exm_snapshot *snap,
+			     const char *mi, struct exm_sysview *out,
+			     char *err, size_t errlen)
+{
+	uint64_t ps = snap->sys.page_size, split[PK__COUNT];
+	uint64_t v[EXM_SYS__COUNT] = { 0 };
+	int64_t sum = 0;
+	int r;
+	uint64_t anon = 0, cached = 0, buffers = 0, shmem = 0, srecl = 0,
+		 krecl = 0, kstack = 0, pt = 0, spt = 0, vmalloc = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!(snap->sys.caps & EXM_CAP_PFN)) {
+		snprintf(err, errlen,
+			 "the system view needs page identity "
+			 "(the pagemap source, as root)");
+		return -EOPNOTSUPP;
+	}
+	if (!exm_meminfo_get(mi, "MemTotal", &out->mem_total)) {
+		snprintf(err, errlen, "meminfo: no MemTotal");
+		return -EINVAL;
+	}
+	r = user_split(snap, split);
+	if (r) {
+		snprintf(err, errlen, "out of memory");
+		return r;
+	}
+	out->user_anon = split[PK_ANON] * ps;
+	out->user_file = split[PK_FILE] * ps;
+	out->user_shmem = split[PK_SHMEM] * ps;
+	exm_meminfo_get(mi, "AnonPages", &anon);
+	exm_meminfo_get(mi, "Cached", &cached);
+	exm_meminfo_get(mi, "Buffers", &buffers);
+	exm_meminfo_get(mi, "Shmem", &shmem);
+	exm_meminfo_get(mi, "SReclaimable", &srecl);
+	exm_meminfo_get(mi, "SUnreclaim", &v[EXM_SYS_SLAB_UNRECLAIM]);
+	exm_meminfo_get(mi, "KernelStack", &kstack);
+	exm_meminfo_get(mi, "PageTables", &pt);
+	exm_meminfo_get(mi, "SecPageTables", &spt);
+	exm_meminfo_get(mi, "VmallocUsed", &vmalloc);
+	exm_meminfo_get(mi, "Percpu", &v[EXM_SYS_PERCPU]);
+	exm_meminfo_get(mi, "Hugetlb", &v[EXM_SYS_HUGETLB]);
+	exm_meminfo_get(mi, "Zswap", &v[EXM_SYS_ZSWAP]);
+	exm_meminfo_get(mi, "Balloon", &v[EXM_SYS_BALLOON]);
+	exm_meminfo_get(mi, "MemFree", &v[EXM_SYS_FREE]);
+	if (!exm_meminfo_get(mi, "KReclaimable", &krecl))
+		krecl = srecl;
+
+	v[EXM_SYS_USER] = snap->distinct_pages * ps;
+	v[EXM_SYS_ANON_UNSCANNED] = (uint64_t)less(anon, out->user_anon);
+	v[EXM_SYS_CACHE_UNMAPPED] = (uint64_t)less(
+		(uint64_t)less(cached + buffers, shmem), out->user_file);
+	v[EXM_SYS_SHMEM_UNMAPPED] = (uint64_t)less(shmem, out->user_shmem);
+	v[EXM_SYS_SLAB_RECLAIM] = srecl;
+	v[EXM_SYS_KRECLAIM_OTHER] = (uint64_t)less(krecl, srecl);
+	v[EXM_SYS_KSTACK] = kstack;
+	v[EXM_SYS_PAGETABLES] = pt + spt;
+	v[EXM_SYS_VMALLOC] = (uint64_t)less(vmalloc, kstack);
+	for (int i = 0; i < EXM_SYS_UNEXPLAINED; i++) {
+		out->rows[i].name = rowdefs[i].name;
+		out->rows[i].help = rowdefs[i].help;
+		out->rows[i].bytes = (int64_t)v[i];
+		sum += (int64_t)v[i];
+	}
+	out->rows[EXM_SYS_UNEXPLAINED].name = rowdefs[EXM_SYS_UNEXPLAINED].name;
+	out->rows[EXM_SYS_UNEXPLAINED].help = rowdefs[EXM_SYS_UNEXPLAINED].help;
+	out->rows[EXM_SYS_UNEXPLAINED].bytes = (int64_t)out->mem_total - sum;
+	out->nrows = EXM_SYS__COUNT;
+	return 0;
+}
+
+#define MEMINFO_MAX (64 << 10)
+
+int exm_sysview_build(const struct exm_snapshot *snap, const char *proc_root,
+		      struct exm_sysview *out, char *err, size_t errlen)
+{
+	char path[4096], *buf;
+	size_t len = 0;
+	ssize_t r;
+	int fd, ret;
+
+	snprintf(path, sizeof(path), "%s/meminfo",
+		 proc_root ? proc_root : "/proc");
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return ret;
+	}
+	buf = malloc(MEMINFO_MAX + 1);
+	if (!buf) {
+		close(fd);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	while (len < MEMINFO_MAX &&
+	       (r = read(fd, buf + len, MEMINFO_MAX - len)) > 0)
+		len += (size_t)r;
+	close(fd);
+	buf[len] = '\0';
+	ret = exm_sysview_from_meminfo(snap, buf, out, err, errlen);
+	free(buf);
+	return ret;
+}

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sysview.h - all of RAM: rows that add up exactly to MemTotal.
+ *
+ * The user-space row is exact: the distinct physical pages the scanned
+ * processes map (the sum of their effective resident, the USENIX '05
+ * paper's "User space pages"). The kernel rows are the kernel's own
+ * counters from /proc/meminfo. Three rows are what /proc/meminfo counts
+ * less what the scan found mapped: anonymous memory of processes not
+ * scanned (AnonPages), page cache not mapped by a scanned process
+ * (Cached + Buffers - Shmem) and shared memory not mapped by one (Shmem).
+ * Those are never negative (a counter that moved between the scan and the
+ * read of /proc/meminfo is clamped at 0).
+ *
+ * The last row, "unexplained", is MemTotal less every other row, so the
+ * rows always add up to MemTotal exactly. It holds memory no counter
+ * names (pages drivers allocate directly, the swap cache, memory of
+ * devices) and the drift between the scan and the read of /proc/meminfo.
+ * It is negative when the other rows count more than MemTotal (counters
+ * that overlap, or moved between reads): it is then shown as a negative
+ * number, never hidden or clamped.
+ */
+#ifndef EXM_SYSVIEW_H
+#define EXM_SYSVIEW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/snapshot.h"
+
+enum exm_sysrow_id {
+	EXM_SYS_USER = 0,	 /* user-space pages of scanned processes */
+	EXM_SYS_ANON_UNSCANNED,	 /* AnonPages - scanned anonymous */
+	EXM_SYS_CACHE_UNMAPPED,	 /* Cached + Buffers - Shmem - scanned file */
+	EXM_SYS_SHMEM_UNMAPPED,	 /* Shmem - scanned shared memory */
+	EXM_SYS_SLAB_RECLAIM,	 /* SReclaimable */
+	EXM_SYS_SLAB_UNRECLAIM,	 /* SUnreclaim */
+	EXM_SYS_KRECLAIM_OTHER,	 /* KReclaimable - SReclaimable */
+	EXM_SYS_KSTACK,		 /* KernelStack */
+	EXM_SYS_PAGETABLES,	 /* PageTables + SecPageTables */
+	EXM_SYS_VMALLOC,	 /* VmallocUsed - KernelStack */
+	EXM_SYS_PERCPU,		 /* Percpu */
+	EXM_SYS_HUGETLB,	 /* Hugetlb */
+	EXM_SYS_ZSWAP,		 /* Zswap */
+	EXM_SYS_BALLOON,	 /* Balloon */
+	EXM_SYS_FREE,		 /* MemFree */
+	EXM_SYS_UNEXPLAINED,	 /* MemTotal - all of the above */
+	EXM_SYS__COUNT
+};
+
+struct exm_sysrow {
+	const char *name; /* stable key: "user_space", ..., "unexplained" */
+	const char *help; /* one line: what it is, where it comes from */
+	int64_t bytes;	  /* only "unexplained" can be negative */
+};
+
+struct exm_sysview {
+	uint64_t mem_total;		     /* bytes, MemTotal */
+	struct exm_sysrow rows[EXM_SYS__COUNT]; /* sum of bytes == mem_total */
+	size_t nrows;
+	/* The user-space row split by page kind (distinct pages). */
+	uint64_t user_anon, user_file, user_shmem;
+};
+
+/*
+ * /proc/meminfo text (NUL-terminated) to the value in bytes of key (as
+ * "MemTotal"; "kB" values are scaled, unit-less ones are returned as is);
+ * false when the key is absent or malformed.
+ */
+bool exm_meminfo_get(const char *text, const char *key, uint64_t *out);
+
+/*
+ * The system view of accounted snapshot snap, with /proc/meminfo read
+ * under proc_root (NULL: "/proc"). Needs page identity (EXM_CAP_PFN):
+ * -EOPNOTSUPP otherwise. -errno when meminfo cannot be read or has no
+ * MemTotal, -ENOMEM. On failure err (errlen bytes) holds one line.
+ */
+int exm_sysview_build(const struct exm_snapshot *snap, const char *proc_root,
+		      struct exm_sysview *out, char *err, size_t errlen);
+
+/* The same from meminfo text already read (tests, recordings). */
+int exm_sysview_from_meminfo(const struct exm_snapshot *snap,
+			     const char *meminfo, struct exm_sysview *out,
+			     char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The system view (core/sysview.c) on a hand-built snapshot with a fake
+ * meminfo, the OpenMetrics writer (core/openmetrics.c; its output checked
+ * by promtool too) and the per-file strip (core/strip.c).
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/openmetrics.h"
+#include "core/source.h"
+#include "core/strip.h"
+#include "core/sysview.h"
+#include "tests/unit/anagen.h"
+
+/*
+ * Two processes: anonymous frames 1, 2 (A) and 3 (B); file frame 10 mapped
+ * by both; shm frame 20 mapped by both. Distinct: 3 anon, 1 file, 1 shm.
+ */
+static struct exm_snapshot *small(void)
+{
+	struct exm_snapshot *s = ag_snap();
+
+	for (int i = 0; i < 2; i++) {
+		struct exm_proc *p = ag_proc(s, 10 + i);
+		struct exm_mapping *m;
+
+		m = ag_map(p, 0x10000, 2, RW, "", 0, 0, EXM_KIND_ANON);
+		ag_page(m, 0, PG(i ? 3 : 1, EXM_PM_EXCLUSIVE));
+		if (!i)
+			ag_page(m, 1, PG(2, EXM_PM_EXCLUSIVE));
+		m = ag_map(p, 0x20000, 1, RX, "/lib/f.so", 5, 0,
+			   EXM_KIND_FILE);
+		ag_page(m, 0, PG(10, EXM_PM_FILE));
+		m = ag_map(p, 0x30000, 1, RW | EXM_PERM_S, "/dev/shm/x", 6, 0,
+			   EXM_KIND_SHMEM);
+		ag_page(m, 0, PG(20, EXM_PM_FILE));
+	}
+	ag_account(s);
+	return s;
+}
+
+#define KB(x) ((int64_t)(x) * 1024)
+
+static const char meminfo[] =
+	"MemTotal:        1000000 kB\n"
+	"MemFree:          600000 kB\n"
+	"Buffers:            1000 kB\n"
+	"Cached:           200000 kB\n"
+	"SwapCached:            0 kB\n"
+	"AnonPages:         50000 kB\n"
+	"Shmem:             10000 kB\n"
+	"KReclaimable:      30000 kB\n"
+	"SReclaimable:      25000 kB\n"
+	"SUnreclaim:        20000 kB\n"
+	"KernelStack:        3000 kB\n"
+	"PageTables:         4000 kB\n"
+	"SecPageTables:       100 kB\n"
+	"VmallocUsed:        9000 kB\n"
+	"Percpu:              700 kB\n"
+	"HugePages_Total:       0\n"
+	"Hugetlb:            2048 kB\n";
+
+static int64_t row(const struct exm_sysview *v, const char *name)
+{
+	for (size_t i = 0; i < v->nrows; i++)
+		if (!strcmp(v->rows[i].name, name))
+			return v->rows[i].bytes;
+	cr_assert_fail("no row %s", name);
+	return 0;
+}
+
+Test(sysview, rows_add_up_to_memtotal)
+{
+	struct exm_snapshot *s = small();
+	struct exm_sysview v;
+	char err[128];
+	int64_t sum = 0;
+	double erss = 0;
+
+	cr_assert_eq(exm_sysview_from_meminfo(s, meminfo, &v, err,
+					      sizeof(err)), 0, "%s", err);
+	cr_assert_eq(v.mem_total, KB(1000000));
+	cr_assert_eq(v.user_anon, 3 * PS);
+	cr_assert_eq(v.user_file, PS);
+	cr_assert_eq(v.user_shmem, PS);
+	for (size_t i = 0; i < s->nprocs; i++)
+		erss += s->procs[i].sz.erss;
+	cr_assert_eq(row(&v, "user_space"), 5 * PS);
+	cr_assert_float_eq((double)row(&v, "user_space"), erss, 1e-6);
+	cr_assert_eq(row(&v, "anon_unscanned"), KB(50000) - 3 * PS);
+	cr_assert_eq(row(&v, "page_cache_unmapped"),
+		     KB(200000 + 1000 - 10000) - PS);
+	cr_assert_eq(row(&v, "shmem_unmapped"), KB(10000) - PS);
+	cr_assert_eq(row(&v, "slab_reclaimable"), KB(25000));
+	cr_assert_eq(row(&v, "slab_unreclaimable"), KB(20000));
+	cr_assert_eq(row(&v, "kernel_reclaimable_other"), KB(5000));
+	cr_assert_eq(row(&v, "kernel_stacks"), KB(3000));
+	cr_assert_eq(row(&v, "page_tables"), KB(4100));
+	cr_assert_eq(row(&v, "vmalloc"), KB(6000));
+	cr_assert_eq(row(&v, "percpu"), KB(700));
+	cr_assert_eq(row(&v, "hugetlb"), KB(2048));
+	cr_assert_eq(row(&v, "zswap"), 0);
+	cr_assert_eq(row(&v, "free"), KB(600000));
+	for (size_t i = 0; i < v.nrows; i++) {
+		sum += v.rows[i].bytes;
+		cr_assert_not_null(v.rows[i].help);
+	}
+	cr_assert_eq(sum, (int64_t)v.mem_total);
+	/* 1000000 - free 600000 - Cached+Buffers 201000 - AnonPages 50000
+	 * - slab 45000 - other reclaimable 5000 - stacks 3000 - page tables
+	 * 4100 - vmalloc 6000 - percpu 700 - hugetlb 2048: the scanned
+	 * pages moved from the derived rows to user_space change nothing */
+	cr_assert_eq(row(&v, "unexplained"), KB(83152));
+	exm_snapshot_free(s);
+}
+
+Test(sysview, negative_unexplained_is_kept)
+{
+	struct exm_snapshot *s = small();
+	struct exm_sysview v;
+	char err[128], mi[256];
+	int64_t sum = 0;
+
+	snprintf(mi, sizeof(mi), "MemTotal: 100 kB\nMemFree: 200 kB\n"
+		 "AnonPages: 1 kB\n");
+	cr_assert_eq(exm_sysview_from_meminfo(s, mi, &v, err, sizeof(err)),
+		     0);
+	cr_assert_eq(row(&v, "anon_unscanned"), 0, "clamped, not negative");
+	cr_assert_eq(row(&v, "unexplained"), KB(100) - KB(200) - 5 * PS);
+	for (size_t i = 0; i < v.nrows; i++)
+		sum += v.rows[i].bytes;
+	cr_assert_eq(sum, KB(100));
+	exm_snapshot_free(s);
+}
+
+Test(sysview, needs_page_identity_and_memtotal)
+{
+	struct exm_snapshot *s = small();
+	struct exm_sysview v;
+	char err[128];
+
+	cr_assert_eq(exm_sysview_from_meminfo(s, "MemFree: 1 kB\n", &v, err,
+					      sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "MemTotal"));
+	s->sys.caps &= ~EXM_CAP_PFN;
+	cr_assert_eq(exm_sysview_from_meminfo(s, meminfo, &v, err,
+					      sizeof(err)), -EOPNOTSUPP);
+	cr_assert(strstr(err, "page identity"));
+	exm_snapshot_free(s);
+}
+
+Test(sysview, reads_meminfo_under_a_root)
+{
+	struct exm_snapshot *s = small();
+	char dir[] = "/tmp/exm-sysview-XXXXXX", path[64], err[128];
+	struct exm_sysview v;
+	FILE *f;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/meminfo", dir);
+	f = fopen(path, "w");
+	fputs(meminfo, f);
+	fclose(f);
+	cr_assert_eq(exm_sysview_build(s, dir, &v, err, sizeof(err)), 0);
+	cr_assert_eq(v.mem_total, KB(1000000));
+	unlink(path);
+	cr_assert_lt(exm_sysview_build(s, dir, &v, err, sizeof(err)), 0);
+	cr_assert(strstr(err, "meminfo"), "%s", err);
+	rmdir(dir);
+	exm_snapshot_free(s);
+}
+
+Test(sysview, meminfo_parsing)
+{
+	uint64_t x;
+
+	cr_assert(exm_meminfo_get(meminfo, "Cached", &x));
+	cr_assert_eq(x, KB(200000));
+	cr_assert(exm_meminfo_get(meminfo, "HugePages_Total", &x));
+	cr_assert_eq(x, 0);
+	cr_assert(!exm_meminfo_get(meminfo, "Cache", &x));
+	cr_assert(!exm_meminfo_get(meminfo, "Zswap", &x));
+	cr_assert(!exm_meminfo_get("X: -5 kB\n", "X", &x));
+	cr_assert(!exm_meminfo_get("X: 5 MB\n", "X", &x));
+	cr_assert(!exm_meminfo_get("X:\nY: 5 kB\n", "X", &x));
+	cr_assert(exm_meminfo_get("Y: 1 kB\nX: 7", "X", &x));
+	cr_assert_eq(x, 7);
+}
+
+/* ---- OpenMetrics ---- */
+
+static char *om_str(void (*fn)(FILE *, const char *), const char *in)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	fn(f, in);
+	fclose(f);
+	return buf;
+}
+
+Test(openmetrics, label_escaping)
+{
+	struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "plain", "plain" },
+		{ "a\\b", "a\\\\b" },
+		{ "say \"hi\"", "say \\\"hi\\\"" },
+		{ "two\nlines", "two\\nlines" },
+		{ "tab\tand\x1b[31m", "tab\tand\x1b[31m" },
+		{ "caf\xc3\xa9", "caf\xc3\xa9" },
+		{ "\xe2\x82\xac \xf0\x9f\x98\x80", "\xe2\x82\xac \xf0\x9f\x98\x80" },
+		/* invalid: each bad byte becomes U+FFFD */
+		{ "x\xffy", "x\xef\xbf\xbdy" },
+		{ "\xc3", "\xef\xbf\xbd" },		   /* truncated */
+		{ "\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd" }, /* overlong */
+		{ "\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
+		{ "\xf4\x90\x80\x80",
+		  "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
+		{ "\x80\"", "\xef\xbf\xbd\\\"" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *s = om_str(exm_om_label_value, cases[i].in);
+
+		cr_assert_str_eq(s, cases[i].out, "case %zu", i);
+		free(s);
+	}
+}
+
+Test(openmetrics, name_sanitising)
+{
+	char b[32];
+
+	exm_om_sanitize_name(b, sizeof(b), "exmtop_process_erss");
+	cr_assert_str_eq(b, "exmtop_process_erss");
+	exm_om_sanitize_name(b, sizeof(b), "a-b.c d:e");
+	cr_assert_str_eq(b, "a_b_c_d:e");
+	exm_om_sanitize_name(b, sizeof(b), "9lives");
+	cr_assert_str_eq(b, "_9lives");
+	exm_om_sanitize_name(b, sizeof(b), "");
+	cr_assert_str_eq(b, "_");
+	exm_om_sanitize_name(b, 4, "abcdef");
+	cr_assert_str_eq(b, "abc");
+}
+
+static char *write_all(const struct exm_snapshot *s,
+		       const struct exm_om_opts *o)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert_eq(exm_om_write(f, s, o), 0);
+	fclose(f);
+	return buf;
+}
+
+Test(openmetrics, families_samples_and_eof)
+{
+	struct exm_snapshot *s = small();
+	struct exm_sysview v;
+	struct exm_om_opts o = { .top = 1, .groups = true, .files = true };
+	char err[128], *out;
+	const char *eof;
+
+	free(s->procs[1].comm);
+	s->procs[1].comm = strdup("evil\"}\n x{a=\"1\xff\\");
+	s->procs[1].kpss.has = EXM_KPSS_PSS;
+	s->procs[1].kpss.pss = 12345;
+	cr_assert_eq(exm_sysview_from_meminfo(s, meminfo, &v, err,
+					      sizeof(err)), 0);
+	o.sys = &v;
+	out = write_all(s, &o);
+	/* top 1 by erss: pid 10 (2.5 + .5 pages... 3.0 pages) over pid 11 */
+	cr_assert(strstr(out, "# TYPE exmtop_process_effective_resident_bytes"
+			      " gauge\n# UNIT exmtop_process_effective_"
+			      "resident_bytes bytes\n"), "%s", out);
+	cr_assert(strstr(out, "exmtop_process_effective_resident_bytes{pid="
+			      "\"10\",comm=\"c\",user=\"u\"} 12288\n"), "%s",
+		  out);
+	cr_assert_null(strstr(out, "pid=\"11\""), "top 1 only");
+	/* no kernel Pss for pid 10: the sample is left out, not 0 */
+	cr_assert_null(strstr(out, "exmtop_process_kernel_pss_bytes{"));
+	cr_assert(strstr(out, "exmtop_system_bytes{row=\"user_space\"} 20480"
+			      "\n"));
+	cr_assert(strstr(out, "exmtop_memory_total_bytes 1024000000\n"));
+	cr_assert(strstr(out, "exmtop_group_processes{by=\"program\","
+			      "name=\"c\"} 1\n"), "%s", out);
+	cr_assert(strstr(out, "exmtop_file_processes{kind=\"file\",file=\""
+			      "/lib/f.so\"} 2\n") ||
+		  strstr(out, "exmtop_file_processes{kind=\"anon\""), "%s",
+		  out);
+	eof = strstr(out, "# EOF\n");
+	cr_assert_not_null(eof);
+	cr_assert_eq(eof[6], '\0', "# EOF is last");
+	free(out);
+	/* now the hostile name is in the top 2, escaped */
+	o.top = 2;
+	out = write_all(s, &o);
+	cr_assert(strstr(out, "comm=\"evil\\\"}\\n x{a=\\\"1\xef\xbf\xbd"
+			      "\\\\\",user=\"u\"} "), "%s", out);
+	cr_assert(strstr(out, "exmtop_process_kernel_pss_bytes{pid=\"11\","));
+	cr_assert(strstr(out, "\nexmtop_user_space_bytes 20480\n"));
+	free(out);
+	/* without page identity the user-space figure is unknown, not 0 */
+	s->sys.caps &= ~EXM_CAP_PFN;
+	out = write_all(s, &o);
+	cr_assert(strstr(out, "# TYPE exmtop_user_space_bytes gauge\n"));
+	cr_assert_null(strstr(out, "\nexmtop_user_space_bytes "));
+	free(out);
+	exm_snapshot_free(s);
+}
+
+Test(openmetrics, write_file_is_atomic)
+{
+	struct exm_snapshot *s = small();
+	struct exm_om_opts o = { .top = 5 };
+	char dir[] = "/tmp/exm-om-XXXXXX", path[64], buf[64];
+	struct stat st;
+	FILE *f;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/exmtop.prom", dir);
+	cr_assert_eq(exm_om_write_file(path, s, &o), 0);
+	cr_assert_eq(stat(path, &st), 0);
+	cr_assert_eq(st.st_mode & 0777, 0644);
+	f = fopen(path, "r");
+	cr_assert_not_null(fgets(buf, sizeof(buf), f));
+	cr_assert_eq(strncmp(buf, "# HELP exmtop_scan_processes", 28), 0);
+	fclose(f);
+	unlink(path);
+	cr_assert_eq(rmdir(dir), 0, "no temporary file left behind");
+	snprintf(path, sizeof(path), "/nonexistent-dir/x.prom");
+	cr_assert_eq(exm_om_write_file(path, s, &o), -ENOENT);
+	exm_snapshot_free(s);
+}
+
+/* ---- the per-file strip ---- */
+
+
+Test(strip, processes_per_file_page)
+{
+	struct exm_snapshot *s = ag_snap();
+	struct exm_strip st;
+	const struct exm_file *f;
+	char line[16] = "";
+
+	/* A: r-xp pages 0-3 (0, 1 resident) and rw-p pages 6-7 (6 a copy).
+	 * B: r-xp pages 0-3 (1, 2 resident, 2 twice: a second mapping).
+	 * C: r--p page 1 only (resident). Page 4 and 5: no mapping. */
+	struct exm_proc *p = ag_proc(s, 1);
+	struct exm_mapping *m = ag_map(p, 0x10000, 4, RX, "/lib/s.so", 3, 0,
+				       EXM_KIND_FILE);
+
+	ag_page(m, 0, PG(100, EXM_PM_FILE));
+	ag_page(m, 1, PG(101, EXM_PM_FILE));
+	m = ag_map(p, 0x20000, 2, RW, "/lib/s.so", 3, 6 * PS, EXM_KIND_FILE);
+	ag_page(m, 0, PG(500, EXM_PM_EXCLUSIVE));
+	p = ag_proc(s, 2);
+	m = ag_map(p, 0x10000, 4, RX, "/lib/s.so", 3, 0, EXM_KIND_FILE);
+	ag_page(m, 1, PG(101, EXM_PM_FILE));
+	ag_page(m, 2, PG(102, EXM_PM_FILE));
+	m = ag_map(p, 0x30000, 1, RX, "/lib/s.so", 3, 2 * PS, EXM_KIND_FILE);
+	ag_page(m, 0, PG(102, EXM_PM_FILE));
+	p = ag_proc(s, 3);
+	m = ag_map(p, 0x40000, 1, RO, "/lib/s.so", 3, PS, EXM_KIND_FILE);
+	ag_page(m, 0, PG(101, EXM_PM_FILE));
+	ag_map(p, 0x50000, 1, RW, "", 0, 0, EXM_KIND_ANON);
+	ag_account(s);
+	f = exm_snapshot_find_file(s, "/lib/s.so");
+	cr_assert_not_null(f);
+	cr_assert_eq(exm_strip_file(s, f, &st), 0);
+	cr_assert(st.has_pages);
+	cr_assert_eq(st.npages, 8);
+	for (uint64_t i = 0; i < st.npages; i++)
+		line[i] = exm_strip_char(st.procs[i]);
+	cr_assert_str_eq(line, "131...1.");
+	cr_assert_eq(st.nprocs, 3);
+	cr_assert_eq(st.vm_pages, 6);
+	cr_assert_eq(st.res_pages, 4);
+	/* segments: r-x [0,4) (three mappings merged), r-- [1,2), rw- [6,8) */
+	cr_assert_eq(st.nsegs, 3);
+	cr_assert_eq(st.segs[0].first, 0);
+	cr_assert_eq(st.segs[0].end, 4);
+	cr_assert_eq(st.segs[0].perms, RX);
+	cr_assert_eq(st.segs[1].first, 1);
+	cr_assert_eq(st.segs[1].perms, RO);
+	cr_assert_eq(st.segs[2].first, 6);
+	cr_assert_eq(st.segs[2].end, 8);
+	exm_strip_fini(&st);
+	/* anonymous kinds have no file pages */
+	f = exm_snapshot_find_file(s, "[anon]");
+	cr_assert_not_null(f);
+	cr_assert_eq(exm_strip_file(s, f, &st), -EINVAL);
+	exm_snapshot_free(s);
+}
+
+Test(strip, characters)
+{
+	cr_assert_eq(exm_strip_char(0), '.');
+	cr_assert_eq(exm_strip_char(1), '1');
+	cr_assert_eq(exm_strip_char(9), '9');
+	cr_assert_eq(exm_strip_char(10), '#');
+	cr_assert_eq(exm_strip_char(1000), '#');
+}
+
+Test(strip, hostile_offsets_do_not_allocate)
+{
+	struct exm_snapshot *s = ag_snap();
+	struct exm_proc *p = ag_proc(s, 1);
+	struct exm_strip st;
+
+	ag_map(p, 0x10000, 1, RO, "/huge", 4, UINT64_C(1) << 50,
+	       EXM_KIND_FILE);
+	p = ag_proc(s, 2);
+	ag_map(p, 0x10000, 2, RO, "/wrap", 5, UINT64_MAX & ~(uint64_t)(PS - 1),
+	       EXM_KIND_FILE);
+	ag_account(s);
+	cr_assert_eq(exm_strip_file(s, exm_snapshot_find_file(s, "/huge"),
+				    &st), -EFBIG);
+	cr_assert_eq(exm_strip_file(s, exm_snapshot_find_file(s, "/wrap"),
+				    &st), -EFBIG);
+	exm_snapshot_free(s);
+}
+
+
+/* Exit status of `promtool check metrics` on text. */
+static int promtool(const char *text)
+{
+	FILE *p = popen("promtool check metrics >/dev/null 2>&1", "w");
+
+	cr_assert_not_null(p, "promtool (Debian: prometheus) is needed");
+	fputs(text, p);
+	return pclose(p);
+}
+
+Test(openmetrics, hostile_fixture_passes_promtool)
+{
+	struct exm_om_opts o = { .top = 100, .groups = true, .files = true };
+	struct exm_scan_opts so = { 0 };
+	struct exm_source *src;
+	struct exm_snapshot *s;
+	char err[256], *out;
+
+	cr_assert_eq(exm_source_open("fixture:hostile", &src, err,
+				     sizeof(err)), 0, "%s", err);
+	cr_assert_eq(exm_source_snapshot(src, &so, &s), 0);
+	out = write_all(s, &o);
+	cr_assert(strstr(out, "comm=\"bad\xef\xbf\xbd\xef\xbf\xbdutf8\""),
+		  "%s", out);
+	cr_assert(strstr(out, "comm=\"nl\\nline\""));
+	cr_assert_eq(promtool(out), 0, "promtool rejects:\n%s", out);
+	free(out);
+	/* the check can fail: the same names unescaped are rejected */
+	cr_assert_neq(promtool("# HELP a x\n# TYPE a gauge\n"
+			       "a{l=\"bad\xff\"} 1\n# EOF\n"), 0);
+	cr_assert_neq(promtool("# HELP a x\n# TYPE a gauge\n"
+			       "a{l=\"nl\nline\"} 1\n# EOF\n"), 0);
+	exm_snapshot_free(s);
+	exm_source_close(src);
+}
