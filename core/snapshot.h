@@ -217,6 +217,7 @@ struct exm_sysinfo {
 	unsigned caps;		/* EXM_CAP_* */
 	double time_taken;	/* seconds spent filling + accounting */
 	struct timespec taken_at; /* CLOCK_REALTIME when the scan began */
+	char proc_root[256];	/* the /proc this snapshot was read from */
 };
 
 struct exm_snapshot {
