@@ -35,17 +35,6 @@ static struct exm_snapshot *many_from(pid_t first)
 	return snap;
 }
 
-/* The request of a plain refresh planned on a, and it arrived. */
-static void refreshed(struct tui_policy *p, struct tui_stack *s,
-		      const struct exm_snapshot *a, struct exm_scan_opts *so)
-{
-	show(s, a);
-	tui_policy_plan(p, s, 1, a, false, so);
-	tui_policy_arrived(p);
-}
-
-static void show(struct tui_stack *s, const struct exm_snapshot *snap);
-
 /* A processes pane sorted by pid, 10 rows on screen, on snap. */
 static void show(struct tui_stack *s, const struct exm_snapshot *snap)
 {
@@ -58,6 +47,15 @@ static void show(struct tui_stack *s, const struct exm_snapshot *snap)
 	v->page = 10;
 	tui_view_set_sort(v, EXM_F_PID, false);
 	cr_assert_eq(tui_view_refresh(v, &b), 0);
+}
+
+/* The request of a plain refresh planned on a, and it arrived. */
+static void refreshed(struct tui_policy *p, struct tui_stack *s,
+		      const struct exm_snapshot *a, struct exm_scan_opts *so)
+{
+	show(s, a);
+	tui_policy_plan(p, s, 1, a, false, so);
+	tui_policy_arrived(p);
 }
 
 static bool planned(const struct exm_scan_opts *so, pid_t pid)
