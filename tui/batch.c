@@ -385,35 +385,68 @@ static int emit_json(FILE *out, const struct tui_query *q,
 	return 0;
 }
 
-static int emit_table(FILE *out, const struct tui_opts *o,
-		      const struct tui_query *q,
-		      const struct exm_snapshot *snap,
-		      const struct exm_snapshot *prev, long iter)
+/* The rows of the listed table, sorted, for text and CSV. */
+static struct exm_row *listed(const struct tui_query *q,
+			      const struct exm_snapshot *snap,
+			      const struct exm_snapshot *prev, size_t *n)
 {
-	enum exm_table t = q->table;
-	struct exm_row *rows;
+	struct exm_row *rows = table_rows(q, snap, prev, q->table, n);
 	int sort_f;
 	bool desc;
-	size_t n;
 
-	rows = table_rows(q, snap, prev, t, &n);
+	if (rows) {
+		tui_query_sort(q, q->table, &sort_f, &desc);
+		exm_rows_sort(rows, *n, sort_f, q->table, desc);
+	}
+	return rows;
+}
+
+static int emit_text(FILE *out, const struct tui_query *q,
+		     const struct exm_snapshot *snap,
+		     const struct exm_snapshot *prev, long iter)
+{
+	size_t n;
+	struct exm_row *rows = listed(q, snap, prev, &n);
+
 	if (!rows)
 		return -ENOMEM;
-	tui_query_sort(q, t, &sort_f, &desc);
-	exm_rows_sort(rows, n, sort_f, t, desc);
-	if (o->format == TUI_FMT_CSV) {
-		tui_print_csv(out, t, rows, n, tui_query_fields(q, t),
-			      iter == 0);
-	} else {
-		if (iter)
-			fputc('\n', out);
-		tui_print_summary(out, snap);
-		tui_print_text(out, t, rows, n, tui_query_fields(q, t),
-			       q->set.exact_bytes);
-	}
+	if (iter)
+		fputc('\n', out);
+	tui_print_summary(out, snap);
+	tui_print_text(out, q->table, rows, n, tui_query_fields(q, q->table),
+		       q->set.exact_bytes);
 	free(rows);
 	return 0;
 }
+
+static int emit_csv(FILE *out, const struct tui_query *q,
+		    const struct exm_snapshot *snap,
+		    const struct exm_snapshot *prev, long iter)
+{
+	size_t n;
+	struct exm_row *rows = listed(q, snap, prev, &n);
+
+	if (!rows)
+		return -ENOMEM;
+	tui_print_csv(out, q->table, rows, n, tui_query_fields(q, q->table),
+		      iter == 0);
+	free(rows);
+	return 0;
+}
+
+static int emit_json_doc(FILE *out, const struct tui_query *q,
+			 const struct exm_snapshot *snap,
+			 const struct exm_snapshot *prev, long iter)
+{
+	return emit_json(out, q, snap, prev);
+}
+
+const struct tui_format_ops tui_formats[TUI_FMT__COUNT] = {
+	[TUI_FMT_TEXT] = { .name = "text", .emit = emit_text },
+	[TUI_FMT_CSV] = { .name = "csv", .emit = emit_csv },
+	[TUI_FMT_JSON] = { .name = "json", .all = true,
+			   .emit = emit_json_doc },
+};
 
 static volatile sig_atomic_t stop_flag;
 
@@ -467,8 +500,8 @@ int tui_batch(const struct tui_opts *o)
 	}
 	/* Read only what the printed columns need (JSON: all). */
 	tui_query_scan(&q,
-		       o->format == TUI_FMT_JSON ? ~0u
-						 : tui_query_needs(&q, q.table),
+		       tui_formats[o->format].all ? ~0u
+						  : tui_query_needs(&q, q.table),
 		       &scan);
 	for (long i = 0; i < iters && !stop_flag; i++) {
 		struct exm_snapshot *snap;
@@ -484,10 +517,7 @@ int tui_batch(const struct tui_opts *o)
 			status = 1;
 			break;
 		}
-		if (o->format == TUI_FMT_JSON)
-			ret = emit_json(stdout, &q, snap, prev);
-		else
-			ret = emit_table(stdout, o, &q, snap, prev, i);
+		ret = tui_formats[o->format].emit(stdout, &q, snap, prev, i);
 		if (prev)
 			exm_snapshot_free(prev);
 		prev = snap; /* the deltas of the next one */

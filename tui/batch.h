@@ -34,6 +34,20 @@ void tui_print_json_header(FILE *f, const struct exm_snapshot *snap);
 /* One summary line for text output. */
 void tui_print_summary(FILE *f, const struct exm_snapshot *snap);
 
+/*
+ * A batch output format of the listed table (processes or files): adding
+ * one is one entry in tui_formats[] (batch.c). emit prints snapshot number
+ * iter (prev: the one before, for deltas, or NULL); 0 or -errno.
+ */
+struct tui_format_ops {
+	const char *name; /* --format NAME */
+	bool all;	  /* prints every column: the scan reads everything */
+	int (*emit)(FILE *out, const struct tui_query *q,
+		    const struct exm_snapshot *snap,
+		    const struct exm_snapshot *prev, long iter);
+};
+extern const struct tui_format_ops tui_formats[TUI_FMT__COUNT];
+
 /* Run batch mode; returns the exit status. */
 int tui_batch(const struct tui_opts *o);
 

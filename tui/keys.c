@@ -20,8 +20,7 @@ const struct tui_key tui_keys[] = {
 	{ .keys = { '\n', '\r', TUI_KEY_ENTER, TUI_KEY_RIGHT, 'l' },
 	  .names = "Enter Right l", .act = TUI_A_ENTER,
 	  .help = "drill down: process > files > mappings > page strip\n"
-		  "(Enter on a mapping of a file: its ELF sections; on a "
-		  "section: its symbols)",
+		  "(Enter on an ELF section: its symbols)",
 	  .bar = "In", .bar_key = "Enter", .bar_pos = 8 },
 	{ .keys = { TUI_KEY_BACKSPACE, TUI_KEY_LEFT, TUI_KEY_ESC, 127, 8 },
 	  .names = "Backspace Esc Left", .act = TUI_A_BACK,
@@ -31,7 +30,7 @@ const struct tui_key tui_keys[] = {
 	  .help = "switch Processes / Files pane", .bar = "Files",
 	  .bar_alt = "Procs", .bar_key = "Tab", .bar_pos = 7 },
 	{ .keys = { 'e' }, .names = "e", .act = TUI_A_ELF,
-	  .help = "ELF sections of the file (when available)\n"
+	  .help = "ELF sections of the file or mapping (when available)\n"
 		  "(e on a section: the processes behind it)" },
 	{ .keys = { 'm' }, .names = "m", .act = TUI_A_DEMANGLE,
 	  .help = "C++ demangling of symbols on / off" },

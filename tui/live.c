@@ -124,6 +124,20 @@ void tui_live_request(struct tui_live *l, bool followup)
 		l->next_due = tui_now() + l->q.set.delay;
 }
 
+/* Whether a view on the stacks, or a table's columns, show a delta. */
+static bool keeps_prev(struct tui_live *l)
+{
+	for (int t = 0; t < EXM_T__COUNT; t++)
+		for (const int *f = l->q.set.fields[t]; *f >= 0; f++)
+			if (*f == EXM_F_DERSS)
+				return true;
+	for (int p = 0; p < 2; p++)
+		for (int i = 0; i < l->stacks[p].depth; i++)
+			if (wants_prev(l, l->stacks[p].v[i]))
+				return true;
+	return false;
+}
+
 unsigned tui_live_take(struct tui_live *l)
 {
 	int err = 0;
@@ -146,6 +160,12 @@ unsigned tui_live_take(struct tui_live *l)
 	tui_scanner_dispose(l->scanner, l->prev);
 	l->prev = l->snap;
 	l->snap = snap;
+	if (!keeps_prev(l)) {
+		/* one generation only while a delta is shown: a page-level
+		 * snapshot is big */
+		tui_scanner_dispose(l->scanner, l->prev);
+		l->prev = NULL;
+	}
 	l->nsnaps++;
 	tui_policy_arrived(&l->policy);
 	invalidate(l);

@@ -2,6 +2,8 @@
 /* opts.c - the option table and its parser; see opts.h. */
 #include "tui/opts.h"
 
+#include "tui/batch.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -121,16 +123,12 @@ static int set_files(struct tui_opts *o, const char *v)
 
 static int set_format(struct tui_opts *o, const char *v)
 {
-	static const char *const names[] = {
-		[TUI_FMT_TEXT] = "text", [TUI_FMT_CSV] = "csv",
-		[TUI_FMT_JSON] = "json", NULL,
-	};
-	int i = choice("--format", v, names, "expected text, csv or json");
-
-	if (i < 0)
-		return 2;
-	o->format = (enum tui_format)i;
-	return 0;
+	for (int i = 0; i < TUI_FMT__COUNT; i++)
+		if (!strcmp(v, tui_formats[i].name)) {
+			o->format = (enum tui_format)i;
+			return 0;
+		}
+	return bad("--format", v, "expected text, csv or json");
 }
 
 static int set_bytes(struct tui_opts *o, const char *v)

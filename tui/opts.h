@@ -17,7 +17,9 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-enum tui_format { TUI_FMT_TEXT = 0, TUI_FMT_CSV, TUI_FMT_JSON };
+/* Batch output formats: their names and printers are tui_formats[]
+ * (batch.c). */
+enum tui_format { TUI_FMT_TEXT = 0, TUI_FMT_CSV, TUI_FMT_JSON, TUI_FMT__COUNT };
 
 /* What main() does after parsing. */
 enum tui_action {

@@ -155,7 +155,8 @@ static bool was_read(void *arg, pid_t pid)
 {
 	const struct miss_ctx *c = arg;
 
-	if (bsearch(&pid, c->p->shown, c->p->nshown, sizeof(pid), cmp_pid))
+	if (c->p->nshown &&
+	    bsearch(&pid, c->p->shown, c->p->nshown, sizeof(pid), cmp_pid))
 		return true;
 	return c->known && !exm_snapshot_find_pid(c->known, pid);
 }

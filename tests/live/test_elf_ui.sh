@@ -4,7 +4,8 @@
 # Screen test (root) of the ELF views of the live UI: build the test
 # libraries of tests/live/elf/, load them, drive the real exmtop in tmux
 # (process > files > 'e' sections > Enter symbols, mapping > 'e'
-# sections, mapping > Enter page strip, the demangling toggle, a non-file row) and check the screen.
+# sections, mapping > Enter page strip, the demangling toggle, a non-file
+# row) and check the screen.
 #
 # Exit status: 0 passed, 1 failed, 77 skipped (not root, no tmux or cc).
 set -u
