@@ -2,6 +2,8 @@
 /* fields.c - the column table and row comparison; see fields.h. */
 #include "core/fields.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,7 +38,7 @@ const struct exm_field exm_fields[EXM_F__COUNT] = {
 			 .type = EXM_FT_STR,
 			 .tables = T_FILELIKE | T(MAPPINGS),
 			 .help = "mapped file or anonymous kind" },
-	[EXM_F_KIND] = { .key = "kind", .title = "KIND", .width = 6,
+	[EXM_F_KIND] = { .key = "kind", .title = "KIND", .width = 8,
 			 .type = EXM_FT_STR,
 			 .tables = T_FILELIKE | T(MAPPINGS),
 			 .help = "file, shmem, heap, stack, anon, vdso, ..." },
@@ -140,6 +142,11 @@ const struct exm_field exm_fields[EXM_F__COUNT] = {
 			     .tables = T_KPSS, .desc = true,
 			     .needs = EXM_NEED_KPSS,
 			     .help = "kernel's SwapPss" },
+	[EXM_F_DERSS] = { .key = "derss", .title = "+EFF.RES", .width = 8,
+			  .type = EXM_FT_ESIZE, .tables = T_SIZES,
+			  .desc = true, .needs = EXM_NEED_PAGES,
+			  .help = "growth of effective resident since the "
+				  "previous refresh" },
 };
 
 int exm_field_by_key(const char *key)
@@ -301,6 +308,12 @@ void exm_field_value(enum exm_field_id f, enum exm_table t,
 	case EXM_F_SWAP_PSS:
 		v_kpss(v, k, EXM_KPSS_SWAP_PSS, k->swap_pss);
 		break;
+	case EXM_F_DERSS:
+		if ((s->has & EXM_HAS_ERSS) && (r->prev.has & EXM_HAS_ERSS)) {
+			v->type = EXM_V_DELTA;
+			v->d = s->erss - r->prev.erss;
+		}
+		break;
 	case EXM_F__COUNT:
 		break;
 	}
@@ -319,6 +332,7 @@ static int cmp_val(const struct exm_value *a, const struct exm_value *b)
 	case EXM_V_INT:
 		return cmp_u(a->u, b->u);
 	case EXM_V_DBL:
+	case EXM_V_DELTA:
 		return (a->d > b->d) - (a->d < b->d);
 	case EXM_V_STR:
 		return strcmp(a->s, b->s);
@@ -416,14 +430,119 @@ const int *exm_table_default_fields(enum exm_table t)
 	return (unsigned)t < EXM_T__COUNT ? defs[t] : def_procs;
 }
 
+int exm_fields_parse(const char *list, enum exm_table t, int *out,
+		     size_t max, char *err, size_t errlen)
+{
+	const int *def = exm_table_default_fields(t);
+	size_t k = 0;
+
+	if (!list) {
+		for (; def[k] >= 0 && k + 1 < max; k++)
+			out[k] = def[k];
+		out[k] = -1;
+		return 0;
+	}
+	while (*list) {
+		size_t n = strcspn(list, ",");
+		char key[32];
+		int f;
+
+		if (n == 0 || n >= sizeof(key)) {
+			snprintf(err, errlen, "bad field list near '%.20s'",
+				 list);
+			return -EINVAL;
+		}
+		memcpy(key, list, n);
+		key[n] = '\0';
+		f = exm_field_by_key(key);
+		if (f < 0) {
+			snprintf(err, errlen, "unknown field '%s'", key);
+			return -EINVAL;
+		}
+		if (!(exm_fields[f].tables & EXM_TBIT(t))) {
+			snprintf(err, errlen, "field '%s' does not apply to %s",
+				 key, exm_table_name(t));
+			return -EINVAL;
+		}
+		if (k + 1 >= max) {
+			snprintf(err, errlen, "too many fields");
+			return -EINVAL;
+		}
+		out[k++] = f;
+		list += n;
+		if (*list == ',' && !*++list) {
+			snprintf(err, errlen, "empty field name at the end");
+			return -EINVAL;
+		}
+	}
+	out[k] = -1;
+	if (!k) {
+		snprintf(err, errlen, "empty field list");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void exm_table_natural_sort(enum exm_table t, int *field, bool *desc)
+{
+	const int *def = exm_table_default_fields(t);
+
+	*field = EXM_F_ERSS;
+	if ((unsigned)t < EXM_T__COUNT &&
+	    !(exm_fields[EXM_F_ERSS].tables & EXM_TBIT(t)))
+		*field = def[0] >= 0 ? def[0] : EXM_F_ERSS;
+	*desc = exm_fields[*field].desc;
+}
+
+int exm_sort_parse(const char *text, enum exm_table t, int *field,
+		   bool *desc, char *err, size_t errlen)
+{
+	char sign = *text == '-' || *text == '+' ? *text : 0;
+	int f = exm_field_by_key(text + !!sign);
+
+	if (f < 0 || !(exm_fields[f].tables & EXM_TBIT(t))) {
+		snprintf(err, errlen, "unknown sort field '%.32s' for %s",
+			 text + !!sign, exm_table_name(t));
+		return -EINVAL;
+	}
+	*field = f;
+	*desc = sign ? sign == '+' : exm_fields[f].desc;
+	return 0;
+}
+
+void exm_sort_format(int field, bool desc, char *buf, size_t len)
+{
+	snprintf(buf, len, "%c%s", desc ? '+' : '-', exm_fields[field].key);
+}
+
+const struct exm_table_info exm_tables[EXM_T__COUNT] = {
+	[EXM_T_PROCS] = { .key = "procs", .name = "processes", .letter = 'p',
+			  .help = "processes" },
+	[EXM_T_FILES] = { .key = "files", .name = "files", .letter = 'f',
+			  .help = "files" },
+	[EXM_T_PFILES] = { .key = "pfiles", .name = "files", .letter = 'F',
+			   .help = "files of a process" },
+	[EXM_T_FPROCS] = { .key = "fprocs", .name = "processes",
+			   .letter = 'P', .help = "processes of a file" },
+	[EXM_T_MAPPINGS] = { .key = "mappings", .name = "mappings",
+			     .letter = 'm', .help = "mappings" },
+	[EXM_T_SECTIONS] = { .key = "sections", .name = "sections",
+			     .letter = 's', .help = "sections" },
+	[EXM_T_SYMBOLS] = { .key = "symbols", .name = "symbols",
+			    .letter = 'y', .help = "symbols" },
+	[EXM_T_GROUPS] = { .key = "groups", .name = "groups", .letter = 'g',
+			   .help = "groups" },
+};
+
 const char *exm_table_name(enum exm_table t)
 {
-	static const char *const names[EXM_T__COUNT] = {
-		[EXM_T_PROCS] = "processes", [EXM_T_FILES] = "files",
-		[EXM_T_PFILES] = "files",     [EXM_T_FPROCS] = "processes",
-		[EXM_T_MAPPINGS] = "mappings", [EXM_T_SECTIONS] = "sections",
-		[EXM_T_SYMBOLS] = "symbols",  [EXM_T_GROUPS] = "groups",
-	};
+	return (unsigned)t < EXM_T__COUNT ? exm_tables[t].name : "?";
+}
 
-	return (unsigned)t < EXM_T__COUNT ? names[t] : "?";
+int exm_table_by_key(const char *key)
+{
+	for (int t = 0; t < EXM_T__COUNT; t++)
+		if (!strcmp(key, exm_tables[t].key))
+			return t;
+	return -1;
 }

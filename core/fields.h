@@ -45,6 +45,7 @@ enum exm_field_id {
 	EXM_F_PSS_SHMEM,
 	EXM_F_PSS_DIRTY,
 	EXM_F_SWAP_PSS,
+	EXM_F_DERSS,
 	EXM_F__COUNT
 };
 
@@ -78,11 +79,12 @@ extern const struct exm_field exm_fields[EXM_F__COUNT];
 /* Field id for key, or -1. */
 int exm_field_by_key(const char *key);
 
-enum exm_vtype { EXM_V_NONE = 0, EXM_V_INT, EXM_V_DBL, EXM_V_STR };
+/* EXM_V_DELTA: a signed change since the previous snapshot, in d. */
+enum exm_vtype { EXM_V_NONE = 0, EXM_V_INT, EXM_V_DBL, EXM_V_STR, EXM_V_DELTA };
 struct exm_value {
 	enum exm_vtype type; /* EXM_V_NONE: not measured ("-") */
 	uint64_t u;
-	double d;
+	double d;	     /* EXM_V_DBL, EXM_V_DELTA (may be negative) */
 	const char *s; /* borrowed from the row */
 };
 
@@ -101,7 +103,40 @@ void exm_rows_sort(struct exm_row *rows, size_t n, enum exm_field_id f,
 
 /* The default columns of a table, as a -1 terminated list. */
 const int *exm_table_default_fields(enum exm_table t);
-/* Short name of a table ("procs", "files", ...). */
+/*
+ * Parse a comma-separated list of field keys valid for table t into out
+ * (-1 terminated, at most max - 1 keys); NULL list gives the table's
+ * defaults. 0, or -EINVAL with a one-line reason in err (unknown key, a key
+ * of another table, an empty list or entry, too many keys). The one parser
+ * of field lists: options, the settings file and batch all use it.
+ */
+int exm_fields_parse(const char *list, enum exm_table t, int *out,
+		     size_t max, char *err, size_t errlen);
+/* The order a table is listed in unless the user chose one: effective
+ * resident descending where the table has it, else its first column. */
+void exm_table_natural_sort(enum exm_table t, int *field, bool *desc);
+/*
+ * A sort key as options and the settings file write it: "KEY" sorts in the
+ * field's natural direction (sizes descending, names and ids ascending),
+ * "-KEY" ascending, "+KEY" descending. 0, or -EINVAL with a reason when
+ * KEY is unknown or does not apply to table t.
+ */
+int exm_sort_parse(const char *text, enum exm_table t, int *field,
+		   bool *desc, char *err, size_t errlen);
+/* The text exm_sort_parse reads back: always signed, "+erss", "-pid". */
+void exm_sort_format(int field, bool desc, char *buf, size_t len);
+/* The one table of tables: names in settings keys, messages, the field
+ * list and the manual page. */
+struct exm_table_info {
+	const char *key;  /* stable: settings keys "fields.KEY", "sort.KEY" */
+	const char *name; /* in messages: "processes" */
+	char letter;	  /* column of --list-fields */
+	const char *help; /* in the manual: "files of a process" */
+};
+extern const struct exm_table_info exm_tables[EXM_T__COUNT];
+/* exm_tables[t].name, "?" for an unknown table. */
 const char *exm_table_name(enum exm_table t);
+/* The table whose key is key, or -1. */
+int exm_table_by_key(const char *key);
 
 #endif

@@ -185,6 +185,19 @@ char *exm_fmt_value(char *buf, size_t len, enum exm_field_id f,
 		else
 			snprintf(buf, len, "%.2f", v->d);
 		break;
+	case EXM_V_DELTA:
+		if (exact_bytes) {
+			snprintf(buf, len, v->d == floor(v->d) ? "%+.0f" : "%+.2f",
+				 v->d);
+		} else if (fabs(v->d) < 0.5) {
+			snprintf(buf, len, "0");
+		} else {
+			char h[16];
+
+			exm_fmt_human(h, sizeof(h), fabs(v->d));
+			snprintf(buf, len, "%c%s", v->d < 0 ? '-' : '+', h);
+		}
+		break;
 	}
 	return buf;
 }

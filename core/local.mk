@@ -32,4 +32,4 @@ core_libexmcore_a_SOURCES += \
 	core/units.c core/units.h \
 	core/sysview.c core/sysview.h \
 	core/openmetrics.c core/openmetrics.h \
-	core/strip.c core/strip.h
+	core/filestrip.c core/filestrip.h

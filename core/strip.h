@@ -1,57 +1,83 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * strip.h - the per-page strip of one file across processes (the USENIX
- * '05 paper's Figure 5): for every page of the file's length (from offset
- * 0 to the end of the furthest mapping of it), the number of scanned
- * processes that have that page of the file resident in a mapping of it,
- * with the file's segments (the offset ranges its mappings cover, with
- * their permissions).
+ * strip.h - the per-page strip of a byte range: one cell a page saying
+ * whether it is resident, how many scanned processes map its frame, or
+ * whether it is swapped out. No curses: the live screen and batch output
+ * print the cells (exm_strip_char) their own way.
  *
- * A page counts for a process when one of its mappings of the file holds
- * it present: a page-cache page or the process's private copy of it. The
- * .bss after a data segment is anonymous, not a page of the file, and is
- * not part of the strip.
+ * The strip of one mapping of one process is exm_strip_mapping(); the
+ * sharer counts come from exm_strip_count(), which takes any set of page
+ * words, so a strip of a file across processes (by file offset) is the
+ * same count over the words of every mapping of the file.
  */
 #ifndef EXM_STRIP_H
 #define EXM_STRIP_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "core/snapshot.h"
 
-struct exm_strip_seg {
-	uint64_t first, end; /* file pages [first, end) */
-	unsigned perms;	     /* EXM_PERM_* of the mappings covering them */
+enum exm_cell_state {
+	EXM_CELL_NONE = 0, /* not resident, not swapped */
+	EXM_CELL_PRESENT,  /* resident: nprocs processes map the frame */
+	EXM_CELL_SWAPPED,  /* swapped out */
+};
+
+struct exm_cell {
+	uint8_t state;	 /* enum exm_cell_state */
+	uint16_t nprocs; /* present: scanned processes mapping the frame
+			  * (saturates at UINT16_MAX); 0 when unknown */
 };
 
 struct exm_strip {
-	uint64_t npages;	/* file pages covered: the strip's length */
-	uint32_t *procs;	/* per page: processes with it resident */
-	uint32_t nprocs;	/* processes mapping the file at all */
-	uint64_t vm_pages;	/* pages some mapping covers */
-	uint64_t res_pages;	/* pages resident in some process */
-	struct exm_strip_seg *segs; /* in offset order, merged */
-	size_t nsegs;
-	bool has_pages;		/* false: no page facts (smaps source) */
+	uint64_t addr;	    /* address of the first page */
+	unsigned page_size;
+	size_t npages;
+	struct exm_cell *cells; /* npages (owned) */
 };
 
-/* Longest strip built (64 GiB of 4 KiB pages): a file mapped at a huge
- * offset (any user can do it) must not make root's exmtop allocate. */
-#define EXM_STRIP_MAX_PAGES (UINT64_C(1) << 24)
-
 /*
- * The strip of file f (a file or shared memory) in accounted snapshot
- * snap. 0, -EINVAL when f is an anonymous kind, -EFBIG past
- * EXM_STRIP_MAX_PAGES, or -ENOMEM. Release with exm_strip_fini().
+ * The strip of mapping m of process p in snap. Sharer counts need page
+ * identity (EXM_CAP_PFN); without it present pages count 0 processes.
+ * 0, -ENODATA when the snapshot has no per-page facts, -ENOMEM.
+ * Free with exm_strip_fini().
  */
-int exm_strip_file(const struct exm_snapshot *snap, const struct exm_file *f,
-		   struct exm_strip *out);
+int exm_strip_mapping(const struct exm_snapshot *snap,
+		      const struct exm_proc *p, const struct exm_mapping *m,
+		      struct exm_strip *out);
 void exm_strip_fini(struct exm_strip *s);
 
-/* The character of a page mapped by n processes: '.' for none, '1'-'9',
- * '#' for ten or more. */
-char exm_strip_char(uint32_t n);
+/*
+ * For each of the n frames pfns[] (sorted ascending, unique), count the
+ * scanned processes of snap that map it into counts[] (saturating). 0 or
+ * -ENOMEM.
+ */
+int exm_strip_count(const struct exm_snapshot *snap, const uint64_t *pfns,
+		    size_t n, uint16_t *counts);
+
+/* The character of n processes mapping a page: '.' for none, '1'-'9', '#'
+ * for ten or more (the per-file strip of filestrip.h prints these). */
+char exm_strip_count_char(uint32_t n);
+
+/* The character of a cell: '.' not resident, '1'-'9' processes mapping
+ * it, '#' ten or more, 's' swapped ('?' present with an unknown count). */
+char exm_strip_char(const struct exm_cell *c);
+
+/* Pages a strip line shows. */
+#define EXM_STRIP_LINE 64
+/* Number of lines of s. */
+static inline size_t exm_strip_lines(const struct exm_strip *s)
+{
+	return (s->npages + EXM_STRIP_LINE - 1) / EXM_STRIP_LINE;
+}
+/* Line k of s: its cells as characters in buf (NUL terminated; len >
+ * EXM_STRIP_LINE); returns the address of its first page. */
+uint64_t exm_strip_line(const struct exm_strip *s, size_t k, char *buf,
+			size_t len);
+
+/* The mapping of p that contains address addr, or NULL. */
+const struct exm_mapping *exm_proc_mapping_at(const struct exm_proc *p,
+					      uint64_t addr);
 
 #endif

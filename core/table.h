@@ -41,6 +41,9 @@ struct exm_row {
 	unsigned flags;			/* EXM_ROW_* */
 	struct exm_sizes sz;
 	struct exm_kpss kpss;		/* procs, groups: kernel's figures */
+	/* The same row's sizes in the previous snapshot (prev.has == 0:
+	 * none, e.g. a new process or no previous snapshot), for deltas. */
+	struct exm_sizes prev;
 };
 #define EXM_ROW_GAP	(1u << 0) /* section gap row: bytes no section covers */
 #define EXM_ROW_DYNSYM	(1u << 1) /* symbol from .dynsym (exported only) */

@@ -18,6 +18,8 @@ tests_unit_test_view_elf_SOURCES = \
 	tests/unit/elfgen.h tests/unit/snapgen.h \
 	tests/unit/test_view_elf.c \
 	tui/view.c tui/view.h \
+	tui/views.c tui/views.h \
+	tui/view_strip.c tui/view_strip.h \
 	tui/view_elf.c tui/view_elf.h
 tests_unit_test_view_elf_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_unit_test_view_elf_LDADD = $(CORE_LIBS) $(CRITERION_LIBS)

@@ -7,7 +7,12 @@ tests_unit_test_ui_SOURCES = \
 	tests/unit/test_ui_text.c \
 	tests/unit/test_ui_rc.c \
 	tests/unit/test_ui_scan.c \
+	tests/unit/test_ui_policy.c \
 	tui/view.c tui/view.h \
+	tui/views.c tui/views.h \
+	tui/view_elf.c tui/view_elf.h \
+	tui/view_strip.c tui/view_strip.h \
+	tui/policy.c tui/policy.h \
 	tui/text.c tui/text.h \
 	tui/rc.c tui/rc.h \
 	tui/scan.c tui/scan.h
@@ -15,6 +20,23 @@ tests_unit_test_ui_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_unit_test_ui_LDADD = $(CORE_LIBS) $(CRITERION_LIBS) -lpthread
 TESTS += tests/unit/test_ui
 endif
-# tmux screen tests of the real binary (skipped, status 77, without tmux)
-TESTS += tests/ui/test_ui.sh
-EXTRA_DIST += tests/ui/test_ui.sh tests/tmux.sh
+# tmux screen tests of the real binary, one case a file (skipped, status
+# 77, without tmux); tests/ui/lib.sh is their shared helper.
+UI_TESTS = \
+	tests/ui/default_screen.sh tests/ui/sort.sh tests/ui/sort_option.sh \
+	tests/ui/sort_natural.sh tests/ui/drill_down.sh \
+	tests/ui/files_pane.sh tests/ui/files_option.sh tests/ui/filter.sh \
+	tests/ui/search.sh tests/ui/user_filter.sh tests/ui/group.sh \
+	tests/ui/help.sh tests/ui/full_command.sh tests/ui/columns.sh \
+	tests/ui/fields_option.sh tests/ui/save.sh tests/ui/delay_pause.sh \
+	tests/ui/iterations.sh tests/ui/hostile_names.sh tests/ui/resize.sh \
+	tests/ui/tiny_start.sh tests/ui/signals.sh tests/ui/terms.sh \
+	tests/ui/no_color.sh tests/ui/bad_source.sh tests/ui/scroll_many.sh \
+	tests/ui/typeahead.sh tests/ui/idle_cpu.sh tests/ui/mouse.sh \
+	tests/ui/responsive.sh tests/ui/page_strip.sh \
+	tests/ui/delta_column.sh
+TESTS += $(UI_TESTS)
+EXTRA_DIST += $(UI_TESTS) tests/ui/lib.sh tests/tmux.sh
+# Golden batch output (text, CSV, JSON of the fixtures) and exit statuses
+TESTS += tests/golden/test_golden.sh
+EXTRA_DIST += tests/golden

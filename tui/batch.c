@@ -14,6 +14,7 @@
 
 #include "core/format.h"
 #include "core/source.h"
+#include "tui/view.h"
 
 void tui_all_fields(enum exm_table t, int *out)
 {
@@ -23,89 +24,6 @@ void tui_all_fields(enum exm_table t, int *out)
 		if (exm_fields[i].tables & EXM_TBIT(t))
 			out[k++] = i;
 	out[k] = -1;
-}
-
-int tui_parse_fields(const char *spec, enum exm_table t, int *out,
-		     char *err, size_t errlen)
-{
-	const int *def = exm_table_default_fields(t);
-	int k = 0;
-
-	if (!spec) {
-		while (def[k] >= 0) {
-			out[k] = def[k];
-			k++;
-		}
-		out[k] = -1;
-		return 0;
-	}
-	while (*spec) {
-		size_t n = strcspn(spec, ",");
-		char key[32];
-		int f;
-
-		if (n == 0 || n >= sizeof(key)) {
-			snprintf(err, errlen, "bad field list near '%.20s'",
-				 spec);
-			return -EINVAL;
-		}
-		memcpy(key, spec, n);
-		key[n] = '\0';
-		f = exm_field_by_key(key);
-		if (f < 0 || !(exm_fields[f].tables & EXM_TBIT(t))) {
-			snprintf(err, errlen,
-				 "unknown field '%s' for the %s table", key,
-				 exm_table_name(t));
-			return -EINVAL;
-		}
-		if (k >= TUI_MAX_FIELDS) {
-			snprintf(err, errlen, "too many fields");
-			return -EINVAL;
-		}
-		out[k++] = f;
-		spec += n;
-		if (*spec == ',')
-			spec++;
-	}
-	out[k] = -1;
-	if (!k) {
-		snprintf(err, errlen, "empty field list");
-		return -EINVAL;
-	}
-	return 0;
-}
-
-int tui_sort_key(const struct tui_opts *o, enum exm_table t, int *field,
-		 bool *desc, char *err, size_t errlen)
-{
-	const char *key = o->sort_key ? o->sort_key : "erss";
-	int f = exm_field_by_key(key);
-
-	if (f < 0 || !(exm_fields[f].tables & EXM_TBIT(t))) {
-		snprintf(err, errlen, "unknown sort field '%.32s' for the %s "
-			 "table", key, exm_table_name(t));
-		return -EINVAL;
-	}
-	*field = f;
-	*desc = exm_fields[f].desc != o->sort_asc;
-	if (exm_fields[f].type == EXM_FT_STR)
-		*desc = o->sort_asc; /* text: ascending by default */
-	if (!o->sort_key && !o->sort_asc)
-		*desc = true;
-	return 0;
-}
-
-bool tui_user_match(const struct tui_opts *o, const struct exm_proc *p)
-{
-	char *end;
-	unsigned long uid;
-
-	if (!o->user)
-		return true;
-	uid = strtoul(o->user, &end, 10);
-	if (*o->user && !*end)
-		return p->uid == (uid_t)uid;
-	return p->user && !strcmp(p->user, o->user);
 }
 
 static bool right_aligned(int f)
@@ -200,6 +118,8 @@ void tui_print_text(FILE *f, enum exm_table t, const struct exm_row *rows,
 	}
 }
 
+static void json_bytes(FILE *f, double d);
+
 void tui_print_csv(FILE *f, enum exm_table t, const struct exm_row *rows,
 		   size_t n, const int *fields, bool header)
 {
@@ -220,6 +140,8 @@ void tui_print_csv(FILE *f, enum exm_table t, const struct exm_row *rows,
 				fputc(',', f);
 			if (v.type == EXM_V_STR)
 				exm_csv_str(f, v.s);
+			else if (v.type == EXM_V_DELTA)
+				json_bytes(f, v.d); /* a plain signed number */
 			else if (v.type != EXM_V_NONE)
 				fputs(exm_fmt_value(buf, sizeof(buf),
 						    fields[j], &v, true),
@@ -266,6 +188,7 @@ static void json_value(FILE *f, int field, const struct exm_value *v)
 			fprintf(f, "%" PRIu64, v->u);
 		break;
 	case EXM_V_DBL:
+	case EXM_V_DELTA:
 		if (isfinite(v->d))
 			json_bytes(f, v->d);
 		else
@@ -326,7 +249,9 @@ void tui_print_json_header(FILE *f, const struct exm_snapshot *snap)
 	char tbuf[64];
 	struct tm tm;
 	time_t t = (time_t)s->taken_at.tv_sec;
+	struct tui_counts c;
 
+	tui_counts_of(snap, &c);
 	gmtime_r(&t, &tm);
 	strftime(tbuf, sizeof(tbuf), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	fputs("\"version\":1,\"source\":", f);
@@ -359,42 +284,55 @@ void tui_print_summary(FILE *f, const struct exm_snapshot *snap)
 	const struct exm_sysinfo *s = &snap->sys;
 	char tot[16], mem[16];
 	char host[256];
+	struct tui_counts c;
 
+	tui_counts_of(snap, &c);
 	exm_fmt_human(tot, sizeof(tot), snap->total.erss);
 	exm_fmt_human(mem, sizeof(mem), (double)s->mem_total);
 	fprintf(f,
 		"%s: %zu processes (%zu gone, %zu unreadable), effective "
 		"resident %s of %s RAM; %s (%s) %.3fs\n",
-		exm_escape(host, sizeof(host), s->hostname),
-		snap->nprocs - snap->nskipped_denied, snap->nskipped_gone,
-		snap->nskipped_denied, tot, mem, s->source, s->source_detail,
+		exm_escape(host, sizeof(host), s->hostname), c.scanned, c.gone,
+		c.denied, tot, mem, s->source, s->source_detail,
 		s->time_taken);
 	if (s->limits[0])
 		fprintf(f, "note: %s\n", s->limits);
 }
 
-/* Rows of the processes table that pass -u. */
-static struct exm_row *proc_rows(const struct tui_opts *o,
-				 const struct exm_snapshot *snap, size_t *n)
+/*
+ * Rows of table t (processes or files) of snap, processes filtered by -u,
+ * each with its sizes in prev (if any) for the delta columns. Caller frees.
+ */
+static struct exm_row *table_rows(const struct tui_query *q,
+				  const struct exm_snapshot *snap,
+				  const struct exm_snapshot *prev,
+				  enum exm_table t, size_t *n)
 {
-	struct exm_row *rows = exm_table_procs(snap, n);
+	struct exm_row *rows = t == EXM_T_FILES ? exm_table_files(snap, n)
+						: exm_table_procs(snap, n);
 	size_t k = 0;
 
 	if (!rows)
 		return NULL;
 	for (size_t i = 0; i < *n; i++)
-		if (tui_user_match(o, rows[i].proc))
+		if (t == EXM_T_FILES || tui_query_user_match(q, rows[i].proc))
 			rows[k++] = rows[i];
 	*n = k;
+	if (prev && tui_rows_set_prev(t, rows, k, prev)) {
+		free(rows);
+		return NULL;
+	}
 	return rows;
 }
 
-static int emit_json(FILE *out, const struct tui_opts *o,
-		     const struct exm_snapshot *snap, int sort_f, bool desc)
+static int emit_json(FILE *out, const struct tui_query *q,
+		     const struct exm_snapshot *snap,
+		     const struct exm_snapshot *prev)
 {
 	int pf[TUI_MAX_FIELDS + 1], ff[TUI_MAX_FIELDS + 1];
-	int pff[TUI_MAX_FIELDS + 1];
+	int pff[TUI_MAX_FIELDS + 1], sort_f;
 	struct exm_row *rows;
+	bool desc;
 	size_t n;
 
 	tui_all_fields(EXM_T_PROCS, pf);
@@ -402,10 +340,11 @@ static int emit_json(FILE *out, const struct tui_opts *o,
 	tui_all_fields(EXM_T_PFILES, pff);
 	fputc('{', out);
 	tui_print_json_header(out, snap);
-	if (!o->files) {
-		rows = proc_rows(o, snap, &n);
+	if (q->table == EXM_T_PROCS) {
+		rows = table_rows(q, snap, prev, EXM_T_PROCS, &n);
 		if (!rows)
 			return -ENOMEM;
+		tui_query_sort(q, EXM_T_PROCS, &sort_f, &desc);
 		exm_rows_sort(rows, n, sort_f, EXM_T_PROCS, desc);
 		fputs("\"processes\":[", out);
 		for (size_t i = 0; i < n; i++) {
@@ -434,11 +373,11 @@ static int emit_json(FILE *out, const struct tui_opts *o,
 		fputs("],", out);
 		free(rows);
 	}
-	rows = exm_table_files(snap, &n);
+	rows = table_rows(q, snap, prev, EXM_T_FILES, &n);
 	if (!rows)
 		return -ENOMEM;
-	exm_rows_sort(rows, n, o->files ? sort_f : EXM_F_ERSS, EXM_T_FILES,
-		      o->files ? desc : true);
+	tui_query_sort(q, EXM_T_FILES, &sort_f, &desc);
+	exm_rows_sort(rows, n, sort_f, EXM_T_FILES, desc);
 	fputs("\"files\":", out);
 	tui_print_json_rows(out, EXM_T_FILES, rows, n, ff);
 	free(rows);
@@ -446,29 +385,68 @@ static int emit_json(FILE *out, const struct tui_opts *o,
 	return 0;
 }
 
-static int emit_table(FILE *out, const struct tui_opts *o,
-		      const struct exm_snapshot *snap, enum exm_table t,
-		      const int *fields, int sort_f, bool desc, long iter)
+/* The rows of the listed table, sorted, for text and CSV. */
+static struct exm_row *listed(const struct tui_query *q,
+			      const struct exm_snapshot *snap,
+			      const struct exm_snapshot *prev, size_t *n)
 {
-	struct exm_row *rows;
-	size_t n;
+	struct exm_row *rows = table_rows(q, snap, prev, q->table, n);
+	int sort_f;
+	bool desc;
 
-	rows = t == EXM_T_FILES ? exm_table_files(snap, &n)
-				: proc_rows(o, snap, &n);
+	if (rows) {
+		tui_query_sort(q, q->table, &sort_f, &desc);
+		exm_rows_sort(rows, *n, sort_f, q->table, desc);
+	}
+	return rows;
+}
+
+static int emit_text(FILE *out, const struct tui_query *q,
+		     const struct exm_snapshot *snap,
+		     const struct exm_snapshot *prev, long iter)
+{
+	size_t n;
+	struct exm_row *rows = listed(q, snap, prev, &n);
+
 	if (!rows)
 		return -ENOMEM;
-	exm_rows_sort(rows, n, sort_f, t, desc);
-	if (o->format == TUI_FMT_CSV) {
-		tui_print_csv(out, t, rows, n, fields, iter == 0);
-	} else {
-		if (iter)
-			fputc('\n', out);
-		tui_print_summary(out, snap);
-		tui_print_text(out, t, rows, n, fields, o->bytes);
-	}
+	if (iter)
+		fputc('\n', out);
+	tui_print_summary(out, snap);
+	tui_print_text(out, q->table, rows, n, tui_query_fields(q, q->table),
+		       q->set.exact_bytes);
 	free(rows);
 	return 0;
 }
+
+static int emit_csv(FILE *out, const struct tui_query *q,
+		    const struct exm_snapshot *snap,
+		    const struct exm_snapshot *prev, long iter)
+{
+	size_t n;
+	struct exm_row *rows = listed(q, snap, prev, &n);
+
+	if (!rows)
+		return -ENOMEM;
+	tui_print_csv(out, q->table, rows, n, tui_query_fields(q, q->table),
+		      iter == 0);
+	free(rows);
+	return 0;
+}
+
+static int emit_json_doc(FILE *out, const struct tui_query *q,
+			 const struct exm_snapshot *snap,
+			 const struct exm_snapshot *prev, long iter)
+{
+	return emit_json(out, q, snap, prev);
+}
+
+const struct tui_format_ops tui_formats[TUI_FMT__COUNT] = {
+	[TUI_FMT_TEXT] = { .name = "text", .emit = emit_text },
+	[TUI_FMT_CSV] = { .name = "csv", .emit = emit_csv },
+	[TUI_FMT_JSON] = { .name = "json", .all = true,
+			   .emit = emit_json_doc },
+};
 
 static volatile sig_atomic_t stop_flag;
 
@@ -489,29 +467,29 @@ static void sleep_secs(double d)
 
 int tui_batch(const struct tui_opts *o)
 {
-	enum exm_table t = o->files ? EXM_T_FILES : EXM_T_PROCS;
-	int fields[TUI_MAX_FIELDS + 1], sort_f;
+	struct exm_snapshot *prev = NULL;
 	struct exm_scan_opts scan;
 	struct exm_source *src;
+	struct tui_query q;
 	char err[256];
-	bool desc;
 	long iters = o->iterations > 0 ? o->iterations : 1;
-	int ret;
+	int ret, status = 0;
 
-	if (tui_parse_fields(o->fields, t, fields, err, sizeof(err)) ||
-	    tui_sort_key(o, t, &sort_f, &desc, err, sizeof(err))) {
-		fprintf(stderr, "exmtop: %s\n", err);
-		return 2;
-	}
-	ret = exm_source_open(o->source, &src, err, sizeof(err));
+	ret = tui_query_build(&q, o, false, err, sizeof(err));
 	if (ret) {
-		fprintf(stderr, "exmtop: %s\n", err);
+		fprintf(stderr, "exmtop: %s\n",
+			ret == -EINVAL ? err : strerror(-ret));
+		tui_query_fini(&q);
 		return ret == -EINVAL ? 2 : 1;
+	}
+	status = tui_open_source(o, &src);
+	if (status) {
+		tui_query_fini(&q);
+		return status;
 	}
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGINT, on_stop);
 	signal(SIGTERM, on_stop);
-	tui_opts_scan(o, &scan);
 	if (o->format == TUI_FMT_TEXT && !o->full_cmd && isatty(1)) {
 		/* Like ps: on a terminal, long command lines are cut at its
 		 * width (-c shows them whole). */
@@ -520,45 +498,42 @@ int tui_batch(const struct tui_opts *o)
 		if (!ioctl(1, TIOCGWINSZ, &ws) && ws.ws_col >= 20)
 			g_line_max = ws.ws_col;
 	}
-	if (o->format != TUI_FMT_JSON) {
-		/* Read only what the printed columns need (JSON: all). */
-		unsigned needs = exm_fields[sort_f].needs;
-
-		for (int j = 0; fields[j] >= 0; j++)
-			needs |= exm_fields[fields[j]].needs;
-		scan.want_kpss = needs & EXM_NEED_KPSS;
-		scan.want_cmdline = needs & EXM_NEED_CMDLINE;
-	}
+	/* Read only what the printed columns need (JSON: all). */
+	tui_query_scan(&q,
+		       tui_formats[o->format].all ? ~0u
+						  : tui_query_needs(&q, q.table),
+		       &scan);
 	for (long i = 0; i < iters && !stop_flag; i++) {
 		struct exm_snapshot *snap;
 
 		if (i)
-			sleep_secs(o->delay);
+			sleep_secs(q.set.delay);
 		if (stop_flag)
 			break;
 		ret = exm_source_snapshot(src, &scan, &snap);
 		if (ret) {
 			fprintf(stderr, "exmtop: snapshot failed: %s\n",
 				src->errmsg[0] ? src->errmsg : strerror(-ret));
-			exm_source_close(src);
-			return 1;
+			status = 1;
+			break;
 		}
-		if (o->format == TUI_FMT_JSON)
-			ret = emit_json(stdout, o, snap, sort_f, desc);
-		else
-			ret = emit_table(stdout, o, snap, t, fields, sort_f,
-					 desc, i);
-		exm_snapshot_free(snap);
+		ret = tui_formats[o->format].emit(stdout, &q, snap, prev, i);
+		if (prev)
+			exm_snapshot_free(prev);
+		prev = snap; /* the deltas of the next one */
 		if (fflush(stdout) || ferror(stdout)) {
-			exm_source_close(src);
-			return errno == EPIPE ? 0 : 1;
+			status = errno == EPIPE ? 0 : 1;
+			break;
 		}
 		if (ret) {
 			fprintf(stderr, "exmtop: %s\n", strerror(-ret));
-			exm_source_close(src);
-			return 1;
+			status = 1;
+			break;
 		}
 	}
+	if (prev)
+		exm_snapshot_free(prev);
 	exm_source_close(src);
-	return 0;
+	tui_query_fini(&q);
+	return status;
 }

@@ -11,16 +11,9 @@
 #include "core/fields.h"
 #include "core/snapshot.h"
 #include "tui/opts.h"
+#include "tui/query.h"
 
 #define TUI_MAX_FIELDS EXM_F__COUNT
-
-/*
- * Parse a comma-separated list of field keys valid for table t into out
- * (terminated by -1; at most TUI_MAX_FIELDS). NULL spec gives the table's
- * defaults. 0, or -EINVAL with a one-line reason in err.
- */
-int tui_parse_fields(const char *spec, enum exm_table t, int *out,
-		     char *err, size_t errlen);
 
 /* All fields valid for table t, -1 terminated, in field-table order. */
 void tui_all_fields(enum exm_table t, int *out);
@@ -41,18 +34,24 @@ void tui_print_json_header(FILE *f, const struct exm_snapshot *snap);
 /* One summary line for text output. */
 void tui_print_summary(FILE *f, const struct exm_snapshot *snap);
 
+/*
+ * A batch output format of the listed table (processes or files): adding
+ * one is one entry in tui_formats[] (batch.c). emit prints snapshot number
+ * iter (prev: the one before, for deltas, or NULL); 0 or -errno.
+ */
+struct tui_format_ops {
+	const char *name; /* --format NAME */
+	bool all;	  /* prints every column: the scan reads everything */
+	int (*emit)(FILE *out, const struct tui_query *q,
+		    const struct exm_snapshot *snap,
+		    const struct exm_snapshot *prev, long iter);
+};
+extern const struct tui_format_ops tui_formats[TUI_FMT__COUNT];
+
 /* Run batch mode; returns the exit status. */
 int tui_batch(const struct tui_opts *o);
 
-/*
- * Sort key from the options for table t: field id and direction (default
- * erss descending; sizes descending, text ascending unless reversed with
- * -KEY). 0, or -EINVAL with a reason.
- */
-int tui_sort_key(const struct tui_opts *o, enum exm_table t, int *field,
-		 bool *desc, char *err, size_t errlen);
-
-/* Whether process p passes the -u filter (name or numeric uid). */
-bool tui_user_match(const struct tui_opts *o, const struct exm_proc *p);
+/* Run exmtop -b --pagemap PID:ADDRESS; returns the exit status. */
+int tui_batch_pagemap(const struct tui_opts *o);
 
 #endif

@@ -21,6 +21,8 @@
 #include "core/format.h"
 #include "core/source.h"
 #include "tui/batch.h"
+#include "tui/query.h"
+#include "tui/view.h"
 
 struct req {
 	char *file;	    /* FILE argument (owned) */
@@ -236,19 +238,22 @@ static int parse_req(const struct tui_opts *o, struct req *q)
 		fprintf(stderr, "exmtop: empty FILE\n");
 		return 2;
 	}
-	if (o->fields) {
-		if (tui_parse_fields(o->fields, q->t, q->fields, err,
-				     sizeof(err)))
+	{
+		struct tui_query qq;
+		int ret = tui_query_build(&qq, o, false, err, sizeof(err));
+
+		if (!ret) {
+			memcpy(q->fields, tui_query_fields(&qq, q->t),
+			       sizeof(q->fields));
+			tui_query_sort(&qq, q->t, &q->sort_f, &q->desc);
+			q->by_addr = !qq.sort_given;
+		}
+		tui_query_fini(&qq);
+		if (ret == -ENOMEM)
+			return 1;
+		if (ret)
 			goto bad;
-	} else if (o->format == TUI_FMT_JSON || o->format == TUI_FMT_CSV) {
-		tui_all_fields(q->t, q->fields);
-	} else if (tui_parse_fields(NULL, q->t, q->fields, err, sizeof(err))) {
-		goto bad;
 	}
-	q->by_addr = !o->sort_key;
-	if (!q->by_addr &&
-	    tui_sort_key(o, q->t, &q->sort_f, &q->desc, err, sizeof(err)))
-		goto bad;
 	return 0;
 bad:
 	fprintf(stderr, "exmtop: %s\n", err);
@@ -270,19 +275,15 @@ int tui_batch_elf(const struct tui_opts *o)
 	struct exm_elfcache *cache = NULL;
 	struct exm_scan_opts scan;
 	struct exm_source *src = NULL;
-	char err[256];
 	struct req q;
 	int ret;
 
 	ret = parse_req(o, &q);
 	if (ret)
 		goto out;
-	ret = exm_source_open(o->source, &src, err, sizeof(err));
-	if (ret) {
-		fprintf(stderr, "exmtop: %s\n", err);
-		ret = 1;
+	ret = tui_open_source(o, &src);
+	if (ret)
 		goto out;
-	}
 	cache = exm_elfcache_new(0);
 	if (!cache) {
 		ret = 1;
@@ -296,9 +297,11 @@ int tui_batch_elf(const struct tui_opts *o)
 	}
 	/* Scan everything: sharing with other processes decides the
 	 * effective sizes even in the context of one process. */
-	tui_opts_scan(o, &scan);
-	scan.pids = NULL;
-	scan.npids = 0;
+	memset(&scan, 0, sizeof(scan));
+	scan.include_self = o->include_self;
+	scan.pagemap_mode = o->pagemap_mode;
+	scan.want_cmdline = true;
+	scan.want_kpss = true;
 	for (long i = 0; i < iters; i++) {
 		const struct exm_proc *p = NULL;
 		const struct exm_file *f;
@@ -337,7 +340,7 @@ int tui_batch_elf(const struct tui_opts *o)
 			ret = 1;
 			goto out;
 		}
-		e = exm_elfcache_get(cache, snap, p, f, NULL);
+		e = exm_elfcache_get(cache, snap, p, f, tui_proc_root(snap));
 		ret = emit(stdout, o, &q, snap, p, f, e, i);
 		exm_snapshot_free(snap);
 		if (ret < 0) {

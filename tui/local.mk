@@ -2,8 +2,12 @@
 bin_PROGRAMS += exmtop
 exmtop_CPPFLAGS = $(AM_CPPFLAGS) $(NCURSESW_CFLAGS)
 exmtop_SOURCES = \
-	tui/main.c tui/opts.h \
+	tui/main.c \
+	tui/opts.c tui/opts.h \
+	tui/query.c tui/query.h \
 	tui/batch.c tui/batch.h \
+	tui/batch_strip.c \
+	tui/keys.c tui/keys.h \
 	tui/ui.c tui/ui.h
 exmtop_LDADD = $(CORE_LIBS) $(NCURSESW_LIBS)
 exmtop_SOURCES += tui/man.c tui/man.h

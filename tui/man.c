@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * man.c - exmtop's manual page, written by the program itself so that its
- * column list always comes from the one field table (core/fields.c).
+ * man.c - exmtop's manual page, written by the program itself from the
+ * tables: options (opts.c), fields (core/fields.c), keys (keys.c).
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "core/fields.h"
 #include "tui/man.h"
-#include "tui/ui.h"
+#include "tui/keys.h"
+#include "tui/opts.h"
 
 /* Write s escaped for roff: backslashes doubled, a leading dot or quote
  * guarded. */
@@ -31,80 +32,58 @@ static void tables_of(FILE *f, unsigned tables)
 	bool first = true;
 
 	for (int t = 0; t < EXM_T__COUNT; t++) {
-		static const char *const names[EXM_T__COUNT] = {
-			[EXM_T_PROCS] = "processes",
-			[EXM_T_FILES] = "files",
-			[EXM_T_PFILES] = "files of a process",
-			[EXM_T_FPROCS] = "processes of a file",
-			[EXM_T_MAPPINGS] = "mappings",
-			[EXM_T_SECTIONS] = "sections",
-			[EXM_T_SYMBOLS] = "symbols",
-			[EXM_T_GROUPS] = "groups",
-		};
-
 		if (!(tables & EXM_TBIT(t)))
 			continue;
-		fprintf(f, "%s%s", first ? "" : ", ", names[t]);
+		fprintf(f, "%s%s", first ? "" : ", ", exm_tables[t].help);
 		first = false;
 	}
 }
 
-/*
- * The live screen's keys, from the help screen's own text: a line that
- * starts with a space names keys in its first 28 columns and says what they
- * do after them; a line of spaces before column 28 continues the one above.
- */
+/* OPTIONS, from the option table. */
+static void options(FILE *f)
+{
+	fputs(".SH OPTIONS\n", f);
+	for (const struct tui_option *op = tui_options; op->name; op++) {
+		fputs(".TP\n.B ", f);
+		if (op->short_name)
+			fprintf(f, "\\-%c, ", op->short_name);
+		fputs("\\-\\-", f);
+		roff(f, op->name);
+		if (op->arg) {
+			fputs(" \\fI", f);
+			roff(f, op->arg);
+			fputs("\\fR", f);
+		}
+		fputs("\n", f);
+		roff(f, op->help);
+		fputs("\n", f);
+	}
+}
+
+/* KEYS, from the key table: its help lines joined. */
 static void keys(FILE *f)
 {
-	size_t n;
-	const char *const *lines = tui_help_text(&n);
-	bool open = false;
-
 	fputs(".SH KEYS\nIn the live screen:\n", f);
-	for (size_t i = 0; i < n; i++) {
-		const char *l = lines[i], *what;
-		size_t len = strlen(l), klen;
+	for (size_t i = 0; i < tui_nkeys; i++) {
+		const char *h = tui_keys[i].help;
 
-		if (len <= 29 || l[0] != ' ')
-			continue;
-		what = l + 29;
-		while (*what == ' ')
-			what++;
-		klen = strspn(l, " ") >= 29 ? 0 : 28;
-		if (klen) {
-			char key[32];
-			size_t k = 1, e = klen;
-
-			while (e > k && l[e - 1] == ' ')
-				e--;
-			snprintf(key, sizeof(key), "%.*s", (int)(e - k), l + k);
-			fputs(".TP\n.B ", f);
-			roff(f, key);
-			fputs("\n", f);
-			open = true;
-		} else if (!open) {
-			continue;
-		} else {
-			fputs(" ", f);
-		}
-		/* a run of spaces inside the text separates two notes */
-		for (const char *w = what; *w;) {
-			size_t sp = strspn(w, " "), run = strcspn(w + sp, " ");
-			char word[128];
-
-			if (sp > 1)
-				fputs(";", f);
-			if (sp)
-				fputs(" ", f);
-			snprintf(word, sizeof(word), "%.*s", (int)run, w + sp);
-			roff(f, word);
-			w += sp + run;
-		}
-		if (i + 1 < n && strspn(lines[i + 1], " ") < 29)
-			fputs("\n", f);
-	}
-	if (open)
+		fputs(".TP\n.B ", f);
+		roff(f, tui_keys[i].names);
 		fputs("\n", f);
+		while (*h) {
+			char part[256];
+			size_t n = strcspn(h, "\n");
+
+			snprintf(part, sizeof(part), "%.*s", (int)n, h);
+			roff(f, part);
+			h += n;
+			if (*h) {
+				fputs("; ", f);
+				h++;
+			}
+		}
+		fputs("\n", f);
+	}
 }
 
 void tui_print_man(FILE *f)
@@ -124,34 +103,10 @@ void tui_print_man(FILE *f)
 	      ".PP\nAs root it reads /proc/PID/pagemap (page identity, exact "
 	      "sharing); otherwise it falls back to the kernel's per\\-mapping "
 	      "figures from /proc/PID/smaps.\n"
-	      ".SH OPTIONS\n"
-	      ".TP\n.B \\-b, \\-\\-batch\nPrint and exit instead of the live "
-	      "screen.\n"
-	      ".TP\n.BI \\-n \" N\"\nNumber of snapshots.\n"
-	      ".TP\n.BI \\-d \" SECS\"\nSeconds between snapshots (2).\n"
-	      ".TP\n.BI \\-o \" KEY\"\nSort by field KEY; \\-KEY sorts "
-	      "ascending.\n"
-	      ".TP\n.BI \\-p \" PID,...\"\nOnly these processes.\n"
-	      ".TP\n.BI \\-u \" USER\"\nOnly processes of USER.\n"
-	      ".TP\n.B \\-c\nFull command lines.\n"
-	      ".TP\n.B \\-\\-files\nList files and anonymous kinds instead "
-	      "of processes.\n"
-	      ".TP\n.BI \\-\\-format \" text|csv|json\"\nBatch output format. "
-	      "JSON sizes are bytes; a size that could not be measured is "
-	      "null.\n"
-	      ".TP\n.B \\-\\-bytes\nExact byte counts.\n"
-	      ".TP\n.BI \\-\\-fields \" KEY,...\"\nColumns to show.\n"
-	      ".TP\n.BI \\-\\-sections \" FILE\"\nELF sections of a mapped "
-	      "file.\n"
-	      ".TP\n.BI \\-\\-symbols \" FILE:SECTION\"\nSymbols of a section.\n"
-	      ".TP\n.BI \\-\\-source \" NAME\"\nauto, pagemap, smaps or "
-	      "fixture:NAME.\n"
-	      ".TP\n.BI \\-\\-pagemap\\-mode \" auto|scan|read\"\n"
-	      "PAGEMAP_SCAN ioctl (Linux 6.7+) or plain reads.\n"
-	      ".TP\n.B \\-\\-include\\-self\nAlso scan exmtop itself.\n"
-	      ".TP\n.B \\-\\-no\\-color\nNo colours (also NO_COLOR).\n"
-	      ".TP\n.B \\-\\-list\\-fields\nList the field keys.\n"
-	      ".SH FIELDS\n"
+	      ,
+	      f);
+	options(f);
+	fputs(".SH FIELDS\n"
 	      "Keys are stable: they name columns in \\-o, \\-\\-fields, CSV "
 	      "headers, JSON and the settings file.\n",
 	      f);

@@ -1,25 +1,41 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * opts.h - the parsed command line, shared by batch mode (batch.c) and the
- * live UI (ui*.c). main.c fills it; nothing else parses argv.
+ * opts.h - the command line: one table of options (tui_options[]) from
+ * which getopt's long options, --help and the manual's OPTIONS are made.
+ * tui_opts_parse() fills struct tui_opts; nothing else parses argv. What
+ * the options mean for a listing (table, fields, sort, filters, what to
+ * read) is resolved in one place, query.c.
+ *
+ * Adding an option: one entry in tui_options[] (opts.c) with a setter,
+ * and the member it sets here.
  */
 #ifndef TUI_OPTS_H
 #define TUI_OPTS_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
-#include "core/source.h"
+/* Batch output formats: their names and printers are tui_formats[]
+ * (batch.c). */
+enum tui_format { TUI_FMT_TEXT = 0, TUI_FMT_CSV, TUI_FMT_JSON, TUI_FMT__COUNT };
 
-enum tui_format { TUI_FMT_TEXT = 0, TUI_FMT_CSV, TUI_FMT_JSON };
+/* What main() does after parsing. */
+enum tui_action {
+	TUI_RUN = 0,	  /* batch or live, as the options say */
+	TUI_HELP,	  /* --help */
+	TUI_VERSION,	  /* --version */
+	TUI_LIST_FIELDS,  /* --list-fields */
+	TUI_MAN,	  /* --man */
+};
 
 struct tui_opts {
+	enum tui_action action;
 	bool batch;		/* -b */
 	long iterations;	/* -n N (0 = forever in live mode, 1 in batch) */
-	double delay;		/* -d SECS, default 2 */
-	const char *sort_key;	/* -o KEY, NULL = default (erss) */
-	bool sort_asc;		/* -o -KEY */
+	double delay;		/* -d SECS, 0 = not given (settings: 2) */
+	const char *sort_key;	/* -o [+-]KEY, NULL = the table's natural */
 	pid_t *pids;		/* -p PID,... (owned) */
 	size_t npids;
 	const char *user;	/* -u USER (name or uid) */
@@ -30,13 +46,33 @@ struct tui_opts {
 	const char *source;	/* --source NAME (NULL = auto) */
 	int pagemap_mode;	/* --pagemap-mode auto|scan|read -> 0/1/2 */
 	bool include_self;	/* --include-self */
-	const char *sections;	/* --sections FILE (ELF issue) */
-	const char *symbols;	/* --symbols FILE:SECTION (ELF issue) */
+	const char *sections;	/* --sections FILE */
+	const char *symbols;	/* --symbols FILE:SECTION */
+	const char *pagemap;	/* --pagemap PID:ADDRESS */
 	bool no_color;		/* --no-color or NO_COLOR set */
 	bool full_cmd;		/* -c: full command lines */
 };
 
-/* Scan options implied by the command line (pids, self, mode). */
-void tui_opts_scan(const struct tui_opts *o, struct exm_scan_opts *scan);
+/* One option. */
+struct tui_option {
+	const char *name;  /* long name, without "--" */
+	char short_name;   /* or 0 */
+	const char *arg;   /* name of its value, NULL: takes none */
+	const char *help;  /* one line for --help and the manual */
+	/* Take the option (val NULL when it takes none): 0, or 2 after
+	 * printing one line on stderr for a bad value. */
+	int (*set)(struct tui_opts *o, const char *val);
+};
+extern const struct tui_option tui_options[];
+
+/*
+ * Parse argv into *o (zeroed by the caller). 0, or 2 after one line on
+ * stderr (unknown option, missing or bad value, stray argument).
+ */
+int tui_opts_parse(struct tui_opts *o, int argc, char **argv);
+/* Free what tui_opts_parse allocated. */
+void tui_opts_fini(struct tui_opts *o);
+/* --help. */
+void tui_opts_usage(FILE *f);
 
 #endif

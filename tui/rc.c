@@ -65,52 +65,6 @@ size_t tui_fields_count(const int *fields)
 	return n;
 }
 
-int tui_fields_parse(const char *list, enum exm_table t, int *out,
-		     size_t max, char *err, size_t errlen)
-{
-	char key[64];
-	size_t n = 0;
-	const char *p = list;
-
-	if (!max)
-		return -EINVAL;
-	while (*p) {
-		size_t k = strcspn(p, ",");
-		int f;
-
-		if (k == 0 || k >= sizeof(key)) {
-			snprintf(err, errlen, "bad field list '%.64s'", list);
-			return -EINVAL;
-		}
-		memcpy(key, p, k);
-		key[k] = 0;
-		f = exm_field_by_key(key);
-		if (f < 0) {
-			snprintf(err, errlen, "unknown field '%s'", key);
-			return -EINVAL;
-		}
-		if (!(exm_fields[f].tables & EXM_TBIT(t))) {
-			snprintf(err, errlen, "field '%s' does not apply to %s",
-				 key, exm_table_name(t));
-			return -EINVAL;
-		}
-		if (n + 1 >= max) {
-			snprintf(err, errlen, "too many fields");
-			return -EINVAL;
-		}
-		out[n++] = f;
-		p += k;
-		if (*p == ',')
-			p++;
-	}
-	if (!n) {
-		snprintf(err, errlen, "empty field list");
-		return -EINVAL;
-	}
-	out[n] = -1;
-	return 0;
-}
-
 void tui_fields_format(const int *fields, char *buf, size_t len)
 {
 	size_t used = 0;
@@ -155,22 +109,6 @@ static char *trim(char *s)
 	return s;
 }
 
-/* Table names in the file's keys (fields.NAME, sort.NAME). */
-static const char *const table_keys[EXM_T__COUNT] = {
-	[EXM_T_PROCS] = "procs",       [EXM_T_FILES] = "files",
-	[EXM_T_PFILES] = "pfiles",     [EXM_T_FPROCS] = "fprocs",
-	[EXM_T_MAPPINGS] = "mappings", [EXM_T_SECTIONS] = "sections",
-	[EXM_T_SYMBOLS] = "symbols",   [EXM_T_GROUPS] = "groups",
-};
-
-static int table_by_name(const char *name)
-{
-	for (int t = 0; t < EXM_T__COUNT; t++)
-		if (table_keys[t] && !strcmp(name, table_keys[t]))
-			return t;
-	return -1;
-}
-
 static bool parse_bool(const char *v, bool *out)
 {
 	if (!strcmp(v, "1") || !strcmp(v, "yes") || !strcmp(v, "true"))
@@ -211,21 +149,20 @@ static bool apply(struct tui_settings *s, const char *key, const char *val,
 	if (!strcmp(key, "bytes"))
 		return parse_bool(val, &s->exact_bytes) ||
 		       (snprintf(why, whylen, "bad bytes"), false);
-	if (!strncmp(key, "fields.", 7) && (t = table_by_name(key + 7)) >= 0) {
+	if (!strncmp(key, "fields.", 7) && (t = exm_table_by_key(key + 7)) >= 0) {
 		int tmp[TUI_MAX_COLS + 1];
 
-		if (tui_fields_parse(val, t, tmp, TUI_MAX_COLS + 1, why,
+		if (exm_fields_parse(val, t, tmp, TUI_MAX_COLS + 1, why,
 				     whylen))
 			return false;
 		memcpy(s->fields[t], tmp, sizeof(tmp));
 		return true;
 	}
-	if (!strncmp(key, "sort.", 5) && (t = table_by_name(key + 5)) >= 0) {
-		bool desc = *val == '-';
+	if (!strncmp(key, "sort.", 5) && (t = exm_table_by_key(key + 5)) >= 0) {
+		bool desc;
 
-		f = exm_field_by_key(val + desc);
-		if (f < 0 || !(exm_fields[f].tables & EXM_TBIT(t)))
-			return snprintf(why, whylen, "bad sort"), false;
+		if (exm_sort_parse(val, t, &f, &desc, why, whylen))
+			return false;
 		s->sort[t] = f;
 		s->sort_desc[t] = desc;
 		return true;
@@ -311,11 +248,12 @@ int tui_settings_save(const struct tui_settings *s, const char *path)
 	for (int t = 0; t < EXM_T__COUNT; t++) {
 		tui_fields_format(s->fields[t], list, sizeof(list));
 		if (*list)
-			fprintf(fp, "fields.%s = %s\n", table_keys[t], list);
-		if (s->sort[t] >= 0)
-			fprintf(fp, "sort.%s = %s%s\n", table_keys[t],
-				s->sort_desc[t] ? "-" : "",
-				exm_fields[s->sort[t]].key);
+			fprintf(fp, "fields.%s = %s\n", exm_tables[t].key, list);
+		if (s->sort[t] >= 0) {
+			exm_sort_format(s->sort[t], s->sort_desc[t], list,
+					sizeof(list));
+			fprintf(fp, "sort.%s = %s\n", exm_tables[t].key, list);
+		}
 	}
 	if (fflush(fp) || ferror(fp)) {
 		err = -errno;

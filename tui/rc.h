@@ -11,7 +11,7 @@
  *   full_cmd = 0
  *   bytes = 0
  *   fields.procs = pid,user,vm,rss,erss,cmd
- *   sort.procs = -erss         (leading '-': descending)
+ *   sort.procs = +erss         (as -o: '+' descending, '-' ascending)
  */
 #ifndef TUI_RC_H
 #define TUI_RC_H
@@ -41,13 +41,6 @@ struct tui_settings {
  * kernel's Pss moved beside effective resident. */
 void tui_settings_init(struct tui_settings *s);
 
-/*
- * Parse a comma-separated list of field keys for table t into out
- * (-1 terminated, at most max - 1 keys). 0, or -EINVAL with a one-line
- * reason in err for an unknown key or one that does not apply to t.
- */
-int tui_fields_parse(const char *list, enum exm_table t, int *out,
-		     size_t max, char *err, size_t errlen);
 /* The keys of a -1 terminated field list joined by commas. */
 void tui_fields_format(const int *fields, char *buf, size_t len);
 /* Number of fields in a -1 terminated list. */

@@ -14,15 +14,9 @@
  * signal (SIGINT, SIGTERM, SIGHUP) ends it. Opens the source named by
  * o->source (or "auto") itself. Returns the process exit status: 0 on a
  * normal quit, 1 when the source cannot be opened or the terminal cannot
- * be set up, 2 for bad options (--fields, -o), 128 + signal number when a
+ * be set up, 2 for bad options (--fields, -o, --source), 128 + signal number when a
  * signal ended it. The terminal is restored in every case.
  */
 int tui_live(const struct tui_opts *o);
-
-/*
- * The help screen's lines (static, plain ASCII): an introduction, then one
- * line per key starting with a space, e.g. for the manual page.
- */
-const char *const *tui_help_text(size_t *n);
 
 #endif

@@ -141,6 +141,98 @@ static void ident_peek(enum exm_table t, const struct exm_row *r,
 	}
 }
 
+struct prev_key;
+static void tui_rows_match(enum exm_table t, struct exm_row *rows, size_t n,
+			   struct prev_key *keys, size_t nkeys);
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return (a > b) - (a < b);
+}
+
+static int cmp_str(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+/* A total order of identities (equal exactly when tui_ident_eq). */
+static int ident_cmp(const struct tui_ident *a, const struct tui_ident *b)
+{
+	int c;
+
+	if ((c = a->has_proc - b->has_proc) || (c = a->has_file - b->has_file) ||
+	    (c = a->has_name - b->has_name) || (c = a->has_addr - b->has_addr))
+		return c;
+	if (a->has_proc && ((c = cmp_u64((uint64_t)a->pid, (uint64_t)b->pid)) ||
+			    (c = cmp_u64(a->start_time, b->start_time))))
+		return c;
+	if (a->has_file &&
+	    ((c = cmp_u64(a->kind, b->kind)) ||
+	     (c = cmp_u64(a->dev_major, b->dev_major)) ||
+	     (c = cmp_u64(a->dev_minor, b->dev_minor)) ||
+	     (c = cmp_u64(a->inode, b->inode)) ||
+	     (c = cmp_str(a->fname, b->fname))))
+		return c;
+	if (a->has_name && (c = cmp_str(a->name, b->name)))
+		return c;
+	return a->has_addr ? cmp_u64(a->addr, b->addr) : 0;
+}
+
+struct prev_key {
+	struct tui_ident id;
+	const struct exm_sizes *sz;
+};
+
+static int cmp_prev_key(const void *a, const void *b)
+{
+	return ident_cmp(&((const struct prev_key *)a)->id,
+			 &((const struct prev_key *)b)->id);
+}
+
+/* rows[i].prev = the sizes of the key with the same identity. */
+static void tui_rows_match(enum exm_table t, struct exm_row *rows, size_t n,
+			   struct prev_key *keys, size_t nkeys)
+{
+	qsort(keys, nkeys, sizeof(*keys), cmp_prev_key);
+	for (size_t i = 0; i < n; i++) {
+		struct prev_key k, *hit;
+
+		ident_peek(t, &rows[i], &k.id);
+		hit = bsearch(&k, keys, nkeys, sizeof(*keys), cmp_prev_key);
+		memset(&rows[i].prev, 0, sizeof(rows[i].prev));
+		if (hit)
+			rows[i].prev = *hit->sz;
+	}
+}
+
+int tui_rows_set_prev(enum exm_table t, struct exm_row *rows, size_t n,
+		      const struct exm_snapshot *prev)
+{
+	struct exm_row *old;
+	struct prev_key *keys;
+	size_t nold;
+
+	if (t != EXM_T_PROCS && t != EXM_T_FILES)
+		return 0; /* other tables: from their view's own rows */
+	old = t == EXM_T_FILES ? exm_table_files(prev, &nold)
+			       : exm_table_procs(prev, &nold);
+	if (!old)
+		return -ENOMEM;
+	keys = malloc((nold + 1) * sizeof(*keys));
+	if (!keys) {
+		free(old);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nold; i++) {
+		ident_peek(t, &old[i], &keys[i].id);
+		keys[i].sz = &old[i].sz;
+	}
+	tui_rows_match(t, rows, n, keys, nold);
+	free(keys);
+	free(old);
+	return 0;
+}
+
 int tui_ident_of_row(enum exm_table t, const struct exm_row *r,
 		     struct tui_ident *out)
 {
@@ -199,189 +291,27 @@ const struct exm_file *tui_ident_file(const struct exm_snapshot *snap,
 	return NULL;
 }
 
-/* ---- the standard views ---- */
-
-static struct exm_row *build_procs(struct tui_view *v, const struct tui_build *b,
-				   size_t *n, const char **why)
-{
-	return exm_table_procs(b->snap, n);
-}
-
-static struct exm_row *build_groups(struct tui_view *v,
-				    const struct tui_build *b, size_t *n,
-				    const char **why)
-{
-	return exm_table_groups(b->snap, b->group_by, b->user, n);
-}
-
-static struct exm_row *build_group_procs(struct tui_view *v,
-					 const struct tui_build *b, size_t *n,
-					 const char **why)
-{
-	return exm_table_group_procs(b->snap, b->group_by,
-				     v->ctx.name ? v->ctx.name : "", n);
-}
-
-static struct exm_row *build_files(struct tui_view *v, const struct tui_build *b,
-				   size_t *n, const char **why)
-{
-	return exm_table_files(b->snap, n);
-}
-
-static const struct exm_proc *ctx_proc(struct tui_view *v,
-				       const struct tui_build *b,
-				       const char **why)
-{
-	const struct exm_proc *p = tui_ident_proc(b->snap, &v->ctx);
-
-	if (!p) {
-		snprintf(v->why_buf, sizeof(v->why_buf),
-			 "(process %d has exited)", (int)v->ctx.pid);
-		*why = v->why_buf;
-	}
-	return p;
-}
-
-static const struct exm_file *ctx_file(struct tui_view *v,
-				       const struct tui_build *b,
-				       const char **why)
-{
-	const struct exm_file *f = tui_ident_file(b->snap, &v->ctx);
-
-	if (!f)
-		*why = "(no process maps this file any more)";
-	return f;
-}
-
-static struct exm_row *build_pfiles(struct tui_view *v,
-				    const struct tui_build *b, size_t *n,
-				    const char **why)
-{
-	const struct exm_proc *p = ctx_proc(v, b, why);
-
-	return p ? exm_table_pfiles(b->snap, p, n) : NULL;
-}
-
-static struct exm_row *build_fprocs(struct tui_view *v,
-				    const struct tui_build *b, size_t *n,
-				    const char **why)
-{
-	const struct exm_file *f = ctx_file(v, b, why);
-
-	return f ? exm_table_fprocs(b->snap, f, n) : NULL;
-}
-
-static struct exm_row *build_mappings(struct tui_view *v,
-				      const struct tui_build *b, size_t *n,
-				      const char **why)
-{
-	const struct exm_proc *p = ctx_proc(v, b, why);
-	const struct exm_file *f;
-
-	if (!p)
-		return NULL;
-	f = ctx_file(v, b, why);
-	if (!f)
-		return NULL;
-	if (!exm_proc_find_pfile(p, f)) {
-		*why = "(the process no longer maps this file)";
-		return NULL;
-	}
-	return exm_table_mappings(b->snap, p, f, n);
-}
-
-static void crumb_procs(const struct tui_view *v, char *buf, size_t len)
-{
-	snprintf(buf, len, "Processes");
-}
-
-static void crumb_groups(const struct tui_view *v, char *buf, size_t len)
-{
-	snprintf(buf, len, "Groups");
-}
-
-static void crumb_files(const struct tui_view *v, char *buf, size_t len)
-{
-	snprintf(buf, len, "Files");
-}
-
-/* A drilled-down view: the label of the row it was opened on. */
+/* A drilled-down view: the label of the row that was entered. */
 void tui_view_crumb_label(const struct tui_view *v, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s", v->ctx.label ? v->ctx.label : "?");
 }
 
-static void crumb_mappings(const struct tui_view *v, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s: mappings", v->ctx.label ? v->ctx.label : "?");
-}
-
-const struct tui_view_ops tui_view_procs = {
-	.name = "procs", .table = EXM_T_PROCS,
-	.build = build_procs, .crumb = crumb_procs,
-};
-const struct tui_view_ops tui_view_groups = {
-	.name = "groups", .table = EXM_T_GROUPS,
-	.build = build_groups, .crumb = crumb_groups,
-};
-const struct tui_view_ops tui_view_group_procs = {
-	.name = "group", .table = EXM_T_PROCS,
-	.build = build_group_procs, .crumb = tui_view_crumb_label,
-};
-const struct tui_view_ops tui_view_files = {
-	.name = "files", .table = EXM_T_FILES,
-	.build = build_files, .crumb = crumb_files,
-};
-const struct tui_view_ops tui_view_pfiles = {
-	.name = "pfiles", .table = EXM_T_PFILES,
-	.build = build_pfiles, .crumb = tui_view_crumb_label,
-};
-const struct tui_view_ops tui_view_fprocs = {
-	.name = "fprocs", .table = EXM_T_FPROCS,
-	.build = build_fprocs, .crumb = tui_view_crumb_label,
-};
-const struct tui_view_ops tui_view_mappings = {
-	.name = "mappings", .table = EXM_T_MAPPINGS,
-	.build = build_mappings, .crumb = crumb_mappings,
-};
 const struct tui_view_ops tui_view_none = {
 	.name = "none", .table = EXM_T__COUNT,
 };
-
-/* ---- the drill-down registry ---- */
-
-static const struct tui_view_ops *enter_child[EXM_T__COUNT] = {
-	[EXM_T_PROCS] = &tui_view_pfiles,
-	[EXM_T_GROUPS] = &tui_view_group_procs,
-	[EXM_T_FILES] = &tui_view_fprocs,
-	[EXM_T_PFILES] = &tui_view_mappings,
-	[EXM_T_FPROCS] = &tui_view_mappings,
-};
-static const struct tui_view_ops *alt_child[EXM_T__COUNT];
-
-void tui_view_register_child(enum exm_table parent, bool alt,
-			     const struct tui_view_ops *ops)
-{
-	if ((unsigned)parent >= EXM_T__COUNT)
-		return;
-	if (alt)
-		alt_child[parent] = ops;
-	else
-		enter_child[parent] = ops;
-}
 
 const struct tui_view_ops *tui_view_child(const struct tui_view *v,
 					  const struct exm_row *r, bool alt)
 {
 	const struct tui_view_ops *ops = NULL;
-	enum exm_table t = v->ops->table;
 
-	if (!r || (unsigned)t >= EXM_T__COUNT)
+	if (!r)
 		return NULL;
 	if (!alt && v->ops->child)
 		ops = v->ops->child(v, r);
 	if (!ops)
-		ops = alt ? alt_child[t] : enter_child[t];
+		ops = alt ? v->ops->alt : v->ops->enter;
 	if (ops == &tui_view_none)
 		return NULL;
 	return ops;
@@ -393,7 +323,6 @@ struct tui_view *tui_view_new(const struct tui_view_ops *ops,
 			      const struct tui_ident *ctx)
 {
 	struct tui_view *v = calloc(1, sizeof(*v));
-	const int *def;
 
 	if (!v)
 		return NULL;
@@ -403,15 +332,7 @@ struct tui_view *tui_view_new(const struct tui_view_ops *ops,
 		free(v);
 		return NULL;
 	}
-	/* natural sort: effective resident when the table has it, else the
-	 * first default column */
-	v->sort_field = EXM_F_ERSS;
-	if ((unsigned)ops->table < EXM_T__COUNT &&
-	    !(exm_fields[EXM_F_ERSS].tables & EXM_TBIT(ops->table))) {
-		def = exm_table_default_fields(ops->table);
-		v->sort_field = def && def[0] >= 0 ? def[0] : EXM_F_ERSS;
-	}
-	v->sort_desc = exm_fields[v->sort_field].desc;
+	exm_table_natural_sort(ops->table, &v->sort_field, &v->sort_desc);
 	v->page = 1;
 	return v;
 }
@@ -556,13 +477,51 @@ static void relist(struct tui_view *v)
 	}
 }
 
+/*
+ * The rows of v in b->prev, their identities in keys (what tui_rows_match
+ * reads): built before the current rows, so the view's own state (why,
+ * crumbs) is the current snapshot's. *old: the rows (caller frees).
+ */
+static struct prev_key *prev_keys(struct tui_view *v, const struct tui_build *b,
+				  struct exm_row **old, size_t *nold)
+{
+	struct tui_build pb = *b;
+	const char *why = NULL;
+	struct prev_key *keys;
+
+	pb.snap = b->prev;
+	pb.prev = NULL;
+	*nold = 0;
+	*old = v->ops->build ? v->ops->build(v, &pb, nold, &why) : NULL;
+	if (!*old)
+		return NULL;
+	keys = malloc((*nold + 1) * sizeof(*keys));
+	if (!keys) {
+		free(*old);
+		*old = NULL;
+		return NULL;
+	}
+	for (size_t i = 0; i < *nold; i++) {
+		ident_peek(v->ops->table, &(*old)[i], &keys[i].id);
+		keys[i].sz = &(*old)[i].sz;
+	}
+	return keys;
+}
+
 int tui_view_refresh(struct tui_view *v, const struct tui_build *b)
 {
 	const char *why = NULL;
-	size_t n = 0;
-	struct exm_row *rows;
+	size_t n = 0, nold = 0;
+	struct exm_row *rows, *old = NULL;
+	struct prev_key *keys = NULL;
 
+	if (b->prev && (unsigned)v->ops->table < EXM_T__COUNT)
+		keys = prev_keys(v, b, &old, &nold);
 	rows = v->ops->build ? v->ops->build(v, b, &n, &why) : NULL;
+	if (rows && keys)
+		tui_rows_match(v->ops->table, rows, n, keys, nold);
+	free(keys);
+	free(old);
 	tui_view_clear_rows(v);
 	v->why = why;
 	if (!rows) {

@@ -12,14 +12,17 @@
  * snapshot. So the selection stays on the same process or file across
  * refreshes, and a view whose process exited says so instead of crashing.
  *
- * Plugging in more views (the ELF issue): write a struct tui_view_ops with a
- * build callback that returns struct exm_row arrays for the table
- * EXM_T_SECTIONS / EXM_T_SYMBOLS, then register it with
- * tui_view_register_child() as what Enter (or the alternate key 'e') opens
- * on a row of a parent table. The context of the new view is the parent's
- * context merged with the identity of the row Enter was pressed on:
- * Enter on a file within a process gives ctx.has_proc and ctx.has_file;
- * Enter on a section row adds ctx.name (the section name) and ctx.addr.
+ * A view is a struct tui_view_ops: a build callback that returns rows of
+ * a table (rows are the default), optional draw and key hooks for views
+ * that show something else (the page strip of view_strip.c), and the views
+ * it opens: .enter (Enter) and .alt ('e'), with an optional per-row child()
+ * override. The context of a child is the parent's context merged with the
+ * identity of the row Enter was pressed on: Enter on a file within a
+ * process gives ctx.has_proc and ctx.has_file; Enter on a section row adds
+ * ctx.name (the section name) and ctx.addr.
+ *
+ * Adding a view: write its ops (views.c holds the standard ones) and name
+ * it as .enter or .alt of its parent. Nothing else changes.
  */
 #ifndef TUI_VIEW_H
 #define TUI_VIEW_H
@@ -66,6 +69,20 @@ bool tui_ident_eq(const struct tui_ident *a, const struct tui_ident *b);
 int tui_ident_of_row(enum exm_table t, const struct exm_row *r,
 		     struct tui_ident *out);
 
+/*
+ * Give every row of rows[0..n) (table t) the sizes of the row with the same
+ * identity in prev (row.prev; left empty for rows new since prev), for the
+ * delta columns. 0 or -ENOMEM.
+ */
+int tui_rows_set_prev(enum exm_table t, struct exm_row *rows, size_t n,
+		      const struct exm_snapshot *prev);
+
+/* The /proc snap was read from, for exm_elfcache_get() (NULL: /proc). */
+static inline const char *tui_proc_root(const struct exm_snapshot *snap)
+{
+	return snap->sys.proc_root[0] ? snap->sys.proc_root : NULL;
+}
+
 /* Look the process / file of an identity up in snap; NULL if gone. */
 const struct exm_proc *tui_ident_proc(const struct exm_snapshot *snap,
 				      const struct tui_ident *id);
@@ -77,13 +94,40 @@ struct tui_view;
 /* What every build callback may need besides the snapshot. */
 struct tui_build {
 	const struct exm_snapshot *snap;
+	/* The snapshot before it (NULL: none, or the view shows no delta):
+	 * tui_view_refresh() builds the view's rows of it too and gives
+	 * every row the sizes of its match (row.prev) for delta columns. */
+	const struct exm_snapshot *prev;
 	const char *user;	   /* only this user's processes, or NULL */
 	enum exm_group_by group_by; /* grouping of the processes pane */
+};
+
+/*
+ * Where a draw hook draws: a box of w x h cells and a way to put text in
+ * it. The UI provides it (curses); tests provide their own.
+ */
+enum tui_role {
+	TUI_ROLE_NORMAL = 0,
+	TUI_ROLE_TITLE,	  /* a heading line */
+	TUI_ROLE_PRIVATE, /* one process: private */
+	TUI_ROLE_SHARED,  /* a few processes */
+	TUI_ROLE_MANY,	  /* shared widely */
+	TUI_ROLE_DIM,	  /* nothing there */
+	TUI_ROLE_WARN,	  /* swapped, errors */
+};
+struct tui_canvas {
+	int w, h;
+	/* put terminal-safe text at (y, x) of the box, cut at its edge */
+	void (*put)(const struct tui_canvas *c, int y, int x, const char *s,
+		    enum tui_role role);
+	void *ctx;
 };
 
 struct tui_view_ops {
 	const char *name;    /* short stable name, e.g. "pfiles" */
 	enum exm_table table; /* which columns (fields.h) apply */
+	/* What Enter and 'e' open on a row (NULL: nothing). */
+	const struct tui_view_ops *enter, *alt;
 	/*
 	 * The rows of view v in b->snap: a malloc'd array the caller frees
 	 * (rows borrow from the snapshot or from view-owned data). Return
@@ -94,35 +138,26 @@ struct tui_view_ops {
 				 size_t *n, const char **why);
 	/* Breadcrumb text of view v (unescaped: the UI escapes it). */
 	void (*crumb)(const struct tui_view *v, char *buf, size_t len);
-	/* Optional: the view Enter opens on row r; NULL for the registry's
-	 * choice (tui_view_child()). Return &tui_view_none for "no child". */
+	/* Optional: the view Enter opens on row r; NULL for .enter. Return
+	 * &tui_view_none for "no child". */
 	const struct tui_view_ops *(*child)(const struct tui_view *v,
 					    const struct exm_row *r);
+	/* Optional: draw the view in c instead of its rows (the UI still
+	 * draws the header, breadcrumb and bottom line). */
+	void (*draw)(struct tui_view *v, const struct tui_canvas *c);
+	/* Optional: take key code k (keys.h) before the key table does;
+	 * return TUI_R_* bits (live.h), 0 when not taken. */
+	unsigned (*key)(struct tui_view *v, int k);
 	/* Optional: release v->priv. */
 	void (*fini)(struct tui_view *v);
 };
 
-extern const struct tui_view_ops tui_view_procs;	/* all processes */
-extern const struct tui_view_ops tui_view_groups;	/* process groups */
-extern const struct tui_view_ops tui_view_group_procs;	/* one group */
-extern const struct tui_view_ops tui_view_files;	/* all files */
-extern const struct tui_view_ops tui_view_pfiles;	/* files of a process */
-extern const struct tui_view_ops tui_view_fprocs;	/* procs of a file */
-extern const struct tui_view_ops tui_view_mappings;	/* mappings */
-extern const struct tui_view_ops tui_view_none;		/* "no child" marker */
+extern const struct tui_view_ops tui_view_none;	/* "no child" marker */
 
 /* A crumb callback for drilled-down views: the label of the row that was
  * entered (ctx.label), e.g. "bash (42)" or "/usr/lib/libc.so.6". */
 void tui_view_crumb_label(const struct tui_view *v, char *buf, size_t len);
 
-/*
- * The registry of drill-downs: what Enter (alt = false) or 'e' (alt = true)
- * opens on a row of a view showing table parent. Defaults: procs -> pfiles,
- * groups -> group_procs, files -> fprocs, pfiles -> mappings, fprocs ->
- * mappings; nothing else. Pass ops NULL to remove.
- */
-void tui_view_register_child(enum exm_table parent, bool alt,
-			     const struct tui_view_ops *ops);
 /* The view opened on row r of v, or NULL if none. */
 const struct tui_view_ops *tui_view_child(const struct tui_view *v,
 					  const struct exm_row *r, bool alt);

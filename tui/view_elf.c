@@ -43,7 +43,7 @@ static struct elf_priv *priv_of(struct tui_view *v)
 	return v->priv;
 }
 
-static void fini_priv(struct tui_view *v)
+void tui_elf_fini_view(struct tui_view *v)
 {
 	free(v->priv);
 	v->priv = NULL;
@@ -82,7 +82,8 @@ static bool context(struct tui_view *v, const struct tui_build *b,
 		*why = "(out of memory)";
 		return false;
 	}
-	*e = exm_elfcache_get(cache, b->snap, *p, *f, NULL);
+	*e = exm_elfcache_get(cache, b->snap, *p, *f,
+			      tui_proc_root(b->snap));
 	return true;
 }
 
@@ -98,7 +99,7 @@ static struct exm_row *empty(struct exm_row *rows, size_t *n,
 	return NULL;
 }
 
-static struct exm_row *build_sections(struct tui_view *v,
+struct exm_row *tui_elf_build_sections(struct tui_view *v,
 				      const struct tui_build *b, size_t *n,
 				      const char **why)
 {
@@ -146,7 +147,7 @@ static bool section_context(struct tui_view *v, const struct tui_build *b,
 	return true;
 }
 
-static struct exm_row *build_symbols(struct tui_view *v,
+struct exm_row *tui_elf_build_symbols(struct tui_view *v,
 				     const struct tui_build *b, size_t *n,
 				     const char **why)
 {
@@ -172,7 +173,7 @@ static struct exm_row *build_symbols(struct tui_view *v,
 	return empty(rows, n, exm_elf_empty_text(e, true, *n), why);
 }
 
-static struct exm_row *build_section_procs(struct tui_view *v,
+struct exm_row *tui_elf_build_section_procs(struct tui_view *v,
 					   const struct tui_build *b,
 					   size_t *n, const char **why)
 {
@@ -209,7 +210,7 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path ? path : "?";
 }
 
-static void crumb_sections(const struct tui_view *v, char *buf, size_t len)
+void tui_elf_crumb_sections(const struct tui_view *v, char *buf, size_t len)
 {
 	const struct elf_priv *pv = v->priv;
 
@@ -217,7 +218,7 @@ static void crumb_sections(const struct tui_view *v, char *buf, size_t len)
 		 pv ? pv->what : "");
 }
 
-static void crumb_symbols(const struct tui_view *v, char *buf, size_t len)
+void tui_elf_crumb_symbols(const struct tui_view *v, char *buf, size_t len)
 {
 	const struct elf_priv *pv = v->priv;
 
@@ -225,41 +226,15 @@ static void crumb_symbols(const struct tui_view *v, char *buf, size_t len)
 		 pv ? pv->what : "");
 }
 
-static void crumb_section_procs(const struct tui_view *v, char *buf,
+void tui_elf_crumb_section_procs(const struct tui_view *v, char *buf,
 				size_t len)
 {
 	snprintf(buf, len, "%s: processes", v->ctx.name ? v->ctx.name : "?");
 }
 
 /* A gap row is not a section: nothing below it. */
-static const struct tui_view_ops *section_child(const struct tui_view *v,
+const struct tui_view_ops *tui_elf_section_child(const struct tui_view *v,
 						const struct exm_row *r)
 {
 	return r->flags & EXM_ROW_GAP ? &tui_view_none : NULL;
-}
-
-const struct tui_view_ops tui_view_sections = {
-	.name = "sections", .table = EXM_T_SECTIONS,
-	.build = build_sections, .crumb = crumb_sections,
-	.child = section_child, .fini = fini_priv,
-};
-const struct tui_view_ops tui_view_symbols = {
-	.name = "symbols", .table = EXM_T_SYMBOLS,
-	.build = build_symbols, .crumb = crumb_symbols,
-	.child = NULL, .fini = fini_priv,
-};
-const struct tui_view_ops tui_view_section_procs = {
-	.name = "section_procs", .table = EXM_T_FPROCS,
-	.build = build_section_procs, .crumb = crumb_section_procs,
-};
-
-void tui_view_elf_register(void)
-{
-	tui_view_register_child(EXM_T_MAPPINGS, false, &tui_view_sections);
-	tui_view_register_child(EXM_T_PFILES, true, &tui_view_sections);
-	tui_view_register_child(EXM_T_FILES, true, &tui_view_sections);
-	tui_view_register_child(EXM_T_FPROCS, true, &tui_view_sections);
-	tui_view_register_child(EXM_T_SECTIONS, false, &tui_view_symbols);
-	tui_view_register_child(EXM_T_SECTIONS, true, &tui_view_section_procs);
-	tui_view_register_child(EXM_T_SYMBOLS, false, &tui_view_none);
 }

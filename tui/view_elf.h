@@ -4,8 +4,8 @@
  * a file's sections, a section's symbols, and a section's per-process
  * breakdown, plugged into the generic view stack of view.h.
  *
- * What opens them (tui_view_elf_register()):
- *   Enter on a mapping (process > files > mappings) -> sections
+ * What opens them (views.c):
+ *   'e' on a mapping (process > files > mappings) -> sections
  *   'e' on a file within a process, or on a process of a file -> sections
  *   'e' on a file of the Files pane -> sections across all processes
  *   Enter on a section -> its symbols ('e': the processes behind it)
@@ -22,12 +22,25 @@
 
 #include "tui/view.h"
 
-extern const struct tui_view_ops tui_view_sections;
-extern const struct tui_view_ops tui_view_symbols;
-extern const struct tui_view_ops tui_view_section_procs;
+/* The ELF views' callbacks; views.c puts them together. */
+struct exm_row *tui_elf_build_sections(struct tui_view *v,
+				       const struct tui_build *b, size_t *n,
+				       const char **why);
+struct exm_row *tui_elf_build_symbols(struct tui_view *v,
+				      const struct tui_build *b, size_t *n,
+				      const char **why);
+struct exm_row *tui_elf_build_section_procs(struct tui_view *v,
+					    const struct tui_build *b,
+					    size_t *n, const char **why);
+void tui_elf_crumb_sections(const struct tui_view *v, char *buf, size_t len);
+void tui_elf_crumb_symbols(const struct tui_view *v, char *buf, size_t len);
+void tui_elf_crumb_section_procs(const struct tui_view *v, char *buf,
+				 size_t len);
+/* A gap row is not a section: nothing below it. */
+const struct tui_view_ops *tui_elf_section_child(const struct tui_view *v,
+						 const struct exm_row *r);
+void tui_elf_fini_view(struct tui_view *v);
 
-/* Register the views above as children in the view registry. */
-void tui_view_elf_register(void);
 /* Free the ELF cache (at exit). */
 void tui_view_elf_fini(void);
 

@@ -3,8 +3,9 @@
 #
 # Screen test (root) of the ELF views of the live UI: build the test
 # libraries of tests/live/elf/, load them, drive the real exmtop in tmux
-# (process > files > 'e' sections > Enter symbols, mapping > Enter
-# sections, the demangling toggle, a non-file row) and check the screen.
+# (process > files > 'e' sections > Enter symbols, mapping > 'e'
+# sections, mapping > Enter page strip, the demangling toggle, a non-file
+# row) and check the screen.
 #
 # Exit status: 0 passed, 1 failed, 77 skipped (not root, no tmux or cc).
 set -u
@@ -95,7 +96,8 @@ check "symbols view" ".data: symbols (symtab)"
 check "symbols: d_full" "d_full"
 check "symbols: d_half" "d_half"
 
-# Back twice, then mapping > Enter gives the sections too.
+# Back twice, then mapping > 'e' gives the sections too; Enter on a
+# mapping its page strip.
 keys BSpace
 check "back to sections" "libelft.so: sections"
 keys BSpace
@@ -103,8 +105,10 @@ check "back to files" "libelft.so"
 search libelft
 keys Enter
 check "mappings" "mappings"
-keys Enter
+keys e
 check "sections from a mapping" "libelft.so: sections"
+keys BSpace Enter
+check "page strip of a mapping" ": pages"
 keys BSpace BSpace
 
 # A row that is not a file: say so instead of an empty list.

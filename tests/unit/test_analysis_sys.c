@@ -14,7 +14,7 @@
 
 #include "core/openmetrics.h"
 #include "core/source.h"
-#include "core/strip.h"
+#include "core/filestrip.h"
 #include "core/sysview.h"
 #include "tests/unit/anagen.h"
 
@@ -350,7 +350,7 @@ Test(openmetrics, write_file_is_atomic)
 Test(strip, processes_per_file_page)
 {
 	struct exm_snapshot *s = ag_snap();
-	struct exm_strip st;
+	struct exm_file_strip st;
 	const struct exm_file *f;
 	char line[16] = "";
 
@@ -382,7 +382,7 @@ Test(strip, processes_per_file_page)
 	cr_assert(st.has_pages);
 	cr_assert_eq(st.npages, 8);
 	for (uint64_t i = 0; i < st.npages; i++)
-		line[i] = exm_strip_char(st.procs[i]);
+		line[i] = exm_strip_count_char(st.procs[i]);
 	cr_assert_str_eq(line, "131...1.");
 	cr_assert_eq(st.nprocs, 3);
 	cr_assert_eq(st.vm_pages, 6);
@@ -396,7 +396,7 @@ Test(strip, processes_per_file_page)
 	cr_assert_eq(st.segs[1].perms, RO);
 	cr_assert_eq(st.segs[2].first, 6);
 	cr_assert_eq(st.segs[2].end, 8);
-	exm_strip_fini(&st);
+	exm_file_strip_fini(&st);
 	/* anonymous kinds have no file pages */
 	f = exm_snapshot_find_file(s, "[anon]");
 	cr_assert_not_null(f);
@@ -406,18 +406,18 @@ Test(strip, processes_per_file_page)
 
 Test(strip, characters)
 {
-	cr_assert_eq(exm_strip_char(0), '.');
-	cr_assert_eq(exm_strip_char(1), '1');
-	cr_assert_eq(exm_strip_char(9), '9');
-	cr_assert_eq(exm_strip_char(10), '#');
-	cr_assert_eq(exm_strip_char(1000), '#');
+	cr_assert_eq(exm_strip_count_char(0), '.');
+	cr_assert_eq(exm_strip_count_char(1), '1');
+	cr_assert_eq(exm_strip_count_char(9), '9');
+	cr_assert_eq(exm_strip_count_char(10), '#');
+	cr_assert_eq(exm_strip_count_char(1000), '#');
 }
 
 Test(strip, hostile_offsets_do_not_allocate)
 {
 	struct exm_snapshot *s = ag_snap();
 	struct exm_proc *p = ag_proc(s, 1);
-	struct exm_strip st;
+	struct exm_file_strip st;
 
 	ag_map(p, 0x10000, 1, RO, "/huge", 4, UINT64_C(1) << 50,
 	       EXM_KIND_FILE);

@@ -160,3 +160,13 @@ Test(sort, by_size_then_pid)
 	exm_snapshot_free(snap);
 	exm_source_close(src);
 }
+
+/* The live screen cuts a text column at its width: every kind name must
+ * fit the KIND column whole ("vsyscall" was shown as "vsysca"). */
+Test(fields, kind_names_fit)
+{
+	for (int k = 0; k < EXM_KIND__COUNT; k++)
+		cr_assert_leq((int)strlen(exm_kind_name(k)),
+			      exm_fields[EXM_F_KIND].width, "kind %s cut",
+			      exm_kind_name(k));
+}

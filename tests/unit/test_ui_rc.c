@@ -14,7 +14,7 @@ Test(ui_rc, fields_parse)
 	int f[TUI_MAX_COLS + 1];
 	char err[128], buf[256];
 
-	cr_assert_eq(tui_fields_parse("pid,erss,cmd", EXM_T_PROCS, f,
+	cr_assert_eq(exm_fields_parse("pid,erss,cmd", EXM_T_PROCS, f,
 				      TUI_MAX_COLS + 1, err, sizeof(err)),
 		     0);
 	cr_assert_eq(f[0], EXM_F_PID);
@@ -24,21 +24,21 @@ Test(ui_rc, fields_parse)
 	tui_fields_format(f, buf, sizeof(buf));
 	cr_assert_str_eq(buf, "pid,erss,cmd");
 
-	cr_assert_eq(tui_fields_parse("pid,bogus", EXM_T_PROCS, f,
+	cr_assert_eq(exm_fields_parse("pid,bogus", EXM_T_PROCS, f,
 				      TUI_MAX_COLS + 1, err, sizeof(err)),
 		     -EINVAL);
 	cr_assert_str_eq(err, "unknown field 'bogus'");
-	cr_assert_eq(tui_fields_parse("file", EXM_T_PROCS, f, TUI_MAX_COLS + 1,
+	cr_assert_eq(exm_fields_parse("file", EXM_T_PROCS, f, TUI_MAX_COLS + 1,
 				      err, sizeof(err)),
 		     -EINVAL);
 	cr_assert_str_eq(err, "field 'file' does not apply to processes");
-	cr_assert_eq(tui_fields_parse("", EXM_T_PROCS, f, TUI_MAX_COLS + 1,
+	cr_assert_eq(exm_fields_parse("", EXM_T_PROCS, f, TUI_MAX_COLS + 1,
 				      err, sizeof(err)),
 		     -EINVAL);
-	cr_assert_eq(tui_fields_parse("pid,,erss", EXM_T_PROCS, f,
+	cr_assert_eq(exm_fields_parse("pid,,erss", EXM_T_PROCS, f,
 				      TUI_MAX_COLS + 1, err, sizeof(err)),
 		     -EINVAL);
-	cr_assert_eq(tui_fields_parse("pid,erss", EXM_T_PROCS, f, 2, err,
+	cr_assert_eq(exm_fields_parse("pid,erss", EXM_T_PROCS, f, 2, err,
 				      sizeof(err)),
 		     -EINVAL); /* no room */
 }

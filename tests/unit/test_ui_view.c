@@ -16,6 +16,7 @@
 #include "core/group.h"
 #include "core/source.h"
 #include "tui/view.h"
+#include "tui/views.h"
 
 static struct exm_snapshot *fixture(const pid_t *pids, size_t npids)
 {
@@ -336,8 +337,11 @@ Test(ui_stack, drill_down_and_back)
 	cr_assert_str_eq(crumbs, "Processes > bash (201) > "
 				 "/usr/lib/x86_64-linux-gnu/libc.so.6: "
 				 "mappings");
-	/* nothing below a mapping until the ELF views register */
-	cr_assert_null(tui_stack_enter(&s, false));
+	/* below a mapping: its page strip */
+	v = tui_stack_enter(&s, false);
+	cr_assert_not_null(v);
+	cr_assert_eq(v->ops, &tui_view_strip);
+	cr_assert(tui_stack_back(&s));
 	cr_assert_eq(s.depth, 3);
 
 	/* back: the files view still has libc selected */
@@ -460,48 +464,136 @@ Test(ui_stack, plugged_in_views)
 	struct exm_snapshot *a = fixture(NULL, 0);
 	struct tui_stack s = { 0 };
 	struct tui_build b = { .snap = a };
+	struct tui_view_ops root = tui_view_procs;
 	struct tui_view *v;
 	char crumbs[512];
 
-	tui_view_register_child(EXM_T_MAPPINGS, false, &probe_ops);
-	tui_view_register_child(EXM_T_PFILES, true, &probe_ops);
+	/* a view is plugged in by naming it in its parent's ops */
+	root.enter = &probe_ops;
+	root.alt = &probe_ops;
+	tui_stack_reset(&s, &root);
+	tui_view_refresh(tui_stack_top(&s), &b);
+	tui_view_search(tui_stack_top(&s), "init", 0);
+	v = tui_stack_enter(&s, true);
+	cr_assert_eq(v->ops, &probe_ops);
+	tui_view_refresh(v, &b);
+	cr_assert(seen_ctx.has_proc);
+	cr_assert_eq(seen_ctx.pid, 1);
+	cr_assert_eq(v->nvis, 2);
+	/* selection by name + address */
+	tui_view_set_cursor(v, 1);
+	cr_assert_str_eq(v->sel.name, tui_view_selected(v)->name);
+	tui_stack_crumbs(&s, crumbs, sizeof(crumbs));
+	cr_assert_str_eq(crumbs, "Processes > init (1)");
+	/* probe_ops names no child */
+	cr_assert_null(tui_stack_enter(&s, false));
+	tui_ident_fini(&seen_ctx);
+	tui_stack_fini(&s);
+	exm_snapshot_free(a);
+}
+
+/* A canvas that keeps the text put into it, one line a row. */
+struct text_canvas {
+	char lines[8][128];
+};
+
+static void text_put(const struct tui_canvas *c, int y, int x,
+		     const char *str, enum tui_role role)
+{
+	struct text_canvas *t = c->ctx;
+	size_t len = strlen(str);
+
+	cr_assert_lt(y, 8);
+	cr_assert_lt((size_t)x + len, sizeof(t->lines[y]));
+	for (int i = (int)strlen(t->lines[y]); i < x; i++)
+		t->lines[y][i] = ' ';
+	memcpy(t->lines[y] + x, str, len + 1);
+}
+
+/*
+ * Enter on a mapping opens its page strip, a view that draws itself: init's
+ * libc text has 8 resident pages; the first 4 are mapped by init, both
+ * bash and the three postgres (6), the next 2 by init and bash (3), the
+ * last 2 by init alone (1).
+ */
+Test(ui_stack, page_strip_view)
+{
+	struct exm_snapshot *a = fixture(NULL, 0);
+	struct tui_stack s = { 0 };
+	struct tui_build b = { .snap = a };
+	struct text_canvas t = { 0 };
+	struct tui_canvas c = { .w = 100, .h = 4, .put = text_put, .ctx = &t };
+	struct tui_view *v;
+	char crumbs[512];
+
 	tui_stack_reset(&s, &tui_view_procs);
 	tui_view_refresh(tui_stack_top(&s), &b);
 	tui_view_search(tui_stack_top(&s), "init", 0);
 	v = tui_stack_enter(&s, false);
 	tui_view_refresh(v, &b);
 	tui_view_search(v, "libc", 0);
-	/* the alternate key on a file opens the plugged view directly */
-	v = tui_stack_enter(&s, true);
-	cr_assert_eq(v->ops, &probe_ops);
-	tui_view_refresh(v, &b);
-	cr_assert(seen_ctx.has_proc && seen_ctx.has_file);
-	cr_assert_eq(seen_ctx.pid, 1);
-	cr_assert_str_eq(seen_ctx.fname, "/usr/lib/x86_64-linux-gnu/libc.so.6");
-	cr_assert_eq(v->nvis, 2);
-	tui_stack_back(&s);
-	/* Enter on a mapping opens it with the mapping's address */
 	v = tui_stack_enter(&s, false);
 	tui_view_refresh(v, &b);
 	tui_view_set_sort(v, EXM_F_ADDR, false);
 	v = tui_stack_enter(&s, false);
-	cr_assert_eq(v->ops, &probe_ops);
+	cr_assert_eq(v->ops, &tui_view_strip);
 	tui_view_refresh(v, &b);
-	cr_assert(seen_ctx.has_addr);
-	cr_assert_eq(seen_ctx.addr, 0x7f0000000000ull);
-	cr_assert_eq(seen_ctx.pid, 1);
-	/* selection by name + address */
-	tui_view_set_cursor(v, 1);
-	cr_assert_str_eq(v->sel.name, tui_view_selected(v)->name);
+	cr_assert_eq(v->nvis, 1);
+	v->ops->draw(v, &c);
+	cr_assert(strstr(t.lines[0], "8 pages: 8 resident, 0 swapped"),
+		  "%s", t.lines[0]);
+	cr_assert_str_eq(t.lines[1], "    7f0000000000 66663311");
+	cr_assert_str_eq(t.lines[2], "");
 	tui_stack_crumbs(&s, crumbs, sizeof(crumbs));
 	cr_assert_str_eq(crumbs, "Processes > init (1) > "
 				 "/usr/lib/x86_64-linux-gnu/libc.so.6: "
-				 "mappings > 0x7f0000000000");
-	tui_view_register_child(EXM_T_MAPPINGS, false, NULL);
-	tui_view_register_child(EXM_T_PFILES, true, NULL);
-	tui_ident_fini(&seen_ctx);
+				 "mappings > 0x7f0000000000: pages");
+	/* its key hook scrolls its lines, other keys go to the key table */
+	cr_assert_neq(v->ops->key(v, 'j'), 0u);
+	cr_assert_eq(v->ops->key(v, 'q'), 0u);
 	tui_stack_fini(&s);
 	exm_snapshot_free(a);
+}
+
+/*
+ * Delta columns: rows matched by identity with the previous snapshot. With
+ * init alone, its libc pages were its own; with everyone, they are shared,
+ * so its effective resident shrank. bash (200) was not in the previous
+ * snapshot: no delta.
+ */
+Test(ui_view, delta_of_effective_resident)
+{
+	static const pid_t only_init[] = { 1 };
+	struct exm_snapshot *prev = fixture(only_init, 1);
+	struct exm_snapshot *a = fixture(NULL, 0);
+	struct tui_build b = { .snap = a, .prev = prev };
+	struct tui_view *v = tui_view_new(&tui_view_procs, NULL);
+	const struct exm_proc *init_prev = exm_snapshot_find_pid(prev, 1);
+	const struct exm_proc *init_now = exm_snapshot_find_pid(a, 1);
+	struct exm_value val;
+
+	cr_assert_eq(tui_view_refresh(v, &b), 0);
+	for (size_t i = 0; i < v->nvis; i++) {
+		const struct exm_row *r = &v->rows[v->vis[i]];
+
+		exm_field_value(EXM_F_DERSS, EXM_T_PROCS, r, &val);
+		if (r->proc->pid != 1) {
+			cr_assert_eq(val.type, EXM_V_NONE);
+			continue;
+		}
+		cr_assert_eq(val.type, EXM_V_DELTA);
+		cr_assert_lt(val.d, 0);
+		cr_assert_float_eq(val.d,
+				   init_now->sz.erss - init_prev->sz.erss, 1e-9);
+	}
+	/* without a previous snapshot: no delta at all */
+	b.prev = NULL;
+	tui_view_refresh(v, &b);
+	exm_field_value(EXM_F_DERSS, EXM_T_PROCS, tui_view_selected(v), &val);
+	cr_assert_eq(val.type, EXM_V_NONE);
+	tui_view_free(v);
+	exm_snapshot_free(a);
+	exm_snapshot_free(prev);
 }
 
 Test(ui_view, group_keys)

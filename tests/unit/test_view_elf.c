@@ -23,6 +23,7 @@
 #include "tests/unit/snapgen.h"
 #include "tui/view.h"
 #include "tui/view_elf.h"
+#include "tui/views.h"
 
 #define PID 999999 /* no such process */
 
@@ -83,7 +84,6 @@ static void setup_elf(void)
 	write_file(img, lay.len);
 	free(img);
 	make_snapshot();
-	tui_view_elf_register();
 }
 
 static void teardown(void)
@@ -202,7 +202,8 @@ Test(view_elf, what_enter_opens)
 	cr_assert_null(tui_view_child(v, &gap, false));
 	tui_view_free(v);
 	m = open_view(&tui_view_mappings, true, NULL, 0);
-	cr_assert_eq(tui_view_child(m, &sec, false), &tui_view_sections);
+	cr_assert_eq(tui_view_child(m, &sec, false), &tui_view_strip);
+	cr_assert_eq(tui_view_child(m, &sec, true), &tui_view_sections);
 	tui_view_free(m);
 	m = open_view(&tui_view_pfiles, true, NULL, 0);
 	cr_assert_eq(tui_view_child(m, &sec, true), &tui_view_sections);

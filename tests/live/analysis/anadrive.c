@@ -23,7 +23,7 @@
 #include "core/analysis.h"
 #include "core/openmetrics.h"
 #include "core/source.h"
-#include "core/strip.h"
+#include "core/filestrip.h"
 #include "core/sysview.h"
 #include "core/units.h"
 
@@ -174,7 +174,7 @@ static int do_strip(const struct exm_snapshot *s, const char *path)
 {
 	const struct exm_file *f = path ? exm_snapshot_find_file(s, path)
 					: NULL;
-	struct exm_strip st;
+	struct exm_file_strip st;
 	int r;
 
 	if (!f)
@@ -187,7 +187,7 @@ static int do_strip(const struct exm_snapshot *s, const char *path)
 	       (unsigned long long)st.vm_pages,
 	       (unsigned long long)st.res_pages);
 	for (uint64_t i = 0; i < st.npages; i++)
-		putchar(exm_strip_char(st.procs[i]));
+		putchar(exm_strip_count_char(st.procs[i]));
 	putchar('\n');
 	for (size_t i = 0; i < st.nsegs; i++)
 		printf("seg\t%llu\t%llu\t%c%c%c%c\n",
@@ -197,7 +197,7 @@ static int do_strip(const struct exm_snapshot *s, const char *path)
 		       st.segs[i].perms & EXM_PERM_W ? 'w' : '-',
 		       st.segs[i].perms & EXM_PERM_X ? 'x' : '-',
 		       st.segs[i].perms & EXM_PERM_S ? 's' : 'p');
-	exm_strip_fini(&st);
+	exm_file_strip_fini(&st);
 	return 0;
 }
 

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Golden tests of batch output: text, CSV and JSON of the fixture sources
+# compared byte for byte with the files beside this script, so that every
+# change of output is seen in review; and the exit status of bad options.
+# Only the clock (time, time_taken) is masked.
+#
+# Usage: tests/golden/test_golden.sh   (from the build directory, or with
+# EXMTOP=); UPDATE=1 rewrites the files from the current binary (review the
+# diff before committing it).
+set -u
+
+EXMTOP=${EXMTOP:-$PWD/exmtop}
+HERE=$(cd "$(dirname "$0")" && pwd)
+[ -x "$EXMTOP" ] || { echo "no exmtop binary at $EXMTOP"; exit 1; }
+PASS=0 FAIL=0
+
+mask() {
+	sed -E 's/"time":"[^"]*"/"time":"T"/; s/"time_taken":[0-9.e+-]+/"time_taken":0/
+		s/ [0-9]+\.[0-9]+s$/ Ts/'
+}
+
+# golden NAME ARGS...: output of exmtop ARGS against $HERE/NAME
+golden() {
+	local name=$1 out
+	shift
+	out=$(env -u NO_COLOR LC_ALL=C.UTF-8 "$EXMTOP" "$@" 2>&1 | mask)
+	if [ "${UPDATE:-0}" = 1 ]; then
+		printf '%s\n' "$out" > "$HERE/$name"
+	fi
+	if diff -u "$HERE/$name" <(printf '%s\n' "$out") > /tmp/golden.$$ 2>&1
+	then
+		PASS=$((PASS + 1))
+		echo "ok - $name"
+	else
+		FAIL=$((FAIL + 1))
+		echo "not ok - $name: exmtop $*"
+		sed 's/^/  /' /tmp/golden.$$ | head -40
+	fi
+	rm -f /tmp/golden.$$
+}
+
+# status WANT ARGS...: exmtop ARGS exits with WANT and one line on stderr
+status() {
+	local want=$1 got err
+	shift
+	err=$("$EXMTOP" "$@" 2>&1 >/dev/null </dev/null)
+	got=$?
+	if [ "$got" = "$want" ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ]
+	then
+		PASS=$((PASS + 1))
+		echo "ok - exit $want: $*"
+	else
+		FAIL=$((FAIL + 1))
+		echo "not ok - exmtop $*: exit $got (want $want), stderr: $err"
+	fi
+}
+
+for fx in basic hostile; do
+	golden "$fx.txt" -b --source "fixture:$fx"
+	golden "$fx.csv" -b --source "fixture:$fx" --format csv
+	golden "$fx.json" -b --source "fixture:$fx" --format json
+done
+golden basic-files.txt -b --source fixture:basic --files --bytes
+# -KEY ascending, +KEY descending, KEY the field's own order (pid: up)
+golden basic-pid-asc.txt -b --source fixture:basic -o -pid
+golden basic-pid-desc.txt -b --source fixture:basic -o +pid
+golden basic-pid.txt -b --source fixture:basic -o pid
+golden basic-erss-asc.csv -b --source fixture:basic -o -erss --format csv \
+	--fields pid,erss
+# the page strip of postgres' shared memory: 64 pages mapped by the three
+# postgres, 8 swapped out
+golden basic-pagemap.txt -b --source fixture:basic --pagemap 300:3000000
+golden basic-pagemap.json -b --source fixture:basic --pagemap \
+	301:7f0000000000 --format json
+# deltas between iterations: the fixture does not change, so all 0
+golden basic-derss.csv -b --source fixture:basic -n 2 -d 0.1 --format csv \
+	--fields pid,erss,derss
+
+# every bad option or value: 2, in every mode
+status 2 -b --source fixture:nope
+status 2 --source fixture:nope
+status 2 -b --sections /x --source fixture:nope
+status 2 -b --pagemap 1:1000 --source fixture:nope
+status 2 -b --pagemap nonsense --source fixture:basic
+status 2 -b -o bogus --source fixture:basic
+status 2 -b --fields pid,bogus --source fixture:basic
+status 2 --fields pid,bogus --source fixture:basic
+status 2 -b --format xml
+status 2 -b -n 0
+status 2 --bogus
+status 1 -b --pagemap 999:1000 --source fixture:basic
+
+echo "# $PASS passed, $FAIL failed"
+[ "$FAIL" = 0 ]

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Screen test of the live UI (see lib.sh).
+. "$(dirname "$0")/lib.sh"
+
+t_save() {
+	local rc
+	start 80 24 -- --source fixture:basic
+	expect "Processes"
+	keys f Space Escape g '<' W
+	expect "settings saved to"
+	rc=$WORK/home/.config/exmtop/exmtoprc
+	grep -q '^group = program$' "$rc" || fail "group not saved"
+	grep -q '^fields.procs = user,' "$rc" || fail "fields not saved"
+	keys q
+	expect_exit 0
+	# the next run starts with the saved settings (same HOME)
+	$T kill-session -t t
+	$T new-session -d -s t -x 80 -y 24 "env HOME=$WORK/home LANG=C.UTF-8 TERM=xterm-256color $EXMTOP --source fixture:basic; echo EXIT=\$?; sleep 600"
+	expect "by program"
+	keys g g g
+	expect_not "by "
+	screen | grep -q '^USER ' || fail "saved columns not used"
+	keys q
+}
+
+run_case save

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Screen test of the live UI (see lib.sh): -o means what it means in batch
+# mode: KEY the field's own order (pid ascending), +KEY descending.
+. "$(dirname "$0")/lib.sh"
+
+t_sort_natural() {
+	start 80 24 -- --source fixture:basic -o pid
+	expect "PID▲"
+	expect_row 1 "$PH" '^1 root'
+	keys q
+	expect_exit 0
+	start 80 24 -- --source fixture:basic -o +pid
+	expect "PID▼"
+	expect_row 1 "$PH" '^400 alice'
+	keys q
+	expect_exit 0
+}
+
+run_case sort_natural

@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* opts.c - the option table and its parser; see opts.h. */
+#include "tui/opts.h"
+
+#include "tui/batch.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int bad(const char *opt, const char *val, const char *why)
+{
+	fprintf(stderr, "exmtop: invalid value '%.64s' for %s: %s\n", val, opt,
+		why);
+	return 2;
+}
+
+/* The value of a choice among names, or -1 (after the message). */
+static int choice(const char *opt, const char *val, const char *const *names,
+		  const char *expected)
+{
+	for (int i = 0; names[i]; i++)
+		if (!strcmp(val, names[i]))
+			return i;
+	bad(opt, val, expected);
+	return -1;
+}
+
+static int set_batch(struct tui_opts *o, const char *v)
+{
+	o->batch = true;
+	return 0;
+}
+
+static int set_iterations(struct tui_opts *o, const char *v)
+{
+	char *end;
+
+	errno = 0;
+	o->iterations = strtol(v, &end, 10);
+	if (end == v || *end || errno || o->iterations < 1)
+		return bad("-n", v, "expected a positive count");
+	return 0;
+}
+
+static int set_delay(struct tui_opts *o, const char *v)
+{
+	char *end;
+
+	errno = 0;
+	o->delay = strtod(v, &end);
+	if (end == v || *end || errno || !isfinite(o->delay) ||
+	    o->delay < 0.1 || o->delay > 86400)
+		return bad("-d", v, "expected seconds, 0.1 to 86400");
+	return 0;
+}
+
+/* The key is checked against the listed table in query.c. */
+static int set_sort(struct tui_opts *o, const char *v)
+{
+	if (!v[0] || ((v[0] == '-' || v[0] == '+') && !v[1]))
+		return bad("-o", v, "expected a field key");
+	o->sort_key = v;
+	return 0;
+}
+
+static int set_pids(struct tui_opts *o, const char *s)
+{
+	const char *p = s;
+
+	while (*p) {
+		char *end;
+		long v;
+		pid_t *np;
+
+		errno = 0;
+		v = strtol(p, &end, 10);
+		if (end == p || errno || v <= 0 || v > INT_MAX ||
+		    (*end && *end != ',') || (*end == ',' && !end[1]))
+			return bad("-p", s, "expected PID[,PID...]");
+		np = realloc(o->pids, (o->npids + 1) * sizeof(*np));
+		if (!np)
+			return bad("-p", s, "out of memory");
+		o->pids = np;
+		o->pids[o->npids++] = (pid_t)v;
+		p = *end ? end + 1 : end;
+	}
+	if (!o->npids)
+		return bad("-p", s, "expected PID[,PID...]");
+	return 0;
+}
+
+/* A user name known to the system, or any numeric uid. */
+static int set_user(struct tui_opts *o, const char *u)
+{
+	struct passwd pwd, *res = NULL;
+	char buf[1024], *end;
+
+	if (!*u)
+		return bad("-u", u, "empty user");
+	strtoul(u, &end, 10);
+	if (*end && (getpwnam_r(u, &pwd, buf, sizeof(buf), &res) || !res))
+		return bad("-u", u, "no such user");
+	o->user = u;
+	return 0;
+}
+
+static int set_full_cmd(struct tui_opts *o, const char *v)
+{
+	o->full_cmd = true;
+	return 0;
+}
+
+static int set_files(struct tui_opts *o, const char *v)
+{
+	o->files = true;
+	return 0;
+}
+
+static int set_format(struct tui_opts *o, const char *v)
+{
+	for (int i = 0; i < TUI_FMT__COUNT; i++)
+		if (!strcmp(v, tui_formats[i].name)) {
+			o->format = (enum tui_format)i;
+			return 0;
+		}
+	return bad("--format", v, "expected text, csv or json");
+}
+
+static int set_bytes(struct tui_opts *o, const char *v)
+{
+	o->bytes = true;
+	return 0;
+}
+
+/* The list is checked against the listed table in query.c. */
+static int set_fields(struct tui_opts *o, const char *v)
+{
+	o->fields = v;
+	return 0;
+}
+
+static int set_source(struct tui_opts *o, const char *v)
+{
+	o->source = v;
+	return 0;
+}
+
+static int set_pagemap_mode(struct tui_opts *o, const char *v)
+{
+	static const char *const names[] = { "auto", "scan", "read", NULL };
+	int i = choice("--pagemap-mode", v, names,
+		       "expected auto, scan or read");
+
+	if (i < 0)
+		return 2;
+	o->pagemap_mode = i;
+	return 0;
+}
+
+static int set_include_self(struct tui_opts *o, const char *v)
+{
+	o->include_self = true;
+	return 0;
+}
+
+static int set_sections(struct tui_opts *o, const char *v)
+{
+	o->sections = v;
+	return 0;
+}
+
+static int set_symbols(struct tui_opts *o, const char *v)
+{
+	o->symbols = v;
+	return 0;
+}
+
+static int set_pagemap(struct tui_opts *o, const char *v)
+{
+	o->pagemap = v;
+	return 0;
+}
+
+static int set_no_color(struct tui_opts *o, const char *v)
+{
+	o->no_color = true;
+	return 0;
+}
+
+static int act_list_fields(struct tui_opts *o, const char *v)
+{
+	o->action = TUI_LIST_FIELDS;
+	return 0;
+}
+
+static int act_man(struct tui_opts *o, const char *v)
+{
+	o->action = TUI_MAN;
+	return 0;
+}
+
+static int act_help(struct tui_opts *o, const char *v)
+{
+	o->action = TUI_HELP;
+	return 0;
+}
+
+static int act_version(struct tui_opts *o, const char *v)
+{
+	o->action = TUI_VERSION;
+	return 0;
+}
+
+const struct tui_option tui_options[] = {
+	{ .name = "batch", .short_name = 'b', .set = set_batch,
+	  .help = "print and exit instead of the live screen" },
+	{ .name = "iterations", .short_name = 'n', .arg = "N",
+	  .set = set_iterations, .help = "number of snapshots (batch: 1)" },
+	{ .name = "delay", .short_name = 'd', .arg = "SECS",
+	  .set = set_delay, .help = "seconds between snapshots (2)" },
+	{ .name = "sort", .short_name = 'o', .arg = "KEY", .set = set_sort,
+	  .help = "sort by field KEY: -KEY ascending, +KEY descending, KEY "
+		  "the field's own order (sizes descending; default erss)" },
+	{ .name = "pid", .short_name = 'p', .arg = "PID,...",
+	  .set = set_pids, .help = "only these processes" },
+	{ .name = "user", .short_name = 'u', .arg = "USER", .set = set_user,
+	  .help = "only processes of USER (name or uid)" },
+	{ .name = "full-command", .short_name = 'c', .set = set_full_cmd,
+	  .help = "show full command lines" },
+	{ .name = "files", .set = set_files,
+	  .help = "list files and anonymous kinds instead of processes" },
+	{ .name = "format", .arg = "FMT", .set = set_format,
+	  .help = "batch output: text, csv or json (JSON sizes are bytes, "
+		  "null when not measured)" },
+	{ .name = "bytes", .set = set_bytes,
+	  .help = "exact byte counts instead of K/M/G" },
+	{ .name = "fields", .arg = "A,B,...", .set = set_fields,
+	  .help = "columns to show (see --list-fields)" },
+	{ .name = "sections", .arg = "FILE", .set = set_sections,
+	  .help = "ELF sections of a mapped file (with -p: one process)" },
+	{ .name = "symbols", .arg = "FILE:SEC", .set = set_symbols,
+	  .help = "symbols of a section of a mapped file" },
+	{ .name = "pagemap", .arg = "PID:ADDR", .set = set_pagemap,
+	  .help = "the pages of the mapping of PID at ADDR, one character a "
+		  "page: . not resident, 1-9 processes mapping it, # ten or "
+		  "more, s swapped" },
+	{ .name = "source", .arg = "NAME", .set = set_source,
+	  .help = "auto, pagemap (root), smaps, fixture:NAME" },
+	{ .name = "pagemap-mode", .arg = "M", .set = set_pagemap_mode,
+	  .help = "auto, scan (PAGEMAP_SCAN ioctl, Linux 6.7+) or read" },
+	{ .name = "include-self", .set = set_include_self,
+	  .help = "also scan exmtop's own process" },
+	{ .name = "no-color", .set = set_no_color,
+	  .help = "no colours (also NO_COLOR=1)" },
+	{ .name = "list-fields", .set = act_list_fields,
+	  .help = "print every field key and exit" },
+	{ .name = "man", .set = act_man,
+	  .help = "print this manual page in roff and exit" },
+	{ .name = "help", .short_name = 'h', .set = act_help,
+	  .help = "this help" },
+	{ .name = "version", .short_name = 'V', .set = act_version,
+	  .help = "version" },
+	{ .name = NULL },
+};
+
+#define NOPTS (sizeof(tui_options) / sizeof(tui_options[0]) - 1)
+
+void tui_opts_usage(FILE *f)
+{
+	fputs("Usage: exmtop [options]\n"
+	      "Show what each process really costs in memory: every "
+	      "physical page's\ncost divided among the processes that map "
+	      "it (effective resident).\n\n",
+	      f);
+	for (const struct tui_option *op = tui_options; op->name; op++) {
+		char left[64];
+
+		snprintf(left, sizeof(left), "%c%c%c --%s%s%s",
+			 op->short_name ? '-' : ' ',
+			 op->short_name ? op->short_name : ' ',
+			 op->short_name ? ',' : ' ', op->name,
+			 op->arg ? " " : "", op->arg ? op->arg : "");
+		fprintf(f, "  %-24s", left);
+		/* the help wrapped at 79 columns, under itself */
+		for (const char *h = op->help; *h;) {
+			size_t n = strlen(h), cut = n;
+
+			if (n > 52) {
+				cut = 52;
+				while (cut && h[cut] != ' ')
+					cut--;
+				if (!cut)
+					cut = 52;
+			}
+			fprintf(f, "%s%.*s\n", h == op->help ? " " : "   "
+					"                        ",
+				(int)cut, h);
+			h += cut;
+			while (*h == ' ')
+				h++;
+		}
+	}
+}
+
+int tui_opts_parse(struct tui_opts *o, int argc, char **argv)
+{
+	struct option longs[NOPTS + 1];
+	char shorts[3 * NOPTS + 2], *s = shorts;
+	int c, idx, ret;
+
+	*s++ = ':'; /* a missing value is ':', not '?' */
+	for (size_t i = 0; i < NOPTS; i++) {
+		const struct tui_option *op = &tui_options[i];
+
+		longs[i] = (struct option){ op->name,
+					    op->arg ? required_argument
+						    : no_argument,
+					    NULL, 256 + (int)i };
+		if (op->short_name) {
+			*s++ = op->short_name;
+			if (op->arg)
+				*s++ = ':';
+		}
+	}
+	*s = 0;
+	memset(&longs[NOPTS], 0, sizeof(longs[NOPTS]));
+	opterr = 0; /* our own one-line messages */
+	optind = 1;
+	while ((c = getopt_long(argc, argv, shorts, longs, &idx)) != -1) {
+		const struct tui_option *op = NULL;
+
+		if (c >= 256 && c < 256 + (int)NOPTS)
+			op = &tui_options[c - 256];
+		for (size_t i = 0; !op && c > 0 && c < 256 && i < NOPTS; i++)
+			if (c != ':' && c != '?' &&
+			    tui_options[i].short_name == c)
+				op = &tui_options[i];
+		if (c == ':') {
+			fprintf(stderr, "exmtop: option '%.64s' needs a value "
+				"(see --help)\n", argv[optind - 1]);
+			return 2;
+		}
+		if (!op) {
+			if (optopt > 0 && optopt < 256)
+				fprintf(stderr, "exmtop: unknown option '-%c' "
+					"(see --help)\n", optopt);
+			else
+				fprintf(stderr, "exmtop: unknown option "
+					"'%.64s' (see --help)\n",
+					argv[optind - 1]);
+			return 2;
+		}
+		ret = op->set(o, op->arg ? optarg : NULL);
+		if (ret)
+			return ret;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "exmtop: unexpected argument '%.64s'\n",
+			argv[optind]);
+		return 2;
+	}
+	return 0;
+}
+
+void tui_opts_fini(struct tui_opts *o)
+{
+	free(o->pids);
+	o->pids = NULL;
+	o->npids = 0;
+}

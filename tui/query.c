@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* query.c - options and settings resolved into one query; see query.h. */
+#include "tui/query.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/group.h"
+
+static enum exm_table listed_table(const struct tui_opts *o)
+{
+	if (o->sections)
+		return EXM_T_SECTIONS;
+	if (o->symbols)
+		return EXM_T_SYMBOLS;
+	if (o->pagemap)
+		return EXM_T_MAPPINGS;
+	return o->files ? EXM_T_FILES : EXM_T_PROCS;
+}
+
+int tui_query_build(struct tui_query *q, const struct tui_opts *o,
+		    bool use_rc, char *err, size_t errlen)
+{
+	enum exm_table t = listed_table(o);
+	bool elf = t == EXM_T_SECTIONS || t == EXM_T_SYMBOLS;
+
+	memset(q, 0, sizeof(*q));
+	q->table = t;
+	tui_settings_init(&q->set);
+	if (!use_rc) {
+		/* batch: the field table's defaults exactly, no file */
+		for (int k = 0; k < EXM_T__COUNT; k++)
+			exm_fields_parse(NULL, k, q->set.fields[k],
+					 TUI_MAX_COLS + 1, err, errlen);
+	} else if (!tui_settings_path(q->rc_path, sizeof(q->rc_path))) {
+		tui_settings_load(&q->set, q->rc_path, q->warn,
+				  sizeof(q->warn));
+	} else {
+		q->rc_path[0] = 0;
+	}
+	if (o->delay > 0)
+		q->set.delay = o->delay;
+	if (o->full_cmd)
+		q->set.full_cmd = true;
+	if (o->bytes)
+		q->set.exact_bytes = true;
+	if (o->fields) {
+		if (exm_fields_parse(o->fields, t, q->set.fields[t],
+				     TUI_MAX_COLS + 1, err, errlen))
+			return -EINVAL;
+	} else if (!use_rc && elf && o->format != TUI_FMT_TEXT) {
+		/* machine-readable ELF tables: every column */
+		size_t k = 0;
+
+		for (int f = 0; f < EXM_F__COUNT; f++)
+			if (exm_fields[f].tables & EXM_TBIT(t))
+				q->set.fields[t][k++] = f;
+		q->set.fields[t][k] = -1;
+	}
+	if (o->sort_key) {
+		if (exm_sort_parse(o->sort_key, t, &q->set.sort[t],
+				   &q->set.sort_desc[t], err, errlen))
+			return -EINVAL;
+		q->sort_given = true;
+	}
+	if (o->user && !(q->user = strdup(o->user)))
+		return -ENOMEM;
+	q->pids = o->pids;
+	q->npids = o->npids;
+	q->include_self = o->include_self;
+	q->pagemap_mode = o->pagemap_mode;
+	return 0;
+}
+
+void tui_query_fini(struct tui_query *q)
+{
+	free(q->user);
+	q->user = NULL;
+}
+
+void tui_query_sort(const struct tui_query *q, enum exm_table t, int *field,
+		    bool *desc)
+{
+	if (q->set.sort[t] >= 0) {
+		*field = q->set.sort[t];
+		*desc = q->set.sort_desc[t];
+	} else {
+		exm_table_natural_sort(t, field, desc);
+	}
+}
+
+bool tui_query_user_match(const struct tui_query *q,
+			  const struct exm_proc *p)
+{
+	return exm_proc_is_user(p, q->user);
+}
+
+unsigned tui_query_needs(const struct tui_query *q, enum exm_table t)
+{
+	unsigned needs = 0;
+	int f;
+	bool desc;
+
+	for (const int *k = q->set.fields[t]; *k >= 0; k++)
+		needs |= exm_fields[*k].needs;
+	tui_query_sort(q, t, &f, &desc);
+	return needs | exm_fields[f].needs;
+}
+
+void tui_query_scan(const struct tui_query *q, unsigned needs,
+		    struct exm_scan_opts *scan)
+{
+	memset(scan, 0, sizeof(*scan));
+	scan->pids = q->pids;
+	scan->npids = q->npids;
+	scan->include_self = q->include_self;
+	scan->pagemap_mode = q->pagemap_mode;
+	scan->want_kpss = needs & EXM_NEED_KPSS;
+	scan->want_cmdline = needs & EXM_NEED_CMDLINE;
+}
+
+int tui_open_source(const struct tui_opts *o, struct exm_source **src)
+{
+	char err[256] = "";
+	int ret = exm_source_open(o->source ? o->source : "auto", src, err,
+				  sizeof(err));
+
+	if (!ret)
+		return 0;
+	fprintf(stderr, "exmtop: %s\n", err[0] ? err : strerror(-ret));
+	return ret == -EINVAL ? 2 : 1;
+}
+
+void tui_counts_of(const struct exm_snapshot *snap, struct tui_counts *c)
+{
+	c->scanned = 0;
+	for (size_t i = 0; i < snap->nprocs; i++)
+		c->scanned += snap->procs[i].state != EXM_PROC_DENIED;
+	c->gone = snap->nskipped_gone;
+	c->denied = snap->nskipped_denied;
+}

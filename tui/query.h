@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * query.h - what to list and how, resolved once (no curses): the table,
+ * its columns and sort (and those of every table a drill-down can show),
+ * the user and pid filters, the grouping, and what a scan must read for
+ * them. Built from the defaults, then the settings file (live screen
+ * only), then the options; consumed by batch output, the ELF batch tables
+ * and the live screen alike, so they cannot disagree.
+ */
+#ifndef TUI_QUERY_H
+#define TUI_QUERY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/fields.h"
+#include "core/source.h"
+#include "tui/opts.h"
+#include "tui/rc.h"
+
+struct tui_query {
+	enum exm_table table;	/* listed: procs, files, sections, symbols,
+				 * or mappings (--pagemap) */
+	struct tui_settings set; /* per-table columns and sorts, delay,
+				  * grouping, full_cmd, exact bytes */
+	bool sort_given;	/* -o: set.sort[table] is the user's */
+	char *user;		/* -u (owned), or NULL */
+	const pid_t *pids;	/* -p (borrowed from the options) */
+	size_t npids;
+	bool include_self;
+	int pagemap_mode;
+	char rc_path[4096];	/* the settings file ("" when none) */
+	char warn[512];		/* a bad line of the settings file, or "" */
+};
+
+/*
+ * Build q from the options; with use_rc, the settings file is read first
+ * (the options win). 0; -EINVAL with a one-line reason in err for a bad
+ * --fields or -o; -ENOMEM. Free with tui_query_fini().
+ */
+int tui_query_build(struct tui_query *q, const struct tui_opts *o,
+		    bool use_rc, char *err, size_t errlen);
+void tui_query_fini(struct tui_query *q);
+
+/* The columns of table t (-1 terminated). */
+static inline const int *tui_query_fields(const struct tui_query *q,
+					  enum exm_table t)
+{
+	return q->set.fields[t];
+}
+/* The sort of table t: the user's, else the table's natural one. */
+void tui_query_sort(const struct tui_query *q, enum exm_table t, int *field,
+		    bool *desc);
+/* Whether process p passes -u. */
+bool tui_query_user_match(const struct tui_query *q,
+			  const struct exm_proc *p);
+/* EXM_NEED_* of the columns and the sort of table t. */
+unsigned tui_query_needs(const struct tui_query *q, enum exm_table t);
+/*
+ * The scan options for needs (EXM_NEED_*): pids, self, pagemap mode, and
+ * the kernel's figures and command lines only when needed.
+ */
+void tui_query_scan(const struct tui_query *q, unsigned needs,
+		    struct exm_scan_opts *scan);
+
+/*
+ * Open the source the options name ("auto" without --source). 0, or the
+ * exit status after one line on stderr: 2 for a bad name (as for every bad
+ * option), 1 when it cannot be opened.
+ */
+int tui_open_source(const struct tui_opts *o, struct exm_source **src);
+
+/* The processes, files and groups as the header, the batch summary and
+ * JSON count them: scanned excludes the processes that could not be read. */
+struct tui_counts {
+	size_t scanned, gone, denied;
+};
+void tui_counts_of(const struct exm_snapshot *snap, struct tui_counts *c);
+
+#endif
