@@ -193,6 +193,7 @@ struct exm_recorder {
 
 	/* the snapshot being written */
 	char proc_root[256];
+	bool live; /* a /proc stands behind the snapshot: build-ids readable */
 	unsigned caps;
 	int64_t snap, proc, map; /* ids / indexes */
 	pid_t pid;
@@ -338,8 +339,8 @@ static int rs_begin(void *ctx, const struct exm_sysinfo *sys)
 
 	if (sqlite3_exec(r->db, "BEGIN IMMEDIATE", NULL, NULL, NULL))
 		return db_fail(r, "cannot write");
-	snprintf(r->proc_root, sizeof(r->proc_root), "%s",
-		 sys->proc_root[0] ? sys->proc_root : "/proc");
+	snprintf(r->proc_root, sizeof(r->proc_root), "%s", sys->proc_root);
+	r->live = sys->proc_root[0] && !(sys->caps & EXM_CAP_REPLAY);
 	r->caps = sys->caps;
 	r->page_size = sys->page_size;
 	r->proc = -1;
@@ -695,7 +696,7 @@ static int insert_file(struct exm_recorder *r, const struct exm_mapping *m,
 		n = m->build_id_len < sizeof(bid) ? m->build_id_len
 						  : sizeof(bid);
 		memcpy(bid, m->build_id, n);
-	} else if (m->kind == EXM_KIND_FILE) {
+	} else if (m->kind == EXM_KIND_FILE && r->live) {
 		int fd = exm_open_mapped(r->proc_root, r->pid, m);
 
 		if (fd >= 0) {
