@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/account.h"
+
 static const char *const change_names[] = {
 	[EXM_DIFF_SAME] = "same",
 	[EXM_DIFF_NEW] = "new",
@@ -197,6 +199,55 @@ static int diff_files(struct exm_diff *d)
 	return ret;
 }
 
+int exm_diff_proc_files(const struct exm_diff_row *r,
+			struct exm_diff_row **out, size_t *n)
+{
+	const struct exm_proc *p = r->proc_a, *q = r->proc_b;
+	size_t na = p ? p->npfiles : 0, nb = q ? q->npfiles : 0, np = 0;
+	const void **fa = malloc((na + 1) * sizeof(*fa));
+	const void **fb = malloc((nb + 1) * sizeof(*fb));
+	struct exm_diff_row *rows = NULL;
+	struct pair *pr = NULL;
+	int ret = -ENOMEM;
+
+	if (fa && fb) {
+		for (size_t i = 0; i < na; i++)
+			fa[i] = p->pfiles[i].file;
+		for (size_t i = 0; i < nb; i++)
+			fb[i] = q->pfiles[i].file;
+		ret = match(fa, na, fb, nb, cmp_file, &pr, &np);
+	}
+	free(fa);
+	free(fb);
+	if (!ret) {
+		rows = calloc(np + 1, sizeof(*rows));
+		if (!rows)
+			ret = -ENOMEM;
+	}
+	for (size_t i = 0; !ret && i < np; i++) {
+		const struct exm_pfile *x = pr[i].a ? exm_proc_find_pfile(p, pr[i].a)
+						    : NULL;
+		const struct exm_pfile *y = pr[i].b ? exm_proc_find_pfile(q, pr[i].b)
+						    : NULL;
+
+		rows[i].change = change_of(&pr[i]);
+		rows[i].proc_a = p;
+		rows[i].proc_b = q;
+		rows[i].file_a = pr[i].a;
+		rows[i].file_b = pr[i].b;
+		delta(&rows[i].d, x ? &x->sz : NULL, y ? &y->sz : NULL);
+	}
+	free(pr);
+	if (ret) {
+		free(rows);
+		return ret;
+	}
+	exm_diff_sort(rows, np);
+	*out = rows;
+	*n = np;
+	return 0;
+}
+
 static int cmp_row(const void *x, const void *y)
 {
 	const struct exm_diff_row *a = x, *b = y;
@@ -206,7 +257,7 @@ static int cmp_row(const void *x, const void *y)
 		return a->d.erss > b->d.erss ? -1 : 1;
 	if (p && q && p->pid != q->pid)
 		return p->pid < q->pid ? -1 : 1;
-	if (!p && !q) {
+	if (exm_diff_row_file(a) && exm_diff_row_file(b)) {
 		int c = strcmp(exm_diff_row_file(a)->name,
 			       exm_diff_row_file(b)->name);
 

@@ -105,8 +105,17 @@ int exm_diff_new(const struct exm_snapshot *a, const struct exm_snapshot *b,
 		 struct exm_diff **out);
 void exm_diff_free(struct exm_diff *d);
 
+/*
+ * Drill-down of a process row r: its files and anonymous kinds, matched
+ * like the file rows, each with the growth of this process's part of it
+ * (proc_a/proc_b as in r). *out (n rows, sorted by exm_diff_sort) is the
+ * caller's to free(); it borrows like the diff. 0 or -ENOMEM.
+ */
+int exm_diff_proc_files(const struct exm_diff_row *r,
+			struct exm_diff_row **out, size_t *n);
+
 /* Sort rows by growth of effective resident, largest first; ties by pid
- * (process rows) or name (file rows), then vanished after present. */
+ * (process rows), then by name (file rows), then vanished after present. */
 void exm_diff_sort(struct exm_diff_row *rows, size_t n);
 
 /* The row of the process with this pid in the later snapshot (or, gone,

@@ -57,11 +57,21 @@ static const char schema_sql[] =
 #define FLAG_SHIFT 55
 #define FLAG_MASK UINT64_C(0x7f)
 
+/* Messages quote the file's own text (SQLite names tables of a hostile
+ * schema in its errors): one line, no control characters. */
+static void one_line(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}
+
 static void set_err(char *buf, size_t len, const char *path, const char *what,
 		    sqlite3 *db)
 {
 	snprintf(buf, len, "%.200s: %s%s%s", path, what, db ? ": " : "",
 		 db ? sqlite3_errmsg(db) : "");
+	one_line(buf);
 }
 
 /* Check that db is a recording this exmtop reads: 0, or -EINVAL with why
@@ -99,6 +109,7 @@ static int check_header(sqlite3 *db, const char *path, bool *fresh,
 			 "%.200s: recording schema %" PRId64 " is newer than "
 			 "this exmtop's (%d): upgrade exmtop",
 			 path, ver, EXM_RECORD_SCHEMA);
+		one_line(err);
 		return -EINVAL;
 	}
 	if (ver < 1) {
@@ -182,6 +193,7 @@ struct exm_recorder {
 
 	/* the snapshot being written */
 	char proc_root[256];
+	bool live; /* a /proc stands behind the snapshot: build-ids readable */
 	unsigned caps;
 	int64_t snap, proc, map; /* ids / indexes */
 	pid_t pid;
@@ -244,6 +256,7 @@ int exm_record_open(const char *path, struct exm_recorder **out, char *err,
 	if (!r)
 		return -ENOMEM;
 	snprintf(r->path, sizeof(r->path), "%s", path);
+	one_line(r->path); /* it is quoted in messages */
 	if (sqlite3_open_v2(path, &r->db,
 			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
 			    NULL) != SQLITE_OK) {
@@ -326,8 +339,8 @@ static int rs_begin(void *ctx, const struct exm_sysinfo *sys)
 
 	if (sqlite3_exec(r->db, "BEGIN IMMEDIATE", NULL, NULL, NULL))
 		return db_fail(r, "cannot write");
-	snprintf(r->proc_root, sizeof(r->proc_root), "%s",
-		 sys->proc_root[0] ? sys->proc_root : "/proc");
+	snprintf(r->proc_root, sizeof(r->proc_root), "%s", sys->proc_root);
+	r->live = sys->proc_root[0] && !(sys->caps & EXM_CAP_REPLAY);
 	r->caps = sys->caps;
 	r->page_size = sys->page_size;
 	r->proc = -1;
@@ -683,7 +696,7 @@ static int insert_file(struct exm_recorder *r, const struct exm_mapping *m,
 		n = m->build_id_len < sizeof(bid) ? m->build_id_len
 						  : sizeof(bid);
 		memcpy(bid, m->build_id, n);
-	} else if (m->kind == EXM_KIND_FILE) {
+	} else if (m->kind == EXM_KIND_FILE && r->live) {
 		int fd = exm_open_mapped(r->proc_root, r->pid, m);
 
 		if (fd >= 0) {
@@ -965,6 +978,7 @@ static int corrupt(char *err, size_t errlen, const char *path,
 		   const char *what)
 {
 	snprintf(err, errlen, "%.200s: corrupt recording: %s", path, what);
+	one_line(err);
 	return -EINVAL;
 }
 
@@ -1021,6 +1035,7 @@ static struct exm_recording *rec_new(const char *label)
 	if (!rec)
 		return NULL;
 	snprintf(rec->path, sizeof(rec->path), "%s", label);
+	one_line(rec->path); /* it is quoted in messages */
 	exm_recording_set_limits(rec, 0, 0);
 	return rec;
 }
@@ -1063,8 +1078,11 @@ int exm_recording_open(const char *path, struct exm_recording **out,
 	if (!rec)
 		return -ENOMEM;
 	if (access(path, R_OK)) {
-		snprintf(err, errlen, "%.200s: %s", path, strerror(errno));
-		return rec_fail(rec, -errno);
+		int e = errno;
+
+		snprintf(err, errlen, "%.200s: %s", path, strerror(e));
+		one_line(err);
+		return rec_fail(rec, -e);
 	}
 	if (sqlite3_open_v2(path, &rec->db, SQLITE_OPEN_READONLY, NULL) !=
 	    SQLITE_OK) {
@@ -1476,6 +1494,7 @@ int exm_recording_load(struct exm_recording *rec, size_t idx,
 		snprintf(rec->errmsg, sizeof(rec->errmsg),
 			 "%.200s: no snapshot %zu (it holds %zu)", rec->path,
 			 idx, rec->n);
+		one_line(rec->errmsg);
 		return -ERANGE;
 	}
 	l.snap = rec->ids[idx];

@@ -44,7 +44,9 @@ int exm_record_open(const char *path, struct exm_recorder **out, char *err,
  * Append snap (accounted, with its page words: before
  * exm_snapshot_drop_pages) as one transaction. Build-ids of mapped files
  * are read through snap->sys.proc_root/PID/map_files (once per file per
- * recorder). 0 or -errno with exm_record_errmsg() saying why.
+ * recorder; a snapshot without a proc_root has none, a replayed one keeps
+ * those it was recorded with). 0 or -errno with exm_record_errmsg()
+ * saying why.
  */
 int exm_record_snapshot(struct exm_recorder *r,
 			const struct exm_snapshot *snap);

@@ -153,6 +153,46 @@ Test(diff, growth_new_and_gone)
 	exm_snapshot_free(a);
 }
 
+Test(diff, files_of_one_process)
+{
+	struct exm_snapshot *a = basic(), *b = later(a);
+	const struct exm_diff_row *r;
+	struct exm_diff_row *rows;
+	struct exm_diff *d;
+	size_t n, heap = 0;
+
+	cr_assert_eq(exm_diff_new(a, b, &d), 0);
+	r = exm_diff_find_pid(d, 400);
+	cr_assert_eq(exm_diff_proc_files(r, &rows, &n), 0);
+	/* the memfd, my data.bin, and the new [heap] */
+	cr_assert_eq(n, 3);
+	cr_assert_eq(rows[0].change, EXM_DIFF_NEW);
+	cr_assert_str_eq(rows[0].file_b->name, "[heap]");
+	cr_assert_eq(rows[0].d.rss, 5 * PS);
+	cr_assert_eq(rows[0].d.erss, 5.0 * PS);
+	for (size_t i = 1; i < n; i++) {
+		cr_assert_eq(rows[i].change, EXM_DIFF_SAME);
+		cr_assert_eq(rows[i].d.rss, 0);
+		cr_assert_eq(rows[i].proc_b->pid, 400);
+		heap += !strcmp(exm_diff_row_file(&rows[i])->name, "[heap]");
+	}
+	cr_assert_eq(heap, 0);
+	free(rows);
+
+	/* a gone process: every file gone, the growth its negative */
+	r = exm_diff_find_pid(d, 201);
+	cr_assert_eq(exm_diff_proc_files(r, &rows, &n), 0);
+	cr_assert_eq(n, r->proc_a->npfiles);
+	for (size_t i = 0; i < n; i++) {
+		cr_assert_eq(rows[i].change, EXM_DIFF_GONE);
+		cr_assert_leq(rows[i].d.erss, 0.0);
+	}
+	free(rows);
+	exm_diff_free(d);
+	exm_snapshot_free(b);
+	exm_snapshot_free(a);
+}
+
 Test(diff, a_snapshot_against_itself_is_all_zero)
 {
 	struct exm_snapshot *a = basic();

@@ -137,6 +137,20 @@ Test(sysroot, build_id_recorded_mismatch_reported_sysroot_resolves)
 	cr_assert(strstr(exm_elfcache_why(c), bid), "%s",
 		  exm_elfcache_why(c));
 
+	/* recorded again (a replay into a new file), the build-id is the
+	 * recorded one, not the replaced file's */
+	snprintf(q, sizeof(q), "%s/again.exmrec", dir);
+	cr_assert_eq(exm_record_open(q, &r, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(exm_record_snapshot(r, re), 0, "%s", exm_record_errmsg(r));
+	exm_record_close(r);
+	cr_assert_eq(sqlite3_open(q, &db), SQLITE_OK);
+	cr_assert_eq(sqlite3_prepare_v2(db, "SELECT build_id FROM file", -1,
+					&st, NULL), SQLITE_OK);
+	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+	cr_assert_str_eq((const char *)sqlite3_column_text(st, 0), bid);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+
 	/* a sysroot holding the recorded file and its debug file */
 	snprintf(root, sizeof(root), "%s/target", dir);
 	snprintf(inroot, sizeof(inroot), "%s%s", root, lib);
