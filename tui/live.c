@@ -160,22 +160,22 @@ unsigned tui_live_take(struct tui_live *l)
 	tui_scanner_dispose(l->scanner, l->prev);
 	l->prev = l->snap;
 	l->snap = snap;
-	if (!keeps_prev(l)) {
-		/* one generation only while a delta is shown: a page-level
-		 * snapshot is big */
-		tui_scanner_dispose(l->scanner, l->prev);
-		l->prev = NULL;
-	}
 	l->nsnaps++;
 	tui_policy_arrived(&l->policy);
 	invalidate(l);
 	tui_live_fresh(l, tui_live_view(l));
 	/* the rows may now be in another order than the ones the request
 	 * was planned from: rows already known but not read, read now */
-	if (l->scan.want_kpss && !l->paused &&
+	if (l->scan.want_kpss && !l->paused && l->prev &&
 	    tui_policy_may_follow(&l->policy) &&
 	    tui_policy_missing(&l->policy, l->stacks, 2, l->prev))
 		tui_live_request(l, true);
+	if (!keeps_prev(l)) {
+		/* one generation only while a delta is shown: a page-level
+		 * snapshot is big */
+		tui_scanner_dispose(l->scanner, l->prev);
+		l->prev = NULL;
+	}
 	return TUI_R_REDRAW;
 }
 
