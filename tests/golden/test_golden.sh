@@ -84,6 +84,7 @@ golden basic-derss.csv -b --source fixture:basic -n 2 -d 0.1 --format csv \
 # recordings (issue 10): a diff of two recordings of the fixtures, one
 # with processes the other has not (new and gone), in every format; run in
 # the recordings' directory so their names are the same everywhere
+EXMTOP=$(cd "$(dirname "$EXMTOP")" && pwd)/$(basename "$EXMTOP")
 REC=$(mktemp -d /tmp/exmtop-golden.XXXXXX)
 trap 'rm -rf "$REC"' EXIT
 "$EXMTOP" --record "$REC/basic.exmrec" --source fixture:basic -n 1
