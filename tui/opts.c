@@ -313,7 +313,7 @@ const struct tui_option tui_options[] = {
 	{ .name = "record", .arg = "FILE", .set = set_record,
 	  .help = "append each snapshot to the SQLite recording FILE (no "
 		  "screen, prints nothing but errors unless --format or "
-		  "--watch; until stopped unless -n)" },
+		  "--watch; until stopped unless -n; -b: one)" },
 	{ .name = "watch", .set = set_watch,
 	  .help = "with --record: the live screen too (record what you "
 		  "watch)" },
