@@ -7,7 +7,7 @@
  *   bench/exmrecord FILE N
  *
  * Prints one line a snapshot: "snapshot SECONDS record SECONDS".
- * (Until the exmtop command line has --record, this is the recorder.)
+ * (exmtop --record does the same; this one times the two apart.)
  */
 #include <stdio.h>
 #include <stdlib.h>

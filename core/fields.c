@@ -147,6 +147,11 @@ const struct exm_field exm_fields[EXM_F__COUNT] = {
 			  .desc = true, .needs = EXM_NEED_PAGES,
 			  .help = "growth of effective resident since the "
 				  "previous refresh" },
+	[EXM_F_CHANGE] = { .key = "change", .title = "CHANGE", .width = 6,
+			   .type = EXM_FT_STR,
+			   .tables = T_ALL,
+			   .help = "in delta mode and --diff: same, new "
+				   "(since the baseline) or gone" },
 };
 
 int exm_field_by_key(const char *key)
@@ -197,8 +202,40 @@ static void v_kpss(struct exm_value *v, const struct exm_kpss *k,
 		v_int(v, u);
 }
 
+static void field_value(enum exm_field_id f, enum exm_table t,
+			const struct exm_row *r, struct exm_value *v);
+
+/* The size fields, whose value a delta row gives as growth. */
+static bool is_size_field(enum exm_field_id f)
+{
+	return f >= EXM_F_VM && f <= EXM_F_SWAP_PSS;
+}
+
 void exm_field_value(enum exm_field_id f, enum exm_table t,
 		     const struct exm_row *r, struct exm_value *v)
+{
+	struct exm_row before;
+	struct exm_value b;
+
+	field_value(f, t, r, v);
+	if (!(r->flags & EXM_ROW_DELTA) || !is_size_field(f) ||
+	    v->type == EXM_V_NONE)
+		return;
+	before = *r;
+	before.sz = r->prev;
+	before.kpss = r->prev_kpss;
+	field_value(f, t, &before, &b);
+	if (b.type == EXM_V_NONE) {
+		v->type = EXM_V_NONE;
+		return;
+	}
+	v->d = (v->type == EXM_V_INT ? (double)v->u : v->d) -
+	       (b.type == EXM_V_INT ? (double)b.u : b.d);
+	v->type = EXM_V_DELTA;
+}
+
+static void field_value(enum exm_field_id f, enum exm_table t,
+			const struct exm_row *r, struct exm_value *v)
 {
 	const struct exm_proc *p = r->proc;
 	const struct exm_sizes *s = &r->sz;
@@ -313,6 +350,12 @@ void exm_field_value(enum exm_field_id f, enum exm_table t,
 			v->type = EXM_V_DELTA;
 			v->d = s->erss - r->prev.erss;
 		}
+		break;
+	case EXM_F_CHANGE:
+		if (r->flags & EXM_ROW_DELTA)
+			v_str(v, r->flags & EXM_ROW_NEW	   ? "new"
+				 : r->flags & EXM_ROW_GONE ? "gone"
+							   : "same");
 		break;
 	case EXM_F__COUNT:
 		break;

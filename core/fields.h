@@ -46,6 +46,7 @@ enum exm_field_id {
 	EXM_F_PSS_DIRTY,
 	EXM_F_SWAP_PSS,
 	EXM_F_DERSS,
+	EXM_F_CHANGE,
 	EXM_F__COUNT
 };
 

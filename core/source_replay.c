@@ -111,6 +111,14 @@ int exm_replay_seek(struct exm_source *src, size_t idx)
 	return 0;
 }
 
+int exm_replay_time(const struct exm_source *src, size_t idx,
+		    struct timespec *at)
+{
+	struct replay *rp = replay_of(src);
+
+	return rp ? exm_recording_time(rp->rec, idx, at) : -EINVAL;
+}
+
 int exm_replay_seek_time(struct exm_source *src, const struct timespec *t)
 {
 	struct replay *rp = replay_of(src);

@@ -44,9 +44,17 @@ struct exm_row {
 	/* The same row's sizes in the previous snapshot (prev.has == 0:
 	 * none, e.g. a new process or no previous snapshot), for deltas. */
 	struct exm_sizes prev;
+	struct exm_kpss prev_kpss; /* and its kernel figures */
 };
 #define EXM_ROW_GAP	(1u << 0) /* section gap row: bytes no section covers */
 #define EXM_ROW_DYNSYM	(1u << 1) /* symbol from .dynsym (exported only) */
+/* Delta rows (delta mode, --diff): every size field is the growth from
+ * prev (and prev_kpss) to sz (and kpss), EXM_V_DELTA. A row only in the
+ * later snapshot is NEW (prev: zeros, measured as sz), one only in the
+ * earlier GONE (sz: zeros, measured as prev). */
+#define EXM_ROW_DELTA	(1u << 2)
+#define EXM_ROW_NEW	(1u << 3)
+#define EXM_ROW_GONE	(1u << 4)
 
 /* Builders. *n receives the row count; NULL on ENOMEM (with *n = 0 for an
  * empty table a non-NULL zero-length allocation is returned). */

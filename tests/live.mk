@@ -28,3 +28,7 @@ EXTRA_DIST += \
 	tests/live/test_unpriv.py \
 	tests/live/test_live_ui.sh
 CLEANFILES += tests/live/sharer-plain
+# Recordings through the binary: --record/--replay round trip, --diff of a
+# known growth, ELF of a replay and --sysroot (root).
+TESTS += tests/live/test_record_cli.py
+EXTRA_DIST += tests/live/test_record_cli.py

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -14,6 +15,9 @@
 
 #include "core/format.h"
 #include "core/source.h"
+#include "core/source_replay.h"
+#include "tui/diff.h"
+#include "tui/replay.h"
 #include "tui/view.h"
 
 void tui_all_fields(enum exm_table t, int *out)
@@ -442,10 +446,12 @@ static int emit_json_doc(FILE *out, const struct tui_query *q,
 }
 
 const struct tui_format_ops tui_formats[TUI_FMT__COUNT] = {
-	[TUI_FMT_TEXT] = { .name = "text", .emit = emit_text },
-	[TUI_FMT_CSV] = { .name = "csv", .emit = emit_csv },
+	[TUI_FMT_TEXT] = { .name = "text", .emit = emit_text,
+			   .diff = tui_diff_text },
+	[TUI_FMT_CSV] = { .name = "csv", .emit = emit_csv,
+			  .diff = tui_diff_csv },
 	[TUI_FMT_JSON] = { .name = "json", .all = true,
-			   .emit = emit_json_doc },
+			   .emit = emit_json_doc, .diff = tui_diff_json },
 };
 
 static volatile sig_atomic_t stop_flag;
@@ -465,25 +471,52 @@ static void sleep_secs(double d)
 		;
 }
 
+/*
+ * How many snapshots: -n; a replay's from its start to its last; a
+ * recorder without -b until stopped; else one.
+ */
+static long batch_iterations(const struct tui_opts *o,
+			     struct exm_source *src, int *status)
+{
+	size_t first = 0, n = exm_replay_count(src);
+
+	if (n && o->from) {
+		*status = tui_replay_pick(src, "--from", o->from, &first);
+		if (*status)
+			return 0;
+		exm_replay_seek(src, first);
+	}
+	if (o->iterations > 0)
+		return o->iterations;
+	if (n)
+		return (long)(n - first);
+	return o->record && !o->batch ? LONG_MAX : 1;
+}
+
 int tui_batch(const struct tui_opts *o)
 {
 	struct exm_snapshot *prev = NULL;
+	struct exm_recorder *rec = NULL;
 	struct exm_scan_opts scan;
 	struct exm_source *src;
 	struct tui_query q;
-	char err[256];
-	long iters = o->iterations > 0 ? o->iterations : 1;
+	long iters;
+	bool print = !o->record || o->format_given;
 	int ret, status = 0;
 
-	ret = tui_query_build(&q, o, false, err, sizeof(err));
-	if (ret) {
-		fprintf(stderr, "exmtop: %s\n",
-			ret == -EINVAL ? err : strerror(-ret));
-		tui_query_fini(&q);
-		return ret == -EINVAL ? 2 : 1;
-	}
+	ret = tui_query_from_opts(&q, o, false);
+	if (ret)
+		return ret;
 	status = tui_open_source(o, &src);
 	if (status) {
+		tui_query_fini(&q);
+		return status;
+	}
+	iters = batch_iterations(o, src, &status);
+	if (!status && o->record)
+		status = tui_record_open(o, &rec);
+	if (status) {
+		exm_source_close(src);
 		tui_query_fini(&q);
 		return status;
 	}
@@ -503,10 +536,12 @@ int tui_batch(const struct tui_opts *o)
 		       tui_formats[o->format].all ? ~0u
 						  : tui_query_needs(&q, q.table),
 		       &scan);
+	if (rec) /* a recording holds everything */
+		tui_query_scan(&q, ~0u, &scan);
 	for (long i = 0; i < iters && !stop_flag; i++) {
 		struct exm_snapshot *snap;
 
-		if (i)
+		if (i && !exm_replay_count(src)) /* a replay does not wait */
 			sleep_secs(q.set.delay);
 		if (stop_flag)
 			break;
@@ -514,10 +549,19 @@ int tui_batch(const struct tui_opts *o)
 		if (ret) {
 			fprintf(stderr, "exmtop: snapshot failed: %s\n",
 				src->errmsg[0] ? src->errmsg : strerror(-ret));
+			status = ret == -EINVAL && exm_replay_count(src) ? 2 : 1;
+			break;
+		}
+		if (rec && exm_record_snapshot(rec, snap)) {
+			fprintf(stderr, "exmtop: --record: %s\n",
+				exm_record_errmsg(rec));
+			exm_snapshot_free(snap);
 			status = 1;
 			break;
 		}
-		ret = tui_formats[o->format].emit(stdout, &q, snap, prev, i);
+		ret = print ? tui_formats[o->format].emit(stdout, &q, snap,
+							  prev, i)
+			    : 0;
 		if (prev)
 			exm_snapshot_free(prev);
 		prev = snap; /* the deltas of the next one */
@@ -533,6 +577,8 @@ int tui_batch(const struct tui_opts *o)
 	}
 	if (prev)
 		exm_snapshot_free(prev);
+	if (rec)
+		exm_record_close(rec);
 	exm_source_close(src);
 	tui_query_fini(&q);
 	return status;

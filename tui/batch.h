@@ -15,6 +15,8 @@
 
 #define TUI_MAX_FIELDS EXM_F__COUNT
 
+struct tui_diff;
+
 /* All fields valid for table t, -1 terminated, in field-table order. */
 void tui_all_fields(enum exm_table t, int *out);
 
@@ -45,6 +47,9 @@ struct tui_format_ops {
 	int (*emit)(FILE *out, const struct tui_query *q,
 		    const struct exm_snapshot *snap,
 		    const struct exm_snapshot *prev, long iter);
+	/* --diff (diff.h); NULL: this format cannot show one */
+	int (*diff)(FILE *out, const struct tui_query *q,
+		    const struct tui_diff *df);
 };
 extern const struct tui_format_ops tui_formats[TUI_FMT__COUNT];
 

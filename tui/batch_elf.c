@@ -31,6 +31,9 @@ struct req {
 	int fields[TUI_MAX_FIELDS + 1];
 	int sort_f;
 	bool desc, by_addr; /* by_addr: no -o given, keep address order */
+	/* why the file is unusable in detail (a build-id that differs from
+	 * the recording's), or "" */
+	const char *why;
 };
 
 static const char *base_name(const char *p)
@@ -139,6 +142,8 @@ static int emit(FILE *out, const struct tui_opts *o, const struct req *q,
 			fputs("\"pid\":null,", out);
 		fprintf(out, "\"nprocs\":%u,", p ? 1u : f->nprocs);
 		put_str(out, "state", word);
+		if (q->why && q->why[0])
+			put_str(out, "why", q->why);
 		put_str(out, "symbols_from",
 			e->state == EXM_ELF_OK ? exm_elf_symsrc_text(e) : NULL);
 		put_str(out, "debug_file", e->debug_path);
@@ -196,7 +201,9 @@ static int emit(FILE *out, const struct tui_opts *o, const struct req *q,
 			fprintf(out, ", symbols from %s",
 				exm_elf_symsrc_text(e));
 		fputc('\n', out);
-		if (why)
+		if (why && e->state != EXM_ELF_OK && q->why && q->why[0])
+			fprintf(out, "(%s)\n", q->why);
+		else if (why)
 			fprintf(out, "%s\n", why);
 		else
 			tui_print_text(out, q->t, rows, n, q->fields, o->bytes);
@@ -285,7 +292,7 @@ int tui_batch_elf(const struct tui_opts *o)
 	if (ret)
 		goto out;
 	cache = exm_elfcache_new(0);
-	if (!cache) {
+	if (!cache || exm_elfcache_set_sysroot(cache, o->sysroot)) {
 		ret = 1;
 		goto out;
 	}
@@ -341,6 +348,7 @@ int tui_batch_elf(const struct tui_opts *o)
 			goto out;
 		}
 		e = exm_elfcache_get(cache, snap, p, f, tui_proc_root(snap));
+		q.why = exm_elfcache_why(cache);
 		ret = emit(stdout, o, &q, snap, p, f, e, i);
 		exm_snapshot_free(snap);
 		if (ret < 0) {

@@ -10,6 +10,8 @@
 #include <time.h>
 
 #include "core/group.h"
+#include "core/source_replay.h"
+#include "tui/replay.h"
 #include "tui/text.h"
 #include "tui/view_elf.h"
 #include "tui/views.h"
@@ -74,8 +76,12 @@ void tui_live_fresh(struct tui_live *l, struct tui_view *v)
 		v->why = NULL;
 		return;
 	}
-	if (wants_prev(l, v))
+	if (l->delta && l->base) {
+		b.prev = l->base;
+		b.delta = true;
+	} else if (wants_prev(l, v)) {
 		b.prev = l->prev;
+	}
 	if (tui_view_refresh(v, &b))
 		tui_live_status(l, "out of memory");
 }
@@ -111,8 +117,29 @@ static void invalidate(struct tui_live *l)
 	l->gen++;
 }
 
+/* Give s back unless it is still the baseline of delta mode. */
+static void drop(struct tui_live *l, struct exm_snapshot *s)
+{
+	if (s && s != l->base)
+		tui_scanner_dispose(l->scanner, s);
+}
+
+/* Make s (the snapshot on screen, or NULL) the baseline. */
+static void set_base(struct tui_live *l, struct exm_snapshot *s)
+{
+	struct exm_snapshot *old = l->base;
+
+	l->base = s;
+	if (old && old != s && old != l->snap && old != l->prev)
+		tui_scanner_dispose(l->scanner, old);
+}
+
 void tui_live_request(struct tui_live *l, bool followup)
 {
+	if (l->replay_n) /* a replay loads the snapshot asked for */
+		tui_scanner_seek(l->scanner, l->replay_want >= 0
+						     ? (size_t)l->replay_want
+						     : l->replay_pos);
 	if (!tui_scanner_busy(l->scanner)) {
 		if (l->scan.want_kpss)
 			tui_policy_plan(&l->policy, l->stacks, 2, l->snap,
@@ -157,9 +184,18 @@ unsigned tui_live_take(struct tui_live *l)
 	for (int p = 0; p < 2; p++)
 		for (int i = 0; i < l->stacks[p].depth; i++)
 			tui_view_clear_rows(l->stacks[p].v[i]);
-	tui_scanner_dispose(l->scanner, l->prev);
+	drop(l, l->prev);
 	l->prev = l->snap;
 	l->snap = snap;
+	if (l->replay_n) {
+		l->replay_pos = tui_scanner_pos(l->scanner);
+		/* keys stepped on while it loaded: go where they went */
+		if (l->replay_want >= 0 &&
+		    (size_t)l->replay_want != l->replay_pos)
+			tui_live_request(l, false);
+		else
+			l->replay_want = -1;
+	}
 	l->nsnaps++;
 	tui_policy_arrived(&l->policy);
 	invalidate(l);
@@ -173,7 +209,7 @@ unsigned tui_live_take(struct tui_live *l)
 	if (!keeps_prev(l)) {
 		/* one generation only while a delta is shown: a page-level
 		 * snapshot is big */
-		tui_scanner_dispose(l->scanner, l->prev);
+		drop(l, l->prev);
 		l->prev = NULL;
 	}
 	return TUI_R_REDRAW;
@@ -190,7 +226,8 @@ void tui_live_rescan(struct tui_live *l)
 	bool had = l->scan.want_kpss;
 	unsigned needs = tui_policy_needs(l->stacks, 2, &l->q.set);
 
-	l->scan.want_kpss = needs & EXM_NEED_KPSS;
+	/* a replay has the kernel's figures it recorded, no more */
+	l->scan.want_kpss = (needs & EXM_NEED_KPSS) && !l->replay_n;
 	l->scan.want_cmdline = true; /* the filter matches command lines */
 	if (!l->scanner)
 		return;
@@ -209,6 +246,17 @@ int tui_live_tick(struct tui_live *l)
 	if (!l->paused && l->next_due - tui_now() <= 0 && !busy) {
 		if (l->o->iterations > 0 && l->nsnaps >= l->o->iterations)
 			return -1;
+		if (l->replay_n && l->nsnaps && l->replay_want < 0) {
+			/* playing a replay: the next snapshot, and stop at
+			 * the last */
+			if (l->replay_pos + 1 >= l->replay_n) {
+				l->paused = true;
+				tui_live_status(l, "the last snapshot of the "
+						   "recording");
+				return 0;
+			}
+			l->replay_want = (long)l->replay_pos + 1;
+		}
 		tui_live_request(l, false);
 		busy = true;
 		asked = 1;
@@ -595,6 +643,56 @@ static void save_settings(struct tui_live *l)
 		tui_live_status(l, "settings saved to %s", l->q.rc_path);
 }
 
+static unsigned replay_step(struct tui_live *l, enum tui_act a)
+{
+	size_t cur = l->replay_want >= 0 ? (size_t)l->replay_want
+					 : l->replay_pos,
+	       n = l->replay_n, to;
+
+	if (!n) {
+		tui_live_status(l, "not a replay: exmtop --replay FILE steps "
+				   "through a recording");
+		return TUI_R_HANDLED | TUI_R_REDRAW;
+	}
+	if (a == TUI_A_REPLAY_PREV)
+		to = cur ? cur - 1 : 0;
+	else if (a == TUI_A_REPLAY_NEXT)
+		to = cur + 1 < n ? cur + 1 : n - 1;
+	else
+		to = a == TUI_A_REPLAY_FIRST ? 0 : n - 1;
+	if (to == cur) {
+		tui_live_status(l, "the %s snapshot of the recording",
+				to ? "last" : "first");
+		return TUI_R_HANDLED | TUI_R_REDRAW;
+	}
+	l->replay_want = (long)to;
+	if (!tui_scanner_busy(l->scanner))
+		tui_live_request(l, false);
+	return TUI_R_HANDLED | TUI_R_REDRAW;
+}
+
+static unsigned delta_mode(struct tui_live *l, bool baseline)
+{
+	if (!l->snap) {
+		tui_live_status(l, "no snapshot yet");
+		return TUI_R_HANDLED | TUI_R_REDRAW;
+	}
+	if (baseline) {
+		set_base(l, l->snap);
+		l->delta = true;
+	} else {
+		l->delta = !l->delta;
+		set_base(l, l->delta ? l->snap : NULL);
+	}
+	if (l->delta)
+		tui_live_status(l, "delta mode: growth since the baseline "
+				   "(B: make this snapshot the baseline)");
+	else
+		tui_live_status(l, "delta mode off");
+	invalidate(l);
+	return TUI_R_HANDLED | TUI_R_REDRAW;
+}
+
 unsigned tui_live_act(struct tui_live *l, enum tui_act a)
 {
 	struct tui_view *v = tui_live_view(l);
@@ -702,6 +800,14 @@ unsigned tui_live_act(struct tui_live *l, enum tui_act a)
 	case TUI_A_QUIT:
 		l->quit = true;
 		break;
+	case TUI_A_REPLAY_PREV:
+	case TUI_A_REPLAY_NEXT:
+	case TUI_A_REPLAY_FIRST:
+	case TUI_A_REPLAY_LAST:
+		return replay_step(l, a);
+	case TUI_A_DELTA:
+	case TUI_A_BASELINE:
+		return delta_mode(l, a == TUI_A_BASELINE);
 	case TUI_A__COUNT:
 		return 0;
 	}
@@ -748,6 +854,7 @@ unsigned tui_live_key(struct tui_live *l, int k)
 
 int tui_live_init(struct tui_live *l, const struct tui_opts *o)
 {
+	struct exm_recorder *rec = NULL;
 	char err[256];
 	int ret;
 
@@ -766,6 +873,19 @@ int tui_live_init(struct tui_live *l, const struct tui_opts *o)
 	ret = tui_open_source(o, &l->src);
 	if (ret)
 		return ret;
+	l->replay_want = -1;
+	l->replay_n = exm_replay_count(l->src);
+	if (l->replay_n) {
+		/* a replay waits for keys: [ ] step, p plays */
+		l->paused = true;
+		if (o->from && (ret = tui_replay_pick(l->src, "--from",
+						      o->from,
+						      &l->replay_pos)))
+			return ret;
+		tui_live_status(l, "replay: [ ] step, { } first / last, p "
+				   "plays");
+	}
+	tui_elf_set_sysroot(o->sysroot);
 	tui_query_scan(&l->q, EXM_NEED_CMDLINE, &l->scan);
 	if (reset_pane(l, 0) || reset_pane(l, 1)) {
 		fprintf(stderr, "exmtop: out of memory\n");
@@ -778,6 +898,10 @@ int tui_live_init(struct tui_live *l, const struct tui_opts *o)
 		return 1;
 	}
 	l->src = NULL; /* the scanner's now */
+	if (o->record && (ret = tui_record_open(o, &rec)))
+		return ret;
+	if (rec)
+		tui_scanner_record(l->scanner, rec);
 	l->gen = 1;
 	return 0;
 }
@@ -787,6 +911,8 @@ void tui_live_fini(struct tui_live *l)
 	for (int p = 0; p < 2; p++)
 		tui_stack_fini(&l->stacks[p]);
 	tui_menu_clear(&l->menu);
+	if (l->base && l->base != l->snap && l->base != l->prev)
+		exm_snapshot_free(l->base);
 	if (l->snap)
 		exm_snapshot_free(l->snap);
 	if (l->prev)

@@ -31,6 +31,12 @@ struct tui_live {
 	struct tui_scanner *scanner;
 	struct exm_snapshot *snap; /* on screen */
 	struct exm_snapshot *prev; /* the one before: deltas */
+	struct exm_snapshot *base; /* delta mode's baseline (may be snap or
+				    * prev), or NULL */
+	bool delta;		  /* delta mode: sizes as growth since base */
+	size_t replay_n;	  /* snapshots of a replay, 0: live */
+	size_t replay_pos;	  /* index of the replayed snapshot shown */
+	long replay_want;	  /* index asked for, -1: none pending */
 	unsigned long gen;	  /* bumps with every snapshot / filter */
 	long nsnaps;		  /* snapshots shown */
 	char scan_err[256];

@@ -18,3 +18,5 @@ man_MANS = exmtop.1
 CLEANFILES += exmtop.1
 exmtop.1: exmtop$(EXEEXT)
 	$(AM_V_GEN)./exmtop$(EXEEXT) --man > $@.tmp && mv $@.tmp $@
+# Recordings: --record, --replay's snapshot choice, --diff.
+exmtop_SOURCES += tui/replay.c tui/replay.h tui/diff.c tui/diff.h

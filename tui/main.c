@@ -9,9 +9,30 @@
 #include "core/fields.h"
 #include "tui/batch.h"
 #include "tui/batch_elf.h"
+#include "tui/diff.h"
 #include "tui/man.h"
 #include "tui/opts.h"
 #include "tui/ui.h"
+
+/* Options that only mean something together: 0, or 2 after one line. */
+static int check_combinations(const struct tui_opts *o)
+{
+	const char *why = NULL;
+
+	if (o->watch && !o->record)
+		why = "--watch goes with --record";
+	else if (o->diff_a && (o->record || o->source))
+		why = "--diff reads recordings: no --record, --replay or "
+		      "--source";
+	else if (o->from && !o->diff_a && !o->replay_src)
+		why = "--from goes with --diff or --replay";
+	else if (o->to && !o->diff_a)
+		why = "--to goes with --diff";
+	if (!why)
+		return 0;
+	fprintf(stderr, "exmtop: %s\n", why);
+	return 2;
+}
 
 static void list_fields(void)
 {
@@ -37,6 +58,12 @@ int main(int argc, char **argv)
 	}
 	if (nc && *nc)
 		o.no_color = true;
+	if (o.action == TUI_RUN)
+		ret = check_combinations(&o);
+	if (ret) {
+		tui_opts_fini(&o);
+		return ret;
+	}
 	switch (o.action) {
 	case TUI_HELP:
 		tui_opts_usage(stdout);
@@ -51,11 +78,13 @@ int main(int argc, char **argv)
 		tui_print_man(stdout);
 		break;
 	case TUI_RUN:
-		if (o.sections || o.symbols)
+		if (o.diff_a)
+			ret = tui_batch_diff(&o);
+		else if (o.sections || o.symbols)
 			ret = tui_batch_elf(&o);
 		else if (o.pagemap)
 			ret = tui_batch_pagemap(&o);
-		else if (o.batch)
+		else if (o.batch || (o.record && !o.watch))
 			ret = tui_batch(&o);
 		else
 			ret = tui_live(&o);

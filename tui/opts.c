@@ -126,6 +126,7 @@ static int set_format(struct tui_opts *o, const char *v)
 	for (int i = 0; i < TUI_FMT__COUNT; i++)
 		if (!strcmp(v, tui_formats[i].name)) {
 			o->format = (enum tui_format)i;
+			o->format_given = true;
 			return 0;
 		}
 	return bad("--format", v, "expected text, csv or json");
@@ -183,6 +184,66 @@ static int set_symbols(struct tui_opts *o, const char *v)
 static int set_pagemap(struct tui_opts *o, const char *v)
 {
 	o->pagemap = v;
+	return 0;
+}
+
+static int set_record(struct tui_opts *o, const char *v)
+{
+	if (!*v)
+		return bad("--record", v, "expected a file");
+	o->record = v;
+	return 0;
+}
+
+static int set_watch(struct tui_opts *o, const char *v)
+{
+	o->watch = true;
+	return 0;
+}
+
+static int set_replay(struct tui_opts *o, const char *v)
+{
+	size_t n = strlen(v) + sizeof("replay:");
+
+	if (!*v)
+		return bad("--replay", v, "expected a file");
+	free(o->replay_src);
+	o->replay_src = malloc(n);
+	if (!o->replay_src)
+		return bad("--replay", v, "out of memory");
+	snprintf(o->replay_src, n, "replay:%s", v);
+	o->source = o->replay_src;
+	return 0;
+}
+
+static int set_sysroot(struct tui_opts *o, const char *v)
+{
+	if (!*v)
+		return bad("--sysroot", v, "expected a directory");
+	o->sysroot = v;
+	return 0;
+}
+
+static int set_diff(struct tui_opts *o, const char *v)
+{
+	o->diff_a = v;
+	return 0;
+}
+
+/* An index (1 = first) or a time; checked against the recording. */
+static int set_from(struct tui_opts *o, const char *v)
+{
+	if (!*v)
+		return bad("--from", v, "expected a snapshot index or time");
+	o->from = v;
+	return 0;
+}
+
+static int set_to(struct tui_opts *o, const char *v)
+{
+	if (!*v)
+		return bad("--to", v, "expected a snapshot index or time");
+	o->to = v;
 	return 0;
 }
 
@@ -249,6 +310,29 @@ const struct tui_option tui_options[] = {
 	  .help = "the pages of the mapping of PID at ADDR, one character a "
 		  "page: . not resident, 1-9 processes mapping it, # ten or "
 		  "more, s swapped" },
+	{ .name = "record", .arg = "FILE", .set = set_record,
+	  .help = "append each snapshot to the SQLite recording FILE (no "
+		  "screen, prints nothing but errors unless --format or "
+		  "--watch; until stopped unless -n; -b: one)" },
+	{ .name = "watch", .set = set_watch,
+	  .help = "with --record: the live screen too (record what you "
+		  "watch)" },
+	{ .name = "replay", .arg = "FILE", .set = set_replay,
+	  .help = "the snapshots of a recording instead of the system "
+		  "(-b: all of them, or -n; keys [ ] { } step in time)" },
+	{ .name = "sysroot", .arg = "DIR", .set = set_sysroot,
+	  .help = "ELF files of a replay under DIR (the target's root "
+		  "filesystem); a build-id that differs is reported" },
+	{ .name = "diff", .arg = "FILE", .set = set_diff,
+	  .help = "growth of every size per process and file between two "
+		  "snapshots of FILE (--diff A B: of two recordings), new and "
+		  "gone processes, sorted by growth of effective resident" },
+	{ .name = "from", .arg = "K", .set = set_from,
+	  .help = "with --diff or --replay: start at snapshot K (1 = first) "
+		  "or the last one taken at or before a time (@UNIXSECS, "
+		  "YYYY-MM-DDTHH:MM:SS[Z] or HH:MM:SS)" },
+	{ .name = "to", .arg = "K", .set = set_to,
+	  .help = "with --diff: the later snapshot (default: the last)" },
 	{ .name = "source", .arg = "NAME", .set = set_source,
 	  .help = "auto, pagemap (root), smaps, fixture:NAME" },
 	{ .name = "pagemap-mode", .arg = "M", .set = set_pagemap_mode,
@@ -359,6 +443,9 @@ int tui_opts_parse(struct tui_opts *o, int argc, char **argv)
 		if (ret)
 			return ret;
 	}
+	/* --diff A B: the second recording is the one argument left */
+	if (o->diff_a && !o->diff_b && optind == argc - 1)
+		o->diff_b = argv[optind++];
 	if (optind < argc) {
 		fprintf(stderr, "exmtop: unexpected argument '%.64s'\n",
 			argv[optind]);
@@ -371,5 +458,7 @@ void tui_opts_fini(struct tui_opts *o)
 {
 	free(o->pids);
 	o->pids = NULL;
+	free(o->replay_src);
+	o->replay_src = NULL;
 	o->npids = 0;
 }

@@ -51,6 +51,15 @@ struct tui_opts {
 	const char *pagemap;	/* --pagemap PID:ADDRESS */
 	bool no_color;		/* --no-color or NO_COLOR set */
 	bool full_cmd;		/* -c: full command lines */
+	/* recordings (issue 10) */
+	const char *record;	/* --record FILE: append snapshots */
+	bool watch;		/* --watch: the live screen while recording */
+	char *replay_src;	/* --replay FILE: "replay:FILE" (owned) */
+	const char *sysroot;	/* --sysroot DIR: target's root for ELF */
+	const char *diff_a;	/* --diff A [B] */
+	const char *diff_b;
+	const char *from, *to;	/* --from / --to: index or time */
+	bool format_given;	/* --format was given */
 };
 
 /* One option. */

@@ -74,6 +74,19 @@ int tui_query_build(struct tui_query *q, const struct tui_opts *o,
 	return 0;
 }
 
+int tui_query_from_opts(struct tui_query *q, const struct tui_opts *o,
+			bool use_rc)
+{
+	char err[256];
+	int ret = tui_query_build(q, o, use_rc, err, sizeof(err));
+
+	if (!ret)
+		return 0;
+	fprintf(stderr, "exmtop: %s\n", ret == -EINVAL ? err : strerror(-ret));
+	tui_query_fini(q);
+	return ret == -EINVAL ? 2 : 1;
+}
+
 void tui_query_fini(struct tui_query *q)
 {
 	free(q->user);
@@ -123,9 +136,13 @@ void tui_query_scan(const struct tui_query *q, unsigned needs,
 
 int tui_open_source(const struct tui_opts *o, struct exm_source **src)
 {
+	return tui_open_source_named(o->source ? o->source : "auto", src);
+}
+
+int tui_open_source_named(const char *name, struct exm_source **src)
+{
 	char err[256] = "";
-	int ret = exm_source_open(o->source ? o->source : "auto", src, err,
-				  sizeof(err));
+	int ret = exm_source_open(name, src, err, sizeof(err));
 
 	if (!ret)
 		return 0;

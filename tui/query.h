@@ -40,6 +40,10 @@ struct tui_query {
  */
 int tui_query_build(struct tui_query *q, const struct tui_opts *o,
 		    bool use_rc, char *err, size_t errlen);
+/* The same, saying what is wrong: 0, or the exit status (2: a bad option)
+ * after one line on stderr (q is finalized then). */
+int tui_query_from_opts(struct tui_query *q, const struct tui_opts *o,
+			bool use_rc);
 void tui_query_fini(struct tui_query *q);
 
 /* The columns of table t (-1 terminated). */
@@ -69,6 +73,8 @@ void tui_query_scan(const struct tui_query *q, unsigned needs,
  * option), 1 when it cannot be opened.
  */
 int tui_open_source(const struct tui_opts *o, struct exm_source **src);
+/* The same for the source called name. */
+int tui_open_source_named(const char *name, struct exm_source **src);
 
 /* The processes, files and groups as the header, the batch summary and
  * JSON count them: scanned excludes the processes that could not be read. */

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/source_replay.h"
+
 struct tui_scanner {
 	struct exm_source *src;
 	struct exm_scan_opts scan; /* scan.kpss_pids: kpss_own */
@@ -26,6 +28,11 @@ struct tui_scanner {
 	bool quit;
 	bool detached; /* UI gave up on us: worker frees the scanner */
 
+	struct exm_recorder *rec; /* --record: each snapshot appended */
+	long seek;		  /* replay: index to load next, or -1 */
+	size_t pos, ready_pos, taken_pos; /* replay: index being loaded,
+					   * of ready, of the last taken */
+
 	struct exm_snapshot *ready;
 	/* old snapshots for the worker to free */
 	struct exm_snapshot *dispose[4];
@@ -38,6 +45,8 @@ static void scanner_free(struct tui_scanner *s)
 {
 	if (s->src)
 		exm_source_close(s->src);
+	if (s->rec)
+		exm_record_close(s->rec);
 	free(s->kpss_own);
 	if (s->ready)
 		exm_snapshot_free(s->ready);
@@ -73,14 +82,24 @@ static void take_one(struct tui_scanner *s)
 			so.nkpss_pids = 0;
 		so.kpss_pids = kpss;
 	}
+	if (s->seek >= 0)
+		exm_replay_seek(s->src, (size_t)s->seek);
+	s->seek = -1;
+	s->pos = exm_replay_tell(s->src);
 	pthread_mutex_unlock(&s->lock);
 	err = exm_source_snapshot(s->src, &so, &snap);
 	free(kpss);
+	if (!err && s->rec && exm_record_snapshot(s->rec, snap)) {
+		err = -EIO;
+		snprintf(s->src->errmsg, sizeof(s->src->errmsg),
+			 "--record: %.200s", exm_record_errmsg(s->rec));
+	}
 
 	pthread_mutex_lock(&s->lock);
 	if (s->ready)
 		exm_snapshot_free(s->ready);
 	s->ready = err ? NULL : snap;
+	s->ready_pos = s->pos;
 	s->err = err;
 	if (err) {
 		snprintf(s->msg, sizeof(s->msg), "%s",
@@ -143,6 +162,7 @@ int tui_scanner_start(struct tui_scanner **out, struct exm_source *src,
 	s->scan.kpss_pids = NULL; /* until tui_scanner_set_opts: all */
 	s->scan.nkpss_pids = 0;
 	s->threaded = threaded;
+	s->seek = -1;
 	if (pipe2(s->pipe, O_CLOEXEC | O_NONBLOCK)) {
 		err = -errno;
 		free(s);
@@ -229,6 +249,30 @@ void tui_scanner_set_opts(struct tui_scanner *s,
 	pthread_mutex_unlock(&s->lock);
 }
 
+void tui_scanner_record(struct tui_scanner *s, struct exm_recorder *rec)
+{
+	pthread_mutex_lock(&s->lock);
+	s->rec = rec;
+	pthread_mutex_unlock(&s->lock);
+}
+
+void tui_scanner_seek(struct tui_scanner *s, size_t idx)
+{
+	pthread_mutex_lock(&s->lock);
+	s->seek = (long)idx;
+	pthread_mutex_unlock(&s->lock);
+}
+
+size_t tui_scanner_pos(struct tui_scanner *s)
+{
+	size_t pos;
+
+	pthread_mutex_lock(&s->lock);
+	pos = s->taken_pos;
+	pthread_mutex_unlock(&s->lock);
+	return pos;
+}
+
 bool tui_scanner_busy(struct tui_scanner *s)
 {
 	bool b;
@@ -250,6 +294,8 @@ struct exm_snapshot *tui_scanner_take(struct tui_scanner *s, int *err,
 	pthread_mutex_lock(&s->lock);
 	snap = s->ready;
 	s->ready = NULL;
+	if (snap)
+		s->taken_pos = s->ready_pos;
 	*err = s->err;
 	if (s->err && msg && msglen)
 		snprintf(msg, msglen, "%s", s->msg);

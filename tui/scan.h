@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/record.h"
 #include "core/source.h"
 
 struct tui_scanner;
@@ -42,6 +43,14 @@ void tui_scanner_set_opts(struct tui_scanner *s,
  * keys). Takes ownership.
  */
 void tui_scanner_dispose(struct tui_scanner *s, struct exm_snapshot *snap);
+/* Append every snapshot taken from now on to rec (--record), which the
+ * scanner owns and closes when it stops. A failure to append is a failed
+ * scan (tui_scanner_take). */
+void tui_scanner_record(struct tui_scanner *s, struct exm_recorder *rec);
+/* A replay source: load snapshot idx next (0 = first). */
+void tui_scanner_seek(struct tui_scanner *s, size_t idx);
+/* A replay source: the index of the last snapshot taken. */
+size_t tui_scanner_pos(struct tui_scanner *s);
 /* Whether a snapshot is being taken now. */
 bool tui_scanner_busy(struct tui_scanner *s);
 /*

@@ -262,7 +262,8 @@ static void fmt_size(char *buf, size_t len, double v, bool exact)
 static int draw_header(struct ui *u, int y, int lines)
 {
 	const struct exm_snapshot *s = u->l.snap;
-	char line[1024], a[32], b[32], c[32], when[16] = "--:--:--";
+	char line[1024], a[32], b[32], c[32], when[32] = "--:--:--";
+	char rec[96] = "";
 	const char *src = s ? s->sys.source : "";
 	struct tui_counts n;
 	struct tm tm;
@@ -274,10 +275,25 @@ static int draw_header(struct ui *u, int y, int lines)
 		time_t t = s->sys.taken_at.tv_sec;
 
 		localtime_r(&t, &tm);
-		strftime(when, sizeof(when), "%H:%M:%S", &tm);
+		/* a replayed snapshot: its date too, and which one it is */
+		strftime(when, sizeof(when),
+			 u->l.replay_n ? "%Y-%m-%d %H:%M:%S" : "%H:%M:%S",
+			 &tm);
 	}
-	snprintf(line, sizeof(line), "exmtop - %s  %s  source: %s%s%s%s  every %gs%s%s",
-		 s ? s->sys.hostname : "", when, src,
+	if (s && u->l.replay_n)
+		snprintf(rec, sizeof(rec), "  [%zu/%zu]",
+			 u->l.replay_pos + 1, u->l.replay_n);
+	if (u->l.delta && u->l.base) {
+		time_t t = u->l.base->sys.taken_at.tv_sec;
+		size_t k = strlen(rec);
+
+		localtime_r(&t, &tm);
+		snprintf(rec + k, sizeof(rec) - k, "  delta since ");
+		k = strlen(rec);
+		strftime(rec + k, sizeof(rec) - k, "%H:%M:%S", &tm);
+	}
+	snprintf(line, sizeof(line), "exmtop - %s  %s%s  source: %s%s%s%s  every %gs%s%s",
+		 s ? s->sys.hostname : "", when, rec, src,
 		 s && s->sys.source_detail[0] ? " (" : "",
 		 s ? s->sys.source_detail : "",
 		 s && s->sys.source_detail[0] ? ")" : "", u->l.q.set.delay,

@@ -181,6 +181,7 @@ static int ident_cmp(const struct tui_ident *a, const struct tui_ident *b)
 struct prev_key {
 	struct tui_ident id;
 	const struct exm_sizes *sz;
+	const struct exm_kpss *kpss;
 };
 
 static int cmp_prev_key(const void *a, const void *b)
@@ -193,15 +194,26 @@ static int cmp_prev_key(const void *a, const void *b)
 static void tui_rows_match(enum exm_table t, struct exm_row *rows, size_t n,
 			   struct prev_key *keys, size_t nkeys)
 {
-	qsort(keys, nkeys, sizeof(*keys), cmp_prev_key);
+	if (nkeys)
+		qsort(keys, nkeys, sizeof(*keys), cmp_prev_key);
 	for (size_t i = 0; i < n; i++) {
-		struct prev_key k, *hit;
+		struct prev_key k, *hit = NULL;
 
 		ident_peek(t, &rows[i], &k.id);
-		hit = bsearch(&k, keys, nkeys, sizeof(*keys), cmp_prev_key);
+		if (nkeys)
+			hit = bsearch(&k, keys, nkeys, sizeof(*keys),
+				      cmp_prev_key);
 		memset(&rows[i].prev, 0, sizeof(rows[i].prev));
-		if (hit)
+		memset(&rows[i].prev_kpss, 0, sizeof(rows[i].prev_kpss));
+		if (hit) {
 			rows[i].prev = *hit->sz;
+			rows[i].prev_kpss = *hit->kpss;
+		} else if (rows[i].flags & EXM_ROW_DELTA) {
+			/* new since the baseline: it grew by all it has */
+			rows[i].flags |= EXM_ROW_NEW;
+			rows[i].prev.has = rows[i].sz.has;
+			rows[i].prev_kpss.has = rows[i].kpss.has;
+		}
 	}
 }
 
@@ -226,6 +238,7 @@ int tui_rows_set_prev(enum exm_table t, struct exm_row *rows, size_t n,
 	for (size_t i = 0; i < nold; i++) {
 		ident_peek(t, &old[i], &keys[i].id);
 		keys[i].sz = &old[i].sz;
+		keys[i].kpss = &old[i].kpss;
 	}
 	tui_rows_match(t, rows, n, keys, nold);
 	free(keys);
@@ -504,6 +517,7 @@ static struct prev_key *prev_keys(struct tui_view *v, const struct tui_build *b,
 	for (size_t i = 0; i < *nold; i++) {
 		ident_peek(v->ops->table, &(*old)[i], &keys[i].id);
 		keys[i].sz = &(*old)[i].sz;
+		keys[i].kpss = &(*old)[i].kpss;
 	}
 	return keys;
 }
@@ -518,8 +532,10 @@ int tui_view_refresh(struct tui_view *v, const struct tui_build *b)
 	if (b->prev && (unsigned)v->ops->table < EXM_T__COUNT)
 		keys = prev_keys(v, b, &old, &nold);
 	rows = v->ops->build ? v->ops->build(v, b, &n, &why) : NULL;
-	if (rows && keys)
-		tui_rows_match(v->ops->table, rows, n, keys, nold);
+	for (size_t i = 0; rows && b->delta && b->prev && i < n; i++)
+		rows[i].flags |= EXM_ROW_DELTA;
+	if (rows && (keys || (b->delta && b->prev)))
+		tui_rows_match(v->ops->table, rows, n, keys, keys ? nold : 0);
 	free(keys);
 	free(old);
 	tui_view_clear_rows(v);

@@ -98,6 +98,9 @@ struct tui_build {
 	 * tui_view_refresh() builds the view's rows of it too and gives
 	 * every row the sizes of its match (row.prev) for delta columns. */
 	const struct exm_snapshot *prev;
+	/* Delta mode: prev is the baseline and every size is shown as its
+	 * growth since (EXM_ROW_DELTA). */
+	bool delta;
 	const char *user;	   /* only this user's processes, or NULL */
 	enum exm_group_by group_by; /* grouping of the processes pane */
 };

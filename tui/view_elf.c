@@ -13,6 +13,26 @@
 
 static struct exm_elfcache *cache;
 static bool demangle = true;
+static const char *sysroot; /* --sysroot, or NULL */
+
+void tui_elf_set_sysroot(const char *dir)
+{
+	sysroot = dir;
+}
+
+/* Why there are no rows: the cache's detail (a build-id that differs from
+ * the recording's) when the file is unusable, else the usual text. */
+static const char *no_rows(struct tui_view *v, const struct exm_elf *e,
+			   bool symbols, size_t n)
+{
+	const char *w = cache ? exm_elfcache_why(cache) : "";
+
+	if (e->state != EXM_ELF_OK && w[0]) {
+		snprintf(v->why_buf, sizeof(v->why_buf), "(%s)", w);
+		return v->why_buf;
+	}
+	return exm_elf_empty_text(e, symbols, n);
+}
 
 bool tui_elf_demangle(void)
 {
@@ -76,8 +96,13 @@ static bool context(struct tui_view *v, const struct tui_build *b,
 		*why = "(the process no longer maps this file)";
 		return false;
 	}
-	if (!cache)
+	if (!cache) {
 		cache = exm_elfcache_new(0);
+		if (cache && exm_elfcache_set_sysroot(cache, sysroot)) {
+			exm_elfcache_free(cache);
+			cache = NULL;
+		}
+	}
 	if (!cache) {
 		*why = "(out of memory)";
 		return false;
@@ -120,7 +145,7 @@ struct exm_row *tui_elf_build_sections(struct tui_view *v,
 		*why = "(out of memory)";
 		return NULL;
 	}
-	return empty(rows, n, exm_elf_empty_text(e, false, *n), why);
+	return empty(rows, n, no_rows(v, e, false, *n), why);
 }
 
 /* context() plus the section the view is about (index into e->secs). */
@@ -133,7 +158,7 @@ static bool section_context(struct tui_view *v, const struct tui_build *b,
 	if (!context(v, b, p, f, e, why))
 		return false;
 	if ((*e)->state != EXM_ELF_OK) {
-		*why = exm_elf_state_text(*e);
+		*why = no_rows(v, *e, false, 0);
 		return false;
 	}
 	*si = -1;
@@ -170,7 +195,7 @@ struct exm_row *tui_elf_build_symbols(struct tui_view *v,
 		*why = "(out of memory)";
 		return NULL;
 	}
-	return empty(rows, n, exm_elf_empty_text(e, true, *n), why);
+	return empty(rows, n, no_rows(v, e, true, *n), why);
 }
 
 struct exm_row *tui_elf_build_section_procs(struct tui_view *v,

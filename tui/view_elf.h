@@ -43,6 +43,8 @@ void tui_elf_fini_view(struct tui_view *v);
 
 /* Free the ELF cache (at exit). */
 void tui_view_elf_fini(void);
+/* ELF files of replays under dir (--sysroot; borrowed), NULL: none. */
+void tui_elf_set_sysroot(const char *dir);
 
 /* C++ demangling of symbol names in symbol views (default on). */
 bool tui_elf_demangle(void);

@@ -17,8 +17,11 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 PASS=0 FAIL=0
 
 mask() {
-	sed -E 's/"time":"[^"]*"/"time":"T"/; s/"time_taken":[0-9.e+-]+/"time_taken":0/
-		s/ [0-9]+\.[0-9]+s$/ Ts/'
+	sed -E 's/"time":"[^"]*"/"time":"T"/g; s/"time_taken":[0-9.e+-]+/"time_taken":0/
+		s/ [0-9]+\.[0-9]+s$/ Ts/
+		s/"seconds":[0-9.e+-]+/"seconds":0/
+		s/\([0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8}\)/(T)/g
+		s/, -?[0-9]+\.[0-9]s later/, T later/'
 }
 
 # golden NAME ARGS...: output of exmtop ARGS against $HERE/NAME
@@ -77,6 +80,46 @@ golden basic-pagemap.json -b --source fixture:basic --pagemap \
 # deltas between iterations: the fixture does not change, so all 0
 golden basic-derss.csv -b --source fixture:basic -n 2 -d 0.1 --format csv \
 	--fields pid,erss,derss
+
+# recordings (issue 10): a diff of two recordings of the fixtures, one
+# with processes the other has not (new and gone), in every format; run in
+# the recordings' directory so their names are the same everywhere
+EXMTOP=$(cd "$(dirname "$EXMTOP")" && pwd)/$(basename "$EXMTOP")
+REC=$(mktemp -d /tmp/exmtop-golden.XXXXXX)
+trap 'rm -rf "$REC"' EXIT
+"$EXMTOP" --record "$REC/basic.exmrec" --source fixture:basic -n 1
+"$EXMTOP" --record "$REC/hostile.exmrec" --source fixture:hostile -n 1
+cd "$REC" || exit 1
+golden diff-basic-hostile.txt --diff basic.exmrec hostile.exmrec --bytes
+golden diff-basic-hostile.csv --diff basic.exmrec hostile.exmrec \
+	--format csv
+golden diff-basic-hostile.json --diff basic.exmrec hostile.exmrec \
+	--format json
+golden diff-basic-files.csv --diff basic.exmrec hostile.exmrec --files \
+	--format csv --fields kind,change,erss,rss,file
+# a replay prints what the fixture prints
+golden basic.txt -b --replay basic.exmrec --source fixture:basic
+printf 'not a recording\n' >foreign.exmrec
+head -c 2048 basic.exmrec >truncated.exmrec
+sqlite3 future.exmrec "PRAGMA application_id = $((0x45584d54));
+	PRAGMA user_version = 99; CREATE TABLE x (y);"
+cp basic.exmrec corrupt.exmrec
+printf '\xff\xff\xff\xff' | dd of=corrupt.exmrec bs=1 seek=100 \
+	conv=notrunc status=none
+for f in foreign truncated future corrupt missing; do
+	status 2 -b --replay $f.exmrec
+	status 2 --replay $f.exmrec
+	status 2 --diff $f.exmrec
+	status 2 --diff basic.exmrec $f.exmrec
+done
+status 2 --record foreign.exmrec --source fixture:basic -n 1
+status 2 --record future.exmrec --source fixture:basic -n 1
+status 2 --record /nonexistent/dir/x.exmrec --source fixture:basic -n 1
+status 2 --diff basic.exmrec --from 2
+status 2 --diff basic.exmrec --to yesterday
+status 2 --watch --source fixture:basic
+status 2 --from 1 --source fixture:basic
+cd - >/dev/null || exit 1
 
 # every bad option or value: 2, in every mode
 status 2 -b --source fixture:nope

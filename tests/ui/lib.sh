@@ -124,6 +124,14 @@ click() {
 	$T send-keys -t t -H $seq
 }
 
+# record_fixtures FILE: a recording of two snapshots, fixture:basic then
+# fixture:hostile (other processes, other figures)
+record_fixtures() {
+	"$EXMTOP" --record "$1" --source fixture:basic -n 1 &&
+		"$EXMTOP" --record "$1" --source fixture:hostile -n 1 ||
+		fail "recording the fixtures"
+}
+
 # run_case NAME: run t_NAME, report, exit with its status
 run_case() {
 	FAIL_CUR=0

@@ -170,3 +170,57 @@ Test(fields, kind_names_fit)
 			      exm_fields[EXM_F_KIND].width, "kind %s cut",
 			      exm_kind_name(k));
 }
+
+/* A delta row (delta mode, --diff) gives every size as its growth. */
+Test(fields, delta_rows)
+{
+	struct exm_proc p = { .pid = 7, .comm = (char *)"x" };
+	struct exm_row r = {
+		.proc = &p,
+		.flags = EXM_ROW_DELTA,
+		.sz = { .vm = 8192, .rss = 4096, .erss = 1024.5, .swap = 0,
+			.eswap = 0, .sole = 4096, .writable = 0,
+			.has = EXM_HAS_ALL },
+		.prev = { .vm = 12288, .rss = 0, .erss = 0, .swap = 4096,
+			  .eswap = 2048, .sole = 0, .writable = 0,
+			  .has = EXM_HAS_ALL & ~EXM_HAS_WRITABLE },
+		.kpss = { .pss = 3000, .has = EXM_KPSS_PSS },
+		.prev_kpss = { .pss = 1000, .has = EXM_KPSS_PSS },
+	};
+	struct exm_value v;
+
+	exm_field_value(EXM_F_VM, EXM_T_PROCS, &r, &v);
+	cr_assert_eq(v.type, EXM_V_DELTA);
+	cr_assert_eq(v.d, -4096.0);
+	exm_field_value(EXM_F_ERSS, EXM_T_PROCS, &r, &v);
+	cr_assert_eq(v.d, 1024.5);
+	exm_field_value(EXM_F_MAPPED, EXM_T_PROCS, &r, &v);
+	cr_assert_eq(v.d, 0.0); /* 4096 resident for 4096 swapped */
+	exm_field_value(EXM_F_EMAPPED, EXM_T_PROCS, &r, &v);
+	cr_assert_eq(v.d, 1024.5 - 2048);
+	exm_field_value(EXM_F_PSS, EXM_T_PROCS, &r, &v);
+	cr_assert_eq(v.type, EXM_V_DELTA);
+	cr_assert_eq(v.d, 2000.0);
+	/* not measured before: no growth to show, never 0 */
+	exm_field_value(EXM_F_WRITABLE, EXM_T_PROCS, &r, &v);
+	cr_assert_eq(v.type, EXM_V_NONE);
+	/* not a size: as it is */
+	exm_field_value(EXM_F_PID, EXM_T_PROCS, &r, &v);
+	cr_assert_eq(v.type, EXM_V_INT);
+	cr_assert_eq(v.u, 7);
+	exm_field_value(EXM_F_CHANGE, EXM_T_PROCS, &r, &v);
+	cr_assert_str_eq(v.s, "same");
+	r.flags |= EXM_ROW_NEW;
+	exm_field_value(EXM_F_CHANGE, EXM_T_PROCS, &r, &v);
+	cr_assert_str_eq(v.s, "new");
+	r.flags = EXM_ROW_DELTA | EXM_ROW_GONE;
+	exm_field_value(EXM_F_CHANGE, EXM_T_PROCS, &r, &v);
+	cr_assert_str_eq(v.s, "gone");
+	/* a plain row: the sizes themselves, no change */
+	r.flags = 0;
+	exm_field_value(EXM_F_CHANGE, EXM_T_PROCS, &r, &v);
+	cr_assert_eq(v.type, EXM_V_NONE);
+	exm_field_value(EXM_F_VM, EXM_T_PROCS, &r, &v);
+	cr_assert_eq(v.type, EXM_V_INT);
+	cr_assert_eq(v.u, 8192);
+}

@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* diff.c - exmtop --diff; see diff.h. */
+#include "tui/diff.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/format.h"
+#include "core/source_replay.h"
+#include "tui/batch.h"
+#include "tui/replay.h"
+
+/* The sizes of a side, or zeros measured as the other side. */
+static void side(struct exm_sizes *out, const struct exm_sizes *s,
+		 const struct exm_sizes *other)
+{
+	memset(out, 0, sizeof(*out));
+	if (s)
+		*out = *s;
+	else if (other)
+		out->has = other->has;
+}
+
+static void kside(struct exm_kpss *out, const struct exm_kpss *k,
+		  const struct exm_kpss *other)
+{
+	memset(out, 0, sizeof(*out));
+	if (k)
+		*out = *k;
+	else if (other)
+		out->has = other->has;
+}
+
+static unsigned change_flags(const struct exm_diff_row *dr)
+{
+	return EXM_ROW_DELTA | (dr->change == EXM_DIFF_NEW    ? EXM_ROW_NEW
+				: dr->change == EXM_DIFF_GONE ? EXM_ROW_GONE
+							      : 0);
+}
+
+/* Delta rows of the processes (t EXM_T_PROCS) or files of d, -u applied,
+ * sorted as the query says. Caller frees; NULL on ENOMEM. */
+static struct exm_row *delta_rows(const struct tui_query *q,
+				  const struct exm_diff *d, enum exm_table t,
+				  size_t *n)
+{
+	size_t nd = t == EXM_T_PROCS ? d->nprocs : d->nfiles, k = 0;
+	const struct exm_diff_row *drs = t == EXM_T_PROCS ? d->procs : d->files;
+	struct exm_row *rows = calloc(nd + 1, sizeof(*rows));
+	int f;
+	bool desc;
+
+	if (!rows)
+		return NULL;
+	for (size_t i = 0; i < nd; i++) {
+		const struct exm_diff_row *dr = &drs[i];
+		struct exm_row *r = &rows[k];
+
+		r->flags = change_flags(dr);
+		if (t == EXM_T_PROCS) {
+			const struct exm_proc *a = dr->proc_a, *b = dr->proc_b;
+
+			r->proc = exm_diff_row_proc(dr);
+			if (!tui_query_user_match(q, r->proc))
+				continue;
+			side(&r->sz, b ? &b->sz : NULL, a ? &a->sz : NULL);
+			side(&r->prev, a ? &a->sz : NULL, b ? &b->sz : NULL);
+			kside(&r->kpss, b ? &b->kpss : NULL,
+			      a ? &a->kpss : NULL);
+			kside(&r->prev_kpss, a ? &a->kpss : NULL,
+			      b ? &b->kpss : NULL);
+		} else {
+			const struct exm_file *a = dr->file_a, *b = dr->file_b;
+
+			r->file = exm_diff_row_file(dr);
+			r->nprocs = r->file->nprocs;
+			side(&r->sz, b ? &b->sz : NULL, a ? &a->sz : NULL);
+			side(&r->prev, a ? &a->sz : NULL, b ? &b->sz : NULL);
+		}
+		k++;
+	}
+	*n = k;
+	tui_query_sort(q, t, &f, &desc);
+	exm_rows_sort(rows, k, f, t, desc);
+	return rows;
+}
+
+static void fmt_time(char *buf, size_t len, const struct exm_snapshot *s)
+{
+	struct tm tm;
+	time_t t = s->sys.taken_at.tv_sec;
+
+	localtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
+}
+
+int tui_diff_text(FILE *out, const struct tui_query *q,
+		  const struct tui_diff *df)
+{
+	const struct exm_diff *d = df->d;
+	char ta[32], tb[32], grow[32], name_a[512], name_b[512];
+	struct exm_value v = { .type = EXM_V_DELTA, .d = d->total.erss };
+
+	fmt_time(ta, sizeof(ta), d->a);
+	fmt_time(tb, sizeof(tb), d->b);
+	exm_escape(name_a, sizeof(name_a), df->file_a);
+	exm_escape(name_b, sizeof(name_b), df->file_b);
+	if (d->total.has & EXM_HAS_ERSS)
+		exm_fmt_value(grow, sizeof(grow), EXM_F_ERSS, &v,
+			      q->set.exact_bytes);
+	else
+		snprintf(grow, sizeof(grow), "-");
+	fprintf(out, "diff: %s %zu/%zu (%s) -> %s %zu/%zu (%s), %.1fs later: "
+		"%zu new, %zu gone processes, effective resident %s\n",
+		name_a, df->from + 1, df->count_a, ta, name_b, df->to + 1,
+		df->count_b, tb, d->seconds, d->nnew, d->ngone, grow);
+	if (q->table == EXM_T_PROCS) {
+		tui_print_text(out, EXM_T_PROCS, df->procs, df->nprocs,
+			       tui_query_fields(q, EXM_T_PROCS),
+			       q->set.exact_bytes);
+		fputc('\n', out);
+	}
+	tui_print_text(out, EXM_T_FILES, df->files, df->nfiles,
+		       tui_query_fields(q, EXM_T_FILES), q->set.exact_bytes);
+	return 0;
+}
+
+int tui_diff_csv(FILE *out, const struct tui_query *q,
+		 const struct tui_diff *df)
+{
+	bool procs = q->table == EXM_T_PROCS;
+
+	tui_print_csv(out, q->table, procs ? df->procs : df->files,
+		      procs ? df->nprocs : df->nfiles,
+		      tui_query_fields(q, q->table), true);
+	return 0;
+}
+
+static void json_side(FILE *out, const char *file, size_t idx,
+		      const struct exm_snapshot *s)
+{
+	char t[64];
+	struct tm tm;
+	time_t sec = s->sys.taken_at.tv_sec;
+
+	gmtime_r(&sec, &tm);
+	strftime(t, sizeof(t), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	fputs("{\"file\":", out);
+	exm_json_str(out, file);
+	fprintf(out, ",\"snapshot\":%zu,\"time\":\"%s\"}", idx + 1, t);
+}
+
+int tui_diff_json(FILE *out, const struct tui_query *q,
+		  const struct tui_diff *df)
+{
+	const struct exm_diff *d = df->d;
+	int pf[TUI_MAX_FIELDS + 1], ff[TUI_MAX_FIELDS + 1];
+	struct exm_row tot = { .flags = EXM_ROW_DELTA };
+	static const int keys[] = { EXM_F_VM, EXM_F_RSS, EXM_F_ERSS,
+				    EXM_F_SWAP, EXM_F_ESWAP, EXM_F_MAPPED,
+				    EXM_F_EMAPPED, EXM_F_SOLE, EXM_F_WRITABLE,
+				    -1 };
+
+	tui_all_fields(EXM_T_PROCS, pf);
+	tui_all_fields(EXM_T_FILES, ff);
+	fputs("{\"version\":1,\"units\":\"bytes\",\"from\":", out);
+	json_side(out, df->file_a, df->from, d->a);
+	fputs(",\"to\":", out);
+	json_side(out, df->file_b, df->to, d->b);
+	fprintf(out, ",\"seconds\":%.6f,\"new\":%zu,\"gone\":%zu,"
+		"\"totals\":", d->seconds, d->nnew, d->ngone);
+	/* the growth of the totals, as a delta row prints it */
+	tot.sz = d->b->total;
+	tot.prev = d->a->total;
+	tui_print_json_rows(out, EXM_T_FILES, &tot, 1, keys);
+	if (q->table == EXM_T_PROCS) {
+		fputs(",\"processes\":", out);
+		tui_print_json_rows(out, EXM_T_PROCS, df->procs, df->nprocs,
+				    pf);
+	}
+	fputs(",\"files\":", out);
+	tui_print_json_rows(out, EXM_T_FILES, df->files, df->nfiles, ff);
+	fputs("}\n", out);
+	return 0;
+}
+
+/* Snapshot idx of src, accounted; 0 or the exit status. */
+static int load(struct exm_source *src, size_t idx,
+		const struct exm_scan_opts *scan, struct exm_snapshot **out)
+{
+	int ret = exm_replay_seek(src, idx);
+
+	if (!ret)
+		ret = exm_source_snapshot(src, scan, out);
+	if (!ret)
+		return 0;
+	fprintf(stderr, "exmtop: %s\n",
+		src->errmsg[0] ? src->errmsg : strerror(-ret));
+	return ret == -EINVAL ? 2 : 1;
+}
+
+static char *replay_name(const char *file)
+{
+	size_t n = strlen(file) + sizeof("replay:");
+	char *s = malloc(n);
+
+	if (s)
+		snprintf(s, n, "replay:%s", file);
+	return s;
+}
+
+/* The listed table's columns for a diff: the change after the first. */
+static void diff_fields(struct tui_query *q, enum exm_table t)
+{
+	int *f = q->set.fields[t];
+	size_t n = 0;
+
+	while (f[n] >= 0)
+		n++;
+	for (size_t i = 0; i < n; i++)
+		if (f[i] == EXM_F_CHANGE)
+			return;
+	if (!n || n >= TUI_MAX_COLS)
+		return;
+	memmove(f + 2, f + 1, n * sizeof(*f)); /* with the -1 */
+	f[1] = EXM_F_CHANGE;
+}
+
+int tui_batch_diff(const struct tui_opts *o)
+{
+	struct exm_source *sa = NULL, *sb = NULL;
+	struct exm_snapshot *a = NULL, *b = NULL;
+	struct exm_diff *d = NULL;
+	struct exm_scan_opts scan;
+	struct tui_diff df;
+	struct tui_query q;
+	char *na = NULL, *nb = NULL;
+	int ret, status;
+
+	memset(&df, 0, sizeof(df));
+	ret = tui_query_from_opts(&q, o, false);
+	if (ret)
+		return ret;
+	if (!tui_formats[o->format].diff) {
+		fprintf(stderr, "exmtop: --diff cannot be printed as %s\n",
+			tui_formats[o->format].name);
+		tui_query_fini(&q);
+		return 2;
+	}
+	if (!o->fields)
+		diff_fields(&q, q.table);
+	diff_fields(&q, EXM_T_FILES);
+	status = 1;
+	na = replay_name(o->diff_a);
+	nb = o->diff_b ? replay_name(o->diff_b) : NULL;
+	if (!na || (o->diff_b && !nb))
+		goto out;
+	status = tui_open_source_named(na, &sa);
+	if (!status && nb)
+		status = tui_open_source_named(nb, &sb);
+	if (status)
+		goto out;
+	df.file_a = o->diff_a;
+	df.file_b = o->diff_b ? o->diff_b : o->diff_a;
+	df.count_a = exm_replay_count(sa);
+	df.count_b = exm_replay_count(sb ? sb : sa);
+	df.to = df.count_b - 1;
+	if (o->from)
+		status = tui_replay_pick(sa, "--from", o->from, &df.from);
+	if (!status && o->to)
+		status = tui_replay_pick(sb ? sb : sa, "--to", o->to, &df.to);
+	if (status)
+		goto out;
+	tui_query_scan(&q, ~0u, &scan);
+	status = load(sa, df.from, &scan, &a);
+	if (!status)
+		status = load(sb ? sb : sa, df.to, &scan, &b);
+	if (status)
+		goto out;
+	status = 1;
+	ret = exm_diff_new(a, b, &d);
+	if (ret) {
+		fprintf(stderr, "exmtop: --diff: %s\n", strerror(-ret));
+		goto out;
+	}
+	df.d = d;
+	df.procs = delta_rows(&q, d, EXM_T_PROCS, &df.nprocs);
+	df.files = delta_rows(&q, d, EXM_T_FILES, &df.nfiles);
+	if (!df.procs || !df.files) {
+		fprintf(stderr, "exmtop: out of memory\n");
+		goto out;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	tui_formats[o->format].diff(stdout, &q, &df);
+	status = fflush(stdout) || ferror(stdout) ? (errno == EPIPE ? 0 : 1)
+						  : 0;
+out:
+	free(df.procs);
+	free(df.files);
+	exm_diff_free(d);
+	if (a)
+		exm_snapshot_free(a);
+	if (b)
+		exm_snapshot_free(b);
+	if (sa)
+		exm_source_close(sa);
+	if (sb)
+		exm_source_close(sb);
+	free(na);
+	free(nb);
+	tui_query_fini(&q);
+	return status;
+}
