@@ -17,7 +17,6 @@
 #include "core/format.h"
 #include "core/openmetrics.h"
 #include "core/source.h"
-#include "core/sysview.h"
 #include "tui/view.h"
 
 void tui_all_fields(enum exm_table t, int *out)
@@ -460,9 +459,7 @@ static int emit_openmetrics(FILE *out, const struct tui_query *q,
 	struct exm_sysview sv;
 	char err[256];
 
-	if ((snap->sys.caps & EXM_CAP_PFN) &&
-	    !exm_sysview_build(snap, tui_proc_root(snap), &sv, err,
-			       sizeof(err)))
+	if (!tui_sysview(snap, &sv, err, sizeof(err)))
 		oo.sys = &sv;
 	return exm_om_write(out, snap, &oo);
 }
@@ -596,8 +593,11 @@ static int emit_one(FILE *out, const struct tui_opts *o,
 	ret = tui_report_build(rop, &env, &r);
 	if (ret != -ENOMEM)
 		tui_formats[o->format].report(out, q, snap, &r, iter);
+	if (ret && ret != -ENOMEM && r.nnotes)
+		fprintf(stderr, "exmtop: %s\n", r.notes[0]);
 	tui_report_fini(&r);
-	return ret == -ENOMEM ? ret : 0;
+	/* 1: could not be made (said), exit status 1 */
+	return ret == -ENOMEM ? ret : ret ? 1 : 0;
 }
 
 int tui_batch(const struct tui_opts *o)
@@ -693,7 +693,8 @@ int tui_batch(const struct tui_opts *o)
 			break;
 		}
 		if (ret) {
-			fprintf(stderr, "exmtop: %s\n", strerror(-ret));
+			if (ret < 0)
+				fprintf(stderr, "exmtop: %s\n", strerror(-ret));
 			status = 1;
 			break;
 		}

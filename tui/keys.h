@@ -51,6 +51,7 @@ enum tui_act {
 	TUI_A_GROUP, TUI_A_FULL_CMD, TUI_A_BYTES, TUI_A_COLUMNS, TUI_A_SAVE,
 	TUI_A_DELAY, TUI_A_REFRESH, TUI_A_PAUSE, TUI_A_REDRAW, TUI_A_HELP,
 	TUI_A_QUIT,
+	TUI_A_REPORT,	/* open the report the key names (.report) */
 	TUI_A__COUNT
 };
 
@@ -63,11 +64,14 @@ struct tui_key {
 	const char *bar_alt; /* its label in the Files pane, or NULL */
 	const char *bar_key; /* the key the bar names */
 	int bar_pos;	   /* place in the bar, 1-based; 0: not in it */
+	const char *report; /* TUI_A_REPORT: the report's name (report.h) */
 };
 
 extern const struct tui_key tui_keys[];
 extern const size_t tui_nkeys;
 
+/* The entry of key code k, or NULL. */
+const struct tui_key *tui_key_find(int k);
 /* The action of key code k, TUI_A_NONE when none. */
 enum tui_act tui_key_action(int k);
 /* The entry of the bar's place pos (1-based), NULL past the end. */

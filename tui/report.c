@@ -13,6 +13,7 @@
 #include "core/format.h"
 #include "core/sysview.h"
 #include "core/units.h"
+#include "tui/text.h"
 #include "tui/view.h"
 
 /* ---- building ---- */
@@ -154,12 +155,29 @@ static const struct tui_rcol sys_cols[S__N] = {
 	[S_HELP] = { "help", "WHAT", TUI_RT_STR, .text_only = true },
 };
 
+int tui_sysview(const struct exm_snapshot *snap, struct exm_sysview *sv,
+		char *err, size_t errlen)
+{
+	int ret = exm_sysview_build(snap, tui_proc_root(snap), sv, err,
+				    errlen);
+
+	if (!ret && sv->mem_total != snap->sys.mem_total) {
+		/* /proc/meminfo is now's: of another machine than a
+		 * fixture's or a recording's */
+		snprintf(err, errlen, "the snapshot's MemTotal (%" PRIu64
+			 " bytes) is not this machine's now (%" PRIu64 "): "
+			 "the kernel's counters of its time are not known",
+			 snap->sys.mem_total, sv->mem_total);
+		return -ESRCH;
+	}
+	return ret;
+}
+
 static int build_system(struct tui_report *r, const struct tui_report_env *e)
 {
 	struct exm_sysview sv;
 	char err[256] = "";
-	int ret = exm_sysview_build(e->snap, tui_proc_root(e->snap), &sv, err,
-				    sizeof(err));
+	int ret = tui_sysview(e->snap, &sv, err, sizeof(err));
 
 	if (ret) {
 		int k = note(r, "no system view: %s",
@@ -424,10 +442,10 @@ void tui_report_text(FILE *f, const struct tui_report *r, bool exact)
 	for (size_t j = 0; j < nc && j < 32; j++) {
 		w[j] = (int)strlen(op->cols[j].title);
 		for (size_t i = 0; i < r->nrows; i++) {
-			int k = (int)strlen(cell_text(buf, sizeof(buf),
-						      &op->cols[j],
-						      &r->cells[i * nc + j],
-						      exact));
+			int k = tui_text_width(cell_text(buf, sizeof(buf),
+							 &op->cols[j],
+							 &r->cells[i * nc + j],
+							 exact));
 			if (k > w[j])
 				w[j] = k;
 		}
@@ -444,10 +462,12 @@ void tui_report_text(FILE *f, const struct tui_report *r, bool exact)
 
 			if (j)
 				fputc(' ', f);
-			if (j + 1 == nc && left)
-				fputs(s, f);
-			else
-				fprintf(f, left ? "%-*s" : "%*s", w[j], s);
+			/* padded by display width (names may be wide) */
+			if (!left)
+				fprintf(f, "%*s", w[j] - tui_text_width(s), "");
+			fputs(s, f);
+			if (left && j + 1 < nc)
+				fprintf(f, "%*s", w[j] - tui_text_width(s), "");
 		}
 		fputc('\n', f);
 	}

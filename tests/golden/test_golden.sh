@@ -18,7 +18,8 @@ PASS=0 FAIL=0
 
 mask() {
 	sed -E 's/"time":"[^"]*"/"time":"T"/; s/"time_taken":[0-9.e+-]+/"time_taken":0/
-		s/ [0-9]+\.[0-9]+s$/ Ts/'
+		s/ [0-9]+\.[0-9]+s$/ Ts/
+		s/^(exmtop_scan_duration_seconds) .*/\1 T/'
 }
 
 # golden NAME ARGS...: output of exmtop ARGS against $HERE/NAME
@@ -77,6 +78,25 @@ golden basic-pagemap.json -b --source fixture:basic --pagemap \
 # deltas between iterations: the fixture does not change, so all 0
 golden basic-derss.csv -b --source fixture:basic -n 2 -d 0.1 --format csv \
 	--fields pid,erss,derss
+# the analyses (report.c) of the fixture, in every format: executable
+# units (libc split by permissions: the fixture's files are not on disk),
+# the per-process breakdown, alerts (none: growth needs -n 2; in two
+# identical snapshots none grew), the per-file strip of libc
+for f in text csv json; do
+	golden "basic-units.$f" -b --source fixture:basic --units --format $f
+	golden "basic-breakdown.$f" -b --source fixture:basic --breakdown \
+		--format $f
+	golden "basic-alerts.$f" -b --source fixture:basic --alerts --format $f
+done
+golden basic-alerts-n2.txt -b --source fixture:basic --alerts -n 2 -d 0.1
+golden hostile-breakdown.txt -b --source fixture:hostile --breakdown
+golden hostile-breakdown.json -b --source fixture:hostile --breakdown \
+	--format json
+golden basic-filestrip.txt -b --source fixture:basic --pagemap \
+	/usr/lib/x86_64-linux-gnu/libc.so.6
+golden basic-filestrip.json -b --source fixture:basic --pagemap \
+	/usr/lib/x86_64-linux-gnu/libc.so.6 --format json
+golden basic.om -b --source fixture:basic --format openmetrics --top 3
 
 # every bad option or value: 2, in every mode
 status 2 -b --source fixture:nope
@@ -91,6 +111,14 @@ status 2 -b --format xml
 status 2 -b -n 0
 status 2 --bogus
 status 1 -b --pagemap 999:1000 --source fixture:basic
+status 2 -b --alerts --system --source fixture:basic
+status 2 -b --alerts --format openmetrics --source fixture:basic
+status 2 -b --top 0 --source fixture:basic
+status 2 -b --pagemap /usr/lib/x86_64-linux-gnu/libc.so.6 --format csv \
+	--source fixture:basic
+status 1 -b --pagemap /nonexistent --source fixture:basic
+# a fixture is not this machine: no system view rather than wrong rows
+status 1 -b --system --source fixture:basic
 
 echo "# $PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]
