@@ -206,10 +206,12 @@ uint64_t tui_fstrip_line(const struct exm_file_strip *s, size_t k, char *buf)
 void tui_fstrip_head(const struct exm_file_strip *s, char *buf, size_t len)
 {
 	snprintf(buf, len,
-		 "%" PRIu32 " processes map it: %" PRIu64 " pages of %" PRIu64
-		 " mapped, %" PRIu64 " resident   . none  1-9 processes  # "
-		 "ten or more",
-		 s->nprocs, s->vm_pages, s->npages, s->res_pages);
+		 "%" PRIu32 " process%s map%s it: %" PRIu64 " pages of %"
+		 PRIu64 " mapped, %" PRIu64 " resident   . none  1-9 "
+		 "processes  # ten or more",
+		 s->nprocs, s->nprocs == 1 ? "" : "es",
+		 s->nprocs == 1 ? "s" : "", s->vm_pages, s->npages,
+		 s->res_pages);
 }
 
 struct fstrip_priv {
@@ -264,6 +266,7 @@ struct exm_row *tui_fstrip_build(struct tui_view *v, const struct tui_build *b,
 	}
 	row->file = f;
 	row->sz = f->sz;
+	row->nprocs = f->nprocs;
 	*n = 1;
 	return row;
 }
