@@ -33,6 +33,7 @@ void exm_alert_opts_init(struct exm_alert_opts *o)
 		.text_min_procs = 2,
 		.cow_min_procs = 3,
 		.min_saved = 64 << 10,
+		.cow_min_saved = 64 << 10,
 		.min_growth = 1 << 20,
 		.pss_abs = 256 << 10,
 		.pss_frac = 0.05,
@@ -239,7 +240,8 @@ static int judge_group(struct copies *c, size_t i, size_t j,
 			np++;
 	free(procs);
 	minp = cow ? o->cow_min_procs : o->text_min_procs;
-	if (np < minp || copies <= pages || (copies - pages) * ps < o->min_saved)
+	if (np < minp || copies <= pages ||
+	    (copies - pages) * ps < (cow ? o->cow_min_saved : o->min_saved))
 		return 0;
 	a.kind = cow ? EXM_ALERT_DATA_COW : EXM_ALERT_TEXT_COPIES;
 	a.file = f;

@@ -91,7 +91,8 @@ int exm_dyn_lookup_proc(void *ctx, const struct exm_snapshot *snap,
 struct exm_alert_opts {
 	uint32_t text_min_procs; /* default 2 */
 	uint32_t cow_min_procs;	 /* default 3 */
-	uint64_t min_saved;	 /* copies: bytes; default 64 KiB */
+	uint64_t min_saved;	 /* text copies: bytes; default 64 KiB */
+	uint64_t cow_min_saved;	 /* data copies: bytes; default 64 KiB */
 	uint64_t min_growth;	 /* default 1 MiB */
 	uint64_t pss_abs;	 /* default 256 KiB */
 	double pss_frac;	 /* default 0.05 */

@@ -167,6 +167,11 @@ static const char *const perm_strs[16] = {
 	"---s", "r--s", "-w-s", "rw-s", "--xs", "r-xs", "-wxs", "rwxs",
 };
 
+const char *exm_perms_str(unsigned perms)
+{
+	return perm_strs[perms & 15];
+}
+
 static void v_int(struct exm_value *v, uint64_t u)
 {
 	v->type = EXM_V_INT;

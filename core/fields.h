@@ -140,4 +140,7 @@ const char *exm_table_name(enum exm_table t);
 /* The table whose key is key, or -1. */
 int exm_table_by_key(const char *key);
 
+/* EXM_PERM_* bits as /proc/PID/maps shows them: "r-xp". */
+const char *exm_perms_str(unsigned perms);
+
 #endif

@@ -17,9 +17,9 @@ endif
 check_PROGRAMS += tests/live/analysis/anadrive
 tests_live_analysis_anadrive_SOURCES = tests/live/analysis/anadrive.c
 tests_live_analysis_anadrive_LDADD = $(CORE_LIBS)
-TESTS += tests/live/test_analysis.py
+TESTS += tests/live/test_analysis.py tests/live/test_analysis_cli.py
 EXTRA_DIST += \
-	tests/live/test_analysis.py \
+	tests/live/test_analysis.py tests/live/test_analysis_cli.py \
 	tests/live/analysis/libtr.c \
 	tests/live/analysis/anaload.c \
 	tests/live/analysis/anagrow.c

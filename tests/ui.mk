@@ -34,7 +34,7 @@ UI_TESTS = \
 	tests/ui/no_color.sh tests/ui/bad_source.sh tests/ui/scroll_many.sh \
 	tests/ui/typeahead.sh tests/ui/idle_cpu.sh tests/ui/mouse.sh \
 	tests/ui/responsive.sh tests/ui/page_strip.sh \
-	tests/ui/delta_column.sh
+	tests/ui/delta_column.sh tests/ui/file_strip.sh tests/ui/report_keys.sh
 # recordings: stepping through a replay, delta mode
 UI_TESTS += tests/ui/replay_step.sh tests/ui/delta_mode.sh
 TESTS += $(UI_TESTS)

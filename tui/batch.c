@@ -10,10 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/format.h"
+#include "core/openmetrics.h"
 #include "core/source.h"
 #include "core/source_replay.h"
 #include "tui/diff.h"
@@ -445,13 +448,67 @@ static int emit_json_doc(FILE *out, const struct tui_query *q,
 	return emit_json(out, q, snap, prev);
 }
 
+/*
+ * OpenMetrics for the node_exporter textfile collector: the top processes,
+ * program, user and cgroup aggregates and files (--top N), and the system
+ * view when the snapshot has page identity. Only the last snapshot of -n
+ * is meant to be read; each one ends in "# EOF".
+ */
+static int emit_openmetrics(FILE *out, const struct tui_query *q,
+			    const struct exm_snapshot *snap,
+			    const struct exm_snapshot *prev, long iter)
+{
+	struct exm_om_opts oo = { .top = q->top, .groups = true,
+				  .files = true };
+	struct exm_sysview sv;
+	char err[256];
+
+	if (!tui_sysview(snap, &sv, err, sizeof(err)))
+		oo.sys = &sv;
+	return exm_om_write(out, snap, &oo);
+}
+
+static void report_text(FILE *out, const struct tui_query *q,
+			const struct exm_snapshot *snap,
+			const struct tui_report *r, long iter)
+{
+	if (iter)
+		fputc('\n', out);
+	tui_print_summary(out, snap);
+	tui_report_text(out, r, q->set.exact_bytes);
+}
+
+static void report_csv(FILE *out, const struct tui_query *q,
+		       const struct exm_snapshot *snap,
+		       const struct tui_report *r, long iter)
+{
+	tui_report_csv(out, r, iter == 0);
+}
+
+/* The snapshot's facts under "snapshot", the report's rows at the top. */
+static void report_json(FILE *out, const struct tui_query *q,
+			const struct exm_snapshot *snap,
+			const struct tui_report *r, long iter)
+{
+	fputs("{\"snapshot\":{", out);
+	tui_print_json_header(out, snap);
+	fputs("\"report\":", out);
+	exm_json_str(out, r->ops->name);
+	fputs("},", out);
+	tui_report_json(out, r);
+	fputs("}\n", out);
+}
+
 const struct tui_format_ops tui_formats[TUI_FMT__COUNT] = {
 	[TUI_FMT_TEXT] = { .name = "text", .emit = emit_text,
-			   .diff = tui_diff_text },
+			   .diff = tui_diff_text, .report = report_text },
 	[TUI_FMT_CSV] = { .name = "csv", .emit = emit_csv,
-			  .diff = tui_diff_csv },
+			  .diff = tui_diff_csv, .report = report_csv },
 	[TUI_FMT_JSON] = { .name = "json", .all = true,
-			   .emit = emit_json_doc, .diff = tui_diff_json },
+			   .emit = emit_json_doc, .diff = tui_diff_json,
+			   .report = report_json },
+	[TUI_FMT_OPENMETRICS] = { .name = "openmetrics", .all = true,
+				  .emit = emit_openmetrics },
 };
 
 static volatile sig_atomic_t stop_flag;
@@ -493,8 +550,87 @@ static long batch_iterations(const struct tui_opts *o,
 	return o->record && !o->batch ? LONG_MAX : 1;
 }
 
+/*
+ * --output FILE: each snapshot goes to a temporary file in FILE's
+ * directory, renamed over FILE once complete, so a reader (the textfile
+ * collector) never sees half of one.
+ */
+struct out_file {
+	const char *path;
+	char tmp[4096];
+	FILE *f;
+};
+
+static FILE *out_begin(struct out_file *of)
+{
+	int fd;
+
+	if (!of->path)
+		return stdout;
+	if (snprintf(of->tmp, sizeof(of->tmp), "%s.tmp.XXXXXX", of->path) >=
+	    (int)sizeof(of->tmp))
+		return NULL;
+	fd = mkstemp(of->tmp);
+	if (fd < 0)
+		return NULL;
+	if (fchmod(fd, 0644) || !(of->f = fdopen(fd, "w"))) {
+		close(fd);
+		unlink(of->tmp);
+		return NULL;
+	}
+	return of->f;
+}
+
+/* 0, or -errno (the temporary file is removed). */
+static int out_end(struct out_file *of, bool ok)
+{
+	int err = 0;
+
+	if (!of->path)
+		return 0;
+	if (fflush(of->f) || ferror(of->f) || fsync(fileno(of->f)))
+		err = errno ? -errno : -EIO;
+	if (fclose(of->f) && !err)
+		err = -errno;
+	of->f = NULL;
+	if (!err && ok && rename(of->tmp, of->path))
+		err = -errno;
+	if (err || !ok)
+		unlink(of->tmp);
+	return err;
+}
+
+/* One snapshot: the listed table, or the report of the options. */
+static int emit_one(FILE *out, const struct tui_opts *o,
+		    const struct tui_query *q, const struct exm_snapshot *snap,
+		    const struct exm_snapshot *prev, long iter,
+		    struct exm_elfcache *cache)
+{
+	const struct tui_report_ops *rop;
+	struct tui_report r;
+	struct tui_report_env env = {
+		.snap = snap, .prev = prev, .partial_scan = q->npids > 0,
+		.cache = cache,
+	};
+	int ret;
+
+	if (!o->report)
+		return tui_formats[o->format].emit(out, q, snap, prev, iter);
+	rop = tui_report_find(o->report);
+	ret = tui_report_build(rop, &env, &r);
+	if (ret != -ENOMEM)
+		tui_formats[o->format].report(out, q, snap, &r, iter);
+	if (ret && ret != -ENOMEM && r.nnotes)
+		fprintf(stderr, "exmtop: %s\n", r.notes[0]);
+	tui_report_fini(&r);
+	/* 1: could not be made (said), exit status 1 */
+	return ret == -ENOMEM ? ret : ret ? 1 : 0;
+}
+
 int tui_batch(const struct tui_opts *o)
 {
+	struct out_file of = { .path = o->output };
+	struct exm_elfcache *cache = NULL;
 	struct exm_snapshot *prev = NULL;
 	struct exm_recorder *rec = NULL;
 	struct exm_scan_opts scan;
@@ -507,8 +643,19 @@ int tui_batch(const struct tui_opts *o)
 	ret = tui_query_from_opts(&q, o, false);
 	if (ret)
 		return ret;
+	if (o->report && !tui_formats[o->format].report) {
+		fprintf(stderr, "exmtop: --%s prints text, csv or json\n",
+			o->report);
+		tui_query_fini(&q);
+		return 2;
+	}
+	if (o->report && !(cache = exm_elfcache_new(0))) {
+		tui_query_fini(&q);
+		return 1;
+	}
 	status = tui_open_source(o, &src);
 	if (status) {
+		exm_elfcache_free(cache);
 		tui_query_fini(&q);
 		return status;
 	}
@@ -516,6 +663,7 @@ int tui_batch(const struct tui_opts *o)
 	if (!status && o->record)
 		status = tui_record_open(o, &rec);
 	if (status) {
+		exm_elfcache_free(cache);
 		exm_source_close(src);
 		tui_query_fini(&q);
 		return status;
@@ -533,13 +681,15 @@ int tui_batch(const struct tui_opts *o)
 	}
 	/* Read only what the printed columns need (JSON: all). */
 	tui_query_scan(&q,
-		       tui_formats[o->format].all ? ~0u
-						  : tui_query_needs(&q, q.table),
+		       tui_formats[o->format].all || o->report
+			       ? ~0u
+			       : tui_query_needs(&q, q.table),
 		       &scan);
 	if (rec) /* a recording holds everything */
 		tui_query_scan(&q, ~0u, &scan);
 	for (long i = 0; i < iters && !stop_flag; i++) {
 		struct exm_snapshot *snap;
+		FILE *out;
 
 		if (i && !exm_replay_count(src)) /* a replay does not wait */
 			sleep_secs(q.set.delay);
@@ -559,18 +709,38 @@ int tui_batch(const struct tui_opts *o)
 			status = 1;
 			break;
 		}
-		ret = print ? tui_formats[o->format].emit(stdout, &q, snap,
-							  prev, i)
-			    : 0;
+		if (print) {
+			out = out_begin(&of);
+			if (!out) {
+				fprintf(stderr, "exmtop: cannot write %s: %s\n",
+					o->output, strerror(errno));
+				exm_snapshot_free(snap);
+				status = 1;
+				break;
+			}
+			ret = emit_one(out, o, &q, snap, prev, i, cache);
+		} else {
+			ret = 0;
+		}
 		if (prev)
 			exm_snapshot_free(prev);
 		prev = snap; /* the deltas of the next one */
-		if (fflush(stdout) || ferror(stdout)) {
+		if (print && of.path) {
+			int e = out_end(&of, !ret);
+
+			if (e && !ret) {
+				fprintf(stderr, "exmtop: cannot write %s: "
+					"%s\n", o->output, strerror(-e));
+				status = 1;
+				break;
+			}
+		} else if (fflush(stdout) || ferror(stdout)) {
 			status = errno == EPIPE ? 0 : 1;
 			break;
 		}
 		if (ret) {
-			fprintf(stderr, "exmtop: %s\n", strerror(-ret));
+			if (ret < 0)
+				fprintf(stderr, "exmtop: %s\n", strerror(-ret));
 			status = 1;
 			break;
 		}
@@ -579,6 +749,7 @@ int tui_batch(const struct tui_opts *o)
 		exm_snapshot_free(prev);
 	if (rec)
 		exm_record_close(rec);
+	exm_elfcache_free(cache);
 	exm_source_close(src);
 	tui_query_fini(&q);
 	return status;

@@ -12,6 +12,7 @@
 #include "core/snapshot.h"
 #include "tui/opts.h"
 #include "tui/query.h"
+#include "tui/report.h"
 
 #define TUI_MAX_FIELDS EXM_F__COUNT
 
@@ -50,6 +51,11 @@ struct tui_format_ops {
 	/* --diff (diff.h); NULL: this format cannot show one */
 	int (*diff)(FILE *out, const struct tui_query *q,
 		    const struct tui_diff *df);
+	/* A report (--alerts, --system, ...) of snapshot number iter, or
+	 * NULL when the format prints none. */
+	void (*report)(FILE *out, const struct tui_query *q,
+		       const struct exm_snapshot *snap,
+		       const struct tui_report *r, long iter);
 };
 extern const struct tui_format_ops tui_formats[TUI_FMT__COUNT];
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * batch_strip.c - exmtop -b --pagemap PID:ADDRESS: the page strip of the
- * mapping of PID that holds ADDRESS (hexadecimal), in text or JSON.
+ * mapping of PID that holds ADDRESS (hexadecimal), in text or JSON; and
+ * exmtop -b --pagemap FILE (an absolute path): the strip of the file
+ * across processes, by file offset.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -10,10 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fields.h"
+#include "core/filestrip.h"
 #include "core/format.h"
 #include "core/strip.h"
 #include "tui/batch.h"
 #include "tui/query.h"
+#include "tui/view_strip.h"
 
 static int parse_target(const char *arg, pid_t *pid, uint64_t *addr)
 {
@@ -80,8 +85,107 @@ static void print_json(FILE *out, const struct exm_snapshot *snap,
 	fputs("]}\n", out);
 }
 
+/* The file named path that most processes map (a name can stand for
+ * several files: one replaced on disk, one in another mount namespace). */
+static const struct exm_file *file_named(const struct exm_snapshot *snap,
+					 const char *path)
+{
+	const struct exm_file *best = NULL;
+
+	for (size_t i = 0; i < snap->nfiles; i++) {
+		const struct exm_file *f = snap->files[i];
+
+		if ((f->kind == EXM_KIND_FILE || f->kind == EXM_KIND_SHMEM) &&
+		    !strcmp(f->name, path) &&
+		    (!best || f->nprocs > best->nprocs))
+			best = f;
+	}
+	return best;
+}
+
+static void print_file_text(FILE *out, const struct exm_snapshot *snap,
+			    const struct exm_file *f,
+			    const struct exm_file_strip *s)
+{
+	char name[512], line[512];
+	uint64_t ps = snap->sys.page_size;
+
+	tui_print_summary(out, snap);
+	exm_escape(name, sizeof(name), f->name);
+	tui_fstrip_head(s, line, sizeof(line));
+	fprintf(out, "%s: %s\n", name, line);
+	for (size_t i = 0; i < s->nsegs; i++)
+		fprintf(out, "segment %" PRIx64 "-%" PRIx64 " %s\n",
+			s->segs[i].first * ps, s->segs[i].end * ps,
+			exm_perms_str(s->segs[i].perms));
+	for (size_t k = 0; k < tui_fstrip_lines(s); k++) {
+		char cells[EXM_STRIP_LINE + 1];
+		uint64_t first = tui_fstrip_line(s, k, cells);
+
+		fprintf(out, "%16" PRIx64 " %s\n", first * ps, cells);
+	}
+}
+
+static void print_file_json(FILE *out, const struct exm_snapshot *snap,
+			    const struct exm_file *f,
+			    const struct exm_file_strip *s)
+{
+	uint64_t ps = snap->sys.page_size;
+
+	fputc('{', out);
+	tui_print_json_header(out, snap);
+	fputs("\"file\":", out);
+	exm_json_str(out, f->name);
+	fprintf(out, ",\"processes\":%" PRIu32 ",\"pages\":%" PRIu64
+		",\"mapped_pages\":%" PRIu64 ",\"resident_pages\":%" PRIu64
+		",\"segments\":[",
+		s->nprocs, s->npages, s->vm_pages, s->res_pages);
+	for (size_t i = 0; i < s->nsegs; i++)
+		fprintf(out, "%s{\"offset\":%" PRIu64 ",\"end\":%" PRIu64
+			",\"perms\":\"%s\"}", i ? "," : "",
+			s->segs[i].first * ps, s->segs[i].end * ps,
+			exm_perms_str(s->segs[i].perms));
+	fputs("],\"procs_per_page\":[", out);
+	for (uint64_t i = 0; i < s->npages; i++)
+		fprintf(out, "%s%" PRIu32, i ? "," : "", s->procs[i]);
+	fputs("]}\n", out);
+}
+
+static int file_strip(const struct exm_snapshot *snap, const char *path,
+		      enum tui_format fmt)
+{
+	const struct exm_file *f = file_named(snap, path);
+	struct exm_file_strip s;
+	int ret;
+
+	if (!f) {
+		fprintf(stderr, "exmtop: no scanned process maps %.200s\n",
+			path);
+		return 1;
+	}
+	ret = exm_strip_file(snap, f, &s);
+	if (ret) {
+		fprintf(stderr, "exmtop: %s\n",
+			ret == -EFBIG ? "mapped too far into the file for a "
+					"page strip"
+				      : strerror(-ret));
+		return 1;
+	}
+	if (!s.has_pages)
+		fprintf(stderr, "exmtop: this source has no per-page facts "
+			"(use --source pagemap)\n");
+	else if (fmt == TUI_FMT_JSON)
+		print_file_json(stdout, snap, f, &s);
+	else
+		print_file_text(stdout, snap, f, &s);
+	ret = s.has_pages ? 0 : 1;
+	exm_file_strip_fini(&s);
+	return ret;
+}
+
 int tui_batch_pagemap(const struct tui_opts *o)
 {
+	bool by_file = o->pagemap[0] == '/';
 	struct exm_scan_opts scan;
 	struct exm_source *src = NULL;
 	struct exm_snapshot *snap = NULL;
@@ -92,12 +196,13 @@ int tui_batch_pagemap(const struct tui_opts *o)
 	pid_t pid;
 	int ret;
 
-	if (parse_target(o->pagemap, &pid, &addr)) {
+	if (!by_file && parse_target(o->pagemap, &pid, &addr)) {
 		fprintf(stderr, "exmtop: invalid value '%.64s' for --pagemap: "
-			"expected PID:ADDRESS (address in hex)\n", o->pagemap);
+			"expected PID:ADDRESS (address in hex) or an absolute "
+			"file name\n", o->pagemap);
 		return 2;
 	}
-	if (o->format == TUI_FMT_CSV) {
+	if (o->format != TUI_FMT_TEXT && o->format != TUI_FMT_JSON) {
 		fprintf(stderr, "exmtop: --pagemap prints text or json\n");
 		return 2;
 	}
@@ -114,6 +219,12 @@ int tui_batch_pagemap(const struct tui_opts *o)
 			src->errmsg[0] ? src->errmsg : strerror(-ret));
 		exm_source_close(src);
 		return 1;
+	}
+	if (by_file) {
+		ret = file_strip(snap, o->pagemap, o->format);
+		exm_snapshot_free(snap);
+		exm_source_close(src);
+		return ret;
 	}
 	ret = 1;
 	p = exm_snapshot_find_pid(snap, pid);

@@ -70,6 +70,19 @@ const struct tui_key tui_keys[] = {
 	  .help = "save settings to ~/.config/exmtop/exmtoprc" },
 	{ .keys = { 'd', 's' }, .names = "d s", .act = TUI_A_DELAY,
 	  .help = "change the refresh interval" },
+	{ .keys = { 'A' }, .names = "A", .act = TUI_A_REPORT,
+	  .report = "alerts",
+	  .help = "alerts: text relocations, copy-on-write data, anonymous\n"
+		  "growth since the previous refresh, Pss mismatch" },
+	{ .keys = { 'S' }, .names = "S", .act = TUI_A_REPORT,
+	  .report = "system",
+	  .help = "system view: all of RAM, rows adding up to MemTotal" },
+	{ .keys = { 'U' }, .names = "U", .act = TUI_A_REPORT,
+	  .report = "units",
+	  .help = "programs and libraries: text, data and bss" },
+	{ .keys = { 'K' }, .names = "K", .act = TUI_A_REPORT,
+	  .report = "breakdown",
+	  .help = "each process by kind: stack, heap, text, data, bss" },
 	{ .keys = { ' ' }, .names = "Space", .act = TUI_A_REFRESH,
 	  .help = "refresh now" },
 	{ .keys = { 'p', 'Z' }, .names = "p Z", .act = TUI_A_PAUSE,
@@ -118,13 +131,20 @@ const char *const tui_help_outro[] = {
 	NULL,
 };
 
-enum tui_act tui_key_action(int k)
+const struct tui_key *tui_key_find(int k)
 {
 	for (size_t i = 0; i < tui_nkeys; i++)
 		for (const int *c = tui_keys[i].keys; *c; c++)
 			if (*c == k)
-				return tui_keys[i].act;
-	return TUI_A_NONE;
+				return &tui_keys[i];
+	return NULL;
+}
+
+enum tui_act tui_key_action(int k)
+{
+	const struct tui_key *e = tui_key_find(k);
+
+	return e ? e->act : TUI_A_NONE;
 }
 
 const struct tui_key *tui_key_bar(int pos)

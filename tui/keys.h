@@ -54,6 +54,7 @@ enum tui_act {
 	/* recordings: step through a replay, delta mode and its baseline */
 	TUI_A_REPLAY_PREV, TUI_A_REPLAY_NEXT, TUI_A_REPLAY_FIRST,
 	TUI_A_REPLAY_LAST, TUI_A_DELTA, TUI_A_BASELINE,
+	TUI_A_REPORT,	/* open the report the key names (.report) */
 	TUI_A__COUNT
 };
 
@@ -66,11 +67,14 @@ struct tui_key {
 	const char *bar_alt; /* its label in the Files pane, or NULL */
 	const char *bar_key; /* the key the bar names */
 	int bar_pos;	   /* place in the bar, 1-based; 0: not in it */
+	const char *report; /* TUI_A_REPORT: the report's name (report.h) */
 };
 
 extern const struct tui_key tui_keys[];
 extern const size_t tui_nkeys;
 
+/* The entry of key code k, or NULL. */
+const struct tui_key *tui_key_find(int k);
 /* The action of key code k, TUI_A_NONE when none. */
 enum tui_act tui_key_action(int k);
 /* The entry of the bar's place pos (1-based), NULL past the end. */

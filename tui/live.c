@@ -14,6 +14,7 @@
 #include "tui/replay.h"
 #include "tui/text.h"
 #include "tui/view_elf.h"
+#include "tui/view_report.h"
 #include "tui/views.h"
 
 double tui_now(void)
@@ -54,6 +55,8 @@ int tui_live_shown_field(const struct tui_live *l, int f)
 /* Whether v shows a column that compares with the previous snapshot. */
 static bool wants_prev(struct tui_live *l, const struct tui_view *v)
 {
+	if (v->ops->wants_prev && v->ops->wants_prev(v))
+		return true;
 	for (const int *f = tui_live_fields(l, v); *f >= 0; f++)
 		if (*f == EXM_F_DERSS)
 			return true;
@@ -808,14 +811,30 @@ unsigned tui_live_act(struct tui_live *l, enum tui_act a)
 	case TUI_A_DELTA:
 	case TUI_A_BASELINE:
 		return delta_mode(l, a == TUI_A_BASELINE);
+	case TUI_A_REPORT: /* needs its key: tui_live_key */
 	case TUI_A__COUNT:
 		return 0;
 	}
 	return TUI_R_HANDLED | TUI_R_REDRAW;
 }
 
+/* Open report name (report.h) on the current pane. */
+static unsigned open_report(struct tui_live *l, const char *name)
+{
+	struct tui_view *v = tui_report_push(tui_live_stack(l), name);
+
+	if (!v) {
+		tui_live_status(l, "cannot open the %s report", name);
+		return TUI_R_HANDLED | TUI_R_REDRAW;
+	}
+	v->gen = l->gen - 1;
+	tui_live_fresh(l, v);
+	return TUI_R_HANDLED | TUI_R_REDRAW | TUI_R_RESCAN;
+}
+
 unsigned tui_live_key(struct tui_live *l, int k)
 {
+	const struct tui_key *e;
 	struct tui_view *v;
 	unsigned r;
 
@@ -847,7 +866,10 @@ unsigned tui_live_key(struct tui_live *l, int k)
 	/* the view first: it may take keys of its own */
 	if (v->ops->key && (r = v->ops->key(v, k)))
 		return r;
-	return tui_live_act(l, tui_key_action(k)) | TUI_R_REDRAW;
+	e = tui_key_find(k);
+	if (e && e->act == TUI_A_REPORT)
+		return open_report(l, e->report);
+	return tui_live_act(l, e ? e->act : TUI_A_NONE) | TUI_R_REDRAW;
 }
 
 /* ---- setup ---- */
@@ -888,6 +910,10 @@ int tui_live_init(struct tui_live *l, const struct tui_opts *o)
 	tui_elf_set_sysroot(o->sysroot);
 	tui_query_scan(&l->q, EXM_NEED_CMDLINE, &l->scan);
 	if (reset_pane(l, 0) || reset_pane(l, 1)) {
+		fprintf(stderr, "exmtop: out of memory\n");
+		return 1;
+	}
+	if (o->report && !tui_report_push(&l->stacks[l->pane], o->report)) {
 		fprintf(stderr, "exmtop: out of memory\n");
 		return 1;
 	}

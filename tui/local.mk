@@ -7,6 +7,7 @@ exmtop_SOURCES = \
 	tui/query.c tui/query.h \
 	tui/batch.c tui/batch.h \
 	tui/batch_strip.c \
+	tui/report.c tui/report.h \
 	tui/keys.c tui/keys.h \
 	tui/ui.c tui/ui.h
 exmtop_LDADD = $(CORE_LIBS) $(NCURSESW_LIBS)

@@ -129,7 +129,7 @@ static int set_format(struct tui_opts *o, const char *v)
 			o->format_given = true;
 			return 0;
 		}
-	return bad("--format", v, "expected text, csv or json");
+	return bad("--format", v, "expected text, csv, json or openmetrics");
 }
 
 static int set_bytes(struct tui_opts *o, const char *v)
@@ -247,6 +247,57 @@ static int set_to(struct tui_opts *o, const char *v)
 	return 0;
 }
 
+/* The analyses: each option names its report (report.h). */
+static int set_report(struct tui_opts *o, const char *name)
+{
+	if (o->report && strcmp(o->report, name)) {
+		fprintf(stderr, "exmtop: --%s and --%s cannot be combined\n",
+			o->report, name);
+		return 2;
+	}
+	o->report = name;
+	return 0;
+}
+
+static int set_alerts(struct tui_opts *o, const char *v)
+{
+	return set_report(o, "alerts");
+}
+
+static int set_system(struct tui_opts *o, const char *v)
+{
+	return set_report(o, "system");
+}
+
+static int set_units(struct tui_opts *o, const char *v)
+{
+	return set_report(o, "units");
+}
+
+static int set_breakdown(struct tui_opts *o, const char *v)
+{
+	return set_report(o, "breakdown");
+}
+
+static int set_top(struct tui_opts *o, const char *v)
+{
+	char *end;
+
+	errno = 0;
+	o->top = strtol(v, &end, 10);
+	if (end == v || *end || errno || o->top < 1 || o->top > 1000000)
+		return bad("--top", v, "expected a count, 1 to 1000000");
+	return 0;
+}
+
+static int set_output(struct tui_opts *o, const char *v)
+{
+	if (!*v)
+		return bad("--output", v, "expected a file name");
+	o->output = v;
+	return 0;
+}
+
 static int set_no_color(struct tui_opts *o, const char *v)
 {
 	o->no_color = true;
@@ -296,8 +347,8 @@ const struct tui_option tui_options[] = {
 	{ .name = "files", .set = set_files,
 	  .help = "list files and anonymous kinds instead of processes" },
 	{ .name = "format", .arg = "FMT", .set = set_format,
-	  .help = "batch output: text, csv or json (JSON sizes are bytes, "
-		  "null when not measured)" },
+	  .help = "batch output: text, csv, json (JSON sizes are bytes, "
+		  "null when not measured) or openmetrics (Prometheus)" },
 	{ .name = "bytes", .set = set_bytes,
 	  .help = "exact byte counts instead of K/M/G" },
 	{ .name = "fields", .arg = "A,B,...", .set = set_fields,
@@ -306,10 +357,11 @@ const struct tui_option tui_options[] = {
 	  .help = "ELF sections of a mapped file (with -p: one process)" },
 	{ .name = "symbols", .arg = "FILE:SEC", .set = set_symbols,
 	  .help = "symbols of a section of a mapped file" },
-	{ .name = "pagemap", .arg = "PID:ADDR", .set = set_pagemap,
+	{ .name = "pagemap", .arg = "PID:ADDR|FILE", .set = set_pagemap,
 	  .help = "the pages of the mapping of PID at ADDR, one character a "
 		  "page: . not resident, 1-9 processes mapping it, # ten or "
-		  "more, s swapped" },
+		  "more, s swapped; or of FILE (an absolute path) across "
+		  "processes, by file offset" },
 	{ .name = "record", .arg = "FILE", .set = set_record,
 	  .help = "append each snapshot to the SQLite recording FILE (no "
 		  "screen, prints nothing but errors unless --format or "
@@ -333,8 +385,28 @@ const struct tui_option tui_options[] = {
 		  "YYYY-MM-DDTHH:MM:SS[Z] or HH:MM:SS)" },
 	{ .name = "to", .arg = "K", .set = set_to,
 	  .help = "with --diff: the later snapshot (default: the last)" },
+	{ .name = "alerts", .set = set_alerts,
+	  .help = "memory wasted or suspicious: text relocations, "
+		  "copy-on-write data, anonymous growth (needs -n 2 or "
+		  "more), Pss mismatch" },
+	{ .name = "system", .set = set_system,
+	  .help = "all of RAM: rows adding up to MemTotal, user space "
+		  "exact" },
+	{ .name = "units", .set = set_units,
+	  .help = "programs and libraries across processes: text, data "
+		  "and bss" },
+	{ .name = "breakdown", .set = set_breakdown,
+	  .help = "each process by kind: stack, heap, program and library "
+		  "text/data/bss" },
+	{ .name = "top", .arg = "N", .set = set_top,
+	  .help = "openmetrics: the N largest processes, groups and files "
+		  "(20)" },
+	{ .name = "output", .arg = "FILE", .set = set_output,
+	  .help = "batch: write each snapshot to FILE (a temporary file "
+		  "renamed over it)" },
 	{ .name = "source", .arg = "NAME", .set = set_source,
-	  .help = "auto, pagemap (root), smaps, fixture:NAME" },
+	  .help = "auto, kmod (the exmap module), pagemap (root), smaps, "
+		  "replay:FILE, fixture:NAME" },
 	{ .name = "pagemap-mode", .arg = "M", .set = set_pagemap_mode,
 	  .help = "auto, scan (PAGEMAP_SCAN ioctl, Linux 6.7+) or read" },
 	{ .name = "include-self", .set = set_include_self,

@@ -19,7 +19,13 @@
 
 /* Batch output formats: their names and printers are tui_formats[]
  * (batch.c). */
-enum tui_format { TUI_FMT_TEXT = 0, TUI_FMT_CSV, TUI_FMT_JSON, TUI_FMT__COUNT };
+enum tui_format {
+	TUI_FMT_TEXT = 0,
+	TUI_FMT_CSV,
+	TUI_FMT_JSON,
+	TUI_FMT_OPENMETRICS,
+	TUI_FMT__COUNT
+};
 
 /* What main() does after parsing. */
 enum tui_action {
@@ -60,6 +66,10 @@ struct tui_opts {
 	const char *diff_b;
 	const char *from, *to;	/* --from / --to: index or time */
 	bool format_given;	/* --format was given */
+	const char *report;	/* --alerts, --system, --units, --breakdown:
+				 * the name of a report (report.h), or NULL */
+	long top;		/* --top N (0: the format's default) */
+	const char *output;	/* --output FILE (NULL: stdout) */
 };
 
 /* One option. */

@@ -70,6 +70,7 @@ int tui_query_build(struct tui_query *q, const struct tui_opts *o,
 	q->pids = o->pids;
 	q->npids = o->npids;
 	q->include_self = o->include_self;
+	q->top = o->top > 0 ? (size_t)o->top : 0;
 	q->pagemap_mode = o->pagemap_mode;
 	return 0;
 }

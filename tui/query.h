@@ -29,6 +29,7 @@ struct tui_query {
 	size_t npids;
 	bool include_self;
 	int pagemap_mode;
+	size_t top;		/* --top (0: the format's default) */
 	char rc_path[4096];	/* the settings file ("" when none) */
 	char warn[512];		/* a bad line of the settings file, or "" */
 };

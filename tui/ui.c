@@ -41,6 +41,7 @@
 #include "tui/live.h"
 #include "tui/text.h"
 #include "tui/view_elf.h"
+#include "tui/view_report.h"
 
 /* ---- terminal restoration on signals and crashes ---- */
 
@@ -474,6 +475,19 @@ static void draw_table(struct ui *u, int y, int h)
 			      u->cols);
 	if (h <= 0)
 		return;
+	if (v->ops->no_row && u->l.snap) {
+		/* the view draws the whole area (the reports) */
+		struct canvas_ctx cc = { u, y, 0 };
+		struct tui_canvas c = { .w = COLS, .h = h, .put = canvas_put,
+					.ctx = &cc };
+
+		u->colhdr_y = u->rows_y = -1;
+		u->nrows_screen = 0;
+		for (int i = 0; i < h; i++)
+			fill_line(y + i, A_NORMAL);
+		v->ops->draw(v, &c);
+		return;
+	}
 	draw_colhdr(u, v, y);
 	y++;
 	h--;
@@ -916,5 +930,6 @@ int tui_live(const struct tui_opts *o)
 		status = 128 + got_signal;
 	tui_live_fini(&u.l);
 	tui_view_elf_fini();
+	tui_view_report_fini();
 	return status;
 }

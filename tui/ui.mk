@@ -6,6 +6,7 @@ exmtop_SOURCES += \
 	tui/view.c tui/view.h \
 	tui/views.c tui/views.h \
 	tui/view_strip.c tui/view_strip.h \
+	tui/view_report.c tui/view_report.h \
 	tui/policy.c tui/policy.h \
 	tui/live.c tui/live.h \
 	tui/menu.c tui/menu.h \

@@ -529,7 +529,8 @@ int tui_view_refresh(struct tui_view *v, const struct tui_build *b)
 	struct exm_row *rows, *old = NULL;
 	struct prev_key *keys = NULL;
 
-	if (b->prev && (unsigned)v->ops->table < EXM_T__COUNT)
+	if (b->prev && !v->ops->no_row &&
+	    (unsigned)v->ops->table < EXM_T__COUNT)
 		keys = prev_keys(v, b, &old, &nold);
 	rows = v->ops->build ? v->ops->build(v, b, &n, &why) : NULL;
 	for (size_t i = 0; rows && b->delta && b->prev && i < n; i++)
@@ -541,10 +542,10 @@ int tui_view_refresh(struct tui_view *v, const struct tui_build *b)
 	tui_view_clear_rows(v);
 	v->why = why;
 	if (!rows) {
-		if (!why)
+		if (!why && !v->ops->no_row)
 			v->why = "(out of memory)";
 		v->cursor = v->top = 0;
-		return why ? 0 : -ENOMEM;
+		return why || v->ops->no_row ? 0 : -ENOMEM;
 	}
 	v->vis = malloc((n + 1) * sizeof(*v->vis));
 	if (!v->vis) {

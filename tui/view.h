@@ -153,6 +153,12 @@ struct tui_view_ops {
 	unsigned (*key)(struct tui_view *v, int k);
 	/* Optional: release v->priv. */
 	void (*fini)(struct tui_view *v);
+	/* The draw hook draws the whole table area (no row of the table on
+	 * top, no column header); build returns no rows (NULL, *why NULL). */
+	bool no_row;
+	/* Optional: whether v compares with the previous snapshot (it gets
+	 * b->prev in build, and the UI keeps one). */
+	bool (*wants_prev)(const struct tui_view *v);
 };
 
 extern const struct tui_view_ops tui_view_none;	/* "no child" marker */

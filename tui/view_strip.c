@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fields.h"
 #include "core/strip.h"
 #include "tui/keys.h"
 
@@ -143,37 +144,203 @@ void tui_strip_draw(struct tui_view *v, const struct tui_canvas *c)
 	}
 }
 
-unsigned tui_strip_key(struct tui_view *v, int k)
+unsigned tui_scroll_key(size_t *top, int page_lines, size_t nlines, int k)
 {
-	struct strip_priv *sp = v->priv;
-	size_t page;
+	size_t page = page_lines > 1 ? (size_t)page_lines - 1 : 1;
 
-	if (!sp)
-		return 0;
-	page = sp->page > 1 ? (size_t)sp->page - 1 : 1;
 	switch (k) {
 	case TUI_KEY_UP:
 	case 'k':
-		sp->top = sp->top ? sp->top - 1 : 0;
+		*top = *top ? *top - 1 : 0;
 		break;
 	case TUI_KEY_DOWN:
 	case 'j':
-		sp->top++;
+		*top += 1;
 		break;
 	case TUI_KEY_PPAGE:
-		sp->top = sp->top > page ? sp->top - page : 0;
+		*top = *top > page ? *top - page : 0;
 		break;
 	case TUI_KEY_NPAGE:
-		sp->top += page;
+		*top += page;
 		break;
 	case TUI_KEY_HOME:
-		sp->top = 0;
+		*top = 0;
 		break;
 	case TUI_KEY_END:
-		sp->top = exm_strip_lines(&sp->strip);
+		*top = nlines;
 		break;
 	default:
 		return 0;
 	}
 	return TUI_R_HANDLED | TUI_R_REDRAW;
+}
+
+unsigned tui_strip_key(struct tui_view *v, int k)
+{
+	struct strip_priv *sp = v->priv;
+
+	if (!sp)
+		return 0;
+	return tui_scroll_key(&sp->top, sp->page, exm_strip_lines(&sp->strip),
+			      k);
+}
+
+/* ---- the strip of a file across processes ---- */
+
+size_t tui_fstrip_lines(const struct exm_file_strip *s)
+{
+	return (s->npages + EXM_STRIP_LINE - 1) / EXM_STRIP_LINE;
+}
+
+uint64_t tui_fstrip_line(const struct exm_file_strip *s, size_t k, char *buf)
+{
+	uint64_t first = (uint64_t)k * EXM_STRIP_LINE;
+	size_t n = 0;
+
+	for (uint64_t i = first; i < s->npages && n < EXM_STRIP_LINE; i++)
+		buf[n++] = exm_strip_count_char(s->procs[i]);
+	buf[n] = 0;
+	return first;
+}
+
+void tui_fstrip_head(const struct exm_file_strip *s, char *buf, size_t len)
+{
+	snprintf(buf, len,
+		 "%" PRIu32 " process%s map%s it: %" PRIu64 " pages of %"
+		 PRIu64 " mapped, %" PRIu64 " resident   . none  1-9 "
+		 "processes  # ten or more",
+		 s->nprocs, s->nprocs == 1 ? "" : "es",
+		 s->nprocs == 1 ? "s" : "", s->vm_pages, s->npages,
+		 s->res_pages);
+}
+
+struct fstrip_priv {
+	struct exm_file_strip strip;
+	unsigned ps; /* page size */
+	size_t top;
+	int page;
+};
+
+void tui_fstrip_fini(struct tui_view *v)
+{
+	struct fstrip_priv *fp = v->priv;
+
+	if (fp)
+		exm_file_strip_fini(&fp->strip);
+	free(fp);
+	v->priv = NULL;
+}
+
+struct exm_row *tui_fstrip_build(struct tui_view *v, const struct tui_build *b,
+				 size_t *n, const char **why)
+{
+	const struct exm_file *f = tui_ident_file(b->snap, &v->ctx);
+	struct fstrip_priv *fp = v->priv;
+	struct exm_row *row;
+	int err;
+
+	*n = 0;
+	if (!fp)
+		fp = v->priv = calloc(1, sizeof(*fp));
+	if (!fp)
+		return NULL;
+	exm_file_strip_fini(&fp->strip);
+	if (!f) {
+		*why = "(no process maps this file any more)";
+		return NULL;
+	}
+	fp->ps = b->snap->sys.page_size;
+	err = exm_strip_file(b->snap, f, &fp->strip);
+	if (err == -EINVAL) {
+		*why = "(not a file: no page strip)";
+		return NULL;
+	}
+	if (err == -EFBIG) {
+		*why = "(mapped too far into the file for a page strip)";
+		return NULL;
+	}
+	row = calloc(1, sizeof(*row));
+	if (err || !row) {
+		free(row);
+		return NULL;
+	}
+	row->file = f;
+	row->sz = f->sz;
+	row->nprocs = f->nprocs;
+	*n = 1;
+	return row;
+}
+
+void tui_fstrip_crumb(const struct tui_view *v, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s: pages", v->ctx.label ? v->ctx.label : "?");
+}
+
+void tui_fstrip_draw(struct tui_view *v, const struct tui_canvas *c)
+{
+	struct fstrip_priv *fp = v->priv;
+	const struct exm_file_strip *s = fp ? &fp->strip : NULL;
+	char line[512];
+	size_t lines;
+	int y = 0, x = 10;
+
+	if (!s || c->h < 1)
+		return;
+	if (!s->has_pages) {
+		c->put(c, 0, 0, "(this source has no per-page facts: use "
+			  "pagemap)", TUI_ROLE_NORMAL);
+		return;
+	}
+	tui_fstrip_head(s, line, sizeof(line));
+	c->put(c, y++, 0, line, TUI_ROLE_TITLE);
+	if (y < c->h)
+		c->put(c, y, 0, "segments:", TUI_ROLE_NORMAL);
+	for (size_t i = 0; i < s->nsegs && y < c->h; i++) {
+		int k = snprintf(line, sizeof(line), "%" PRIx64 "-%" PRIx64
+				 " %s  ", s->segs[i].first * (uint64_t)fp->ps,
+				 s->segs[i].end * (uint64_t)fp->ps,
+				 exm_perms_str(s->segs[i].perms));
+
+		if (x + k > c->w && x > 10) {
+			y++;
+			x = 10;
+		}
+		if (y < c->h)
+			c->put(c, y, x, line, TUI_ROLE_NORMAL);
+		x += k;
+	}
+	y++;
+	lines = tui_fstrip_lines(s);
+	fp->page = c->h - y > 0 ? c->h - y : 1;
+	if (fp->top + (size_t)fp->page > lines)
+		fp->top = lines > (size_t)fp->page ? lines - fp->page : 0;
+	for (size_t k = fp->top; y < c->h && k < lines; k++, y++) {
+		char cells[EXM_STRIP_LINE + 1], addr[24];
+		uint64_t first = tui_fstrip_line(s, k, cells);
+
+		snprintf(addr, sizeof(addr), "%16" PRIx64,
+			 first * (uint64_t)fp->ps);
+		c->put(c, y, 0, addr, TUI_ROLE_NORMAL);
+		for (size_t i = 0; cells[i];) {
+			size_t e = i;
+			char run[EXM_STRIP_LINE + 1];
+
+			while (cells[e] && role_of(cells[e]) == role_of(cells[i]))
+				e++;
+			memcpy(run, cells + i, e - i);
+			run[e - i] = 0;
+			c->put(c, y, 17 + (int)i, run, role_of(cells[i]));
+			i = e;
+		}
+	}
+}
+
+unsigned tui_fstrip_key(struct tui_view *v, int k)
+{
+	struct fstrip_priv *fp = v->priv;
+
+	if (!fp)
+		return 0;
+	return tui_scroll_key(&fp->top, fp->page,
+			      tui_fstrip_lines(&fp->strip), k);
 }

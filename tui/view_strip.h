@@ -8,6 +8,7 @@
 #ifndef TUI_VIEW_STRIP_H
 #define TUI_VIEW_STRIP_H
 
+#include "core/filestrip.h"
 #include "tui/view.h"
 
 struct exm_row *tui_strip_build(struct tui_view *v, const struct tui_build *b,
@@ -16,5 +17,29 @@ void tui_strip_crumb(const struct tui_view *v, char *buf, size_t len);
 void tui_strip_draw(struct tui_view *v, const struct tui_canvas *c);
 unsigned tui_strip_key(struct tui_view *v, int k);
 void tui_strip_fini(struct tui_view *v);
+
+/*
+ * The per-page strip of a file across processes (core/filestrip.h): Enter
+ * on a file in the Files pane shows it, by file offset, one character a
+ * page ('.' no process has it resident, 1-9 processes, '#' ten or more),
+ * with the segments mapped and their permissions; Enter again lists the
+ * processes mapping the file.
+ */
+struct exm_row *tui_fstrip_build(struct tui_view *v, const struct tui_build *b,
+				 size_t *n, const char **why);
+void tui_fstrip_crumb(const struct tui_view *v, char *buf, size_t len);
+void tui_fstrip_draw(struct tui_view *v, const struct tui_canvas *c);
+unsigned tui_fstrip_key(struct tui_view *v, int k);
+void tui_fstrip_fini(struct tui_view *v);
+/* Lines of 64 pages of s; line k as characters in buf (EXM_STRIP_LINE + 1
+ * bytes), returning its first page; the line above them. Batch output
+ * (--pagemap FILE) prints the same. */
+size_t tui_fstrip_lines(const struct exm_file_strip *s);
+uint64_t tui_fstrip_line(const struct exm_file_strip *s, size_t k, char *buf);
+void tui_fstrip_head(const struct exm_file_strip *s, char *buf, size_t len);
+
+/* Scroll *top of a text of nlines lines shown page_lines at a time by key
+ * k (Up, Down, PgUp, PgDn, Home, End): TUI_R_* bits, 0 when not taken. */
+unsigned tui_scroll_key(size_t *top, int page_lines, size_t nlines, int k);
 
 #endif

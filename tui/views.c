@@ -102,6 +102,16 @@ static struct exm_row *build_mappings(struct tui_view *v,
 	return exm_table_mappings(b->snap, p, f, n);
 }
 
+/* Enter on a file: its page strip; on an anonymous kind: its processes. */
+static const struct tui_view_ops *files_child(const struct tui_view *v,
+					      const struct exm_row *r)
+{
+	if (r->file && (r->file->kind == EXM_KIND_FILE ||
+			r->file->kind == EXM_KIND_SHMEM))
+		return NULL;
+	return &tui_view_fprocs;
+}
+
 static void crumb_procs(const struct tui_view *v, char *buf, size_t len)
 {
 	snprintf(buf, len, "Processes");
@@ -139,8 +149,8 @@ const struct tui_view_ops tui_view_group_procs = {
 };
 const struct tui_view_ops tui_view_files = {
 	.name = "files", .table = EXM_T_FILES,
-	.build = build_files, .crumb = crumb_files,
-	.enter = &tui_view_fprocs, .alt = &tui_view_sections,
+	.build = build_files, .crumb = crumb_files, .child = files_child,
+	.enter = &tui_view_fstrip, .alt = &tui_view_sections,
 };
 const struct tui_view_ops tui_view_pfiles = {
 	.name = "pfiles", .table = EXM_T_PFILES,
@@ -179,4 +189,11 @@ const struct tui_view_ops tui_view_strip = {
 	.build = tui_strip_build, .crumb = tui_strip_crumb,
 	.draw = tui_strip_draw, .key = tui_strip_key,
 	.fini = tui_strip_fini,
+};
+const struct tui_view_ops tui_view_fstrip = {
+	.name = "fstrip", .table = EXM_T_FILES,
+	.build = tui_fstrip_build, .crumb = tui_fstrip_crumb,
+	.draw = tui_fstrip_draw, .key = tui_fstrip_key,
+	.fini = tui_fstrip_fini,
+	.enter = &tui_view_fprocs, .alt = &tui_view_sections,
 };

@@ -24,5 +24,6 @@ extern const struct tui_view_ops tui_view_sections;	/* ELF sections */
 extern const struct tui_view_ops tui_view_symbols;	/* a section's symbols */
 extern const struct tui_view_ops tui_view_section_procs; /* behind a section */
 extern const struct tui_view_ops tui_view_strip;	/* a mapping's pages */
+extern const struct tui_view_ops tui_view_fstrip;	/* a file's pages */
 
 #endif

@@ -21,7 +21,8 @@ mask() {
 		s/ [0-9]+\.[0-9]+s$/ Ts/
 		s/"seconds":[0-9.e+-]+/"seconds":0/
 		s/\([0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8}\)/(T)/g
-		s/, -?[0-9]+\.[0-9]s later/, T later/'
+		s/, -?[0-9]+\.[0-9]s later/, T later/
+		s/^(exmtop_scan_duration_seconds) .*/\1 T/'
 }
 
 # golden NAME ARGS...: output of exmtop ARGS against $HERE/NAME
@@ -80,6 +81,25 @@ golden basic-pagemap.json -b --source fixture:basic --pagemap \
 # deltas between iterations: the fixture does not change, so all 0
 golden basic-derss.csv -b --source fixture:basic -n 2 -d 0.1 --format csv \
 	--fields pid,erss,derss
+# the analyses (report.c) of the fixture, in every format: executable
+# units (libc split by permissions: the fixture's files are not on disk),
+# the per-process breakdown, alerts (none: growth needs -n 2; in two
+# identical snapshots none grew), the per-file strip of libc
+for f in text csv json; do
+	golden "basic-units.$f" -b --source fixture:basic --units --format $f
+	golden "basic-breakdown.$f" -b --source fixture:basic --breakdown \
+		--format $f
+	golden "basic-alerts.$f" -b --source fixture:basic --alerts --format $f
+done
+golden basic-alerts-n2.txt -b --source fixture:basic --alerts -n 2 -d 0.1
+golden hostile-breakdown.txt -b --source fixture:hostile --breakdown
+golden hostile-breakdown.json -b --source fixture:hostile --breakdown \
+	--format json
+golden basic-filestrip.txt -b --source fixture:basic --pagemap \
+	/usr/lib/x86_64-linux-gnu/libc.so.6
+golden basic-filestrip.json -b --source fixture:basic --pagemap \
+	/usr/lib/x86_64-linux-gnu/libc.so.6 --format json
+golden basic.om -b --source fixture:basic --format openmetrics --top 3
 
 # recordings (issue 10): a diff of two recordings of the fixtures, one
 # with processes the other has not (new and gone), in every format; run in
@@ -134,6 +154,14 @@ status 2 -b --format xml
 status 2 -b -n 0
 status 2 --bogus
 status 1 -b --pagemap 999:1000 --source fixture:basic
+status 2 -b --alerts --system --source fixture:basic
+status 2 -b --alerts --format openmetrics --source fixture:basic
+status 2 -b --top 0 --source fixture:basic
+status 2 -b --pagemap /usr/lib/x86_64-linux-gnu/libc.so.6 --format csv \
+	--source fixture:basic
+status 1 -b --pagemap /nonexistent --source fixture:basic
+# a fixture is not this machine: no system view rather than wrong rows
+status 1 -b --system --source fixture:basic
 
 echo "# $PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]

@@ -10,8 +10,10 @@ t_files_pane() {
 	expect "Files"
 	expect_row 1 "$FH" '^shmem +3 .*/SYSV00000000$'
 	expect_row 2 "$FH" '^file +6 .*libc.so.6$'
-	keys Enter			# file -> processes mapping it
-	expect "Files > /SYSV00000000"
+	keys Enter			# file -> its page strip
+	expect "Files > /SYSV00000000: pages"
+	keys Enter			# -> the processes mapping it
+	expect "Files > /SYSV00000000: pages > /SYSV00000000"
 	expect_row 1 "$PH" '^302 postgres'
 	[ "$(nrows "$PH")" = 3 ] || fail "expected 3 processes"
 	keys Tab			# the processes pane kept its place

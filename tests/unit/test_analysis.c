@@ -134,6 +134,7 @@ static void opts(struct exm_alert_opts *o)
 {
 	exm_alert_opts_init(o);
 	o->min_saved = 0;
+	o->cow_min_saved = 0;
 	o->dyn.get = fake_get;
 	fake_dyn = (struct exm_elfdyn){ .ok = true };
 	fake_dyn_err = 0;

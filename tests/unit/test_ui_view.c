@@ -368,6 +368,14 @@ Test(ui_stack, file_to_processes)
 	v = tui_stack_top(&s);
 	tui_view_refresh(v, &b);
 	cr_assert(tui_view_search(v, "libc.so.6", 0));
+	/* a file: its page strip first, one row (the file), Enter again:
+	 * the processes mapping it */
+	v = tui_stack_enter(&s, false);
+	cr_assert_eq(v->ops, &tui_view_fstrip);
+	tui_view_refresh(v, &b);
+	cr_assert_eq(v->nvis, 1);
+	cr_assert_str_eq(v->rows[0].file->name,
+			 "/usr/lib/x86_64-linux-gnu/libc.so.6");
 	v = tui_stack_enter(&s, false);
 	cr_assert_eq(v->ops, &tui_view_fprocs);
 	tui_view_refresh(v, &b);
@@ -381,6 +389,13 @@ Test(ui_stack, file_to_processes)
 	tui_view_refresh(v, &b);
 	cr_assert_eq(v->nvis, 2);
 	cr_assert_eq(v->rows[v->vis[0]].proc->pid, 1);
+	/* an anonymous kind has no strip: Enter lists its processes */
+	tui_stack_reset(&s, &tui_view_files);
+	v = tui_stack_top(&s);
+	tui_view_refresh(v, &b);
+	cr_assert(tui_view_search(v, "[heap]", 0));
+	v = tui_stack_enter(&s, false);
+	cr_assert_eq(v->ops, &tui_view_fprocs);
 	tui_stack_fini(&s);
 	exm_snapshot_free(a);
 }

@@ -1,0 +1,569 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* report.c - the analyses as tables, and their printers; see report.h. */
+#include "tui/report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/analysis.h"
+#include "core/format.h"
+#include "core/sysview.h"
+#include "core/units.h"
+#include "tui/text.h"
+#include "tui/view.h"
+
+/* ---- building ---- */
+
+/* A new row (every cell "not measured"), or NULL. */
+static struct tui_rcell *add_row(struct tui_report *r)
+{
+	size_t nc = r->ops->ncols;
+
+	if (r->nrows == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 16;
+		struct tui_rcell *c = realloc(r->cells, cap * nc * sizeof(*c));
+
+		if (!c)
+			return NULL;
+		r->cells = c;
+		r->cap = cap;
+	}
+	memset(&r->cells[r->nrows * nc], 0, nc * sizeof(*r->cells));
+	return &r->cells[r->nrows++ * nc];
+}
+
+static void num(struct tui_rcell *c, double v)
+{
+	c->has = true;
+	c->v = v;
+}
+
+static int str(struct tui_rcell *c, const char *s)
+{
+	c->s = strdup(s ? s : "");
+	c->has = c->s != NULL;
+	return c->s ? 0 : -ENOMEM;
+}
+
+static int note(struct tui_report *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int note(struct tui_report *r, const char *fmt, ...)
+{
+	char **n = realloc(r->notes, (r->nnotes + 1) * sizeof(*n));
+	va_list ap;
+	int k;
+
+	if (!n)
+		return -ENOMEM;
+	r->notes = n;
+	va_start(ap, fmt);
+	k = vasprintf(&n[r->nnotes], fmt, ap);
+	va_end(ap);
+	if (k < 0)
+		return -ENOMEM;
+	r->nnotes++;
+	return 0;
+}
+
+/* A size of s as one cell: which of its members were measured. */
+static void size_cell(struct tui_rcell *c, const struct exm_sizes *s,
+		      unsigned has, double v)
+{
+	if (s->has & has)
+		num(c, v);
+}
+
+/*
+ * Defaults of the alerts, tuned so an ordinary system is not flooded:
+ * on a desktop with a few dozen shells, bash's and libc's .data are
+ * written after fork by 10 to 17 processes each (a few pages apiece:
+ * normal, and nothing a user can change), so copy-on-write of data is
+ * reported only from 32 processes and 1 MiB saved: a program run many
+ * times whose .data could be const or initialised before fork.
+ */
+#define CLI_COW_MIN_PROCS 32
+#define CLI_COW_MIN_SAVED (UINT64_C(1) << 20)
+
+enum { A_KIND, A_PID, A_SUBJECT, A_BYTES, A_TEXT, A__N };
+static const struct tui_rcol alert_cols[A__N] = {
+	[A_KIND] = { "kind", "KIND", TUI_RT_STR },
+	[A_PID] = { "pid", "PID", TUI_RT_INT },
+	[A_SUBJECT] = { "subject", "SUBJECT", TUI_RT_STR },
+	[A_BYTES] = { "bytes", "BYTES", TUI_RT_BYTES },
+	[A_TEXT] = { "explanation", "EXPLANATION", TUI_RT_STR },
+};
+
+static int build_alerts(struct tui_report *r, const struct tui_report_env *e)
+{
+	struct exm_alert_opts ao;
+	struct exm_alerts a;
+	int ret;
+
+	exm_alert_opts_init(&ao);
+	ao.cow_min_procs = CLI_COW_MIN_PROCS;
+	ao.cow_min_saved = CLI_COW_MIN_SAVED;
+	ao.partial_scan = e->partial_scan ||
+			  !(e->snap->sys.caps & EXM_CAP_ALLPROCS);
+	ao.dyn.get = exm_dyn_lookup_proc;
+	ao.dyn.ctx = (void *)tui_proc_root(e->snap);
+	ret = exm_alerts_find(e->snap, e->prev, &ao, &a);
+	for (size_t i = 0; !ret && i < a.n; i++) {
+		const struct exm_alert *al = &a.v[i];
+		struct tui_rcell *c = add_row(r);
+		char subj[300];
+
+		if (!c) {
+			ret = -ENOMEM;
+			break;
+		}
+		if (al->proc) {
+			num(&c[A_PID], al->proc->pid);
+			snprintf(subj, sizeof(subj), "%s",
+				 al->proc->comm ? al->proc->comm : "?");
+		} else {
+			snprintf(subj, sizeof(subj), "%s",
+				 al->file ? al->file->name : "?");
+		}
+		num(&c[A_BYTES], (double)al->bytes);
+		if (str(&c[A_KIND], exm_alert_kind_name(al->kind)) ||
+		    str(&c[A_SUBJECT], subj) || str(&c[A_TEXT], al->text))
+			ret = -ENOMEM;
+	}
+	for (int k = 0; !ret && k < EXM_ALERT__COUNT; k++)
+		if (!(a.checked & (1u << k)))
+			ret = note(r, "%s not checked: %s%s",
+				   exm_alert_kind_name(k),
+				   a.why_not[k] ? a.why_not[k] : "?",
+				   k == EXM_ALERT_ANON_GROWTH
+					   ? " (batch: -n 2 or more; live: "
+					     "from the second refresh)"
+					   : "");
+	if (!ret)
+		ret = note(r, "%zu alert%s", a.n, a.n == 1 ? "" : "s");
+	exm_alerts_fini(&a);
+	return ret;
+}
+
+enum { S_NAME, S_BYTES, S_HELP, S__N };
+static const struct tui_rcol sys_cols[S__N] = {
+	[S_NAME] = { "name", "NAME", TUI_RT_STR },
+	[S_BYTES] = { "bytes", "BYTES", TUI_RT_BYTES },
+	[S_HELP] = { "help", "WHAT", TUI_RT_STR, .text_only = true },
+};
+
+int tui_sysview(const struct exm_snapshot *snap, struct exm_sysview *sv,
+		char *err, size_t errlen)
+{
+	int ret = exm_sysview_build(snap, tui_proc_root(snap), sv, err,
+				    errlen);
+
+	if (!ret && sv->mem_total != snap->sys.mem_total) {
+		/* /proc/meminfo is now's: of another machine than a
+		 * fixture's or a recording's */
+		snprintf(err, errlen, "the snapshot's MemTotal (%" PRIu64
+			 " bytes) is not this machine's now (%" PRIu64 "): "
+			 "the kernel's counters of its time are not known",
+			 snap->sys.mem_total, sv->mem_total);
+		return -ESRCH;
+	}
+	return ret;
+}
+
+static int build_system(struct tui_report *r, const struct tui_report_env *e)
+{
+	struct exm_sysview sv;
+	char err[256] = "";
+	int ret = tui_sysview(e->snap, &sv, err, sizeof(err));
+
+	if (ret) {
+		int k = note(r, "no system view: %s",
+			     err[0] ? err : strerror(-ret));
+
+		return k ? k : ret;
+	}
+	r->has_mem_total = true;
+	r->mem_total = sv.mem_total;
+	for (size_t i = 0; i < sv.nrows; i++) {
+		struct tui_rcell *c = add_row(r);
+
+		if (!c || str(&c[S_NAME], sv.rows[i].name) ||
+		    str(&c[S_HELP], sv.rows[i].help))
+			return -ENOMEM;
+		num(&c[S_BYTES], (double)sv.rows[i].bytes);
+	}
+	return note(r, "rows add up to MemTotal %" PRIu64 " bytes; "
+		    "user_space is the sum of effective resident",
+		    sv.mem_total);
+}
+
+static const struct exm_elf_lookup *lookup_of(const struct tui_report_env *e,
+					      struct exm_elf_lookup *lk,
+					      struct exm_elf_lookup_cache *lc)
+{
+	lc->cache = e->cache;
+	lc->proc_root = tui_proc_root(e->snap);
+	lk->get = exm_elf_lookup_cached;
+	lk->ctx = lc;
+	return lk;
+}
+
+enum { U_FILE, U_PROCS, U_ELF,
+       U_TEXT_VM, U_TEXT_RSS, U_TEXT_ERSS,
+       U_DATA_VM, U_DATA_RSS, U_DATA_ERSS,
+       U_BSS_VM, U_BSS_RSS, U_BSS_ERSS,
+       U_ERSS, U__N };
+static const struct tui_rcol unit_cols[U__N] = {
+	[U_FILE] = { "file", "FILE", TUI_RT_STR },
+	[U_PROCS] = { "procs", "PROCS", TUI_RT_INT },
+	[U_ELF] = { "sections", "ELF", TUI_RT_STR },
+	[U_TEXT_VM] = { "text_vm", "TEXT.VM", TUI_RT_BYTES },
+	[U_TEXT_RSS] = { "text_rss", "TEXT.RES", TUI_RT_BYTES },
+	[U_TEXT_ERSS] = { "text_erss", "TEXT.EFF", TUI_RT_EBYTES },
+	[U_DATA_VM] = { "data_vm", "DATA.VM", TUI_RT_BYTES },
+	[U_DATA_RSS] = { "data_rss", "DATA.RES", TUI_RT_BYTES },
+	[U_DATA_ERSS] = { "data_erss", "DATA.EFF", TUI_RT_EBYTES },
+	[U_BSS_VM] = { "bss_vm", "BSS.VM", TUI_RT_BYTES },
+	[U_BSS_RSS] = { "bss_rss", "BSS.RES", TUI_RT_BYTES },
+	[U_BSS_ERSS] = { "bss_erss", "BSS.EFF", TUI_RT_EBYTES },
+	[U_ERSS] = { "erss", "EFF.RES", TUI_RT_EBYTES },
+};
+
+static int cmp_unit(const void *a, const void *b)
+{
+	const struct exm_unit *x = a, *y = b;
+
+	if (x->total.erss != y->total.erss)
+		return x->total.erss > y->total.erss ? -1 : 1;
+	return strcmp(x->file->name, y->file->name);
+}
+
+static int build_units(struct tui_report *r, const struct tui_report_env *e)
+{
+	struct exm_elf_lookup lk;
+	struct exm_elf_lookup_cache lc;
+	struct exm_unit *u = NULL;
+	size_t n = 0;
+	int ret = exm_units_table(e->snap, lookup_of(e, &lk, &lc), &u, &n);
+
+	if (ret)
+		return ret;
+	qsort(u, n, sizeof(*u), cmp_unit);
+	for (size_t i = 0; !ret && i < n; i++) {
+		struct tui_rcell *c = add_row(r);
+
+		if (!c) {
+			ret = -ENOMEM;
+			break;
+		}
+		num(&c[U_PROCS], u[i].nprocs);
+		for (int s = 0; s < EXM_SEG__COUNT; s++) {
+			const struct exm_sizes *z = &u[i].seg[s];
+
+			size_cell(&c[U_TEXT_VM + 3 * s], z, EXM_HAS_VM,
+				  (double)z->vm);
+			size_cell(&c[U_TEXT_RSS + 3 * s], z, EXM_HAS_RSS,
+				  (double)z->rss);
+			size_cell(&c[U_TEXT_ERSS + 3 * s], z, EXM_HAS_ERSS,
+				  z->erss);
+		}
+		size_cell(&c[U_ERSS], &u[i].total, EXM_HAS_ERSS,
+			  u[i].total.erss);
+		if (str(&c[U_FILE], u[i].file->name) ||
+		    str(&c[U_ELF], u[i].elf_state == EXM_ELF_OK
+					   ? "sections"
+					   : "permissions"))
+			ret = -ENOMEM;
+	}
+	free(u);
+	if (!ret)
+		ret = note(r, "text: code and read-only sections; data: "
+			   ".data .data.rel.ro .got ...; bss: .bss and the "
+			   "anonymous mapping after the data segment; ELF "
+			   "'permissions': split by mapping permissions");
+	return ret;
+}
+
+enum { B_PID, B_COMM, B_PART0, B_SOLE = B_PART0 + EXM_BD__COUNT, B_SHARED,
+       B_ERSS, B__N };
+static const struct tui_rcol bd_cols[B__N] = {
+	[B_PID] = { "pid", "PID", TUI_RT_INT },
+	[B_COMM] = { "comm", "COMMAND", TUI_RT_STR },
+	[B_PART0 + EXM_BD_STACK] = { "stack", "STACK", TUI_RT_EBYTES },
+	[B_PART0 + EXM_BD_HEAP] = { "heap", "HEAP", TUI_RT_EBYTES },
+	[B_PART0 + EXM_BD_PROG_TEXT] = { "prog_text", "P.TEXT",
+					 TUI_RT_EBYTES },
+	[B_PART0 + EXM_BD_PROG_DATA] = { "prog_data", "P.DATA",
+					 TUI_RT_EBYTES },
+	[B_PART0 + EXM_BD_PROG_BSS] = { "prog_bss", "P.BSS", TUI_RT_EBYTES },
+	[B_PART0 + EXM_BD_LIB_TEXT] = { "lib_text", "L.TEXT",
+					TUI_RT_EBYTES },
+	[B_PART0 + EXM_BD_LIB_DATA] = { "lib_data", "L.DATA",
+					TUI_RT_EBYTES },
+	[B_PART0 + EXM_BD_LIB_BSS] = { "lib_bss", "L.BSS", TUI_RT_EBYTES },
+	[B_PART0 + EXM_BD_ANON] = { "anon", "ANON", TUI_RT_EBYTES },
+	[B_PART0 + EXM_BD_OTHER] = { "other", "OTHER", TUI_RT_EBYTES },
+	[B_SOLE] = { "sole", "SOLE", TUI_RT_BYTES },
+	[B_SHARED] = { "shared", "SHARED", TUI_RT_BYTES },
+	[B_ERSS] = { "erss", "EFF.RES", TUI_RT_EBYTES },
+};
+
+static int cmp_bd(const void *a, const void *b)
+{
+	const struct exm_breakdown *x = a, *y = b;
+
+	if (x->proc->sz.erss != y->proc->sz.erss)
+		return x->proc->sz.erss > y->proc->sz.erss ? -1 : 1;
+	return x->proc->pid < y->proc->pid ? -1 : x->proc->pid > y->proc->pid;
+}
+
+static int build_breakdown(struct tui_report *r,
+			   const struct tui_report_env *e)
+{
+	struct exm_elf_lookup lk;
+	struct exm_elf_lookup_cache lc;
+	struct exm_breakdown *bd = NULL;
+	size_t n = 0;
+	int ret = exm_breakdown_table(e->snap, lookup_of(e, &lk, &lc), &bd,
+				      &n);
+
+	if (ret)
+		return ret;
+	qsort(bd, n, sizeof(*bd), cmp_bd);
+	for (size_t i = 0; !ret && i < n; i++) {
+		const struct exm_proc *p = bd[i].proc;
+		struct tui_rcell *c;
+
+		if (p->state == EXM_PROC_DENIED)
+			continue;
+		c = add_row(r);
+		if (!c) {
+			ret = -ENOMEM;
+			break;
+		}
+		num(&c[B_PID], p->pid);
+		for (int k = 0; k < EXM_BD__COUNT; k++)
+			size_cell(&c[B_PART0 + k], &bd[i].part[k],
+				  EXM_HAS_ERSS, bd[i].part[k].erss);
+		if (bd[i].has_sole) {
+			num(&c[B_SOLE], (double)bd[i].sole);
+			num(&c[B_SHARED], (double)bd[i].shared);
+		}
+		size_cell(&c[B_ERSS], &p->sz, EXM_HAS_ERSS, p->sz.erss);
+		if (str(&c[B_COMM], p->comm))
+			ret = -ENOMEM;
+	}
+	free(bd);
+	if (!ret)
+		ret = note(r, "effective resident per part (P. the program, "
+			   "L. its libraries); SOLE: resident pages no other "
+			   "process maps, SHARED: the rest of its resident");
+	return ret;
+}
+
+#define COLS(a) a, sizeof(a) / sizeof((a)[0])
+
+const struct tui_report_ops tui_reports[] = {
+	{ .name = "alerts", .title = "Alerts: memory wasted or suspicious",
+	  .cols = COLS(alert_cols), .wants_prev = true,
+	  .build = build_alerts },
+	{ .name = "system", .title = "System: all of RAM (MemTotal)",
+	  .cols = COLS(sys_cols), .build = build_system },
+	{ .name = "units",
+	  .title = "Executable units: programs and libraries across "
+		   "processes",
+	  .cols = COLS(unit_cols), .build = build_units },
+	{ .name = "breakdown",
+	  .title = "Breakdown: each process's memory by kind",
+	  .cols = COLS(bd_cols), .build = build_breakdown },
+	{ .name = NULL },
+};
+
+const struct tui_report_ops *tui_report_find(const char *name)
+{
+	for (const struct tui_report_ops *op = tui_reports; op->name; op++)
+		if (!strcmp(op->name, name))
+			return op;
+	return NULL;
+}
+
+void tui_report_fini(struct tui_report *r)
+{
+	size_t nc = r->ops ? r->ops->ncols : 0;
+
+	for (size_t i = 0; i < r->nrows * nc; i++)
+		free(r->cells[i].s);
+	free(r->cells);
+	for (size_t i = 0; i < r->nnotes; i++)
+		free(r->notes[i]);
+	free(r->notes);
+	memset(r, 0, sizeof(*r));
+}
+
+int tui_report_build(const struct tui_report_ops *ops,
+		     const struct tui_report_env *e, struct tui_report *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->ops = ops;
+	return ops->build(r, e);
+}
+
+/* ---- printing ---- */
+
+static char *cell_text(char *buf, size_t len, const struct tui_rcol *col,
+		       const struct tui_rcell *c, bool exact)
+{
+	if (!c->has)
+		snprintf(buf, len, "-");
+	else if (col->type == TUI_RT_STR)
+		exm_escape(buf, len, c->s);
+	else if (col->type == TUI_RT_INT || exact)
+		snprintf(buf, len, "%.0f", c->v);
+	else if (c->v < 0) {
+		buf[0] = '-';
+		exm_fmt_human(buf + 1, len - 1, -c->v);
+	} else {
+		exm_fmt_human(buf, len, c->v);
+	}
+	return buf;
+}
+
+void tui_report_text(FILE *f, const struct tui_report *r, bool exact)
+{
+	const struct tui_report_ops *op = r->ops;
+	size_t nc = op->ncols;
+	int w[32] = { 0 };
+	char buf[1024];
+
+	fprintf(f, "%s\n", op->title);
+	for (size_t j = 0; j < nc && j < 32; j++) {
+		w[j] = (int)strlen(op->cols[j].title);
+		for (size_t i = 0; i < r->nrows; i++) {
+			int k = tui_text_width(cell_text(buf, sizeof(buf),
+							 &op->cols[j],
+							 &r->cells[i * nc + j],
+							 exact));
+			if (k > w[j])
+				w[j] = k;
+		}
+	}
+	for (size_t i = 0; i <= r->nrows; i++) {
+		for (size_t j = 0; j < nc && j < 32; j++) {
+			const struct tui_rcol *col = &op->cols[j];
+			bool left = col->type == TUI_RT_STR;
+			const char *s = i ? cell_text(buf, sizeof(buf), col,
+						      &r->cells[(i - 1) * nc +
+								j],
+						      exact)
+					  : col->title;
+
+			if (j)
+				fputc(' ', f);
+			/* padded by display width (names may be wide) */
+			if (!left)
+				fprintf(f, "%*s", w[j] - tui_text_width(s), "");
+			fputs(s, f);
+			if (left && j + 1 < nc)
+				fprintf(f, "%*s", w[j] - tui_text_width(s), "");
+		}
+		fputc('\n', f);
+	}
+	for (size_t i = 0; i < r->nnotes; i++)
+		fprintf(f, "note: %s\n", r->notes[i]);
+}
+
+/* A number as JSON or CSV: integers exact, fractions to 1/1000 byte. */
+static void put_num(FILE *f, const struct tui_rcol *col, double v)
+{
+	char buf[64];
+	int n;
+
+	if (col->type != TUI_RT_EBYTES) {
+		fprintf(f, "%.0f", v);
+		return;
+	}
+	n = snprintf(buf, sizeof(buf), "%.3f", v);
+	while (n > 0 && buf[n - 1] == '0')
+		buf[--n] = 0;
+	if (n > 0 && buf[n - 1] == '.')
+		buf[--n] = 0;
+	fputs(strcmp(buf, "-0") ? buf : "0", f);
+}
+
+void tui_report_csv(FILE *f, const struct tui_report *r, bool header)
+{
+	const struct tui_report_ops *op = r->ops;
+	size_t nc = op->ncols;
+	bool first;
+
+	if (header) {
+		first = true;
+		for (size_t j = 0; j < nc; j++)
+			if (!op->cols[j].text_only) {
+				fprintf(f, "%s%s", first ? "" : ",",
+					op->cols[j].key);
+				first = false;
+			}
+		fputc('\n', f);
+	}
+	for (size_t i = 0; i < r->nrows; i++) {
+		first = true;
+		for (size_t j = 0; j < nc; j++) {
+			const struct tui_rcell *c = &r->cells[i * nc + j];
+
+			if (op->cols[j].text_only)
+				continue;
+			if (!first)
+				fputc(',', f);
+			first = false;
+			if (!c->has)
+				continue;
+			if (op->cols[j].type == TUI_RT_STR)
+				exm_csv_str(f, c->s);
+			else
+				put_num(f, &op->cols[j], c->v);
+		}
+		fputc('\n', f);
+	}
+}
+
+void tui_report_json(FILE *f, const struct tui_report *r)
+{
+	const struct tui_report_ops *op = r->ops;
+	size_t nc = op->ncols;
+
+	if (r->has_mem_total)
+		fprintf(f, "\"mem_total\":%" PRIu64 ",", r->mem_total);
+	fprintf(f, "\"%s\":[", op->name);
+	for (size_t i = 0; i < r->nrows; i++) {
+		bool first = true;
+
+		fputs(i ? ",{" : "{", f);
+		for (size_t j = 0; j < nc; j++) {
+			const struct tui_rcell *c = &r->cells[i * nc + j];
+
+			if (op->cols[j].text_only)
+				continue;
+			fprintf(f, "%s\"%s\":", first ? "" : ",",
+				op->cols[j].key);
+			first = false;
+			if (!c->has)
+				fputs("null", f);
+			else if (op->cols[j].type == TUI_RT_STR)
+				exm_json_str(f, c->s);
+			else
+				put_num(f, &op->cols[j], c->v);
+		}
+		fputc('}', f);
+	}
+	fputs("],\"notes\":[", f);
+	for (size_t i = 0; i < r->nnotes; i++) {
+		if (i)
+			fputc(',', f);
+		exm_json_str(f, r->notes[i]);
+	}
+	fputc(']', f);
+}

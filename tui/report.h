@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * report.h - the paper's analyses as tables (no curses): alerts, the
+ * system view, executable units and the per-process breakdown. Each is
+ * one entry in tui_reports[] (report.c): its columns and a builder from
+ * a snapshot (and the one before it). One report is printed as text, CSV
+ * or JSON by batch mode (exmtop -b --NAME) and drawn by the live screen's
+ * report view from the same text, so both always agree.
+ *
+ * Adding a report: one entry in tui_reports[], one option in
+ * tui_options[] and one key in tui_keys[] naming it.
+ */
+#ifndef TUI_REPORT_H
+#define TUI_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "core/elfcache.h"
+#include "core/snapshot.h"
+#include "core/sysview.h"
+
+enum tui_rtype {
+	TUI_RT_STR = 0, /* text (escaped when printed) */
+	TUI_RT_INT,	/* a count or an id */
+	TUI_RT_BYTES,	/* a size in bytes (human in text unless exact) */
+	TUI_RT_EBYTES,	/* an effective size: fractions of a byte */
+};
+
+struct tui_rcol {
+	const char *key;   /* CSV header and JSON member */
+	const char *title; /* text header */
+	enum tui_rtype type;
+	bool text_only;	   /* shown in text only (explanations) */
+};
+
+struct tui_rcell {
+	bool has; /* false: not measured ("-", JSON null) */
+	double v; /* numbers (bytes below 2^53 are exact) */
+	char *s;  /* text (owned) */
+};
+
+struct tui_report_ops;
+
+struct tui_report {
+	const struct tui_report_ops *ops;
+	struct tui_rcell *cells; /* nrows x ops->ncols */
+	size_t nrows, cap;
+	char **notes; /* lines after the table (owned, plain ASCII) */
+	size_t nnotes;
+	bool has_mem_total; /* system view: JSON mem_total */
+	uint64_t mem_total;
+};
+
+/* What a builder may use besides the snapshot. */
+struct tui_report_env {
+	const struct exm_snapshot *snap;
+	const struct exm_snapshot *prev; /* the one before, or NULL */
+	bool partial_scan;		 /* -p: not every process scanned */
+	struct exm_elfcache *cache;	 /* for ELF sections (units) */
+};
+
+struct tui_report_ops {
+	const char *name;  /* option, JSON member, view crumb */
+	const char *title; /* one line above the table */
+	const struct tui_rcol *cols;
+	size_t ncols;
+	bool wants_prev; /* compares with the snapshot before */
+	int (*build)(struct tui_report *r, const struct tui_report_env *e);
+};
+extern const struct tui_report_ops tui_reports[]; /* name NULL ends it */
+
+/* The report named name, or NULL. */
+const struct tui_report_ops *tui_report_find(const char *name);
+
+/* Build report ops of e into r (zeroed first). 0, -errno with a note in
+ * r when the report cannot be made from this snapshot (r is still
+ * printable), -ENOMEM. Release with tui_report_fini(). */
+int tui_report_build(const struct tui_report_ops *ops,
+		     const struct tui_report_env *e, struct tui_report *r);
+void tui_report_fini(struct tui_report *r);
+
+/* The system view of snap (sysview.h) with /proc/meminfo read under its
+ * /proc root; -ESRCH when the snapshot is not of this machine now (a
+ * fixture, a recording: its MemTotal differs). err holds one line. */
+int tui_sysview(const struct exm_snapshot *snap, struct exm_sysview *sv,
+		char *err, size_t errlen);
+
+/* Title, aligned table, notes. */
+void tui_report_text(FILE *f, const struct tui_report *r, bool exact);
+/* Header (keys) when header, then one line a row; bytes exact. */
+void tui_report_csv(FILE *f, const struct tui_report *r, bool header);
+/* JSON members (no braces, no trailing comma): "NAME":[{...}],"notes":
+ * [...] (and "mem_total" for the system view). */
+void tui_report_json(FILE *f, const struct tui_report *r);
+
+#endif

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* view_report.c - the live screen's report view; see view_report.h. */
+#include "tui/view_report.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui/report.h"
+#include "tui/view_strip.h"
+
+/* Lines above the table's rows that stay when it scrolls: title, header. */
+#define PINNED 2
+
+struct report_priv {
+	char *text;   /* the report as batch mode prints it (owned) */
+	char **lines; /* into text */
+	size_t nlines;
+	size_t top;   /* first scrolled line on screen */
+	int page;
+};
+
+static struct exm_elfcache *cache;
+
+void tui_view_report_fini(void)
+{
+	exm_elfcache_free(cache);
+	cache = NULL;
+}
+
+static void priv_clear(struct report_priv *rp)
+{
+	free(rp->text);
+	free(rp->lines);
+	rp->text = NULL;
+	rp->lines = NULL;
+	rp->nlines = 0;
+}
+
+static void report_fini(struct tui_view *v)
+{
+	struct report_priv *rp = v->priv;
+
+	if (rp)
+		priv_clear(rp);
+	free(rp);
+	v->priv = NULL;
+}
+
+static const struct tui_report_ops *ops_of(const struct tui_view *v)
+{
+	return v->ctx.name ? tui_report_find(v->ctx.name) : NULL;
+}
+
+static bool report_wants_prev(const struct tui_view *v)
+{
+	const struct tui_report_ops *op = ops_of(v);
+
+	return op && op->wants_prev;
+}
+
+/* Split rp->text into lines (in place). */
+static int split(struct report_priv *rp)
+{
+	size_t n = 0, k = 0;
+
+	for (char *p = rp->text; *p; p++)
+		n += *p == '\n';
+	rp->lines = malloc((n + 1) * sizeof(*rp->lines));
+	if (!rp->lines)
+		return -1;
+	for (char *p = rp->text, *e; *p; p = e + 1) {
+		e = strchr(p, '\n');
+		if (!e)
+			e = p + strlen(p) - 1;
+		rp->lines[k++] = p;
+		if (e[0] == '\n')
+			*e = 0;
+		else
+			break;
+	}
+	rp->nlines = k;
+	return 0;
+}
+
+static struct exm_row *report_build(struct tui_view *v,
+				    const struct tui_build *b, size_t *n,
+				    const char **why)
+{
+	const struct tui_report_ops *op = ops_of(v);
+	struct report_priv *rp = v->priv;
+	struct tui_report_env env = { .snap = b->snap, .prev = b->prev };
+	struct tui_report r;
+	size_t len = 0;
+	FILE *f;
+	int ret;
+
+	*n = 0;
+	if (!op) {
+		*why = "(no such report)";
+		return NULL;
+	}
+	if (!rp)
+		rp = v->priv = calloc(1, sizeof(*rp));
+	if (!cache)
+		cache = exm_elfcache_new(0);
+	if (!rp || !cache) {
+		*why = "(out of memory)";
+		return NULL;
+	}
+	priv_clear(rp);
+	env.cache = cache;
+	ret = tui_report_build(op, &env, &r);
+	f = open_memstream(&rp->text, &len);
+	if (f) {
+		if (ret != -ENOMEM)
+			tui_report_text(f, &r, false);
+		fclose(f);
+	}
+	tui_report_fini(&r);
+	if (!f || ret == -ENOMEM || !rp->text || split(rp)) {
+		priv_clear(rp);
+		*why = "(out of memory)";
+	}
+	return NULL;
+}
+
+static void report_crumb(const struct tui_view *v, char *buf, size_t len)
+{
+	const struct tui_report_ops *op = ops_of(v);
+	const char *t = op ? op->title : "?";
+	const char *colon = strchr(t, ':');
+
+	snprintf(buf, len, "%.*s", colon ? (int)(colon - t) : (int)strlen(t),
+		 t);
+}
+
+static void report_draw(struct tui_view *v, const struct tui_canvas *c)
+{
+	struct report_priv *rp = v->priv;
+	size_t body;
+	int y = 0;
+
+	if (!rp || !rp->lines) {
+		c->put(c, 0, 0, v->why ? v->why : "(no report yet)",
+		       TUI_ROLE_NORMAL);
+		return;
+	}
+	for (size_t i = 0; i < PINNED && i < rp->nlines && y < c->h; i++)
+		c->put(c, y++, 0, rp->lines[i], TUI_ROLE_TITLE);
+	body = rp->nlines > PINNED ? rp->nlines - PINNED : 0;
+	rp->page = c->h - y > 0 ? c->h - y : 1;
+	if (rp->top + (size_t)rp->page > body)
+		rp->top = body > (size_t)rp->page ? body - rp->page : 0;
+	for (size_t i = rp->top; i < body && y < c->h; i++) {
+		const char *ln = rp->lines[PINNED + i];
+
+		c->put(c, y++, 0, ln,
+		       strncmp(ln, "note: ", 6) ? TUI_ROLE_NORMAL
+						: TUI_ROLE_DIM);
+	}
+}
+
+static unsigned report_key(struct tui_view *v, int k)
+{
+	struct report_priv *rp = v->priv;
+
+	if (!rp)
+		return 0;
+	return tui_scroll_key(&rp->top, rp->page,
+			      rp->nlines > PINNED ? rp->nlines - PINNED : 0, k);
+}
+
+const struct tui_view_ops tui_view_report = {
+	.name = "report", .table = EXM_T_PROCS,
+	.build = report_build, .crumb = report_crumb,
+	.draw = report_draw, .key = report_key, .fini = report_fini,
+	.no_row = true, .wants_prev = report_wants_prev,
+};
+
+struct tui_view *tui_report_push(struct tui_stack *s, const char *name)
+{
+	struct tui_ident ctx = { .has_name = true };
+	struct tui_view *v, *top = tui_stack_top(s);
+
+	if (!tui_report_find(name))
+		return NULL;
+	if (top && top->ops == &tui_view_report)
+		tui_stack_back(s);
+	if (s->depth >= TUI_STACK_MAX)
+		return NULL;
+	ctx.name = (char *)name;
+	ctx.label = (char *)name;
+	v = tui_view_new(&tui_view_report, &ctx);
+	if (v)
+		s->v[s->depth++] = v;
+	return v;
+}
