@@ -72,8 +72,8 @@ const struct tui_key tui_keys[] = {
 	  .help = "change the refresh interval" },
 	{ .keys = { 'A' }, .names = "A", .act = TUI_A_REPORT,
 	  .report = "alerts",
-	  .help = "alerts: text relocations, copy-on-write data, anonymous\n"
-		  "growth since the previous refresh, Pss mismatch" },
+	  .help = "alerts: text relocations, copy-on-write data, growth, "
+		  "Pss" },
 	{ .keys = { 'S' }, .names = "S", .act = TUI_A_REPORT,
 	  .report = "system",
 	  .help = "system view: all of RAM, rows adding up to MemTotal" },

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 
 t_report_keys() {
-	start 150 30 -- --source fixture:basic
+	start 150 12 -- --source fixture:basic
 	expect "[1/7]"
 	keys U
 	expect "Processes > Executable units"
@@ -18,10 +18,13 @@ t_report_keys() {
 	expect "Processes > Breakdown"
 	expect_not "Executable units"
 	expect "300 postgres     0 8.0K   2.7K   8.0K     0      0      0     0    0   85K  16K   272K    104K"
+	expect_not "400 worker"		# below the screen's 12 lines
+	keys End			# scrolled to the end: the header stays
 	expect "400 worker       0    0      0      0     0      0      0     0    0   28K  44K      0     28K"
-	keys Down			# scrolled by one row: the header stays
-	expect "  PID COMMAND  STACK"
-	expect_not "300 postgres     0 8.0K"
+	expect "PID COMMAND  STACK HEAP P.TEXT"
+	expect_not "300 postgres"
+	keys Home
+	expect "300 postgres"
 	keys S
 	expect "Processes > System"
 	expect "no system view: the snapshot's MemTotal (8589934592 bytes)"
@@ -38,7 +41,7 @@ t_report_keys() {
 	expect "[1/7]"
 	keys q
 	expect_exit 0
-	start 150 30 -- --source fixture:basic --alerts
+	start 150 12 -- --source fixture:basic --alerts
 	expect "Processes > Alerts"
 	keys q
 	expect_exit 0
