@@ -17,6 +17,7 @@
 
 #include "core/elf.h"
 #include "core/elfcache.h"
+#include "core/format.h"
 #include "core/pagemap.h"
 
 static const char schema_sql[] =
@@ -58,12 +59,14 @@ static const char schema_sql[] =
 #define FLAG_MASK UINT64_C(0x7f)
 
 /* Messages quote the file's own text (SQLite names tables of a hostile
- * schema in its errors): one line, no control characters. */
-static void one_line(char *s)
+ * schema in its errors): escaped in place (exm_escape: one line, no
+ * control characters, no invalid UTF-8) within the cap bytes of s. */
+static void one_line(char *s, size_t cap)
 {
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			*s = '?';
+	char tmp[1024];
+
+	exm_escape(tmp, cap < sizeof(tmp) ? cap : sizeof(tmp), s);
+	memcpy(s, tmp, strlen(tmp) + 1);
 }
 
 static void set_err(char *buf, size_t len, const char *path, const char *what,
@@ -71,7 +74,7 @@ static void set_err(char *buf, size_t len, const char *path, const char *what,
 {
 	snprintf(buf, len, "%.200s: %s%s%s", path, what, db ? ": " : "",
 		 db ? sqlite3_errmsg(db) : "");
-	one_line(buf);
+	one_line(buf, len);
 }
 
 /* Check that db is a recording this exmtop reads: 0, or -EINVAL with why
@@ -109,7 +112,7 @@ static int check_header(sqlite3 *db, const char *path, bool *fresh,
 			 "%.200s: recording schema %" PRId64 " is newer than "
 			 "this exmtop's (%d): upgrade exmtop",
 			 path, ver, EXM_RECORD_SCHEMA);
-		one_line(err);
+		one_line(err, errlen);
 		return -EINVAL;
 	}
 	if (ver < 1) {
@@ -256,7 +259,7 @@ int exm_record_open(const char *path, struct exm_recorder **out, char *err,
 	if (!r)
 		return -ENOMEM;
 	snprintf(r->path, sizeof(r->path), "%s", path);
-	one_line(r->path); /* it is quoted in messages */
+	one_line(r->path, sizeof(r->path)); /* it is quoted in messages */
 	if (sqlite3_open_v2(path, &r->db,
 			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
 			    NULL) != SQLITE_OK) {
@@ -978,7 +981,7 @@ static int corrupt(char *err, size_t errlen, const char *path,
 		   const char *what)
 {
 	snprintf(err, errlen, "%.200s: corrupt recording: %s", path, what);
-	one_line(err);
+	one_line(err, errlen);
 	return -EINVAL;
 }
 
@@ -1035,7 +1038,7 @@ static struct exm_recording *rec_new(const char *label)
 	if (!rec)
 		return NULL;
 	snprintf(rec->path, sizeof(rec->path), "%s", label);
-	one_line(rec->path); /* it is quoted in messages */
+	one_line(rec->path, sizeof(rec->path)); /* it is quoted in messages */
 	exm_recording_set_limits(rec, 0, 0);
 	return rec;
 }
@@ -1081,7 +1084,7 @@ int exm_recording_open(const char *path, struct exm_recording **out,
 		int e = errno;
 
 		snprintf(err, errlen, "%.200s: %s", path, strerror(e));
-		one_line(err);
+		one_line(err, errlen);
 		return rec_fail(rec, -e);
 	}
 	if (sqlite3_open_v2(path, &rec->db, SQLITE_OPEN_READONLY, NULL) !=
@@ -1494,7 +1497,7 @@ int exm_recording_load(struct exm_recording *rec, size_t idx,
 		snprintf(rec->errmsg, sizeof(rec->errmsg),
 			 "%.200s: no snapshot %zu (it holds %zu)", rec->path,
 			 idx, rec->n);
-		one_line(rec->errmsg);
+		one_line(rec->errmsg, sizeof(rec->errmsg));
 		return -ERANGE;
 	}
 	l.snap = rec->ids[idx];

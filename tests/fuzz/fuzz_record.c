@@ -18,6 +18,7 @@
 
 #include "core/account.h"
 #include "core/builder.h"
+#include "core/format.h"
 #include "core/record.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -29,7 +30,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t n;
 
 	if (exm_recording_open_mem(data, size, &rec, err, sizeof(err))) {
-		if (!err[0] || strchr(err, '\n'))
+		char esc[4 * sizeof(err)];
+
+		/* one line, already safe for a terminal: escaping changes
+		 * nothing */
+		if (!err[0] || strcmp(exm_escape(esc, sizeof(esc), err), err))
 			abort();
 		return 0;
 	}
