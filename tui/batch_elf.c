@@ -20,6 +20,7 @@
 #include "core/fields.h"
 #include "core/format.h"
 #include "core/source.h"
+#include "core/source_replay.h"
 #include "tui/batch.h"
 #include "tui/query.h"
 #include "tui/view.h"
@@ -31,6 +32,8 @@ struct req {
 	int fields[TUI_MAX_FIELDS + 1];
 	int sort_f;
 	bool desc, by_addr; /* by_addr: no -o given, keep address order */
+	struct exm_scan_opts scan; /* what each snapshot reads */
+	double delay;		   /* between snapshots */
 	/* why the file is unusable in detail (a build-id that differs from
 	 * the recording's), or "" */
 	const char *why;
@@ -254,6 +257,14 @@ static int parse_req(const struct tui_opts *o, struct req *q)
 			       sizeof(q->fields));
 			tui_query_sort(&qq, q->t, &q->sort_f, &q->desc);
 			q->by_addr = !qq.sort_given;
+			/* Everything, of every process: sharing with other
+			 * processes decides the effective sizes even in the
+			 * context of one (-p names the context, not the
+			 * scan). */
+			tui_query_scan(&qq, ~0u, &q->scan);
+			q->scan.pids = NULL;
+			q->scan.npids = 0;
+			q->delay = qq.set.delay;
 		}
 		tui_query_fini(&qq);
 		if (ret == -ENOMEM)
@@ -280,7 +291,6 @@ int tui_batch_elf(const struct tui_opts *o)
 {
 	long iters = o->iterations > 0 ? o->iterations : 1;
 	struct exm_elfcache *cache = NULL;
-	struct exm_scan_opts scan;
 	struct exm_source *src = NULL;
 	struct req q;
 	int ret;
@@ -302,13 +312,6 @@ int tui_batch_elf(const struct tui_opts *o)
 		ret = 2;
 		goto out;
 	}
-	/* Scan everything: sharing with other processes decides the
-	 * effective sizes even in the context of one process. */
-	memset(&scan, 0, sizeof(scan));
-	scan.include_self = o->include_self;
-	scan.pagemap_mode = o->pagemap_mode;
-	scan.want_cmdline = true;
-	scan.want_kpss = true;
 	for (long i = 0; i < iters; i++) {
 		const struct exm_proc *p = NULL;
 		const struct exm_file *f;
@@ -316,13 +319,14 @@ int tui_batch_elf(const struct tui_opts *o)
 		struct exm_snapshot *snap;
 		bool amb;
 
-		if (i)
-			pause_secs(o->delay);
-		ret = exm_source_snapshot(src, &scan, &snap);
+		if (i && !exm_replay_count(src)) /* a replay does not wait */
+			pause_secs(q.delay);
+		ret = exm_source_snapshot(src, &q.scan, &snap);
 		if (ret) {
 			fprintf(stderr, "exmtop: snapshot failed: %s\n",
 				src->errmsg[0] ? src->errmsg : strerror(-ret));
-			ret = 1;
+			/* a damaged recording is a bad value */
+			ret = ret == -EINVAL && exm_replay_count(src) ? 2 : 1;
 			goto out;
 		}
 		if (o->npids == 1) {
