@@ -8,11 +8,13 @@
  * (EXM_ELF_MAX_*), never follow links we did not check, and keep only
  * copies of what we need, so the Elf handle is closed before returning.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,9 +23,24 @@
 
 #include "core/elf.h"
 
-/* libstdc++'s demangler (C linkage; link with -lstdc++). */
-extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
-			    int *status);
+/*
+ * libstdc++'s demangler (C linkage), loaded on first use: most runs never
+ * demangle, and linking libstdc++ costs every start-up its relocations
+ * (more than a small snapshot itself). Without libstdc++.so.6 nothing
+ * demangles.
+ */
+typedef char *demangle_fn(const char *mangled, char *buf, size_t *len,
+			  int *status);
+static demangle_fn *cxa_demangle;
+static pthread_once_t demangle_once = PTHREAD_ONCE_INIT;
+
+static void demangle_load(void)
+{
+	void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+	void *fn = h ? dlsym(h, "__cxa_demangle") : NULL;
+
+	memcpy(&cxa_demangle, &fn, sizeof(fn));
+}
 
 /* Names are kept as pool offsets while parsing (the pool may move), then
  * turned into pointers once the pool is final. */
@@ -730,7 +747,10 @@ char *exm_demangle(const char *name)
 	n = strnlen(name, EXM_ELF_NAME_MAX + 1);
 	if (n > EXM_ELF_NAME_MAX)
 		return NULL;
-	out = __cxa_demangle(name, NULL, NULL, &status);
+	pthread_once(&demangle_once, demangle_load);
+	if (!cxa_demangle)
+		return NULL;
+	out = cxa_demangle(name, NULL, NULL, &status);
 	if (status != 0) {
 		free(out);
 		return NULL;

@@ -113,27 +113,38 @@ char *exm_escape(char *buf, size_t len, const char *in)
 void exm_json_str(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	size_t slen = strlen(s);
+	size_t slen = strlen(s), run = 0; /* p[run, i): plain, unwritten */
 
 	fputc('"', f);
 	for (size_t i = 0; i < slen;) {
 		uint32_t cp;
-		int n = utf8_seq(p + i, slen - i, &cp);
+		int n;
 
-		if (!n) {
-			/* Invalid UTF-8 stays visible as text: \xNN. */
-			fprintf(f, "\\\\x%02x", p[i]);
+		/* plain ASCII, the common case, goes out in one write */
+		if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '"' &&
+		    p[i] != '\\') {
 			i++;
 			continue;
 		}
-		if (cp == '"' || cp == '\\')
+		n = utf8_seq(p + i, slen - i, &cp);
+		if (n && cp >= 0x80) {
+			i += (size_t)n;
+			continue;
+		}
+		fwrite(p + run, 1, i - run, f);
+		if (!n) {
+			/* Invalid UTF-8 stays visible as text: \xNN. */
+			fprintf(f, "\\\\x%02x", p[i]);
+			n = 1;
+		} else if (cp == '"' || cp == '\\') {
 			fprintf(f, "\\%c", (int)cp);
-		else if (cp < 0x20 || cp == 0x7f)
+		} else {
 			fprintf(f, "\\u%04x", (unsigned)cp);
-		else
-			fwrite(p + i, 1, (size_t)n, f);
+		}
 		i += (size_t)n;
+		run = i;
 	}
+	fwrite(p + run, 1, slen - run, f);
 	fputc('"', f);
 }
 

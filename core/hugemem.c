@@ -66,7 +66,8 @@ int exm_huge_map(struct exm_huge *h, size_t bytes, bool zero)
 	a = ((uintptr_t)h->map + EXM_HUGE_ALIGN - 1) &
 	    ~(uintptr_t)(EXM_HUGE_ALIGN - 1);
 	h->mem = (void *)a;
-	madvise(h->mem, h->len, MADV_HUGEPAGE); /* best effort */
+	if (h->len > EXM_HUGE_ALIGN)
+		madvise(h->mem, h->len, MADV_HUGEPAGE); /* best effort */
 	return 0;
 }
 

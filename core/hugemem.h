@@ -22,7 +22,11 @@ struct exm_huge {
 };
 
 /*
- * At least bytes of memory into *h, zeroed if zero is set. Blocks given
+ * At least bytes of memory into *h, zeroed if zero is set. Only blocks
+ * of more than EXM_HUGE_ALIGN are offered to huge pages: a small snapshot
+ * touches a few pages of its first block, and a huge page would be
+ * cleared in full at its first touch (an expensive clearing in an
+ * emulator), so callers start with one EXM_HUGE_ALIGN block. Blocks given
  * back with exm_huge_unmap() are kept for reuse (a live screen takes a
  * snapshot every few seconds: reusing warm memory saves a page fault and
  * a page clearing for every page of it). 0 or -ENOMEM. Thread-safe.

@@ -184,12 +184,16 @@ static struct chunk *new_chunk(struct part *pc, uint64_t base, unsigned shift)
 		pc->slots = ns;
 		pc->nslots = n;
 	}
-	if (!pc->arenas || ARENA_BYTES - pc->arenas->used < sizeof(*c)) {
+	if (!pc->arenas ||
+	    pc->arenas->mem.len - pc->arenas->used < sizeof(*c)) {
 		struct arena *a = calloc(1, sizeof(*a));
 
 		if (!a)
 			return NULL;
-		if (exm_huge_map(&a->mem, ARENA_BYTES, true)) {
+		/* small first: see exm_huge_map */
+		if (exm_huge_map(&a->mem,
+				 pc->arenas ? ARENA_BYTES : EXM_HUGE_ALIGN,
+				 true)) {
 			free(a);
 			return NULL;
 		}

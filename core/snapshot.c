@@ -10,8 +10,9 @@
 #include "core/pagecount.h"
 #include "core/pagemap.h"
 
-/* Bulk storage for page words: blocks of at least 8 MiB, 2 MiB aligned and
- * advised for transparent huge pages, handed out by bumping a pointer. */
+/* Bulk storage for page words: a first block of 2 MiB, then blocks of at
+ * least 8 MiB, 2 MiB aligned and advised for transparent huge pages (see
+ * exm_huge_map), handed out by bumping a pointer. */
 #define STORE_BLOCK (UINT64_C(8) << 20)
 
 struct store_block {
@@ -57,8 +58,8 @@ static uint64_t *store_alloc(struct exm_snapshot *snap, size_t n)
 		return b->words + b->used - n;
 	}
 	bytes = n * sizeof(uint64_t);
-	if (bytes < STORE_BLOCK)
-		bytes = STORE_BLOCK;
+	if (bytes < (b ? STORE_BLOCK : EXM_HUGE_ALIGN))
+		bytes = b ? STORE_BLOCK : EXM_HUGE_ALIGN;
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return NULL;

@@ -66,8 +66,6 @@ static int km_scan(int fd, pid_t pid, uint64_t start, struct exmap_rec *recs,
 	a.recs = (uint64_t)(uintptr_t)recs;
 	a.nrecs = n;
 	a.rec_size = sizeof(*recs);
-	/* Tools like valgrind cannot know the ioctl fills the buffer. */
-	memset(recs, 0, (size_t)n * sizeof(*recs));
 	while (ioctl(fd, EXMAP_IOC_SCAN, &a) < 0)
 		if (errno != EINTR)
 			return -errno;
@@ -88,7 +86,7 @@ bool exm_kmod_available(void)
 
 static int km_open(struct exm_source *src)
 {
-	struct exmap_rec rec;
+	struct exmap_rec rec = { 0 };
 	uint64_t next;
 	uint32_t got;
 	int fd = km_dev_open(), ret;
@@ -140,7 +138,8 @@ static void *km_ctx_new(struct exm_source *src)
 	if (!c)
 		return NULL;
 	c->fd = km_dev_open();
-	c->recs = malloc(NRECS * sizeof(*c->recs));
+	/* zeroed once: tools like valgrind cannot know the ioctl fills it */
+	c->recs = calloc(NRECS, sizeof(*c->recs));
 	c->words = malloc(NWORDS * sizeof(*c->words));
 	if (c->fd < 0 || !c->recs || !c->words) {
 		km_ctx_free(c);
