@@ -549,11 +549,15 @@ static void collate_part(void *arg, unsigned t, unsigned n)
 static int collate(struct plan *pl, unsigned nthreads)
 {
 	struct exm_snapshot *snap = pl->snap;
+	uint64_t nwords = 0; /* present ones: swap is rarely big */
 
 	snap->pfn_counts = exm_pagecount_new_parts(nthreads);
 	snap->swap_counts = exm_pagecount_new_parts(nthreads);
 	if (!snap->pfn_counts || !snap->swap_counts)
 		return -ENOMEM;
+	for (size_t i = 0; i < pl->ntwins; i++)
+		nwords += pl->twins[i].m->npages;
+	exm_pagecount_expect(snap->pfn_counts, nwords);
 	exm_parallel(exm_pagecount_nparts(snap->pfn_counts), collate_part, pl);
 	for (unsigned t = 0; t < EXM_MAX_THREADS; t++)
 		if (pl->ret[t])

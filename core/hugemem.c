@@ -46,7 +46,11 @@ int exm_huge_map(struct exm_huge *h, size_t bytes, bool zero)
 	memset(h, 0, sizeof(*h));
 	if (bytes > SIZE_MAX / 2)
 		return -ENOMEM;
-	len = (bytes + EXM_HUGE_ALIGN - 1) & ~(EXM_HUGE_ALIGN - 1);
+	if (!bytes)
+		bytes = 1;
+	len = bytes < EXM_HUGE_ALIGN
+		      ? (bytes + EXM_SMALL_PAGE - 1) & ~(EXM_SMALL_PAGE - 1)
+		      : (bytes + EXM_HUGE_ALIGN - 1) & ~(EXM_HUGE_ALIGN - 1);
 	if (pool_take(h, len)) {
 		if (zero && h->dirty) {
 			memset(h->mem, 0, h->dirty);
@@ -56,18 +60,21 @@ int exm_huge_map(struct exm_huge *h, size_t bytes, bool zero)
 	}
 	memset(h, 0, sizeof(*h));
 	h->len = len;
-	h->map_len = h->len + EXM_HUGE_ALIGN;
+	h->map_len = len < EXM_HUGE_ALIGN ? len : len + EXM_HUGE_ALIGN;
 	h->map = mmap(NULL, h->map_len, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (h->map == MAP_FAILED) {
 		memset(h, 0, sizeof(*h));
 		return -ENOMEM;
 	}
+	if (len < EXM_HUGE_ALIGN) { /* a small block: normal pages */
+		h->mem = h->map;
+		return 0;
+	}
 	a = ((uintptr_t)h->map + EXM_HUGE_ALIGN - 1) &
 	    ~(uintptr_t)(EXM_HUGE_ALIGN - 1);
 	h->mem = (void *)a;
-	if (h->len > EXM_HUGE_ALIGN)
-		madvise(h->mem, h->len, MADV_HUGEPAGE); /* best effort */
+	madvise(h->mem, h->len, MADV_HUGEPAGE); /* best effort */
 	return 0;
 }
 

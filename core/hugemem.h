@@ -12,21 +12,24 @@
 #include <stddef.h>
 
 #define EXM_HUGE_ALIGN ((size_t)2 << 20)
+#define EXM_SMALL_PAGE ((size_t)4096) /* rounding of small blocks */
 
 struct exm_huge {
 	void *map;	/* what mmap returned */
 	size_t map_len;
-	void *mem;	/* EXM_HUGE_ALIGN-aligned, zeroed, len bytes */
-	size_t len;	/* bytes rounded up to EXM_HUGE_ALIGN */
+	void *mem;	/* zeroed, len bytes; EXM_HUGE_ALIGN-aligned if len is */
+	size_t len;	/* bytes rounded up (see exm_huge_map) */
 	size_t dirty;	/* bytes from mem that may be non-zero */
 };
 
 /*
- * At least bytes of memory into *h, zeroed if zero is set. Only blocks
- * of more than EXM_HUGE_ALIGN are offered to huge pages: a small snapshot
- * touches a few pages of its first block, and a huge page would be
+ * At least bytes of memory into *h, zeroed if zero is set. A block of
+ * EXM_HUGE_ALIGN or more is aligned to it and offered to huge pages; a
+ * smaller one is on normal pages (rounded up to EXM_SMALL_PAGE): a small
+ * snapshot touches a few pages of its first block, and a huge page is
  * cleared in full at its first touch (an expensive clearing in an
- * emulator), so callers start with one EXM_HUGE_ALIGN block. Blocks given
+ * emulator), so callers start with a block that fits a small snapshot,
+ * and a big one fills it quickly and goes on in huge pages. Blocks given
  * back with exm_huge_unmap() are kept for reuse (a live screen takes a
  * snapshot every few seconds: reusing warm memory saves a page fault and
  * a page clearing for every page of it). 0 or -ENOMEM. Thread-safe.

@@ -20,6 +20,12 @@
 #define OWNER1_MANY ((uint32_t)EXM_OWNER_MANY + 1)
 #define DIR_MAX ((uint64_t)1 << 20) /* chunk bases indexed directly */
 #define ARENA_BYTES ((size_t)8 << 20)
+/* A first arena on normal pages: the chunks that fit below a huge page.
+ * With MANY_KEYS keys or more, spread over the chunks of the machine's RAM
+ * (one per 256 MiB), most of its 4 KiB pages would be touched: a fault
+ * each, where a huge page is one fault and one clearing. */
+#define MANY_KEYS 8192
+#define SMALL_ARENA (EXM_HUGE_ALIGN / sizeof(struct chunk) * sizeof(struct chunk))
 
 struct arena {
 	struct arena *next;
@@ -44,6 +50,7 @@ struct part {
 	size_t nspills;
 	uint64_t distinct;
 	struct arena *arenas; /* current first */
+	bool many; /* many keys expected: huge pages from the start */
 } __attribute__((aligned(64))); /* threads write their own part only */
 
 struct exm_pagecount {
@@ -99,6 +106,12 @@ void exm_pagecount_free(struct exm_pagecount *pc)
 		}
 	}
 	free(pc);
+}
+
+void exm_pagecount_expect(struct exm_pagecount *pc, uint64_t nwords)
+{
+	for (unsigned k = 0; k < pc->nparts; k++)
+		pc->part[k].many = nwords >= MANY_KEYS;
 }
 
 unsigned exm_pagecount_nparts(const struct exm_pagecount *pc)
@@ -190,9 +203,11 @@ static struct chunk *new_chunk(struct part *pc, uint64_t base, unsigned shift)
 
 		if (!a)
 			return NULL;
-		/* small first: see exm_huge_map */
+		/* small first, unless many keys are expected: see
+		 * exm_huge_map and exm_pagecount_expect */
 		if (exm_huge_map(&a->mem,
-				 pc->arenas ? ARENA_BYTES : EXM_HUGE_ALIGN,
+				 pc->arenas || pc->many ? ARENA_BYTES
+						    : SMALL_ARENA,
 				 true)) {
 			free(a);
 			return NULL;

@@ -43,6 +43,15 @@ int exm_pagecount_add(struct exm_pagecount *pc, uint64_t key, uint32_t owner);
  */
 struct exm_pagecount *exm_pagecount_new_parts(unsigned nparts);
 unsigned exm_pagecount_nparts(const struct exm_pagecount *pc);
+
+/*
+ * About nwords words will be added (before any is): a table of few keys
+ * starts on normal pages (a small snapshot touches a few of them), one of
+ * many (thousands) on huge pages from the start (it would soon touch most
+ * normal pages of its first 2 MiB, one fault each). Only a matter of
+ * speed.
+ */
+void exm_pagecount_expect(struct exm_pagecount *pc, uint64_t nwords);
 unsigned exm_pagecount_part_of(const struct exm_pagecount *pc, uint64_t key);
 
 /* Mapping count of key (0 if never added) and its owner (EXM_OWNER_NONE,

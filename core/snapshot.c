@@ -10,10 +10,12 @@
 #include "core/pagecount.h"
 #include "core/pagemap.h"
 
-/* Bulk storage for page words: a first block of 2 MiB, then blocks of at
+/* Bulk storage for page words: a first block of 256 KiB on normal pages
+ * (the packed words of 64Ki pages: a small snapshot), then blocks of at
  * least 8 MiB, 2 MiB aligned and advised for transparent huge pages (see
  * exm_huge_map), handed out by bumping a pointer. */
-#define STORE_BLOCK (UINT64_C(8) << 20)
+#define STORE_FIRST ((size_t)256 << 10)
+#define STORE_BLOCK ((size_t)8 << 20)
 
 struct store_block {
 	struct store_block *next;
@@ -58,8 +60,8 @@ static uint64_t *store_alloc(struct exm_snapshot *snap, size_t n)
 		return b->words + b->used - n;
 	}
 	bytes = n * sizeof(uint64_t);
-	if (bytes < (b ? STORE_BLOCK : EXM_HUGE_ALIGN))
-		bytes = b ? STORE_BLOCK : EXM_HUGE_ALIGN;
+	if (bytes < (b ? STORE_BLOCK : STORE_FIRST))
+		bytes = b ? STORE_BLOCK : STORE_FIRST;
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return NULL;

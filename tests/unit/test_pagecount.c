@@ -161,3 +161,28 @@ Test(hugemem, reuse_keeps_the_zero_promise)
 	exm_huge_unmap(&c, 0);
 	exm_huge_trim();
 }
+
+/* A block below EXM_HUGE_ALIGN is on normal pages, of its size rounded to
+ * a page, not of a whole huge page; reused, it keeps the zero promise. */
+Test(hugemem, small_blocks_are_their_size)
+{
+	struct exm_huge a, b;
+
+	exm_huge_trim();
+	cr_assert_eq(exm_huge_map(&a, 100000, false), 0);
+	cr_assert_eq(a.len, 102400);
+	cr_assert_eq(a.map_len, 102400);
+	memset(a.mem, 0xab, a.len);
+	exm_huge_unmap(&a, a.len);
+	cr_assert_eq(exm_huge_map(&b, 4096, true), 0);
+	cr_assert_geq(b.len, 4096);
+	cr_assert_lt(b.len, EXM_HUGE_ALIGN);
+	for (size_t i = 0; i < b.len; i++)
+		cr_assert_eq(((unsigned char *)b.mem)[i], 0, "byte %zu", i);
+	exm_huge_unmap(&b, 0);
+	cr_assert_eq(exm_huge_map(&a, EXM_HUGE_ALIGN, false), 0);
+	cr_assert_eq(a.len, EXM_HUGE_ALIGN);
+	cr_assert_eq((uintptr_t)a.mem % EXM_HUGE_ALIGN, 0);
+	exm_huge_unmap(&a, 0);
+	exm_huge_trim();
+}
