@@ -318,64 +318,130 @@ static int widen(struct exm_mapping *m, uint32_t n)
 	return 0;
 }
 
+/* The packed flags of a present word by its top byte (pagemap bits 56-63:
+ * exclusive 56, writable 58, file 61, present 63; see exm_pm_pack). */
+#define PF1(b)                                                        \
+	(((b) & 0x80 ? EXM_PC_PRESENT : 0) | ((b) & 0x01 ? EXM_PC_EXCL : 0) | \
+	 ((b) & 0x04 ? EXM_PC_WRITABLE : 0) | ((b) & 0x20 ? EXM_PC_FILE : 0))
+#define PF4(b)	PF1(b), PF1((b) + 1), PF1((b) + 2), PF1((b) + 3)
+#define PF16(b) PF4(b), PF4((b) + 4), PF4((b) + 8), PF4((b) + 12)
+#define PF64(b) PF16(b), PF16((b) + 16), PF16((b) + 32), PF16((b) + 48)
+static const uint32_t pack_flags[256] = { PF64(0), PF64(64), PF64(128),
+					  PF64(192) };
+/* A present word whose PFN packs: these bits are exactly EXM_PM_PRESENT. */
+#define PACKS_FAST (EXM_PM_PRESENT | (EXM_PM_PFN_MASK & ~(uint64_t)EXM_PC_PFN_MAX))
+
+/* How many of w[0..n) are used, from the first on. */
+static uint32_t run_len(const uint64_t *w, uint32_t n)
+{
+	uint32_t k = 0;
+
+	while (k < n && exm_pm_used(w[k]))
+		k++;
+	return k;
+}
+
+/*
+ * Store words from w[0..n) into m's free room while they are used (and,
+ * packed, while they are present with a PFN that packs: the common case,
+ * one table look-up each); returns how many.
+ */
+static uint32_t store_run(struct exm_mapping *m, const uint64_t *w,
+			  uint32_t n)
+{
+	uint32_t room = m->cap_pages - m->npages, k;
+
+	if (n > room)
+		n = room;
+	if (m->pages32) {
+		uint32_t *out = m->pages32 + m->npages;
+
+		for (k = 0; k < n; k++) {
+			uint64_t x = w[k];
+
+			if ((x & PACKS_FAST) != EXM_PM_PRESENT)
+				break;
+			out[k] = ((uint32_t)x & EXM_PC_PFN_MAX) |
+				 pack_flags[x >> 56];
+		}
+	} else {
+		uint64_t *out = m->pages + m->npages;
+
+		for (k = 0; k < n && exm_pm_used(w[k]); k++)
+			out[k] = w[k];
+	}
+	m->npages += k;
+	return k;
+}
+
+/* The run that words from vpn, stored at m->npages, go in: the last one
+ * when they continue it; NULL on ENOMEM. */
+static struct exm_run *run_at(struct exm_mapping *m, uint64_t vpn,
+			      uint32_t most)
+{
+	struct exm_run *last = m->nruns ? &m->runs[m->nruns - 1] : NULL;
+
+	if (last && last->vpn + last->count == vpn &&
+	    last->idx + last->count == m->npages &&
+	    (uint64_t)last->count + most <= UINT32_MAX)
+		return last;
+	if (reserve((void **)&m->runs, m->nruns, &m->cap_runs, 1,
+		    sizeof(*m->runs)))
+		return NULL;
+	last = &m->runs[m->nruns++];
+	last->vpn = vpn;
+	last->count = 0;
+	last->idx = m->npages;
+	return last;
+}
+
 int exm_mapping_add_pages(struct exm_mapping *m, uint64_t vpn,
 			  const uint64_t *words, uint32_t n)
 {
 	uint32_t i = 0;
 
-	while (i < n) {
-		struct exm_run *last;
-		uint32_t j;
-		int ret;
+	for (;;) {
+		struct exm_run *run;
+		uint32_t first;
 
-		if (!exm_pm_used(words[i])) {
+		/* skip unused words, four at a time where it can */
+		while (n - i >= 4 && !((words[i] | words[i + 1] | words[i + 2] |
+					words[i + 3]) &
+				       (EXM_PM_PRESENT | EXM_PM_SWAPPED)))
+			i += 4;
+		while (i < n && !exm_pm_used(words[i]))
 			i++;
-			continue;
-		}
-		for (j = i; j < n && exm_pm_used(words[j]); j++)
-			;
-		ret = room_for(m, j - i);
-		if (ret)
-			return ret;
-		last = m->nruns ? &m->runs[m->nruns - 1] : NULL;
-		if (!last || last->vpn + last->count != vpn + i ||
-		    last->idx + last->count != m->npages ||
-		    (uint64_t)last->count + (j - i) > UINT32_MAX) {
-			ret = reserve((void **)&m->runs, m->nruns,
-				      &m->cap_runs, 1, sizeof(*m->runs));
-			if (ret)
-				return ret;
-			last = &m->runs[m->nruns++];
-			last->vpn = vpn + i;
-			last->count = 0;
-			last->idx = m->npages;
-		}
-		for (uint32_t k = i; k < j;) {
-			/* locals: stores through out could alias m's fields */
-			uint32_t np = m->npages, *out = m->pages32;
+		if (i == n)
+			return 0;
+		run = run_at(m, vpn + i, n - i);
+		if (!run)
+			return -ENOMEM;
+		first = i;
+		for (;;) {
+			int ret = 0;
 
-			if (out) {
-				while (k < j && exm_pm_pack(words[k], &out[np])) {
-					k++;
-					np++;
-				}
-				m->npages = np;
-				if (k < j) {
-					ret = widen(m, j - k);
-					if (ret)
-						return ret;
-				}
-				continue;
+			if (m->pages || m->pages32)
+				i += store_run(m, words + i, n - i);
+			if (i == n || !exm_pm_used(words[i]))
+				break;
+			/* no room, or a word the fast packing leaves */
+			if (m->npages == m->cap_pages ||
+			    (!m->pages && !m->pages32))
+				ret = room_for(m, run_len(words + i, n - i));
+			else if (exm_pm_pack(words[i],
+					     &m->pages32[m->npages])) {
+				m->npages++;
+				i++;
+			} else {
+				ret = widen(m, run_len(words + i, n - i));
 			}
-			memcpy(m->pages + np, words + k,
-			       (size_t)(j - k) * sizeof(*words));
-			m->npages = np + (j - k);
-			k = j;
+			if (ret) {
+				run->count += i - first;
+				return ret;
+			}
 		}
-		last->count += j - i;
-		i = j;
+		run->count += i - first;
 	}
-	return 0;
 }
 
 int exm_mapping_add_page(struct exm_mapping *m, uint64_t vpn, uint64_t word)

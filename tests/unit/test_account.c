@@ -401,6 +401,79 @@ Test(account, packed_words_widen_when_one_does_not_fit)
 	exm_snapshot_free(s);
 }
 
+/* Words added in pieces of random size, with random gaps, swap entries and
+ * PFNs that do not pack, into heap or reserved store room, read back the
+ * same (the bits packing keeps), run by run, at the same virtual pages
+ * (against a plain record of every used word). */
+Test(account, added_words_read_back_run_by_run)
+{
+	enum { N = 20000 };
+	static uint64_t w[N], want[N], wvpn[N];
+	unsigned seed = 12345;
+
+	for (int round = 0; round < 24; round++) {
+		struct exm_snapshot *s = exm_snapshot_new();
+		struct exm_proc *p = mkproc(s, 1);
+		struct exm_mapping *m = mkmap(p, 0x100000, N, EXM_PERM_R,
+					      "", 0, EXM_KIND_ANON);
+		uint32_t nused = 0, k = 0, got = 0;
+		bool wide = round % 3 == 2, gaps = round % 2;
+
+		for (uint32_t i = 0; i < N; i++) {
+			unsigned r = (unsigned)rand_r(&seed);
+			uint64_t pfn = (uint64_t)rand_r(&seed) % 100000 + 1;
+
+			if (wide && i == N / 2)
+				w[i] = PRESENT((1ull << 28) + pfn, 0);
+			else if (gaps && r % 7 < 3)
+				w[i] = r % 2 ? EXM_PM_SOFT_DIRTY : 0;
+			else if (r % 97 == 0)
+				w[i] = SWAPW(r % 4, pfn);
+			else
+				w[i] = PRESENT(pfn, (r & 8 ? EXM_PM_EXCLUSIVE : 0) |
+							    (r & 16 ? EXM_PM_FILE : 0));
+			if (exm_pm_used(w[i])) {
+				want[nused] = w[i];
+				wvpn[nused++] = 0x100 + i;
+			}
+		}
+		if (round % 4 < 2)
+			cr_assert_eq(exm_mapping_reserve_store(s, m, nused), 0);
+		while (k < N) {
+			uint32_t piece = (uint32_t)rand_r(&seed) % 3000 + 1;
+
+			if (piece > N - k)
+				piece = N - k;
+			cr_assert_eq(exm_mapping_add_pages(m, 0x100 + k, w + k,
+							   piece), 0);
+			k += piece;
+		}
+		cr_assert_eq(m->npages, nused);
+		cr_assert_eq(m->pages32 == NULL, wide);
+		for (uint32_t r = 0; r < m->nruns; r++) {
+			const struct exm_run *run = &m->runs[r];
+
+			cr_assert_gt(run->count, 0);
+			cr_assert_eq(run->idx, got);
+			for (uint32_t j = 0; j < run->count; j++, got++) {
+				uint64_t e = want[got];
+				uint64_t x = exm_mapping_word(m, run->idx + j);
+
+				cr_assert_eq(run->vpn + j, wvpn[got]);
+				cr_assert_eq(x, e, "round %d word %u: %#llx, not %#llx",
+					     round, got, (unsigned long long)x,
+					     (unsigned long long)e);
+			}
+			/* runs are maximal: the next one starts after a gap */
+			if (r + 1 < m->nruns)
+				cr_assert_neq(run->vpn + run->count,
+					      m->runs[r + 1].vpn);
+		}
+		cr_assert_eq(got, nused);
+		exm_snapshot_free(s);
+	}
+}
+
 /* The accounting threads give the very same figures as one thread. */
 Test(account, threads_change_nothing)
 {
