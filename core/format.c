@@ -2,6 +2,7 @@
 /* format.c - sizes, escaping, JSON/CSV quoting; see format.h. */
 #include "core/format.h"
 
+#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
@@ -26,6 +27,80 @@ void exm_fmt_human(char *buf, size_t len, double bytes)
 		snprintf(buf, len, "%.1f%c", v, units[u]);
 	else
 		snprintf(buf, len, "%.0f%c", v, units[u]);
+}
+
+size_t exm_fmt_u64(char *buf, uint64_t v)
+{
+	char tmp[20];
+	size_t n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (size_t i = 0; i < n; i++)
+		buf[i] = tmp[n - 1 - i];
+	return n;
+}
+
+/* snprintf's way, for what the exact way below does not cover. */
+static size_t thou_printf(char *buf, double d)
+{
+	int n = snprintf(buf, EXM_FMT_THOU_LEN, "%.3f", d);
+
+	if (n < 0 || n >= EXM_FMT_THOU_LEN) /* cannot happen below 1e60 */
+		return strlen(buf);
+	while (n > 0 && buf[n - 1] == '0')
+		buf[--n] = 0;
+	if (n > 0 && buf[n - 1] == '.')
+		buf[--n] = 0;
+	if (!strcmp(buf, "-0"))
+		strcpy(buf, "0");
+	return (size_t)n;
+}
+
+size_t exm_fmt_thou(char *buf, double d)
+{
+#if LDBL_MANT_DIG >= 64
+	long double a = fabs(d), r, rem;
+	uint64_t ip, q;
+	size_t n = 0;
+
+	/*
+	 * Exact, as printf rounds: the fraction of a double below 2^50 is
+	 * exact, and a thousand times it (at most 53 + 10 significant bits)
+	 * is exact in a 64-bit mantissa; then round half to even.
+	 */
+	if (!(a < 0x1p50L))
+		return thou_printf(buf, d);
+	ip = (uint64_t)a;
+	r = (a - (long double)ip) * 1000;
+	q = (uint64_t)r;
+	rem = r - (long double)q;
+	if (rem > 0.5L || (rem == 0.5L && (q & 1)))
+		q++;
+	if (q == 1000) {
+		ip++;
+		q = 0;
+	}
+	if (d < 0 && (ip || q))
+		buf[n++] = '-';
+	n += exm_fmt_u64(buf + n, ip);
+	if (q) {
+		buf[n++] = '.';
+		buf[n++] = (char)('0' + q / 100);
+		q %= 100;
+		if (q) {
+			buf[n++] = (char)('0' + q / 10);
+			if (q % 10)
+				buf[n++] = (char)('0' + q % 10);
+		}
+	}
+	buf[n] = 0;
+	return n;
+#else
+	return thou_printf(buf, d);
+#endif
 }
 
 /* Length of the valid UTF-8 sequence at s (1-4) and its code point, or 0

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "core/fields.h"
@@ -23,6 +24,19 @@ void exm_fmt_human(char *buf, size_t len, double bytes);
  * buf.
  */
 char *exm_escape(char *buf, size_t len, const char *in);
+
+/* Decimal digits of v at buf (at least 21 bytes, not NUL-terminated);
+ * returns their number. */
+size_t exm_fmt_u64(char *buf, uint64_t v);
+
+/*
+ * A size to a thousandth of a byte, trailing zeros dropped: exactly what
+ * snprintf "%.3f" prints, less its trailing zeros and point, "-0" as "0"
+ * (e.g. 28, 1.5, -0.333, inf). At buf (at least EXM_FMT_THOU_LEN bytes),
+ * NUL-terminated; returns the length.
+ */
+#define EXM_FMT_THOU_LEN 64
+size_t exm_fmt_thou(char *buf, double d);
 
 /* Write s as a JSON string literal (with quotes) to f. */
 void exm_json_str(FILE *f, const char *s);

@@ -165,70 +165,135 @@ void tui_print_csv(FILE *f, enum exm_table t, const struct exm_row *rows,
  */
 static void json_bytes(FILE *f, double d)
 {
-	char buf[64];
-	int n = snprintf(buf, sizeof(buf), "%.3f", d);
+	char buf[EXM_FMT_THOU_LEN];
 
-	if (n > 0 && (size_t)n < sizeof(buf)) {
-		while (n > 0 && buf[n - 1] == '0')
-			buf[--n] = 0;
-		if (n > 0 && buf[n - 1] == '.')
-			buf[--n] = 0;
-		if (!strcmp(buf, "-0"))
-			strcpy(buf, "0");
-	}
-	fputs(buf, f);
+	fwrite(buf, 1, exm_fmt_thou(buf, d), f);
 }
 
-static void json_value(FILE *f, int field, const struct exm_value *v)
+/* JSON is built in a buffer and written in big pieces (a snapshot has
+ * thousands of rows of dozens of values: no printf per value). */
+struct jbuf {
+	FILE *f;
+	size_t n;
+	char b[8192];
+};
+
+static void jb_flush(struct jbuf *j)
 {
+	if (j->n)
+		fwrite(j->b, 1, j->n, j->f);
+	j->n = 0;
+}
+
+/* Room for len (at most 256) more bytes: where they go. */
+static char *jb_room(struct jbuf *j, size_t len)
+{
+	if (sizeof(j->b) - j->n < len)
+		jb_flush(j);
+	return j->b + j->n;
+}
+
+static void jb_puts(struct jbuf *j, const char *s)
+{
+	size_t len = strlen(s);
+
+	if (len > 256) {
+		jb_flush(j);
+		fwrite(s, 1, len, j->f);
+		return;
+	}
+	memcpy(jb_room(j, len), s, len);
+	j->n += len;
+}
+
+static void jb_putc(struct jbuf *j, char c)
+{
+	*jb_room(j, 1) = c;
+	j->n++;
+}
+
+static void json_value(struct jbuf *j, int field, const struct exm_value *v)
+{
+	char *o;
+
 	switch (v->type) {
 	case EXM_V_NONE:
-		fputs("null", f);
+		jb_puts(j, "null");
 		break;
 	case EXM_V_STR:
-		exm_json_str(f, v->s);
+		jb_flush(j);
+		exm_json_str(j->f, v->s);
 		break;
 	case EXM_V_INT:
-		if (exm_fields[field].type == EXM_FT_ADDR)
-			fprintf(f, "\"0x%" PRIx64 "\"", v->u);
-		else
-			fprintf(f, "%" PRIu64, v->u);
+		o = jb_room(j, 24);
+		if (exm_fields[field].type == EXM_FT_ADDR) {
+			static const char hex[] = "0123456789abcdef";
+			char tmp[16];
+			size_t k = 0;
+			uint64_t u = v->u;
+
+			do {
+				tmp[k++] = hex[u & 15];
+				u >>= 4;
+			} while (u);
+			memcpy(o, "\"0x", 3);
+			o += 3;
+			while (k)
+				*o++ = tmp[--k];
+			*o++ = '"';
+			j->n = (size_t)(o - j->b);
+		} else {
+			j->n += exm_fmt_u64(o, v->u);
+		}
 		break;
 	case EXM_V_DBL:
 	case EXM_V_DELTA:
 		if (isfinite(v->d))
-			json_bytes(f, v->d);
+			j->n += exm_fmt_thou(jb_room(j, EXM_FMT_THOU_LEN), v->d);
 		else
-			fputs("null", f);
+			jb_puts(j, "null");
 		break;
 	}
 }
 
-static void json_row(FILE *f, enum exm_table t, const struct exm_row *r,
-		     const int *fields)
+/* {"key":value,... of fields (the closing brace is the caller's). */
+static void json_row(struct jbuf *j, enum exm_table t,
+		     const struct exm_row *r, const int *fields)
 {
-	fputc('{', f);
-	for (int j = 0; fields[j] >= 0; j++) {
+	jb_putc(j, '{');
+	for (int k = 0; fields[k] >= 0; k++) {
 		struct exm_value v;
 
-		exm_field_value(fields[j], t, r, &v);
-		fprintf(f, "%s\"%s\":", j ? "," : "",
-			exm_fields[fields[j]].key);
-		json_value(f, fields[j], &v);
+		exm_field_value(fields[k], t, r, &v);
+		if (k)
+			jb_putc(j, ',');
+		jb_putc(j, '"');
+		jb_puts(j, exm_fields[fields[k]].key);
+		jb_puts(j, "\":");
+		json_value(j, fields[k], &v);
 	}
+}
+
+static void json_rows(struct jbuf *j, enum exm_table t,
+		      const struct exm_row *rows, size_t n, const int *fields)
+{
+	jb_putc(j, '[');
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			jb_putc(j, ',');
+		json_row(j, t, &rows[i], fields);
+		jb_putc(j, '}');
+	}
+	jb_putc(j, ']');
 }
 
 void tui_print_json_rows(FILE *f, enum exm_table t, const struct exm_row *rows,
 			 size_t n, const int *fields)
 {
-	fputc('[', f);
-	for (size_t i = 0; i < n; i++) {
-		if (i)
-			fputc(',', f);
-		json_row(f, t, &rows[i], fields);
-		fputc('}', f);
-	}
-	fputc(']', f);
+	struct jbuf j = { .f = f };
+
+	json_rows(&j, t, rows, n, fields);
+	jb_flush(&j);
 }
 
 static void json_sizes(FILE *f, const struct exm_sizes *s)
@@ -238,16 +303,11 @@ static void json_sizes(FILE *f, const struct exm_sizes *s)
 				    EXM_F_SWAP,	 EXM_F_ESWAP,	EXM_F_MAPPED,
 				    EXM_F_EMAPPED, EXM_F_SOLE,	EXM_F_WRITABLE,
 				    -1 };
+	struct jbuf j = { .f = f };
 
-	fputc('{', f);
-	for (int j = 0; keys[j] >= 0; j++) {
-		struct exm_value v;
-
-		exm_field_value(keys[j], EXM_T_FILES, &r, &v);
-		fprintf(f, "%s\"%s\":", j ? "," : "", exm_fields[keys[j]].key);
-		json_value(f, keys[j], &v);
-	}
-	fputc('}', f);
+	json_row(&j, EXM_T_FILES, &r, keys);
+	jb_putc(&j, '}');
+	jb_flush(&j);
 }
 
 void tui_print_json_header(FILE *f, const struct exm_snapshot *snap)
@@ -338,6 +398,7 @@ static int emit_json(FILE *out, const struct tui_query *q,
 {
 	int pf[TUI_MAX_FIELDS + 1], ff[TUI_MAX_FIELDS + 1];
 	int pff[TUI_MAX_FIELDS + 1], sort_f;
+	struct jbuf j = { .f = out };
 	struct exm_row *rows;
 	bool desc;
 	size_t n;
@@ -353,31 +414,31 @@ static int emit_json(FILE *out, const struct tui_query *q,
 			return -ENOMEM;
 		tui_query_sort(q, EXM_T_PROCS, &sort_f, &desc);
 		exm_rows_sort(rows, n, sort_f, EXM_T_PROCS, desc);
-		fputs("\"processes\":[", out);
+		jb_puts(&j, "\"processes\":[");
 		for (size_t i = 0; i < n; i++) {
 			struct exm_row *fr;
 			size_t nf;
 
 			if (i)
-				fputc(',', out);
-			json_row(out, EXM_T_PROCS, &rows[i], pf);
-			fputs(",\"state\":", out);
-			exm_json_str(out,
-				     rows[i].proc->state == EXM_PROC_DENIED
-					     ? "denied"
-					     : "ok");
+				jb_putc(&j, ',');
+			json_row(&j, EXM_T_PROCS, &rows[i], pf);
+			jb_puts(&j, rows[i].proc->state == EXM_PROC_DENIED
+					    ? ",\"state\":\"denied\""
+					    : ",\"state\":\"ok\"");
 			fr = exm_table_pfiles(snap, rows[i].proc, &nf);
 			if (!fr) {
+				jb_flush(&j);
 				free(rows);
 				return -ENOMEM;
 			}
 			exm_rows_sort(fr, nf, EXM_F_ERSS, EXM_T_PFILES, true);
-			fputs(",\"files\":", out);
-			tui_print_json_rows(out, EXM_T_PFILES, fr, nf, pff);
+			jb_puts(&j, ",\"files\":");
+			json_rows(&j, EXM_T_PFILES, fr, nf, pff);
 			free(fr);
-			fputc('}', out);
+			jb_putc(&j, '}');
 		}
-		fputs("],", out);
+		jb_puts(&j, "],");
+		jb_flush(&j);
 		free(rows);
 	}
 	rows = table_rows(q, snap, prev, EXM_T_FILES, &n);

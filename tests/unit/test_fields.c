@@ -2,6 +2,8 @@
 /* The field table, formatting and escaping, sorting. */
 #include <criterion/criterion.h>
 #include <ctype.h>
+#include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,4 +225,86 @@ Test(fields, delta_rows)
 	exm_field_value(EXM_F_VM, EXM_T_PROCS, &r, &v);
 	cr_assert_eq(v.type, EXM_V_INT);
 	cr_assert_eq(v.u, 8192);
+}
+
+/* What json_bytes printed before exm_fmt_thou: snprintf, trimmed. */
+static void thou_ref(char *buf, double d)
+{
+	char *point, *last;
+
+	snprintf(buf, 64, "%.3f", d);
+	point = strchr(buf, '.');
+	if (point) {
+		for (last = point + strlen(point) - 1;
+		     last > point && *last == '0'; last--)
+			*last = 0;
+		if (last == point)
+			*point = 0;
+	}
+	if (strcmp(buf, "-0") == 0)
+		memmove(buf, buf + 1, 2);
+}
+
+static void thou_same(double d)
+{
+	char got[EXM_FMT_THOU_LEN], want[64];
+	size_t n = exm_fmt_thou(got, d);
+
+	thou_ref(want, d);
+	cr_assert_str_eq(got, want, "%.17g: %s, not %s", d, got, want);
+	cr_assert_eq(n, strlen(want));
+}
+
+/* exm_fmt_thou prints what snprintf "%.3f" (trimmed) does, byte for byte:
+ * ties to even, shares b/c of page sizes, negatives, big and odd values. */
+Test(fields, thousandths_as_printf)
+{
+	unsigned seed = 99;
+	static const double odd[] = {
+		0, -0.0, 0.0625, 0.1875, 0.0005, 0.0015, -0.0004, -0.0005,
+		0.9995, 0.99951, 999.9995, 1e15 + 0.5, 0x1p50 - 0.125, 0x1p50,
+		0x1p50 + 1, 1e30, -1e30, 28.000000000000004, 4096.0 / 3,
+		INFINITY, -INFINITY, NAN, 5e-324, -5e-324,
+	};
+
+	for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++)
+		thou_same(odd[i]);
+	for (int i = 0; i < 200000; i++) {
+		unsigned r = (unsigned)rand_r(&seed);
+		double b = (double)((uint64_t)rand_r(&seed) << (r % 24));
+		double d;
+
+		switch (r % 4) {
+		case 0: /* a page's share, summed */
+			d = b / (r % 97 + 1) + 4096.0 * (r % 13) / (r % 7 + 1);
+			break;
+		case 1: /* eighths and sixteenths: exact ties */
+			d = (double)(r >> 4) / 16;
+			break;
+		case 2: /* any bits */
+			d = ldexp((double)rand_r(&seed) / RAND_MAX,
+				  (int)(r % 60) - 10);
+			break;
+		default:
+			d = -b / (r % 1000 + 1);
+			break;
+		}
+		thou_same(r & 1 << 20 ? -d : d);
+	}
+}
+
+Test(fields, u64_digits)
+{
+	char b[24];
+	static const uint64_t v[] = { 0, 7, 10, 4096, 1234567890123ull,
+				      UINT64_MAX };
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		char want[24];
+		size_t n = exm_fmt_u64(b, v[i]);
+
+		b[n] = 0;
+		snprintf(want, sizeof(want), "%" PRIu64, v[i]);
+		cr_assert_str_eq(b, want);
+	}
 }
