@@ -155,29 +155,11 @@ static const struct tui_rcol sys_cols[S__N] = {
 	[S_HELP] = { "help", "WHAT", TUI_RT_STR, .text_only = true },
 };
 
-int tui_sysview(const struct exm_snapshot *snap, struct exm_sysview *sv,
-		char *err, size_t errlen)
-{
-	int ret = exm_sysview_build(snap, tui_proc_root(snap), sv, err,
-				    errlen);
-
-	if (!ret && sv->mem_total != snap->sys.mem_total) {
-		/* /proc/meminfo is now's: of another machine than a
-		 * fixture's or a recording's */
-		snprintf(err, errlen, "the snapshot's MemTotal (%" PRIu64
-			 " bytes) is not this machine's now (%" PRIu64 "): "
-			 "the kernel's counters of its time are not known",
-			 snap->sys.mem_total, sv->mem_total);
-		return -ESRCH;
-	}
-	return ret;
-}
-
 static int build_system(struct tui_report *r, const struct tui_report_env *e)
 {
 	struct exm_sysview sv;
 	char err[256] = "";
-	int ret = tui_sysview(e->snap, &sv, err, sizeof(err));
+	int ret = exm_sysview_build(e->snap, &sv, err, sizeof(err));
 
 	if (ret) {
 		int k = note(r, "no system view: %s",
