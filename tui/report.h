@@ -67,6 +67,9 @@ struct tui_report_ops {
 	size_t ncols;
 	bool wants_prev; /* compares with the snapshot before */
 	int (*build)(struct tui_report *r, const struct tui_report_env *e);
+	/* --diff with this report: the change from e->prev to e->snap, or
+	 * NULL (not offered) */
+	const struct tui_report_ops *diff;
 };
 extern const struct tui_report_ops tui_reports[]; /* name NULL ends it */
 

@@ -117,6 +117,11 @@ golden diff-basic-hostile.json --diff basic.exmrec hostile.exmrec \
 	--format json
 golden diff-basic-files.csv --diff basic.exmrec hostile.exmrec --files \
 	--format csv --fields kind,change,erss,rss,file
+# the change of each system row (the same meminfo, other processes)
+for f in txt csv json; do
+	golden "diff-basic-hostile-system.$f" --diff basic.exmrec \
+		hostile.exmrec --system --format ${f/txt/text}
+done
 # a replay prints what the fixture prints
 golden basic.txt -b --replay basic.exmrec --source fixture:basic
 printf 'not a recording\n' >foreign.exmrec
@@ -149,6 +154,9 @@ for fmt in text csv json; do
 	status 2 -b --replay v1.exmrec --system --format $fmt
 done
 status 0 --diff v1.exmrec basic.exmrec
+status 2 --diff v1.exmrec basic.exmrec --system
+status 2 --diff basic.exmrec v1.exmrec --system --format json
+status 2 --diff basic.exmrec --units
 # damaged meminfo rows: one line, exit 2
 for sql in "UPDATE meminfo SET unit='MB' WHERE idx=1" \
 	"UPDATE meminfo SET value=-1 WHERE idx=1" \
