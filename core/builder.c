@@ -18,29 +18,19 @@ void exm_builder_init(struct exm_builder *b, struct exm_snapshot *snap)
 	b->snap = snap;
 }
 
-static void read_meminfo(const char *path, struct exm_sysinfo *sys)
+/* The rows of the meminfo file at path, and MemTotal and MemAvailable
+ * from them; false when it has no MemTotal. */
+static bool read_meminfo(const char *path, struct exm_sysinfo *sys)
 {
-	const char *p, *end;
-	char *buf;
-	size_t len;
-
-	if (exm_read_file(AT_FDCWD, path, &buf, &len))
-		return;
-	for (p = buf, end = buf + len; p < end;) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *le = nl ? nl : end, *key;
-		size_t klen;
-		uint64_t v;
-
-		if (!exm_parse_kv(p, (size_t)(le - p), &key, &klen, &v)) {
-			if (klen == 8 && !memcmp(key, "MemTotal", 8))
-				sys->mem_total = v;
-			else if (klen == 12 && !memcmp(key, "MemAvailable", 12))
-				sys->mem_available = v;
-		}
-		p = nl ? nl + 1 : end;
+	if (exm_meminfo_read(&sys->meminfo, path) ||
+	    !exm_meminfo_get(&sys->meminfo, "MemTotal", &sys->mem_total)) {
+		memset(&sys->meminfo, 0, sizeof(sys->meminfo));
+		return false;
 	}
-	free(buf);
+	if (!exm_meminfo_get(&sys->meminfo, "MemAvailable",
+			     &sys->mem_available))
+		sys->mem_available = 0;
+	return true;
 }
 
 void exm_sysfacts_local(struct exm_sysinfo *sys, const char *proc_root)
@@ -59,8 +49,7 @@ void exm_sysfacts_local(struct exm_sysinfo *sys, const char *proc_root)
 	snprintf(sys->proc_root, sizeof(sys->proc_root), "%s",
 		 proc_root ? proc_root : "/proc");
 	snprintf(path, sizeof(path), "%s/meminfo", sys->proc_root);
-	read_meminfo(path, sys);
-	if (!sys->mem_total)
+	if (!read_meminfo(path, sys))
 		read_meminfo("/proc/meminfo", sys);
 }
 

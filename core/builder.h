@@ -74,8 +74,9 @@ void exm_builder_init(struct exm_builder *b, struct exm_snapshot *snap);
 
 /*
  * The machine's own facts for a source reading proc_root (NULL: "/proc"):
- * page size (sysconf), RAM (proc_root/meminfo, falling back to
- * /proc/meminfo), kernel release and host name (uname), proc_root. The
+ * page size (sysconf), the rows of proc_root/meminfo (falling back to
+ * /proc/meminfo) with RAM from them, kernel release and host name
+ * (uname), proc_root. The
  * caller then names the source, its detail, limits and caps.
  */
 void exm_sysfacts_local(struct exm_sysinfo *sys, const char *proc_root);

@@ -4,6 +4,7 @@ noinst_LIBRARIES += core/libexmcore.a
 core_libexmcore_a_CPPFLAGS = $(AM_CPPFLAGS) $(LIBELF_CFLAGS) $(SQLITE3_CFLAGS)
 core_libexmcore_a_SOURCES = \
 	core/snapshot.c core/snapshot.h \
+	core/meminfo.c core/meminfo.h \
 	core/pagemap.h \
 	core/pagecount.c core/pagecount.h \
 	core/parallel.c core/parallel.h \

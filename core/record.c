@@ -20,6 +20,7 @@
 #include "core/format.h"
 #include "core/pagemap.h"
 
+/* The tables of schema version 1; a new file then gets every upgrade. */
 static const char schema_sql[] =
 	"CREATE TABLE meta(key TEXT PRIMARY KEY, value);"
 	"CREATE TABLE snapshot(id INTEGER PRIMARY KEY, taken_sec INTEGER,"
@@ -53,6 +54,22 @@ static const char schema_sql[] =
 	" PRIMARY KEY(pageset, offset)) WITHOUT ROWID;"
 	"INSERT INTO meta VALUES('format', 'exmtop recording');";
 
+/*
+ * upgrade_sql[v] takes a file from version v to v + 1. A file of an
+ * older version stays readable as it is, and the recorder upgrades it
+ * before appending to it.
+ *
+ * 2: /proc/meminfo with each snapshot. snapshot.meminfo is its number of
+ * rows (NULL: the snapshot was written before version 2), meminfo holds
+ * the rows as the kernel prints them (unit 'kB' or NULL for a count).
+ */
+static const char *const upgrade_sql[EXM_RECORD_SCHEMA] = {
+	[1] = "ALTER TABLE snapshot ADD COLUMN meminfo INTEGER;"
+	      "CREATE TABLE meminfo(snapshot INTEGER, idx INTEGER, key TEXT,"
+	      " value INTEGER, unit TEXT, PRIMARY KEY(snapshot, idx))"
+	      " WITHOUT ROWID;",
+};
+
 /* Pagemap bits 55-61 (soft-dirty, exclusive, uffd-wp, writable PTE, file)
  * are kept as flags 0-6. */
 #define FLAG_SHIFT 55
@@ -78,9 +95,9 @@ static void set_err(char *buf, size_t len, const char *path, const char *what,
 }
 
 /* Check that db is a recording this exmtop reads: 0, or -EINVAL with why
- * in err. *fresh is set for an empty database. */
+ * in err. *fresh is set for an empty database, *version to its schema. */
 static int check_header(sqlite3 *db, const char *path, bool *fresh,
-			char *err, size_t errlen)
+			int *version, char *err, size_t errlen)
 {
 	sqlite3_stmt *st = NULL;
 	int64_t app = -1, ver = -1, ntables = -1;
@@ -101,6 +118,7 @@ static int check_header(sqlite3 *db, const char *path, bool *fresh,
 	ntables = sqlite3_column_int64(st, 2);
 	sqlite3_finalize(st);
 	*fresh = app == 0 && ver == 0 && ntables == 0;
+	*version = 0;
 	if (*fresh)
 		return 0;
 	if (app != EXM_RECORD_APP_ID) {
@@ -119,6 +137,7 @@ static int check_header(sqlite3 *db, const char *path, bool *fresh,
 		set_err(err, errlen, path, "not an exmtop recording", NULL);
 		return -EINVAL;
 	}
+	*version = (int)ver;
 	return 0;
 }
 
@@ -153,11 +172,11 @@ struct file_ent {
 };
 
 enum { S_SNAP, S_SNAP_END, S_PROC, S_KPSS, S_MAP, S_PSET, S_RUN, S_FILE,
-       S__N };
+       S_MEMINFO, S__N };
 
 static const char *const stmt_sql[S__N] = {
 	[S_SNAP] = "INSERT INTO snapshot VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?,?,"
-		   "?,0,0)",
+		   "?,0,0,?)",
 	[S_SNAP_END] = "UPDATE snapshot SET skipped_gone=?, skipped_denied=? "
 		       "WHERE id=?",
 	[S_PROC] = "INSERT INTO process VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
@@ -168,6 +187,7 @@ static const char *const stmt_sql[S__N] = {
 	[S_PSET] = "INSERT INTO pageset VALUES(NULL,?)",
 	[S_RUN] = "INSERT INTO run VALUES(?,?,?,?,?,?,?)",
 	[S_FILE] = "INSERT INTO file VALUES(NULL,?,?,?,?,?)",
+	[S_MEMINFO] = "INSERT INTO meminfo VALUES(?,?,?,?,?)",
 };
 
 /* A run of pages at offset off (pages from the mapping's start) whose
@@ -249,12 +269,63 @@ static int run_stmt(struct exm_recorder *r, int which)
 	return rc == SQLITE_DONE ? 0 : db_fail(r, "cannot write");
 }
 
+/*
+ * In one transaction: the tables of a new file, or the upgrades of an
+ * older one (checked again under the write lock: another recorder may
+ * have done it meanwhile), and the new version. 0 or -errno.
+ */
+static int create_or_upgrade(sqlite3 *db, const char *path, char *err,
+			     size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int version = -1;
+	char sql[128];
+
+	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL))
+		goto fail;
+	if (sqlite3_prepare_v2(db, "SELECT (SELECT user_version FROM "
+				   "pragma_user_version), (SELECT count(*) "
+				   "FROM sqlite_schema)",
+			       -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_step(st) != SQLITE_ROW)
+		goto fail;
+	version = sqlite3_column_int(st, 0);
+	if (!version && !sqlite3_column_int(st, 1)) {
+		if (sqlite3_exec(db, schema_sql, NULL, NULL, NULL))
+			goto fail;
+		version = 1;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (version < 1 || version > EXM_RECORD_SCHEMA) {
+		set_err(err, errlen, path, "not an exmtop recording", NULL);
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+		return -EINVAL;
+	}
+	for (; version < EXM_RECORD_SCHEMA; version++)
+		if (sqlite3_exec(db, upgrade_sql[version], NULL, NULL, NULL))
+			goto fail;
+	snprintf(sql, sizeof(sql),
+		 "PRAGMA application_id=%d;PRAGMA user_version=%d;",
+		 EXM_RECORD_APP_ID, EXM_RECORD_SCHEMA);
+	if (sqlite3_exec(db, sql, NULL, NULL, NULL) ||
+	    sqlite3_exec(db, "COMMIT", NULL, NULL, NULL))
+		goto fail;
+	return 0;
+fail:
+	set_err(err, errlen, path, version < 0 ? "cannot create" :
+		"cannot upgrade", db);
+	sqlite3_finalize(st);
+	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	return -EIO;
+}
+
 int exm_record_open(const char *path, struct exm_recorder **out, char *err,
 		    size_t errlen)
 {
 	struct exm_recorder *r = calloc(1, sizeof(*r));
 	bool fresh;
-	int ret = -EIO;
+	int ret = -EIO, version;
 
 	if (!r)
 		return -ENOMEM;
@@ -267,7 +338,7 @@ int exm_record_open(const char *path, struct exm_recorder **out, char *err,
 		goto fail;
 	}
 	sqlite3_busy_timeout(r->db, 5000);
-	ret = check_header(r->db, path, &fresh, err, errlen);
+	ret = check_header(r->db, path, &fresh, &version, err, errlen);
 	if (ret)
 		goto fail;
 	ret = -EIO;
@@ -277,19 +348,11 @@ int exm_record_open(const char *path, struct exm_recorder **out, char *err,
 		set_err(err, errlen, path, "cannot open", r->db);
 		goto fail;
 	}
-	if (fresh) {
-		char sql[128];
-
-		snprintf(sql, sizeof(sql),
-			 "PRAGMA application_id=%d;PRAGMA user_version=%d;",
-			 EXM_RECORD_APP_ID, EXM_RECORD_SCHEMA);
-		if (sqlite3_exec(r->db, "BEGIN", NULL, NULL, NULL) ||
-		    sqlite3_exec(r->db, schema_sql, NULL, NULL, NULL) ||
-		    sqlite3_exec(r->db, sql, NULL, NULL, NULL) ||
-		    sqlite3_exec(r->db, "COMMIT", NULL, NULL, NULL)) {
-			set_err(err, errlen, path, "cannot create", r->db);
+	if (fresh || version < EXM_RECORD_SCHEMA) {
+		ret = create_or_upgrade(r->db, path, err, errlen);
+		if (ret)
 			goto fail;
-		}
+		ret = -EIO;
 	}
 	for (int i = 0; i < S__N; i++)
 		if (sqlite3_prepare_v3(r->db, stmt_sql[i], -1,
@@ -334,6 +397,26 @@ static void bind_text(sqlite3_stmt *st, int col, const char *s)
 	sqlite3_bind_text(st, col, s ? s : "", -1, SQLITE_STATIC);
 }
 
+static int insert_meminfo(struct exm_recorder *r,
+			  const struct exm_meminfo *mi)
+{
+	sqlite3_stmt *st = r->st[S_MEMINFO];
+	int ret = 0;
+
+	for (uint32_t i = 0; !ret && i < mi->n; i++) {
+		const struct exm_meminfo_row *row = &mi->rows[i];
+
+		sqlite3_bind_int64(st, 1, r->snap);
+		sqlite3_bind_int64(st, 2, i);
+		bind_text(st, 3, row->key);
+		bind_u64(st, 4, row->value);
+		if (row->kb)
+			bind_text(st, 5, "kB");
+		ret = run_stmt(r, S_MEMINFO);
+	}
+	return ret;
+}
+
 static int rs_begin(void *ctx, const struct exm_sysinfo *sys)
 {
 	struct exm_recorder *r = ctx;
@@ -362,9 +445,11 @@ static int rs_begin(void *ctx, const struct exm_sysinfo *sys)
 	bind_text(st, 11, sys->limits);
 	sqlite3_bind_int64(st, 12, sys->caps);
 	bind_text(st, 13, sys->proc_root);
+	if (!sys->meminfo.predates) /* else NULL, as it was read */
+		sqlite3_bind_int64(st, 14, sys->meminfo.n);
 	ret = run_stmt(r, S_SNAP);
 	r->snap = sqlite3_last_insert_rowid(r->db);
-	return ret;
+	return ret ? ret : insert_meminfo(r, &sys->meminfo);
 }
 
 /* Bind a size, or NULL when it was not measured. */
@@ -920,6 +1005,7 @@ int exm_record_snapshot(struct exm_recorder *r,
 
 struct exm_recording {
 	sqlite3 *db;
+	int version; /* its schema */
 	char path[256];
 	char errmsg[512];
 	int64_t *ids;
@@ -1059,7 +1145,8 @@ static int open_common(struct exm_recording *rec, struct exm_recording **out,
 	int ret;
 
 	sqlite3_busy_timeout(rec->db, 5000);
-	ret = check_header(rec->db, rec->path, &fresh, err, errlen);
+	ret = check_header(rec->db, rec->path, &fresh, &rec->version, err,
+			   errlen);
 	if (!ret && fresh) {
 		set_err(err, errlen, rec->path, "not an exmtop recording",
 			NULL);
@@ -1188,8 +1275,13 @@ static int bad(struct load *l, const char *what)
 {
 	char buf[160];
 
-	snprintf(buf, sizeof(buf), "snapshot %" PRId64 ", pid %" PRId64 ": %s",
-		 l->snap, l->pid, what);
+	if (l->pid) /* in a process */
+		snprintf(buf, sizeof(buf),
+			 "snapshot %" PRId64 ", pid %" PRId64 ": %s", l->snap,
+			 l->pid, what);
+	else
+		snprintf(buf, sizeof(buf), "snapshot %" PRId64 ": %s", l->snap,
+			 what);
 	return corrupt(l->rec->errmsg, sizeof(l->rec->errmsg), l->rec->path,
 		       buf);
 }
@@ -1211,19 +1303,77 @@ static void col_text(sqlite3_stmt *st, int col, char *buf, size_t len)
 	snprintf(buf, len, "%s", t ? (const char *)t : "");
 }
 
+/*
+ * The want rows of /proc/meminfo of the snapshot: in order, each a valid
+ * key (once), a whole number (in kB, or a count), and MemTotal and
+ * MemAvailable the snapshot's own.
+ */
+static int load_meminfo(struct load *l, struct exm_sysinfo *sys,
+			uint32_t want)
+{
+	struct exm_meminfo *mi = &sys->meminfo;
+	sqlite3_stmt *st = NULL;
+	uint64_t total, avail;
+	int rc, ret = 0;
+
+	if (sqlite3_prepare_v2(l->rec->db,
+			       "SELECT idx, key, value, unit FROM meminfo "
+			       "WHERE snapshot=? ORDER BY idx",
+			       -1, &st, NULL) != SQLITE_OK)
+		return step_err(l);
+	sqlite3_bind_int64(st, 1, l->snap);
+	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		/* the types first: reading a column may convert it */
+		int tkey = sqlite3_column_type(st, 1);
+		int tval = sqlite3_column_type(st, 2);
+		int tunit = sqlite3_column_type(st, 3);
+		const char *key = (const char *)sqlite3_column_text(st, 1);
+		const char *unit = (const char *)sqlite3_column_text(st, 3);
+		int64_t v = sqlite3_column_int64(st, 2);
+		bool kb = tunit == SQLITE_TEXT && unit && !strcmp(unit, "kB");
+
+		if (sqlite3_column_int64(st, 0) != mi->n || mi->n >= want)
+			ret = bad(l, "meminfo rows out of order");
+		else if (tkey != SQLITE_TEXT || !key || tval != SQLITE_INTEGER ||
+			 v < 0 || (tunit != SQLITE_NULL && !kb) ||
+			 exm_meminfo_add(mi, key,
+					 (size_t)sqlite3_column_bytes(st, 1),
+					 (uint64_t)v, kb))
+			ret = bad(l, "bad meminfo row");
+	}
+	if (!ret && rc != SQLITE_DONE)
+		ret = step_err(l);
+	sqlite3_finalize(st);
+	if (ret)
+		return ret;
+	if (mi->n != want)
+		return bad(l, "meminfo rows missing");
+	if (want && (!exm_meminfo_get(mi, "MemTotal", &total) ||
+		     total != sys->mem_total ||
+		     (exm_meminfo_get(mi, "MemAvailable", &avail)
+			      ? avail : 0) != sys->mem_available))
+		return bad(l, "meminfo disagrees with the snapshot");
+	return 0;
+}
+
+/* The snapshot table's columns load_sys reads, but the last. */
+#define SYS_COLS                                                        \
+	"SELECT taken_sec, taken_nsec, time_taken, page_size, mem_total, " \
+	"mem_available, kernel, hostname, source, source_detail, limits, " \
+	"caps, proc_root, skipped_gone, skipped_denied, "
+
 static int load_sys(struct load *l, struct exm_sysinfo *sys,
 		    struct exm_build_end *end)
 {
 	sqlite3_stmt *st = NULL;
-	int64_t ps;
-	int rc;
+	int64_t ps, nrows;
+	int rc, nmi;
 
 	if (sqlite3_prepare_v2(l->rec->db,
-			       "SELECT taken_sec, taken_nsec, time_taken, "
-			       "page_size, mem_total, mem_available, kernel, "
-			       "hostname, source, source_detail, limits, caps, "
-			       "proc_root, skipped_gone, skipped_denied FROM "
-			       "snapshot WHERE id=?",
+			       l->rec->version < 2
+				       ? SYS_COLS "NULL FROM snapshot WHERE id=?"
+				       : SYS_COLS
+				       "meminfo FROM snapshot WHERE id=?",
 			       -1, &st, NULL) != SQLITE_OK)
 		return step_err(l);
 	sqlite3_bind_int64(st, 1, l->snap);
@@ -1253,11 +1403,19 @@ static int load_sys(struct load *l, struct exm_sysinfo *sys,
 	end->nskipped_gone = (size_t)(sqlite3_column_int64(st, 13) & 0xffffffff);
 	end->nskipped_denied =
 		(size_t)(sqlite3_column_int64(st, 14) & 0xffffffff);
+	nmi = sqlite3_column_type(st, 15);
+	nrows = sqlite3_column_int64(st, 15);
 	sqlite3_finalize(st);
 	if (ps < 512 || ps > (1 << 24) || (ps & (ps - 1)))
 		return bad(l, "bad page size");
 	sys->page_size = (unsigned)ps;
-	return 0;
+	if (nmi == SQLITE_NULL) { /* written before schema 2 */
+		sys->meminfo.predates = true;
+		return 0;
+	}
+	if (nmi != SQLITE_INTEGER || nrows < 0 || nrows > EXM_MEMINFO_ROWS)
+		return bad(l, "bad meminfo row count");
+	return load_meminfo(l, sys, (uint32_t)nrows);
 }
 
 /* Play page set pset, which holds want pages, as the pages of m. */

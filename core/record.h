@@ -24,8 +24,13 @@
 #include "core/builder.h"
 #include "core/snapshot.h"
 
-/* The schema version this exmtop writes and reads (PRAGMA user_version). */
-#define EXM_RECORD_SCHEMA 1
+/*
+ * The schema version this exmtop writes (PRAGMA user_version). It reads
+ * every version up to it; appending to an older file upgrades it first.
+ * 1: the first; 2: /proc/meminfo with each snapshot (a snapshot of a
+ * version 1 file replays with meminfo.predates set).
+ */
+#define EXM_RECORD_SCHEMA 2
 /* PRAGMA application_id of a recording: "EXMT". */
 #define EXM_RECORD_APP_ID 0x45584d54
 

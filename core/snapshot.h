@@ -22,6 +22,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "core/meminfo.h"
 #include "core/pagemap.h"
 
 /* Kinds of mapping, from the maps line (name, inode, device). */
@@ -226,6 +227,9 @@ struct exm_sysinfo {
 	double time_taken;	/* seconds spent filling + accounting */
 	struct timespec taken_at; /* CLOCK_REALTIME when the scan began */
 	char proc_root[256];	/* the /proc this snapshot was read from */
+	/* /proc/meminfo when the scan began (mem_total and mem_available
+	 * are its MemTotal and MemAvailable); n == 0: not known */
+	struct exm_meminfo meminfo;
 };
 
 struct exm_snapshot {

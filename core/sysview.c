@@ -5,11 +5,8 @@
 #include "core/sysview.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/pagecount.h"
 
@@ -51,45 +48,6 @@ static const struct {
 				  "MemTotal less every row above; negative "
 				  "when the rows over-count" },
 };
-
-bool exm_meminfo_get(const char *text, const char *key, uint64_t *out)
-{
-	size_t klen = strlen(key);
-
-	for (const char *l = text, *nl; *l; l = nl + 1) {
-		unsigned long long v;
-		char unit[8] = "", line[256];
-		size_t len;
-		int n;
-
-		nl = strchr(l, '\n');
-		if (strncmp(l, key, klen) || l[klen] != ':') {
-			if (!nl)
-				break;
-			continue;
-		}
-		len = nl ? (size_t)(nl - l) : strlen(l);
-		if (len >= sizeof(line))
-			return false;
-		memcpy(line, l, len);
-		line[len] = '\0';
-		n = sscanf(line + klen + 1, " %llu %7[a-zA-Z]", &v, unit);
-		if (n >= 1 && strchr(line, '-'))
-			return false;
-		if (n < 1)
-			return false;
-		if (n == 2 && !strcmp(unit, "kB")) {
-			if (v > UINT64_MAX / 1024)
-				return false;
-			v *= 1024;
-		} else if (n == 2) {
-			return false;
-		}
-		*out = v;
-		return true;
-	}
-	return false;
-}
 
 enum { PK_ANON, PK_FILE, PK_SHMEM, PK__COUNT };
 
@@ -139,9 +97,21 @@ static int64_t less(uint64_t a, uint64_t b)
 	return a > b ? (int64_t)(a - b) : 0;
 }
 
+/* Far beyond any machine, small enough that rows sum without overflow. */
+#define SYS_MAX (UINT64_C(1) << 56)
+
+/* The counters the rows are made of. */
+static const char *const keys[] = {
+	"MemTotal",    "AnonPages",   "Cached",	      "Buffers",
+	"Shmem",       "SReclaimable", "SUnreclaim",  "KernelStack",
+	"PageTables",  "SecPageTables", "VmallocUsed", "Percpu",
+	"Hugetlb",     "Zswap",	      "Balloon",      "MemFree",
+	"KReclaimable",
+};
+
 int exm_sysview_from_meminfo(const struct exm_snapshot *snap,
-			     const char *mi, struct exm_sysview *out,
-			     char *err, size_t errlen)
+			     const struct exm_meminfo *mi,
+			     struct exm_sysview *out, char *err, size_t errlen)
 {
 	uint64_t ps = snap->sys.page_size, split[PK__COUNT];
 	uint64_t v[EXM_SYS__COUNT] = { 0 };
@@ -157,9 +127,30 @@ int exm_sysview_from_meminfo(const struct exm_snapshot *snap,
 			 "(the pagemap source, as root)");
 		return -EOPNOTSUPP;
 	}
+	if (mi->predates) {
+		snprintf(err, errlen,
+			 "this snapshot was recorded before exmtop kept "
+			 "/proc/meminfo (recording schema 1): its kernel "
+			 "counters are not known");
+		return -ENODATA;
+	}
+	if (!mi->n) {
+		snprintf(err, errlen,
+			 "no /proc/meminfo was taken with this snapshot");
+		return -ENODATA;
+	}
 	if (!exm_meminfo_get(mi, "MemTotal", &out->mem_total)) {
 		snprintf(err, errlen, "meminfo: no MemTotal");
 		return -EINVAL;
+	}
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		uint64_t x;
+
+		if (exm_meminfo_get(mi, keys[i], &x) && x > SYS_MAX) {
+			snprintf(err, errlen, "meminfo: %s is out of range",
+				 keys[i]);
+			return -EINVAL;
+		}
 	}
 	r = user_split(snap, split);
 	if (r) {
@@ -210,36 +201,9 @@ int exm_sysview_from_meminfo(const struct exm_snapshot *snap,
 	return 0;
 }
 
-#define MEMINFO_MAX (64 << 10)
-
-int exm_sysview_build(const struct exm_snapshot *snap, const char *proc_root,
+int exm_sysview_build(const struct exm_snapshot *snap,
 		      struct exm_sysview *out, char *err, size_t errlen)
 {
-	char path[4096], *buf;
-	size_t len = 0;
-	ssize_t r;
-	int fd, ret;
-
-	snprintf(path, sizeof(path), "%s/meminfo",
-		 proc_root ? proc_root : "/proc");
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return ret;
-	}
-	buf = malloc(MEMINFO_MAX + 1);
-	if (!buf) {
-		close(fd);
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	while (len < MEMINFO_MAX &&
-	       (r = read(fd, buf + len, MEMINFO_MAX - len)) > 0)
-		len += (size_t)r;
-	close(fd);
-	buf[len] = '\0';
-	ret = exm_sysview_from_meminfo(snap, buf, out, err, errlen);
-	free(buf);
-	return ret;
+	return exm_sysview_from_meminfo(snap, &snap->sys.meminfo, out, err,
+					errlen);
 }

@@ -15,7 +15,8 @@
  * The last row, "unexplained", is MemTotal less every other row, so the
  * rows always add up to MemTotal exactly. It holds memory no counter
  * names (pages drivers allocate directly, the swap cache, memory of
- * devices) and the drift between the scan and the read of /proc/meminfo.
+ * devices) and the drift between the read of /proc/meminfo (taken with
+ * the snapshot, when its scan began) and the scan.
  * It is negative when the other rows count more than MemTotal (counters
  * that overlap, or moved between reads): it is then shown as a negative
  * number, never hidden or clamped.
@@ -63,24 +64,20 @@ struct exm_sysview {
 };
 
 /*
- * /proc/meminfo text (NUL-terminated) to the value in bytes of key (as
- * "MemTotal"; "kB" values are scaled, unit-less ones are returned as is);
- * false when the key is absent or malformed.
+ * The system view of accounted snapshot snap, from the /proc/meminfo rows
+ * taken with it (snap->sys.meminfo: live, fixture or replayed alike). Needs
+ * page identity (EXM_CAP_PFN): -EOPNOTSUPP otherwise. -ENODATA when the
+ * snapshot has no meminfo (a recording made before exmtop kept it), and
+ * -EINVAL when it has no MemTotal. On failure err (errlen bytes) holds one
+ * line.
  */
-bool exm_meminfo_get(const char *text, const char *key, uint64_t *out);
-
-/*
- * The system view of accounted snapshot snap, with /proc/meminfo read
- * under proc_root (NULL: "/proc"). Needs page identity (EXM_CAP_PFN):
- * -EOPNOTSUPP otherwise. -errno when meminfo cannot be read or has no
- * MemTotal, -ENOMEM. On failure err (errlen bytes) holds one line.
- */
-int exm_sysview_build(const struct exm_snapshot *snap, const char *proc_root,
+int exm_sysview_build(const struct exm_snapshot *snap,
 		      struct exm_sysview *out, char *err, size_t errlen);
 
-/* The same from meminfo text already read (tests, recordings). */
+/* The same with other meminfo rows (tests). */
 int exm_sysview_from_meminfo(const struct exm_snapshot *snap,
-			     const char *meminfo, struct exm_sysview *out,
-			     char *err, size_t errlen);
+			     const struct exm_meminfo *mi,
+			     struct exm_sysview *out, char *err,
+			     size_t errlen);
 
 #endif

@@ -20,7 +20,7 @@ tests_unit_test_record_SOURCES = \
 	tests/unit/test_diff.c \
 	tests/unit/elfgen.h tests/unit/test_sysroot.c
 tests_unit_test_record_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) \
-	$(SQLITE3_CFLAGS)
+	$(SQLITE3_CFLAGS) -DEXM_SRCDIR='"$(abs_top_srcdir)"'
 tests_unit_test_record_LDADD = $(CORE_LIBS) $(CRITERION_LIBS)
 TESTS += tests/unit/test_record
 endif

@@ -35,8 +35,9 @@ UI_TESTS = \
 	tests/ui/typeahead.sh tests/ui/idle_cpu.sh tests/ui/mouse.sh \
 	tests/ui/responsive.sh tests/ui/page_strip.sh \
 	tests/ui/delta_column.sh tests/ui/file_strip.sh tests/ui/report_keys.sh
-# recordings: stepping through a replay, delta mode
-UI_TESTS += tests/ui/replay_step.sh tests/ui/delta_mode.sh
+# recordings: stepping through a replay, delta mode, the system view
+UI_TESTS += tests/ui/replay_step.sh tests/ui/delta_mode.sh \
+	tests/ui/replay_system.sh
 TESTS += $(UI_TESTS)
 EXTRA_DIST += $(UI_TESTS) tests/ui/lib.sh tests/tmux.sh
 # Golden batch output (text, CSV, JSON of the fixtures) and exit statuses

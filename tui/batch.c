@@ -524,7 +524,7 @@ static int emit_openmetrics(FILE *out, const struct tui_query *q,
 	struct exm_sysview sv;
 	char err[256];
 
-	if (!tui_sysview(snap, &sv, err, sizeof(err)))
+	if (!exm_sysview_build(snap, &sv, err, sizeof(err)))
 		oo.sys = &sv;
 	return exm_om_write(out, snap, &oo);
 }
@@ -684,7 +684,10 @@ static int emit_one(FILE *out, const struct tui_opts *o,
 	if (ret && ret != -ENOMEM && r.nnotes)
 		fprintf(stderr, "exmtop: %s\n", r.notes[0]);
 	tui_report_fini(&r);
-	/* 1: could not be made (said), exit status 1 */
+	/* could not be made (said): exit status 2 when the input lacks what
+	 * it needs (a recording older than the report), else 1 */
+	if (ret == -ENODATA)
+		return 2;
 	return ret == -ENOMEM ? ret : ret ? 1 : 0;
 }
 
@@ -802,7 +805,7 @@ int tui_batch(const struct tui_opts *o)
 		if (ret) {
 			if (ret < 0)
 				fprintf(stderr, "exmtop: %s\n", strerror(-ret));
-			status = 1;
+			status = ret > 0 ? ret : 1;
 			break;
 		}
 	}

@@ -117,6 +117,10 @@ int tui_diff_text(FILE *out, const struct tui_query *q,
 		"%zu new, %zu gone processes, effective resident %s\n",
 		name_a, df->from + 1, df->count_a, ta, name_b, df->to + 1,
 		df->count_b, tb, d->seconds, d->nnew, d->ngone, grow);
+	if (df->report) {
+		tui_report_text(out, df->report, q->set.exact_bytes);
+		return 0;
+	}
 	if (q->table == EXM_T_PROCS) {
 		tui_print_text(out, EXM_T_PROCS, df->procs, df->nprocs,
 			       tui_query_fields(q, EXM_T_PROCS),
@@ -133,6 +137,10 @@ int tui_diff_csv(FILE *out, const struct tui_query *q,
 {
 	bool procs = q->table == EXM_T_PROCS;
 
+	if (df->report) {
+		tui_report_csv(out, df->report, true);
+		return 0;
+	}
 	tui_print_csv(out, q->table, procs ? df->procs : df->files,
 		      procs ? df->nprocs : df->nfiles,
 		      tui_query_fields(q, q->table), true);
@@ -170,8 +178,14 @@ int tui_diff_json(FILE *out, const struct tui_query *q,
 	json_side(out, df->file_a, df->from, d->a);
 	fputs(",\"to\":", out);
 	json_side(out, df->file_b, df->to, d->b);
-	fprintf(out, ",\"seconds\":%.6f,\"new\":%zu,\"gone\":%zu,"
-		"\"totals\":", d->seconds, d->nnew, d->ngone);
+	fprintf(out, ",\"seconds\":%.6f,\"new\":%zu,\"gone\":%zu,",
+		d->seconds, d->nnew, d->ngone);
+	if (df->report) {
+		tui_report_json(out, df->report);
+		fputs("}\n", out);
+		return 0;
+	}
+	fputs("\"totals\":", out);
 	/* the growth of the totals, as a delta row prints it */
 	tot.sz = d->b->total;
 	tot.prev = d->a->total;
@@ -234,7 +248,9 @@ int tui_batch_diff(const struct tui_opts *o)
 	struct exm_source *sa = NULL, *sb = NULL;
 	struct exm_snapshot *a = NULL, *b = NULL;
 	struct exm_diff *d = NULL;
+	const struct tui_report_ops *rop = NULL;
 	struct exm_scan_opts scan;
+	struct tui_report r = { 0 };
 	struct tui_diff df;
 	struct tui_query q;
 	char *na = NULL, *nb = NULL;
@@ -247,6 +263,12 @@ int tui_batch_diff(const struct tui_opts *o)
 	if (!tui_formats[o->format].diff) {
 		fprintf(stderr, "exmtop: --diff cannot be printed as %s\n",
 			tui_formats[o->format].name);
+		tui_query_fini(&q);
+		return 2;
+	}
+	if (o->report && !(rop = tui_report_find(o->report)->diff)) {
+		fprintf(stderr, "exmtop: --diff compares processes and files, "
+			"or with --system all of RAM; not --%s\n", o->report);
 		tui_query_fini(&q);
 		return 2;
 	}
@@ -293,11 +315,28 @@ int tui_batch_diff(const struct tui_opts *o)
 		fprintf(stderr, "exmtop: out of memory\n");
 		goto out;
 	}
+	if (rop) {
+		struct tui_report_env env = { .snap = b, .prev = a };
+
+		ret = tui_report_build(rop, &env, &r);
+		if (ret == -ENOMEM) {
+			fprintf(stderr, "exmtop: out of memory\n");
+			goto out;
+		}
+		df.report = &r;
+	}
 	signal(SIGPIPE, SIG_IGN);
 	tui_formats[o->format].diff(stdout, &q, &df);
 	status = fflush(stdout) || ferror(stdout) ? (errno == EPIPE ? 0 : 1)
 						  : 0;
+	if (!status && df.report && ret) {
+		/* said in a note; 2: a recording without what it needs */
+		fprintf(stderr, "exmtop: %s\n",
+			r.nnotes ? r.notes[0] : strerror(-ret));
+		status = ret == -ENODATA ? 2 : 1;
+	}
 out:
+	tui_report_fini(&r);
 	free(df.procs);
 	free(df.files);
 	exm_diff_free(d);

@@ -14,6 +14,7 @@
 #include "core/table.h"
 #include "tui/opts.h"
 #include "tui/query.h"
+#include "tui/report.h"
 
 /* What a format's .diff prints. */
 struct tui_diff {
@@ -22,6 +23,9 @@ struct tui_diff {
 	size_t nprocs, nfiles;
 	const char *file_a, *file_b;   /* the recordings */
 	size_t from, to, count_a, count_b; /* indexes (0 = first), counts */
+	/* --diff --system: the report of the change, printed instead of
+	 * the rows (NULL: the rows) */
+	const struct tui_report *report;
 };
 
 /* The .diff of the text, CSV and JSON formats (batch.c's table). */

@@ -378,7 +378,8 @@ const struct tui_option tui_options[] = {
 	{ .name = "diff", .arg = "FILE", .set = set_diff,
 	  .help = "growth of every size per process and file between two "
 		  "snapshots of FILE (--diff A B: of two recordings), new and "
-		  "gone processes, sorted by growth of effective resident" },
+		  "gone processes, sorted by growth of effective resident; "
+		  "with --system the change of each row of the system view" },
 	{ .name = "from", .arg = "K", .set = set_from,
 	  .help = "with --diff or --replay: start at snapshot K (1 = first) "
 		  "or the last one taken at or before a time (@UNIXSECS, "
@@ -391,7 +392,8 @@ const struct tui_option tui_options[] = {
 		  "more), Pss mismatch" },
 	{ .name = "system", .set = set_system,
 	  .help = "all of RAM: rows adding up to MemTotal, user space "
-		  "exact" },
+		  "exact, kernel rows from the snapshot's /proc/meminfo "
+		  "(recorded with it)" },
 	{ .name = "units", .set = set_units,
 	  .help = "programs and libraries across processes: text, data "
 		  "and bss" },

@@ -155,36 +155,30 @@ static const struct tui_rcol sys_cols[S__N] = {
 	[S_HELP] = { "help", "WHAT", TUI_RT_STR, .text_only = true },
 };
 
-int tui_sysview(const struct exm_snapshot *snap, struct exm_sysview *sv,
-		char *err, size_t errlen)
+/* The system view of snap into sv; else a note saying why not (what:
+ * which snapshot, or "") and -errno. */
+static int sysview_of(struct tui_report *r, const struct exm_snapshot *snap,
+		      const char *what, struct exm_sysview *sv)
 {
-	int ret = exm_sysview_build(snap, tui_proc_root(snap), sv, err,
-				    errlen);
+	char err[256] = "";
+	int ret = exm_sysview_build(snap, sv, err, sizeof(err));
 
-	if (!ret && sv->mem_total != snap->sys.mem_total) {
-		/* /proc/meminfo is now's: of another machine than a
-		 * fixture's or a recording's */
-		snprintf(err, errlen, "the snapshot's MemTotal (%" PRIu64
-			 " bytes) is not this machine's now (%" PRIu64 "): "
-			 "the kernel's counters of its time are not known",
-			 snap->sys.mem_total, sv->mem_total);
-		return -ESRCH;
+	if (ret) {
+		int k = note(r, "no system view%s: %s", what,
+			     err[0] ? err : strerror(-ret));
+
+		return k ? k : ret;
 	}
-	return ret;
+	return 0;
 }
 
 static int build_system(struct tui_report *r, const struct tui_report_env *e)
 {
 	struct exm_sysview sv;
-	char err[256] = "";
-	int ret = tui_sysview(e->snap, &sv, err, sizeof(err));
+	int ret = sysview_of(r, e->snap, "", &sv);
 
-	if (ret) {
-		int k = note(r, "no system view: %s",
-			     err[0] ? err : strerror(-ret));
-
-		return k ? k : ret;
-	}
+	if (ret)
+		return ret;
 	r->has_mem_total = true;
 	r->mem_total = sv.mem_total;
 	for (size_t i = 0; i < sv.nrows; i++) {
@@ -198,6 +192,46 @@ static int build_system(struct tui_report *r, const struct tui_report_env *e)
 	return note(r, "rows add up to MemTotal %" PRIu64 " bytes; "
 		    "user_space is the sum of effective resident",
 		    sv.mem_total);
+}
+
+/* --diff --system: each row before (e->prev), after (e->snap) and its
+ * growth. */
+enum { SD_NAME, SD_BEFORE, SD_AFTER, SD_GROWTH, SD_HELP, SD__N };
+static const struct tui_rcol sysdiff_cols[SD__N] = {
+	[SD_NAME] = { "name", "NAME", TUI_RT_STR },
+	[SD_BEFORE] = { "before", "BEFORE", TUI_RT_BYTES },
+	[SD_AFTER] = { "after", "AFTER", TUI_RT_BYTES },
+	[SD_GROWTH] = { "growth", "GROWTH", TUI_RT_BYTES },
+	[SD_HELP] = { "help", "WHAT", TUI_RT_STR, .text_only = true },
+};
+
+static int build_system_diff(struct tui_report *r,
+			     const struct tui_report_env *e)
+{
+	struct exm_sysview a, b;
+	int ret = sysview_of(r, e->prev, " of the earlier snapshot", &a);
+
+	if (!ret)
+		ret = sysview_of(r, e->snap, " of the later snapshot", &b);
+	if (ret)
+		return ret;
+	r->has_mem_total = true;
+	r->mem_total = b.mem_total;
+	for (size_t i = 0; i < b.nrows; i++) {
+		struct tui_rcell *c = add_row(r);
+
+		if (!c || str(&c[SD_NAME], b.rows[i].name) ||
+		    str(&c[SD_HELP], b.rows[i].help))
+			return -ENOMEM;
+		num(&c[SD_BEFORE], (double)a.rows[i].bytes);
+		num(&c[SD_AFTER], (double)b.rows[i].bytes);
+		num(&c[SD_GROWTH],
+		    (double)(b.rows[i].bytes - a.rows[i].bytes));
+	}
+	return note(r, "growth of each row from the earlier snapshot to the "
+		    "later; the growths add up to the change of MemTotal "
+		    "(%" PRIu64 " to %" PRIu64 " bytes)",
+		    a.mem_total, b.mem_total);
 }
 
 static const struct exm_elf_lookup *lookup_of(const struct tui_report_env *e,
@@ -366,12 +400,18 @@ static int build_breakdown(struct tui_report *r,
 
 #define COLS(a) a, sizeof(a) / sizeof((a)[0])
 
+static const struct tui_report_ops system_diff = {
+	.name = "system", .title = "System: change of all of RAM (MemTotal)",
+	.cols = COLS(sysdiff_cols), .build = build_system_diff,
+};
+
 const struct tui_report_ops tui_reports[] = {
 	{ .name = "alerts", .title = "Alerts: memory wasted or suspicious",
 	  .cols = COLS(alert_cols), .wants_prev = true,
 	  .build = build_alerts },
 	{ .name = "system", .title = "System: all of RAM (MemTotal)",
-	  .cols = COLS(sys_cols), .build = build_system },
+	  .cols = COLS(sys_cols), .build = build_system,
+	  .diff = &system_diff },
 	{ .name = "units",
 	  .title = "Executable units: programs and libraries across "
 		   "processes",

@@ -19,7 +19,6 @@
 
 #include "core/elfcache.h"
 #include "core/snapshot.h"
-#include "core/sysview.h"
 
 enum tui_rtype {
 	TUI_RT_STR = 0, /* text (escaped when printed) */
@@ -68,6 +67,9 @@ struct tui_report_ops {
 	size_t ncols;
 	bool wants_prev; /* compares with the snapshot before */
 	int (*build)(struct tui_report *r, const struct tui_report_env *e);
+	/* --diff with this report: the change from e->prev to e->snap, or
+	 * NULL (not offered) */
+	const struct tui_report_ops *diff;
 };
 extern const struct tui_report_ops tui_reports[]; /* name NULL ends it */
 
@@ -80,12 +82,6 @@ const struct tui_report_ops *tui_report_find(const char *name);
 int tui_report_build(const struct tui_report_ops *ops,
 		     const struct tui_report_env *e, struct tui_report *r);
 void tui_report_fini(struct tui_report *r);
-
-/* The system view of snap (sysview.h) with /proc/meminfo read under its
- * /proc root; -ESRCH when the snapshot is not of this machine now (a
- * fixture, a recording: its MemTotal differs). err holds one line. */
-int tui_sysview(const struct exm_snapshot *snap, struct exm_sysview *sv,
-		char *err, size_t errlen);
 
 /* Title, aligned table, notes. */
 void tui_report_text(FILE *f, const struct tui_report *r, bool exact);

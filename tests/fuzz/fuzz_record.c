@@ -2,9 +2,11 @@
 /*
  * fuzz_record.c - libFuzzer target for the recording reader: each input is
  * opened as a recording (from memory), every snapshot it holds (at most
- * eight) is played into the in-memory builder and accounted. Besides the
- * sanitizers, one invariant: a snapshot the reader accepts accounts
- * without error, and a refused one says why in one line.
+ * eight) is played into the in-memory builder and accounted, and its
+ * system view built from its recorded /proc/meminfo. Besides the
+ * sanitizers, invariants: a snapshot the reader accepts accounts without
+ * error and its system view is made or refused in one line, with rows that
+ * add up to MemTotal; a refused snapshot says why in one line.
  *
  * Built by tests/fuzz/run.sh with clang -fsanitize=fuzzer; built without
  * libFuzzer as tests/fuzz/replay_record to replay tests/fuzz/corpus_record
@@ -20,8 +22,26 @@
 #include "core/builder.h"
 #include "core/format.h"
 #include "core/record.h"
+#include "core/sysview.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check_sysview(const struct exm_snapshot *s)
+{
+	struct exm_sysview v;
+	char err[256] = "";
+	int64_t sum = 0;
+
+	if (exm_sysview_build(s, &v, err, sizeof(err))) {
+		if (!err[0] || strchr(err, '\n'))
+			abort();
+		return;
+	}
+	for (size_t k = 0; k < v.nrows; k++)
+		sum += v.rows[k].bytes;
+	if ((uint64_t)sum != v.mem_total || v.mem_total != s->sys.mem_total)
+		abort();
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -52,6 +72,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ret = exm_recording_load(rec, i, &exm_builder_sink, &b);
 		if (!ret && exm_snapshot_account(s))
 			abort();
+		if (!ret)
+			check_sysview(s);
 		if (ret && ret != -ENOMEM) {
 			const char *m = exm_recording_errmsg(rec);
 

@@ -117,6 +117,11 @@ golden diff-basic-hostile.json --diff basic.exmrec hostile.exmrec \
 	--format json
 golden diff-basic-files.csv --diff basic.exmrec hostile.exmrec --files \
 	--format csv --fields kind,change,erss,rss,file
+# the change of each system row (the same meminfo, other processes)
+for f in txt csv json; do
+	golden "diff-basic-hostile-system.$f" --diff basic.exmrec \
+		hostile.exmrec --system --format ${f/txt/text}
+done
 # a replay prints what the fixture prints
 golden basic.txt -b --replay basic.exmrec --source fixture:basic
 printf 'not a recording\n' >foreign.exmrec
@@ -136,6 +141,37 @@ status 2 --record foreign.exmrec --source fixture:basic -n 1
 status 2 --record future.exmrec --source fixture:basic -n 1
 status 2 --record /nonexistent/dir/x.exmrec --source fixture:basic -n 1
 status 2 --diff basic.exmrec --from 2
+# the system view of a replay: the recorded /proc/meminfo, the same rows
+# as the fixture's
+golden basic-system.csv -b --replay basic.exmrec --system --format csv
+golden replay-system.json -b --replay basic.exmrec --system --format json
+# a recording of schema 1 (before meminfo was recorded) replays, but its
+# system view says why there is none: exit 2 in every format
+sqlite3 v1.exmrec <"$HERE/basic-v1.sql"
+golden basic.csv -b --replay v1.exmrec -n 1 --format csv
+golden v1-system.txt -b --replay v1.exmrec --system -n 1
+for fmt in text csv json; do
+	status 2 -b --replay v1.exmrec --system --format $fmt
+done
+status 0 --diff v1.exmrec basic.exmrec
+status 2 --diff v1.exmrec basic.exmrec --system
+status 2 --diff basic.exmrec v1.exmrec --system --format json
+status 2 --diff basic.exmrec --units
+# damaged meminfo rows: one line, exit 2
+for sql in "UPDATE meminfo SET unit='MB' WHERE idx=1" \
+	"UPDATE meminfo SET value=-1 WHERE idx=1" \
+	"UPDATE meminfo SET value='twelve' WHERE idx=1" \
+	"UPDATE meminfo SET value=1.5 WHERE idx=1" \
+	"UPDATE meminfo SET key='Mem Free' WHERE idx=1" \
+	"UPDATE meminfo SET key='MemTotal' WHERE idx=1" \
+	"UPDATE meminfo SET value=value+1 WHERE key='MemTotal'" \
+	"DELETE FROM meminfo WHERE idx=3" \
+	"UPDATE snapshot SET meminfo=500"; do
+	cp basic.exmrec badmi.exmrec
+	sqlite3 badmi.exmrec "$sql"
+	status 2 -b --replay badmi.exmrec --system
+	status 2 --diff badmi.exmrec basic.exmrec
+done
 status 2 --diff basic.exmrec --to yesterday
 status 2 --watch --source fixture:basic
 status 2 --from 1 --source fixture:basic
@@ -160,8 +196,10 @@ status 2 -b --top 0 --source fixture:basic
 status 2 -b --pagemap /usr/lib/x86_64-linux-gnu/libc.so.6 --format csv \
 	--source fixture:basic
 status 1 -b --pagemap /nonexistent --source fixture:basic
-# a fixture is not this machine: no system view rather than wrong rows
-status 1 -b --system --source fixture:basic
+# the system view of a fixture: from the fixture's own /proc/meminfo
+for f in text csv json; do
+	golden "basic-system.$f" -b --system --source fixture:basic --format $f
+done
 
 echo "# $PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]

@@ -11,12 +11,19 @@
   files, and --from/--to) shows exactly that growth of its resident,
   effective resident, VM, sole and writable, a process started in between as new and one
   ended in between as gone, in JSON, CSV and text.
+- System view of a replay: `exmtop -b --record F --system --format json
+  -n 2` prints the system view of each snapshot it records; `--replay F
+  --system` gives the very same rows for each (from the /proc/meminfo
+  recorded with it), in JSON and CSV; the rows add up to MemTotal (this
+  machine's), user_space is the sum of effective resident (of the replayed
+  processes too), and the file holds /proc/meminfo's rows.
 - ELF of a replay: --sections of libc in a replay resolves the file on
   disk (state ok); under an empty --sysroot it says the file is not there
   instead of showing sections.
 """
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -172,6 +179,63 @@ def diff(tmp):
             new.kill()
 
 
+def system(tmp):
+    rec = os.path.join(tmp, "sys.exmrec")
+    live = docs(exm("-b", "--record", rec, "--system", "--format", "json",
+                    "-n", "2", "-d", "0.3"))
+    replay = docs(exm("-b", "--replay", rec, "--system", "--format",
+                      "json"))
+    with open("/proc/meminfo") as f:
+        mt = int(f.readline().split()[1]) * 1024
+    check(len(live) == 2 and len(replay) == 2,
+          "system view of two snapshots, recorded and replayed")
+    for k, (a, b) in enumerate(zip(live, replay)):
+        rows = [(r["name"], r["bytes"]) for r in a["system"]]
+        check(len(rows) == 16, "snapshot %d: all the rows live" % k)
+        check(b["system"] == a["system"] and
+              b["mem_total"] == a["mem_total"],
+              "snapshot %d: replay rows equal the live ones: %r / %r" %
+              (k, a["system"], b["system"]))
+        check(a["mem_total"] == mt and
+              sum(v for _, v in rows) == mt,
+              "snapshot %d: rows sum to MemTotal" % k)
+        snap = b["snapshot"]
+        user = dict(rows)["user_space"]
+        check(user == snap["distinct_pages"] * snap["page_size"] and
+              abs(user - snap["totals"]["erss"]) <= 1.0,
+              "snapshot %d: user_space %d = the sum of effective "
+              "resident %s" % (k, user, snap["totals"]["erss"]))
+    procs = docs(exm("-b", "--replay", rec, "--format", "json", "-n", "1"))
+    # (a process that could not be read has no erss: it is not scanned)
+    erss = sum(p["erss"] for p in procs[0]["processes"]
+               if p["erss"] is not None)
+    user = {r["name"]: r["bytes"] for r in replay[0]["system"]}
+    check(abs(user["user_space"] - erss) <= 1.0,
+          "user_space %d = the replayed processes' erss %s" %
+          (user["user_space"], erss))
+    # the second snapshot's, in CSV too
+    csv = exm("-b", "--replay", rec, "--from", "2", "--system", "--format",
+              "csv", "--bytes").splitlines()
+    got = [tuple(ln.split(",")) for ln in csv[1:]]
+    want = [(r["name"], str(r["bytes"])) for r in live[1]["system"]]
+    check(got == want, "CSV of snapshot 2: %r / %r" % (got, want))
+    db = sqlite3.connect(rec)
+    try:
+        n, = db.execute("SELECT meminfo FROM snapshot WHERE id = 1"
+                        ).fetchone()
+        kb, = db.execute("SELECT value FROM meminfo WHERE snapshot = 1 "
+                         "AND key = 'MemTotal' AND unit = 'kB'"
+                         ).fetchone()
+        ver, = db.execute("PRAGMA user_version").fetchone()
+    finally:
+        db.close()
+    with open("/proc/meminfo") as f:
+        nlines = len(f.read().splitlines())
+    check(ver == 2 and n == nlines and kb * 1024 == mt,
+          "the file holds every row of /proc/meminfo: %d of %d, "
+          "MemTotal %d kB, schema %d" % (n, nlines, kb, ver))
+
+
 def elf(tmp):
     rec = os.path.join(tmp, "elf.exmrec")
     exm("--record", rec, "-n", "1")
@@ -197,6 +261,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         round_trip(tmp)
         diff(tmp)
+        system(tmp)
         elf(tmp)
     if FAILS:
         sys.exit(1)

@@ -27,7 +27,8 @@ t_report_keys() {
 	expect "300 postgres"
 	keys S
 	expect "Processes > System"
-	expect "no system view: the snapshot's MemTotal (8589934592 bytes)"
+	# the fixture's own /proc/meminfo (golden basic-system.text)
+	expect "user_space                496K pages mapped by scanned processes (exact)"
 	keys A
 	expect "Processes > Alerts"
 	expect "note: 0 alerts"

@@ -56,6 +56,25 @@ static inline int snapcmp(const struct exm_snapshot *a,
 		snprintf(why, len, "system facts or counts differ");
 		return 1;
 	}
+	if (a->sys.mem_total != b->sys.mem_total ||
+	    a->sys.mem_available != b->sys.mem_available ||
+	    a->sys.meminfo.n != b->sys.meminfo.n ||
+	    a->sys.meminfo.predates != b->sys.meminfo.predates) {
+		snprintf(why, len, "meminfo differs");
+		return 1;
+	}
+	for (uint32_t i = 0; i < a->sys.meminfo.n; i++) {
+		const struct exm_meminfo_row *x = &a->sys.meminfo.rows[i],
+					     *y = &b->sys.meminfo.rows[i];
+
+		if (strcmp(x->key, y->key) || x->value != y->value ||
+		    x->kb != y->kb) {
+			snprintf(why, len, "meminfo row %u: %s %llu/%s %llu",
+				 i, x->key, (unsigned long long)x->value,
+				 y->key, (unsigned long long)y->value);
+			return 1;
+		}
+	}
 	if (snapcmp_sizes(&a->total, &b->total, "total", why, len))
 		return 1;
 	for (size_t i = 0; i < a->nprocs; i++) {

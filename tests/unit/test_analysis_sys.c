@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/builder.h"
 #include "core/openmetrics.h"
 #include "core/source.h"
 #include "core/filestrip.h"
@@ -66,6 +67,15 @@ static const char meminfo[] =
 	"HugePages_Total:       0\n"
 	"Hugetlb:            2048 kB\n";
 
+/* text parsed as meminfo rows (valid until the next call) */
+static const struct exm_meminfo *mi(const char *text)
+{
+	static struct exm_meminfo m;
+
+	exm_meminfo_parse(&m, text, strlen(text));
+	return &m;
+}
+
 static int64_t row(const struct exm_sysview *v, const char *name)
 {
 	for (size_t i = 0; i < v->nrows; i++)
@@ -83,7 +93,7 @@ Test(sysview, rows_add_up_to_memtotal)
 	int64_t sum = 0;
 	double erss = 0;
 
-	cr_assert_eq(exm_sysview_from_meminfo(s, meminfo, &v, err,
+	cr_assert_eq(exm_sysview_from_meminfo(s, mi(meminfo), &v, err,
 					      sizeof(err)), 0, "%s", err);
 	cr_assert_eq(v.mem_total, KB(1000000));
 	cr_assert_eq(v.user_anon, 3 * PS);
@@ -124,12 +134,13 @@ Test(sysview, negative_unexplained_is_kept)
 {
 	struct exm_snapshot *s = small();
 	struct exm_sysview v;
-	char err[128], mi[256];
+	char err[128];
 	int64_t sum = 0;
 
-	snprintf(mi, sizeof(mi), "MemTotal: 100 kB\nMemFree: 200 kB\n"
-		 "AnonPages: 1 kB\n");
-	cr_assert_eq(exm_sysview_from_meminfo(s, mi, &v, err, sizeof(err)),
+	cr_assert_eq(exm_sysview_from_meminfo(s, mi("MemTotal: 100 kB\n"
+						    "MemFree: 200 kB\n"
+						    "AnonPages: 1 kB\n"),
+					      &v, err, sizeof(err)),
 		     0);
 	cr_assert_eq(row(&v, "anon_unscanned"), 0, "clamped, not negative");
 	cr_assert_eq(row(&v, "unexplained"), KB(100) - KB(200) - 5 * PS);
@@ -145,21 +156,52 @@ Test(sysview, needs_page_identity_and_memtotal)
 	struct exm_sysview v;
 	char err[128];
 
-	cr_assert_eq(exm_sysview_from_meminfo(s, "MemFree: 1 kB\n", &v, err,
-					      sizeof(err)), -EINVAL);
+	cr_assert_eq(exm_sysview_from_meminfo(s, mi("MemFree: 1 kB\n"), &v,
+					      err, sizeof(err)), -EINVAL);
 	cr_assert(strstr(err, "MemTotal"));
+	/* a counter no machine has: refused, not summed past int64 */
+	cr_assert_eq(exm_sysview_from_meminfo(s, mi("MemTotal: 1 kB\n"
+						    "Cached: 18014398509481983 "
+						    "kB\n"),
+					      &v, err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "Cached is out of range"), "%s", err);
 	s->sys.caps &= ~EXM_CAP_PFN;
-	cr_assert_eq(exm_sysview_from_meminfo(s, meminfo, &v, err,
+	cr_assert_eq(exm_sysview_from_meminfo(s, mi(meminfo), &v, err,
 					      sizeof(err)), -EOPNOTSUPP);
 	cr_assert(strstr(err, "page identity"));
 	exm_snapshot_free(s);
 }
 
-Test(sysview, reads_meminfo_under_a_root)
+/* What the view says without meminfo: a snapshot of a recording made
+ * before exmtop kept it, or one taken without it. */
+Test(sysview, no_meminfo_is_said)
 {
 	struct exm_snapshot *s = small();
-	char dir[] = "/tmp/exm-sysview-XXXXXX", path[64], err[128];
 	struct exm_sysview v;
+	char err[160];
+
+	cr_assert_eq(s->sys.meminfo.n, 0);
+	cr_assert_eq(exm_sysview_build(s, &v, err, sizeof(err)), -ENODATA);
+	cr_assert(strstr(err, "no /proc/meminfo"), "%s", err);
+	s->sys.meminfo.predates = true;
+	cr_assert_eq(exm_sysview_build(s, &v, err, sizeof(err)), -ENODATA);
+	cr_assert(strstr(err, "recorded before exmtop kept /proc/meminfo"),
+		  "%s", err);
+	cr_assert_null(strchr(err, '\n'));
+	s->sys.meminfo = *mi(meminfo);
+	cr_assert_eq(exm_sysview_build(s, &v, err, sizeof(err)), 0, "%s",
+		     err);
+	cr_assert_eq(v.mem_total, KB(1000000));
+	exm_snapshot_free(s);
+}
+
+/* The machine's facts take every row of meminfo under the /proc root, and
+ * RAM from them. */
+Test(sysview, facts_read_meminfo_under_a_root)
+{
+	char dir[] = "/tmp/exm-sysview-XXXXXX", path[64];
+	struct exm_sysinfo sys;
+	uint64_t x;
 	FILE *f;
 
 	cr_assert_not_null(mkdtemp(dir));
@@ -167,30 +209,63 @@ Test(sysview, reads_meminfo_under_a_root)
 	f = fopen(path, "w");
 	fputs(meminfo, f);
 	fclose(f);
-	cr_assert_eq(exm_sysview_build(s, dir, &v, err, sizeof(err)), 0);
-	cr_assert_eq(v.mem_total, KB(1000000));
+	exm_sysfacts_local(&sys, dir);
+	cr_assert_eq(sys.meminfo.n, 17);
+	cr_assert_eq(sys.mem_total, KB(1000000));
+	cr_assert_eq(sys.mem_available, 0, "this meminfo has none");
+	cr_assert(exm_meminfo_get(&sys.meminfo, "SecPageTables", &x));
+	cr_assert_eq(x, KB(100));
+	cr_assert_str_eq(sys.meminfo.rows[15].key, "HugePages_Total");
+	cr_assert(!sys.meminfo.rows[15].kb);
 	unlink(path);
-	cr_assert_lt(exm_sysview_build(s, dir, &v, err, sizeof(err)), 0);
-	cr_assert(strstr(err, "meminfo"), "%s", err);
+	/* none under the root: the machine's own */
+	exm_sysfacts_local(&sys, dir);
 	rmdir(dir);
-	exm_snapshot_free(s);
+	cr_assert_gt(sys.meminfo.n, 20);
+	cr_assert(exm_meminfo_get(&sys.meminfo, "MemTotal", &x));
+	cr_assert_eq(x, sys.mem_total);
 }
 
 Test(sysview, meminfo_parsing)
 {
+	struct exm_meminfo m;
 	uint64_t x;
 
-	cr_assert(exm_meminfo_get(meminfo, "Cached", &x));
+	cr_assert(exm_meminfo_get(mi(meminfo), "Cached", &x));
 	cr_assert_eq(x, KB(200000));
-	cr_assert(exm_meminfo_get(meminfo, "HugePages_Total", &x));
+	cr_assert(exm_meminfo_get(mi(meminfo), "HugePages_Total", &x));
 	cr_assert_eq(x, 0);
-	cr_assert(!exm_meminfo_get(meminfo, "Cache", &x));
-	cr_assert(!exm_meminfo_get(meminfo, "Zswap", &x));
-	cr_assert(!exm_meminfo_get("X: -5 kB\n", "X", &x));
-	cr_assert(!exm_meminfo_get("X: 5 MB\n", "X", &x));
-	cr_assert(!exm_meminfo_get("X:\nY: 5 kB\n", "X", &x));
-	cr_assert(exm_meminfo_get("Y: 1 kB\nX: 7", "X", &x));
+	cr_assert(!exm_meminfo_get(mi(meminfo), "Cache", &x));
+	cr_assert(!exm_meminfo_get(mi(meminfo), "Zswap", &x));
+	cr_assert(!exm_meminfo_get(mi("X: -5 kB\n"), "X", &x));
+	cr_assert(!exm_meminfo_get(mi("X: 5 MB\n"), "X", &x));
+	cr_assert(!exm_meminfo_get(mi("X:\nY: 5 kB\n"), "X", &x));
+	cr_assert(!exm_meminfo_get(mi("X: 99999999999999999999\n"), "X",
+				   &x));
+	cr_assert(exm_meminfo_get(mi("Y: 1 kB\nX: 7"), "X", &x));
 	cr_assert_eq(x, 7);
+	/* the first of a repeated key; keys as the kernel writes them */
+	cr_assert(exm_meminfo_get(mi("X: 1\nX: 2\n"), "X", &x));
+	cr_assert_eq(x, 1);
+	cr_assert_eq(mi("Active(anon): 4 kB\nbad key: 1 kB\n")->n, 1);
+	memset(&m, 0, sizeof(m));
+	cr_assert_eq(exm_meminfo_add(&m, "A", 1, 1, true), 0);
+	cr_assert_eq(exm_meminfo_add(&m, "A", 1, 2, true), -EEXIST);
+	cr_assert_eq(exm_meminfo_add(&m, "", 0, 2, true), -EINVAL);
+	cr_assert_eq(exm_meminfo_add(&m, "a\nb", 3, 2, true), -EINVAL);
+	cr_assert_eq(exm_meminfo_add(&m, "B", 1, UINT64_MAX / 1024 + 1,
+				     true), -EINVAL);
+	cr_assert_eq(exm_meminfo_add(&m, "B", 1, UINT64_C(1) << 63, false),
+		     -EINVAL);
+	cr_assert_eq(exm_meminfo_add(&m, "ABCDEFGHIJABCDEFGHIJABCDEFGHIJAB",
+				     32, 1, false), -EINVAL);
+	for (int i = 1; i < EXM_MEMINFO_ROWS; i++) {
+		char k[16];
+
+		snprintf(k, sizeof(k), "K%d", i);
+		cr_assert_eq(exm_meminfo_add(&m, k, strlen(k), 1, false), 0);
+	}
+	cr_assert_eq(exm_meminfo_add(&m, "Z", 1, 1, false), -E2BIG);
 }
 
 /* ---- OpenMetrics ---- */
@@ -276,7 +351,7 @@ Test(openmetrics, families_samples_and_eof)
 	s->procs[1].comm = strdup("evil\"}\n x{a=\"1\xff\\");
 	s->procs[1].kpss.has = EXM_KPSS_PSS;
 	s->procs[1].kpss.pss = 12345;
-	cr_assert_eq(exm_sysview_from_meminfo(s, meminfo, &v, err,
+	cr_assert_eq(exm_sysview_from_meminfo(s, mi(meminfo), &v, err,
 					      sizeof(err)), 0);
 	o.sys = &v;
 	out = write_all(s, &o);

@@ -336,6 +336,24 @@ Test(record, corrupt_rows_are_rejected)
 		"UPDATE snapshot SET page_size = 1000",
 		"UPDATE file SET build_id = 'xyz'",
 		"DROP TABLE run",
+		/* the /proc/meminfo rows (schema 2) */
+		"UPDATE meminfo SET unit = 'MB' WHERE idx = 2",
+		"UPDATE meminfo SET value = -1 WHERE idx = 2",
+		"UPDATE meminfo SET value = 'many' WHERE idx = 2",
+		"UPDATE meminfo SET value = 2.5 WHERE idx = 2",
+		"UPDATE meminfo SET value = 1 << 62 WHERE idx = 2",
+		"UPDATE meminfo SET key = 'Mem\nFree' WHERE idx = 1",
+		"UPDATE meminfo SET key = x'4d656d' WHERE idx = 1",
+		"UPDATE meminfo SET key = NULL WHERE idx = 1",
+		"UPDATE meminfo SET key = 'MemTotal' WHERE idx = 1",
+		"UPDATE meminfo SET idx = 50 WHERE idx = 1",
+		"DELETE FROM meminfo WHERE key = 'MemTotal'",
+		"UPDATE meminfo SET value = value - 1 WHERE key = 'MemTotal'",
+		"UPDATE meminfo SET value = 7 WHERE key = 'MemAvailable'",
+		"UPDATE snapshot SET meminfo = meminfo + 1",
+		"UPDATE snapshot SET meminfo = 1000",
+		"UPDATE snapshot SET meminfo = 'all'",
+		"DROP TABLE meminfo",
 	};
 
 	for (size_t i = 0; i < sizeof(damage) / sizeof(damage[0]); i++) {
@@ -350,6 +368,10 @@ Test(record, corrupt_rows_are_rejected)
 			     "%s", damage[i]);
 		cr_assert(strstr(err, "corrupt") || strstr(err, "not an exmtop"),
 			  "%s: %s", damage[i], err);
+		if (strstr(damage[i], "meminfo") &&
+		    !strstr(damage[i], "DROP"))
+			cr_assert(strstr(err, "meminfo"), "%s: %s", damage[i],
+				  err);
 		rm_recording(path);
 	}
 }
@@ -405,5 +427,173 @@ Test(record, truncated_files_never_crash)
 	}
 	free(buf);
 	unlink(cut);
+	rm_recording(path);
+}
+
+/* tests/golden/basic-v1.sql (fixture:basic, -n 2, as the exmtop of schema
+ * 1 wrote it) loaded into a new file at path. */
+static void make_v1(const char *path)
+{
+	char *text;
+	long len;
+	FILE *f = fopen(EXM_SRCDIR "/tests/golden/basic-v1.sql", "r");
+
+	cr_assert_not_null(f);
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	text = calloc(1, (size_t)len + 1);
+	cr_assert_eq(fread(text, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	sql(path, text);
+	free(text);
+}
+
+static int64_t sql_int(const char *path, const char *q)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	int64_t v;
+
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	cr_assert_eq(sqlite3_prepare_v2(db, q, -1, &st, NULL), SQLITE_OK,
+		     "%s: %s", q, sqlite3_errmsg(db));
+	cr_assert_eq(sqlite3_step(st), SQLITE_ROW, "%s", q);
+	v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return v;
+}
+
+/* Snapshot idx of the recording at path, accounted. */
+static struct exm_snapshot *load_at(const char *path, size_t idx)
+{
+	struct exm_recording *rec;
+	struct exm_snapshot *s = exm_snapshot_new();
+	struct exm_builder b;
+	char err[512];
+
+	cr_assert_eq(exm_recording_open(path, &rec, err, sizeof(err)), 0, "%s",
+		     err);
+	exm_builder_init(&b, s);
+	cr_assert_eq(exm_recording_load(rec, idx, &exm_builder_sink, &b), 0,
+		     "%s", exm_recording_errmsg(rec));
+	cr_assert_eq(exm_snapshot_account(s), 0);
+	exm_recording_close(rec);
+	return s;
+}
+
+/* The meminfo rows of a live snapshot, recorded, read back the same. */
+Test(record, meminfo_round_trip)
+{
+	struct exm_snapshot *a = take("fixture:basic"), *b;
+	struct exm_recorder *r;
+	char path[256], err[512];
+
+	cr_assert_eq(a->sys.meminfo.n, 21);
+	tmp_path(path, sizeof(path), "mi.exmrec");
+	cr_assert_eq(exm_record_open(path, &r, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(exm_record_snapshot(r, a), 0, "%s", exm_record_errmsg(r));
+	exm_record_close(r);
+	cr_assert_eq(sql_int(path, "PRAGMA user_version"), 2);
+	cr_assert_eq(sql_int(path, "SELECT meminfo FROM snapshot"), 21);
+	cr_assert_eq(sql_int(path, "SELECT value FROM meminfo WHERE "
+				   "key = 'MemTotal' AND unit = 'kB'"),
+		     8388608);
+	cr_assert_eq(sql_int(path, "SELECT count(*) FROM meminfo WHERE "
+				   "key = 'HugePages_Total' AND unit IS NULL"),
+		     1);
+	b = load_at(path, 0);
+	assert_same(a, b); /* every row, in order */
+	cr_assert(!b->sys.meminfo.predates);
+	exm_snapshot_free(a);
+	exm_snapshot_free(b);
+	rm_recording(path);
+}
+
+/* A file of schema 1 replays as it is, with no meminfo (said, not
+ * invented); appending to it upgrades it in place, and its old snapshots
+ * still say they predate meminfo while the new one has it. */
+Test(record, schema1_replays_and_upgrades)
+{
+	struct exm_snapshot *fx = take("fixture:basic"), *s;
+	struct exm_recorder *r;
+	char path[256], err[512];
+
+	tmp_path(path, sizeof(path), "v1.exmrec");
+	make_v1(path);
+	cr_assert_eq(sql_int(path, "PRAGMA user_version"), 1);
+	for (size_t i = 0; i < 2; i++) {
+		s = load_at(path, i);
+		cr_assert(s->sys.meminfo.predates);
+		cr_assert_eq(s->sys.meminfo.n, 0);
+		cr_assert_eq(s->sys.mem_total, fx->sys.mem_total);
+		/* every figure as the fixture's (meminfo aside) */
+		s->sys.meminfo = fx->sys.meminfo;
+		assert_same(fx, s);
+		exm_snapshot_free(s);
+	}
+	cr_assert_eq(sql_int(path, "PRAGMA user_version"), 1,
+		     "reading changes nothing");
+
+	cr_assert_eq(exm_record_open(path, &r, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(exm_record_snapshot(r, fx), 0, "%s",
+		     exm_record_errmsg(r));
+	exm_record_close(r);
+	cr_assert_eq(sql_int(path, "PRAGMA user_version"), 2);
+	cr_assert_eq(sql_int(path, "SELECT count(*) FROM snapshot WHERE "
+				   "meminfo IS NULL"),
+		     2);
+	s = load_at(path, 1);
+	cr_assert(s->sys.meminfo.predates);
+	exm_snapshot_free(s);
+	s = load_at(path, 2);
+	assert_same(fx, s);
+	cr_assert(!s->sys.meminfo.predates);
+	exm_snapshot_free(s);
+
+	/* a second recorder finds it upgraded: nothing to do */
+	cr_assert_eq(exm_record_open(path, &r, err, sizeof(err)), 0, "%s", err);
+	exm_record_close(r);
+	cr_assert_eq(sql_int(path, "PRAGMA user_version"), 2);
+	cr_assert_eq(sql_int(path, "SELECT count(*) FROM snapshot"), 3);
+	exm_snapshot_free(fx);
+	rm_recording(path);
+}
+
+/* A replayed snapshot that predates meminfo, recorded again, still does;
+ * a snapshot without meminfo is recorded as having none. */
+Test(record, predates_is_kept_when_recorded_again)
+{
+	struct exm_snapshot *s;
+	struct exm_recorder *r;
+	char v1[256], path[256], err[512];
+
+	tmp_path(v1, sizeof(v1), "v1.exmrec");
+	make_v1(v1);
+	s = load_at(v1, 0);
+	tmp_path(path, sizeof(path), "again.exmrec");
+	cr_assert_eq(exm_record_open(path, &r, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(exm_record_snapshot(r, s), 0, "%s",
+		     exm_record_errmsg(r));
+	s->sys.meminfo.predates = false;
+	cr_assert_eq(exm_record_snapshot(r, s), 0, "%s",
+		     exm_record_errmsg(r));
+	exm_record_close(r);
+	exm_snapshot_free(s);
+	cr_assert_eq(sql_int(path, "SELECT meminfo IS NULL FROM snapshot "
+				   "WHERE id = 1"),
+		     1);
+	cr_assert_eq(sql_int(path, "SELECT meminfo FROM snapshot WHERE "
+				   "id = 2"),
+		     0);
+	s = load_at(path, 0);
+	cr_assert(s->sys.meminfo.predates);
+	exm_snapshot_free(s);
+	s = load_at(path, 1);
+	cr_assert(!s->sys.meminfo.predates);
+	cr_assert_eq(s->sys.meminfo.n, 0);
+	exm_snapshot_free(s);
+	rm_recording(v1);
 	rm_recording(path);
 }

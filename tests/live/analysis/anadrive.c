@@ -143,7 +143,7 @@ static int do_system(const struct exm_snapshot *s)
 	struct exm_sysview v;
 	char err[256];
 	double erss = 0;
-	int r = exm_sysview_build(s, "/proc", &v, err, sizeof(err));
+	int r = exm_sysview_build(s, &v, err, sizeof(err));
 
 	if (r) {
 		fprintf(stderr, "anadrive: %s\n", err);
@@ -165,7 +165,7 @@ static int do_openmetrics(const struct exm_snapshot *s, size_t top)
 	struct exm_om_opts o = { .top = top, .groups = true, .files = true };
 	char err[256];
 
-	if (!exm_sysview_build(s, "/proc", &v, err, sizeof(err)))
+	if (!exm_sysview_build(s, &v, err, sizeof(err)))
 		o.sys = &v;
 	return exm_om_write(stdout, s, &o);
 }

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* meminfo.c - the rows of /proc/meminfo; see meminfo.h. */
+#include "core/meminfo.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/procfs.h"
+
+bool exm_meminfo_key_ok(const char *key, size_t len)
+{
+	if (!len || len >= EXM_MEMINFO_KEYLEN)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		char c = key[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '_' || c == '(' ||
+		      c == ')'))
+			return false;
+	}
+	return true;
+}
+
+static const struct exm_meminfo_row *find(const struct exm_meminfo *mi,
+					  const char *key, size_t len)
+{
+	for (uint32_t i = 0; i < mi->n; i++)
+		if (!strncmp(mi->rows[i].key, key, len) &&
+		    !mi->rows[i].key[len])
+			return &mi->rows[i];
+	return NULL;
+}
+
+int exm_meminfo_add(struct exm_meminfo *mi, const char *key, size_t keylen,
+		    uint64_t value, bool kb)
+{
+	struct exm_meminfo_row *r;
+
+	if (!exm_meminfo_key_ok(key, keylen) || value > INT64_MAX ||
+	    (kb && value > UINT64_MAX / 1024))
+		return -EINVAL;
+	if (find(mi, key, keylen))
+		return -EEXIST;
+	if (mi->n >= EXM_MEMINFO_ROWS)
+		return -E2BIG;
+	r = &mi->rows[mi->n++];
+	memcpy(r->key, key, keylen);
+	r->key[keylen] = '\0';
+	r->value = value;
+	r->kb = kb;
+	return 0;
+}
+
+/* One line "Key: N" or "Key: N kB" (spaces around N free): 0 or -EINVAL. */
+static int parse_line(struct exm_meminfo *mi, const char *l, size_t len)
+{
+	const char *p = l, *end = l + len, *colon;
+	uint64_t v = 0;
+	bool kb = false;
+
+	while (p < end && *p != ':')
+		p++;
+	if (p >= end)
+		return -EINVAL;
+	colon = p++;
+	while (p < end && *p == ' ')
+		p++;
+	if (p >= end || *p < '0' || *p > '9')
+		return -EINVAL;
+	for (; p < end && *p >= '0' && *p <= '9'; p++) {
+		unsigned d = (unsigned)(*p - '0');
+
+		if (v > (UINT64_MAX - d) / 10)
+			return -EINVAL;
+		v = v * 10 + d;
+	}
+	while (p < end && *p == ' ')
+		p++;
+	if (end - p >= 2 && p[0] == 'k' && p[1] == 'B') {
+		kb = true;
+		p += 2;
+	}
+	while (p < end && *p == ' ')
+		p++;
+	if (p != end)
+		return -EINVAL;
+	return exm_meminfo_add(mi, l, (size_t)(colon - l), v, kb);
+}
+
+uint32_t exm_meminfo_parse(struct exm_meminfo *mi, const char *text,
+			   size_t len)
+{
+	const char *p = text, *end = text + len;
+
+	memset(mi, 0, sizeof(*mi));
+	while (p < end && mi->n < EXM_MEMINFO_ROWS) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+
+		parse_line(mi, p, (size_t)(le - p));
+		p = nl ? nl + 1 : end;
+	}
+	return mi->n;
+}
+
+int exm_meminfo_read(struct exm_meminfo *mi, const char *path)
+{
+	char *buf;
+	size_t len;
+	int ret = exm_read_file(AT_FDCWD, path, &buf, &len);
+
+	memset(mi, 0, sizeof(*mi));
+	if (ret)
+		return ret;
+	ret = exm_meminfo_parse(mi, buf, len) ? 0 : -ENODATA;
+	free(buf);
+	return ret;
+}
+
+bool exm_meminfo_get(const struct exm_meminfo *mi, const char *key,
+		     uint64_t *out)
+{
+	const struct exm_meminfo_row *r = find(mi, key, strlen(key));
+
+	if (!r)
+		return false;
+	*out = r->kb ? r->value * 1024 : r->value;
+	return true;
+}
