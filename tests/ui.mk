@@ -12,6 +12,7 @@ tests_unit_test_ui_SOURCES = \
 	tui/views.c tui/views.h \
 	tui/view_elf.c tui/view_elf.h \
 	tui/view_strip.c tui/view_strip.h \
+	tui/view_report.c tui/view_report.h tui/report.c tui/report.h \
 	tui/policy.c tui/policy.h \
 	tui/text.c tui/text.h \
 	tui/rc.c tui/rc.h \

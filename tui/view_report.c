@@ -172,11 +172,19 @@ static unsigned report_key(struct tui_view *v, int k)
 			      rp->nlines > PINNED ? rp->nlines - PINNED : 0, k);
 }
 
+static unsigned report_needs_all(const struct tui_view *v)
+{
+	const struct tui_report_ops *op = ops_of(v);
+
+	return op ? op->needs : 0;
+}
+
 const struct tui_view_ops tui_view_report = {
 	.name = "report", .table = EXM_T_PROCS,
 	.build = report_build, .crumb = report_crumb,
 	.draw = report_draw, .key = report_key, .fini = report_fini,
 	.no_row = true, .wants_prev = report_wants_prev,
+	.needs_all = report_needs_all,
 };
 
 struct tui_view *tui_report_push(struct tui_stack *s, const char *name)
