@@ -20,12 +20,21 @@ const struct tui_key tui_keys[] = {
 	{ .keys = { '\n', '\r', TUI_KEY_ENTER, TUI_KEY_RIGHT, 'l' },
 	  .names = "Enter Right l", .act = TUI_A_ENTER,
 	  .help = "drill down: process > files > mappings > page strip\n"
-		  "(Enter on an ELF section: its symbols)",
+		  "(Enter on an ELF section: its symbols)\n"
+		  "(in a report wider than the screen: scroll right)",
 	  .bar = "In", .bar_key = "Enter", .bar_pos = 8 },
 	{ .keys = { TUI_KEY_BACKSPACE, TUI_KEY_LEFT, TUI_KEY_ESC, 127, 8 },
 	  .names = "Backspace Esc Left", .act = TUI_A_BACK,
-	  .help = "back up the breadcrumb", .bar = "Out", .bar_key = "Bksp",
+	  .help = "back up the breadcrumb\n"
+		  "(in a report scrolled right: scroll left first)",
+	  .bar = "Out", .bar_key = "Bksp",
 	  .bar_pos = 9 },
+	{ .keys = { TUI_KEY_SLEFT, 'H' }, .names = "Shift-Left H",
+	  .act = TUI_A_SCROLL_LEFT,
+	  .help = "scroll a report wider than the screen left" },
+	{ .keys = { TUI_KEY_SRIGHT, 'L' }, .names = "Shift-Right L",
+	  .act = TUI_A_SCROLL_RIGHT,
+	  .help = "scroll a report wider than the screen right" },
 	{ .keys = { '\t' }, .names = "Tab", .act = TUI_A_PANE,
 	  .help = "switch Processes / Files pane", .bar = "Files",
 	  .bar_alt = "Procs", .bar_key = "Tab", .bar_pos = 7 },
