@@ -23,23 +23,20 @@
 #   -f: exmtop's process columns (without pss, no smaps_rollup is read).
 set -eu
 
-SECS=60 INTERVAL=2 NPROCS=100 RESERVE=64 ANON=32 SHM=128 WORKLOAD=1
-EXM_ARGS=()
-while getopts "t:i:n:g:a:s:f:Wh" opt; do
-	case $opt in
-	f) EXM_ARGS=(--fields "$OPTARG") ;;
-	t) SECS=$OPTARG ;;
-	i) INTERVAL=$OPTARG ;;
-	n) NPROCS=$OPTARG ;;
-	g) RESERVE=$OPTARG ;;
-	a) ANON=$OPTARG ;;
-	s) SHM=$OPTARG ;;
-	W) WORKLOAD=0 ;;
-	*) sed -n '3,24s/^# \{0,1\}//p' "$0"; exit 2 ;;
-	esac
-done
-
 SRCDIR=$(cd "$(dirname "$0")" && pwd)
+. "$SRCDIR/workload.sh"
+SECS=60 INTERVAL=2 WORKLOAD=1
+EXM_ARGS=()
+bench_opt() {
+	case $1 in
+	f) EXM_ARGS=(--fields "$2") ;;
+	t) SECS=$2 ;;
+	i) INTERVAL=$2 ;;
+	W) WORKLOAD=0 ;;
+	esac
+}
+workload_opts "t:i:f:W" 3,24 "$@"
+
 EXMTOP=${EXMTOP:-./exmtop}
 [ -x "$EXMTOP" ] || { echo "cpu_live.sh: no exmtop at $EXMTOP (set EXMTOP=)" >&2; exit 2; }
 EXMTOP=$(cd "$(dirname "$EXMTOP")" && pwd)/$(basename "$EXMTOP")
@@ -50,7 +47,6 @@ done
 
 TMP=$(mktemp -d /tmp/exm-cpu.XXXXXX)
 SOCK=exm-cpu-$$
-. "$SRCDIR/workload.sh"
 cleanup() {
 	tmux -L "$SOCK" kill-server 2>/dev/null || true
 	workload_stop

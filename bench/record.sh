@@ -16,19 +16,12 @@
 #                              [-a SHARED_ANON_MIB] [-s SHM_MIB]
 set -eu
 
-NPROCS=100 RUNS=5 RESERVE=64 ANON=32 SHM=128
-while getopts "n:r:g:a:s:h" opt; do
-	case $opt in
-	n) NPROCS=$OPTARG ;;
-	r) RUNS=$OPTARG ;;
-	g) RESERVE=$OPTARG ;;
-	a) ANON=$OPTARG ;;
-	s) SHM=$OPTARG ;;
-	*) sed -n '3,17s/^# \{0,1\}//p' "$0"; exit 2 ;;
-	esac
-done
-
 SRCDIR=$(cd "$(dirname "$0")" && pwd)
+. "$SRCDIR/workload.sh"
+RUNS=5
+bench_opt() { RUNS=$2; } # -r
+workload_opts "r:" 3,17 "$@"
+
 EXMTOP=${EXMTOP:-./exmtop}
 EXMRECORD=${EXMRECORD:-./bench/exmrecord}
 for x in "$EXMTOP" "$EXMRECORD"; do
@@ -37,7 +30,6 @@ done
 command -v python3 >/dev/null || { echo "record.sh: python3 not found" >&2; exit 2; }
 [ "$(id -u)" = 0 ] || echo "record.sh: not root: the smaps source is recorded" >&2
 
-. "$SRCDIR/workload.sh"
 workload_bench
 
 # file_size: the recording and its WAL

@@ -27,20 +27,17 @@
 # reservations, e.g. sanitizer builds' 16 TiB shadow).
 set -eu
 
-NPROCS=100 RUNS=5 RESERVE=64 ANON=32 SHM=128 READ=1
-while getopts "n:r:g:a:s:Rh" opt; do
-	case $opt in
-	n) NPROCS=$OPTARG ;;
-	r) RUNS=$OPTARG ;;
-	g) RESERVE=$OPTARG ;;
-	a) ANON=$OPTARG ;;
-	s) SHM=$OPTARG ;;
-	R) READ= ;;
-	*) sed -n '3,28s/^# \{0,1\}//p' "$0"; exit 2 ;;
-	esac
-done
-
 SRCDIR=$(cd "$(dirname "$0")" && pwd)
+. "$SRCDIR/workload.sh"
+RUNS=5 READ=1
+bench_opt() {
+	case $1 in
+	r) RUNS=$2 ;;
+	R) READ= ;;
+	esac
+}
+workload_opts "r:R" 3,28 "$@"
+
 EXMTOP=${EXMTOP:-./exmtop}
 [ -x "$EXMTOP" ] || { echo "snapshot.sh: no exmtop at $EXMTOP (set EXMTOP=)" >&2; exit 2; }
 EXMTOP=$(cd "$(dirname "$EXMTOP")" && pwd)/$(basename "$EXMTOP")
@@ -49,7 +46,6 @@ for t in smem smemstat python3 /usr/bin/time; do
 done
 [ "$(id -u)" = 0 ] || echo "snapshot.sh: not root: exmtop will use smaps, not pagemap" >&2
 
-. "$SRCDIR/workload.sh"
 workload_bench
 PIDS=$(sed -n 's/^pids //p' "$TMP/wl.out" | tr ' ' ',')
 

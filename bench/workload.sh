@@ -8,6 +8,28 @@
 
 WL_PID=
 
+# workload_opts SPEC HELP "$@": the options of a benchmark. The workload's
+# own, -n NPROCS -g RESERVE_GIB -a SHARED_ANON_MIB -s SHM_MIB (defaults 100,
+# 64, 32, 128), are set here; the others of getopts SPEC (e.g. "r:R") go to
+# the script's function bench_opt LETTER [OPTARG]. -h or a bad option
+# prints the script's comment lines HELP (a sed range, e.g. 3,17) and exits
+# 2.
+workload_opts() {
+	local spec=$1 help=$2 opt OPTIND=1
+	shift 2
+	NPROCS=100 RESERVE=64 ANON=32 SHM=128
+	while getopts "n:g:a:s:${spec}h" opt; do
+		case $opt in
+		n) NPROCS=$OPTARG ;;
+		g) RESERVE=$OPTARG ;;
+		a) ANON=$OPTARG ;;
+		s) SHM=$OPTARG ;;
+		h | \?) sed -n "${help}s/^# \{0,1\}//p" "$0"; exit 2 ;;
+		*) bench_opt "$opt" "${OPTARG:-}" ;;
+		esac
+	done
+}
+
 # Start it and wait until it says ready; exits the script if it cannot.
 workload_start() {
 	${CC:-cc} -O2 -Wall -Wextra -o "$TMP/workload" "$SRCDIR/workload.c"

@@ -392,9 +392,13 @@ static int find_pss(const struct exm_snapshot *snap,
 		double tol, diff;
 		int64_t erss;
 
-		if (!(p->kpss.has & EXM_KPSS_PSS) ||
-		    !(p->sz.has & EXM_HAS_ERSS) || p->state != EXM_PROC_OK)
+		if (!(p->sz.has & EXM_HAS_ERSS) || p->state != EXM_PROC_OK)
 			continue;
+		if (!(p->kpss.has & EXM_KPSS_PSS)) {
+			out->pss_unread++;
+			continue;
+		}
+		out->pss_compared++;
 		erss = (int64_t)llround(p->sz.erss);
 		diff = (double)erss - (double)p->kpss.pss;
 		tol = o->pss_frac * (double)p->kpss.pss;

@@ -113,6 +113,11 @@ struct exm_alerts {
 	 * has its reason in why_not[kind] (static text). */
 	unsigned checked;
 	const char *why_not[EXM_ALERT__COUNT];
+	/* pss-mismatch: processes compared, and readable processes left
+	 * out because their kernel Pss was not read (a scan that read it
+	 * only for some processes, as the live screen does for the rows on
+	 * screen unless a view needs it of every process). */
+	size_t pss_compared, pss_unread;
 };
 
 /*

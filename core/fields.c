@@ -47,6 +47,12 @@ const struct exm_field exm_fields[EXM_F__COUNT] = {
 			   .tables = T_FILELIKE | T(GROUPS) | T(FPROCS),
 			   .desc = true,
 			   .help = "number of processes mapping it" },
+	[EXM_F_UNMEASURED] = { .key = "unmeasured", .title = "UNMEAS",
+			       .width = 6, .type = EXM_FT_INT,
+			       .tables = T(GROUPS), .desc = true,
+			       .help = "processes of the group left out of "
+				       "a sum (not readable): 0 when every "
+				       "sum is complete" },
 	[EXM_F_NMAPS] = { .key = "nmaps", .title = "NMAP", .width = 5,
 			  .type = EXM_FT_INT,
 			  .tables = T(PROCS) | T(PFILES) | T(FPROCS),
@@ -287,6 +293,9 @@ static void field_value(enum exm_field_id f, enum exm_table t,
 	case EXM_F_NPROCS:
 		v_int(v, r->nprocs);
 		break;
+	case EXM_F_UNMEASURED:
+		v_int(v, r->unmeasured);
+		break;
 	case EXM_F_NMAPS:
 		v_int(v, r->nmaps);
 		break;
@@ -461,10 +470,10 @@ static const int def_sections[] = { EXM_F_ADDR, EXM_F_SIZE, EXM_F_VM,
 static const int def_symbols[] = { EXM_F_ADDR, EXM_F_SIZE, EXM_F_RSS,
 				   EXM_F_ERSS, EXM_F_SOLE, EXM_F_WRITABLE,
 				   EXM_F_SYMBOL, END };
-static const int def_groups[] = { EXM_F_NPROCS, EXM_F_VM, EXM_F_RSS,
-				  EXM_F_ERSS, EXM_F_SWAP, EXM_F_SOLE,
-				  EXM_F_WRITABLE, EXM_F_PSS, EXM_F_GROUP,
-				  END };
+static const int def_groups[] = { EXM_F_NPROCS, EXM_F_UNMEASURED,
+				  EXM_F_VM, EXM_F_RSS, EXM_F_ERSS,
+				  EXM_F_SWAP, EXM_F_SOLE, EXM_F_WRITABLE,
+				  EXM_F_PSS, EXM_F_GROUP, END };
 
 const int *exm_table_default_fields(enum exm_table t)
 {

@@ -52,17 +52,48 @@ const char *exm_group_key(const struct exm_proc *p, enum exm_group_by by)
 	return s ? s : "";
 }
 
-static void kpss_add(struct exm_kpss *dst, const struct exm_kpss *src,
-		     bool first)
+/*
+ * A group sums what was measured: each figure over the members that have
+ * it, valid when one member has it (the union), so one unreadable process
+ * does not hide the rest. row.unmeasured says how many members a sum
+ * leaves out (see group.h).
+ */
+#define ADD(bit, m)                      \
+	do {                             \
+		if (src->has & (bit))    \
+			dst->m += src->m; \
+	} while (0)
+
+static void sizes_add(struct exm_sizes *dst, const struct exm_sizes *src)
 {
-	dst->pss += src->pss;
-	dst->pss_anon += src->pss_anon;
-	dst->pss_file += src->pss_file;
-	dst->pss_shmem += src->pss_shmem;
-	dst->pss_dirty += src->pss_dirty;
-	dst->swap_pss += src->swap_pss;
-	dst->rss += src->rss;
-	dst->has = first ? src->has : (dst->has & src->has);
+	ADD(EXM_HAS_VM, vm);
+	ADD(EXM_HAS_RSS, rss);
+	ADD(EXM_HAS_SWAP, swap);
+	ADD(EXM_HAS_SOLE, sole);
+	ADD(EXM_HAS_WRITABLE, writable);
+	ADD(EXM_HAS_ERSS, erss);
+	ADD(EXM_HAS_ESWAP, eswap);
+	dst->has |= src->has;
+}
+
+static void kpss_add(struct exm_kpss *dst, const struct exm_kpss *src)
+{
+	ADD(EXM_KPSS_PSS, pss);
+	ADD(EXM_KPSS_PSS_ANON, pss_anon);
+	ADD(EXM_KPSS_PSS_FILE, pss_file);
+	ADD(EXM_KPSS_PSS_SHMEM, pss_shmem);
+	ADD(EXM_KPSS_PSS_DIRTY, pss_dirty);
+	ADD(EXM_KPSS_SWAP_PSS, swap_pss);
+	ADD(EXM_KPSS_RSS, rss);
+	dst->has |= src->has;
+}
+#undef ADD
+
+/* Whether p lacks a figure its group's row r shows. */
+static bool left_out(const struct exm_row *r, const struct exm_proc *p)
+{
+	return (p->sz.has & r->sz.has) != r->sz.has ||
+	       (p->kpss.has & r->kpss.has) != r->kpss.has;
 }
 
 struct keyed {
@@ -127,8 +158,14 @@ struct exm_row *exm_table_groups(const struct exm_snapshot *snap,
 			r = &rows[ng - 1];
 		}
 		r->nprocs++;
-		exm_sizes_add(&r->sz, &k[i].p->sz);
-		kpss_add(&r->kpss, &k[i].p->kpss, first);
+		sizes_add(&r->sz, &k[i].p->sz);
+		kpss_add(&r->kpss, &k[i].p->kpss);
+	}
+	/* once every sum is known: who is missing from one */
+	for (size_t i = 0, g = 0; i < nk; i++) {
+		if (i && strcmp(k[i].key, k[i - 1].key))
+			g++;
+		rows[g].unmeasured += left_out(&rows[g], k[i].p);
 	}
 	free(k);
 	*n = ng;

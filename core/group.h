@@ -7,6 +7,14 @@
  * process of the snapshot), row.nprocs the number of processes and row.proc
  * the first process of the group (so pid/user columns have a value).
  *
+ * A figure is summed over the members that have it measured, and the group
+ * has it when one member does: a process that could not be read (denied,
+ * gone mid-scan, its kernel figures not asked for) does not hide what was
+ * measured of the others. row.unmeasured counts the members left out of at
+ * least one of the group's sums, so a sum is never presented as complete
+ * when it is not (0: every sum covers every member). A figure no member
+ * has stays not measured ("-", JSON null).
+ *
  * Effective sizes add up exactly: a page shared only inside a group counts
  * once for the group, so grouping per program answers "what does firefox
  * cost in all" the way ps_mem does, but page-exact.

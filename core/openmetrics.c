@@ -120,13 +120,20 @@ static void put_num(FILE *out, double v)
 
 /* ---- processes, groups and files: the top N rows of each ---- */
 
-enum val { V_NPROCS, V_ERSS, V_RSS, V_ESWAP, V_SOLE, V_PSS, V__COUNT };
+enum val {
+	V_NPROCS, V_UNMEASURED, V_ERSS, V_RSS, V_ESWAP, V_SOLE, V_PSS,
+	V__COUNT
+};
 
 static const struct {
 	const char *key, *unit, *help;
 	unsigned has; /* EXM_HAS_* needed (EXM_KPSS_PSS for pss) */
 } vals[V__COUNT] = {
 	[V_NPROCS] = { "processes", NULL, "processes", 0 },
+	[V_UNMEASURED] = { "unmeasured_processes", NULL,
+			   "processes left out of a sum of the group (not "
+			   "readable); 0: every sum covers every process",
+			   0 },
 	[V_ERSS] = { "effective_resident", "bytes",
 		     "resident bytes divided among the processes mapping them",
 		     EXM_HAS_ERSS },
@@ -146,8 +153,8 @@ static bool get_val(enum val v, const struct exm_row *r, double *out)
 {
 	const struct exm_sizes *sz = &r->sz;
 
-	if (v == V_NPROCS) {
-		*out = r->nprocs;
+	if (v == V_NPROCS || v == V_UNMEASURED) {
+		*out = v == V_NPROCS ? r->nprocs : r->unmeasured;
 		return true;
 	}
 	if (v == V_PSS) {
@@ -175,7 +182,8 @@ static const struct {
 		      "resident)", V_SIZES | VB(V_PSS) },
 	[S_GROUP] = { "group", "Per program, user and cgroup (top N of "
 		    "each by effective resident)",
-		    VB(V_NPROCS) | V_SIZES | VB(V_PSS) },
+		    VB(V_NPROCS) | VB(V_UNMEASURED) | V_SIZES |
+			    VB(V_PSS) },
 	[S_FILE] = { "file", "Per file or anonymous kind across processes "
 		   "(top N by effective resident)", VB(V_NPROCS) | V_SIZES },
 };

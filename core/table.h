@@ -38,6 +38,7 @@ struct exm_row {
 	uint64_t size;			/* section/symbol size (bytes) */
 	uint32_t nprocs;		/* files: processes mapping; groups */
 	uint32_t nmaps;			/* pfiles: mappings in the process */
+	uint32_t unmeasured;		/* groups: members left out of a sum */
 	unsigned flags;			/* EXM_ROW_* */
 	struct exm_sizes sz;
 	struct exm_kpss kpss;		/* procs, groups: kernel's figures */

@@ -12,6 +12,8 @@ tests_unit_test_ui_SOURCES = \
 	tui/views.c tui/views.h \
 	tui/view_elf.c tui/view_elf.h \
 	tui/view_strip.c tui/view_strip.h \
+	tui/view_report.c tui/view_report.h tui/report.c tui/report.h \
+	tui/keys.c tui/keys.h \
 	tui/policy.c tui/policy.h \
 	tui/text.c tui/text.h \
 	tui/rc.c tui/rc.h \
@@ -34,7 +36,8 @@ UI_TESTS = \
 	tests/ui/no_color.sh tests/ui/bad_source.sh tests/ui/scroll_many.sh \
 	tests/ui/typeahead.sh tests/ui/idle_cpu.sh tests/ui/mouse.sh \
 	tests/ui/responsive.sh tests/ui/page_strip.sh \
-	tests/ui/delta_column.sh tests/ui/file_strip.sh tests/ui/report_keys.sh
+	tests/ui/delta_column.sh tests/ui/file_strip.sh tests/ui/report_keys.sh \
+	tests/ui/report_hscroll.sh
 # recordings: stepping through a replay, delta mode, the system view
 UI_TESTS += tests/ui/replay_step.sh tests/ui/delta_mode.sh \
 	tests/ui/replay_system.sh

@@ -469,37 +469,42 @@ static struct exm_row *listed(const struct tui_query *q,
 	return rows;
 }
 
+/* The listed table as text (csv false: the summary line first) or CSV. */
+static int emit_table(FILE *out, const struct tui_query *q,
+		      const struct exm_snapshot *snap,
+		      const struct exm_snapshot *prev, long iter, bool csv)
+{
+	size_t n;
+	struct exm_row *rows = listed(q, snap, prev, &n);
+	const int *fields = tui_query_fields(q, q->table);
+
+	if (!rows)
+		return -ENOMEM;
+	if (csv) {
+		tui_print_csv(out, q->table, rows, n, fields, iter == 0);
+	} else {
+		if (iter)
+			fputc('\n', out);
+		tui_print_summary(out, snap);
+		tui_print_text(out, q->table, rows, n, fields,
+			       q->set.exact_bytes);
+	}
+	free(rows);
+	return 0;
+}
+
 static int emit_text(FILE *out, const struct tui_query *q,
 		     const struct exm_snapshot *snap,
 		     const struct exm_snapshot *prev, long iter)
 {
-	size_t n;
-	struct exm_row *rows = listed(q, snap, prev, &n);
-
-	if (!rows)
-		return -ENOMEM;
-	if (iter)
-		fputc('\n', out);
-	tui_print_summary(out, snap);
-	tui_print_text(out, q->table, rows, n, tui_query_fields(q, q->table),
-		       q->set.exact_bytes);
-	free(rows);
-	return 0;
+	return emit_table(out, q, snap, prev, iter, false);
 }
 
 static int emit_csv(FILE *out, const struct tui_query *q,
 		    const struct exm_snapshot *snap,
 		    const struct exm_snapshot *prev, long iter)
 {
-	size_t n;
-	struct exm_row *rows = listed(q, snap, prev, &n);
-
-	if (!rows)
-		return -ENOMEM;
-	tui_print_csv(out, q->table, rows, n, tui_query_fields(q, q->table),
-		      iter == 0);
-	free(rows);
-	return 0;
+	return emit_table(out, q, snap, prev, iter, true);
 }
 
 static int emit_json_doc(FILE *out, const struct tui_query *q,

@@ -30,6 +30,8 @@ enum {
 	TUI_KEY_BACKSPACE,
 	TUI_KEY_MOUSE,
 	TUI_KEY_RESIZE,
+	TUI_KEY_SLEFT,	/* Shift-Left */
+	TUI_KEY_SRIGHT,	/* Shift-Right */
 	TUI_KEY_F0,	/* TUI_KEY_F(n) = TUI_KEY_F0 + n */
 };
 #define TUI_KEY_F(n) (TUI_KEY_F0 + (n))
@@ -55,6 +57,7 @@ enum tui_act {
 	TUI_A_REPLAY_PREV, TUI_A_REPLAY_NEXT, TUI_A_REPLAY_FIRST,
 	TUI_A_REPLAY_LAST, TUI_A_DELTA, TUI_A_BASELINE,
 	TUI_A_REPORT,	/* open the report the key names (.report) */
+	TUI_A_SCROLL_LEFT, TUI_A_SCROLL_RIGHT, /* a wide report's columns */
 	TUI_A__COUNT
 };
 

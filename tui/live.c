@@ -812,6 +812,8 @@ unsigned tui_live_act(struct tui_live *l, enum tui_act a)
 	case TUI_A_BASELINE:
 		return delta_mode(l, a == TUI_A_BASELINE);
 	case TUI_A_REPORT: /* needs its key: tui_live_key */
+	case TUI_A_SCROLL_LEFT: /* the report view's (its key hook) */
+	case TUI_A_SCROLL_RIGHT:
 	case TUI_A__COUNT:
 		return 0;
 	}

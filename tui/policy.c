@@ -23,6 +23,12 @@ static enum exm_table view_table(const struct tui_view *v)
 	return v->ops->table < EXM_T__COUNT ? v->ops->table : EXM_T_PROCS;
 }
 
+/* What v needs of every process (a report's analysis), EXM_NEED_*. */
+static unsigned needs_all(const struct tui_view *v)
+{
+	return v->ops->needs_all ? v->ops->needs_all(v) : 0;
+}
+
 unsigned tui_policy_needs(const struct tui_stack *stacks, int nstacks,
 			  const struct tui_settings *set)
 {
@@ -33,6 +39,7 @@ unsigned tui_policy_needs(const struct tui_stack *stacks, int nstacks,
 			const struct tui_view *v = stacks[s].v[i];
 			const int *f = set->fields[view_table(v)];
 
+			needs |= needs_all(v);
 			for (size_t k = 0; f[k] >= 0; k++)
 				needs |= exm_fields[f[k]].needs;
 			if (v->sort_field >= 0)
@@ -45,7 +52,8 @@ unsigned tui_policy_needs(const struct tui_stack *stacks, int nstacks,
  * Call fn(arg, pid) for the process rows on screen of every view on the
  * stacks, and margin pages of rows above and below, until it returns
  * false: then 1; 0 when all were called; -1 when a view needs the kernel's
- * figures of every process.
+ * figures of every process (groups sum them, a sort by one compares them
+ * all, the alerts compare each process's Pss).
  */
 static int visible(const struct tui_stack *stacks, int nstacks,
 		   size_t margin, bool (*fn)(void *, pid_t), void *arg)
@@ -61,6 +69,7 @@ static int visible(const struct tui_stack *stacks, int nstacks,
 			size_t hi = v->top + page + margin * page;
 
 			if (t == EXM_T_GROUPS ||
+			    (needs_all(v) & EXM_NEED_KPSS) ||
 			    (v->sort_field >= 0 &&
 			     (exm_fields[v->sort_field].needs & EXM_NEED_KPSS)))
 				return -1;

@@ -53,7 +53,8 @@ unsigned tui_policy_needs(const struct tui_stack *stacks, int nstacks,
  * Plan the next request: the pids whose kernel figures it reads, put in
  * scan (which points into p until the next plan). With snap NULL (nothing
  * on screen yet) or a view that needs every process (groups sum them, a
- * sort by a kernel figure compares them all): all. With followup, the pids
+ * sort by a kernel figure compares them all, the alerts view compares every
+ * process's Pss with its effective resident): all. With followup, the pids
  * of the snapshot on screen stay in, and the last follow-up reads all.
  */
 void tui_policy_plan(struct tui_policy *p, const struct tui_stack *stacks,

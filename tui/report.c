@@ -142,6 +142,10 @@ static int build_alerts(struct tui_report *r, const struct tui_report_env *e)
 					   ? " (batch: -n 2 or more; live: "
 					     "from the second refresh)"
 					   : "");
+	if (!ret && (a.checked & (1u << EXM_ALERT_PSS_MISMATCH)))
+		ret = note(r, "pss-mismatch compared %zu processes (%zu "
+			   "without the kernel's Pss read)", a.pss_compared,
+			   a.pss_unread);
 	if (!ret)
 		ret = note(r, "%zu alert%s", a.n, a.n == 1 ? "" : "s");
 	exm_alerts_fini(&a);
@@ -408,7 +412,7 @@ static const struct tui_report_ops system_diff = {
 const struct tui_report_ops tui_reports[] = {
 	{ .name = "alerts", .title = "Alerts: memory wasted or suspicious",
 	  .cols = COLS(alert_cols), .wants_prev = true,
-	  .build = build_alerts },
+	  .needs = EXM_NEED_PAGES | EXM_NEED_KPSS, .build = build_alerts },
 	{ .name = "system", .title = "System: all of RAM (MemTotal)",
 	  .cols = COLS(sys_cols), .build = build_system,
 	  .diff = &system_diff },

@@ -66,6 +66,9 @@ struct tui_report_ops {
 	const struct tui_rcol *cols;
 	size_t ncols;
 	bool wants_prev; /* compares with the snapshot before */
+	/* EXM_NEED_* (fields.h) it needs of every process: the live screen
+	 * reads them for all while the report is shown. */
+	unsigned needs;
 	int (*build)(struct tui_report *r, const struct tui_report_env *e);
 	/* --diff with this report: the change from e->prev to e->snap, or
 	 * NULL (not offered) */

@@ -41,6 +41,25 @@ int tui_text_width(const char *s)
 	return total;
 }
 
+const char *tui_text_skip(const char *s, int cols, int *pad)
+{
+	size_t left = strlen(s);
+
+	if (pad)
+		*pad = 0;
+	while (left && cols > 0) {
+		int w;
+		size_t k = next_char(s, left, &w);
+
+		if (w > cols && pad)
+			*pad = w - cols;
+		cols -= w;
+		s += k;
+		left -= k;
+	}
+	return s;
+}
+
 char *tui_text_fit(char *out, size_t outlen, const char *s, int width,
 		   bool right_align, bool ascii_only)
 {

@@ -14,6 +14,13 @@
 
 /* Display width of s (invalid or unprintable bytes count 1). */
 int tui_text_width(const char *s);
+/*
+ * s without its first cols display columns (s itself when cols <= 0; the
+ * end when s is narrower). A wide character cut in two is skipped whole and
+ * *pad (if not NULL) is set to the columns of it that were to be shown, to
+ * print as spaces; else 0.
+ */
+const char *tui_text_skip(const char *s, int cols, int *pad);
 
 /*
  * Copy s into out so that it takes exactly width columns: cut at a

@@ -724,6 +724,7 @@ static int key_code(int ret, wint_t ch)
 		{ KEY_HOME, TUI_KEY_HOME },	{ KEY_END, TUI_KEY_END },
 		{ KEY_ENTER, TUI_KEY_ENTER },	{ KEY_BACKSPACE, TUI_KEY_BACKSPACE },
 		{ KEY_MOUSE, TUI_KEY_MOUSE },	{ KEY_RESIZE, TUI_KEY_RESIZE },
+		{ KEY_SLEFT, TUI_KEY_SLEFT },	{ KEY_SRIGHT, TUI_KEY_SRIGHT },
 	};
 
 	if (ret != KEY_CODE_YES)

@@ -159,6 +159,10 @@ struct tui_view_ops {
 	/* Optional: whether v compares with the previous snapshot (it gets
 	 * b->prev in build, and the UI keeps one). */
 	bool (*wants_prev)(const struct tui_view *v);
+	/* Optional: EXM_NEED_* (fields.h) v needs of every process, whatever
+	 * rows are on screen (the scan policy reads them for all while v is
+	 * on a stack). */
+	unsigned (*needs_all)(const struct tui_view *v);
 };
 
 extern const struct tui_view_ops tui_view_none;	/* "no child" marker */

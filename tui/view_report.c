@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tui/keys.h"
 #include "tui/report.h"
+#include "tui/text.h"
 #include "tui/view_strip.h"
 
 /* Lines above the table's rows that stay when it scrolls: title, header. */
@@ -19,6 +21,9 @@ struct report_priv {
 	size_t nlines;
 	size_t top;   /* first scrolled line on screen */
 	int page;
+	int width;    /* display columns of the widest line */
+	int left;     /* display columns scrolled off on the left */
+	int cols;     /* of the last draw: columns on screen */
 };
 
 static struct exm_elfcache *cache;
@@ -81,6 +86,13 @@ static int split(struct report_priv *rp)
 			break;
 	}
 	rp->nlines = k;
+	rp->width = 0;
+	for (size_t i = 0; i < k; i++) {
+		int w = tui_text_width(rp->lines[i]);
+
+		if (w > rp->width)
+			rp->width = w;
+	}
 	return 0;
 }
 
@@ -136,6 +148,17 @@ static void report_crumb(const struct tui_view *v, char *buf, size_t len)
 		 t);
 }
 
+/* Line ln at row y, its first rp->left columns scrolled off. */
+static void put_line(const struct tui_canvas *c, int y,
+		     const struct report_priv *rp, const char *ln,
+		     enum tui_role role)
+{
+	int pad;
+	const char *s = tui_text_skip(ln, rp->left, &pad);
+
+	c->put(c, y, pad, s, role);
+}
+
 static void report_draw(struct tui_view *v, const struct tui_canvas *c)
 {
 	struct report_priv *rp = v->priv;
@@ -147,8 +170,11 @@ static void report_draw(struct tui_view *v, const struct tui_canvas *c)
 		       TUI_ROLE_NORMAL);
 		return;
 	}
+	rp->cols = c->w;
+	if (rp->left > rp->width - c->w)
+		rp->left = rp->width > c->w ? rp->width - c->w : 0;
 	for (size_t i = 0; i < PINNED && i < rp->nlines && y < c->h; i++)
-		c->put(c, y++, 0, rp->lines[i], TUI_ROLE_TITLE);
+		put_line(c, y++, rp, rp->lines[i], TUI_ROLE_TITLE);
 	body = rp->nlines > PINNED ? rp->nlines - PINNED : 0;
 	rp->page = c->h - y > 0 ? c->h - y : 1;
 	if (rp->top + (size_t)rp->page > body)
@@ -156,20 +182,52 @@ static void report_draw(struct tui_view *v, const struct tui_canvas *c)
 	for (size_t i = rp->top; i < body && y < c->h; i++) {
 		const char *ln = rp->lines[PINNED + i];
 
-		c->put(c, y++, 0, ln,
-		       strncmp(ln, "note: ", 6) ? TUI_ROLE_NORMAL
-						: TUI_ROLE_DIM);
+		put_line(c, y++, rp, ln,
+			 strncmp(ln, "note: ", 6) ? TUI_ROLE_NORMAL
+						  : TUI_ROLE_DIM);
 	}
 }
 
+/*
+ * Keys of the key table (keys.h) as a report takes them: up, down, pages,
+ * Home, End scroll its lines; a report wider than the screen scrolls by
+ * half a screen right with TUI_A_SCROLL_RIGHT, and with Right (Enter:
+ * there is no row to open), left with TUI_A_SCROLL_LEFT and with Left
+ * (Back) until its first column is back on screen, then Back leaves.
+ */
 static unsigned report_key(struct tui_view *v, int k)
 {
 	struct report_priv *rp = v->priv;
+	int step, max;
 
 	if (!rp)
 		return 0;
+	step = rp->cols > 3 ? rp->cols / 2 : 1;
+	max = rp->width > rp->cols ? rp->width - rp->cols : 0;
+	switch (tui_key_action(k)) {
+	case TUI_A_ENTER:
+	case TUI_A_SCROLL_RIGHT:
+		rp->left = rp->left + step < max ? rp->left + step : max;
+		return TUI_R_HANDLED | TUI_R_REDRAW;
+	case TUI_A_BACK:
+		if (!rp->left)
+			return 0; /* the key table's: leave */
+		/* fall through */
+	case TUI_A_SCROLL_LEFT:
+		rp->left = rp->left > step ? rp->left - step : 0;
+		return TUI_R_HANDLED | TUI_R_REDRAW;
+	default:
+		break;
+	}
 	return tui_scroll_key(&rp->top, rp->page,
 			      rp->nlines > PINNED ? rp->nlines - PINNED : 0, k);
+}
+
+static unsigned report_needs_all(const struct tui_view *v)
+{
+	const struct tui_report_ops *op = ops_of(v);
+
+	return op ? op->needs : 0;
 }
 
 const struct tui_view_ops tui_view_report = {
@@ -177,6 +235,7 @@ const struct tui_view_ops tui_view_report = {
 	.build = report_build, .crumb = report_crumb,
 	.draw = report_draw, .key = report_key, .fini = report_fini,
 	.no_row = true, .wants_prev = report_wants_prev,
+	.needs_all = report_needs_all,
 };
 
 struct tui_view *tui_report_push(struct tui_stack *s, const char *name)

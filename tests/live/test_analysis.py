@@ -27,7 +27,9 @@ Checks, from the files themselves (readelf) and known sharing:
     exactly that amount;
   - the system view of a full scan sums to MemTotal exactly and its
     user-space row equals the sum of effective resident;
-  - OpenMetrics output with a hostile process name passes promtool.
+  - OpenMetrics output with a hostile process name passes promtool, and
+    the root user's group is summed even where some of root's processes
+    cannot be read (PID 1 in some containers), with how many were not.
 """
 
 import os
@@ -308,54 +310,99 @@ def check_system(c):
 EVIL = b"om\"\\\n{x=\"\xff"  # quote, backslash, newline, brace, bad UTF-8
 
 
-def check_openmetrics(c, tmp):
+def start_hostile(tmp):
+    """A shell whose name (comm) is EVIL, asleep in a session of its own;
+    stop it with stop_hostile()."""
     evil = os.path.join(tmp.encode(), EVIL)
     os.symlink("/bin/sh", evil)
     p = subprocess.Popen([evil, "-c", "sleep 1000; exit 0"],
                          start_new_session=True)
+    for _ in range(100):
+        with open("/proc/%d/comm" % p.pid, "rb") as f:
+            if f.read().startswith(b"om"):
+                return p
+        time.sleep(0.02)
+    stop_hostile(p)
+    raise RuntimeError("hostile process did not start")
+
+
+def stop_hostile(p):
+    os.killpg(p.pid, 9)
+    p.wait()
+
+
+def promtool(c, data, what):
+    pt = subprocess.run(["promtool", "check", "metrics"], input=data,
+                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    c.eq(pt.returncode, 0, "%s: promtool check metrics: %r %r" %
+         (what, pt.stdout[-2000:], pt.stderr[-2000:]))
+
+
+def sample(text, prefix):
+    """The value of the one sample line starting with prefix, or None."""
+    v = [ln[len(prefix):] for ln in text.splitlines()
+         if ln.startswith(prefix)]
+    return float(v[0]) if len(v) == 1 else None
+
+
+def check_om(c, out, pid, what):
+    """OpenMetrics output (bytes) of a scan of every process, the hostile
+    one (pid) among them: valid UTF-8 ending in # EOF, the hostile name
+    escaped, the root user's group summed even if some of its processes
+    (PID 1 in some containers) cannot be read, with how many were not;
+    promtool accepts it. Returns the text."""
     try:
-        for _ in range(100):
-            with open("/proc/%d/comm" % p.pid, "rb") as f:
-                if f.read().startswith(b"om"):
-                    break
-            time.sleep(0.02)
-        else:
-            raise RuntimeError("hostile process did not start")
+        text = out.decode("utf-8")
+    except UnicodeDecodeError as e:
+        c.check(False, "%s: output is valid UTF-8 (%s)" % (what, e))
+        text = out.decode("utf-8", "replace")
+    c.check(text.endswith("# EOF\n"), "%s: ends with # EOF" % what)
+    mine = [ln for ln in text.splitlines()
+            if ln.startswith("exmtop_process_effective_resident_bytes{"
+                             "pid=\"%d\"," % pid)]
+    if c.eq(len(mine), 1, "%s: the hostile process has one sample" % what):
+        c.check('comm="om\\"\\\\\\n{x=\\"\ufffd"' in mine[0],
+                "%s: name escaped, bad byte replaced: %r" % (what, mine[0]))
+    root = '{by="user",name="root"} '
+    erss = sample(text, "exmtop_group_effective_resident_bytes" + root)
+    n = sample(text, "exmtop_group_processes" + root)
+    unmeasured = sample(text, "exmtop_group_unmeasured_processes" + root)
+    c.check(erss is not None and erss > 0,
+            "%s: root's effective resident is summed: %r" % (what, erss))
+    c.check(n is not None and unmeasured is not None and
+            0 <= unmeasured < n, "%s: root's processes %r, of them not "
+            "measured %r" % (what, n, unmeasured))
+    promtool(c, out, what)
+    return text
+
+
+def check_openmetrics(c, tmp):
+    p = start_hostile(tmp)
+    try:
         r = subprocess.run([ANADRIVE, "openmetrics", "--top", "100000"],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            timeout=300)
         c.eq(r.returncode, 0, "openmetrics exit status (%r)" % r.stderr)
-        out = r.stdout
-        try:
-            text = out.decode("utf-8")
-        except UnicodeDecodeError as e:
-            c.check(False, "output is valid UTF-8 (%s)" % e)
-            text = out.decode("utf-8", "replace")
-        c.check(text.endswith("# EOF\n"), "ends with # EOF")
-        mine = [ln for ln in text.splitlines()
-                if ln.startswith("exmtop_process_effective_resident_bytes{"
-                                 "pid=\"%d\"," % p.pid)]
-        if c.eq(len(mine), 1, "the hostile process has one sample"):
-            c.check('comm="om\\"\\\\\\n{x=\\"\ufffd"' in mine[0],
-                    "name escaped, bad byte replaced: %r" % mine[0])
-        pt = subprocess.run(["promtool", "check", "metrics"], input=out,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        c.eq(pt.returncode, 0, "promtool check metrics: %r %r" %
-             (pt.stdout[-2000:], pt.stderr[-2000:]))
+        check_om(c, r.stdout, p.pid, "openmetrics")
     finally:
-        os.killpg(p.pid, 9)
-        p.wait()
+        stop_hostile(p)
 
 
-def main():
+def setup(what, prefix):
+    """What the live analysis tests start from (this one and
+    test_analysis_cli.py): root (SKIP otherwise) and the tools, a Checker
+    named what, a scratch directory, the test programs built and their
+    relocations checked, NPROCS loaders of each library running. Returns
+    (checker, tmp, bins, procs); the caller ends with teardown(tmp,
+    procs)."""
     if os.geteuid() != 0:
         print("SKIP: needs root (page frame numbers)")
         sys.exit(exmlive.SKIP)
     for tool in ("readelf", "promtool"):
         if not shutil.which(tool):
             raise RuntimeError("%s not installed (scripts/deps.sh)" % tool)
-    c = exmlive.Checker("live analysis")
-    tmp = tempfile.mkdtemp(prefix="exm-analysis-")
+    c = exmlive.Checker(what)
+    tmp = tempfile.mkdtemp(prefix=prefix)
     procs = []
     try:
         bins = build(tmp)
@@ -368,15 +415,28 @@ def main():
         for kind in ("textrel", "pic"):
             for _ in range(NPROCS):
                 procs.append(start([bins["load"], bins[kind]]))
+    except BaseException:
+        teardown(tmp, procs)
+        raise
+    return c, tmp, bins, procs
+
+
+def teardown(tmp, procs):
+    for p in procs:
+        p.kill()
+        p.wait()
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main():
+    c, tmp, bins, procs = setup("live analysis", "exm-analysis-")
+    try:
         check_alerts_and_units(c, bins, procs)
         check_growth(c, bins)
         check_system(c)
         check_openmetrics(c, tmp)
     finally:
-        for p in procs:
-            p.kill()
-            p.wait()
-        shutil.rmtree(tmp, ignore_errors=True)
+        teardown(tmp, procs)
     c.done()
 
 

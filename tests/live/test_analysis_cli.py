@@ -21,16 +21,14 @@ The same test programs and libraries, built by test_analysis.build().
     is the distinct pages the scan found, the sum of effective resident;
   - OpenMetrics with a hostile process name (quote, backslash, newline,
     brace, invalid UTF-8) passes promtool, on stdout and through
-    --output (no temporary file left behind).
+    --output (no temporary file left behind); root's group is summed
+    (test_analysis.check_om).
 """
 
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
-import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -165,41 +163,16 @@ def check_system(c):
     c.eq(sum(int(v) for v in csv.values()), mt, "CSV rows sum to MemTotal")
 
 
-def promtool(c, data, what):
-    pt = subprocess.run(["promtool", "check", "metrics"], input=data,
-                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    c.eq(pt.returncode, 0, "%s: promtool check metrics: %r %r" %
-         (what, pt.stdout[-2000:], pt.stderr[-2000:]))
-
-
 def check_openmetrics(c, tmp):
-    evil = os.path.join(tmp.encode(), ta.EVIL)
-    os.symlink("/bin/sh", evil)
-    p = subprocess.Popen([evil, "-c", "sleep 1000; exit 0"],
-                         start_new_session=True)
+    p = ta.start_hostile(tmp)
     try:
-        for _ in range(100):
-            with open("/proc/%d/comm" % p.pid, "rb") as f:
-                if f.read().startswith(b"om"):
-                    break
-            time.sleep(0.02)
-        else:
-            raise RuntimeError("hostile process did not start")
         r = subprocess.run([exmlive.EXMTOP, "-b", "--format", "openmetrics",
                             "--top", "100000"], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, timeout=300)
         c.eq(r.returncode, 0, "exit status (%r)" % r.stderr)
-        text = r.stdout.decode("utf-8")  # valid UTF-8, or this raises
-        c.check(text.endswith("# EOF\n"), "ends with # EOF")
-        mine = [ln for ln in text.splitlines()
-                if ln.startswith("exmtop_process_effective_resident_bytes{"
-                                 "pid=\"%d\"," % p.pid)]
-        if c.eq(len(mine), 1, "the hostile process has one sample"):
-            c.check('comm="om\\"\\\\\\n{x=\\"\ufffd"' in mine[0],
-                    "name escaped, bad byte replaced: %r" % mine[0])
+        text = ta.check_om(c, r.stdout, p.pid, "stdout")
         c.check("exmtop_system_bytes{row=\"user_space\"}" in text,
                 "the system view is exported")
-        promtool(c, r.stdout, "stdout")
         # the textfile collector's way: --output, temporary file renamed
         out = os.path.join(tmp, "exmtop.prom")
         r = subprocess.run([exmlive.EXMTOP, "-b", "--format", "openmetrics",
@@ -210,7 +183,7 @@ def check_openmetrics(c, tmp):
              "stdout (%r)" % r.stderr)
         with open(out, "rb") as f:
             data = f.read()
-        promtool(c, data, "--output")
+        ta.promtool(c, data, "--output")
         c.eq(oct(os.stat(out).st_mode & 0o777), "0o644",
              "readable by the collector")
         c.eq([n for n in os.listdir(tmp) if n.startswith("exmtop.prom.")],
@@ -220,36 +193,19 @@ def check_openmetrics(c, tmp):
                                      "bytes{"))
         c.eq(nproc, 5, "--top 5: five processes")
     finally:
-        os.killpg(p.pid, 9)
-        p.wait()
+        ta.stop_hostile(p)
 
 
 def main():
-    if os.geteuid() != 0:
-        print("SKIP: needs root (page frame numbers)")
-        sys.exit(exmlive.SKIP)
-    for tool in ("readelf", "promtool"):
-        if not shutil.which(tool):
-            raise RuntimeError("%s not installed (scripts/deps.sh)" % tool)
-    c = exmlive.Checker("analyses through exmtop")
-    tmp = tempfile.mkdtemp(prefix="exm-anacli-")
-    procs = []
+    c, tmp, bins, procs = ta.setup("analyses through exmtop",
+                                   "exm-anacli-")
     try:
-        bins = ta.build(tmp)
-        if "TEXTREL" not in ta.readelf(["-d"], bins["textrel"]):
-            raise RuntimeError("the non-PIC build has no DT_TEXTREL")
-        for kind in ("textrel", "pic"):
-            for _ in range(NPROCS):
-                procs.append(ta.start([bins["load"], bins[kind]]))
         check_alerts_units(c, bins, procs)
         check_growth(c, bins)
         check_system(c)
         check_openmetrics(c, tmp)
     finally:
-        for p in procs:
-            p.kill()
-            p.wait()
-        shutil.rmtree(tmp, ignore_errors=True)
+        ta.teardown(tmp, procs)
     c.done()
 
 

@@ -16,34 +16,8 @@
 # batch summary and JSON do: the denied ones are not "procs".
 #
 # Exit status: 0 passed, 1 failed, 77 skipped (not root, no tmux).
-set -u
-
-EXMTOP=${EXMTOP:-$PWD/exmtop}
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
-command -v tmux >/dev/null || { echo "SKIP: no tmux"; exit 77; }
-[ -x "$EXMTOP" ] || { echo "no exmtop binary at $EXMTOP"; exit 1; }
-
-SOCK=exm-liveui-$$
-T="tmux -L $SOCK"
-PIDS=()
-PASS=0 FAIL=0
-
-WORK=$(mktemp -d /tmp/exm_liveui.XXXXXX)
-cleanup() {
-	$T kill-server 2>/dev/null
-	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-cp "$(command -v sleep)" "$WORK/exmliveslp"
-for _ in $(seq 60); do
-	"$WORK/exmliveslp" 600 &
-	PIDS+=($!)
-done
-
-# screen, keys, wait_for
-. "$(dirname "$0")/../tmux.sh"
+. "$(dirname "$0")/liveui.sh"
+sleepers exmliveslp 60
 
 # Rows of the table (PID EFF.RES PSS COMMAND) measured by us (EFF.RES not
 # "-") whose PSS is "-": printed one per line.

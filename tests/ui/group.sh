@@ -8,7 +8,8 @@ t_group() {
 	expect "Processes"
 	keys g
 	expect "by program"
-	expect_row 1 '^ NPROC' '^3 .* postgres$'
+	expect_row 1 '^ NPROC' '^3 +0 .* postgres$'	# 0 unmeasured
+	expect ' NPROC  UNMEAS '
 	[ "$(nrows '^ NPROC')" = 4 ] || fail "expected 4 program groups"
 	keys Enter			# a group lists its processes
 	expect "Groups > postgres"

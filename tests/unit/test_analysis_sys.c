@@ -16,6 +16,7 @@
 #include "core/openmetrics.h"
 #include "core/source.h"
 #include "core/filestrip.h"
+#include "core/group.h"
 #include "core/sysview.h"
 #include "tests/unit/anagen.h"
 
@@ -327,6 +328,8 @@ Test(openmetrics, name_sanitising)
 	cr_assert_str_eq(b, "abc");
 }
 
+static int promtool(const char *text);
+
 static char *write_all(const struct exm_snapshot *s,
 		       const struct exm_om_opts *o)
 {
@@ -392,6 +395,72 @@ Test(openmetrics, families_samples_and_eof)
 	cr_assert(strstr(out, "# TYPE exmtop_user_space_bytes gauge\n"));
 	cr_assert_null(strstr(out, "\nexmtop_user_space_bytes "));
 	free(out);
+	exm_snapshot_free(s);
+}
+
+/* The group of every process (user "u" in small()). */
+static struct exm_row *user_group(const struct exm_snapshot *s,
+				  struct exm_row **rows)
+{
+	size_t n;
+
+	*rows = exm_table_groups(s, EXM_GROUP_USER, NULL, &n);
+	cr_assert_not_null(*rows);
+	cr_assert_eq(n, 1);
+	return &(*rows)[0];
+}
+
+/* One member not readable (only vm and rss, from statm) does not hide the
+ * others' sums: what was measured is summed, and how many members a sum
+ * leaves out is said; a figure nobody has stays unmeasured. */
+Test(groups, sum_what_was_measured_and_count_the_rest)
+{
+	struct exm_snapshot *s = small();
+	struct exm_proc *a = &s->procs[0], *b = &s->procs[1];
+	struct exm_om_opts o = { .top = 10, .groups = true };
+	struct exm_row *rows, *g;
+	double erss_a = a->sz.erss;
+	uint64_t rss = a->sz.rss + b->sz.rss;
+	char *out;
+
+	g = user_group(s, &rows);
+	cr_assert_eq(g->unmeasured, 0, "all read: every sum is complete");
+	cr_assert_float_eq(g->sz.erss, erss_a + b->sz.erss, 1e-9);
+	cr_assert_eq(g->kpss.has, 0, "nobody's Pss: not measured");
+	free(rows);
+
+	b->sz.has = EXM_HAS_VM | EXM_HAS_RSS; /* denied */
+	b->sz.erss = 1e9; /* not measured: must not be added */
+	g = user_group(s, &rows);
+	cr_assert_eq(g->nprocs, 2);
+	cr_assert_eq(g->unmeasured, 1);
+	cr_assert(g->sz.has & EXM_HAS_ERSS, "the readable member's erss");
+	cr_assert_float_eq(g->sz.erss, erss_a, 1e-9);
+	cr_assert_eq(g->sz.rss, rss, "rss of both (statm)");
+	free(rows);
+	out = write_all(s, &o);
+	cr_assert(strstr(out, "exmtop_group_unmeasured_processes{by=\"user\","
+			      "name=\"u\"} 1\n"), "%s", out);
+	cr_assert(strstr(out, "exmtop_group_effective_resident_bytes{by=\""
+			      "user\",name=\"u\"} "), "%s", out);
+	cr_assert_eq(promtool(out), 0, "promtool rejects:\n%s", out);
+	free(out);
+
+	/* only b's Pss read: a is left out of that sum too */
+	b->kpss.has = EXM_KPSS_PSS;
+	b->kpss.pss = 4096;
+	g = user_group(s, &rows);
+	cr_assert_eq(g->unmeasured, 2);
+	cr_assert_eq(g->kpss.pss, 4096);
+	free(rows);
+
+	/* nothing of the pages measured: erss stays unmeasured */
+	a->sz.has = EXM_HAS_VM | EXM_HAS_RSS;
+	b->kpss.has = 0;
+	g = user_group(s, &rows);
+	cr_assert_eq(g->unmeasured, 0);
+	cr_assert_not(g->sz.has & EXM_HAS_ERSS);
+	free(rows);
 	exm_snapshot_free(s);
 }
 

@@ -8,9 +8,11 @@
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/source.h"
 #include "tui/policy.h"
+#include "tui/view_report.h"
 #include "tui/views.h"
 
 /* fixture "many": pids 1000..2999; only those from first on */
@@ -169,6 +171,58 @@ Test(ui_policy, views_that_need_everyone)
 	tui_policy_plan(&p, &s, 1, a, false, &so);
 	cr_assert_null(so.kpss_pids);
 	cr_assert(tui_policy_needs(&s, 1, &set) & EXM_NEED_KPSS);
+	tui_stack_fini(&s);
+	tui_policy_fini(&p);
+	exm_snapshot_free(a);
+}
+
+/* The alerts view compares every process's Pss with its effective
+ * resident: while it is shown, every process's Pss is read, even with no
+ * Pss column; when it is left, only the rows on screen again. The other
+ * reports do not need the kernel's figures. */
+Test(ui_policy, alerts_view_reads_everyone_while_shown)
+{
+	struct exm_snapshot *a = many_from(1000);
+	struct tui_stack s = { 0 };
+	struct tui_policy p;
+	struct exm_scan_opts so = { .want_kpss = true };
+	struct tui_settings set;
+	static const int no_pss[] = { EXM_F_PID, EXM_F_ERSS, -1 };
+
+	tui_policy_init(&p);
+	tui_settings_init(&set);
+	memcpy(set.fields[EXM_T_PROCS], no_pss, sizeof(no_pss));
+	refreshed(&p, &s, a, &so);
+	cr_assert_not(tui_policy_needs(&s, 1, &set) & EXM_NEED_KPSS);
+	tui_policy_plan(&p, &s, 1, a, false, &so);
+	cr_assert_not_null(so.kpss_pids, "the screen's rows only");
+	tui_policy_arrived(&p);
+	cr_assert_not(tui_policy_missing(&p, &s, 1, NULL));
+
+	cr_assert_not_null(tui_report_push(&s, "alerts"));
+	cr_assert(tui_policy_needs(&s, 1, &set) & EXM_NEED_KPSS);
+	cr_assert(tui_policy_missing(&p, &s, 1, NULL),
+		  "opening the view asks for a snapshot at once");
+	tui_policy_plan(&p, &s, 1, a, false, &so);
+	cr_assert_null(so.kpss_pids, "every process");
+	tui_policy_arrived(&p);
+	cr_assert_not(tui_policy_missing(&p, &s, 1, NULL));
+
+	cr_assert(tui_stack_back(&s)); /* left: the cheap scan again */
+	cr_assert_not(tui_policy_needs(&s, 1, &set) & EXM_NEED_KPSS);
+	tui_policy_plan(&p, &s, 1, a, false, &so);
+	cr_assert_not_null(so.kpss_pids);
+	cr_assert_eq(so.nkpss_pids, 20);
+
+	for (const char *const *r = (const char *const[]){ "system", "units",
+		     "breakdown", NULL }; *r; r++) {
+		cr_assert_not_null(tui_report_push(&s, *r));
+		cr_assert_not(tui_policy_needs(&s, 1, &set) & EXM_NEED_KPSS,
+			      "%s", *r);
+		tui_policy_plan(&p, &s, 1, a, false, &so);
+		cr_assert_not_null(so.kpss_pids, "%s", *r);
+		cr_assert(tui_stack_back(&s));
+	}
 	tui_stack_fini(&s);
 	tui_policy_fini(&p);
 	exm_snapshot_free(a);

@@ -127,3 +127,21 @@ Test(ui_text, paths_keep_their_end, .init = utf8)
 	cr_assert_eq(tui_text_width(b), 4);
 	cr_assert_str_eq(b, "\xe2\x80\xa6/x ");
 }
+
+Test(ui_text, skip_columns_from_the_left, .init = utf8)
+{
+	int pad;
+
+	cr_assert_str_eq(tui_text_skip("abcdef", 2, &pad), "cdef");
+	cr_assert_eq(pad, 0);
+	cr_assert_str_eq(tui_text_skip("abc", 0, &pad), "abc");
+	cr_assert_str_eq(tui_text_skip("abc", -3, &pad), "abc");
+	cr_assert_str_eq(tui_text_skip("abc", 9, &pad), "");
+	/* é is one column; 中 is two: cut in two, skipped, one space left */
+	cr_assert_str_eq(tui_text_skip("\xc3\xa9x", 1, &pad), "x");
+	cr_assert_str_eq(tui_text_skip("a\xe4\xb8\xad" "b", 2, &pad), "b");
+	cr_assert_eq(pad, 1);
+	cr_assert_str_eq(tui_text_skip("a\xe4\xb8\xad" "b", 3, &pad), "b");
+	cr_assert_eq(pad, 0);
+	cr_assert_str_eq(tui_text_skip("\xff" "ab", 1, NULL), "ab");
+}
