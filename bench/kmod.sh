@@ -1,14 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# bench/kmod.sh - time one full snapshot with --source kmod, --source
-# pagemap (every mode the kernel has) and smemstat in the same QEMU VM, on
-# Debian's 6.1 and 6.12 kernels, and print the ratios. The VM runs the
-# kernel module test first (tests/kmod/run -b), then 3 interleaved rounds on
-# a workload of 30 processes (bench/workload.c), each with a 16 GiB
-# reservation holding 16 pages of its own and 16 fork-shared ones, 8 MiB of
-# fork-shared anonymous memory (THP) and 32 MiB of shared memory. Times are
-# under software emulation: compare the ratios, not the seconds.
+# bench/kmod.sh - in the same QEMU VM, on Debian's 6.1 and 6.12 kernels,
+# time --source kmod, --source pagemap (every mode the kernel has) and
+# smemstat, and print the ratios: one full snapshot (start-up included, 3
+# interleaved rounds), the cost per refresh with start-up removed
+# ((-n 11 -d 1 minus -n 1) / 10; smemstat: ("1 11" minus "1 1") / 10, 2
+# rounds), the kernel's side alone (the module against reading every
+# smaps), dynamic linking at start-up, and the live screen's CPU on a
+# pseudo-terminal (-d 2, 20 s) against smemstat -T and busybox top. The VM
+# runs the kernel module test first (tests/kmod/run -b), then the
+# benchmark (tests/kmod/guest-bench.sh) on a workload of 30 processes
+# (bench/workload.c), each with a 16 GiB reservation holding 16 pages of
+# its own and 16 fork-shared ones, 8 MiB of fork-shared anonymous memory
+# (THP) and 32 MiB of shared memory. Times are under software emulation:
+# compare the ratios, not the seconds. Figures measured: kernel/README.md.
+# Takes about 10 minutes.
 #
 # Run as root from the source tree: bench/kmod.sh [BUILD_DIR]
 set -u

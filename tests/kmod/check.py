@@ -137,11 +137,20 @@ report(dmesg is not None and not re.search(
     "kernel log free of WARN/oops", "see console")
 report("\nDONE" in text, "VM finished (no panic, no timeout)",
        "no DONE: see %s" % console_path)
-times = {}
+times, calls, live, smaps = {}, {}, {}, []
 for line in blocks.get("bench", "").split("\n"):
     f = line.split()
     if len(f) == 5 and f[0] == "time":
         times.setdefault(f[1], []).append(tuple(float(x) for x in f[2:]))
+    elif len(f) == 10 and f[0] == "calls":
+        calls.setdefault(int(f[1]), []).append([float(x) for x in f[2:]])
+    elif len(f) == 6 and f[0] == "smaps":
+        smaps.append([float(x) for x in f[1:]])
+    elif len(f) == 4 and f[0] == "live":
+        live[f[1]] = (float(f[2]), float(f[3]))
+    elif f and f[0] == "FAIL":
+        print("bench %s: %s" % (name, line))
+        failed = True
 for line in text.split("\n"):
     if line.startswith("BENCHINFO ") or line.startswith("BENCHFAIL "):
         print("bench %s: %s" % (name, line.split(" ", 1)[1]))
@@ -153,16 +162,78 @@ def median(v):
     return v[len(v) // 2]
 
 
-if times:
-    ref = times.get("kmod")
-    for tool, t in times.items():
+def bench(fmt, *a):
+    print("bench %s: %s" % (name, fmt % a))
+
+
+oneshot = {k: v for k, v in times.items() if "@" not in k}
+if oneshot:
+    bench("one full snapshot, start-up included (one process each time):")
+    ref = oneshot.get("smemstat")
+    for tool, t in oneshot.items():
         wall = [x[0] for x in t]
         cpu = [x[1] + x[2] for x in t]
-        line = "%-13s best %.3f s, median %.3f s, CPU %.3f s (%d runs)" % (
+        line = "  %-13s wall best %.3f s, median %.3f s; CPU median %.3f s (%d runs)" % (
             tool, min(wall), median(wall), median(cpu), len(t))
-        if ref and tool != "kmod":
-            line += "; %.1fx kmod's median wall, %.1fx its CPU" % (
+        if ref and tool != "smemstat":
+            line += "; %.2fx smemstat's wall, %.2fx its CPU" % (
                 median(wall) / median([x[0] for x in ref]),
                 median(cpu) / median([x[1] + x[2] for x in ref]))
-        print("bench %s: %s" % (name, line))
+        bench("%s", line)
+
+# per refresh: (11 refreshes - 1) / 10, paired by round
+per = {}
+for tool in sorted({k.split("@")[0] for k in times if "@" in k}):
+    one, many = times.get(tool + "@1", []), times.get(tool + "@11", [])
+    if not one or len(one) != len(many):
+        continue
+    cpu = [((b[1] + b[2]) - (a[1] + a[2])) / 10 for a, b in zip(one, many)]
+    # exmtop sleeps 1 s after each refresh; smemstat sleeps to fixed 1 s
+    # ticks, so its wall cannot be told from its sleep
+    wall = None if tool == "smemstat" else [
+        (b[0] - a[0] - 10) / 10 for a, b in zip(one, many)]
+    per[tool] = (cpu, wall)
+if per:
+    bench("per refresh, start-up removed ((11 refreshes - 1) / 10; mean of %d rounds, range):",
+          len(next(iter(per.values()))[0]))
+    ref = per.get("smemstat")
+    for tool, (cpu, wall) in per.items():
+        c = sum(cpu) / len(cpu)
+        line = "  %-13s CPU %.4f s (%.4f-%.4f)" % (tool, c, min(cpu), max(cpu))
+        if wall:
+            line += ", wall %.4f s (%.4f-%.4f)" % (sum(wall) / len(wall), min(wall), max(wall))
+        else:
+            line += ", wall - (sleeps to 1 s ticks; single-threaded, only /proc reads)"
+        if ref and tool != "smemstat":
+            line += "; %.2fx smemstat's CPU" % (c / (sum(ref[0]) / len(ref[0])))
+        bench("%s", line)
+for n, rows in sorted(calls.items(), reverse=True):
+    m = [median([r[i] for r in rows]) for i in range(8)]
+    bench("kernel side, the module at %d records a call: %d processes, %d calls (at most %d for one), %d records, %d pages; a pass: wall %.4f s, CPU %.4f s (median of %d)",
+          n, m[0], m[1], m[4], m[2], m[3], m[5], m[6] + m[7], len(rows))
+if smaps:
+    m = [median([r[i] for r in smaps]) for i in range(5)]
+    bench("kernel side, reading every smaps (what smemstat reads): %d processes, %d bytes; a pass: wall %.4f s, CPU %.4f s (median of %d)",
+          m[0], m[1], m[2], m[3] + m[4], len(smaps))
+mhz = re.search(r"([0-9.]+) MHz", blocks.get("tsc", ""))
+for tool in ("exmtop", "smemstat"):
+    tot, rel, nrel = [], [], []
+    for k, v in blocks.items():
+        if k.startswith("ldstats %s " % tool):
+            a = re.search(r"total startup time in dynamic loader: (\d+)", v)
+            b = re.search(r"time needed for relocation: (\d+)", v)
+            c = re.search(r"final number of relocations: (\d+)", v)
+            if a and b and c:
+                tot.append(int(a.group(1)))
+                rel.append(int(b.group(1)))
+                nrel.append(int(c.group(1)))
+    if tot and mhz:
+        bench("dynamic linking of %s at start-up: %.2f ms (relocation %.2f ms, %d relocations; median of %d, TSC %s MHz)",
+              tool, median(tot) / float(mhz.group(1)) / 1000,
+              median(rel) / float(mhz.group(1)) / 1000, median(nrel), len(tot), mhz.group(1))
+if live:
+    bench("live screen, 200x50 pseudo-terminal, -d 2 (CPU of all threads, 1/100 s ticks):")
+for tool, (cpu, secs) in live.items():
+    bench("  %-20s %.2f s CPU in %.0f s: %.1f%% of one CPU, %.3f s a refresh",
+          tool, cpu, secs, 100 * cpu / secs, cpu / (secs / 2))
 sys.exit(1 if failed else 0)

@@ -21,6 +21,20 @@
  *   kmcheck time NAME CMD [ARG...]
  *       Run CMD (output to /dev/null) and print "time NAME WALL USER SYS"
  *       in seconds (the benchmark, tests/kmod/guest-bench.sh).
+ *   kmcheck calls NRECS
+ *       Scan every process through the module, NRECS records per call as
+ *       exmtop does, 6 times, and print "calls NRECS PROCS CALLS RECS PAGES
+ *       MAXCALLS WALL USER SYS" for one pass (the mean of the last 5): what
+ *       the module's interface costs alone.
+ *   kmcheck smaps
+ *       The same for reading every /proc/PID/smaps whole (what smemstat
+ *       reads): "smaps PROCS BYTES WALL USER SYS". Both skip kernel
+ *       threads and list the processes before they start the clock.
+ *   kmcheck pty NAME WARMUP SECS CMD [ARG...]
+ *       Run CMD on a 200x50 pseudo-terminal (its screen read and thrown
+ *       away), and print "live NAME CPU SECS": the user + system seconds
+ *       of all its threads (/proc/PID/stat) over SECS seconds after
+ *       WARMUP seconds; then it gets 'q' and SIGTERM.
  *
  * One line per finding on stdout: "ok ..." or "FAIL ..."; the exit status
  * is 1 if anything failed.
@@ -28,6 +42,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -591,6 +606,235 @@ static int cmd_time(const char *name, char **argv)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
 }
 
+/* CPU seconds of this process so far: user, system. */
+static void self_cpu(double *user, double *sys)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	*user = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
+	*sys = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+#define PASSES 6 /* the first one warms up, the others are averaged */
+
+/* The pids of every user-space process but this one, in *pids. */
+static size_t user_pids(pid_t **pids)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	size_t n = 0, cap = 0;
+
+	*pids = NULL;
+	while (d && (de = readdir(d))) {
+		pid_t pid = atoi(de->d_name);
+
+		if (pid <= 0 || pid == getpid() || is_kthread(pid))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 256;
+			*pids = realloc(*pids, cap * sizeof(**pids));
+			if (!*pids) {
+				perror("realloc");
+				exit(2);
+			}
+		}
+		(*pids)[n++] = pid;
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static int cmd_calls(uint32_t nrecs)
+{
+	static struct exmap_rec recs[4096];
+	long procs = 0, calls = 0, nrec = 0, pages = 0, maxcalls = 0;
+	double t0 = 0, u0 = 0, s0 = 0, u1, s1;
+	int fd = open(EXMAP_DEVICE, O_RDONLY);
+	pid_t *pids;
+	size_t np;
+
+	if (fd < 0 || nrecs == 0 || nrecs > 4096) {
+		fail("open %s: %s (or NRECS not 1..4096)", EXMAP_DEVICE,
+		     strerror(errno));
+		return 1;
+	}
+	np = user_pids(&pids);
+	for (int pass = 0; pass < PASSES; pass++) {
+		if (pass == 1) {
+			t0 = now();
+			self_cpu(&u0, &s0);
+		}
+		procs = calls = nrec = pages = maxcalls = 0;
+		for (size_t j = 0; j < np; j++) {
+			uint64_t next = 0;
+			long c = 0;
+
+			do {
+				struct exmap_scan a = {
+					.size = sizeof(a),
+					.abi = EXMAP_ABI_VERSION,
+					.pid = pids[j],
+					.start = next,
+					.recs = (uintptr_t)recs,
+					.nrecs = nrecs,
+					.rec_size = sizeof(recs[0])
+				};
+
+				if (ioctl(fd, EXMAP_IOC_SCAN, &a) < 0)
+					break;
+				c++;
+				nrec += a.nrecs;
+				for (uint32_t i = 0; i < a.nrecs; i++)
+					pages += recs[i].npages;
+				next = a.next;
+			} while (next);
+			if (c) {
+				procs++;
+				calls += c;
+				if (c > maxcalls)
+					maxcalls = c;
+			}
+		}
+	}
+	free(pids);
+	close(fd);
+	self_cpu(&u1, &s1);
+	printf("calls %u %ld %ld %ld %ld %ld %.4f %.4f %.4f\n", nrecs, procs,
+	       calls, nrec, pages, maxcalls, (now() - t0) / (PASSES - 1),
+	       (u1 - u0) / (PASSES - 1), (s1 - s0) / (PASSES - 1));
+	return 0;
+}
+
+static int cmd_smaps(void)
+{
+	static char buf[65536];
+	double t0 = 0, u0 = 0, s0 = 0, u1, s1;
+	long procs = 0, bytes = 0;
+	pid_t *pids;
+	size_t np;
+
+	np = user_pids(&pids);
+	for (int pass = 0; pass < PASSES; pass++) {
+		if (pass == 1) {
+			t0 = now();
+			self_cpu(&u0, &s0);
+		}
+		procs = bytes = 0;
+		for (size_t j = 0; j < np; j++) {
+			char path[64];
+			ssize_t n;
+			int fd;
+
+			snprintf(path, sizeof(path), "/proc/%d/smaps",
+				 (int)pids[j]);
+			fd = open(path, O_RDONLY);
+			if (fd < 0)
+				continue;
+			while ((n = read(fd, buf, sizeof(buf))) > 0)
+				bytes += n;
+			close(fd);
+			procs++;
+		}
+	}
+	free(pids);
+	self_cpu(&u1, &s1);
+	printf("smaps %ld %ld %.4f %.4f %.4f\n", procs, bytes,
+	       (now() - t0) / (PASSES - 1), (u1 - u0) / (PASSES - 1),
+	       (s1 - s0) / (PASSES - 1));
+	return 0;
+}
+
+/* utime + stime of every thread of pid, in clock ticks; -1 if gone. */
+static long long proc_ticks(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long ut, st;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	/* after the comm: state is field 3, utime 14, stime 15 */
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+			 &ut, &st) != 2)
+		return -1;
+	return (long long)(ut + st);
+}
+
+/* Read and drop what the terminal shows until the time t. */
+static void drain(int mfd, double t)
+{
+	char buf[65536];
+
+	while (now() < t) {
+		struct pollfd pf = { .fd = mfd, .events = POLLIN };
+		int ms = (int)((t - now()) * 1000) + 1;
+
+		if (poll(&pf, 1, ms) > 0 && read(mfd, buf, sizeof(buf)) <= 0)
+			usleep(10000); /* the child closed it: just wait */
+	}
+}
+
+static int cmd_pty(const char *name, double warm, double secs, char **argv)
+{
+	struct winsize ws = { .ws_row = 50, .ws_col = 200 };
+	long long c0, c1;
+	char *slave;
+	pid_t pid;
+	int mfd, st;
+
+	mfd = posix_openpt(O_RDWR | O_NOCTTY);
+	if (mfd < 0 || grantpt(mfd) || unlockpt(mfd) || !(slave = ptsname(mfd))) {
+		fail("pseudo-terminal: %s", strerror(errno));
+		return 1;
+	}
+	pid = fork();
+	if (pid == 0) {
+		int sfd;
+
+		setsid();
+		sfd = open(slave, O_RDWR);
+		if (sfd < 0 || ioctl(sfd, TIOCSCTTY, 0) ||
+		    ioctl(sfd, TIOCSWINSZ, &ws))
+			_exit(126);
+		dup2(sfd, 0);
+		dup2(sfd, 1);
+		dup2(sfd, 2);
+		close(mfd);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	drain(mfd, now() + warm);
+	c0 = proc_ticks(pid);
+	drain(mfd, now() + secs);
+	c1 = proc_ticks(pid);
+	if (write(mfd, "q", 1) != 1)
+		kill(pid, SIGTERM);
+	drain(mfd, now() + 1);
+	kill(pid, SIGTERM);
+	drain(mfd, now() + 0.5);
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	close(mfd);
+	if (c0 < 0 || c1 < 0) {
+		fail("%s exited during the measurement (status %#x)", name, st);
+		return 1;
+	}
+	printf("live %s %.3f %.1f\n", name,
+	       (double)(c1 - c0) / (double)sysconf(_SC_CLK_TCK), secs);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	ps = sysconf(_SC_PAGESIZE);
@@ -605,6 +849,12 @@ int main(int argc, char **argv)
 		return cmd_churn(atof(argv[2]));
 	if (argc >= 4 && !strcmp(argv[1], "time"))
 		return cmd_time(argv[2], argv + 3);
-	fprintf(stderr, "usage: kmcheck compare FILE | unpriv | scan SECS | churn SECS | time NAME CMD...\n");
+	if (argc == 3 && !strcmp(argv[1], "calls"))
+		return cmd_calls((uint32_t)atoi(argv[2]));
+	if (argc == 2 && !strcmp(argv[1], "smaps"))
+		return cmd_smaps();
+	if (argc >= 6 && !strcmp(argv[1], "pty"))
+		return cmd_pty(argv[2], atof(argv[3]), atof(argv[4]), argv + 5);
+	fprintf(stderr, "usage: kmcheck compare FILE | unpriv | scan SECS | churn SECS | time NAME CMD... | calls NRECS | smaps | pty NAME WARMUP SECS CMD...\n");
 	return 2;
 }
