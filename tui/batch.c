@@ -666,11 +666,12 @@ static int out_end(struct out_file *of, bool ok)
 	return err;
 }
 
-/* One snapshot: the listed table, or the report of the options. */
+/* One snapshot: the listed table, or the report of the options. Why a
+ * report could not be made is said once (*said), not for every snapshot. */
 static int emit_one(FILE *out, const struct tui_opts *o,
 		    const struct tui_query *q, const struct exm_snapshot *snap,
 		    const struct exm_snapshot *prev, long iter,
-		    struct exm_elfcache *cache)
+		    struct exm_elfcache *cache, bool *said)
 {
 	const struct tui_report_ops *rop;
 	struct tui_report r;
@@ -686,8 +687,10 @@ static int emit_one(FILE *out, const struct tui_opts *o,
 	ret = tui_report_build(rop, &env, &r);
 	if (ret != -ENOMEM)
 		tui_formats[o->format].report(out, q, snap, &r, iter);
-	if (ret && ret != -ENOMEM && r.nnotes)
+	if (ret && ret != -ENOMEM && r.nnotes && !*said)
 		fprintf(stderr, "exmtop: %s\n", r.notes[0]);
+	if (ret)
+		*said = true;
 	tui_report_fini(&r);
 	/* could not be made (said): exit status 2 when the input lacks what
 	 * it needs (a recording older than the report), else 1 */
@@ -706,7 +709,7 @@ int tui_batch(const struct tui_opts *o)
 	struct exm_source *src;
 	struct tui_query q;
 	long iters;
-	bool print = !o->record || o->format_given;
+	bool print = !o->record || o->format_given, said = false;
 	int ret, status = 0;
 
 	ret = tui_query_from_opts(&q, o, false);
@@ -787,7 +790,8 @@ int tui_batch(const struct tui_opts *o)
 				status = 1;
 				break;
 			}
-			ret = emit_one(out, o, &q, snap, prev, i, cache);
+			ret = emit_one(out, o, &q, snap, prev, i, cache,
+				       &said);
 		} else {
 			ret = 0;
 		}
@@ -806,6 +810,13 @@ int tui_batch(const struct tui_opts *o)
 		} else if (fflush(stdout) || ferror(stdout)) {
 			status = errno == EPIPE ? 0 : 1;
 			break;
+		}
+		if (ret == 2 && exm_replay_count(src)) {
+			/* a replayed snapshot older than the report (recorded
+			 * before its facts were kept): the later ones may
+			 * have them, so go on; exit status 2 at the end */
+			status = 2;
+			continue;
 		}
 		if (ret) {
 			if (ret < 0)

@@ -153,6 +153,12 @@ golden v1-system.txt -b --replay v1.exmrec --system -n 1
 for fmt in text csv json; do
 	status 2 -b --replay v1.exmrec --system --format $fmt
 done
+# upgraded by recording into it: the old snapshots say once why they have
+# no system view, the new one has it, and the exit status is 2
+cp v1.exmrec v1up.exmrec
+status 0 --record v1up.exmrec --source fixture:basic -n 1
+golden v1up-system.csv -b --replay v1up.exmrec --system --format csv
+status 2 -b --replay v1up.exmrec --system --format json
 status 0 --diff v1.exmrec basic.exmrec
 status 2 --diff v1.exmrec basic.exmrec --system
 status 2 --diff basic.exmrec v1.exmrec --system --format json
