@@ -54,42 +54,6 @@ int exm_meminfo_add(struct exm_meminfo *mi, const char *key, size_t keylen,
 	return 0;
 }
 
-/* One line "Key: N" or "Key: N kB" (spaces around N free): 0 or -EINVAL. */
-static int parse_line(struct exm_meminfo *mi, const char *l, size_t len)
-{
-	const char *p = l, *end = l + len, *colon;
-	uint64_t v = 0;
-	bool kb = false;
-
-	while (p < end && *p != ':')
-		p++;
-	if (p >= end)
-		return -EINVAL;
-	colon = p++;
-	while (p < end && *p == ' ')
-		p++;
-	if (p >= end || *p < '0' || *p > '9')
-		return -EINVAL;
-	for (; p < end && *p >= '0' && *p <= '9'; p++) {
-		unsigned d = (unsigned)(*p - '0');
-
-		if (v > (UINT64_MAX - d) / 10)
-			return -EINVAL;
-		v = v * 10 + d;
-	}
-	while (p < end && *p == ' ')
-		p++;
-	if (end - p >= 2 && p[0] == 'k' && p[1] == 'B') {
-		kb = true;
-		p += 2;
-	}
-	while (p < end && *p == ' ')
-		p++;
-	if (p != end)
-		return -EINVAL;
-	return exm_meminfo_add(mi, l, (size_t)(colon - l), v, kb);
-}
-
 uint32_t exm_meminfo_parse(struct exm_meminfo *mi, const char *text,
 			   size_t len)
 {
@@ -98,9 +62,14 @@ uint32_t exm_meminfo_parse(struct exm_meminfo *mi, const char *text,
 	memset(mi, 0, sizeof(*mi));
 	while (p < end && mi->n < EXM_MEMINFO_ROWS) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *le = nl ? nl : end;
+		const char *le = nl ? nl : end, *key;
+		size_t klen;
+		uint64_t v;
+		bool kb;
 
-		parse_line(mi, p, (size_t)(le - p));
+		if (!exm_parse_kv_unit(p, (size_t)(le - p), &key, &klen, &v,
+				       &kb))
+			exm_meminfo_add(mi, key, klen, v, kb);
 		p = nl ? nl + 1 : end;
 	}
 	return mi->n;

@@ -177,8 +177,8 @@ int exm_parse_maps_line(const char *line, size_t len, struct exm_mapping *m)
 	return 0;
 }
 
-int exm_parse_kv(const char *line, size_t len, const char **key,
-		 size_t *keylen, uint64_t *value)
+int exm_parse_kv_unit(const char *line, size_t len, const char **key,
+		      size_t *keylen, uint64_t *value, bool *kb)
 {
 	const char *end = line + len, *p = line, *colon;
 	uint64_t v;
@@ -192,17 +192,28 @@ int exm_parse_kv(const char *line, size_t len, const char **key,
 	if (!parse_dec(&p, end, &v))
 		return -EINVAL;
 	skip_spaces(&p, end);
-	if (end - p >= 2 && p[0] == 'k' && p[1] == 'B') {
-		if (v > UINT64_MAX / 1024)
-			return -EINVAL;
-		v *= 1024;
+	*kb = end - p >= 2 && p[0] == 'k' && p[1] == 'B';
+	if (*kb)
 		p += 2;
-	}
 	if (p < end && *p != '\n')
 		return -EINVAL;
 	*key = line;
 	*keylen = (size_t)(colon - line);
 	*value = v;
+	return 0;
+}
+
+int exm_parse_kv(const char *line, size_t len, const char **key,
+		 size_t *keylen, uint64_t *value)
+{
+	bool kb;
+	int ret = exm_parse_kv_unit(line, len, key, keylen, value, &kb);
+
+	if (ret || !kb)
+		return ret;
+	if (*value > UINT64_MAX / 1024)
+		return -EINVAL;
+	*value *= 1024;
 	return 0;
 }
 

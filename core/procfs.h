@@ -36,6 +36,11 @@ enum exm_kind exm_classify(const char *name, uint64_t inode,
 int exm_parse_kv(const char *line, size_t len, const char **key,
 		 size_t *keylen, uint64_t *value);
 
+/* The same, with the number as printed and *kb saying whether "kB"
+ * followed it (/proc/meminfo keeps counts such as HugePages_Total). */
+int exm_parse_kv_unit(const char *line, size_t len, const char **key,
+		      size_t *keylen, uint64_t *value, bool *kb);
+
 /*
  * Walk /proc/PID/smaps text of process p (whose maps, sorted, was read
  * earlier): for each VMA header, vma(ctx, first, exact, start, end) where
