@@ -245,13 +245,15 @@ static int scan_regions(struct pm_ctx *c, int fd, uint64_t start, uint64_t end)
 
 			if (!r)
 				return -ENOMEM;
+			/* zeroed once: tools like valgrind cannot know the
+			 * ioctl fills it (zeroing each call cost more than
+			 * the rest of the scan) */
+			memset(r + c->cap_regions, 0,
+			       (cap - c->cap_regions) * sizeof(*r));
 			c->regions = r;
 			c->cap_regions = cap;
 		}
 		memset(&arg, 0, sizeof(arg));
-		/* Tools like valgrind cannot know the ioctl fills the vector. */
-		memset(c->regions + c->nregions, 0,
-		       NREGIONS * sizeof(*c->regions));
 		arg.size = sizeof(arg);
 		arg.start = start;
 		arg.end = end;
