@@ -546,17 +546,14 @@ static void collate_part(void *arg, unsigned t, unsigned n)
 	(void)n;
 }
 
-static int collate(struct plan *pl, unsigned nthreads)
+static int collate(struct plan *pl, uint64_t nwords, unsigned nthreads)
 {
 	struct exm_snapshot *snap = pl->snap;
-	uint64_t nwords = 0; /* present ones: swap is rarely big */
 
 	snap->pfn_counts = exm_pagecount_new_parts(nthreads);
 	snap->swap_counts = exm_pagecount_new_parts(nthreads);
 	if (!snap->pfn_counts || !snap->swap_counts)
 		return -ENOMEM;
-	for (size_t i = 0; i < pl->ntwins; i++)
-		nwords += pl->twins[i].m->npages;
 	exm_pagecount_expect(snap->pfn_counts, nwords);
 	exm_parallel(exm_pagecount_nparts(snap->pfn_counts), collate_part, pl);
 	for (unsigned t = 0; t < EXM_MAX_THREADS; t++)
@@ -615,14 +612,23 @@ static void size_all(struct plan *pl)
 	}
 }
 
+/* Distinct page words below which the two passes stay on one thread: at
+ * some 10 ns a word, a second thread would save under 5 ms. */
+#define THREAD_MIN_WORDS ((size_t)1 << 20)
+
 static int account_pages(struct exm_snapshot *snap)
 {
-	unsigned nt = exm_thread_count(snap->nprocs, 8);
 	struct plan pl = { .snap = snap };
+	uint64_t nwords = 0; /* present ones: swap is rarely big */
+	unsigned nt;
 	int ret = plan_twins(&pl);
 
+	for (size_t i = 0; !ret && i < pl.ntwins; i++)
+		nwords += pl.twins[i].m->npages;
+	nt = exm_thread_count(exm_threads_fixed() ? SIZE_MAX : (size_t)nwords,
+			      THREAD_MIN_WORDS);
 	if (!ret)
-		ret = collate(&pl, nt);
+		ret = collate(&pl, nwords, nt);
 	if (!ret) {
 		pl.next = 0;
 		exm_parallel(nt, size_twins, &pl);

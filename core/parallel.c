@@ -22,13 +22,12 @@ unsigned exm_thread_count(size_t n, size_t min_items)
 	return t;
 }
 
-struct job {
-	void (*fn)(void *arg, unsigned t, unsigned n);
-	void *arg;
-	unsigned t, n;
-	pthread_t thread;
-	bool started;
-};
+bool exm_threads_fixed(void)
+{
+	const char *env = getenv("EXMTOP_THREADS");
+
+	return env && *env;
+}
 
 static void *job_main(void *p)
 {
@@ -38,25 +37,41 @@ static void *job_main(void *p)
 	return NULL;
 }
 
-void exm_parallel(unsigned n, void (*fn)(void *arg, unsigned t, unsigned n),
-		  void *arg)
+void exm_team_start(struct exm_team *tm, unsigned n,
+		    void (*fn)(void *arg, unsigned t, unsigned n), void *arg)
 {
-	struct job jobs[EXM_MAX_THREADS];
-
 	if (n < 1)
 		n = 1;
 	if (n > EXM_MAX_THREADS)
 		n = EXM_MAX_THREADS;
+	tm->n = n;
 	for (unsigned t = 1; t < n; t++) {
-		jobs[t] = (struct job){ .fn = fn, .arg = arg, .t = t, .n = n };
-		jobs[t].started = !pthread_create(&jobs[t].thread, NULL,
-						  job_main, &jobs[t]);
+		struct job *j = &tm->jobs[t];
+
+		*j = (struct job){ .fn = fn, .arg = arg, .t = t, .n = n };
+		j->started = !pthread_create(&j->thread, NULL, job_main, j);
 	}
-	fn(arg, 0, n);
-	for (unsigned t = 1; t < n; t++) {
-		if (jobs[t].started)
-			pthread_join(jobs[t].thread, NULL);
+}
+
+void exm_team_join(struct exm_team *tm)
+{
+	for (unsigned t = 1; t < tm->n; t++) {
+		struct job *j = &tm->jobs[t];
+
+		if (j->started)
+			pthread_join(j->thread, NULL);
 		else
-			fn(arg, t, n);
+			j->fn(j->arg, j->t, j->n);
 	}
+	tm->n = 0;
+}
+
+void exm_parallel(unsigned n, void (*fn)(void *arg, unsigned t, unsigned n),
+		  void *arg)
+{
+	struct exm_team tm;
+
+	exm_team_start(&tm, n, fn, arg);
+	fn(arg, 0, tm.n);
+	exm_team_join(&tm);
 }

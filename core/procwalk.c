@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/builder.h"
@@ -232,6 +233,19 @@ static int cmp_pid(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/*
+ * How many threads: the first walk of a source starts all it may use (it
+ * cannot know better; EXMTOP_THREADS set: every walk does). A later walk
+ * starts on the caller's thread alone when the last one cost less than
+ * SPAWN_CPU_NS of CPU, and takes the others only if it turns out long:
+ * after SPAWN_PROBE_NS, when at its pace so far it would take SPAWN_CPU_NS
+ * or more. A shorter walk is over before anyone could tell it went
+ * faster, and a second thread costs CPU of its own: its start, its own
+ * allocations, another CPU's caches (and under emulation, much more).
+ */
+#define SPAWN_PROBE_NS (20 * 1000000LL)
+#define SPAWN_CPU_NS (200 * 1000000LL)
+
 /* The walk, shared by its workers: each takes the next pid in turn (so one
  * slow process does not hold up a fixed share) into its own snapshot. */
 struct walk {
@@ -242,6 +256,11 @@ struct walk {
 	unsigned page_size;
 	const pid_t *pids;
 	size_t npids, next; /* next: taken with __atomic_fetch_add */
+	unsigned nw;	    /* threads it may use */
+	bool spawned;	    /* those beyond the caller's started */
+	int64_t t0;	    /* when it began, ns (coarse: no clock read) */
+	int64_t cpu_ns;	    /* the workers' CPU, added when each is done */
+	struct exm_team team;
 	struct worker {
 		struct exm_builder b; /* its own; worker 0: the caller's */
 		struct exm_build_end skipped;
@@ -327,12 +346,44 @@ static int walk_one(const struct walk *wl, struct worker *wk,
 	return 0;
 }
 
+static int64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void worker_main(void *arg, unsigned t, unsigned n);
+
+/* Start the other workers: now, or when done of the pids took so long
+ * that the whole walk looks worth them (see SPAWN_CPU_NS). */
+static void maybe_spawn(struct walk *walk, size_t done, bool now)
+{
+	if (walk->spawned || walk->nw < 2)
+		return;
+	if (!now) {
+		int64_t el = clock_ns(CLOCK_MONOTONIC_COARSE) - walk->t0;
+
+		if (el < SPAWN_PROBE_NS || done >= walk->npids ||
+		    (double)el * (double)walk->npids / (double)done <
+			    (double)SPAWN_CPU_NS)
+			return;
+	}
+	for (unsigned i = 1; i < walk->nw; i++)
+		walk->wk[i].ret = exm_builder_fork(&walk->wk[0].b,
+						   &walk->wk[i].b);
+	walk->spawned = true;
+	exm_team_start(&walk->team, walk->nw, worker_main, walk);
+}
+
 static void worker_main(void *arg, unsigned t, unsigned n)
 {
 	struct walk *walk = arg;
 	struct worker *wk = &walk->wk[t];
 	const struct exm_walk *w = walk->w;
 	struct user_cache users = { .n = 0 };
+	int64_t cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	void *ctx;
 
 	if (wk->ret || !wk->b.snap)
@@ -348,10 +399,16 @@ static void worker_main(void *arg, unsigned t, unsigned n)
 		if (i >= walk->npids)
 			break;
 		wk->ret = walk_one(walk, wk, &users, ctx, walk->pids[i]);
+		if (!t)
+			maybe_spawn(walk, i + 1, false);
 	}
 	if (w->ctx_free)
 		w->ctx_free(ctx);
 	user_cache_fini(&users);
+	__atomic_fetch_add(&walk->cpu_ns,
+			   clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0,
+			   __ATOMIC_RELAXED);
+	(void)n;
 }
 
 static int cmp_proc(const void *a, const void *b)
@@ -416,16 +473,17 @@ int exm_proc_walk(struct exm_source *src, const struct exm_scan_opts *opts,
 	}
 	*walk = (struct walk){ .src = src, .opts = opts, .w = w, .root = root,
 			       .page_size = snap->sys.page_size,
-			       .pids = pids, .npids = npids };
-	for (unsigned i = 0; i < nw; i++) {
-		struct worker *wk = &walk->wk[i];
-
-		if (!i)
-			wk->b = *b;
-		else
-			wk->ret = exm_builder_fork(b, &wk->b);
-	}
-	exm_parallel(nw, worker_main, walk);
+			       .pids = pids, .npids = npids, .nw = nw,
+			       .t0 = clock_ns(CLOCK_MONOTONIC_COARSE) };
+	walk->wk[0].b = *b;
+	maybe_spawn(walk, 0, exm_threads_fixed() || !src->walk_cpu_ns ||
+				     src->walk_cpu_ns >= SPAWN_CPU_NS);
+	worker_main(walk, 0, nw);
+	if (walk->spawned)
+		exm_team_join(&walk->team);
+	else
+		nw = 1;
+	src->walk_cpu_ns = walk->cpu_ns > 0 ? walk->cpu_ns : 1;
 	for (unsigned i = 0; i < nw; i++) {
 		struct worker *wk = &walk->wk[i];
 

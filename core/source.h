@@ -54,6 +54,7 @@ struct exm_source {
 	void *priv;	     /* source-owned state */
 	const char *arg;     /* source argument (fixture name, file, ...) */
 	char errmsg[256];    /* set on failure: one line for the user */
+	int64_t walk_cpu_ns; /* CPU the last /proc walk took (procwalk.c) */
 };
 
 extern const struct exm_source_ops exm_source_kmod;
