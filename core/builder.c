@@ -96,6 +96,12 @@ int exm_build_pages(struct exm_builder *b, struct exm_mapping *m,
 	return exm_mapping_add_pages(m, vpn, words, n);
 }
 
+int exm_build_run(struct exm_builder *b, struct exm_mapping *m, uint64_t vpn,
+		  uint64_t word, uint64_t step, uint32_t n)
+{
+	return exm_mapping_add_run(m, vpn, word, step, n);
+}
+
 int exm_build_reserve(struct exm_builder *b, struct exm_mapping *m,
 		      uint32_t n)
 {

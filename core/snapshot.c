@@ -444,6 +444,48 @@ int exm_mapping_add_pages(struct exm_mapping *m, uint64_t vpn,
 	}
 }
 
+int exm_mapping_add_run(struct exm_mapping *m, uint64_t vpn, uint64_t word,
+			uint64_t step, uint32_t n)
+{
+	uint64_t buf[256];
+	uint32_t c, last, *out;
+	struct exm_run *run;
+	int ret;
+
+	if (!n || !exm_pm_used(word))
+		return 0;
+	/* packed, and the last word packs too: they all do, step apart */
+	if (!m->pages && (m->pages32 || !m->npages) &&
+	    exm_pm_pack(word + (uint64_t)(n - 1) * step, &last) &&
+	    exm_pm_pack(word, &c)) {
+		ret = room_for(m, n);
+		if (ret)
+			return ret;
+		run = run_at(m, vpn, n);
+		if (!run)
+			return -ENOMEM;
+		out = m->pages32 + m->npages;
+		for (uint32_t k = 0; k < n; k++)
+			out[k] = c + k * (uint32_t)step;
+		m->npages += n;
+		run->count += n;
+		return 0;
+	}
+	while (n) { /* the general way, a piece at a time */
+		uint32_t k, piece = n < 256 ? n : 256;
+
+		for (k = 0; k < piece; k++)
+			buf[k] = word + k * step;
+		ret = exm_mapping_add_pages(m, vpn, buf, piece);
+		if (ret)
+			return ret;
+		vpn += piece;
+		word += piece * step;
+		n -= piece;
+	}
+	return 0;
+}
+
 int exm_mapping_add_page(struct exm_mapping *m, uint64_t vpn, uint64_t word)
 {
 	return exm_mapping_add_pages(m, vpn, &word, 1);

@@ -295,6 +295,14 @@ static inline uint64_t exm_mapping_word(const struct exm_mapping *m,
 int exm_mapping_add_pages(struct exm_mapping *m, uint64_t vpn,
 			  const uint64_t *words, uint32_t n);
 
+/*
+ * The same for n pages whose words are word, word + step, ... (a run of
+ * consecutive frames: step 1; of swap offsets: step 1 << 5), without
+ * spelling each word out first.
+ */
+int exm_mapping_add_run(struct exm_mapping *m, uint64_t vpn, uint64_t word,
+			uint64_t step, uint32_t n);
+
 /* Forget m's page words (and free what it owns). */
 void exm_mapping_clear_pages(struct exm_mapping *m);
 

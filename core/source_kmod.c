@@ -26,6 +26,7 @@
 
 #define NRECS 4096 /* records per ioctl */
 #define NWORDS 4096 /* page words handed to the snapshot at once */
+#define RUN_DIRECT 8 /* pages of a run stored as a run, not word by word */
 #define PSS_SHIFT 12 /* smaps' fixed point */
 
 struct km_ctx {
@@ -43,6 +44,8 @@ struct km_ctx {
 struct km_kpss {
 	uint64_t pss, anon, file, shmem, dirty, rss;
 	bool swapped;
+	uint32_t mapcount; /* of the last record: runs of one page share it */
+	uint64_t share;	   /* a page's Pss at that mapcount */
 };
 
 static int km_dev_open(void)
@@ -184,8 +187,12 @@ static void kpss_add(struct km_kpss *k, const struct exmap_rec *r,
 		return;
 	/* smaps: a present page's share is PAGE_SIZE << 12 divided by its
 	 * mapcount (when 2 or more); a migrating page counts in full */
-	pss = ((uint64_t)ps << PSS_SHIFT) / (r->mapcount >= 2 ? r->mapcount : 1) *
-	      r->npages;
+	if (r->mapcount != k->mapcount || !k->share) {
+		k->mapcount = r->mapcount;
+		k->share = ((uint64_t)ps << PSS_SHIFT) /
+			   (r->mapcount >= 2 ? r->mapcount : 1);
+	}
+	pss = k->share * r->npages;
 	k->rss += bytes;
 	k->pss += pss;
 	if (r->flags & EXMAP_F_ANON)
@@ -244,19 +251,29 @@ static int store_rec(struct km_ctx *c, struct exm_proc *p, size_t *mi,
 			w += n * step;
 			continue;
 		}
+		n = (m->end - va) / ps;
+		if (n > left)
+			n = left;
 		if (c->n && (c->m != m || c->vpn + c->n != vpn ||
-			     c->n == NWORDS)) {
+			     c->n == NWORDS || n >= RUN_DIRECT)) {
 			ret = flush(c);
 			if (ret)
 				return ret;
+		}
+		if (n >= RUN_DIRECT) { /* a long run: stored as one */
+			n = n > UINT32_MAX ? UINT32_MAX : n;
+			ret = exm_build_run(c->b, m, vpn, w, step, (uint32_t)n);
+			if (ret)
+				return ret;
+			left -= n;
+			va += n * ps;
+			w += n * step;
+			continue;
 		}
 		if (!c->n) {
 			c->m = m;
 			c->vpn = vpn;
 		}
-		n = (m->end - va) / ps;
-		if (n > left)
-			n = left;
 		if (n > NWORDS - c->n)
 			n = NWORDS - c->n;
 		for (uint64_t k = 0; k < n; k++)

@@ -474,6 +474,73 @@ Test(account, added_words_read_back_run_by_run)
 	}
 }
 
+/* Runs of words (consecutive frames or swap offsets) added whole store
+ * exactly what the same words added one by one store: packed or wide,
+ * into heap or reserved room, across a frame that does not pack. */
+Test(account, runs_store_what_their_words_store)
+{
+	enum { N = 12000 };
+	static uint64_t w[N];
+	unsigned seed = 777;
+
+	for (int round = 0; round < 12; round++) {
+		struct exm_snapshot *s = exm_snapshot_new();
+		struct exm_proc *p = mkproc(s, 1);
+		struct exm_mapping *a = mkmap(p, 0x100000, N, EXM_PERM_R, "", 0,
+					      EXM_KIND_ANON);
+		struct exm_mapping *b = mkmap(p, 0x100000 + N * PS, N,
+					      EXM_PERM_R, "", 0, EXM_KIND_ANON);
+		uint32_t k = 0, nused = 0;
+
+		a = &p->maps[0]; /* mkmap may have moved it */
+		while (k < N) {
+			unsigned r = (unsigned)rand_r(&seed);
+			uint32_t n = r % 600 + 1, i;
+			uint64_t pfn = (uint64_t)rand_r(&seed) % 100000 + 1, word, step = 1;
+
+			if (n > N - k)
+				n = N - k;
+			if (r % 11 == 0) {
+				word = 0; /* a hole */
+			} else if (r % 5 == 0) {
+				word = SWAPW(r % 4, pfn);
+				step = 1u << 5;
+			} else {
+				if (round % 3 == 2 && r % 13 == 0)
+					pfn = (1ull << 28) - n / 2; /* ends wide */
+				word = PRESENT(pfn, (r & 8 ? EXM_PM_EXCLUSIVE : 0) |
+							    (r & 16 ? EXM_PM_FILE : 0));
+			}
+			for (i = 0; i < n; i++)
+				w[k + i] = word ? word + i * step : 0;
+			if (word)
+				nused += n;
+			if (round % 4 == 1 && !k) {
+				/* reserved room, as a source that knows
+				 * its count gives: both alike */
+				cr_assert_eq(exm_mapping_reserve_store(s, a, N), 0);
+				cr_assert_eq(exm_mapping_reserve_store(s, b, N), 0);
+			}
+			cr_assert_eq(exm_mapping_add_pages(a, 0x100 + k, w + k, n), 0);
+			cr_assert_eq(exm_mapping_add_run(b, 0x100 + k, word, step, n), 0);
+			k += n;
+		}
+		cr_assert_eq(a->npages, nused);
+		cr_assert_eq(b->npages, nused);
+		cr_assert_eq(a->pages32 == NULL, b->pages32 == NULL);
+		cr_assert_eq(a->nruns, b->nruns);
+		for (uint32_t r = 0; r < a->nruns; r++) {
+			cr_assert_eq(a->runs[r].vpn, b->runs[r].vpn);
+			cr_assert_eq(a->runs[r].count, b->runs[r].count);
+			cr_assert_eq(a->runs[r].idx, b->runs[r].idx);
+		}
+		for (uint32_t i = 0; i < nused; i++)
+			cr_assert_eq(exm_mapping_word(a, i), exm_mapping_word(b, i),
+				     "round %d word %u", round, i);
+		exm_snapshot_free(s);
+	}
+}
+
 /* The accounting threads give the very same figures as one thread. */
 Test(account, threads_change_nothing)
 {
