@@ -51,6 +51,8 @@ struct exmap_walk {
 	struct exmap_rec *recs;
 	u32 n, cap;
 	unsigned long next; /* where to resume when the buffer is full */
+	/* a frame found valid in the page table locked now, or 0 */
+	unsigned long valid; /* 1 + (pfn >> EXMAP_PFN_VALID_SHIFT) */
 };
 
 /* The walk stopped: buffer full (next set) or -errno. */
@@ -108,6 +110,23 @@ static u64 exmap_swap_frame(swp_entry_t entry)
 	return swp_type(entry) | ((u64)off << MAX_SWAPFILES_SHIFT);
 }
 
+/*
+ * pfn_valid(pfn), asked once per subsection (EXMAP_PFN_VALID_SHIFT) while
+ * one page table stays locked: a frame mapped there keeps its subsection
+ * from going offline, since taking it away needs the page-table lock.
+ */
+static bool exmap_pfn_valid(struct exmap_walk *w, unsigned long pfn)
+{
+	unsigned long v = (pfn >> EXMAP_PFN_VALID_SHIFT) + 1;
+
+	if (v == w->valid)
+		return true;
+	if (!pfn_valid(pfn))
+		return false;
+	w->valid = v;
+	return true;
+}
+
 static int exmap_pte(struct exmap_walk *w, struct vm_area_struct *vma,
 		     unsigned long addr, pte_t pte)
 {
@@ -129,7 +148,7 @@ static int exmap_pte(struct exmap_walk *w, struct vm_area_struct *vma,
 		if (is_zero_pfn(pfn))
 			flags |= EXMAP_F_ZERO;
 		/* as vm_normal_page(): no page behind a special PTE */
-		if (!pte_special(pte) && pfn_valid(pfn))
+		if (!pte_special(pte) && exmap_pfn_valid(w, pfn))
 			page = pfn_to_page(pfn);
 		else
 			flags |= EXMAP_F_NOPAGE;
@@ -150,11 +169,11 @@ static int exmap_pte(struct exmap_walk *w, struct vm_area_struct *vma,
 		struct folio *folio = page_folio(page);
 
 		flags |= exmap_page_flags(folio);
-		if (exmap_pte_excl(folio, page, present, migration))
-			flags |= EXMAP_F_EXCL;
 		/* smaps counts a migrating page in full (mapcount 0) */
 		if (present)
 			mapcount = exmap_mapcount(folio, page);
+		if (exmap_pte_excl(folio, page, present, migration, mapcount))
+			flags |= EXMAP_F_EXCL;
 	}
 	return exmap_emit(w, addr, frame, flags, mapcount);
 }
@@ -197,10 +216,11 @@ static int exmap_huge_pmd(struct exmap_walk *w, struct vm_area_struct *vma,
 		struct page *page = head + idx;
 		u32 f = flags, mapcount = 0;
 
-		if (exmap_pmd_excl(folio, head, page, present, migration))
-			f |= EXMAP_F_EXCL;
 		if (present)
 			mapcount = exmap_mapcount(folio, page);
+		if (exmap_pmd_excl(folio, head, page, present, migration,
+				   mapcount))
+			f |= EXMAP_F_EXCL;
 		ret = exmap_emit(w, addr, frame, f, mapcount);
 		frame += present ? 1 : 1ull << MAX_SWAPFILES_SHIFT;
 	}
@@ -248,6 +268,7 @@ again:
 		start = exmap_pte_lock(w->mm, pmdp, addr, &ptl);
 		if (!start)
 			goto again; /* changed under us: read it again */
+		w->valid = 0;
 		for (pte = start; addr < next && !ret; pte++, addr += PAGE_SIZE)
 			ret = exmap_pte(w, vma, addr, ptep_get(pte));
 		exmap_pte_unlock(start, ptl);

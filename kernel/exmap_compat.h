@@ -13,11 +13,14 @@
  *   exmap_pte_unlock(pte, ptl)
  *   exmap_mapcount(folio, page)   mappings of one page, as smaps divides
  *                                 Pss by them
- *   exmap_pte_excl(folio, page, present, migration)
+ *   exmap_pte_excl(folio, page, present, migration, mapcount)
  *                                 pagemap's "exclusively mapped" bit of a
- *                                 page mapped by a PTE
- *   exmap_pmd_excl(folio, head, page, present, migration)
+ *                                 page mapped by a PTE (mapcount: what
+ *                                 exmap_mapcount gave, when present)
+ *   exmap_pmd_excl(folio, head, page, present, migration, mapcount)
  *                                 the same for one page of a PMD mapping
+ *   EXMAP_PFN_VALID_SHIFT         pfn_valid() gives one answer for all
+ *                                 frames alike above this many bits
  */
 #ifndef EXMAP_COMPAT_H
 #define EXMAP_COMPAT_H
@@ -62,15 +65,16 @@ static inline int exmap_mapcount(struct folio *folio, struct page *page)
 
 /* fs/proc/task_mmu.c of 6.1: page_mapcount() == 1, not for migration */
 static inline bool exmap_pte_excl(struct folio *folio, struct page *page,
-				  bool present, bool migration)
+				  bool present, bool migration, int mapcount)
 {
-	return !migration && page_mapcount(page) == 1;
+	return !migration &&
+	       (present ? mapcount : page_mapcount(page)) == 1;
 }
 
 /* 6.1 decides once per PMD, from the head page */
 static inline bool exmap_pmd_excl(struct folio *folio, struct page *head,
 				  struct page *page, bool present,
-				  bool migration)
+				  bool migration, int mapcount)
 {
 	return !migration && page_mapcount(head) == 1;
 }
@@ -132,20 +136,27 @@ static inline int exmap_mapcount(struct folio *folio, struct page *page)
 
 /* fs/proc/task_mmu.c of 6.12: present pages with a precise mapcount of 1 */
 static inline bool exmap_pte_excl(struct folio *folio, struct page *page,
-				  bool present, bool migration)
+				  bool present, bool migration, int mapcount)
 {
-	return present && exmap_mapcount(folio, page) == 1;
+	return present && mapcount == 1;
 }
 
 static inline bool exmap_pmd_excl(struct folio *folio, struct page *head,
 				  struct page *page, bool present,
-				  bool migration)
+				  bool migration, int mapcount)
 {
-	return present && exmap_mapcount(folio, page) == 1;
+	return present && mapcount == 1;
 }
 
 #else
 #error "exmap knows Linux 6.1 and 6.12 only; use exmtop's pagemap source"
+#endif
+
+/* SPARSEMEM: pfn_valid() is a property of a whole subsection */
+#ifdef CONFIG_SPARSEMEM
+#define EXMAP_PFN_VALID_SHIFT PFN_SUBSECTION_SHIFT
+#else
+#define EXMAP_PFN_VALID_SHIFT 0
 #endif
 
 #endif
