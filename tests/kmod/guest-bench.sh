@@ -51,7 +51,7 @@ done
 # Per refresh, start-up removed: 11 refreshes 1 s apart minus 1, the way a
 # top-like tool runs. smemstat's periodic mode (1 s is its shortest delay)
 # reads every process once more than its count, so "1 11" against "1 1".
-for r in 1 2; do
+for r in 1 2 3; do
 	for s in kmod pagemap-read ${scan:+pagemap-scan}; do
 		a="--source ${s%%-*}"
 		[ "$s" = kmod ] || a="$a --pagemap-mode ${s#*-}"
