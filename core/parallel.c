@@ -31,7 +31,7 @@ bool exm_threads_fixed(void)
 
 static void *job_main(void *p)
 {
-	struct job *j = p;
+	struct exm_team_job *j = p;
 
 	j->fn(j->arg, j->t, j->n);
 	return NULL;
@@ -46,9 +46,9 @@ void exm_team_start(struct exm_team *tm, unsigned n,
 		n = EXM_MAX_THREADS;
 	tm->n = n;
 	for (unsigned t = 1; t < n; t++) {
-		struct job *j = &tm->jobs[t];
+		struct exm_team_job *j = &tm->jobs[t];
 
-		*j = (struct job){ .fn = fn, .arg = arg, .t = t, .n = n };
+		*j = (struct exm_team_job){ .fn = fn, .arg = arg, .t = t, .n = n };
 		j->started = !pthread_create(&j->thread, NULL, job_main, j);
 	}
 }
@@ -56,7 +56,7 @@ void exm_team_start(struct exm_team *tm, unsigned n,
 void exm_team_join(struct exm_team *tm)
 {
 	for (unsigned t = 1; t < tm->n; t++) {
-		struct job *j = &tm->jobs[t];
+		struct exm_team_job *j = &tm->jobs[t];
 
 		if (j->started)
 			pthread_join(j->thread, NULL);

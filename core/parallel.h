@@ -34,7 +34,7 @@ void exm_parallel(unsigned n, void (*fn)(void *arg, unsigned t, unsigned n),
  * exm_team_join waits for them, and runs those that could not be started.
  */
 struct exm_team {
-	struct job {
+	struct exm_team_job {
 		void (*fn)(void *arg, unsigned t, unsigned n);
 		void *arg;
 		unsigned t, n;
