@@ -5,7 +5,7 @@
 # time --source kmod, --source pagemap (every mode the kernel has) and
 # smemstat, and print the ratios: one full snapshot (start-up included, 3
 # interleaved rounds), the cost per refresh with start-up removed
-# ((-n 11 -d 1 minus -n 1) / 10; smemstat: ("1 11" minus "1 1") / 10, 2
+# ((-n 11 -d 1 minus -n 1) / 10; smemstat: ("1 11" minus "1 1") / 10, 3
 # rounds), the kernel's side alone (the module against reading every
 # smaps), dynamic linking at start-up, and the live screen's CPU on a
 # pseudo-terminal (-d 2, 20 s) against smemstat -T and busybox top. The VM
@@ -15,7 +15,7 @@
 # its own and 16 fork-shared ones, 8 MiB of fork-shared anonymous memory
 # (THP) and 32 MiB of shared memory. Times are under software emulation:
 # compare the ratios, not the seconds. Figures measured: kernel/README.md.
-# Takes about 10 minutes.
+# Takes about 12 minutes.
 #
 # Run as root from the source tree: bench/kmod.sh [BUILD_DIR]
 set -u
