@@ -100,13 +100,22 @@ static int64_t less(uint64_t a, uint64_t b)
 /* Far beyond any machine, small enough that rows sum without overflow. */
 #define SYS_MAX (UINT64_C(1) << 56)
 
-/* The counters the rows are made of. */
-static const char *const keys[] = {
-	"MemTotal",    "AnonPages",   "Cached",	      "Buffers",
-	"Shmem",       "SReclaimable", "SUnreclaim",  "KernelStack",
-	"PageTables",  "SecPageTables", "VmallocUsed", "Percpu",
-	"Hugetlb",     "Zswap",	      "Balloon",      "MemFree",
-	"KReclaimable",
+/* The counters the rows are made of: each read once, range-checked. */
+enum {
+	MI_TOTAL, MI_ANON, MI_CACHED, MI_BUFFERS, MI_SHMEM, MI_SRECL,
+	MI_SUNRECL, MI_KSTACK, MI_PT, MI_SPT, MI_VMALLOC, MI_PERCPU,
+	MI_HUGETLB, MI_ZSWAP, MI_BALLOON, MI_FREE, MI_KRECL, MI__COUNT
+};
+static const char *const keys[MI__COUNT] = {
+	[MI_TOTAL] = "MemTotal",	 [MI_ANON] = "AnonPages",
+	[MI_CACHED] = "Cached",		 [MI_BUFFERS] = "Buffers",
+	[MI_SHMEM] = "Shmem",		 [MI_SRECL] = "SReclaimable",
+	[MI_SUNRECL] = "SUnreclaim",	 [MI_KSTACK] = "KernelStack",
+	[MI_PT] = "PageTables",		 [MI_SPT] = "SecPageTables",
+	[MI_VMALLOC] = "VmallocUsed",	 [MI_PERCPU] = "Percpu",
+	[MI_HUGETLB] = "Hugetlb",	 [MI_ZSWAP] = "Zswap",
+	[MI_BALLOON] = "Balloon",	 [MI_FREE] = "MemFree",
+	[MI_KRECL] = "KReclaimable",
 };
 
 int exm_sysview_from_meminfo(const struct exm_snapshot *snap,
@@ -115,10 +124,9 @@ int exm_sysview_from_meminfo(const struct exm_snapshot *snap,
 {
 	uint64_t ps = snap->sys.page_size, split[PK__COUNT];
 	uint64_t v[EXM_SYS__COUNT] = { 0 };
+	uint64_t c[MI__COUNT] = { 0 }; /* 0 when meminfo lacks it */
 	int64_t sum = 0;
 	int r;
-	uint64_t anon = 0, cached = 0, buffers = 0, shmem = 0, srecl = 0,
-		 krecl = 0, kstack = 0, pt = 0, spt = 0, vmalloc = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (!(snap->sys.caps & EXM_CAP_PFN)) {
@@ -139,14 +147,14 @@ int exm_sysview_from_meminfo(const struct exm_snapshot *snap,
 			 "no /proc/meminfo was taken with this snapshot");
 		return -ENODATA;
 	}
-	if (!exm_meminfo_get(mi, "MemTotal", &out->mem_total)) {
+	if (!exm_meminfo_get(mi, keys[MI_TOTAL], &out->mem_total)) {
 		snprintf(err, errlen, "meminfo: no MemTotal");
 		return -EINVAL;
 	}
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		uint64_t x;
-
-		if (exm_meminfo_get(mi, keys[i], &x) && x > SYS_MAX) {
+	for (int i = 0; i < MI__COUNT; i++) {
+		if (!exm_meminfo_get(mi, keys[i], &c[i]))
+			continue;
+		if (c[i] > SYS_MAX) {
 			snprintf(err, errlen, "meminfo: %s is out of range",
 				 keys[i]);
 			return -EINVAL;
@@ -160,34 +168,25 @@ int exm_sysview_from_meminfo(const struct exm_snapshot *snap,
 	out->user_anon = split[PK_ANON] * ps;
 	out->user_file = split[PK_FILE] * ps;
 	out->user_shmem = split[PK_SHMEM] * ps;
-	exm_meminfo_get(mi, "AnonPages", &anon);
-	exm_meminfo_get(mi, "Cached", &cached);
-	exm_meminfo_get(mi, "Buffers", &buffers);
-	exm_meminfo_get(mi, "Shmem", &shmem);
-	exm_meminfo_get(mi, "SReclaimable", &srecl);
-	exm_meminfo_get(mi, "SUnreclaim", &v[EXM_SYS_SLAB_UNRECLAIM]);
-	exm_meminfo_get(mi, "KernelStack", &kstack);
-	exm_meminfo_get(mi, "PageTables", &pt);
-	exm_meminfo_get(mi, "SecPageTables", &spt);
-	exm_meminfo_get(mi, "VmallocUsed", &vmalloc);
-	exm_meminfo_get(mi, "Percpu", &v[EXM_SYS_PERCPU]);
-	exm_meminfo_get(mi, "Hugetlb", &v[EXM_SYS_HUGETLB]);
-	exm_meminfo_get(mi, "Zswap", &v[EXM_SYS_ZSWAP]);
-	exm_meminfo_get(mi, "Balloon", &v[EXM_SYS_BALLOON]);
-	exm_meminfo_get(mi, "MemFree", &v[EXM_SYS_FREE]);
-	if (!exm_meminfo_get(mi, "KReclaimable", &krecl))
-		krecl = srecl;
-
 	v[EXM_SYS_USER] = snap->distinct_pages * ps;
-	v[EXM_SYS_ANON_UNSCANNED] = (uint64_t)less(anon, out->user_anon);
+	v[EXM_SYS_ANON_UNSCANNED] = (uint64_t)less(c[MI_ANON], out->user_anon);
 	v[EXM_SYS_CACHE_UNMAPPED] = (uint64_t)less(
-		(uint64_t)less(cached + buffers, shmem), out->user_file);
-	v[EXM_SYS_SHMEM_UNMAPPED] = (uint64_t)less(shmem, out->user_shmem);
-	v[EXM_SYS_SLAB_RECLAIM] = srecl;
-	v[EXM_SYS_KRECLAIM_OTHER] = (uint64_t)less(krecl, srecl);
-	v[EXM_SYS_KSTACK] = kstack;
-	v[EXM_SYS_PAGETABLES] = pt + spt;
-	v[EXM_SYS_VMALLOC] = (uint64_t)less(vmalloc, kstack);
+		(uint64_t)less(c[MI_CACHED] + c[MI_BUFFERS], c[MI_SHMEM]),
+		out->user_file);
+	v[EXM_SYS_SHMEM_UNMAPPED] = (uint64_t)less(c[MI_SHMEM],
+						   out->user_shmem);
+	v[EXM_SYS_SLAB_RECLAIM] = c[MI_SRECL];
+	v[EXM_SYS_SLAB_UNRECLAIM] = c[MI_SUNRECL];
+	/* KReclaimable is SReclaimable and more (0 where the kernel lacks it) */
+	v[EXM_SYS_KRECLAIM_OTHER] = (uint64_t)less(c[MI_KRECL], c[MI_SRECL]);
+	v[EXM_SYS_KSTACK] = c[MI_KSTACK];
+	v[EXM_SYS_PAGETABLES] = c[MI_PT] + c[MI_SPT];
+	v[EXM_SYS_VMALLOC] = (uint64_t)less(c[MI_VMALLOC], c[MI_KSTACK]);
+	v[EXM_SYS_PERCPU] = c[MI_PERCPU];
+	v[EXM_SYS_HUGETLB] = c[MI_HUGETLB];
+	v[EXM_SYS_ZSWAP] = c[MI_ZSWAP];
+	v[EXM_SYS_BALLOON] = c[MI_BALLOON];
+	v[EXM_SYS_FREE] = c[MI_FREE];
 	for (int i = 0; i < EXM_SYS_UNEXPLAINED; i++) {
 		out->rows[i].name = rowdefs[i].name;
 		out->rows[i].help = rowdefs[i].help;
