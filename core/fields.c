@@ -160,6 +160,15 @@ const struct exm_field exm_fields[EXM_F__COUNT] = {
 				   "(since the baseline) or gone" },
 };
 
+unsigned exm_fields_needs(void)
+{
+	unsigned needs = 0;
+
+	for (int f = 0; f < EXM_F__COUNT; f++)
+		needs |= exm_fields[f].needs;
+	return needs;
+}
+
 int exm_field_by_key(const char *key)
 {
 	for (int i = 0; i < EXM_F__COUNT; i++)

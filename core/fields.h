@@ -64,6 +64,9 @@ enum exm_ftype {
 #define EXM_NEED_PAGES	 (1u << 0)
 #define EXM_NEED_KPSS	 (1u << 1)
 #define EXM_NEED_CMDLINE (1u << 2)
+/* Not a column's: the processes pane grouped per cgroup, and what keeps
+ * every process's cgroup (a recording, OpenMetrics' groups). */
+#define EXM_NEED_CGROUP	 (1u << 3)
 
 struct exm_field {
 	const char *key;   /* stable lowercase key */
@@ -77,6 +80,9 @@ struct exm_field {
 };
 
 extern const struct exm_field exm_fields[EXM_F__COUNT];
+
+/* What every column together needs (EXM_NEED_*). */
+unsigned exm_fields_needs(void);
 
 /* Field id for key, or -1. */
 int exm_field_by_key(const char *key);

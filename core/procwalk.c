@@ -311,7 +311,7 @@ static int walk_one(const struct walk *wl, struct worker *wk,
 	p->uid = st.st_uid;
 	p->user = user_name(users, st.st_uid);
 	p->cmdline = wl->opts->want_cmdline ? read_cmdline(dfd) : strdup("");
-	p->cgroup = read_cgroup(dfd);
+	p->cgroup = wl->opts->want_cgroup ? read_cgroup(dfd) : strdup("");
 	if (!p->user || !p->cmdline || !p->cgroup) {
 		close(dfd);
 		return -ENOMEM;
@@ -432,6 +432,8 @@ int exm_proc_walk(struct exm_source *src, const struct exm_scan_opts *opts,
 	unsigned nw;
 	int ret = 0;
 
+	if (opts->want_cgroup)
+		snap->sys.caps |= EXM_CAP_CGROUP;
 	if (!d) {
 		ret = -errno;
 		snprintf(src->errmsg, sizeof(src->errmsg), "cannot open %.200s: %s",

@@ -213,6 +213,7 @@ struct exm_pfile {
 #define EXM_CAP_PTE_WRITABLE (1u << 5) /* page words carry EXM_PM_WRITABLE */
 #define EXM_CAP_REPLAY	 (1u << 6) /* read back from a recording: no live
 					    /proc behind it (proc_root "") */
+#define EXM_CAP_CGROUP	 (1u << 7) /* processes' cgroup paths read (else "") */
 
 struct exm_sysinfo {
 	unsigned page_size;

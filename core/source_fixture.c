@@ -377,7 +377,7 @@ static int fx_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 	snprintf(sys.source, sizeof(sys.source), "fixture");
 	snprintf(sys.source_detail, sizeof(sys.source_detail), "%s", a);
 	sys.caps = EXM_CAP_PAGES | EXM_CAP_PFN | EXM_CAP_KPSS |
-		   EXM_CAP_WRITABLE | EXM_CAP_ALLPROCS;
+		   EXM_CAP_WRITABLE | EXM_CAP_ALLPROCS | EXM_CAP_CGROUP;
 	ret = exm_build_begin(b, &sys);
 	if (ret)
 		return ret;

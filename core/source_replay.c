@@ -63,7 +63,9 @@ static int rp_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 		 "replay %zu/%zu of %.60s", rp->next + 1,
 		 exm_recording_count(rp->rec), src->arg);
 	sys->proc_root[0] = '\0';
-	sys->caps |= EXM_CAP_REPLAY;
+	/* a recording keeps every process's cgroup (exmtop records with
+	 * everything read) */
+	sys->caps |= EXM_CAP_REPLAY | EXM_CAP_CGROUP;
 	if (opts && opts->pids) /* honour -p like a live source */
 		exm_snapshot_keep_pids(b->snap, opts->pids, opts->npids);
 	if (rp->next + 1 < exm_recording_count(rp->rec))

@@ -5,7 +5,8 @@
 # unprivileged user (as root it creates and uses the user exmtop-test);
 # test_live_ui.sh (root, tmux) checks that scrolling brings the kernel's Pss
 # of rows that were off screen at once; test_alerts_ui.sh (root, tmux) that
-# the alerts view has every process's Pss read for its pss-mismatch check.
+# the alerts view has every process's Pss read for its pss-mismatch check;
+# test_cgroup_ui.sh (root, tmux) that grouping per cgroup reads them at once.
 # They run ./exmtop from the build directory (override with EXMTOP=). The
 # fixture program tests/live/sharer.c is compiled by the tests themselves
 # (exmlive.sharer_path) with plain flags, never with the build's sanitizer
@@ -18,7 +19,8 @@ TESTS += \
 	tests/live/test_pss.py \
 	tests/live/test_unpriv.py \
 	tests/live/test_live_ui.sh \
-	tests/live/test_alerts_ui.sh
+	tests/live/test_alerts_ui.sh \
+	tests/live/test_cgroup_ui.sh
 EXTRA_DIST += \
 	tests/live/sharer.c \
 	tests/live/liveui.sh \
@@ -30,7 +32,8 @@ EXTRA_DIST += \
 	tests/live/test_pss.py \
 	tests/live/test_unpriv.py \
 	tests/live/test_live_ui.sh \
-	tests/live/test_alerts_ui.sh
+	tests/live/test_alerts_ui.sh \
+	tests/live/test_cgroup_ui.sh
 CLEANFILES += tests/live/sharer-plain
 # Recordings through the binary: --record/--replay round trip, --diff of a
 # known growth, ELF of a replay and --sysroot (root).

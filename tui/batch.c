@@ -573,7 +573,9 @@ const struct tui_format_ops tui_formats[TUI_FMT__COUNT] = {
 	[TUI_FMT_JSON] = { .name = "json", .all = true,
 			   .emit = emit_json_doc, .diff = tui_diff_json,
 			   .report = report_json },
+	/* its groups: per program, user and cgroup */
 	[TUI_FMT_OPENMETRICS] = { .name = "openmetrics", .all = true,
+				  .needs = EXM_NEED_CGROUP,
 				  .emit = emit_openmetrics },
 };
 
@@ -751,11 +753,13 @@ int tui_batch(const struct tui_opts *o)
 		if (!ioctl(1, TIOCGWINSZ, &ws) && ws.ws_col >= 20)
 			g_line_max = ws.ws_col;
 	}
-	/* Read only what the printed columns need (JSON: all). */
+	/* Read only what the printed columns need (JSON: every column's). */
 	tui_query_scan(&q,
-		       tui_formats[o->format].all || o->report
-			       ? ~0u
-			       : tui_query_needs(&q, q.table),
+		       o->report ? ~0u
+		       : tui_formats[o->format].all
+			       ? exm_fields_needs() | tui_formats[o->format].needs
+			       : tui_query_needs(&q, q.table) |
+					 tui_formats[o->format].needs,
 		       &scan);
 	if (rec) /* a recording holds everything */
 		tui_query_scan(&q, ~0u, &scan);

@@ -44,7 +44,8 @@ void tui_print_summary(FILE *f, const struct exm_snapshot *snap);
  */
 struct tui_format_ops {
 	const char *name; /* --format NAME */
-	bool all;	  /* prints every column: the scan reads everything */
+	bool all;	  /* prints every column: the scan reads what any needs */
+	unsigned needs;	  /* EXM_NEED_* it reads beyond its columns' */
 	int (*emit)(FILE *out, const struct tui_query *q,
 		    const struct exm_snapshot *snap,
 		    const struct exm_snapshot *prev, long iter);

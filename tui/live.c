@@ -137,6 +137,14 @@ static void set_base(struct tui_live *l, struct exm_snapshot *s)
 		tui_scanner_dispose(l->scanner, old);
 }
 
+/* Grouped per cgroup, but the snapshot on screen has no cgroup paths: it
+ * was taken before (they are read only while needed). */
+static bool lacks_cgroups(const struct tui_live *l)
+{
+	return l->scan.want_cgroup && l->snap && !l->replay_n &&
+	       !(l->snap->sys.caps & EXM_CAP_CGROUP);
+}
+
 void tui_live_request(struct tui_live *l, bool followup)
 {
 	if (l->replay_n) /* a replay loads the snapshot asked for */
@@ -209,6 +217,8 @@ unsigned tui_live_take(struct tui_live *l)
 	    tui_policy_may_follow(&l->policy) &&
 	    tui_policy_missing(&l->policy, l->stacks, 2, l->prev))
 		tui_live_request(l, true);
+	else if (!l->paused && lacks_cgroups(l)) /* taken before grouping */
+		tui_live_request(l, false);
 	if (!keeps_prev(l)) {
 		/* one generation only while a delta is shown: a page-level
 		 * snapshot is big */
@@ -232,12 +242,15 @@ void tui_live_rescan(struct tui_live *l)
 	/* a replay has the kernel's figures it recorded, no more */
 	l->scan.want_kpss = (needs & EXM_NEED_KPSS) && !l->replay_n;
 	l->scan.want_cmdline = true; /* the filter matches command lines */
+	/* a recording keeps every process's cgroup */
+	l->scan.want_cgroup = (needs & EXM_NEED_CGROUP) || l->o->record;
 	if (!l->scanner)
 		return;
 	tui_scanner_set_opts(l->scanner, &l->scan);
-	if (l->scan.want_kpss && !had && l->snap &&
-	    !(l->snap->sys.caps & EXM_CAP_KPSS) &&
-	    !tui_scanner_busy(l->scanner))
+	if (l->snap && !tui_scanner_busy(l->scanner) &&
+	    ((l->scan.want_kpss && !had &&
+	      !(l->snap->sys.caps & EXM_CAP_KPSS)) ||
+	     lacks_cgroups(l)))
 		tui_live_request(l, false);
 }
 

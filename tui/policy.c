@@ -45,6 +45,10 @@ unsigned tui_policy_needs(const struct tui_stack *stacks, int nstacks,
 			if (v->sort_field >= 0)
 				needs |= exm_fields[v->sort_field].needs;
 		}
+	/* grouped, the processes pane's root lists the groups, and the
+	 * views under it a group's processes: by their cgroup */
+	if (set->group_by == EXM_GROUP_CGROUP)
+		needs |= EXM_NEED_CGROUP;
 	return needs;
 }
 

@@ -133,6 +133,7 @@ void tui_query_scan(const struct tui_query *q, unsigned needs,
 	scan->pagemap_mode = q->pagemap_mode;
 	scan->want_kpss = needs & EXM_NEED_KPSS;
 	scan->want_cmdline = needs & EXM_NEED_CMDLINE;
+	scan->want_cgroup = needs & EXM_NEED_CGROUP;
 }
 
 int tui_open_source(const struct tui_opts *o, struct exm_source **src)

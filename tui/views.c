@@ -19,10 +19,23 @@ static struct exm_row *build_procs(struct tui_view *v, const struct tui_build *b
 	return exm_table_procs(b->snap, n);
 }
 
+/* Grouped per cgroup, a snapshot taken before the grouping has no cgroup
+ * paths: none of its rows until the one asked for is in (tui_live_rescan). */
+static bool no_cgroups(const struct tui_build *b, const char **why)
+{
+	if (b->group_by != EXM_GROUP_CGROUP ||
+	    (b->snap->sys.caps & EXM_CAP_CGROUP))
+		return false;
+	*why = "(reading cgroups)";
+	return true;
+}
+
 static struct exm_row *build_groups(struct tui_view *v,
 				    const struct tui_build *b, size_t *n,
 				    const char **why)
 {
+	if (no_cgroups(b, why))
+		return NULL;
 	return exm_table_groups(b->snap, b->group_by, b->user, n);
 }
 
@@ -30,6 +43,8 @@ static struct exm_row *build_group_procs(struct tui_view *v,
 					 const struct tui_build *b, size_t *n,
 					 const char **why)
 {
+	if (no_cgroups(b, why))
+		return NULL;
 	return exm_table_group_procs(b->snap, b->group_by,
 				     v->ctx.name ? v->ctx.name : "", n);
 }

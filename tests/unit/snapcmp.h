@@ -48,7 +48,8 @@ static inline int snapcmp(const struct exm_snapshot *a,
 		return 1;
 	}
 	if (a->sys.page_size != b->sys.page_size ||
-	    (a->sys.caps & ~EXM_CAP_REPLAY) != (b->sys.caps & ~EXM_CAP_REPLAY) ||
+	    (a->sys.caps & ~(EXM_CAP_REPLAY | EXM_CAP_CGROUP)) !=
+		    (b->sys.caps & ~(EXM_CAP_REPLAY | EXM_CAP_CGROUP)) ||
 	    a->distinct_pages != b->distinct_pages ||
 	    a->distinct_swap != b->distinct_swap ||
 	    a->nskipped_gone != b->nskipped_gone ||

@@ -255,7 +255,8 @@ Test(pagemap, decoder_on_binary_fixture)
 	char root[] = "/tmp/exm-fakeproc-XXXXXX", pid[600], path[700];
 	struct exm_source *src;
 	struct exm_snapshot *snap;
-	struct exm_scan_opts opts = { .want_kpss = true, .want_cmdline = true };
+	struct exm_scan_opts opts = { .want_kpss = true, .want_cmdline = true,
+				      .want_cgroup = true };
 	char err[256], name[700];
 	const struct exm_proc *p;
 	int fd;
@@ -316,6 +317,15 @@ Test(pagemap, decoder_on_binary_fixture)
 	cr_assert_eq(p->sz.writable, PS); /* only the exclusive anon page */
 	cr_assert_eq(p->kpss.pss, 8192);
 	cr_assert_str_eq(snap->sys.source_detail, "chunked reads");
+	cr_assert(snap->sys.caps & EXM_CAP_CGROUP);
+	exm_snapshot_free(snap);
+	/* the cgroup is read only when asked for, and the snapshot says so */
+	opts.want_cgroup = false;
+	cr_assert_eq(exm_source_snapshot(src, &opts, &snap), 0);
+	cr_assert_eq(snap->nprocs, 1);
+	cr_assert_str_eq(snap->procs[0].cgroup, "");
+	cr_assert_str_eq(snap->procs[0].cmdline, "fake --flag");
+	cr_assert_not(snap->sys.caps & EXM_CAP_CGROUP);
 	exm_snapshot_free(snap);
 	exm_source_close(src);
 	snprintf(path, sizeof(path), "rm -rf '%s'", root);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/source.h"
+#include "core/group.h"
 #include "tui/policy.h"
 #include "tui/view_report.h"
 #include "tui/views.h"
@@ -174,6 +175,25 @@ Test(ui_policy, views_that_need_everyone)
 	tui_stack_fini(&s);
 	tui_policy_fini(&p);
 	exm_snapshot_free(a);
+}
+
+/* cgroups are read only while the processes are grouped per cgroup. */
+Test(ui_policy, cgroups_only_while_grouped_by_them)
+{
+	struct tui_stack s = { 0 };
+	struct tui_settings set;
+
+	tui_settings_init(&set);
+	cr_assert_eq(tui_stack_reset(&s, &tui_view_procs), 0);
+	for (int g = 0; g < EXM_GROUP__COUNT; g++) {
+		unsigned needs;
+
+		set.group_by = (enum exm_group_by)g;
+		needs = tui_policy_needs(&s, 1, &set);
+		cr_assert_eq(!!(needs & EXM_NEED_CGROUP),
+			     g == EXM_GROUP_CGROUP, "%s", exm_group_name(g));
+	}
+	tui_stack_fini(&s);
 }
 
 /* The alerts view compares every process's Pss with its effective

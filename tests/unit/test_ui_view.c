@@ -291,6 +291,29 @@ Test(ui_view, groups_sum_their_processes)
 	exm_snapshot_free(a);
 }
 
+/* cgroups are read only while grouped per cgroup (EXM_NEED_CGROUP): a
+ * snapshot taken before has none, and the groups say so rather than put
+ * every process in "/"; the one with them shows them. */
+Test(ui_view, cgroup_groups_wait_for_cgroups)
+{
+	struct exm_snapshot *a = fixture(NULL, 0);
+	struct tui_view *v = tui_view_new(&tui_view_groups, NULL);
+
+	a->sys.caps &= ~EXM_CAP_CGROUP;
+	refresh(v, a, NULL, EXM_GROUP_CGROUP);
+	cr_assert_eq(v->nvis, 0);
+	cr_assert_str_eq(v->why, "(reading cgroups)");
+	refresh(v, a, NULL, EXM_GROUP_PROGRAM); /* not needed there */
+	cr_assert_eq(v->nvis, 4);
+	a->sys.caps |= EXM_CAP_CGROUP;
+	refresh(v, a, NULL, EXM_GROUP_CGROUP);
+	cr_assert_null(v->why);
+	cr_assert_eq(group_row(v, "/system.slice/postgresql.service")->nprocs,
+		     3);
+	tui_view_free(v);
+	exm_snapshot_free(a);
+}
+
 Test(ui_view, group_names_round_trip)
 {
 	for (int i = 0; i < EXM_GROUP__COUNT; i++)

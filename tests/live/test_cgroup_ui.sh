@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Screen test (root) of the cgroup grouping on the real system. A process's
+# cgroup is read only while something needs it (EXM_NEED_CGROUP: the
+# processes grouped per cgroup, a recording, OpenMetrics' groups), so
+# switching the grouping to cgroup must bring a snapshot with them at once,
+# not at the next refresh (-d 30 here: none comes by itself), and never
+# show the processes in "/" meanwhile. Three sleepers of our own are put
+# in a cgroup v2 group of our own, exmtop-test-PID (the first cgroup2
+# hierarchy mounted, or one mounted here); then the batch outputs that
+# keep cgroups (OpenMetrics, a recording, its replay) must show theirs.
+#
+# Exit status: 0 passed, 1 failed, 77 skipped (not root, no tmux).
+. "$(dirname "$0")/liveui.sh"
+
+CG=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+MOUNTED=
+if [ -z "$CG" ]; then
+	mkdir "$WORK/cg2" && mount -t cgroup2 none "$WORK/cg2" &&
+		CG=$WORK/cg2 MOUNTED=1
+fi
+[ -n "$CG" ] || { echo "FAIL: no cgroup v2 hierarchy, none could be mounted"; exit 1; }
+NAME=exmtop-test-$$
+GROUP=$CG/$NAME
+mkdir "$GROUP" || { echo "FAIL: cannot create the cgroup $GROUP"; exit 1; }
+cleanup_cg() {
+	$T kill-server 2>/dev/null
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	# rmdir once the killed sleepers have left it
+	for _ in $(seq 100); do rmdir "$GROUP" 2>/dev/null && break; sleep 0.05; done
+	[ -n "$MOUNTED" ] && umount "$WORK/cg2"
+	rm -rf "$WORK"
+}
+trap cleanup_cg EXIT
+
+sleepers exmcgslp 3
+for p in "${PIDS[@]}"; do echo "$p" >"$GROUP/cgroup.procs"; done
+for p in "${PIDS[@]}"; do
+	grep -qx "0::/$NAME" "/proc/$p/cgroup" ||
+		{ echo "FAIL: $p not in /$NAME: $(cat "/proc/$p/cgroup")"; exit 1; }
+done
+P=$(IFS=,; echo "${PIDS[*]}")
+
+ok() { PASS=$((PASS + 1)); }
+ko() {
+	FAIL=$((FAIL + 1))
+	echo "FAIL: $1"
+	screen | sed 's/^/  : /'
+}
+
+$T new-session -d -s t -x 100 -y 14 \
+	"env LANG=C.UTF-8 TERM=tmux-256color XDG_CONFIG_HOME= HOME=/nonexistent $EXMTOP -d 30 -p $P --fields pid,erss,comm"
+if wait_for "exmcgslp" 10; then ok; else ko "no first screen"; fi
+keys g
+if wait_for "by program" 5; then ok; else ko "no program groups"; fi
+keys g
+if wait_for "by user" 5; then ok; else ko "no user groups"; fi
+keys g
+# the snapshot on screen has no cgroups: one with them comes at once
+if wait_for "by cgroup" 5 && wait_for "/$NAME" 5; then ok; else ko "no cgroup group /$NAME"; fi
+# the three sleepers are its processes, none left in "/"
+if screen | grep -Eq "^ +3 .*/$NAME *$" && ! screen | grep -Eq ' /$'; then
+	ok
+else
+	ko "expected one group /$NAME of 3 processes"
+fi
+keys Enter
+if wait_for "Groups > /$NAME" 5 && [ "$(screen | grep -c 'exmcgslp')" = 3 ]; then
+	ok
+else
+	ko "the group does not list its 3 processes"
+fi
+keys q
+sleep 0.3
+$T kill-server 2>/dev/null
+
+# Batch: OpenMetrics groups per cgroup; text and JSON need no cgroup.
+if "$EXMTOP" -b --format openmetrics -p "$P" |
+	grep -qxF "exmtop_group_processes{by=\"cgroup\",name=\"/$NAME\"} 3"; then
+	ok
+else
+	FAIL=$((FAIL + 1))
+	echo "FAIL: OpenMetrics has no group /$NAME of 3 processes"
+fi
+# A recording keeps them, and so does its replay grouped per cgroup.
+"$EXMTOP" -b -n 1 --record "$WORK/r.exmrec" -p "$P" >/dev/null 2>"$WORK/err"
+n=$(sqlite3 "$WORK/r.exmrec" "SELECT count(*) FROM process WHERE cgroup = '/$NAME'" 2>&1)
+if [ "$n" = 3 ]; then ok; else
+	FAIL=$((FAIL + 1))
+	echo "FAIL: the recording has $n processes in /$NAME: $(cat "$WORK/err")"
+fi
+$T new-session -d -s t -x 100 -y 14 \
+	"env LANG=C.UTF-8 TERM=tmux-256color XDG_CONFIG_HOME= HOME=/nonexistent $EXMTOP --replay $WORK/r.exmrec --fields pid,erss,comm"
+wait_for "exmcgslp" 10
+keys g g g
+if wait_for "by cgroup" 5 && wait_for "/$NAME" 5 && ! screen | grep -qF "(reading cgroups)"; then
+	ok
+else
+	ko "the replay grouped per cgroup has no /$NAME"
+fi
+keys q
+echo "test_cgroup_ui: $PASS checks passed, $FAIL failed"
+[ "$FAIL" = 0 ]
