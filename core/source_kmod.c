@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "core/pagemap.h"
+#include "core/parallel.h"
 #include "core/procfs.h"
 #include "core/source_priv.h"
 #include "kernel/exmap_abi.h"
@@ -30,6 +32,7 @@
 #define PSS_SHIFT 12 /* smaps' fixed point */
 
 struct km_ctx {
+	struct km_src *src; /* whose spares it goes back to */
 	int fd;
 	struct exmap_rec *recs;
 	/* words of pages [vpn, vpn + n) of mapping m, not yet stored */
@@ -38,6 +41,17 @@ struct km_ctx {
 	struct exm_mapping *m;
 	uint64_t vpn;
 	uint32_t n;
+};
+
+/*
+ * The source's state: contexts of walks gone by, kept for the next. A live
+ * screen walks every few seconds; a fresh context costs a device open (the
+ * module allocates and clears its record buffer) and fresh pages for ours.
+ */
+struct km_src {
+	pthread_mutex_t lock;
+	struct km_ctx *spare[EXM_MAX_THREADS];
+	unsigned nspare;
 };
 
 /* What smaps_rollup would print, in bytes << PSS_SHIFT, and Rss. */
@@ -93,6 +107,7 @@ static int km_open(struct exm_source *src)
 	uint64_t next;
 	uint32_t got;
 	int fd = km_dev_open(), ret;
+	struct km_src *ks;
 
 	if (fd == -ENOENT || fd == -ENODEV || fd == -ENXIO) {
 		snprintf(src->errmsg, sizeof(src->errmsg),
@@ -118,15 +133,18 @@ static int km_open(struct exm_source *src)
 			 EXMAP_ABI_VERSION);
 		return -EPROTO;
 	}
-	return ret;
+	if (ret)
+		return ret;
+	ks = calloc(1, sizeof(*ks));
+	if (!ks)
+		return -ENOMEM;
+	pthread_mutex_init(&ks->lock, NULL);
+	src->priv = ks;
+	return 0;
 }
 
-static void km_ctx_free(void *ctx)
+static void km_ctx_destroy(struct km_ctx *c)
 {
-	struct km_ctx *c = ctx;
-
-	if (!c)
-		return;
 	if (c->fd >= 0)
 		close(c->fd);
 	free(c->recs);
@@ -134,21 +152,63 @@ static void km_ctx_free(void *ctx)
 	free(c);
 }
 
-static void *km_ctx_new(struct exm_source *src)
+/* Back to the source's spares (or closed when they are full). */
+static void km_ctx_free(void *ctx)
 {
-	struct km_ctx *c = calloc(1, sizeof(*c));
+	struct km_ctx *c = ctx;
+	struct km_src *ks;
+	bool kept = false;
 
 	if (!c)
+		return;
+	ks = c->src;
+	pthread_mutex_lock(&ks->lock);
+	if (ks->nspare < EXM_MAX_THREADS) {
+		ks->spare[ks->nspare++] = c;
+		kept = true;
+	}
+	pthread_mutex_unlock(&ks->lock);
+	if (!kept)
+		km_ctx_destroy(c);
+}
+
+static void *km_ctx_new(struct exm_source *src)
+{
+	struct km_src *ks = src->priv;
+	struct km_ctx *c = NULL;
+
+	pthread_mutex_lock(&ks->lock);
+	if (ks->nspare)
+		c = ks->spare[--ks->nspare];
+	pthread_mutex_unlock(&ks->lock);
+	if (c)
+		return c;
+	c = calloc(1, sizeof(*c));
+	if (!c)
 		return NULL;
+	c->src = ks;
 	c->fd = km_dev_open();
 	/* zeroed once: tools like valgrind cannot know the ioctl fills it */
 	c->recs = calloc(NRECS, sizeof(*c->recs));
 	c->words = malloc(NWORDS * sizeof(*c->words));
 	if (c->fd < 0 || !c->recs || !c->words) {
-		km_ctx_free(c);
+		km_ctx_destroy(c);
 		return NULL;
 	}
 	return c;
+}
+
+static void km_close(struct exm_source *src)
+{
+	struct km_src *ks = src->priv;
+
+	if (!ks)
+		return;
+	while (ks->nspare)
+		km_ctx_destroy(ks->spare[--ks->nspare]);
+	pthread_mutex_destroy(&ks->lock);
+	free(ks);
+	src->priv = NULL;
 }
 
 /* The pagemap word of the first page of r (see pagemap.h). */
@@ -380,4 +440,5 @@ const struct exm_source_ops exm_source_kmod = {
 	.probe = exm_kmod_available,
 	.open = km_open,
 	.fill = km_fill,
+	.close = km_close,
 };
