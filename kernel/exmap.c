@@ -58,19 +58,12 @@ struct exmap_walk {
 /* The walk stopped: buffer full (next set) or -errno. */
 #define EXMAP_FULL 1
 
-/* Add one page; extends the last record when it continues it. */
-static int exmap_emit(struct exmap_walk *w, unsigned long addr, u64 frame,
-		      u32 flags, u32 mapcount)
+/* Start a record with one page, or stop the walk there when full. */
+static noinline int exmap_emit_new(struct exmap_walk *w, unsigned long addr,
+				   u64 frame, u32 flags, u32 mapcount)
 {
-	struct exmap_rec *r = w->n ? &w->recs[w->n - 1] : NULL;
-	u64 step = (flags & EXMAP_F_SWAP) ? 1ull << MAX_SWAPFILES_SHIFT : 1;
+	struct exmap_rec *r;
 
-	if (r && r->flags == flags && r->mapcount == mapcount &&
-	    r->start + ((u64)r->npages << PAGE_SHIFT) == addr &&
-	    r->frame + r->npages * step == frame && r->npages < U32_MAX) {
-		r->npages++;
-		return 0;
-	}
 	if (w->n == w->cap) {
 		w->next = addr;
 		return EXMAP_FULL;
@@ -83,6 +76,30 @@ static int exmap_emit(struct exmap_walk *w, unsigned long addr, u64 frame,
 	r->mapcount = mapcount;
 	r->reserved = 0;
 	return 0;
+}
+
+/*
+ * Add one page; extends the last record when it continues it. Inline:
+ * it runs for every mapped page, and most pages only extend a record.
+ */
+static __always_inline int exmap_emit(struct exmap_walk *w,
+				      unsigned long addr, u64 frame,
+				      u32 flags, u32 mapcount)
+{
+	u64 step = (flags & EXMAP_F_SWAP) ? 1ull << MAX_SWAPFILES_SHIFT : 1;
+	struct exmap_rec *r;
+
+	if (w->n) {
+		r = &w->recs[w->n - 1];
+		if (r->flags == flags && r->mapcount == mapcount &&
+		    r->start + ((u64)r->npages << PAGE_SHIFT) == addr &&
+		    r->frame + r->npages * step == frame &&
+		    r->npages < U32_MAX) {
+			r->npages++;
+			return 0;
+		}
+	}
+	return exmap_emit_new(w, addr, frame, flags, mapcount);
 }
 
 /* Flags every page-backed entry shares: what kind of page it is. */
