@@ -169,13 +169,16 @@ def bench(fmt, *a):
 oneshot = {k: v for k, v in times.items() if "@" not in k}
 if oneshot:
     bench("one full snapshot, start-up included (one process each time):")
-    ref = oneshot.get("smemstat")
     for tool, t in oneshot.items():
+        # against smemstat run the same way (address-space randomisation
+        # off: "-noaslr")
+        ref = oneshot.get("smemstat-noaslr" if tool.endswith("-noaslr")
+                          else "smemstat")
         wall = [x[0] for x in t]
         cpu = [x[1] + x[2] for x in t]
         line = "  %-13s wall best %.3f s, median %.3f s; CPU median %.3f s (%d runs)" % (
             tool, min(wall), median(wall), median(cpu), len(t))
-        if ref and tool != "smemstat":
+        if ref and not tool.startswith("smemstat"):
             line += "; %.2fx smemstat's wall, %.2fx its CPU" % (
                 median(wall) / median([x[0] for x in ref]),
                 median(cpu) / median([x[1] + x[2] for x in ref]))
@@ -194,12 +197,12 @@ for tool in sorted({k.split("@")[0] for k in times if "@" in k}):
         (b[0] - a[0] - 10) / 10 for a, b in zip(one, many)]
     per[tool] = (cpu, wall)
 if per:
-    bench("per refresh, start-up removed ((11 refreshes - 1) / 10; mean of %d rounds, range):",
-          len(next(iter(per.values()))[0]))
+    bench("per refresh, start-up removed ((11 refreshes - 1) / 10; mean of the rounds, range):")
     ref = per.get("smemstat")
     for tool, (cpu, wall) in per.items():
         c = sum(cpu) / len(cpu)
-        line = "  %-13s CPU %.4f s (%.4f-%.4f)" % (tool, c, min(cpu), max(cpu))
+        line = "  %-13s CPU %.4f s (%.4f-%.4f, %d rounds)" % (
+            tool, c, min(cpu), max(cpu), len(cpu))
         if wall:
             line += ", wall %.4f s (%.4f-%.4f)" % (sum(wall) / len(wall), min(wall), max(wall))
         else:
