@@ -3,10 +3,12 @@
 #
 # bench/kmod.sh - in the same QEMU VM, on Debian's 6.1 and 6.12 kernels,
 # time --source kmod, --source pagemap (every mode the kernel has) and
-# smemstat, and print the ratios: one full snapshot (start-up included, 3
-# interleaved rounds), the cost per refresh with start-up removed
-# ((-n 11 -d 1 minus -n 1) / 10; smemstat: ("1 11" minus "1 1") / 10, 3
-# rounds), the kernel's side alone (the module against reading every
+# smemstat, and print the ratios: one full snapshot (start-up included, 5
+# interleaved rounds; kmod and smemstat also with the guest's address-space
+# randomisation off, which spares the emulator translating every run's
+# code afresh), the cost per refresh with start-up removed
+# ((-n 11 -d 1 minus -n 1) / 10; smemstat: ("1 11" minus "1 1") / 10, 5
+# rounds, pagemap 3), the kernel's side alone (the module against reading every
 # smaps), dynamic linking at start-up, and the live screen's CPU on a
 # pseudo-terminal (-d 2, 20 s) against smemstat -T and busybox top. The VM
 # runs the kernel module test first (tests/kmod/run -b), then the
