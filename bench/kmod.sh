@@ -8,8 +8,8 @@
 # randomisation off, which spares the emulator translating every run's
 # code afresh), the cost per refresh with start-up removed
 # ((-n 11 -d 1 minus -n 1) / 10; smemstat: ("1 11" minus "1 1") / 10, 5
-# rounds, pagemap 3), the kernel's side alone (the module against reading every
-# smaps), dynamic linking at start-up, and the live screen's CPU on a
+# rounds, pagemap 3), the kernel's side alone (the module against reading
+# every smaps), dynamic linking at start-up, and the live screen's CPU on a
 # pseudo-terminal (-d 2, 20 s) against smemstat -T and busybox top. The VM
 # runs the kernel module test first (tests/kmod/run -b), then the
 # benchmark (tests/kmod/guest-bench.sh) on a workload of 30 processes
@@ -17,7 +17,7 @@
 # its own and 16 fork-shared ones, 8 MiB of fork-shared anonymous memory
 # (THP) and 32 MiB of shared memory. Times are under software emulation:
 # compare the ratios, not the seconds. Figures measured: kernel/README.md.
-# Takes about 12 minutes.
+# Takes about 14 minutes.
 #
 # Run as root from the source tree: bench/kmod.sh [BUILD_DIR]
 set -u
