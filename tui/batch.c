@@ -756,10 +756,10 @@ int tui_batch(const struct tui_opts *o)
 	/* Read only what the printed columns need (JSON: every column's). */
 	tui_query_scan(&q,
 		       o->report ? ~0u
-		       : tui_formats[o->format].all
-			       ? exm_fields_needs() | tui_formats[o->format].needs
-			       : tui_query_needs(&q, q.table) |
-					 tui_formats[o->format].needs,
+				 : (tui_formats[o->format].all
+					    ? exm_fields_needs()
+					    : tui_query_needs(&q, q.table)) |
+					   tui_formats[o->format].needs,
 		       &scan);
 	if (rec) /* a recording holds everything */
 		tui_query_scan(&q, ~0u, &scan);
