@@ -24,12 +24,36 @@
 
 #define PF_KTHREAD 0x00200000u
 
-int exm_read_kpss(struct exm_builder *b, int dirfd, struct exm_proc *p)
+int exm_pdir_fd(struct exm_pdir *d)
+{
+	if (d->fd < 0) {
+		d->fd = open(d->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (d->fd < 0)
+			return -errno;
+	}
+	return d->fd;
+}
+
+/* Read d/name: through the directory when it is open, else by its path
+ * (one open, not two). */
+static int pdir_read(struct exm_pdir *d, const char *name, char **buf,
+		     size_t *len)
+{
+	char path[sizeof(d->path) + 32];
+
+	if (d->fd >= 0)
+		return exm_read_file(d->fd, name, buf, len);
+	snprintf(path, sizeof(path), "%s/%s", d->path, name);
+	return exm_read_file(AT_FDCWD, path, buf, len);
+}
+
+int exm_read_kpss(struct exm_builder *b, struct exm_pdir *d,
+		  struct exm_proc *p)
 {
 	struct exm_kpss k = { 0 };
 	char *buf;
 	size_t len;
-	int ret = exm_read_file(dirfd, "smaps_rollup", &buf, &len);
+	int ret = pdir_read(d, "smaps_rollup", &buf, &len);
 
 	if (ret)
 		return ret;
@@ -102,12 +126,12 @@ static void user_cache_fini(struct user_cache *c)
 }
 
 /* cmdline with NULs as spaces and trailing NULs dropped. */
-static char *read_cmdline(int dirfd)
+static char *read_cmdline(struct exm_pdir *d)
 {
 	char *buf;
 	size_t len;
 
-	if (exm_read_file(dirfd, "cmdline", &buf, &len))
+	if (pdir_read(d, "cmdline", &buf, &len))
 		return strdup("");
 	while (len && buf[len - 1] == '\0')
 		len--;
@@ -119,12 +143,12 @@ static char *read_cmdline(int dirfd)
 }
 
 /* The unified (v2) cgroup path, or the first listed one. */
-static char *read_cgroup(int dirfd)
+static char *read_cgroup(struct exm_pdir *d)
 {
 	char *buf, *res = NULL;
 	size_t len;
 
-	if (exm_read_file(dirfd, "cgroup", &buf, &len))
+	if (pdir_read(d, "cgroup", &buf, &len))
 		return strdup("");
 	for (char *line = buf; line && *line;) {
 		char *nl = strchr(line, '\n');
@@ -143,11 +167,12 @@ static char *read_cgroup(int dirfd)
 	return res ? res : strdup("");
 }
 
-static int read_maps(struct exm_builder *b, int dirfd, struct exm_proc *p)
+static int read_maps(struct exm_builder *b, struct exm_pdir *d,
+		     struct exm_proc *p)
 {
 	char *buf;
 	size_t len;
-	int ret = exm_read_file(dirfd, "maps", &buf, &len);
+	int ret = pdir_read(d, "maps", &buf, &len);
 	const char *s, *end;
 
 	if (ret)
@@ -268,72 +293,89 @@ struct walk {
 	} wk[EXM_MAX_THREADS];
 };
 
+/* Identity from /proc/PID/stat and the directory's owner. 0; 1 for a
+ * kernel thread; -errno (-ENOENT/-ESRCH: gone). */
+static int read_ident(struct exm_pdir *d, struct exm_proc *p)
+{
+	struct stat st;
+	unsigned flags;
+	char *buf;
+	size_t len;
+	int r = exm_pdir_fd(d);
+
+	if (r < 0)
+		return r;
+	r = exm_read_file(d->fd, "stat", &buf, &len);
+	if (r)
+		return r;
+	r = exm_parse_stat(buf, len, &p->comm, &p->ppid, &p->start_time,
+			   &flags);
+	free(buf);
+	if (r)
+		return r == -ENOMEM ? r : -ESRCH;
+	if (fstat(d->fd, &st))
+		return -ESRCH;
+	p->uid = st.st_uid;
+	return (flags & PF_KTHREAD) ? 1 : 0;
+}
+
 static int walk_one(const struct walk *wl, struct worker *wk,
 		    struct user_cache *users, void *ctx, pid_t pid)
 {
 	struct exm_builder *b = &wk->b;
-	char path[PATH_MAX], *buf;
-	size_t len;
+	const struct exm_walk *w = wl->w;
+	struct exm_pdir d = { .fd = -1 };
+	char path[PATH_MAX];
 	struct exm_proc *p;
-	struct stat st;
-	unsigned flags;
-	int dfd, r;
+	int r;
 
-	snprintf(path, sizeof(path), "%s/%d", wl->root, (int)pid);
-	dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0) {
-		wk->skipped.nskipped_gone++;
-		return 0;
-	}
+	snprintf(d.path, sizeof(d.path), "%s/%d", wl->root, (int)pid);
 	p = exm_build_proc(b);
-	if (!p) {
-		close(dfd);
+	if (!p)
 		return -ENOMEM;
-	}
 	p->pid = pid;
-	r = exm_read_file(dfd, "stat", &buf, &len);
-	if (!r) {
-		r = exm_parse_stat(buf, len, &p->comm, &p->ppid,
-				   &p->start_time, &flags);
-		free(buf);
+	r = w->ident ? 0 : read_ident(&d, p);
+	if (r == 0 && wl->opts->want_cmdline)
+		p->cmdline = read_cmdline(&d);
+	else if (r == 0)
+		p->cmdline = strdup("");
+	if (r == 0)
+		p->cgroup = wl->opts->want_cgroup ? read_cgroup(&d)
+						  : strdup("");
+	if (r == 0 && (!p->cmdline || !p->cgroup))
+		r = -ENOMEM;
+	if (r == 0 && w->read_maps) {
+		r = read_maps(b, &d, p);
+		if (!r && !p->nmaps)
+			r = 1; /* no mappings: a zombie or exiting process */
 	}
-	if (r || fstat(dfd, &st)) {
-		exm_build_drop(b);
-		wk->skipped.nskipped_gone++;
-		close(dfd);
-		return r == -ENOMEM ? r : 0;
-	}
-	if (flags & PF_KTHREAD) {
-		exm_build_drop(b);
-		close(dfd);
-		return 0;
-	}
-	p->uid = st.st_uid;
-	p->user = user_name(users, st.st_uid);
-	p->cmdline = wl->opts->want_cmdline ? read_cmdline(dfd) : strdup("");
-	p->cgroup = wl->opts->want_cgroup ? read_cgroup(dfd) : strdup("");
-	if (!p->user || !p->cmdline || !p->cgroup) {
-		close(dfd);
-		return -ENOMEM;
-	}
-	r = wl->w->read_maps ? read_maps(b, dfd, p) : 0;
-	if (!r && !p->nmaps && wl->w->read_maps) {
-		/* No mappings: a zombie or exiting process. */
-		exm_build_drop(b);
-		close(dfd);
-		return 0;
-	}
-	if (!r)
-		r = wl->w->fn(wl->src, ctx, wl->opts, b, p, dfd);
-	close(dfd);
+	if (r == 0)
+		r = w->fn(wl->src, ctx, wl->opts, b, p, &d);
+	if (r == 0 && !p->user)
+		p->user = user_name(users, p->uid);
+	if (r == 0 && !p->user)
+		r = -ENOMEM;
+	if (d.fd >= 0)
+		close(d.fd);
 	if (r == -ENOMEM)
 		return r;
-	if (exm_errno_gone(r)) {
+	if (r == 1) { /* a kernel thread, or nothing mapped */
+		exm_build_drop(b);
+	} else if (exm_errno_gone(r) || (r && !p->comm)) {
+		/* gone, or failed before we knew who it is */
 		exm_build_drop(b);
 		wk->skipped.nskipped_gone++;
 	} else if (r == -EACCES || r == -EPERM) {
-		r = deny(dfd_path(wl->root, p->pid, path, sizeof(path)), p,
-			 wl->page_size);
+		if (!p->user)
+			p->user = user_name(users, p->uid);
+		if (!p->cmdline)
+			p->cmdline = strdup("");
+		if (!p->cgroup)
+			p->cgroup = strdup("");
+		r = p->user && p->cmdline && p->cgroup
+			    ? deny(dfd_path(wl->root, p->pid, path, sizeof(path)),
+				   p, wl->page_size)
+			    : -ENOMEM;
 		wk->skipped.nskipped_denied++;
 		if (r) {
 			exm_build_drop(b);

@@ -9,7 +9,8 @@
  * size is what the pagemap source measures, except writable, which is
  * exact. The kernel's Pss figures are computed from the same walk, the way
  * smaps_rollup adds them up; smaps_rollup is read only for SwapPss of a
- * process that has swap entries.
+ * process that has swap entries. The module also says who the process is
+ * (name, parent, start, uid), so /proc/PID/stat is not read either.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -49,6 +50,7 @@ struct km_ctx {
  * module allocates and clears its record buffer) and fresh pages for ours.
  */
 struct km_src {
+	uint64_t tick_ns; /* a clock tick (stat's start time unit), ns */
 	pthread_mutex_t lock;
 	struct km_ctx *spare[EXM_MAX_THREADS];
 	unsigned nspare;
@@ -69,25 +71,22 @@ static int km_dev_open(void)
 	return fd < 0 ? -errno : fd;
 }
 
-/* One call: n records of pid from start into recs; *next 0 when done. */
+/* One call: up to n records of pid from start into recs; a->nrecs says
+ * how many, a->next where to go on (0: done), and the rest who it is. */
 static int km_scan(int fd, pid_t pid, uint64_t start, struct exmap_rec *recs,
-		   uint32_t n, uint32_t *got, uint64_t *next)
+		   uint32_t n, struct exmap_scan *a)
 {
-	struct exmap_scan a;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.abi = EXMAP_ABI_VERSION;
-	a.pid = pid;
-	a.start = start;
-	a.recs = (uint64_t)(uintptr_t)recs;
-	a.nrecs = n;
-	a.rec_size = sizeof(*recs);
-	while (ioctl(fd, EXMAP_IOC_SCAN, &a) < 0)
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->abi = EXMAP_ABI_VERSION;
+	a->pid = pid;
+	a->start = start;
+	a->recs = (uint64_t)(uintptr_t)recs;
+	a->nrecs = n;
+	a->rec_size = sizeof(*recs);
+	while (ioctl(fd, EXMAP_IOC_SCAN, a) < 0)
 		if (errno != EINTR)
 			return -errno;
-	*got = a.nrecs;
-	*next = a.next;
 	return 0;
 }
 
@@ -104,10 +103,10 @@ bool exm_kmod_available(void)
 static int km_open(struct exm_source *src)
 {
 	struct exmap_rec rec = { 0 };
-	uint64_t next;
-	uint32_t got;
+	struct exmap_scan a;
 	int fd = km_dev_open(), ret;
 	struct km_src *ks;
+	long hz = sysconf(_SC_CLK_TCK);
 
 	if (fd == -ENOENT || fd == -ENODEV || fd == -ENXIO) {
 		snprintf(src->errmsg, sizeof(src->errmsg),
@@ -124,7 +123,7 @@ static int km_open(struct exm_source *src)
 	if (fd < 0)
 		return fd;
 	/* Does the module speak our ABI? Ask about ourselves. */
-	ret = km_scan(fd, getpid(), 0, &rec, 1, &got, &next);
+	ret = km_scan(fd, getpid(), 0, &rec, 1, &a);
 	close(fd);
 	if (ret == -EINVAL || ret == -ENOTTY) {
 		snprintf(src->errmsg, sizeof(src->errmsg),
@@ -138,6 +137,7 @@ static int km_open(struct exm_source *src)
 	ks = calloc(1, sizeof(*ks));
 	if (!ks)
 		return -ENOMEM;
+	ks->tick_ns = 1000000000ull / (uint64_t)(hz > 0 ? hz : 100);
 	pthread_mutex_init(&ks->lock, NULL);
 	src->priv = ks;
 	return 0;
@@ -348,9 +348,11 @@ static int store_rec(struct km_ctx *c, struct exm_proc *p, size_t *mi,
 
 static int km_proc(struct exm_source *src, void *ctx,
 		   const struct exm_scan_opts *opts, struct exm_builder *b,
-		   struct exm_proc *p, int dirfd)
+		   struct exm_proc *p, struct exm_pdir *d)
 {
 	struct km_ctx *c = ctx;
+	struct km_src *ks = src->priv;
+	struct exmap_scan a;
 	unsigned ps = b->snap->sys.page_size;
 	struct km_kpss k = { 0 };
 	struct exm_kpss kp = { 0 };
@@ -361,11 +363,18 @@ static int km_proc(struct exm_source *src, void *ctx,
 	c->n = 0;
 	c->b = b;
 	do {
-		uint32_t got;
-
-		ret = km_scan(c->fd, p->pid, next, c->recs, NRECS, &got,
-			      &next);
-		for (uint32_t i = 0; !ret && i < got; i++) {
+		ret = km_scan(c->fd, p->pid, next, c->recs, NRECS, &a);
+		if (!ret && !next) { /* the first call: who it is */
+			free(p->comm);
+			p->comm = strndup(a.comm, sizeof(a.comm));
+			if (!p->comm)
+				return -ENOMEM;
+			p->ppid = a.ppid;
+			p->uid = a.uid;
+			p->start_time = a.start_ns / ks->tick_ns;
+		}
+		next = ret ? 0 : a.next;
+		for (uint32_t i = 0; !ret && i < a.nrecs; i++) {
 			kpss_add(&k, &c->recs[i], ps);
 			ret = store_rec(c, p, &mi, &c->recs[i], ps);
 		}
@@ -385,7 +394,7 @@ static int km_proc(struct exm_source *src, void *ctx,
 	if (k.swapped) {
 		/* SwapPss needs the swap counts the walk does not see */
 		if (exm_want_kpss(opts, p->pid)) {
-			ret = exm_read_kpss(b, dirfd, p);
+			ret = exm_read_kpss(b, d, p);
 			if (exm_errno_gone(ret))
 				return ret;
 			if (!ret && (p->kpss.has & EXM_KPSS_SWAP_PSS)) {
@@ -414,6 +423,7 @@ static int km_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 	static const struct exm_walk walk = {
 		.fn = km_proc,
 		.read_maps = true,
+		.ident = true,
 		.ctx_new = km_ctx_new,
 		.ctx_free = km_ctx_free,
 	};

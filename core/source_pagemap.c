@@ -474,13 +474,15 @@ static void reset_pages(struct exm_proc *p)
 
 static int pm_proc(struct exm_source *src, void *ctx,
 		   const struct exm_scan_opts *opts, struct exm_builder *b,
-		   struct exm_proc *p, int dirfd)
+		   struct exm_proc *p, struct exm_pdir *d)
 {
 	struct pm_priv *pp = src->priv;
 	struct pm_ctx *c = ctx;
 	unsigned ps = b->snap->sys.page_size;
-	int fd, ret = 1;
+	int fd, ret = 1, dirfd = exm_pdir_fd(d);
 
+	if (dirfd < 0)
+		return dirfd;
 	fd = openat(dirfd, "pagemap", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -515,7 +517,7 @@ static int pm_proc(struct exm_source *src, void *ctx,
 	if (ret)
 		return ret == -EIO ? -ESRCH : ret;
 	if (exm_want_kpss(opts, p->pid)) {
-		ret = exm_read_kpss(b, dirfd, p);
+		ret = exm_read_kpss(b, d, p);
 		if (ret && !exm_errno_gone(ret))
 			ret = 0; /* figures stay unmeasured */
 	}

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * source_priv.h - the /proc walk (procwalk.c) that the /proc based sources
- * (pagemap, smaps) share: which processes, their identity and maps.
+ * source_priv.h - the /proc walk (procwalk.c) that the live sources
+ * (kmod, pagemap, smaps) share: which processes, their identity and maps.
  */
 #ifndef EXM_SOURCE_PRIV_H
 #define EXM_SOURCE_PRIV_H
@@ -11,20 +11,33 @@
 #include "core/builder.h"
 #include "core/source.h"
 
+/* /proc/PID of the process walked: its path, and the directory opened
+ * when something asked for it (exm_pdir_fd). */
+struct exm_pdir {
+	int fd; /* -1 until opened */
+	char path[sizeof(((struct exm_sysinfo *)0)->proc_root) + 16];
+};
+
+/* The directory's descriptor, opened at the first call; -errno. */
+int exm_pdir_fd(struct exm_pdir *d);
+
 /* Per-process callback of exm_proc_walk: read the pages or figures of p
- * (whose identity and maps are filled) through dirfd (/proc/PID), with the
- * calling worker's ctx, into that worker's builder b. Return 0,
- * -ENOENT/-ESRCH if the process vanished (it is dropped and counted),
- * -EACCES/-EPERM if it may not be read (it is listed with what statm
- * shows), or another -errno to fail the run. */
+ * (whose maps are filled, and identity unless the walk has .ident) from
+ * /proc/PID (d), with the calling worker's ctx, into that worker's builder
+ * b. Return 0, -ENOENT/-ESRCH if the process vanished (it is dropped and
+ * counted), -EACCES/-EPERM if it may not be read (it is listed with what
+ * statm shows), or another -errno to fail the run. */
 typedef int (*exm_proc_fn)(struct exm_source *src, void *ctx,
 			   const struct exm_scan_opts *opts,
 			   struct exm_builder *b, struct exm_proc *p,
-			   int dirfd);
+			   struct exm_pdir *d);
 
 struct exm_walk {
 	exm_proc_fn fn;
 	bool read_maps;
+	/* fn fills comm, ppid, start_time and uid itself: the walk reads no
+	 * stat and no owner of /proc/PID */
+	bool ident;
 	/* Per-worker state (buffers); NULL when not needed. */
 	void *(*ctx_new)(struct exm_source *src);
 	void (*ctx_free)(void *ctx);
@@ -32,18 +45,19 @@ struct exm_walk {
 
 /*
  * Walk b's snapshot's sys.proc_root (set by begin): for each selected
- * process fill identity (stat, uid, user, cmdline, cgroup), read maps if
- * w->read_maps, call w->fn. Processes are split among up to four worker
- * threads (one per CPU), each with its own builder (exm_builder_fork),
+ * process fill identity (stat and uid unless w->ident; user, cmdline,
+ * cgroup), read maps if w->read_maps, call w->fn. Processes are split
+ * among up to four worker threads (one per CPU), each with its own builder (exm_builder_fork),
  * joined into b in pid order. Kernel threads and processes without
  * mappings are not listed. Reports the skipped counts (end). 0 or -errno.
  */
 int exm_proc_walk(struct exm_source *src, const struct exm_scan_opts *opts,
 		  struct exm_builder *b, const struct exm_walk *w);
 
-/* Read the kernel's figures of p from dirfd/smaps_rollup into b. 0 or
+/* Read the kernel's figures of p from d's smaps_rollup into b. 0 or
  * -errno. */
-int exm_read_kpss(struct exm_builder *b, int dirfd, struct exm_proc *p);
+int exm_read_kpss(struct exm_builder *b, struct exm_pdir *d,
+		  struct exm_proc *p);
 
 /* Whether the options ask for the kernel's figures of pid. */
 bool exm_want_kpss(const struct exm_scan_opts *opts, pid_t pid);

@@ -87,12 +87,14 @@ static void parse_smaps(const char *buf, size_t len, struct exm_proc *p)
 
 static int sm_proc(struct exm_source *src, void *ctx,
 		   const struct exm_scan_opts *opts, struct exm_builder *b,
-		   struct exm_proc *p, int dirfd)
+		   struct exm_proc *p, struct exm_pdir *d)
 {
 	char *buf;
 	size_t len;
-	int ret = exm_read_file(dirfd, "smaps", &buf, &len);
+	int ret = exm_pdir_fd(d);
 
+	if (ret >= 0)
+		ret = exm_read_file(ret, "smaps", &buf, &len);
 	if (ret)
 		return ret;
 	parse_smaps(buf, len, p);
@@ -101,7 +103,7 @@ static int sm_proc(struct exm_source *src, void *ctx,
 	 * Pss_Anon/File/Shmem split exists only there, and it rounds once
 	 * rather than per mapping. */
 	if (exm_want_kpss(opts, p->pid)) {
-		ret = exm_read_kpss(b, dirfd, p);
+		ret = exm_read_kpss(b, d, p);
 		if (exm_errno_gone(ret))
 			return ret;
 	}

@@ -17,6 +17,7 @@
 
 #include <linux/mm.h>
 #include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/huge_mm.h>
 #include <linux/hugetlb_inline.h>
@@ -31,6 +32,7 @@
 #include <linux/slab.h>
 #include <linux/swap.h>
 #include <linux/swapops.h>
+#include <linux/time_namespace.h>
 #include <linux/uaccess.h>
 
 #include "exmap_abi.h"
@@ -379,7 +381,24 @@ static int exmap_walk_mm(struct exmap_walk *w, unsigned long addr,
 	return ret;
 }
 
-static struct mm_struct *exmap_get_mm(pid_t nr)
+/*
+ * Who the process is, as the caller would read it in /proc/PID/stat (name,
+ * parent, start) and from the owner of /proc/PID (its effective uid: the
+ * directory's owner is never changed for an undumpable process).
+ */
+static void exmap_task_info(struct task_struct *task, struct exmap_scan *arg)
+{
+	rcu_read_lock();
+	arg->ppid = pid_alive(task) ?
+		task_tgid_vnr(rcu_dereference(task->real_parent)) : 0;
+	arg->uid = from_kuid_munged(current_user_ns(), task_euid(task));
+	rcu_read_unlock();
+	arg->start_ns = timens_add_boottime_ns(task->start_boottime);
+	get_task_comm(arg->comm, task);
+}
+
+/* The mm of process nr, its identity in arg; ERR_PTR(-ESRCH) if none. */
+static struct mm_struct *exmap_get_mm(pid_t nr, struct exmap_scan *arg)
 {
 	struct task_struct *task;
 	struct mm_struct *mm;
@@ -393,6 +412,8 @@ static struct mm_struct *exmap_get_mm(pid_t nr)
 	if (!task)
 		return ERR_PTR(-ESRCH);
 	mm = get_task_mm(task); /* NULL for kernel threads and the exited */
+	if (mm)
+		exmap_task_info(task, arg);
 	put_task_struct(task);
 	return mm ? mm : ERR_PTR(-ESRCH);
 }
@@ -423,7 +444,7 @@ static long exmap_scan(struct exmap_file *ef, struct exmap_scan __user *uarg)
 	    start >= end)
 		return -EINVAL;
 	w.cap = min_t(u32, arg.nrecs, EXMAP_KRECS);
-	w.mm = exmap_get_mm(arg.pid);
+	w.mm = exmap_get_mm(arg.pid, &arg);
 	if (IS_ERR(w.mm))
 		return PTR_ERR(w.mm);
 	ret = exmap_walk_mm(&w, start, end);
@@ -435,8 +456,9 @@ static long exmap_scan(struct exmap_file *ef, struct exmap_scan __user *uarg)
 		return -EFAULT;
 	arg.nrecs = w.n;
 	arg.next = ret == EXMAP_FULL ? w.next : 0;
-	if (put_user(arg.nrecs, &uarg->nrecs) ||
-	    put_user(arg.next, &uarg->next))
+	/* what the call gives back: from nrecs to the end */
+	if (copy_to_user(&uarg->nrecs, &arg.nrecs,
+			 sizeof(arg) - offsetof(struct exmap_scan, nrecs)))
 		return -EFAULT;
 	return 0;
 }

@@ -20,7 +20,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define EXMAP_ABI_VERSION 1
+#define EXMAP_ABI_VERSION 2
 #define EXMAP_DEVICE "/dev/exmap"
 
 /*
@@ -63,6 +63,11 @@ struct exmap_scan {
 	__u32 nrecs;	/* in: room in recs; out: records written */
 	__u32 rec_size; /* in: sizeof(struct exmap_rec) */
 	__u64 next;	/* out: resume address, 0 when the walk is done */
+	/* out: the process (ABI 2) */
+	__u64 start_ns;	/* start, ns after boot in the caller's time ns */
+	__s32 ppid;	/* parent, in the caller's pid namespace, or 0 */
+	__u32 uid;	/* effective uid, in the caller's user namespace */
+	char comm[16];	/* name, NUL-padded (TASK_COMM_LEN) */
 };
 
 #define EXMAP_IOC_MAGIC 0xE8

@@ -12,6 +12,8 @@ import sys
 
 SIZES = ("vm", "rss", "erss", "swap", "eswap", "sole")
 KPSS = ("pss", "pss_anon", "pss_file", "pss_shmem", "pss_dirty")
+# who a process is: from the module with kmod, from /proc with pagemap
+IDENT = ("comm", "ppid", "user", "cmd")
 
 results_path, console_path, name = sys.argv[1:4]
 failed = False
@@ -60,6 +62,9 @@ for r in results:
 for line in blocks.get("compare.out", "").split("\n"):
     if line.startswith("info "):
         print("info %s: %s" % (name, line[5:]))
+for line in blocks.get("task.out", "").split("\n"):
+    if line.startswith("ok "):
+        print("info %s: %s" % (name, line[3:]))
 
 kernel = re.search(r"KERNEL (\d+)\.(\d+)", text)
 has_scan = kernel and (int(kernel.group(1)), int(kernel.group(2))) >= (6, 7)
@@ -101,7 +106,7 @@ if km is not None:
             if q is None:
                 bad.append("pid %d missing" % pid)
                 continue
-            for k in SIZES:
+            for k in SIZES + IDENT:
                 if p.get(k) != q.get(k):
                     bad.append("pid %d %s kmod %s pagemap %s" % (pid, k, p.get(k), q.get(k)))
             fk = {f["file"]: f for f in p.get("files") or []}
@@ -112,7 +117,7 @@ if km is not None:
                 for k in SIZES:
                     if f in fq and fk[f].get(k) != fq[f].get(k):
                         bad.append("pid %d %s %s: %s vs %s" % (pid, f, k, fk[f].get(k), fq[f].get(k)))
-        report(not bad, "exmtop sizes identical with --source kmod and pagemap (%s)" % mode,
+        report(not bad, "exmtop sizes and identity identical with --source kmod and pagemap (%s)" % mode,
                "; ".join(bad[:4]))
         if mode != "read":
             continue

@@ -10,6 +10,12 @@
  *       For the sharer's processes (tests/live/sharer.c output in
  *       SHARER_OUT) the writable pages of each region are exactly those
  *       its design writes after fork.
+ *   kmcheck task
+ *       For every process (but kernel threads): who the module says it is
+ *       (name, parent, start, effective uid) equals /proc/PID/stat and the
+ *       owner of /proc/PID. Among them a child with a name of spaces and
+ *       parentheses that changed its effective uid and is not dumpable
+ *       (its /proc/PID files then belong to root; the directory does not).
  *   kmcheck unpriv
  *       Open /dev/exmap as an unprivileged user: refused with EACCES at
  *       mode 0600, and with EPERM by the module when the mode would allow.
@@ -51,6 +57,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -646,6 +653,114 @@ static size_t user_pids(pid_t **pids)
 	return n;
 }
 
+/* /proc/PID/stat's name, parent and start (clock ticks). 0 or -1. */
+static int stat_ident(pid_t pid, char *comm, size_t len, long *ppid,
+		      unsigned long long *start)
+{
+	char path[64], buf[1024], *lp, *rp;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	lp = strchr(buf, '(');
+	rp = strrchr(buf, ')');
+	if (!lp || !rp || rp < lp)
+		return -1;
+	snprintf(comm, len, "%.*s", (int)(rp - lp - 1), lp + 1);
+	/* after ") ": state ppid pgrp session tty tpgid flags minflt cminflt
+	 * majflt cmajflt utime stime cutime cstime priority nice threads
+	 * itrealvalue starttime */
+	if (sscanf(rp + 2, "%*c %ld %*d %*d %*d %*d %*u %*u %*u %*u %*u "
+		   "%*u %*u %*d %*d %*d %*d %*d %*d %llu", ppid, start) != 2)
+		return -1;
+	return 0;
+}
+
+static int cmd_task(void)
+{
+	int fd = open(EXMAP_DEVICE, O_RDONLY), pfd[2], nok = 0, odd_ok = 0;
+	unsigned long long tick = 1000000000ull / sysconf(_SC_CLK_TCK);
+	pid_t *pids, odd;
+	char c;
+	size_t n;
+
+	if (fd < 0 || pipe(pfd)) {
+		fail("task: open %s: %s", EXMAP_DEVICE, strerror(errno));
+		return failed;
+	}
+	odd = fork();
+	if (odd == 0) {
+		prctl(PR_SET_NAME, "a (b) c) d", 0, 0, 0);
+		if (setresuid(0, 65534, 0) || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
+			_exit(1);
+		close(pfd[0]);
+		if (write(pfd[1], "r", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(pfd[1]);
+	if (odd < 0 || read(pfd[0], &c, 1) != 1) {
+		fail("task: the odd child did not start");
+		return failed;
+	}
+	n = user_pids(&pids);
+	for (size_t i = 0; i < n; i++) {
+		struct exmap_rec rec;
+		struct exmap_scan a = { .size = sizeof(a),
+					.abi = EXMAP_ABI_VERSION,
+					.pid = pids[i],
+					.recs = (uintptr_t)&rec,
+					.nrecs = 1,
+					.rec_size = sizeof(rec) };
+		char comm[64], mcomm[sizeof(a.comm) + 1], path[64];
+		unsigned long long start;
+		struct stat st;
+		long ppid;
+
+		snprintf(path, sizeof(path), "/proc/%d", (int)pids[i]);
+		if (ioctl(fd, EXMAP_IOC_SCAN, &a) < 0 ||
+		    stat_ident(pids[i], comm, sizeof(comm), &ppid, &start) ||
+		    stat(path, &st))
+			continue; /* gone (or a zombie: no mm) */
+		snprintf(mcomm, sizeof(mcomm), "%.*s", (int)sizeof(a.comm),
+			 a.comm);
+		if (strcmp(mcomm, comm) || a.ppid != ppid ||
+		    a.start_ns / tick != start || a.uid != st.st_uid) {
+			fail("task: pid %d: module '%s' ppid %d start %llu uid %u; "
+			     "/proc '%s' ppid %ld start %llu uid %u",
+			     (int)pids[i], mcomm, (int)a.ppid,
+			     (unsigned long long)(a.start_ns / tick),
+			     (unsigned)a.uid, comm, ppid, start,
+			     (unsigned)st.st_uid);
+			continue;
+		}
+		nok++;
+		if (pids[i] == odd && a.uid == 65534 &&
+		    !strcmp(mcomm, "a (b) c) d"))
+			odd_ok = 1;
+	}
+	free(pids);
+	kill(odd, SIGKILL);
+	waitpid(odd, NULL, 0);
+	if (!odd_ok)
+		fail("task: the undumpable child with euid 65534 was not matched");
+	if (nok < 5)
+		fail("task: only %d processes checked", nok);
+	if (!failed)
+		printf("ok task: %d processes: name, parent, start and uid as "
+		       "/proc says\n", nok);
+	return failed;
+}
+
 static int cmd_calls(uint32_t nrecs)
 {
 	static struct exmap_rec recs[4096];
@@ -843,6 +958,8 @@ int main(int argc, char **argv)
 		return cmd_compare(argv[2]);
 	if (argc == 2 && !strcmp(argv[1], "unpriv"))
 		return cmd_unpriv();
+	if (argc == 2 && !strcmp(argv[1], "task"))
+		return cmd_task();
 	if (argc == 3 && !strcmp(argv[1], "scan"))
 		return cmd_scan(atof(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "churn"))
@@ -855,6 +972,6 @@ int main(int argc, char **argv)
 		return cmd_smaps();
 	if (argc >= 6 && !strcmp(argv[1], "pty"))
 		return cmd_pty(argv[2], atof(argv[3]), atof(argv[4]), argv + 5);
-	fprintf(stderr, "usage: kmcheck compare FILE | unpriv | scan SECS | churn SECS | time NAME CMD... | calls NRECS | smaps | pty NAME WARMUP SECS CMD...\n");
+	fprintf(stderr, "usage: kmcheck compare FILE | task | unpriv | scan SECS | churn SECS | time NAME CMD... | calls NRECS | smaps | pty NAME WARMUP SECS CMD...\n");
 	return 2;
 }
