@@ -653,11 +653,10 @@ static size_t user_pids(pid_t **pids)
 	return n;
 }
 
-/* /proc/PID/stat's name, parent and start (clock ticks). 0 or -1. */
-static int stat_ident(pid_t pid, char *comm, size_t len, long *ppid,
-		      unsigned long long *start)
+/* /proc/PID/stat into buf, NUL-terminated. 0, or -1 if gone. */
+static int read_stat(pid_t pid, char *buf, size_t size)
 {
-	char path[64], buf[1024], *lp, *rp;
+	char path[64];
 	ssize_t n;
 	int fd;
 
@@ -665,11 +664,22 @@ static int stat_ident(pid_t pid, char *comm, size_t len, long *ppid,
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
+	n = read(fd, buf, size - 1);
 	close(fd);
 	if (n <= 0)
 		return -1;
 	buf[n] = '\0';
+	return 0;
+}
+
+/* /proc/PID/stat's name, parent and start (clock ticks). 0 or -1. */
+static int stat_ident(pid_t pid, char *comm, size_t len, long *ppid,
+		      unsigned long long *start)
+{
+	char buf[1024], *lp, *rp;
+
+	if (read_stat(pid, buf, sizeof(buf)))
+		return -1;
 	lp = strchr(buf, '(');
 	rp = strrchr(buf, ')');
 	if (!lp || !rp || rp < lp)
@@ -864,20 +874,11 @@ static int cmd_smaps(void)
 /* utime + stime of every thread of pid, in clock ticks; -1 if gone. */
 static long long proc_ticks(pid_t pid)
 {
-	char path[64], buf[1024], *p;
+	char buf[1024], *p;
 	unsigned long long ut, st;
-	ssize_t n;
-	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
+	if (read_stat(pid, buf, sizeof(buf)))
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
 	p = strrchr(buf, ')');
 	/* after the comm: state is field 3, utime 14, stime 15 */
 	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
