@@ -91,10 +91,11 @@ static int sm_proc(struct exm_source *src, void *ctx,
 {
 	char *buf;
 	size_t len;
-	int ret = exm_pdir_fd(d);
+	int ret, dirfd = exm_pdir_fd(d);
 
-	if (ret >= 0)
-		ret = exm_read_file(ret, "smaps", &buf, &len);
+	if (dirfd < 0)
+		return dirfd;
+	ret = exm_read_file(dirfd, "smaps", &buf, &len);
 	if (ret)
 		return ret;
 	parse_smaps(buf, len, p);
