@@ -117,8 +117,6 @@ int exm_parse_maps_line(const char *line, size_t len, struct exm_mapping *m)
 	const char *p = line, *end = line + len;
 	uint64_t start, stop, off, maj, min, ino;
 	unsigned perms = 0;
-	static const char deleted[] = " (deleted)";
-	size_t dl = sizeof(deleted) - 1, nlen;
 
 	if (len && end[-1] == '\n')
 		end--;
@@ -155,17 +153,6 @@ int exm_parse_maps_line(const char *line, size_t len, struct exm_mapping *m)
 	if (p < end && *p != ' ')
 		return -EINVAL;
 	skip_spaces(&p, end);
-	nlen = (size_t)(end - p);
-	m->deleted = false;
-	if (nlen >= dl && !memcmp(end - dl, deleted, dl) && p[0] == '/') {
-		m->deleted = true;
-		nlen -= dl;
-	}
-	m->name = malloc(nlen + 1);
-	if (!m->name)
-		return -ENOMEM;
-	memcpy(m->name, p, nlen);
-	m->name[nlen] = '\0';
 	m->start = start;
 	m->end = stop;
 	m->offset = off;
@@ -173,7 +160,26 @@ int exm_parse_maps_line(const char *line, size_t len, struct exm_mapping *m)
 	m->dev_major = (uint32_t)maj;
 	m->dev_minor = (uint32_t)min;
 	m->inode = ino;
-	m->kind = exm_classify(m->name, ino, m->dev_major, perms);
+	return exm_mapping_name(m, p, (size_t)(end - p));
+}
+
+int exm_mapping_name(struct exm_mapping *m, const char *name, size_t len)
+{
+	static const char deleted[] = " (deleted)";
+	size_t dl = sizeof(deleted) - 1;
+
+	m->deleted = false;
+	if (len >= dl && !memcmp(name + len - dl, deleted, dl) &&
+	    name[0] == '/') {
+		m->deleted = true;
+		len -= dl;
+	}
+	m->name = malloc(len + 1);
+	if (!m->name)
+		return -ENOMEM;
+	memcpy(m->name, name, len);
+	m->name[len] = '\0';
+	m->kind = exm_classify(m->name, m->inode, m->dev_major, m->perms);
 	return 0;
 }
 

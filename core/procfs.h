@@ -22,6 +22,13 @@
  */
 int exm_parse_maps_line(const char *line, size_t len, struct exm_mapping *m);
 
+/*
+ * Set m's name from the len bytes maps prints after the inode field (not
+ * NUL-terminated), as exm_parse_maps_line does, and its kind from them and
+ * the other fields, which must be set. 0 or -ENOMEM.
+ */
+int exm_mapping_name(struct exm_mapping *m, const char *name, size_t len);
+
 /* Classify a mapping from its name, inode, device and perms. */
 enum exm_kind exm_classify(const char *name, uint64_t inode,
 			   uint32_t dev_major, unsigned perms);

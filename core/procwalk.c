@@ -167,8 +167,8 @@ static char *read_cgroup(struct exm_pdir *d)
 	return res ? res : strdup("");
 }
 
-static int read_maps(struct exm_builder *b, struct exm_pdir *d,
-		     struct exm_proc *p)
+int exm_read_maps(struct exm_builder *b, struct exm_pdir *d,
+		  struct exm_proc *p)
 {
 	char *buf;
 	size_t len;
@@ -199,7 +199,7 @@ static int read_maps(struct exm_builder *b, struct exm_pdir *d,
 		s = nl ? nl + 1 : end;
 	}
 	free(buf);
-	return 0;
+	return p->nmaps ? 0 : 1; /* none: a zombie or exiting process */
 }
 
 static const char *dfd_path(const char *root, pid_t pid, char *buf,
@@ -335,26 +335,20 @@ static int walk_one(const struct walk *wl, struct worker *wk,
 		return -ENOMEM;
 	p->pid = pid;
 	r = w->ident ? 0 : read_ident(&d, p);
-	if (r == 0 && wl->opts->want_cmdline)
-		p->cmdline = read_cmdline(&d);
-	else if (r == 0)
-		p->cmdline = strdup("");
-	if (r == 0)
-		p->cgroup = wl->opts->want_cgroup ? read_cgroup(&d)
-						  : strdup("");
-	if (r == 0 && (!p->cmdline || !p->cgroup))
-		r = -ENOMEM;
-	if (r == 0 && w->read_maps) {
-		r = read_maps(b, &d, p);
-		if (!r && !p->nmaps)
-			r = 1; /* no mappings: a zombie or exiting process */
-	}
+	if (r == 0 && w->read_maps)
+		r = exm_read_maps(b, &d, p);
 	if (r == 0)
 		r = w->fn(wl->src, ctx, wl->opts, b, p, &d);
-	if (r == 0 && !p->user)
+	/* the rest of who it is, also for a process we may not look into */
+	if ((r == 0 || r == -EACCES || r == -EPERM) && p->comm) {
+		p->cmdline = wl->opts->want_cmdline ? read_cmdline(&d)
+						    : strdup("");
+		p->cgroup = wl->opts->want_cgroup ? read_cgroup(&d)
+						  : strdup("");
 		p->user = user_name(users, p->uid);
-	if (r == 0 && !p->user)
-		r = -ENOMEM;
+		if (!p->cmdline || !p->cgroup || !p->user)
+			r = -ENOMEM;
+	}
 	if (d.fd >= 0)
 		close(d.fd);
 	if (r == -ENOMEM)
@@ -366,16 +360,8 @@ static int walk_one(const struct walk *wl, struct worker *wk,
 		exm_build_drop(b);
 		wk->skipped.nskipped_gone++;
 	} else if (r == -EACCES || r == -EPERM) {
-		if (!p->user)
-			p->user = user_name(users, p->uid);
-		if (!p->cmdline)
-			p->cmdline = strdup("");
-		if (!p->cgroup)
-			p->cgroup = strdup("");
-		r = p->user && p->cmdline && p->cgroup
-			    ? deny(dfd_path(wl->root, p->pid, path, sizeof(path)),
-				   p, wl->page_size)
-			    : -ENOMEM;
+		r = deny(dfd_path(wl->root, p->pid, path, sizeof(path)), p,
+			 wl->page_size);
 		wk->skipped.nskipped_denied++;
 		if (r) {
 			exm_build_drop(b);

@@ -10,7 +10,8 @@
  * exact. The kernel's Pss figures are computed from the same walk, the way
  * smaps_rollup adds them up; smaps_rollup is read only for SwapPss of a
  * process that has swap entries. The module also says who the process is
- * (name, parent, start, uid), so /proc/PID/stat is not read either.
+ * (name, parent, start, uid) and lists its mappings as maps would, so of
+ * /proc/PID only cmdline (and cgroup, when asked) is read.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,11 +32,19 @@
 #define NWORDS 4096 /* page words handed to the snapshot at once */
 #define RUN_DIRECT 8 /* pages of a run stored as a run, not word by word */
 #define PSS_SHIFT 12 /* smaps' fixed point */
+/* Room for mappings at first, and at most (the module's own limits) */
+#define NVMAS 512
+#define NAMES (64 << 10)
+#define MAX_NVMAS (1u << 20)
+#define MAX_NAMES (64u << 20)
 
 struct km_ctx {
 	struct km_src *src; /* whose spares it goes back to */
 	int fd;
 	struct exmap_rec *recs;
+	struct exmap_vma *vmas; /* room for nvmas, and names_len bytes */
+	char *names;
+	uint32_t nvmas, names_len;
 	/* words of pages [vpn, vpn + n) of mapping m, not yet stored */
 	uint64_t *words;
 	struct exm_builder *b; /* the calling worker's */
@@ -51,6 +60,8 @@ struct km_ctx {
  */
 struct km_src {
 	uint64_t tick_ns; /* a clock tick (stat's start time unit), ns */
+	/* the vsyscall page as our own maps lists it; .name NULL if none */
+	struct exm_mapping gate;
 	pthread_mutex_t lock;
 	struct km_ctx *spare[EXM_MAX_THREADS];
 	unsigned nspare;
@@ -72,9 +83,10 @@ static int km_dev_open(void)
 }
 
 /* One call: up to n records of pid from start into recs; a->nrecs says
- * how many, a->next where to go on (0: done), and the rest who it is. */
+ * how many, a->next where to go on (0: done), and the rest who it is.
+ * With c, also the mappings into c's vmas and names (-EOVERFLOW: no room). */
 static int km_scan(int fd, pid_t pid, uint64_t start, struct exmap_rec *recs,
-		   uint32_t n, struct exmap_scan *a)
+		   uint32_t n, const struct km_ctx *c, struct exmap_scan *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
@@ -84,6 +96,13 @@ static int km_scan(int fd, pid_t pid, uint64_t start, struct exmap_rec *recs,
 	a->recs = (uint64_t)(uintptr_t)recs;
 	a->nrecs = n;
 	a->rec_size = sizeof(*recs);
+	if (c) {
+		a->vmas = (uint64_t)(uintptr_t)c->vmas;
+		a->nvmas = c->nvmas;
+		a->vma_size = sizeof(*c->vmas);
+		a->names = (uint64_t)(uintptr_t)c->names;
+		a->names_len = c->names_len;
+	}
 	while (ioctl(fd, EXMAP_IOC_SCAN, a) < 0)
 		if (errno != EINTR)
 			return -errno;
@@ -98,6 +117,35 @@ bool exm_kmod_available(void)
 		return false;
 	close(fd);
 	return true;
+}
+
+/*
+ * The vsyscall page as our own maps lists it, into g (name NULL if it has
+ * none): the module says which processes have it (get_gate_vma is not
+ * exported), and whether the kernel has it at all only maps says.
+ */
+static int km_gate(struct exm_mapping *g)
+{
+	char *buf, *line, *nl;
+	size_t len;
+	int ret = exm_read_file(AT_FDCWD, "/proc/self/maps", &buf, &len);
+
+	memset(g, 0, sizeof(*g));
+	if (ret)
+		return ret;
+	for (line = buf; line < buf + len; line = nl + 1) {
+		nl = memchr(line, '\n', (size_t)(buf + len - line));
+		if (!nl)
+			nl = buf + len;
+		if (exm_parse_maps_line(line, (size_t)(nl - line), g) == 0) {
+			if (g->kind == EXM_KIND_VSYSCALL)
+				break;
+			free(g->name);
+		}
+		memset(g, 0, sizeof(*g));
+	}
+	free(buf);
+	return 0;
 }
 
 static int km_open(struct exm_source *src)
@@ -123,7 +171,7 @@ static int km_open(struct exm_source *src)
 	if (fd < 0)
 		return fd;
 	/* Does the module speak our ABI? Ask about ourselves. */
-	ret = km_scan(fd, getpid(), 0, &rec, 1, &a);
+	ret = km_scan(fd, getpid(), 0, &rec, 1, NULL, &a);
 	close(fd);
 	if (ret == -EINVAL || ret == -ENOTTY) {
 		snprintf(src->errmsg, sizeof(src->errmsg),
@@ -138,6 +186,11 @@ static int km_open(struct exm_source *src)
 	if (!ks)
 		return -ENOMEM;
 	ks->tick_ns = 1000000000ull / (uint64_t)(hz > 0 ? hz : 100);
+	ret = km_gate(&ks->gate);
+	if (ret) {
+		free(ks);
+		return ret;
+	}
 	pthread_mutex_init(&ks->lock, NULL);
 	src->priv = ks;
 	return 0;
@@ -148,6 +201,8 @@ static void km_ctx_destroy(struct km_ctx *c)
 	if (c->fd >= 0)
 		close(c->fd);
 	free(c->recs);
+	free(c->vmas);
+	free(c->names);
 	free(c->words);
 	free(c);
 }
@@ -191,7 +246,11 @@ static void *km_ctx_new(struct exm_source *src)
 	/* zeroed once: tools like valgrind cannot know the ioctl fills it */
 	c->recs = calloc(NRECS, sizeof(*c->recs));
 	c->words = malloc(NWORDS * sizeof(*c->words));
-	if (c->fd < 0 || !c->recs || !c->words) {
+	c->nvmas = NVMAS;
+	c->names_len = NAMES;
+	c->vmas = calloc(c->nvmas, sizeof(*c->vmas));
+	c->names = calloc(c->names_len, 1);
+	if (c->fd < 0 || !c->recs || !c->words || !c->vmas || !c->names) {
 		km_ctx_destroy(c);
 		return NULL;
 	}
@@ -206,6 +265,7 @@ static void km_close(struct exm_source *src)
 		return;
 	while (ks->nspare)
 		km_ctx_destroy(ks->spare[--ks->nspare]);
+	free(ks->gate.name);
 	pthread_mutex_destroy(&ks->lock);
 	free(ks);
 	src->priv = NULL;
@@ -280,7 +340,7 @@ static int flush(struct km_ctx *c)
  * Store the pages of r in the mappings of p (sorted, searched from *mi),
  * batching consecutive pages of a mapping. A run may cross from one
  * mapping into the next (adjacent VMAs); pages outside every mapping
- * (changed since maps was read) are dropped.
+ * (changed since the first call listed them) are dropped.
  */
 static int store_rec(struct km_ctx *c, struct exm_proc *p, size_t *mi,
 		     const struct exmap_rec *r, unsigned ps)
@@ -346,6 +406,124 @@ static int store_rec(struct km_ctx *c, struct exm_proc *p, size_t *mi,
 	return 0;
 }
 
+/* Twice the room for mappings: 0, -EOVERFLOW at the limit, -ENOMEM. */
+static int km_grow(struct km_ctx *c)
+{
+	struct exmap_vma *v;
+	char *n;
+
+	if (c->nvmas >= MAX_NVMAS || c->names_len >= MAX_NAMES)
+		return -EOVERFLOW;
+	v = realloc(c->vmas, 2 * (size_t)c->nvmas * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	c->vmas = v;
+	memset(v + c->nvmas, 0, c->nvmas * sizeof(*v));
+	c->nvmas *= 2;
+	n = realloc(c->names, 2 * (size_t)c->names_len);
+	if (!n)
+		return -ENOMEM;
+	c->names = n;
+	memset(n + c->names_len, 0, c->names_len);
+	c->names_len *= 2;
+	return 0;
+}
+
+/* The mappings the module listed (a: the call that did) into p, and the
+ * vsyscall page if p has it: 0, 1 if it has none, -errno. */
+static int km_maps(const struct km_src *ks, const struct km_ctx *c,
+		   const struct exmap_scan *a, struct exm_builder *b,
+		   struct exm_proc *p)
+{
+	static const struct {
+		uint32_t vma;
+		unsigned perm;
+	} perms[] = {
+		{ EXMAP_VMA_READ, EXM_PERM_R },
+		{ EXMAP_VMA_WRITE, EXM_PERM_W },
+		{ EXMAP_VMA_EXEC, EXM_PERM_X },
+		{ EXMAP_VMA_SHARED, EXM_PERM_S },
+	};
+	const struct exm_mapping *g = &ks->gate;
+	bool gate = (a->info & EXMAP_INFO_GATE) && g->name;
+
+	for (uint32_t i = 0; i < a->nvmas + gate; i++) {
+		const struct exmap_vma *v = &c->vmas[i < a->nvmas ? i : 0];
+		struct exm_mapping *m = exm_build_mapping(b, p);
+		int ret;
+
+		if (!m)
+			return -ENOMEM;
+		if (i == a->nvmas) {
+			*m = (struct exm_mapping){
+				.start = g->start, .end = g->end,
+				.offset = g->offset, .perms = g->perms,
+				.dev_major = g->dev_major,
+				.dev_minor = g->dev_minor, .inode = g->inode };
+			ret = exm_mapping_name(m, g->name, strlen(g->name));
+		} else if (v->name_off > a->names_len ||
+			   v->name_len > a->names_len - v->name_off) {
+			ret = -EPROTO;
+		} else {
+			m->start = v->start;
+			m->end = v->end;
+			m->offset = v->offset;
+			m->inode = v->inode;
+			m->dev_major = v->dev_major;
+			m->dev_minor = v->dev_minor;
+			m->perms = 0;
+			for (size_t k = 0; k < sizeof(perms) / sizeof(*perms);
+			     k++)
+				if (v->flags & perms[k].vma)
+					m->perms |= perms[k].perm;
+			ret = exm_mapping_name(m, c->names + v->name_off,
+					       v->name_len);
+		}
+		if (ret) {
+			p->nmaps--;
+			return ret;
+		}
+	}
+	return p->nmaps ? 0 : 1;
+}
+
+/*
+ * The first call for p, which also says who it is and lists its mappings
+ * (growing the room for them as needed; past the module's limits maps is
+ * read instead). 0, 1 if it has nothing mapped, -errno.
+ */
+static int km_first(struct km_ctx *c, const struct km_src *ks,
+		    struct exm_builder *b, struct exm_proc *p,
+		    struct exm_pdir *d, struct exmap_scan *a)
+{
+	bool lists = true;
+	int ret;
+
+	for (;;) {
+		ret = km_scan(c->fd, p->pid, 0, c->recs, NRECS,
+			      lists ? c : NULL, a);
+		if (ret != -EOVERFLOW || !lists)
+			break;
+		ret = km_grow(c);
+		if (ret == -EOVERFLOW)
+			lists = false;
+		else if (ret)
+			return ret;
+	}
+	if (ret)
+		return ret;
+	free(p->comm);
+	p->comm = strndup(a->comm, sizeof(a->comm));
+	if (!p->comm)
+		return -ENOMEM;
+	p->ppid = a->ppid;
+	p->uid = a->uid;
+	p->start_time = a->start_ns / ks->tick_ns;
+	if (a->info & EXMAP_INFO_NOMM)
+		return 1;
+	return lists ? km_maps(ks, c, a, b, p) : exm_read_maps(b, d, p);
+}
+
 static int km_proc(struct exm_source *src, void *ctx,
 		   const struct exm_scan_opts *opts, struct exm_builder *b,
 		   struct exm_proc *p, struct exm_pdir *d)
@@ -356,32 +534,24 @@ static int km_proc(struct exm_source *src, void *ctx,
 	unsigned ps = b->snap->sys.page_size;
 	struct km_kpss k = { 0 };
 	struct exm_kpss kp = { 0 };
-	uint64_t next = 0;
 	size_t mi = 0;
 	int ret;
 
 	c->n = 0;
 	c->b = b;
-	do {
-		ret = km_scan(c->fd, p->pid, next, c->recs, NRECS, &a);
-		if (!ret && !next) { /* the first call: who it is */
-			free(p->comm);
-			p->comm = strndup(a.comm, sizeof(a.comm));
-			if (!p->comm)
-				return -ENOMEM;
-			p->ppid = a.ppid;
-			p->uid = a.uid;
-			p->start_time = a.start_ns / ks->tick_ns;
-		}
-		next = ret ? 0 : a.next;
+	ret = km_first(c, ks, b, p, d, &a);
+	for (;;) {
 		for (uint32_t i = 0; !ret && i < a.nrecs; i++) {
 			kpss_add(&k, &c->recs[i], ps);
 			ret = store_rec(c, p, &mi, &c->recs[i], ps);
 		}
-	} while (!ret && next);
+		if (ret || !a.next)
+			break;
+		ret = km_scan(c->fd, p->pid, a.next, c->recs, NRECS, NULL, &a);
+	}
 	if (!ret)
 		ret = flush(c);
-	if (ret == -EINVAL) {
+	if (ret == -EINVAL || ret == -EPROTO) {
 		snprintf(src->errmsg, sizeof(src->errmsg),
 			 "%s refused a scan of pid %d (module ABI mismatch?)",
 			 EXMAP_DEVICE, (int)p->pid);
@@ -422,7 +592,6 @@ static int km_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 {
 	static const struct exm_walk walk = {
 		.fn = km_proc,
-		.read_maps = true,
 		.ident = true,
 		.ctx_new = km_ctx_new,
 		.ctx_free = km_ctx_free,

@@ -22,9 +22,10 @@ struct exm_pdir {
 int exm_pdir_fd(struct exm_pdir *d);
 
 /* Per-process callback of exm_proc_walk: read the pages or figures of p
- * (whose maps are filled, and identity unless the walk has .ident) from
- * /proc/PID (d), with the calling worker's ctx, into that worker's builder
- * b. Return 0, -ENOENT/-ESRCH if the process vanished (it is dropped and
+ * (whose maps are filled if the walk has .read_maps, and identity unless
+ * it has .ident) from /proc/PID (d), with the calling worker's ctx, into
+ * that worker's builder b. Return 0, 1 if it has nothing mapped (it is not
+ * listed), -ENOENT/-ESRCH if the process vanished (it is dropped and
  * counted), -EACCES/-EPERM if it may not be read (it is listed with what
  * statm shows), or another -errno to fail the run. */
 typedef int (*exm_proc_fn)(struct exm_source *src, void *ctx,
@@ -36,7 +37,8 @@ struct exm_walk {
 	exm_proc_fn fn;
 	bool read_maps;
 	/* fn fills comm, ppid, start_time and uid itself: the walk reads no
-	 * stat and no owner of /proc/PID */
+	 * stat and no owner of /proc/PID (and fn must fill p->comm before it
+	 * may fail with anything but "gone") */
 	bool ident;
 	/* Per-worker state (buffers); NULL when not needed. */
 	void *(*ctx_new)(struct exm_source *src);
@@ -45,14 +47,20 @@ struct exm_walk {
 
 /*
  * Walk b's snapshot's sys.proc_root (set by begin): for each selected
- * process fill identity (stat and uid unless w->ident; user, cmdline,
- * cgroup), read maps if w->read_maps, call w->fn. Processes are split
- * among up to four worker threads (one per CPU), each with its own builder (exm_builder_fork),
- * joined into b in pid order. Kernel threads and processes without
- * mappings are not listed. Reports the skipped counts (end). 0 or -errno.
+ * process read its identity (stat and uid, unless w->ident) and maps (if
+ * w->read_maps), call w->fn, then read user, cmdline and cgroup. Processes
+ * are split among up to four worker threads (one per CPU), each with its
+ * own builder (exm_builder_fork), joined into b in pid order. Kernel
+ * threads and processes without mappings are not listed. Reports the
+ * skipped counts (end). 0 or -errno.
  */
 int exm_proc_walk(struct exm_source *src, const struct exm_scan_opts *opts,
 		  struct exm_builder *b, const struct exm_walk *w);
+
+/* Read p's mappings from d's maps into b: 0; 1 when there are none (a
+ * kernel thread, or exiting); -errno. */
+int exm_read_maps(struct exm_builder *b, struct exm_pdir *d,
+		  struct exm_proc *p);
 
 /* Read the kernel's figures of p from d's smaps_rollup into b. 0 or
  * -errno. */

@@ -8,6 +8,9 @@
  * and dirty bits and the page's mapcount. One walk gives what pagemap and
  * smaps_rollup give in two, and empty page-table levels cost nothing.
  *
+ * Asked to, it also lists the process's mappings as /proc/PID/maps does,
+ * under the same lock, so exmtop need not read maps at all.
+ *
  * The walk never faults a page in: it only reads page-table entries under
  * mmap_read_lock and the page-table lock. Hugetlb VMAs are skipped, and so
  * are VM_PFNMAP ones (no struct page; pagemap shows them as holes too).
@@ -18,8 +21,10 @@
 #include <linux/mm.h>
 #include <linux/capability.h>
 #include <linux/cred.h>
+#include <linux/dcache.h>
 #include <linux/fs.h>
 #include <linux/huge_mm.h>
+#include <linux/kdev_t.h>
 #include <linux/hugetlb_inline.h>
 #include <linux/miscdevice.h>
 #include <linux/mmap_lock.h>
@@ -30,6 +35,7 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/swap.h>
 #include <linux/swapops.h>
 #include <linux/time_namespace.h>
@@ -40,11 +46,17 @@
 
 /* Records gathered per call under the locks, then copied out. */
 #define EXMAP_KRECS 4096
+/* Most mappings and name bytes one call returns (max_map_count is 65530) */
+#define EXMAP_KVMAS BIT(20)
+#define EXMAP_KNAMES (64u << 20)
 
-/* Per open file: the record buffer and the lock that guards it. */
+/* Per open file: the buffers and the lock that guards them. */
 struct exmap_file {
-	struct mutex lock; /* one call at a time uses recs */
+	struct mutex lock; /* one call at a time uses the buffers */
 	struct exmap_rec *recs;
+	struct exmap_vma *vmas; /* room for nvmas, grown on demand */
+	char *names;		/* room for names_len bytes */
+	u32 nvmas, names_len;
 };
 
 /* One call's walk. */
@@ -55,6 +67,10 @@ struct exmap_walk {
 	unsigned long next; /* where to resume when the buffer is full */
 	/* a frame found valid in the page table locked now, or 0 */
 	unsigned long valid; /* 1 + (pfn >> EXMAP_PFN_VALID_SHIFT) */
+	/* the mappings, when asked for: room and what is used */
+	struct exmap_vma *vmas;
+	char *names;
+	u32 nvmas, vcap, names_len, ncap;
 };
 
 /* The walk stopped: buffer full (next set) or -errno. */
@@ -134,7 +150,8 @@ static u64 exmap_swap_frame(swp_entry_t entry)
  * one page table stays locked: a frame mapped there keeps its subsection
  * from going offline, since taking it away needs the page-table lock.
  */
-static bool exmap_pfn_valid(struct exmap_walk *w, unsigned long pfn)
+static __always_inline bool exmap_pfn_valid(struct exmap_walk *w,
+					    unsigned long pfn)
 {
 	unsigned long v = (pfn >> EXMAP_PFN_VALID_SHIFT) + 1;
 
@@ -357,7 +374,124 @@ static int exmap_vma(struct exmap_walk *w, struct vm_area_struct *vma,
 	return 0;
 }
 
-/* Walk [addr, end) of mm: 0 when done, EXMAP_FULL, or -errno. */
+/* Append len bytes of s to the names; -EOVERFLOW when they do not fit. */
+static int exmap_name_put(struct exmap_walk *w, const char *s, size_t len)
+{
+	if (len > w->ncap - w->names_len)
+		return -EOVERFLOW;
+	memcpy(w->names + w->names_len, s, len);
+	w->names_len += len;
+	return 0;
+}
+
+/* "[<what>:<name>]", as maps shows a named anonymous mapping. */
+static int exmap_name_tag(struct exmap_walk *w, const char *what,
+			  const char *name)
+{
+	int ret = exmap_name_put(w, what, strlen(what));
+
+	if (!ret)
+		ret = exmap_name_put(w, name, strlen(name));
+	return ret ? ret : exmap_name_put(w, "]", 1);
+}
+
+/*
+ * The path of a mapped file as maps prints it (seq_file_path): d_path,
+ * with " (deleted)" when unlinked, and each newline as "\012".
+ */
+static int exmap_name_path(struct exmap_walk *w, const struct path *path)
+{
+	char *dst = w->names + w->names_len, *p;
+	size_t room = w->ncap - w->names_len, len, need, i, j;
+
+	p = d_path(path, dst, room);
+	if (IS_ERR(p)) /* -ENAMETOOLONG: the room is too small */
+		return -EOVERFLOW;
+	len = strlen(p);
+	need = len;
+	for (i = 0; i < len; i++)
+		if (p[i] == '\n')
+			need += 3;
+	if (need > room)
+		return -EOVERFLOW;
+	memmove(dst, p, len);
+	for (i = len, j = need; i > 0; i--) { /* from the end, in place */
+		if (dst[i - 1] != '\n') {
+			dst[--j] = dst[i - 1];
+			continue;
+		}
+		j -= 4;
+		memcpy(dst + j, "\\012", 4);
+	}
+	w->names_len += need;
+	return 0;
+}
+
+/* The name maps gives vma (fs/proc/task_mmu.c, show_map_vma). */
+static int exmap_vma_name(struct exmap_walk *w, struct vm_area_struct *vma)
+{
+	const char *anon = exmap_anon_name(vma);
+	const char *name;
+
+	if (vma->vm_file)
+		return anon ? exmap_name_tag(w, "[anon_shmem:", anon) :
+			      exmap_name_path(w, exmap_file_path(vma->vm_file));
+	if (vma->vm_ops && vma->vm_ops->name) {
+		name = vma->vm_ops->name(vma);
+		if (name)
+			return exmap_name_put(w, name, strlen(name));
+	}
+	/* arch_vma_name() is the weak default on x86: no name */
+	if (exmap_is_heap(vma))
+		return exmap_name_put(w, "[heap]", 6);
+	if (exmap_is_stack(vma))
+		return exmap_name_put(w, "[stack]", 7);
+	return anon ? exmap_name_tag(w, "[anon:", anon) : 0;
+}
+
+/* Every mapping of mm, as maps lists it; 0 or -EOVERFLOW. */
+static int exmap_list_vmas(struct exmap_walk *w)
+{
+	VMA_ITERATOR(vmi, w->mm, 0);
+	struct vm_area_struct *vma;
+	int ret;
+
+	for_each_vma(vmi, vma) {
+		struct exmap_vma *v = &w->vmas[w->nvmas];
+		vm_flags_t f = vma->vm_flags;
+
+		if (w->nvmas == w->vcap)
+			return -EOVERFLOW;
+		memset(v, 0, sizeof(*v));
+		v->start = vma->vm_start;
+		v->end = vma->vm_end;
+		v->flags = (f & VM_READ ? EXMAP_VMA_READ : 0) |
+			   (f & VM_WRITE ? EXMAP_VMA_WRITE : 0) |
+			   (f & VM_EXEC ? EXMAP_VMA_EXEC : 0) |
+			   (f & VM_MAYSHARE ? EXMAP_VMA_SHARED : 0);
+		if (vma->vm_file) {
+			const struct inode *inode =
+				exmap_file_inode(vma->vm_file);
+
+			v->offset = (u64)vma->vm_pgoff << PAGE_SHIFT;
+			v->inode = inode->i_ino;
+			v->dev_major = MAJOR(inode->i_sb->s_dev);
+			v->dev_minor = MINOR(inode->i_sb->s_dev);
+		}
+		v->name_off = w->names_len;
+		ret = exmap_vma_name(w, vma);
+		if (ret)
+			return ret;
+		v->name_len = w->names_len - v->name_off;
+		w->nvmas++;
+	}
+	return 0;
+}
+
+/*
+ * Walk [addr, end) of mm, after listing its mappings when asked: 0 when
+ * done, EXMAP_FULL, or -errno.
+ */
 static int exmap_walk_mm(struct exmap_walk *w, unsigned long addr,
 			 unsigned long end)
 {
@@ -367,6 +501,13 @@ static int exmap_walk_mm(struct exmap_walk *w, unsigned long addr,
 
 	if (mmap_read_lock_killable(w->mm))
 		return -EINTR;
+	if (w->vmas) {
+		ret = exmap_list_vmas(w);
+		if (ret) {
+			mmap_read_unlock(w->mm);
+			return ret;
+		}
+	}
 	for_each_vma_range(vmi, vma, end) {
 		unsigned long s = max(addr, vma->vm_start);
 		unsigned long e = min(end, vma->vm_end);
@@ -397,7 +538,10 @@ static void exmap_task_info(struct task_struct *task, struct exmap_scan *arg)
 	get_task_comm(arg->comm, task);
 }
 
-/* The mm of process nr, its identity in arg; ERR_PTR(-ESRCH) if none. */
+/*
+ * The mm of process nr and its identity in arg: NULL when it has none (a
+ * kernel thread, or exiting), ERR_PTR(-ESRCH) when there is no such process.
+ */
 static struct mm_struct *exmap_get_mm(pid_t nr, struct exmap_scan *arg)
 {
 	struct task_struct *task;
@@ -411,11 +555,35 @@ static struct mm_struct *exmap_get_mm(pid_t nr, struct exmap_scan *arg)
 	put_pid(pid);
 	if (!task)
 		return ERR_PTR(-ESRCH);
-	mm = get_task_mm(task); /* NULL for kernel threads and the exited */
-	if (mm)
-		exmap_task_info(task, arg);
+	mm = get_task_mm(task);
+	exmap_task_info(task, arg);
 	put_task_struct(task);
-	return mm ? mm : ERR_PTR(-ESRCH);
+	return mm;
+}
+
+/* Make the file's buffers hold the mappings the caller has room for. */
+static int exmap_vma_room(struct exmap_file *ef, u32 nvmas, u32 names_len)
+{
+	nvmas = min_t(u32, nvmas, EXMAP_KVMAS);
+	names_len = min_t(u32, names_len, EXMAP_KNAMES);
+	if (nvmas > ef->nvmas) {
+		kvfree(ef->vmas);
+		ef->nvmas = 0;
+		ef->vmas = kvmalloc_array(nvmas, sizeof(*ef->vmas),
+					  GFP_KERNEL);
+		if (!ef->vmas)
+			return -ENOMEM;
+		ef->nvmas = nvmas;
+	}
+	if (names_len > ef->names_len) {
+		kvfree(ef->names);
+		ef->names_len = 0;
+		ef->names = kvmalloc(names_len, GFP_KERNEL);
+		if (!ef->names)
+			return -ENOMEM;
+		ef->names_len = names_len;
+	}
+	return 0;
 }
 
 static long exmap_scan(struct exmap_file *ef, struct exmap_scan __user *uarg)
@@ -443,19 +611,43 @@ static long exmap_scan(struct exmap_file *ef, struct exmap_scan __user *uarg)
 	if (arg.start >= TASK_SIZE_MAX || arg.end > TASK_SIZE_MAX ||
 	    start >= end)
 		return -EINVAL;
+	if (arg.vmas) {
+		if (arg.vma_size != sizeof(struct exmap_vma))
+			return -EINVAL;
+		ret = exmap_vma_room(ef, arg.nvmas, arg.names_len);
+		if (ret)
+			return ret;
+		w.vmas = ef->vmas;
+		w.vcap = min(arg.nvmas, ef->nvmas);
+		w.names = ef->names;
+		w.ncap = min(arg.names_len, ef->names_len);
+	}
 	w.cap = min_t(u32, arg.nrecs, EXMAP_KRECS);
 	w.mm = exmap_get_mm(arg.pid, &arg);
 	if (IS_ERR(w.mm))
 		return PTR_ERR(w.mm);
-	ret = exmap_walk_mm(&w, start, end);
-	mmput(w.mm);
+	arg.info = 0;
+	ret = 0;
+	if (w.mm) {
+		ret = exmap_walk_mm(&w, start, end);
+		if (exmap_gate(w.mm))
+			arg.info |= EXMAP_INFO_GATE;
+		mmput(w.mm);
+	} else {
+		arg.info |= EXMAP_INFO_NOMM;
+	}
 	if (ret < 0)
 		return ret;
 	if (copy_to_user(u64_to_user_ptr(arg.recs), w.recs,
-			 (size_t)w.n * sizeof(*w.recs)))
+			 (size_t)w.n * sizeof(*w.recs)) ||
+	    copy_to_user(u64_to_user_ptr(arg.vmas), w.vmas,
+			 (size_t)w.nvmas * sizeof(*w.vmas)) ||
+	    copy_to_user(u64_to_user_ptr(arg.names), w.names, w.names_len))
 		return -EFAULT;
 	arg.nrecs = w.n;
 	arg.next = ret == EXMAP_FULL ? w.next : 0;
+	arg.nvmas = w.nvmas;
+	arg.names_len = w.names_len;
 	/* what the call gives back: from nrecs to the end */
 	if (copy_to_user(&uarg->nrecs, &arg.nrecs,
 			 sizeof(arg) - offsetof(struct exmap_scan, nrecs)))
@@ -503,6 +695,8 @@ static int exmap_release(struct inode *inode, struct file *file)
 	struct exmap_file *ef = file->private_data;
 
 	kvfree(ef->recs);
+	kvfree(ef->vmas);
+	kvfree(ef->names);
 	kfree(ef);
 	return 0;
 }

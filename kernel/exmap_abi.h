@@ -13,6 +13,14 @@
  * pages with consecutive frames (or swap offsets), the same flags and the
  * same mapcount; pages with no entry give nothing. When the buffer fills,
  * next says where to resume; when the walk is done next is 0.
+ *
+ * Given room for them (vmas, names), a call also returns the process's
+ * mappings, all of them whatever start and end say, read under the same
+ * lock as the records: what /proc/PID/maps prints, field by field, the
+ * name exactly as maps shows it ("\n" as "\012", " (deleted)", [heap],
+ * [anon:NAME], ...). Not among them: the vsyscall page, which maps lists
+ * after them for a process that has it (EXMAP_INFO_GATE). When they do not
+ * fit, the call fails with EOVERFLOW and nothing else is returned.
  */
 #ifndef EXMAP_ABI_H
 #define EXMAP_ABI_H
@@ -20,7 +28,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define EXMAP_ABI_VERSION 2
+#define EXMAP_ABI_VERSION 3
 #define EXMAP_DEVICE "/dev/exmap"
 
 /*
@@ -52,6 +60,33 @@ struct exmap_rec {
 	__u32 reserved;
 };
 
+/* Mapping flags: the permissions maps prints. */
+#define EXMAP_VMA_READ		0x0001
+#define EXMAP_VMA_WRITE		0x0002
+#define EXMAP_VMA_EXEC		0x0004
+#define EXMAP_VMA_SHARED	0x0008	/* VM_MAYSHARE: "s", else "p" */
+
+struct exmap_vma {
+	__u64 start;	/* the mapping is [start, end) */
+	__u64 end;
+	__u64 offset;	/* file offset of start, in bytes; 0 if no file */
+	__u64 inode;	/* the file's inode number, or 0 */
+	__u32 dev_major; /* the file's device, or 0:0 */
+	__u32 dev_minor;
+	__u32 flags;	/* EXMAP_VMA_* */
+	__u32 name_off;	/* the name is names[name_off, name_off + name_len) */
+	__u32 name_len;	/* 0: none; no NUL */
+	__u32 reserved;
+};
+
+/*
+ * Scan info. NOMM: the process has no memory (a kernel thread, or exiting),
+ * so the call returns nothing else. GATE: maps lists the vsyscall page
+ * after the mappings, if the kernel has one.
+ */
+#define EXMAP_INFO_NOMM		0x0001
+#define EXMAP_INFO_GATE		0x0002
+
 struct exmap_scan {
 	__u32 size;	/* in: sizeof(struct exmap_scan) */
 	__u32 abi;	/* in: EXMAP_ABI_VERSION */
@@ -68,6 +103,13 @@ struct exmap_scan {
 	__s32 ppid;	/* parent, in the caller's pid namespace, or 0 */
 	__u32 uid;	/* effective uid, in the caller's user namespace */
 	char comm[16];	/* name, NUL-padded (TASK_COMM_LEN) */
+	/* the mappings (ABI 3), on any call that gives room for them */
+	__u64 vmas;	/* in: user pointer to struct exmap_vma[], or 0 */
+	__u64 names;	/* in: user pointer to the names' bytes */
+	__u32 nvmas;	/* in: room in vmas; out: mappings written */
+	__u32 vma_size;	/* in: sizeof(struct exmap_vma) */
+	__u32 names_len; /* in: room in names; out: bytes written */
+	__u32 info;	/* out: EXMAP_INFO_* */
 };
 
 #define EXMAP_IOC_MAGIC 0xE8

@@ -21,12 +21,24 @@
  *                                 the same for one page of a PMD mapping
  *   EXMAP_PFN_VALID_SHIFT         pfn_valid() gives one answer for all
  *                                 frames alike above this many bits
+ *
+ * and, to list mappings the way fs/proc/task_mmu.c prints maps:
+ *
+ *   exmap_file_path(file)         the path maps shows of a mapped file
+ *   exmap_file_inode(file)        the inode whose device and number it shows
+ *   exmap_anon_name(vma)          the name prctl(PR_SET_VMA) gave, or NULL
+ *   exmap_is_heap(vma)            maps calls it [heap]
+ *   exmap_is_stack(vma)           maps calls it [stack]
+ *   exmap_gate(mm)                maps lists the vsyscall page after the
+ *                                 mappings (if the kernel has it at all)
  */
 #ifndef EXMAP_COMPAT_H
 #define EXMAP_COMPAT_H
 
 #include <linux/version.h>
+#include <linux/fs.h>
 #include <linux/mm.h>
+#include <linux/mm_types.h>
 #include <linux/pgtable.h>
 #include <linux/rcupdate.h>
 
@@ -77,6 +89,49 @@ static inline bool exmap_pmd_excl(struct folio *folio, struct page *head,
 				  bool migration, int mapcount)
 {
 	return !migration && page_mapcount(head) == 1;
+}
+
+/* 6.1 (before backing files): a mapping shows the file it maps */
+static inline const struct path *exmap_file_path(struct file *file)
+{
+	return &file->f_path;
+}
+
+static inline const struct inode *exmap_file_inode(struct file *file)
+{
+	return file_inode(file);
+}
+
+/* anon_vma_name() of 6.1: a name only where there is no file */
+static inline const char *exmap_anon_name(struct vm_area_struct *vma)
+{
+#ifdef CONFIG_ANON_VMA_NAME
+	if (!vma->vm_file && vma->anon_name)
+		return vma->anon_name->name;
+#endif
+	return NULL;
+}
+
+static inline bool exmap_is_heap(struct vm_area_struct *vma)
+{
+	return vma->vm_start <= vma->vm_mm->brk &&
+	       vma->vm_end >= vma->vm_mm->start_brk;
+}
+
+static inline bool exmap_is_stack(struct vm_area_struct *vma)
+{
+	return vma->vm_start <= vma->vm_mm->start_stack &&
+	       vma->vm_end >= vma->vm_mm->start_stack;
+}
+
+/* get_gate_vma() of x86-64: not for a 32-bit process */
+static inline bool exmap_gate(struct mm_struct *mm)
+{
+#if defined(CONFIG_X86_VSYSCALL_EMULATION) && defined(CONFIG_COMPAT)
+	return mm->context.flags & MM_CONTEXT_HAS_VSYSCALL;
+#else
+	return IS_ENABLED(CONFIG_X86_VSYSCALL_EMULATION);
+#endif
 }
 
 #elif LINUX_VERSION_MAJOR == 6 && LINUX_VERSION_PATCHLEVEL == 12
@@ -146,6 +201,46 @@ static inline bool exmap_pmd_excl(struct folio *folio, struct page *head,
 				  bool migration, int mapcount)
 {
 	return present && mapcount == 1;
+}
+
+/* an overlayfs file shows the path the user opened, not the backing one */
+static inline const struct path *exmap_file_path(struct file *file)
+{
+	return file_user_path(file);
+}
+
+static inline const struct inode *exmap_file_inode(struct file *file)
+{
+	return file_user_inode(file);
+}
+
+/* 6.12 names anonymous shared memory too ([anon_shmem:NAME]) */
+static inline const char *exmap_anon_name(struct vm_area_struct *vma)
+{
+#ifdef CONFIG_ANON_VMA_NAME
+	if (vma->anon_name)
+		return vma->anon_name->name;
+#endif
+	return NULL;
+}
+
+static inline bool exmap_is_heap(struct vm_area_struct *vma)
+{
+	return vma_is_initial_heap(vma);
+}
+
+static inline bool exmap_is_stack(struct vm_area_struct *vma)
+{
+	return vma_is_initial_stack(vma);
+}
+
+static inline bool exmap_gate(struct mm_struct *mm)
+{
+#if defined(CONFIG_X86_VSYSCALL_EMULATION) && defined(CONFIG_COMPAT)
+	return test_bit(MM_CONTEXT_HAS_VSYSCALL, &mm->context.flags);
+#else
+	return IS_ENABLED(CONFIG_X86_VSYSCALL_EMULATION);
+#endif
 }
 
 #else

@@ -16,6 +16,15 @@
  *       owner of /proc/PID. Among them a child with a name of spaces and
  *       parentheses that changed its effective uid and is not dumpable
  *       (its /proc/PID files then belong to root; the directory does not).
+ *   kmcheck maps
+ *       For every process: the mappings the module reports equal
+ *       /proc/PID/maps line by line (addresses, permissions, offset,
+ *       device, inode, name as maps prints it), with maps' [vsyscall]
+ *       line exactly when the module says so and the kernel has one;
+ *       processes without mm (kernel threads) have an empty maps. Among
+ *       them a child with awkward mappings: a path with a newline and a
+ *       space, a deleted file, memfd, shared anonymous and SysV memory,
+ *       named anonymous memory, PROT_NONE, a file mapped from an offset.
  *   kmcheck unpriv
  *       Open /dev/exmap as an unprivileged user: refused with EACCES at
  *       mode 0600, and with EPERM by the module when the mode would allow.
@@ -59,6 +68,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/shm.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -114,25 +124,59 @@ static void push(struct pages *s, uint64_t va, uint64_t word, uint32_t flags)
 	s->p[s->n++] = (struct page){ va, word, flags };
 }
 
+/* Room for the mappings a scan call returns (ABI 3). */
+struct vmabuf {
+	struct exmap_vma *v;
+	char *names;
+	uint32_t cap, names_cap;
+};
+
+/*
+ * One scan call for pid from start, into recs (room for nrecs) and, if vb
+ * is not NULL, its mappings into vb: the one place that builds the call's
+ * arguments. The answer in *a; 0 or -errno. A process without mm (a kernel
+ * thread, an exiting process) succeeds with EXMAP_INFO_NOMM and nothing
+ * but its identity.
+ */
+static int scan_once(int fd, pid_t pid, uint64_t start,
+		     struct exmap_rec *recs, uint32_t nrecs,
+		     const struct vmabuf *vb, struct exmap_scan *a)
+{
+	*a = (struct exmap_scan){ .size = sizeof(*a),
+				  .abi = EXMAP_ABI_VERSION,
+				  .pid = pid,
+				  .start = start,
+				  .recs = (uintptr_t)recs,
+				  .nrecs = nrecs,
+				  .rec_size = sizeof(*recs) };
+	if (vb) {
+		a->vmas = (uintptr_t)vb->v;
+		a->nvmas = vb->cap;
+		a->vma_size = sizeof(*vb->v);
+		a->names = (uintptr_t)vb->names;
+		a->names_len = vb->names_cap;
+	}
+	return ioctl(fd, EXMAP_IOC_SCAN, a) < 0 ? -errno : 0;
+}
+
 /* All pages of pid through the module, as pagemap words, asking for
- * nrecs records per call (at most 1000). 0 or -errno. */
+ * nrecs records per call (at most 1000). 0; 1 if the process has no mm
+ * (a kernel thread, or exiting: no pages); or -errno (-EPROTO: no mm but
+ * records or a resume address). */
 static int module_pages(int fd, pid_t pid, struct pages *out, uint32_t nrecs)
 {
 	static struct exmap_rec recs[1000];
+	struct exmap_scan a;
 	uint64_t next = 0;
+	int ret;
 
 	out->n = 0;
 	do {
-		struct exmap_scan a = { .size = sizeof(a),
-					.abi = EXMAP_ABI_VERSION,
-					.pid = pid,
-					.start = next,
-					.recs = (uintptr_t)recs,
-					.nrecs = nrecs,
-					.rec_size = sizeof(recs[0]) };
-
-		if (ioctl(fd, EXMAP_IOC_SCAN, &a) < 0)
-			return -errno;
+		ret = scan_once(fd, pid, next, recs, nrecs, NULL, &a);
+		if (ret)
+			return ret;
+		if (a.info & EXMAP_INFO_NOMM)
+			return a.nrecs || a.next ? -EPROTO : 1;
 		for (uint32_t i = 0; i < a.nrecs; i++) {
 			const struct exmap_rec *r = &recs[i];
 			uint64_t w, step = 1;
@@ -385,8 +429,8 @@ static int cmd_compare(const char *sharer_out)
 				break;
 			usleep(100000);
 		}
-		if (r1 == -ESRCH || r2 == -ENOENT || r2 == -ESRCH)
-			continue; /* gone */
+		if (r1 == -ESRCH || r1 == 1 || r2 == -ENOENT || r2 == -ESRCH)
+			continue; /* gone, or exiting (no mm) */
 		if (r1 || r2) {
 			fail("pid %d: module %s, pagemap %s", (int)pid,
 			     strerror(-r1), strerror(-r2));
@@ -478,7 +522,7 @@ static int cmd_scan(double secs)
 {
 	struct pages m = { 0 };
 	double end = now() + secs;
-	long scans = 0, gone = 0;
+	long scans = 0, gone = 0, nomm = 0;
 	int fd = open(EXMAP_DEVICE, O_RDONLY);
 
 	if (fd < 0) {
@@ -498,6 +542,8 @@ static int cmd_scan(double secs)
 			r = module_pages(fd, pid, &m, 1000);
 			if (r == -ESRCH)
 				gone++;
+			else if (r == 1)
+				nomm++;
 			else if (r)
 				fail("scan pid %d: %s", (int)pid, strerror(-r));
 			else
@@ -507,8 +553,8 @@ static int cmd_scan(double secs)
 	}
 	close(fd);
 	free(m.p);
-	printf("info %ld scans, %ld processes gone or kernel threads\n", scans,
-	       gone);
+	printf("info %ld scans, %ld without mm (kernel threads, exiting), %ld processes gone\n",
+	       scans, nomm, gone);
 	if (!failed)
 		printf("ok scanner\n");
 	return failed;
@@ -725,22 +771,19 @@ static int cmd_task(void)
 	n = user_pids(&pids);
 	for (size_t i = 0; i < n; i++) {
 		struct exmap_rec rec;
-		struct exmap_scan a = { .size = sizeof(a),
-					.abi = EXMAP_ABI_VERSION,
-					.pid = pids[i],
-					.recs = (uintptr_t)&rec,
-					.nrecs = 1,
-					.rec_size = sizeof(rec) };
+		struct exmap_scan a;
 		char comm[64], mcomm[sizeof(a.comm) + 1], path[64];
 		unsigned long long start;
 		struct stat st;
 		long ppid;
 
 		snprintf(path, sizeof(path), "/proc/%d", (int)pids[i]);
-		if (ioctl(fd, EXMAP_IOC_SCAN, &a) < 0 ||
+		/* gone, or exiting: no mm (kernel threads are not listed) */
+		if (scan_once(fd, pids[i], 0, &rec, 1, NULL, &a) ||
+		    (a.info & EXMAP_INFO_NOMM) ||
 		    stat_ident(pids[i], comm, sizeof(comm), &ppid, &start) ||
 		    stat(path, &st))
-			continue; /* gone (or a zombie: no mm) */
+			continue;
 		snprintf(mcomm, sizeof(mcomm), "%.*s", (int)sizeof(a.comm),
 			 a.comm);
 		if (strcmp(mcomm, comm) || a.ppid != ppid ||
@@ -771,6 +814,669 @@ static int cmd_task(void)
 	return failed;
 }
 
+/* PR_SET_VMA is Linux 5.17's; the headers may be older. */
+#ifndef PR_SET_VMA
+#define PR_SET_VMA 0x53564d41
+#define PR_SET_VMA_ANON_NAME 0
+#endif
+
+/* The maps child's files and names, as created and as maps shows them. */
+#define MAPS_NL_FILE "/tmp/kmcheck map\nfile"
+#define MAPS_DEL_FILE "/tmp/kmcheck-deleted"
+#define MAPS_RO_FILE "/tmp/kmcheck-ro"
+#define MAPS_ANON_NAME "kmcheck name"
+#define MAPS_MAX_VMAS (1u << 18) /* the room we grow to on EOVERFLOW */
+
+/* What the maps child says through its pipe once it is set up. */
+struct maps_child {
+	int step;		/* 0: ready, else the step that failed... */
+	int err;		/* ... with this errno */
+	int anon_named;		/* the private anonymous mapping took one */
+	int shmem_named;	/* the shared anonymous mapping took a name */
+	uint64_t none;		/* an address in the PROT_NONE region */
+	uint64_t ro;		/* the read-only private file mapping */
+};
+
+/* A file of len bytes at path, mapped from off to its end; MAP_FAILED on
+ * error. */
+static void *map_file(const char *path, size_t len, int prot, int flags,
+		      size_t off)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	void *p = MAP_FAILED;
+
+	if (fd < 0)
+		return MAP_FAILED;
+	if (!ftruncate(fd, (off_t)len))
+		p = mmap(NULL, len - off, prot, flags, fd, (off_t)off);
+	close(fd);
+	return p;
+}
+
+/* The maps child: mappings with awkward names, then it waits for SIGKILL.
+ * Never returns. */
+static void maps_child(int wfd)
+{
+	struct maps_child c = { 0 };
+	size_t len = 4 * (size_t)ps;
+	int rw = PROT_READ | PROT_WRITE, fd, id;
+	char *p;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	/* a path with a newline and a space: maps shows "\012" */
+	c.step = 1;
+	p = map_file(MAPS_NL_FILE, len, rw, MAP_SHARED, 0);
+	if (p == MAP_FAILED)
+		goto out;
+	p[0] = 1;
+	/* a file mapped, then unlinked: " (deleted)" */
+	c.step = 2;
+	p = map_file(MAPS_DEL_FILE, len, rw, MAP_SHARED, 0);
+	if (p == MAP_FAILED || unlink(MAPS_DEL_FILE))
+		goto out;
+	p[0] = 1;
+	/* memfd: "/memfd:kmcheck (deleted)" */
+	c.step = 3;
+	fd = memfd_create("kmcheck", 0);
+	if (fd < 0 || ftruncate(fd, (off_t)len))
+		goto out;
+	p = mmap(NULL, len, rw, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		goto out;
+	p[0] = 1;
+	/* shared anonymous: "/dev/zero (deleted)" */
+	c.step = 4;
+	p = mmap(NULL, len, rw, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		goto out;
+	p[0] = 1;
+	/* another, named if the kernel lets us (6.2 on): [anon_shmem:NAME];
+	 * 6.1 refuses with EBADF */
+	c.step = 5;
+	p = mmap(NULL, len, rw, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		goto out;
+	p[0] = 1;
+	c.shmem_named = !prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME,
+			       (unsigned long)p, len,
+			       (unsigned long)MAPS_ANON_NAME);
+	/* SysV shared memory, removed once attached: "/SYSV... (deleted)" */
+	c.step = 6;
+	id = shmget(IPC_PRIVATE, len, IPC_CREAT | 0600);
+	if (id < 0)
+		goto out;
+	p = shmat(id, NULL, 0);
+	if (p == (void *)-1 || shmctl(id, IPC_RMID, NULL))
+		goto out;
+	p[0] = 1;
+	/* private anonymous, named: "[anon:NAME]", if the kernel has
+	 * CONFIG_ANON_VMA_NAME (Debian's do not: EINVAL) */
+	c.step = 7;
+	p = mmap(NULL, len, rw, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		goto out;
+	c.anon_named = !prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME,
+			      (unsigned long)p, len,
+			      (unsigned long)MAPS_ANON_NAME);
+	p[0] = 1;
+	/* no access at all: "---p" */
+	c.step = 8;
+	p = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		goto out;
+	c.none = (uintptr_t)p;
+	/* a read-only private file mapping from its third page */
+	c.step = 9;
+	p = map_file(MAPS_RO_FILE, len, PROT_READ, MAP_PRIVATE,
+		     2 * (size_t)ps);
+	if (p == MAP_FAILED)
+		goto out;
+	c.ro = (uintptr_t)p;
+	/* a heap of its own: [heap] */
+	c.step = 10;
+	p = sbrk((intptr_t)len);
+	if (p == (void *)-1)
+		goto out;
+	p[0] = 1;
+	c.step = 0;
+	if (write(wfd, &c, sizeof(c)) != sizeof(c))
+		_exit(1);
+	for (;;)
+		pause();
+out:
+	c.err = errno;
+	if (write(wfd, &c, sizeof(c)) != sizeof(c))
+		_exit(1);
+	_exit(1);
+}
+
+/* Fork the maps child and wait until it is set up; its report in *c. */
+static pid_t start_maps_child(struct maps_child *c)
+{
+	pid_t pid;
+	int p[2];
+
+	*c = (struct maps_child){ .step = -1 };
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		maps_child(p[1]);
+	}
+	close(p[1]);
+	if (pid > 0 && read(p[0], c, sizeof(*c)) != sizeof(*c))
+		*c = (struct maps_child){ .step = -1 };
+	close(p[0]);
+	return pid;
+}
+
+struct buf {
+	char *p;
+	size_t n, cap;
+};
+
+/* The whole of the file at path in b, NUL-terminated. 0 or -errno. */
+static int read_all(const char *path, struct buf *b)
+{
+	int fd = open(path, O_RDONLY), e;
+	ssize_t r;
+
+	b->n = 0;
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		if (b->cap - b->n < 4096) {
+			b->cap = b->cap ? 2 * b->cap : 65536;
+			b->p = realloc(b->p, b->cap);
+			if (!b->p) {
+				perror("realloc");
+				exit(2);
+			}
+		}
+		r = read(fd, b->p + b->n, b->cap - b->n - 1);
+		if (r <= 0)
+			break;
+		b->n += (size_t)r;
+	}
+	e = errno;
+	close(fd);
+	if (r < 0)
+		return -e;
+	b->p[b->n] = '\0';
+	return 0;
+}
+
+/* One line of maps, read from the file or made from the module's. */
+struct mline {
+	unsigned long long start, end, off, ino;
+	unsigned int maj, min;
+	char perms[5];
+	const char *name;	/* len bytes, not NUL-terminated */
+	size_t len;
+};
+
+struct mlines {
+	struct mline *l;
+	size_t n, cap;
+};
+
+static struct mline *mline_add(struct mlines *s)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 256;
+		s->l = realloc(s->l, s->cap * sizeof(*s->l));
+		if (!s->l) {
+			perror("realloc");
+			exit(2);
+		}
+	}
+	memset(&s->l[s->n], 0, sizeof(s->l[0]));
+	return &s->l[s->n++];
+}
+
+static int name_is(const struct mline *l, const char *name)
+{
+	return l->len == strlen(name) && !memcmp(l->name, name, l->len);
+}
+
+/* s's len bytes into out, what is not printable ASCII as \xNN. */
+static void escape(char *out, size_t size, const char *s, size_t len)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < len && o + 5 < size; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c < 0x20 || c > 0x7e)
+			o += (size_t)snprintf(out + o, size - o, "\\x%02x", c);
+		else
+			out[o++] = (char)c;
+	}
+	out[o] = '\0';
+}
+
+/* l as maps prints it (one space before the name), escaped; or "(none)". */
+static const char *render(char *out, size_t size, const struct mline *l)
+{
+	int k;
+
+	if (!l)
+		return "(none)";
+	k = snprintf(out, size, "%08llx-%08llx %s %08llx %02x:%02x %llu ",
+		     l->start, l->end, l->perms, l->off, l->maj, l->min,
+		     l->ino);
+	if (k > 0 && (size_t)k < size)
+		escape(out + k, size - (size_t)k, l->name, l->len);
+	return out;
+}
+
+/* maps text s (changed in place) as lines in out. NULL, or what is
+ * wrong in msg. */
+static const char *parse_maps(char *s, struct mlines *out, char *msg,
+			      size_t size)
+{
+	static char tmp[16384];
+
+	out->n = 0;
+	while (*s) {
+		char *nl = strchr(s, '\n');
+		struct mline *l = mline_add(out);
+		int n = -1;
+
+		if (nl)
+			*nl = '\0';
+		if (sscanf(s, "%llx-%llx %4c %llx %x:%x %llu %n", &l->start,
+			   &l->end, l->perms, &l->off, &l->maj, &l->min,
+			   &l->ino, &n) != 7 || n < 0) {
+			escape(tmp, sizeof(tmp), s, strlen(s));
+			snprintf(msg, size,
+				 "maps line %zu not understood: '%s'", out->n,
+				 tmp);
+			return msg;
+		}
+		l->perms[4] = '\0';
+		l->name = s + n;
+		l->len = strlen(l->name);
+		s = nl ? nl + 1 : s + strlen(s);
+	}
+	return NULL;
+}
+
+/* The module's mappings in vb (answer a) as maps lines in out. NULL, or
+ * what is wrong in msg. */
+static const char *module_lines(const struct exmap_scan *a,
+				const struct vmabuf *vb, struct mlines *out,
+				char *msg, size_t size)
+{
+	out->n = 0;
+	if (a->nvmas > vb->cap || a->names_len > vb->names_cap) {
+		snprintf(msg, size,
+			 "the module says it wrote %u mappings and %u name bytes into room for %u and %u",
+			 a->nvmas, a->names_len, vb->cap, vb->names_cap);
+		return msg;
+	}
+	for (uint32_t i = 0; i < a->nvmas; i++) {
+		const struct exmap_vma *v = &vb->v[i];
+		struct mline *l = mline_add(out);
+
+		if ((uint64_t)v->name_off + v->name_len > a->names_len ||
+		    (v->flags & ~(uint32_t)(EXMAP_VMA_READ | EXMAP_VMA_WRITE |
+					    EXMAP_VMA_EXEC |
+					    EXMAP_VMA_SHARED))) {
+			snprintf(msg, size,
+				 "mapping %u at %llx: name at %u, %u bytes, of %u; flags %#x",
+				 i, (unsigned long long)v->start, v->name_off,
+				 v->name_len, a->names_len, v->flags);
+			return msg;
+		}
+		l->start = v->start;
+		l->end = v->end;
+		l->off = v->offset;
+		l->ino = v->inode;
+		l->maj = v->dev_major;
+		l->min = v->dev_minor;
+		l->perms[0] = v->flags & EXMAP_VMA_READ ? 'r' : '-';
+		l->perms[1] = v->flags & EXMAP_VMA_WRITE ? 'w' : '-';
+		l->perms[2] = v->flags & EXMAP_VMA_EXEC ? 'x' : '-';
+		l->perms[3] = v->flags & EXMAP_VMA_SHARED ? 's' : 'p';
+		l->perms[4] = '\0';
+		l->name = vb->names + v->name_off;
+		l->len = v->name_len;
+	}
+	return NULL;
+}
+
+static int mline_eq(const struct mline *a, const struct mline *b)
+{
+	return a->start == b->start && a->end == b->end &&
+	       a->off == b->off && a->ino == b->ino && a->maj == b->maj &&
+	       a->min == b->min && !strcmp(a->perms, b->perms) &&
+	       a->len == b->len && !memcmp(a->name, b->name, a->len);
+}
+
+/*
+ * The module's lines against maps', in order, field by field; maps'
+ * [vsyscall] line, the last, is there exactly when gate says. NULL, or
+ * the first difference in msg. *has_gate: maps had the line.
+ */
+static const char *maps_diff(const struct mlines *mod,
+			     const struct mlines *maps, int gate,
+			     int *has_gate, char *msg, size_t size)
+{
+	static char ra[20000], rb[20000];
+	size_t n = maps->n, i;
+
+	*has_gate = n && name_is(&maps->l[n - 1], "[vsyscall]");
+	n -= (size_t)*has_gate;
+	for (i = 0; i < mod->n && i < n; i++)
+		if (!mline_eq(&mod->l[i], &maps->l[i]))
+			break;
+	if (i < mod->n || i < n) {
+		snprintf(msg, size,
+			 "line %zu (module %zu mappings, maps %zu lines): module '%s', maps '%s'",
+			 i + 1, mod->n, n,
+			 render(ra, sizeof(ra), i < mod->n ? &mod->l[i] : NULL),
+			 render(rb, sizeof(rb), i < n ? &maps->l[i] : NULL));
+		return msg;
+	}
+	if (*has_gate != gate) {
+		snprintf(msg, size,
+			 "maps %s [vsyscall] (want it when EXMAP_INFO_GATE and our own maps has one)",
+			 *has_gate ? "lists" : "does not list");
+		return msg;
+	}
+	return NULL;
+}
+
+/*
+ * One reading of pid: the module's mappings (vb grown on EOVERFLOW) and
+ * maps (mb), as lines in mod and maps. 0 and *why NULL when they agree,
+ * *why the difference when not, or -errno if either read failed.
+ */
+static int maps_once(int fd, pid_t pid, int self_gate, struct vmabuf *vb,
+		     struct buf *mb, struct exmap_scan *a, struct mlines *mod,
+		     struct mlines *maps, int *has_gate, const char **why)
+{
+	static char msg[65536];
+	struct exmap_rec rec[1];
+	char path[64];
+	int r;
+
+	*why = NULL;
+	while ((r = scan_once(fd, pid, 0, rec, 1, vb, a)) == -EOVERFLOW &&
+	       vb->cap < MAPS_MAX_VMAS) {
+		vb->cap *= 2;
+		vb->names_cap *= 2;
+		vb->v = realloc(vb->v, vb->cap * sizeof(*vb->v));
+		vb->names = realloc(vb->names, vb->names_cap);
+		if (!vb->v || !vb->names) {
+			perror("realloc");
+			exit(2);
+		}
+	}
+	if (r)
+		return r;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	r = read_all(path, mb);
+	if (r)
+		return r;
+	if ((a->info & EXMAP_INFO_NOMM) &&
+	    (a->nrecs || a->nvmas || a->names_len ||
+	     (a->info & EXMAP_INFO_GATE) || !a->comm[0])) {
+		snprintf(msg, sizeof(msg),
+			 "no mm, but %u records, %u mappings, %u name bytes, info %#x, name '%.16s'",
+			 a->nrecs, a->nvmas, a->names_len, a->info, a->comm);
+		*why = msg;
+		return 0;
+	}
+	*why = module_lines(a, vb, mod, msg, sizeof(msg));
+	if (!*why)
+		*why = parse_maps(mb->p, maps, msg, sizeof(msg));
+	if (!*why)
+		*why = maps_diff(mod, maps,
+				 self_gate && (a->info & EXMAP_INFO_GATE),
+				 has_gate, msg, sizeof(msg));
+	return 0;
+}
+
+/* What the maps child must show, as the module says and maps agrees. */
+enum {
+	SEEN_NL, SEEN_DELETED, SEEN_MEMFD, SEEN_ZERO, SEEN_SYSV, SEEN_ANON,
+	SEEN_SHMEM, SEEN_NONE, SEEN_RO, SEEN_N
+};
+
+static const char *const seen_what[SEEN_N] = {
+	[SEEN_NL] = "'/tmp/kmcheck map\\012file'",
+	[SEEN_DELETED] = "'" MAPS_DEL_FILE " (deleted)'",
+	[SEEN_MEMFD] = "'/memfd:kmcheck (deleted)'",
+	[SEEN_ZERO] = "'/dev/zero (deleted)'",
+	[SEEN_SYSV] = "'/SYSV...'",
+	[SEEN_ANON] = "'[anon:" MAPS_ANON_NAME "]'",
+	[SEEN_SHMEM] = "'[anon_shmem:" MAPS_ANON_NAME "]'",
+	[SEEN_NONE] = "PROT_NONE '---p'",
+	[SEEN_RO] = "read-only 'r--p' at offset 2 pages",
+};
+
+/* Which of the child's mappings its lines show, as SEEN_* bits. */
+static unsigned int child_seen(const struct mlines *mod,
+			       const struct maps_child *c)
+{
+	unsigned int seen = 0;
+
+	for (size_t i = 0; i < mod->n; i++) {
+		const struct mline *l = &mod->l[i];
+
+		if (name_is(l, "/tmp/kmcheck map\\012file"))
+			seen |= 1u << SEEN_NL;
+		if (name_is(l, MAPS_DEL_FILE " (deleted)"))
+			seen |= 1u << SEEN_DELETED;
+		if (name_is(l, "/memfd:kmcheck (deleted)"))
+			seen |= 1u << SEEN_MEMFD;
+		if (name_is(l, "/dev/zero (deleted)"))
+			seen |= 1u << SEEN_ZERO;
+		if (l->len > 15 && !memcmp(l->name, "/SYSV", 5) &&
+		    !memcmp(l->name + l->len - 10, " (deleted)", 10))
+			seen |= 1u << SEEN_SYSV;
+		if (name_is(l, "[anon:" MAPS_ANON_NAME "]"))
+			seen |= 1u << SEEN_ANON;
+		if (name_is(l, "[anon_shmem:" MAPS_ANON_NAME "]"))
+			seen |= 1u << SEEN_SHMEM;
+		if (!strcmp(l->perms, "---p") && l->start <= c->none &&
+		    c->none < l->end)
+			seen |= 1u << SEEN_NONE;
+		if (l->start == c->ro && l->end == c->ro + 2 * (uint64_t)ps &&
+		    !strcmp(l->perms, "r--p") && l->off == 2 * (uint64_t)ps &&
+		    name_is(l, MAPS_RO_FILE))
+			seen |= 1u << SEEN_RO;
+	}
+	return seen;
+}
+
+/* Whether our own maps lists the vsyscall page (the kernel has one). */
+static int self_has_gate(void)
+{
+	struct buf b = { 0 };
+	struct mlines l = { 0 };
+	char msg[256];
+	int gate = 0;
+
+	if (!read_all("/proc/self/maps", &b) &&
+	    !parse_maps(b.p, &l, msg, sizeof(msg)))
+		for (size_t i = 0; i < l.n; i++)
+			gate |= name_is(&l.l[i], "[vsyscall]");
+	free(b.p);
+	free(l.l);
+	return gate;
+}
+
+/* Room for 1 mapping, then for 1 name byte: refused with EOVERFLOW? */
+static void check_overflow(int fd, pid_t pid, const struct vmabuf *vb)
+{
+	struct exmap_rec rec[1];
+	struct exmap_scan a;
+	struct vmabuf t;
+	int r1, r2;
+
+	t = *vb;
+	t.cap = 1;
+	r1 = scan_once(fd, pid, 0, rec, 1, &t, &a);
+	t = *vb;
+	t.names_cap = 1;
+	r2 = scan_once(fd, pid, 0, rec, 1, &t, &a);
+	if (r1 != -EOVERFLOW || r2 != -EOVERFLOW)
+		fail("maps: room for 1 mapping: %s, for 1 name byte: %s; want EOVERFLOW",
+		     r1 ? strerror(-r1) : "success",
+		     r2 ? strerror(-r2) : "success");
+}
+
+static int cmd_maps(void)
+{
+	struct vmabuf vb = { 0 };
+	struct buf mb = { 0 };
+	struct mlines mod = { 0 }, maps = { 0 };
+	struct maps_child c;
+	unsigned int seen = 0, want;
+	int self_gate = self_has_gate(), fd, nproc = 0, nomm = 0, gone = 0;
+	int heap = 0, stack = 0, gates = 0, kthreadd = 0, overflow = 0;
+	long nvma = 0;
+	pid_t child = start_maps_child(&c);
+	char names[1024];
+	struct dirent *de;
+	DIR *d;
+
+	if (child < 0 || c.step)
+		fail("maps: the child's set-up failed at step %d: %s", c.step,
+		     c.step > 0 ? strerror(c.err) : "no report");
+	fd = open(EXMAP_DEVICE, O_RDONLY);
+	d = opendir("/proc");
+	if (fd < 0 || !d) {
+		fail("maps: open %s or /proc: %s", EXMAP_DEVICE,
+		     strerror(errno));
+		if (d)
+			closedir(d);
+		if (fd >= 0)
+			close(fd);
+		goto out;
+	}
+	vb.cap = 256;
+	vb.names_cap = 16384;
+	vb.v = malloc(vb.cap * sizeof(*vb.v));
+	vb.names = malloc(vb.names_cap);
+	if (!vb.v || !vb.names) {
+		perror("malloc");
+		exit(2);
+	}
+	while ((de = readdir(d))) {
+		pid_t pid = atoi(de->d_name);
+		const char *why = NULL;
+		struct exmap_scan a;
+		int r = 0, tries, has_gate = 0, has_heap = 0, has_stack = 0;
+
+		if (pid <= 0)
+			continue;
+		/* a process that changed between the two reads differs:
+		 * read both again, a few times */
+		for (tries = 0; tries < 4; tries++) {
+			if (tries)
+				usleep(100000);
+			r = maps_once(fd, pid, self_gate, &vb, &mb, &a, &mod,
+				      &maps, &has_gate, &why);
+			if (r || !why)
+				break;
+		}
+		if (r == -ESRCH || r == -ENOENT) {
+			gone++;
+			continue;
+		}
+		if (r) {
+			fail("maps: pid %d: %s", (int)pid, strerror(-r));
+			continue;
+		}
+		if (why) {
+			fail("maps: pid %d (%.16s, info %#x): %s", (int)pid,
+			     a.comm, a.info, why);
+			continue;
+		}
+		if (a.info & EXMAP_INFO_NOMM) {
+			nomm++;
+			if (pid == 2 && !strncmp(a.comm, "kthreadd",
+						 sizeof(a.comm)))
+				kthreadd = 1;
+			continue;
+		}
+		nproc++;
+		nvma += (long)mod.n;
+		gates += has_gate;
+		for (size_t i = 0; i < mod.n; i++) {
+			has_heap |= name_is(&mod.l[i], "[heap]");
+			has_stack |= name_is(&mod.l[i], "[stack]");
+		}
+		heap += has_heap;
+		stack += has_stack;
+		if (pid == child && !c.step) {
+			seen = child_seen(&mod, &c);
+			check_overflow(fd, pid, &vb);
+			overflow = 1;
+		}
+	}
+	closedir(d);
+	close(fd);
+	want = (1u << SEEN_N) - 1;
+	/* names where the kernel took them: CONFIG_ANON_VMA_NAME, and for
+	 * shared memory 6.2 on */
+	if (!c.anon_named)
+		want &= ~(1u << SEEN_ANON);
+	if (!c.shmem_named)
+		want &= ~(1u << SEEN_SHMEM);
+	names[0] = '\0';
+	for (int k = 0; k < SEEN_N; k++) {
+		size_t o = strlen(names);
+
+		if (!c.step && (want & ~seen & (1u << k)))
+			fail("maps: the child's %s mapping not seen",
+			     seen_what[k]);
+		else if (seen & (1u << k))
+			snprintf(names + o, sizeof(names) - o, "%s%s",
+				 o ? ", " : "", seen_what[k]);
+	}
+	if (!c.step && !overflow)
+		fail("maps: the child (pid %d) was not matched", (int)child);
+	if (!heap || !stack)
+		fail("maps: [heap] in %d processes, [stack] in %d", heap,
+		     stack);
+	if (!kthreadd)
+		fail("maps: kthreadd (pid 2) not seen without mm");
+	if (nproc < 5)
+		fail("maps: only %d processes compared", nproc);
+	/* every process in the guest is 64-bit: each has the vsyscall page
+	 * when the kernel has it (the test boots amd64 with vsyscall=xonly) */
+	if (self_gate && gates != nproc)
+		fail("maps: [vsyscall] in %d of %d processes", gates, nproc);
+	printf("%s maps: %d processes, %ld mappings identical to "
+	       "/proc/PID/maps; names checked: %s; [heap] in %d, [stack] in "
+	       "%d, [vsyscall] in %d (%s); %d without mm, empty maps; %d "
+	       "gone; EOVERFLOW on too little room%s\n",
+	       failed ? "info" : "ok", nproc, nvma, names, heap, stack, gates,
+	       self_gate ? "the kernel has it" : "none in the kernel", nomm,
+	       gone, overflow ? "" : " not checked");
+out:
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+	}
+	unlink(MAPS_NL_FILE);
+	unlink(MAPS_DEL_FILE);
+	unlink(MAPS_RO_FILE);
+	free(vb.v);
+	free(vb.names);
+	free(mb.p);
+	free(mod.l);
+	free(maps.l);
+	return failed;
+}
+
 static int cmd_calls(uint32_t nrecs)
 {
 	static struct exmap_rec recs[4096];
@@ -797,17 +1503,12 @@ static int cmd_calls(uint32_t nrecs)
 			long c = 0;
 
 			do {
-				struct exmap_scan a = {
-					.size = sizeof(a),
-					.abi = EXMAP_ABI_VERSION,
-					.pid = pids[j],
-					.start = next,
-					.recs = (uintptr_t)recs,
-					.nrecs = nrecs,
-					.rec_size = sizeof(recs[0])
-				};
+				struct exmap_scan a;
 
-				if (ioctl(fd, EXMAP_IOC_SCAN, &a) < 0)
+				/* gone, or exiting: no mm */
+				if (scan_once(fd, pids[j], next, recs, nrecs,
+					      NULL, &a) ||
+				    (a.info & EXMAP_INFO_NOMM))
 					break;
 				c++;
 				nrec += a.nrecs;
@@ -961,6 +1662,8 @@ int main(int argc, char **argv)
 		return cmd_unpriv();
 	if (argc == 2 && !strcmp(argv[1], "task"))
 		return cmd_task();
+	if (argc == 2 && !strcmp(argv[1], "maps"))
+		return cmd_maps();
 	if (argc == 3 && !strcmp(argv[1], "scan"))
 		return cmd_scan(atof(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "churn"))
@@ -973,6 +1676,6 @@ int main(int argc, char **argv)
 		return cmd_smaps();
 	if (argc >= 6 && !strcmp(argv[1], "pty"))
 		return cmd_pty(argv[2], atof(argv[3]), atof(argv[4]), argv + 5);
-	fprintf(stderr, "usage: kmcheck compare FILE | task | unpriv | scan SECS | churn SECS | time NAME CMD... | calls NRECS | smaps | pty NAME WARMUP SECS CMD...\n");
+	fprintf(stderr, "usage: kmcheck compare FILE | task | maps | unpriv | scan SECS | churn SECS | time NAME CMD... | calls NRECS | smaps | pty NAME WARMUP SECS CMD...\n");
 	return 2;
 }
