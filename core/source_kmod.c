@@ -32,9 +32,14 @@
 #define NWORDS 4096 /* page words handed to the snapshot at once */
 #define RUN_DIRECT 8 /* pages of a run stored as a run, not word by word */
 #define PSS_SHIFT 12 /* smaps' fixed point */
-/* Room for mappings at first, and at most (the module's own limits) */
-#define NVMAS 512
-#define NAMES (64 << 10)
+/*
+ * Room for mappings at first, doubled while a process needs more (the
+ * context keeps it for later walks), and at most (the module's limits).
+ * Small at first, so that most processes make it grow: the module test
+ * then checks the growing too.
+ */
+#define NVMAS 8
+#define NAMES 512
 #define MAX_NVMAS (1u << 20)
 #define MAX_NAMES (64u << 20)
 

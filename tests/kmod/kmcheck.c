@@ -853,6 +853,24 @@ static void *map_file(const char *path, size_t len, int prot, int flags,
 	return p;
 }
 
+/* len bytes of anonymous memory (flags: MAP_SHARED or MAP_PRIVATE),
+ * touched, and with named, named MAPS_ANON_NAME if the kernel lets us
+ * (*named says); NULL on error. */
+static char *map_named(int flags, size_t len, int *named)
+{
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       flags | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	p[0] = 1;
+	if (named)
+		*named = !prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME,
+				(unsigned long)p, len,
+				(unsigned long)MAPS_ANON_NAME);
+	return p;
+}
+
 /* The maps child: mappings with awkward names, then it waits for SIGKILL.
  * Never returns. */
 static void maps_child(int wfd)
@@ -887,20 +905,13 @@ static void maps_child(int wfd)
 	p[0] = 1;
 	/* shared anonymous: "/dev/zero (deleted)" */
 	c.step = 4;
-	p = mmap(NULL, len, rw, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
+	if (!map_named(MAP_SHARED, len, NULL))
 		goto out;
-	p[0] = 1;
 	/* another, named if the kernel lets us (6.2 on): [anon_shmem:NAME];
 	 * 6.1 refuses with EBADF */
 	c.step = 5;
-	p = mmap(NULL, len, rw, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
+	if (!map_named(MAP_SHARED, len, &c.shmem_named))
 		goto out;
-	p[0] = 1;
-	c.shmem_named = !prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME,
-			       (unsigned long)p, len,
-			       (unsigned long)MAPS_ANON_NAME);
 	/* SysV shared memory, removed once attached: "/SYSV... (deleted)" */
 	c.step = 6;
 	id = shmget(IPC_PRIVATE, len, IPC_CREAT | 0600);
@@ -913,13 +924,8 @@ static void maps_child(int wfd)
 	/* private anonymous, named: "[anon:NAME]", if the kernel has
 	 * CONFIG_ANON_VMA_NAME (Debian's do not: EINVAL) */
 	c.step = 7;
-	p = mmap(NULL, len, rw, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
+	if (!map_named(MAP_PRIVATE, len, &c.anon_named))
 		goto out;
-	c.anon_named = !prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME,
-			      (unsigned long)p, len,
-			      (unsigned long)MAPS_ANON_NAME);
-	p[0] = 1;
 	/* no access at all: "---p" */
 	c.step = 8;
 	p = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
