@@ -434,6 +434,27 @@ static int km_grow(struct km_ctx *c)
 	return 0;
 }
 
+/* A mapping of p with f's range, perms, offset, device and inode, named
+ * from the len bytes maps prints: 0 or -errno (then it is not added). */
+static int km_add_mapping(struct exm_builder *b, struct exm_proc *p,
+			  const struct exm_mapping *f, const char *name,
+			  size_t len)
+{
+	struct exm_mapping *m = exm_build_mapping(b, p);
+	int ret;
+
+	if (!m)
+		return -ENOMEM;
+	*m = (struct exm_mapping){ .start = f->start, .end = f->end,
+				   .offset = f->offset, .perms = f->perms,
+				   .dev_major = f->dev_major,
+				   .dev_minor = f->dev_minor, .inode = f->inode };
+	ret = exm_mapping_name(m, name, len);
+	if (ret)
+		p->nmaps--;
+	return ret;
+}
+
 /* The mappings the module listed (a: the call that did) into p, and the
  * vsyscall page if p has it: 0, 1 if it has none, -errno. */
 static int km_maps(const struct km_src *ks, const struct km_ctx *c,
@@ -450,44 +471,31 @@ static int km_maps(const struct km_src *ks, const struct km_ctx *c,
 		{ EXMAP_VMA_SHARED, EXM_PERM_S },
 	};
 	const struct exm_mapping *g = &ks->gate;
-	bool gate = (a->info & EXMAP_INFO_GATE) && g->name;
+	int ret;
 
-	for (uint32_t i = 0; i < a->nvmas + gate; i++) {
-		const struct exmap_vma *v = &c->vmas[i < a->nvmas ? i : 0];
-		struct exm_mapping *m = exm_build_mapping(b, p);
-		int ret;
+	for (uint32_t i = 0; i < a->nvmas; i++) {
+		const struct exmap_vma *v = &c->vmas[i];
+		struct exm_mapping f = { .start = v->start, .end = v->end,
+					 .offset = v->offset,
+					 .inode = v->inode,
+					 .dev_major = v->dev_major,
+					 .dev_minor = v->dev_minor };
 
-		if (!m)
-			return -ENOMEM;
-		if (i == a->nvmas) {
-			*m = (struct exm_mapping){
-				.start = g->start, .end = g->end,
-				.offset = g->offset, .perms = g->perms,
-				.dev_major = g->dev_major,
-				.dev_minor = g->dev_minor, .inode = g->inode };
-			ret = exm_mapping_name(m, g->name, strlen(g->name));
-		} else if (v->name_off > a->names_len ||
-			   v->name_len > a->names_len - v->name_off) {
-			ret = -EPROTO;
-		} else {
-			m->start = v->start;
-			m->end = v->end;
-			m->offset = v->offset;
-			m->inode = v->inode;
-			m->dev_major = v->dev_major;
-			m->dev_minor = v->dev_minor;
-			m->perms = 0;
-			for (size_t k = 0; k < sizeof(perms) / sizeof(*perms);
-			     k++)
-				if (v->flags & perms[k].vma)
-					m->perms |= perms[k].perm;
-			ret = exm_mapping_name(m, c->names + v->name_off,
-					       v->name_len);
-		}
-		if (ret) {
-			p->nmaps--;
+		if (v->name_off > a->names_len ||
+		    v->name_len > a->names_len - v->name_off)
+			return -EPROTO;
+		for (size_t k = 0; k < sizeof(perms) / sizeof(*perms); k++)
+			if (v->flags & perms[k].vma)
+				f.perms |= perms[k].perm;
+		ret = km_add_mapping(b, p, &f, c->names + v->name_off,
+				     v->name_len);
+		if (ret)
 			return ret;
-		}
+	}
+	if ((a->info & EXMAP_INFO_GATE) && g->name) {
+		ret = km_add_mapping(b, p, g, g->name, strlen(g->name));
+		if (ret)
+			return ret;
 	}
 	return p->nmaps ? 0 : 1;
 }
