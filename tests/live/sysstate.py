@@ -1,0 +1,254 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Changes a test makes to the machine, always undone.
+
+A test that changes the system (a /proc/sys or /sys knob such as the THP
+mode, nr_hugepages or KSM's run; a swap file; a user; a cgroup) makes the
+change through this module:
+
+    with sysstate.Changes("test_hugetlb") as ch:
+        ch.write("/proc/sys/vm/nr_hugepages", "64")
+        path = ch.swapfile(64 << 20)
+        ...
+
+Before a change is made, what undoes it is appended to a journal,
+/run/exmtop-tests/NAME.json. Leaving the block (normally, by an exception,
+or by SIGTERM, SIGHUP or SIGINT, which exmlive turns into an exit) undoes
+every change in reverse order and removes the journal. A run killed with
+SIGKILL leaves its journal behind: the next Changes() of any test, or
+`python3 tests/live/sysstate.py recover` (scripts/test runs it first),
+undoes what it names.
+
+One machine-wide lock (/run/exmtop-tests/lock) is held while changes are
+in effect, so two test runs on one machine (two checkouts, a developer and
+CI) never change the same setting at once; a journal found while holding
+the lock belongs to a run that died.
+"""
+
+import fcntl
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+STATE_DIR = os.environ.get("EXMTOP_TEST_STATE", "/run/exmtop-tests")
+
+
+def knob_value(text):
+    """The current value of a knob as it must be written back: the
+    bracketed choice of a selector file ("always [madvise] never" gives
+    "madvise"), else the text without its trailing newline."""
+    text = text.strip()
+    if "[" in text and "]" in text:
+        return text[text.index("[") + 1:text.index("]")]
+    return text
+
+
+def read_knob(path):
+    with open(path) as f:
+        return knob_value(f.read())
+
+
+def _write(path, value):
+    with open(path, "w") as f:
+        f.write(str(value))
+
+
+def _undo(entry):
+    """Undo one journal entry; errors are reported, not raised, so that
+    every other entry is still undone."""
+    kind = entry["kind"]
+    try:
+        if kind == "write":
+            _write(entry["path"], entry["value"])
+        elif kind == "swap":
+            subprocess.run(["swapoff", entry["path"]],
+                           stderr=subprocess.DEVNULL)
+            if os.path.exists(entry["path"]):
+                os.unlink(entry["path"])
+        elif kind == "user":
+            subprocess.run(["userdel", entry["name"]],
+                           stderr=subprocess.DEVNULL)
+        elif kind == "cgroup":
+            path = entry["path"]
+            if os.path.isdir(path):
+                # kill what is left in it (cgroup.kill: Linux 5.14+), then
+                # remove it once it is empty
+                try:
+                    _write(os.path.join(path, "cgroup.kill"), "1")
+                except OSError:
+                    pass
+                for _ in range(200):
+                    try:
+                        os.rmdir(path)
+                        break
+                    except OSError:
+                        import time
+                        time.sleep(0.01)
+        elif kind == "file":
+            if os.path.lexists(entry["path"]):
+                os.unlink(entry["path"])
+        elif kind == "cmd":
+            subprocess.run(entry["argv"], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+        else:
+            print("sysstate: unknown journal entry %r" % entry,
+                  file=sys.stderr)
+    except OSError as e:
+        print("sysstate: could not undo %r: %s" % (entry, e),
+              file=sys.stderr)
+
+
+def _journals():
+    try:
+        names = os.listdir(STATE_DIR)
+    except FileNotFoundError:
+        return []
+    return [os.path.join(STATE_DIR, n) for n in sorted(names)
+            if n.endswith(".json")]
+
+
+def _recover_locked():
+    """Undo what runs that died left behind (the lock is held)."""
+    for path in _journals():
+        try:
+            with open(path) as f:
+                entries = json.load(f)
+        except (OSError, ValueError):
+            entries = []
+        for entry in reversed(entries):
+            print("sysstate: undoing a killed run's change: %r" % entry,
+                  file=sys.stderr)
+            _undo(entry)
+        os.unlink(path)
+
+
+class _Lock:
+    def __init__(self):
+        os.makedirs(STATE_DIR, exist_ok=True)
+        self.fd = os.open(os.path.join(STATE_DIR, "lock"),
+                          os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        fcntl.flock(self.fd, fcntl.LOCK_EX)
+
+    def release(self):
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+
+def recover():
+    lock = _Lock()
+    try:
+        _recover_locked()
+    finally:
+        lock.release()
+
+
+class Changes:
+    """A set of changes to the machine, undone on leaving the block."""
+
+    def __init__(self, name):
+        self.name = name
+        self.entries = []
+        self.lock = None
+        self.journal = None
+
+    def __enter__(self):
+        self.lock = _Lock()
+        _recover_locked()
+        self.journal = os.path.join(STATE_DIR, "%s.%d.json" %
+                                    (self.name, os.getpid()))
+        self._save()
+        return self
+
+    def __exit__(self, *exc):
+        self.undo_all()
+        return False
+
+    def _save(self):
+        tmp = self.journal + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(self.entries, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, self.journal)
+
+    def _journal(self, entry):
+        self.entries.append(entry)
+        self._save()
+
+    def undo_all(self):
+        while self.entries:
+            _undo(self.entries[-1])
+            self.entries.pop()
+            self._save()
+        if self.journal and os.path.exists(self.journal):
+            os.unlink(self.journal)
+        if self.lock:
+            self.lock.release()
+            self.lock = None
+
+    # ---- the changes ----
+
+    def write(self, path, value):
+        """Write value to a knob, restoring its present value after."""
+        old = read_knob(path)
+        if old == str(value):
+            return
+        self._journal({"kind": "write", "path": path, "value": old})
+        _write(path, value)
+
+    def swapfile(self, size, directory="/var/tmp"):
+        """A swap file of size bytes, enabled; swapped off and removed
+        after. Returns its path; raises RuntimeError when swapon refuses
+        (the caller decides what that means for the test)."""
+        fd, path = tempfile.mkstemp(prefix="exm-test-swap-", dir=directory)
+        self._journal({"kind": "swap", "path": path})
+        with os.fdopen(fd, "wb") as f:
+            chunk = b"\0" * (1 << 20)  # no holes: swapon refuses them
+            for _ in range(size >> 20):
+                f.write(chunk)
+        os.chmod(path, 0o600)
+        subprocess.run(["mkswap", path], check=True,
+                       stdout=subprocess.DEVNULL)
+        r = subprocess.run(["swapon", path], stderr=subprocess.PIPE)
+        if r.returncode != 0:
+            raise RuntimeError("swapon refused: %s" %
+                               r.stderr.decode().strip())
+        return path
+
+    def user(self, name):
+        """A system user that exists only for the test (removed after);
+        an existing user is used as it is."""
+        r = subprocess.run(["id", "-u", name], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+        if r.returncode == 0:
+            return
+        self._journal({"kind": "user", "name": name})
+        subprocess.run(["useradd", "--system", "--no-create-home",
+                        "--shell", "/usr/sbin/nologin", name], check=True)
+
+    def cgroup(self, path):
+        """A cgroup v2 directory made for the test; what is left in it
+        is killed and the directory removed after."""
+        self._journal({"kind": "cgroup", "path": path})
+        os.makedirs(path, exist_ok=True)
+        return path
+
+    def file(self, path):
+        """A file the test creates (removed after)."""
+        self._journal({"kind": "file", "path": path})
+        return path
+
+    def command(self, argv, undo_argv):
+        """Run argv now and undo_argv after."""
+        self._journal({"kind": "cmd", "argv": list(undo_argv)})
+        subprocess.run(argv, check=True)
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["recover"]:
+        recover()
+    else:
+        print("usage: sysstate.py recover", file=sys.stderr)
+        sys.exit(2)
