@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * elf_table.c - ELF sections and symbols as rows; see elf_table.h and
- * DESIGN.md section 5.
+ * docs/DESIGN.md section 5.
  *
  * All address arithmetic is unsigned 64-bit: a hostile file may give any
  * p_vaddr, so a computed bias can wrap, and every region is checked to be

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * elf_table.h - ELF sections and symbols as rows (table.h), with every size
- * of the core, attributed as DESIGN.md section 5 says:
+ * of the core, attributed as docs/DESIGN.md section 5 says:
  *
  * - each mapping of the file is tied to the PT_LOAD segment holding its file
  *   offset, which gives the load bias (start - off) - (p_vaddr - p_offset);

@@ -62,7 +62,7 @@ const char *exm_kind_name(enum exm_kind kind);
 #define EXM_HAS_ALL	 0x7fu
 
 /*
- * The sizes of DESIGN.md section 3 for one byte range. Integer sizes are
+ * The sizes of docs/DESIGN.md section 3 for one byte range. Integer sizes are
  * bytes; effective sizes are fractional bytes (b / maps summed per page in
  * double precision, never rounded per mapping). Mapped and effective mapped
  * are derived: use exm_sizes_mapped() / exm_sizes_emapped().

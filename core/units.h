@@ -10,7 +10,7 @@
  *   library text/data/bss, other anonymous memory, everything else, and
  *   the single-use (sole) and shared resident bytes.
  *
- * Classification, byte by byte (DESIGN.md section 5 for the attribution):
+ * Classification, byte by byte (docs/DESIGN.md section 5 for the attribution):
  * a section with SHT_NOBITS is bss, one with SHF_WRITE is data (.data,
  * .data.rel.ro, .got, .init_array, ...), any other allocated section is
  * text (.text, .rodata, .eh_frame, ...). Bytes no section covers count by

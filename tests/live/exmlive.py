@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Helpers shared by the live tests: run exmtop and the sharer, read /proc,
-and an independent page-level oracle that applies DESIGN.md section 3 to
+and an independent page-level oracle that applies docs/DESIGN.md section 3 to
 /proc/PID/pagemap, written from the definitions and sharing no code with
 core/.
 
@@ -318,7 +318,7 @@ def finish(s):
 
 
 class Oracle:
-    """Exact sizes of DESIGN.md section 3 for a set of processes, computed
+    """Exact sizes of docs/DESIGN.md section 3 for a set of processes, computed
     from their maps and pagemap with rational arithmetic."""
 
     def __init__(self, pids, ps):

@@ -202,7 +202,7 @@ def lib_regions(pid, path, loads, ps):
 
 
 def byte_sizes(orc, pid, regions, lo, hi):
-    """DESIGN.md section 3 sizes of [lo, hi) within regions, byte by byte."""
+    """docs/DESIGN.md section 3 sizes of [lo, hi) within regions, byte by byte."""
     ps = orc.ps
     s = zero_sizes()
     for v in orc.vmas[pid]:
