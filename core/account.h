@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * account.h - turn a filled snapshot into the sizes of docs/DESIGN.md section 3.
+ * account.h - turn a filled snapshot into the sizes of docs/DESIGN.md s. 3.
  *
  * exm_snapshot_account() runs once per snapshot: it collates every page word
  * into share counts by PFN and by swap entry, then fills exm_mapping.sz,
