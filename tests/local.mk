@@ -42,3 +42,16 @@ tests_live_test_record_LDADD = $(CORE_LIBS)
 TESTS += tests/live/test_record
 EXTRA_DIST += tests/live/grower.c
 CLEANFILES += tests/live/grower-plain
+# Without Criterion (configured without --enable-tests) the unit programs
+# above are not built: this test says so and skips, so that their absence
+# shows in the totals (scripts/test fails on any skip) instead of nowhere.
+if !HAVE_CRITERION
+TESTS += tests/unit/no_criterion.sh
+endif
+EXTRA_DIST += tests/unit/no_criterion.sh
+# `make list-tests`: every test program this build's `make check` runs, one
+# a line; scripts/test checks that each of them left a result, and that
+# every build ran the same list.
+list-tests:
+	@for t in $(TESTS); do echo "$$t"; done
+.PHONY: list-tests

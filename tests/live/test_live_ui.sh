@@ -96,8 +96,9 @@ fi
 # are listed, with "-"): N counts only the processes measured, as the
 # batch summary and JSON "scanned" do.
 $T kill-server 2>/dev/null
+pub=$(user_copy) || exit 1
 $T new-session -d -s t -x 120 -y 14 \
-	"setpriv --reuid=nobody --regid=nogroup --clear-groups env LANG=C.UTF-8 TERM=tmux-256color XDG_CONFIG_HOME= HOME=/nonexistent $EXMTOP -d 30; sleep 600"
+	"setpriv --reuid=nobody --regid=nogroup --clear-groups env LANG=C.UTF-8 TERM=tmux-256color XDG_CONFIG_HOME= HOME=/nonexistent $pub -d 30; sleep 600"
 if wait_for "denied" 10 && wait_for "/" 5; then
 	hdr=$(screen | grep -o '[0-9]* procs, skipped [0-9]* gone [0-9]* denied')
 	total=$(screen | grep -o '\[[0-9]*/[0-9]*\]' | head -1 | tr -d '[]' | cut -d/ -f2)

@@ -15,44 +15,17 @@ is not allowed (a container), the test is SKIPPED (exit 77), not passed.
 """
 
 import os
-import subprocess
 import sys
-import tempfile
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import exmlive  # noqa: E402
+import sysstate  # noqa: E402
 import test_sharing  # noqa: E402
-
-SWAPFILE = None
-
 
 def swap_active():
     with open("/proc/swaps") as f:
         return len(f.read().strip().splitlines()) > 1
-
-
-def swap_on():
-    """Enable a temporary swap file; True if we did (and must undo)."""
-    global SWAPFILE
-    if swap_active():
-        return False
-    fd, SWAPFILE = tempfile.mkstemp(prefix="exm-live-swap-", dir="/var/tmp")
-    with os.fdopen(fd, "wb") as f:
-        f.write(b"\0" * (64 << 20))  # no holes: swapon refuses them
-    subprocess.run(["mkswap", SWAPFILE], check=True,
-                   stdout=subprocess.DEVNULL)
-    r = subprocess.run(["swapon", SWAPFILE], stderr=subprocess.PIPE)
-    if r.returncode != 0:
-        os.unlink(SWAPFILE)
-        print("SKIP: swapon refused: %s" % r.stderr.decode().strip())
-        sys.exit(exmlive.SKIP)
-    return True
-
-
-def swap_off():
-    subprocess.run(["swapoff", SWAPFILE])
-    os.unlink(SWAPFILE)
 
 
 def main():
@@ -60,12 +33,16 @@ def main():
         print("SKIP: needs root (PFNs in pagemap, swapon)")
         sys.exit(exmlive.SKIP)
     c = exmlive.Checker("live swap")
-    ours = swap_on()
-    try:
+    # the swap file goes through sysstate: swapped off and removed on
+    # leaving, on SIGTERM/SIGINT/SIGHUP, or by the next run after a SIGKILL
+    with sysstate.Changes("test_swap") as ch:
+        if not swap_active():
+            try:
+                ch.swapfile(64 << 20)
+            except RuntimeError as e:
+                print("SKIP: %s" % e)
+                sys.exit(exmlive.SKIP)
         test_sharing.run(c, swap=True)
-    finally:
-        if ours:
-            swap_off()
     c.done()
 
 

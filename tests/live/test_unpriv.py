@@ -3,7 +3,9 @@
 """Live test: exmtop as an unprivileged user falls back to smaps.
 
 As root, runs the sharer and exmtop as the user `exmtop-test` (created with
-useradd when absent; override with EXMTOP_TEST_USER) through setpriv. Run
+useradd through tests/live/sysstate.py when absent, and removed after even
+when the test is killed; override with EXMTOP_TEST_USER) through setpriv,
+from copies of exmtop and the sharer that the user can read. Run
 as a normal user, it tests as that user. Checks:
 
   - exit 0, JSON with source "smaps" and a non-empty source_detail;
@@ -23,23 +25,21 @@ as a normal user, it tests as that user. Checks:
 import os
 import pwd
 import shutil
-import subprocess
 import sys
 import tempfile
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import exmlive  # noqa: E402
+import sysstate  # noqa: E402
 
 USER = os.environ.get("EXMTOP_TEST_USER", "exmtop-test")
 
 
-def ensure_user():
-    try:
-        pwd.getpwnam(USER)
-    except KeyError:
-        subprocess.run(["useradd", "--system", "--no-create-home",
-                        "--shell", "/usr/sbin/nologin", USER], check=True)
+def ensure_user(ch):
+    """The test user, made through sysstate (removed after, also when the
+    test is killed) unless it exists already."""
+    ch.user(USER)
     return pwd.getpwnam(USER)
 
 
@@ -153,11 +153,21 @@ def check_sharer(c, sh, doc, name, tag):
 
 def main():
     c = exmlive.Checker("live unprivileged")
-    tmp = tempfile.mkdtemp(prefix="exm-unpriv-", dir="/var/tmp")
     root = os.geteuid() == 0
+    if root:
+        with sysstate.Changes("test_unpriv") as ch:
+            run(c, ch)
+    else:
+        run(c, None)
+    c.done()
+
+
+def run(c, ch):
+    tmp = tempfile.mkdtemp(prefix="exm-unpriv-", dir="/var/tmp")
+    root = ch is not None
     try:
         if root:
-            pw = ensure_user()
+            pw = ensure_user(ch)
             os.chown(tmp, pw.pw_uid, pw.pw_gid)
             user, name = USER, USER
         else:
@@ -194,7 +204,6 @@ def main():
                 c.eq(rc, 2, "-u unknown user exits 2 (%s)" % err.strip())
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    c.done()
 
 
 if __name__ == "__main__":
