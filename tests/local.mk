@@ -6,7 +6,8 @@ tests_unit_test_core_SOURCES = \
 	tests/unit/test_procfs.c \
 	tests/unit/test_pagecount.c \
 	tests/unit/test_account.c \
-	tests/unit/test_fields.c
+	tests/unit/test_fields.c \
+	tests/unit/test_account_bounds.c
 tests_unit_test_core_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_unit_test_core_LDADD = $(CORE_LIBS) $(CRITERION_LIBS)
 TESTS += tests/unit/test_core
@@ -18,7 +19,8 @@ tests_unit_test_record_SOURCES = \
 	tests/unit/snapcmp.h tests/unit/snapgen.h \
 	tests/unit/test_record.c \
 	tests/unit/test_diff.c \
-	tests/unit/elfgen.h tests/unit/test_sysroot.c
+	tests/unit/elfgen.h tests/unit/test_sysroot.c \
+	tests/unit/test_record_words.c
 tests_unit_test_record_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) \
 	$(SQLITE3_CFLAGS) -DEXM_SRCDIR='"$(abs_top_srcdir)"'
 tests_unit_test_record_LDADD = $(CORE_LIBS) $(CRITERION_LIBS)

@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Live test: exmtop as an unprivileged user falls back to smaps.
 
-As root, runs the sharer and exmtop as the user `exmtop-test` (created with
-useradd through tests/live/sysstate.py when absent, and removed after even
-when the test is killed; override with EXMTOP_TEST_USER) through setpriv,
-from copies of exmtop and the sharer that the user can read. Run
-as a normal user, it tests as that user. Checks:
+As root, runs the sharer and exmtop as a user of its own, exmtop-tPID (made
+with useradd through tests/live/sysstate.py, removed after even when the
+test is killed; override with EXMTOP_TEST_USER) through setpriv, from
+copies of exmtop and the sharer that the user can read. Run as a normal
+user, it tests as that user. Checks:
 
   - exit 0, JSON with source "smaps" and a non-empty source_detail;
   - the user's own processes (the four sharer processes) are listed with
@@ -33,7 +33,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import exmlive  # noqa: E402
 import sysstate  # noqa: E402
 
-USER = os.environ.get("EXMTOP_TEST_USER", "exmtop-test")
+# a user of this run's own: another run of the test (another checkout on
+# the machine) has its processes under its own user, not in our -u list
+USER = os.environ.get("EXMTOP_TEST_USER", "exmtop-t%d" % os.getpid())
 
 
 def ensure_user(ch):
