@@ -15,7 +15,7 @@ paths) and checks that each one:
   - and that the path under test was taken: processes did vanish during
     the scans (skipped_gone > 0 over the run). The loops start and end
     thousands of processes a second, each listed scan sees dozens of them
-    come and go (measured here: 17 to 28 gone over the four scans); a run
+    come and go (measured here: 16 to 37 gone over the four scans); a run
     where none vanished tested nothing and fails.
 """
 
