@@ -61,6 +61,20 @@ def private_bytes(pid):
     return total
 
 
+def smaps_pss(pid, name):
+    """Sum of the Pss lines (bytes) of pid's mappings named name."""
+    total, cur = 0, None
+    with open("/proc/%d/smaps" % pid) as f:
+        for line in f:
+            w = line.split()
+            if w and "-" in w[0] and not w[0].endswith(":"):
+                parts = line.rstrip("\n").split(None, 5)
+                cur = parts[5] if len(parts) > 5 else ""
+            elif w and w[0] == "Pss:" and cur == name:
+                total += int(w[1]) * 1024
+    return total
+
+
 def check_text(c, user, pid):
     """Text output: the writable column of our process is "-", effective
     resident and sole are numbers."""
@@ -144,6 +158,10 @@ def check_sharer(c, sh, doc, name, tag):
                 c.eq(f[0].get("vm"), pages * ps, "%s %s vm" % (what, r))
                 c.eq(f[0].get("rss"), pages * ps, "%s %s rss" % (what, r))
                 c.eq(f[0].get("sole"), sole * ps, "%s %s sole" % (what, r))
+                # the sharer's own pages, mapped by nobody else and still:
+                # erss is exactly the sum of its mappings' smaps Pss
+                c.eq(f[0].get("erss"), smaps_pss(sh.pids[i], fname),
+                     "%s %s erss == sum of smaps Pss" % (what, r))
                 c.eq(f[0].get("writable"), None,
                      "%s %s writable null" % (what, r))
         total_vm = sum(x.get("vm") or 0 for x in rows)
