@@ -44,5 +44,5 @@ UI_TESTS += tests/ui/replay_step.sh tests/ui/delta_mode.sh \
 TESTS += $(UI_TESTS)
 EXTRA_DIST += $(UI_TESTS) tests/ui/lib.sh tests/tmux.sh
 # Golden batch output (text, CSV, JSON of the fixtures) and exit statuses
-TESTS += tests/golden/test_golden.sh
+TESTS += tests/golden/test_golden.sh tests/golden/test_cli.sh
 EXTRA_DIST += tests/golden
