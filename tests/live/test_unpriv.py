@@ -25,8 +25,10 @@ user, it tests as that user. Checks:
 import os
 import pwd
 import shutil
+import subprocess
 import sys
 import tempfile
+import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -73,6 +75,40 @@ def smaps_pss(pid, name):
             elif w and w[0] == "Pss:" and cur == name:
                 total += int(w[1]) * 1024
     return total
+
+
+def check_private_clean(c, tmp):
+    """sole from smaps adds Private_Clean and Private_Dirty: a fresh copy of
+    sleep has page cache pages of its own (Private_Clean > 0) beside its
+    dirty ones."""
+    exe = os.path.join(tmp, "exmsolecopy")
+    shutil.copy(shutil.which("sleep"), exe)
+    fd = os.open(exe, os.O_RDONLY)  # written back: clean page cache pages
+    os.fsync(fd)
+    os.close(fd)
+    p = subprocess.Popen([exe, "600"])
+    try:
+        for _ in range(200):  # until it has mapped and run its program
+            with open("/proc/%d/stat" % p.pid) as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "S":
+                    break
+            time.sleep(0.01)
+        clean = 0
+        with open("/proc/%d/smaps" % p.pid) as f:
+            for line in f:
+                w = line.split()
+                if w and w[0] == "Private_Clean:":
+                    clean += int(w[1]) * 1024
+        c.check(clean > 0, "[root smaps] the copy of sleep has "
+                "Private_Clean pages: %d" % clean)
+        doc = exmlive.exmtop_json(["--bytes", "--source", "smaps", "-p",
+                                   str(p.pid)])
+        got = [x.get("sole") for x in doc.get("processes") or []]
+        c.eq(got, [private_bytes(p.pid)], "[root smaps] sole of the copy "
+             "of sleep == Private_Clean + Private_Dirty")
+    finally:
+        p.kill()
+        p.wait()
 
 
 def check_text(c, user, pid):
@@ -219,6 +255,7 @@ def run(c, ch):
                 c.eq(sorted(p.get("pid") for p in doc.get("processes", [])),
                      sorted(sh.pids), "[root -u %s] lists exactly the "
                      "sharer" % USER)
+                check_private_clean(c, tmp)
                 rc, _, err = exmlive.run_exmtop(
                     ["-b", "-u", "exm-no-such-user"])
                 c.eq(rc, 2, "-u unknown user exits 2 (%s)" % err.strip())
