@@ -19,9 +19,15 @@ user, it tests as that user. Checks:
     for the sharer's file (its 4 written pages) and memfd (none);
   - writable needs page identity: null, and the text output shows "-";
   - processes of other users, if listed at all, show null for what needs
-    their smaps (erss, pss, sole, writable), never 0.
+    their smaps (erss, pss, sole, writable), never 0;
+  - as root too: root's processes listed for the user with -u root, in
+    text and CSV, show vm and rss (from statm) and "-" (text) or nothing
+    (CSV) for every other size field; the smaps source's sole adds
+    Private_Clean (a fresh copy of sleep has some) to Private_Dirty.
 """
 
+import csv
+import io
 import os
 import pwd
 import shutil
@@ -109,6 +115,56 @@ def check_private_clean(c, tmp):
     finally:
         p.kill()
         p.wait()
+
+
+DENIED_SIZES = ("vm", "rss", "erss", "swap", "eswap", "mapped", "emapped",
+                "sole", "writable", "pss", "pss_anon", "pss_file",
+                "pss_shmem", "pss_dirty", "swap_pss")
+
+
+def check_denied(c, user):
+    """root's processes, seen by the test user, are denied: text and CSV
+    show what statm tells (vm, rss: the README's "only vm and rss") and no
+    other size at all, "-" in text and empty in CSV, over every size
+    field."""
+    fields = ("pid", "ppid") + DENIED_SIZES + ("comm",)
+    rc, out, err = exmlive.run_exmtop(
+        ["-b", "--format", "csv", "--fields", ",".join(fields), "-u",
+         "root"], user=user)
+    c.eq(rc, 0, "[denied] csv exit status (%s)" % err.strip())
+    rows = list(csv.reader(io.StringIO(out)))
+    c.eq(rows[0] if rows else None, list(fields), "[denied] csv header")
+    n = 0
+    for r in rows[1:]:
+        d = dict(zip(fields, r))
+        what = "[denied] csv pid %s" % d.get("pid")
+        c.check(d.get("vm", "").isdigit() and d.get("rss", "").isdigit(),
+                what + " vm and rss from statm: %r" % r)
+        c.eq([k for k in DENIED_SIZES[2:] if d.get(k) != ""], [],
+             what + " sizes shown that could not be measured")
+        n += 1
+    c.check(n > 0, "[denied] csv lists root's processes")
+    rc, out, err = exmlive.run_exmtop(
+        ["-b", "--bytes", "--fields", ",".join(fields), "-u", "root"],
+        user=user)
+    c.eq(rc, 0, "[denied] text exit status (%s)" % err.strip())
+    lines = out.splitlines()
+    head = [i for i, ln in enumerate(lines) if ln.split()[:2] == ["PID",
+                                                                 "PPID"]]
+    if not c.eq(len(head), 1, "[denied] one text header:\n" + out):
+        return
+    n = 0
+    for ln in lines[head[0] + 1:]:
+        w = ln.split(None, len(fields) - 1)
+        if not w:
+            continue
+        what = "[denied] text pid %s" % w[0]
+        c.check(len(w) == len(fields) and w[2].isdigit() and
+                w[3].isdigit(), what + " vm and rss: %r" % ln)
+        c.eq([v for v in w[4:len(fields) - 1] if v != "-"], [],
+             what + " sizes shown that could not be measured")
+        n += 1
+    c.check(n > 0, "[denied] text lists root's processes")
 
 
 def check_text(c, user, pid):
@@ -241,6 +297,8 @@ def run(c, ch):
             print("%d processes listed, %d of other users" %
                   (len(procs), len(others)), flush=True)
             check_text(c, user, sh.pids[0])
+            if root:
+                check_denied(c, user)
             if root:
                 pids = ",".join(str(p) for p in sh.pids)
                 # As root, smaps on request, for given pids.
