@@ -18,67 +18,40 @@
 #include "core/record.h"
 #include "core/source.h"
 #include "core/source_replay.h"
+#include "tests/unit/anagen.h"
 #include "tests/unit/snapcmp.h"
-#include "tests/unit/snapgen.h"
 
-#define PS 4096u
-#define PRESENT(pfn, fl) (EXM_PM_PRESENT | (fl) | (uint64_t)(pfn))
 #define SWAPW(type, off) (EXM_PM_SWAPPED | ((uint64_t)(off) << 5) | (type))
-
-static void put(struct exm_mapping *m, uint64_t page, uint64_t w)
-{
-	cr_assert_eq(exm_mapping_add_page(m, m->start / PS + page, w), 0);
-}
-
-static struct exm_mapping *map_new(struct exm_proc *p, uint64_t start,
-				   uint64_t npages, unsigned perms,
-				   const char *name, enum exm_kind kind)
-{
-	struct exm_mapping *m = exm_proc_add_mapping(p);
-
-	cr_assert_not_null(m);
-	m->start = start;
-	m->end = start + npages * PS;
-	m->perms = perms;
-	m->name = strdup(name);
-	m->inode = kind == EXM_KIND_FILE ? 77 : 0;
-	m->kind = kind;
-	return m;
-}
 
 static struct exm_snapshot *two_swap_devices(void)
 {
-	struct exm_snapshot *s = exm_snapshot_new();
+	struct exm_snapshot *s = ag_snap();
 
-	s->sys.page_size = PS;
-	s->sys.caps = EXM_CAP_PAGES | EXM_CAP_PFN | EXM_CAP_WRITABLE;
 	snprintf(s->sys.source, sizeof(s->sys.source), "fixture");
 	s->sys.taken_at.tv_sec = 1700000000;
 	for (int i = 0; i < 2; i++) {
-		struct exm_proc *p = snapgen_proc(s, 40 + i, "sw");
+		struct exm_proc *p = ag_proc(s, 40 + i);
 		struct exm_mapping *m;
 
-		cr_assert_not_null(p);
 		p->start_time = 1000 + (uint64_t)i;
-		m = map_new(p, 0x100000, 8, EXM_PERM_R | EXM_PERM_W, "",
-			    EXM_KIND_ANON);
+		m = ag_map(p, 0x100000, 8, RW, "", 0, 0, EXM_KIND_ANON);
 		/* slot 9 of device 0 and slot 9 of device 1: two entries */
-		put(m, 0, SWAPW(0, 9));
-		put(m, 1, SWAPW(1, 9));
+		ag_page(m, 0, SWAPW(0, 9));
+		ag_page(m, 1, SWAPW(1, 9));
 		/* a run of slots on device 1 */
-		put(m, 2, SWAPW(1, 20));
-		put(m, 3, SWAPW(1, 21));
+		ag_page(m, 2, SWAPW(1, 20));
+		ag_page(m, 3, SWAPW(1, 21));
 		/* consecutive frames, the flags changing in the middle */
-		put(m, 4, PRESENT(300 + 10 * i, EXM_PM_EXCLUSIVE));
-		put(m, 5, PRESENT(301 + 10 * i, EXM_PM_EXCLUSIVE |
+		ag_page(m, 4, PG(300 + 10 * i, EXM_PM_EXCLUSIVE));
+		ag_page(m, 5, PG(301 + 10 * i, EXM_PM_EXCLUSIVE |
 					       EXM_PM_SOFT_DIRTY));
-		put(m, 6, PRESENT(302 + 10 * i, 0));
-		m = map_new(p, 0x200000, 2, EXM_PERM_R | EXM_PERM_X,
-			    "/usr/lib/libw.so", EXM_KIND_FILE);
-		put(m, 0, PRESENT(500, EXM_PM_FILE));
-		put(m, 1, PRESENT(501, EXM_PM_FILE));
+		ag_page(m, 6, PG(302 + 10 * i, 0));
+		m = ag_map(p, 0x200000, 2, RX, "/usr/lib/libw.so", 77, 0,
+			   EXM_KIND_FILE);
+		ag_page(m, 0, PG(500, EXM_PM_FILE));
+		ag_page(m, 1, PG(501, EXM_PM_FILE));
 	}
-	cr_assert_eq(exm_snapshot_account(s), 0);
+	ag_account(s);
 	/* 0/9, 1/9, 1/20, 1/21: shared by both processes */
 	cr_assert_eq(s->distinct_swap, 4);
 	cr_assert_eq(s->distinct_pages, 2 * 3 + 2);
