@@ -50,6 +50,10 @@ after() {
 
 t_key_aliases() {
 	local names n=0 first want got k t
+	# a session that stays: start() kills session t before making the
+	# next one, and a server left without sessions exits, racing the
+	# new-session that follows
+	$T new-session -d -s keep "sleep 600"
 	while IFS= read -r names; do
 		# shellcheck disable=SC2086
 		set -- $names

@@ -105,9 +105,10 @@ Test(account_bounds, page_twice_in_one_process_is_sole)
 	struct exm_mapping *a, *b;
 	const struct exm_proc *p;
 
+	/* each page added before the next mapping moves the mappings */
 	a = map_new(s, 10, 0x10000, 1, EXM_PERM_R, EXM_KIND_FILE);
-	b = map_new(s, 10, 0x20000, 1, EXM_PERM_R, EXM_KIND_FILE);
 	put(a, 0, PRESENT(55, EXM_PM_FILE));
+	b = map_new(s, 10, 0x20000, 1, EXM_PERM_R, EXM_KIND_FILE);
 	put(b, 0, PRESENT(55, EXM_PM_FILE));
 	map_new(s, 11, 0x10000, 1, EXM_PERM_R, EXM_KIND_FILE);
 	cr_assert_eq(exm_snapshot_account(s), 0);
