@@ -362,11 +362,15 @@ static int walk_one(const struct walk *wl, struct worker *wk,
 	} else if (r == -EACCES || r == -EPERM) {
 		r = deny(dfd_path(wl->root, p->pid, path, sizeof(path)), p,
 			 wl->page_size);
-		wk->skipped.nskipped_denied++;
 		if (r) {
+			/* gone before its statm was read: not listed, so
+			 * counted as gone, not as denied */
 			exm_build_drop(b);
 			if (r == -ENOMEM)
 				return r;
+			wk->skipped.nskipped_gone++;
+		} else {
+			wk->skipped.nskipped_denied++;
 		}
 	} else if (r) {
 		return r;

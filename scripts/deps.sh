@@ -37,3 +37,23 @@ exm_build() {
 	(cd "$src/$dir" && { [ -f Makefile ] || "$src/configure" -q "$@"; } &&
 		make -s -j"$(nproc)") || return 1
 }
+
+# Configure $2 (relative to the source tree $1) afresh with exactly the
+# configure arguments after that, then build. configure always runs again,
+# so that it sees what is installed now (a build/ that scripts/run
+# configured before Criterion was installed ran no unit program); a build
+# configured with other arguments is cleaned first. Files that are not
+# build products (tests/kmod/run's kmod-cache) are kept.
+exm_build_fresh() {
+	local src="$1" dir="$2" want
+	shift 2
+	[ -x "$src/configure" ] || (cd "$src" && autoreconf -fi >/dev/null) || return 1
+	mkdir -p "$src/$dir" || return 1
+	want=$(printf '%q ' "$@")
+	(cd "$src/$dir" &&
+		{ [ ! -f Makefile ] || [ "$(cat .exm-configure-args 2>/dev/null)" = "$want" ] ||
+			make -s clean >/dev/null; } &&
+		rm -f .exm-configure-args && "$src/configure" -q "$@" &&
+		printf '%s' "$want" >.exm-configure-args &&
+		make -s -j"$(nproc)") || return 1
+}

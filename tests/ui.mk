@@ -41,8 +41,12 @@ UI_TESTS = \
 # recordings: stepping through a replay, delta mode, the system view
 UI_TESTS += tests/ui/replay_step.sh tests/ui/delta_mode.sh \
 	tests/ui/replay_system.sh
+# every alias of the key table, b, a replay playing on (p), --record
+# --watch
+UI_TESTS += tests/ui/key_aliases.sh tests/ui/bytes_key.sh \
+	tests/ui/replay_play.sh tests/ui/record_watch.sh
 TESTS += $(UI_TESTS)
 EXTRA_DIST += $(UI_TESTS) tests/ui/lib.sh tests/tmux.sh
 # Golden batch output (text, CSV, JSON of the fixtures) and exit statuses
-TESTS += tests/golden/test_golden.sh
+TESTS += tests/golden/test_golden.sh tests/golden/test_cli.sh
 EXTRA_DIST += tests/golden

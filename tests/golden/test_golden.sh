@@ -25,11 +25,20 @@ mask() {
 		s/^(exmtop_scan_duration_seconds) .*/\1 T/'
 }
 
-# golden NAME ARGS...: output of exmtop ARGS against $HERE/NAME
+# golden NAME ARGS...: output of exmtop ARGS against $HERE/NAME, and its
+# exit status: 0, or $WANT when set (WANT=2 golden ... for an output that
+# comes with an error)
 golden() {
-	local name=$1 out
+	local name=$1 out rc
 	shift
-	out=$(env -u NO_COLOR LC_ALL=C.UTF-8 "$EXMTOP" "$@" 2>&1 | mask)
+	out=$(env -u NO_COLOR LC_ALL=C.UTF-8 "$EXMTOP" "$@" 2>&1)
+	rc=$?
+	out=$(printf '%s\n' "$out" | mask)
+	if [ "$rc" != "${WANT:-0}" ]; then
+		FAIL=$((FAIL + 1))
+		echo "not ok - $name: exmtop $*: exit $rc, want ${WANT:-0}"
+		return
+	fi
 	if [ "${UPDATE:-0}" = 1 ]; then
 		printf '%s\n' "$out" > "$HERE/$name"
 	fi
@@ -60,6 +69,60 @@ status() {
 		echo "not ok - exmtop $*: exit $got (want $want), stderr: $err"
 	fi
 }
+
+# invariants FIXTURE: what must hold of exmtop's JSON of a fixture whatever
+# the golden files say (they are written by exmtop itself with UPDATE=1):
+# the effective sizes of all processes add up to the distinct pages and
+# swap entries (each page divided among its sharers), and so do the totals;
+# mapped = resident + swap and emapped = erss + eswap; a process's file
+# rows add up to the process; nothing effective or sole exceeds resident.
+invariants() {
+	local out
+	out=$(env -u NO_COLOR LC_ALL=C.UTF-8 "$EXMTOP" -b --source "fixture:$1" \
+		--format json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+ps, bad = d["page_size"], []
+def near(a, b, n, what):
+    # JSON prints effective sizes to 3 decimals: n rounded values
+    if a is None or abs(a - b) > 0.0005 * n + 1e-9:
+        bad.append("%s: %r != %r" % (what, a, b))
+P = d["processes"]
+near(sum(p["erss"] for p in P), d["distinct_pages"] * ps, len(P), "sum erss")
+near(sum(p["eswap"] for p in P), d["distinct_swap"] * ps, len(P), "sum eswap")
+near(d["totals"]["erss"], d["distinct_pages"] * ps, 1, "total erss")
+near(d["totals"]["eswap"], d["distinct_swap"] * ps, 1, "total eswap")
+for k in ("vm", "rss", "swap", "sole", "writable"):
+    near(d["totals"][k], sum(p[k] for p in P), 0, "total " + k)
+for p in P:
+    w = "pid %d " % p["pid"]
+    rows = p["files"] + [p]
+    for r in rows:
+        near(r["mapped"], r["rss"] + r["swap"], 0, w + "mapped")
+        near(r["emapped"], r["erss"] + r["eswap"], 2, w + "emapped")
+        for k in ("erss", "sole", "writable"):
+            if r[k] > r["rss"] + 0.001:
+                bad.append(w + "%s %r > rss %r" % (k, r[k], r["rss"]))
+    for k in ("vm", "rss", "swap", "sole", "writable"):
+        near(sum(f[k] for f in p["files"]), p[k], 0, w + "sum of files " + k)
+    for k in ("erss", "eswap"):
+        near(sum(f[k] for f in p["files"]), p[k], len(p["files"]) + 1,
+             w + "sum of files " + k)
+print("\n".join(bad))
+' 2>&1)
+	if [ -z "$out" ]; then
+		PASS=$((PASS + 1))
+		echo "ok - invariants of fixture:$1"
+	else
+		FAIL=$((FAIL + 1))
+		echo "not ok - invariants of fixture:$1:"
+		printf '%s\n' "$out" | sed 's/^/  /' | head -20
+	fi
+}
+
+for fx in basic hostile many; do
+	invariants $fx
+done
 
 for fx in basic hostile; do
 	golden "$fx.txt" -b --source "fixture:$fx"
@@ -149,7 +212,7 @@ golden replay-system.json -b --replay basic.exmrec --system --format json
 # system view says why there is none: exit 2 in every format
 sqlite3 v1.exmrec <"$HERE/basic-v1.sql"
 golden basic.csv -b --replay v1.exmrec -n 1 --format csv
-golden v1-system.txt -b --replay v1.exmrec --system -n 1
+WANT=2 golden v1-system.txt -b --replay v1.exmrec --system -n 1
 for fmt in text csv json; do
 	status 2 -b --replay v1.exmrec --system --format $fmt
 done
@@ -157,7 +220,7 @@ done
 # no system view, the new one has it, and the exit status is 2
 cp v1.exmrec v1up.exmrec
 status 0 --record v1up.exmrec --source fixture:basic -n 1
-golden v1up-system.csv -b --replay v1up.exmrec --system --format csv
+WANT=2 golden v1up-system.csv -b --replay v1up.exmrec --system --format csv
 status 2 -b --replay v1up.exmrec --system --format json
 status 0 --diff v1.exmrec basic.exmrec
 status 2 --diff v1.exmrec basic.exmrec --system
@@ -179,6 +242,51 @@ for sql in "UPDATE meminfo SET unit='MB' WHERE idx=1" \
 	status 2 --diff badmi.exmrec basic.exmrec
 done
 status 2 --diff basic.exmrec --to yesterday
+# --from/--to in every form, on a recording of three snapshots 90 s apart
+# (2023-11-14T22:13:20Z, 22:14:50Z, 22:16:20Z), in a time zone 5:30 ahead
+# of UTC (local 03:43:20, 03:44:50, 03:46:20 on the 15th): each picks the
+# last snapshot taken at or before the time given
+"$EXMTOP" --record timed.exmrec --source fixture:basic -n 3 -d 0.1
+sqlite3 timed.exmrec \
+	"UPDATE snapshot SET taken_sec = 1700000000 + (id - 1) * 90, taken_nsec = 0"
+# pick FROM TO WANT_FROM WANT_TO
+pick() {
+	local got
+	got=$(TZ=XYZ-5:30 "$EXMTOP" --diff timed.exmrec --from "$1" --to "$2" \
+		--format json 2>&1 | grep -o '"snapshot":[0-9]*' | cut -d: -f2 |
+		tr '\n' ' ')
+	if [ "$got" = "$3 $4 " ]; then
+		PASS=$((PASS + 1))
+		echo "ok - --from $1 --to $2: snapshots $3 and $4"
+	else
+		FAIL=$((FAIL + 1))
+		echo "not ok - --from $1 --to $2: snapshots '$got', want $3 $4"
+	fi
+}
+pick 1 3 1 3
+pick 2 2 2 2
+pick @1700000000 @1700000179 1 2
+pick @1700000089 @1700000180 1 3
+pick 2023-11-14T22:14:50Z 2023-11-14T22:16:19Z 2 2
+pick 2023-11-14T22:13:20Z 2023-11-14T22:16:20Z 1 3
+pick 2023-11-15T03:44:50 2023-11-15T03:46:19 2 2
+pick 2023-11-15T03:43:20 2023-11-15T03:46:20 1 3
+pick 03:44:50 03:46:19 2 2
+pick 03:43:20 03:46:20 1 3
+pick 03:44:49 03:45:50 1 2
+# the batch replay picks by the same rules
+got=$(TZ=XYZ-5:30 "$EXMTOP" -b --replay timed.exmrec --from 03:45:00 -n 1 \
+	--format json | grep -o '"time":"[^"]*"')
+if [ "$got" = '"time":"2023-11-14T22:14:50Z"' ]; then
+	PASS=$((PASS + 1)); echo "ok - -b --replay --from HH:MM:SS"
+else
+	FAIL=$((FAIL + 1)); echo "not ok - -b --replay --from 03:45:00: $got"
+fi
+for bad in 0 4 @ @x 25:00:00 03:44 2023-11-14T22:14:50+01 \
+	2023-11-14 2023-11-14T22:14:50ZZ; do
+	status 2 --diff timed.exmrec --from "$bad"
+	status 2 --diff timed.exmrec --to "$bad"
+done
 status 2 --watch --source fixture:basic
 status 2 --from 1 --source fixture:basic
 cd - >/dev/null || exit 1

@@ -150,12 +150,43 @@ def fmt_num(v):
     return repr(v)
 
 
+_user_copies = {}
+
+
+def user_copy(path):
+    """A copy of the program at path that any user can run: a test that
+    drops privileges must not run the build's binary in place, which the
+    user cannot reach when the checkout is private (a clone in a 0700
+    home). The copies live in a directory of mode 0755 under /tmp, removed
+    when the test exits."""
+    path = os.path.abspath(path)
+    if path not in _user_copies:
+        import atexit
+        import shutil
+        import tempfile
+        d = tempfile.mkdtemp(prefix="exm-user-bin-", dir="/tmp")
+        atexit.register(shutil.rmtree, d, True)
+        os.chmod(d, 0o755)
+        dst = os.path.join(d, os.path.basename(path))
+        shutil.copy(path, dst)
+        os.chmod(dst, 0o755)
+        _user_copies[path] = dst
+    return _user_copies[path]
+
+
+def as_user(cmd, user):
+    """cmd run as user (through setpriv), its program copied where that
+    user can run it; cmd as it is when user is None."""
+    if user is None:
+        return list(cmd)
+    return ["setpriv", "--reuid=" + user, "--regid=" + user,
+            "--init-groups", "--", user_copy(cmd[0])] + list(cmd[1:])
+
+
 def run_exmtop(args, user=None, timeout=600):
-    """Run exmtop; returns (returncode, stdout, stderr)."""
-    cmd = [EXMTOP] + list(args)
-    if user is not None:
-        cmd = ["setpriv", "--reuid=" + user, "--regid=" + user,
-               "--init-groups", "--"] + cmd
+    """Run exmtop (as user when given); returns (returncode, stdout,
+    stderr)."""
+    cmd = as_user([EXMTOP] + list(args), user)
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        timeout=timeout)
     return p.returncode, p.stdout.decode("utf-8", "replace"), \
@@ -182,10 +213,8 @@ class Sharer:
         self.path = sharer_path()
         # comm: the program's file name, at most 15 bytes
         self.comm = os.path.basename(self.path)[:15]
-        cmd = [self.path] + (["-s"] if swap else []) + [tmpdir]
-        if user is not None:
-            cmd = ["setpriv", "--reuid=" + user, "--regid=" + user,
-                   "--init-groups", "--"] + cmd
+        cmd = as_user([self.path] + (["-s"] if swap else []) + [tmpdir],
+                      user)
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
                                      start_new_session=True)
         self.regions = {}

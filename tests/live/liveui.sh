@@ -27,6 +27,19 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# user_copy: print the path of a copy of $EXMTOP that any user can run
+# (in a directory of mode 0755 of its own): a test that drops privileges
+# must not run the build's binary in place, which that user cannot reach
+# when the checkout is private (a clone in a 0700 home).
+user_copy() {
+	if [ ! -x "$WORK/pub/exmtop" ]; then
+		chmod 0711 "$WORK" && mkdir -p -m 0755 "$WORK/pub" &&
+			cp "$EXMTOP" "$WORK/pub/exmtop" && chmod 0755 "$WORK/pub/exmtop" ||
+			{ echo "cannot copy $EXMTOP to $WORK/pub" >&2; return 1; }
+	fi
+	echo "$WORK/pub/exmtop"
+}
+
 sleepers() {
 	cp "$(command -v sleep)" "$WORK/$1"
 	for _ in $(seq "$2"); do

@@ -32,6 +32,31 @@ rows() {
 		END { print n + 0 }'
 }
 
+# pos: the table's position, "[ROW/ROWS]"
+pos() { screen | grep -oE '\[[0-9]+/[0-9]+\]' | head -1; }
+
+# moved KEY... : send the keys and wait (5 s) until the position is not
+# what it was: the key has taken effect before anything is checked
+moved() {
+	local was i
+	was=$(pos)
+	keys "$@"
+	for ((i = 0; i < 100; i++)); do
+		[ "$(pos)" != "$was" ] && return 0
+		sleep 0.05
+	done
+	echo "FAIL: keys $* left the position at $was"
+	FAIL=$((FAIL + 1))
+	return 1
+}
+
+# at POS: the position becomes POS within 5 s
+at() {
+	wait_for "$1" 5 && return 0
+	echo "FAIL: position $(pos), want $1"
+	FAIL=$((FAIL + 1))
+}
+
 # check WHAT [SECS]: within SECS (10) every measured row on screen shows
 # its Pss
 check() {
@@ -57,30 +82,37 @@ wait_for "EFF.RES" 10
 keys '\'
 keys -l exmliveslp
 keys Enter
+at "[1/60]"
 check "filtered"
 # The first snapshot read every process (nothing was on screen yet); a
 # refresh now reads only the rows on screen.
 sleep 1
 keys Space
 sleep 1.5
-keys End
+keys End; at "[60/60]"
 check "after End"
-keys Home
+keys Home; at "[1/60]"
 check "after Home"
-keys NPage
+moved NPage
 check "after PgDn"
-# sort by pid ascending (< moves the sort column left, to PID)
+# sort by pid ascending (< moves the sort column left, to PID): the arrow
+# moves to the PID column's title
 keys '<' '<' '<'
+for ((i = 0; i < 100; i++)); do
+	screen | grep -qE '^ *PID[▲▼]' && break
+	sleep 0.05
+done
+screen | grep -qE '^ *PID[▲▼]' || { FAIL=$((FAIL + 1)); echo "FAIL: not sorted by PID"; }
 check "sorted by another column"
 # The race: a snapshot that arrives with other rows on screen than those
 # its request was planned from. The last 20 sleepers exit; two pages up
 # (onto them) asks for their figures, but in the new snapshot they are
 # gone and the cursor, on a vanished row, stays at the end: on rows 20
 # above, which that request did not read.
-keys End
+keys End; at "[60/60]"
 check "at the end, by pid"
 for p in "${PIDS[@]:40:20}"; do kill "$p"; wait "$p" 2>/dev/null; done
-keys PPage PPage
+moved PPage PPage
 check "rows moved by processes that exited" 5
 keys q
 sleep 0.5
@@ -96,11 +128,18 @@ fi
 # are listed, with "-"): N counts only the processes measured, as the
 # batch summary and JSON "scanned" do.
 $T kill-server 2>/dev/null
+pub=$(user_copy) || exit 1
 $T new-session -d -s t -x 120 -y 14 \
-	"setpriv --reuid=nobody --regid=nogroup --clear-groups env LANG=C.UTF-8 TERM=tmux-256color XDG_CONFIG_HOME= HOME=/nonexistent $EXMTOP -d 30; sleep 600"
-if wait_for "denied" 10 && wait_for "/" 5; then
+	"setpriv --reuid=nobody --regid=nogroup --clear-groups env LANG=C.UTF-8 TERM=tmux-256color XDG_CONFIG_HOME= HOME=/nonexistent $pub -d 30; sleep 600"
+# the header and the table's position, "[ROW/ROWS]", both on screen
+seen=0
+for ((i = 0; i < 200; i++)); do
+	screen | grep -q "denied" && [ -n "$(pos)" ] && { seen=1; break; }
+	sleep 0.05
+done
+if [ $seen = 1 ]; then
 	hdr=$(screen | grep -o '[0-9]* procs, skipped [0-9]* gone [0-9]* denied')
-	total=$(screen | grep -o '\[[0-9]*/[0-9]*\]' | head -1 | tr -d '[]' | cut -d/ -f2)
+	total=$(pos | tr -d '[]' | cut -d/ -f2)
 	n=$(echo "$hdr" | awk '{ print $1 }')
 	d=$(echo "$hdr" | awk '{ print $6 }')
 	if [ -n "$n" ] && [ -n "$d" ] && [ "${d:-0}" -gt 0 ] &&

@@ -7,52 +7,30 @@ The same checks as test_sharing.py, with two more regions in the sharer
 which has read two pages back in (present for it, swapped for the others),
 and swap entries private to each process. Checks swap, eswap, mapped,
 emapped per region, per process and in total, and that the sum of eswap
-equals the distinct swap entries times the page size.
+equals the distinct swap entries times the page size. Then the same
+swapped pages through the smaps source: swap equals the kernel's Swap and
+eswap its SwapPss, summed over the mappings, exactly.
 
 Needs active swap: when none is on, it makes a 64 MiB swap file in
-/var/tmp, enables it for the test and removes it afterwards. Where swapon
+/var/tmp through tests/live/sysstate.py, which swaps it off and removes it
+afterwards, also when the test is killed. Where swapon
 is not allowed (a container), the test is SKIPPED (exit 77), not passed.
 """
 
 import os
-import subprocess
+import shutil
 import sys
 import tempfile
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import exmlive  # noqa: E402
+import sysstate  # noqa: E402
 import test_sharing  # noqa: E402
-
-SWAPFILE = None
-
 
 def swap_active():
     with open("/proc/swaps") as f:
         return len(f.read().strip().splitlines()) > 1
-
-
-def swap_on():
-    """Enable a temporary swap file; True if we did (and must undo)."""
-    global SWAPFILE
-    if swap_active():
-        return False
-    fd, SWAPFILE = tempfile.mkstemp(prefix="exm-live-swap-", dir="/var/tmp")
-    with os.fdopen(fd, "wb") as f:
-        f.write(b"\0" * (64 << 20))  # no holes: swapon refuses them
-    subprocess.run(["mkswap", SWAPFILE], check=True,
-                   stdout=subprocess.DEVNULL)
-    r = subprocess.run(["swapon", SWAPFILE], stderr=subprocess.PIPE)
-    if r.returncode != 0:
-        os.unlink(SWAPFILE)
-        print("SKIP: swapon refused: %s" % r.stderr.decode().strip())
-        sys.exit(exmlive.SKIP)
-    return True
-
-
-def swap_off():
-    subprocess.run(["swapoff", SWAPFILE])
-    os.unlink(SWAPFILE)
 
 
 def main():
@@ -60,13 +38,54 @@ def main():
         print("SKIP: needs root (PFNs in pagemap, swapon)")
         sys.exit(exmlive.SKIP)
     c = exmlive.Checker("live swap")
-    ours = swap_on()
-    try:
+    # the swap file goes through sysstate: swapped off and removed on
+    # leaving, on SIGTERM/SIGINT/SIGHUP, or by the next run after a SIGKILL
+    with sysstate.Changes("test_swap") as ch:
+        if not swap_active():
+            try:
+                ch.swapfile(64 << 20)
+            except RuntimeError as e:
+                print("SKIP: %s" % e)
+                sys.exit(exmlive.SKIP)
         test_sharing.run(c, swap=True)
-    finally:
-        if ours:
-            swap_off()
+        smaps_source(c)
     c.done()
+
+
+def smaps_sums(pid):
+    """Sums of Swap and SwapPss (bytes) over pid's smaps mappings."""
+    out = {"Swap:": 0, "SwapPss:": 0}
+    with open("/proc/%d/smaps" % pid) as f:
+        for line in f:
+            w = line.split()
+            if w and w[0] in out:
+                out[w[0]] += int(w[1]) * 1024
+    return out["Swap:"], out["SwapPss:"]
+
+
+def smaps_source(c):
+    """Swapped pages through the smaps source: swap is the kernel's Swap,
+    effective swap its SwapPss (the swcow entries are shared by four, so
+    the two differ), summed over the mappings, exactly (both whole kB)."""
+    tmp = tempfile.mkdtemp(prefix="exm-swap-smaps-", dir="/var/tmp")
+    try:
+        with exmlive.Sharer(tmp, swap=True) as sh:
+            doc = exmlive.exmtop_json(["--bytes", "--source", "smaps", "-p",
+                                       ",".join(map(str, sh.pids))])
+            c.eq(doc.get("source"), "smaps", "[smaps] source")
+            procs = {p.get("pid"): p for p in doc.get("processes") or []}
+            for i, pid in enumerate(sh.pids):
+                p = procs.get(pid)
+                what = "[smaps] sharer %d (pid %d)" % (i, pid)
+                if not c.check(p is not None, what + " listed"):
+                    continue
+                swap, swap_pss = smaps_sums(pid)
+                c.check(swap_pss < swap, "%s some swap shared: SwapPss %d "
+                        "< Swap %d" % (what, swap_pss, swap))
+                c.eq(p.get("swap"), swap, what + " swap == smaps Swap")
+                c.eq(p.get("eswap"), swap_pss, what + " eswap == SwapPss")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Live test: exmtop as an unprivileged user falls back to smaps.
 
-As root, runs the sharer and exmtop as the user `exmtop-test` (created with
-useradd when absent; override with EXMTOP_TEST_USER) through setpriv. Run
-as a normal user, it tests as that user. Checks:
+As root, runs the sharer and exmtop as a user of its own, exmtop-tPID (made
+with useradd through tests/live/sysstate.py, removed after even when the
+test is killed; override with EXMTOP_TEST_USER) through setpriv, from
+copies of exmtop and the sharer that the user can read. Run as a normal
+user, it tests as that user. Checks:
 
   - exit 0, JSON with source "smaps" and a non-empty source_detail;
   - the user's own processes (the four sharer processes) are listed with
@@ -17,29 +19,37 @@ as a normal user, it tests as that user. Checks:
     for the sharer's file (its 4 written pages) and memfd (none);
   - writable needs page identity: null, and the text output shows "-";
   - processes of other users, if listed at all, show null for what needs
-    their smaps (erss, pss, sole, writable), never 0.
+    their smaps (erss, pss, sole, writable), never 0;
+  - as root too: root's processes listed for the user with -u root, in
+    text and CSV, show vm and rss (from statm) and "-" (text) or nothing
+    (CSV) for every other size field; the smaps source's sole adds
+    Private_Clean (a fresh copy of sleep has some) to Private_Dirty.
 """
 
+import csv
+import io
 import os
 import pwd
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import exmlive  # noqa: E402
+import sysstate  # noqa: E402
 
-USER = os.environ.get("EXMTOP_TEST_USER", "exmtop-test")
+# a user of this run's own: another run of the test (another checkout on
+# the machine) has its processes under its own user, not in our -u list
+USER = os.environ.get("EXMTOP_TEST_USER", "exmtop-t%d" % os.getpid())
 
 
-def ensure_user():
-    try:
-        pwd.getpwnam(USER)
-    except KeyError:
-        subprocess.run(["useradd", "--system", "--no-create-home",
-                        "--shell", "/usr/sbin/nologin", USER], check=True)
+def ensure_user(ch):
+    """The test user, made through sysstate (removed after, also when the
+    test is killed) unless it exists already."""
+    ch.user(USER)
     return pwd.getpwnam(USER)
 
 
@@ -57,6 +67,104 @@ def private_bytes(pid):
             if w and w[0] in ("Private_Clean:", "Private_Dirty:"):
                 total += int(w[1]) * 1024
     return total
+
+
+def smaps_pss(pid, name):
+    """Sum of the Pss lines (bytes) of pid's mappings named name."""
+    total, cur = 0, None
+    with open("/proc/%d/smaps" % pid) as f:
+        for line in f:
+            w = line.split()
+            if w and "-" in w[0] and not w[0].endswith(":"):
+                parts = line.rstrip("\n").split(None, 5)
+                cur = parts[5] if len(parts) > 5 else ""
+            elif w and w[0] == "Pss:" and cur == name:
+                total += int(w[1]) * 1024
+    return total
+
+
+def check_private_clean(c, tmp):
+    """sole from smaps adds Private_Clean and Private_Dirty: a fresh copy of
+    sleep has page cache pages of its own (Private_Clean > 0) beside its
+    dirty ones."""
+    exe = os.path.join(tmp, "exmsolecopy")
+    shutil.copy(shutil.which("sleep"), exe)
+    fd = os.open(exe, os.O_RDONLY)  # written back: clean page cache pages
+    os.fsync(fd)
+    os.close(fd)
+    p = subprocess.Popen([exe, "600"])
+    try:
+        for _ in range(200):  # until it has mapped and run its program
+            with open("/proc/%d/stat" % p.pid) as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "S":
+                    break
+            time.sleep(0.01)
+        clean = 0
+        with open("/proc/%d/smaps" % p.pid) as f:
+            for line in f:
+                w = line.split()
+                if w and w[0] == "Private_Clean:":
+                    clean += int(w[1]) * 1024
+        c.check(clean > 0, "[root smaps] the copy of sleep has "
+                "Private_Clean pages: %d" % clean)
+        doc = exmlive.exmtop_json(["--bytes", "--source", "smaps", "-p",
+                                   str(p.pid)])
+        got = [x.get("sole") for x in doc.get("processes") or []]
+        c.eq(got, [private_bytes(p.pid)], "[root smaps] sole of the copy "
+             "of sleep == Private_Clean + Private_Dirty")
+    finally:
+        p.kill()
+        p.wait()
+
+
+DENIED_SIZES = ("vm", "rss", "erss", "swap", "eswap", "mapped", "emapped",
+                "sole", "writable", "pss", "pss_anon", "pss_file",
+                "pss_shmem", "pss_dirty", "swap_pss")
+
+
+def check_denied(c, user):
+    """root's processes, seen by the test user, are denied: text and CSV
+    show what statm tells (vm, rss: the README's "only vm and rss") and no
+    other size at all, "-" in text and empty in CSV, over every size
+    field."""
+    fields = ("pid", "ppid") + DENIED_SIZES + ("comm",)
+    rc, out, err = exmlive.run_exmtop(
+        ["-b", "--format", "csv", "--fields", ",".join(fields), "-u",
+         "root"], user=user)
+    c.eq(rc, 0, "[denied] csv exit status (%s)" % err.strip())
+    rows = list(csv.reader(io.StringIO(out)))
+    c.eq(rows[0] if rows else None, list(fields), "[denied] csv header")
+    n = 0
+    for r in rows[1:]:
+        d = dict(zip(fields, r))
+        what = "[denied] csv pid %s" % d.get("pid")
+        c.check(d.get("vm", "").isdigit() and d.get("rss", "").isdigit(),
+                what + " vm and rss from statm: %r" % r)
+        c.eq([k for k in DENIED_SIZES[2:] if d.get(k) != ""], [],
+             what + " sizes shown that could not be measured")
+        n += 1
+    c.check(n > 0, "[denied] csv lists root's processes")
+    rc, out, err = exmlive.run_exmtop(
+        ["-b", "--bytes", "--fields", ",".join(fields), "-u", "root"],
+        user=user)
+    c.eq(rc, 0, "[denied] text exit status (%s)" % err.strip())
+    lines = out.splitlines()
+    head = [i for i, ln in enumerate(lines) if ln.split()[:2] == ["PID",
+                                                                 "PPID"]]
+    if not c.eq(len(head), 1, "[denied] one text header:\n" + out):
+        return
+    n = 0
+    for ln in lines[head[0] + 1:]:
+        w = ln.split(None, len(fields) - 1)
+        if not w:
+            continue
+        what = "[denied] text pid %s" % w[0]
+        c.check(len(w) == len(fields) and w[2].isdigit() and
+                w[3].isdigit(), what + " vm and rss: %r" % ln)
+        c.eq([v for v in w[4:len(fields) - 1] if v != "-"], [],
+             what + " sizes shown that could not be measured")
+        n += 1
+    c.check(n > 0, "[denied] text lists root's processes")
 
 
 def check_text(c, user, pid):
@@ -142,6 +250,10 @@ def check_sharer(c, sh, doc, name, tag):
                 c.eq(f[0].get("vm"), pages * ps, "%s %s vm" % (what, r))
                 c.eq(f[0].get("rss"), pages * ps, "%s %s rss" % (what, r))
                 c.eq(f[0].get("sole"), sole * ps, "%s %s sole" % (what, r))
+                # the sharer's own pages, mapped by nobody else and still:
+                # erss is exactly the sum of its mappings' smaps Pss
+                c.eq(f[0].get("erss"), smaps_pss(sh.pids[i], fname),
+                     "%s %s erss == sum of smaps Pss" % (what, r))
                 c.eq(f[0].get("writable"), None,
                      "%s %s writable null" % (what, r))
         total_vm = sum(x.get("vm") or 0 for x in rows)
@@ -153,11 +265,21 @@ def check_sharer(c, sh, doc, name, tag):
 
 def main():
     c = exmlive.Checker("live unprivileged")
-    tmp = tempfile.mkdtemp(prefix="exm-unpriv-", dir="/var/tmp")
     root = os.geteuid() == 0
+    if root:
+        with sysstate.Changes("test_unpriv") as ch:
+            run(c, ch)
+    else:
+        run(c, None)
+    c.done()
+
+
+def run(c, ch):
+    tmp = tempfile.mkdtemp(prefix="exm-unpriv-", dir="/var/tmp")
+    root = ch is not None
     try:
         if root:
-            pw = ensure_user()
+            pw = ensure_user(ch)
             os.chown(tmp, pw.pw_uid, pw.pw_gid)
             user, name = USER, USER
         else:
@@ -176,6 +298,8 @@ def main():
                   (len(procs), len(others)), flush=True)
             check_text(c, user, sh.pids[0])
             if root:
+                check_denied(c, user)
+            if root:
                 pids = ",".join(str(p) for p in sh.pids)
                 # As root, smaps on request, for given pids.
                 doc = exmlive.exmtop_json(["--bytes", "--source", "smaps",
@@ -189,12 +313,12 @@ def main():
                 c.eq(sorted(p.get("pid") for p in doc.get("processes", [])),
                      sorted(sh.pids), "[root -u %s] lists exactly the "
                      "sharer" % USER)
+                check_private_clean(c, tmp)
                 rc, _, err = exmlive.run_exmtop(
                     ["-b", "-u", "exm-no-such-user"])
                 c.eq(rc, 2, "-u unknown user exits 2 (%s)" % err.strip())
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    c.done()
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ t_resize() {
 	keys Home
 	expect "[1/2000]"
 	keys PageDown
-	expect "[4"			# one page further
+	expect "[45/2000]"	# one page further: 50 lines, 44 rows a page
 	keys q
 	expect_exit 0
 }

@@ -6,8 +6,12 @@
 t_scroll_many() {
 	start 80 24 -- --source fixture:many -o pid
 	expect "[1/2000]"
+	# 24 lines: 4 above the table, 2 below, 18 rows a page: two pages
+	# down is row 37, on a page that starts at row 19, pid 1018 (the
+	# fixture's pids are 1000 up)
 	keys PageDown PageDown
-	expect "[3"
+	expect "[37/2000]"
+	expect_row 1 "$PH" '^1018 '
 	keys End
 	expect "[2000/2000]"
 	expect_row 1 "$PH" '^[0-9]+ '

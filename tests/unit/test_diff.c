@@ -112,6 +112,12 @@ Test(diff, growth_new_and_gone)
 	cr_assert_null(r->proc_b);
 	cr_assert_eq(r->d.rss, -(int64_t)r->proc_a->sz.rss);
 	cr_assert_eq(r->d.erss, -r->proc_a->sz.erss);
+	/* measured where it was: its loss is known, not null */
+	cr_assert_eq(r->d.has, r->proc_a->sz.has);
+	cr_assert_neq(r->d.has, 0);
+	r = exm_diff_find_pid(d, 700);
+	cr_assert_eq(r->d.has, r->proc_b->sz.has);
+	cr_assert_neq(r->d.has, 0);
 
 	for (size_t i = 0; i < d->nprocs; i++) {
 		const struct exm_diff_row *x = &d->procs[i];

@@ -308,3 +308,37 @@ Test(fields, u64_digits)
 		cr_assert_str_eq(b, want);
 	}
 }
+
+/* Unknown is not zero: mapped needs both resident and swap measured, its
+ * effective form both effective sizes; one of them alone shows nothing
+ * (a process whose swap could not be read). */
+Test(fields, mapped_needs_both_parts)
+{
+	struct exm_proc p = { .pid = 7, .comm = (char *)"x" };
+	struct exm_row r = {
+		.proc = &p,
+		.sz = { .vm = 8192, .rss = 4096, .erss = 1024.5, .swap = 4096,
+			.eswap = 2048, .has = EXM_HAS_VM | EXM_HAS_RSS |
+					      EXM_HAS_ERSS },
+	};
+	struct exm_value v;
+
+	exm_field_value(EXM_F_RSS, EXM_T_PROCS, &r, &v);
+	cr_assert_eq(v.type, EXM_V_INT);
+	exm_field_value(EXM_F_MAPPED, EXM_T_PROCS, &r, &v);
+	cr_assert_eq(v.type, EXM_V_NONE, "mapped without swap");
+	exm_field_value(EXM_F_EMAPPED, EXM_T_PROCS, &r, &v);
+	cr_assert_eq(v.type, EXM_V_NONE, "emapped without eswap");
+	r.sz.has = EXM_HAS_VM | EXM_HAS_SWAP | EXM_HAS_ESWAP;
+	exm_field_value(EXM_F_MAPPED, EXM_T_PROCS, &r, &v);
+	cr_assert_eq(v.type, EXM_V_NONE, "mapped without resident");
+	exm_field_value(EXM_F_EMAPPED, EXM_T_PROCS, &r, &v);
+	cr_assert_eq(v.type, EXM_V_NONE, "emapped without erss");
+	r.sz.has |= EXM_HAS_RSS | EXM_HAS_ERSS;
+	exm_field_value(EXM_F_MAPPED, EXM_T_PROCS, &r, &v);
+	cr_assert_eq(v.type, EXM_V_INT);
+	cr_assert_eq(v.u, 8192);
+	exm_field_value(EXM_F_EMAPPED, EXM_T_PROCS, &r, &v);
+	cr_assert_eq(v.type, EXM_V_DBL);
+	cr_assert_eq(v.d, 1024.5 + 2048);
+}

@@ -2,6 +2,7 @@
 /* The snapshot worker thread of the live UI. */
 #include <criterion/criterion.h>
 #include <poll.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/source.h"
@@ -70,15 +71,36 @@ Test(ui_scan, synchronous)
 
 Test(ui_scan, stop_during_a_scan_does_not_wait)
 {
-	struct exm_source *src = open_fixture();
+	struct exm_source *src;
 	struct exm_scan_opts so = { 0 };
+	struct exm_snapshot *snap;
 	struct tui_scanner *s;
+	struct timespec t0, t1;
+	struct pollfd pfd;
+	char err[256], msg[64];
+	double waited;
+	int e = -1;
 
+	/* fixture:slow: every snapshot after the first takes 3 s */
+	cr_assert_eq(exm_source_open("fixture:slow", &src, err, sizeof(err)),
+		     0, "%s", err);
 	cr_assert_eq(tui_scanner_start(&s, src, &so, true), 0);
 	tui_scanner_request(s);
-	/* busy or already done: either way stop returns at once, and the
-	 * worker releases everything when its scan ends (the sanitizer
-	 * build checks nothing leaks) */
-	tui_scanner_stop(s);
-	usleep(200 * 1000);
+	pfd.fd = tui_scanner_fd(s);
+	pfd.events = POLLIN;
+	cr_assert_eq(poll(&pfd, 1, 5000), 1, "no first snapshot came");
+	snap = tui_scanner_take(s, &e, msg, sizeof(msg));
+	cr_assert_not_null(snap);
+	exm_snapshot_free(snap);
+	tui_scanner_request(s); /* the slow one */
+	cr_assert(tui_scanner_busy(s));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	cr_assert_not(tui_scanner_stop(s), "stop found the worker idle");
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	waited = (double)(t1.tv_sec - t0.tv_sec) +
+		 (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	cr_assert_lt(waited, 1.0, "stop waited %.3f s for a 3 s scan", waited);
+	/* the worker ends its scan and releases everything itself (the
+	 * sanitizer build checks that nothing leaks) */
+	usleep(3500 * 1000);
 }
