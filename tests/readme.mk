@@ -1,0 +1,6 @@
+# tests/readme/: the documents' examples are tests. Every command in a code
+# block of README.md and kernel/README.md, and every example of the manual,
+# is run (root; SKIP otherwise) and what its text says is checked; an
+# example without a check, or a check without its example, fails.
+TESTS += tests/readme/test_examples.py
+EXTRA_DIST += tests/readme/test_examples.py
