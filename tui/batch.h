@@ -71,6 +71,9 @@ struct exm_source;
 long tui_batch_iterations(const struct tui_opts *o, struct exm_source *src,
 			  bool all, int *status);
 
+/* Sleep d seconds between batch snapshots (EINTR resumes). */
+void tui_pause_secs(double d);
+
 /* Run batch mode; returns the exit status. */
 int tui_batch(const struct tui_opts *o);
 

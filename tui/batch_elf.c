@@ -278,7 +278,7 @@ bad:
 	return 2;
 }
 
-static void pause_secs(double d)
+void tui_pause_secs(double d)
 {
 	struct timespec ts = { .tv_sec = (time_t)d };
 
@@ -323,7 +323,7 @@ int tui_batch_elf(const struct tui_opts *o)
 		bool amb;
 
 		if (i && !exm_replay_count(src)) /* a replay does not wait */
-			pause_secs(q.delay);
+			tui_pause_secs(q.delay);
 		ret = exm_source_snapshot(src, &q.scan, &snap);
 		if (ret) {
 			fprintf(stderr, "exmtop: snapshot failed: %s\n",

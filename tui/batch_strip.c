@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/fields.h"
 #include "core/filestrip.h"
@@ -222,15 +221,6 @@ static int strip_one(const struct tui_opts *o, struct exm_snapshot *snap,
 	return ret ? 1 : 0;
 }
 
-static void strip_pause(double d)
-{
-	struct timespec ts = { .tv_sec = (time_t)d };
-
-	ts.tv_nsec = (long)((d - (double)ts.tv_sec) * 1e9);
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
 int tui_batch_pagemap(const struct tui_opts *o)
 {
 	bool by_file = o->pagemap[0] == '/';
@@ -263,7 +253,7 @@ int tui_batch_pagemap(const struct tui_opts *o)
 		struct exm_snapshot *snap;
 
 		if (i && !exm_replay_count(src)) /* a replay does not wait */
-			strip_pause(o->delay > 0 ? o->delay : 2);
+			tui_pause_secs(o->delay > 0 ? o->delay : 2);
 		ret = exm_source_snapshot(src, &scan, &snap);
 		if (ret) {
 			fprintf(stderr, "exmtop: snapshot failed: %s\n",
