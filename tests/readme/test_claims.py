@@ -12,6 +12,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -226,6 +227,8 @@ def c_help_man():
 
 
 def main():
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, lambda s, f: sys.exit(128 + s))
     if os.geteuid() != 0:
         print("SKIP: needs root")
         sys.exit(77)

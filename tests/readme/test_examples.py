@@ -161,9 +161,12 @@ class Ctx:
         self._rec = None
 
     def close(self):
-        for p in self.kids:
+        for p in self.kids:  # each leads a session: its children too
             if p.poll() is None:
-                p.kill()
+                try:
+                    os.killpg(p.pid, signal.SIGKILL)
+                except OSError:
+                    pass
                 p.wait()
         shutil.rmtree(self.tmp, ignore_errors=True)
 
@@ -172,7 +175,8 @@ class Ctx:
 
     def start(self, argv, **kw):
         """A workload process, killed at the end."""
-        p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, **kw)
+        p = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
+                             start_new_session=True, **kw)
         self.kids.append(p)
         return p
 
@@ -316,6 +320,10 @@ class Screen:
 
     def close(self):
         subprocess.run(self.t + ["kill-server"], capture_output=True)
+        try:
+            os.unlink("/tmp/tmux-%d/%s" % (os.getuid(), self.sock))
+        except OSError:
+            pass
 
 
 def on_screen(ctx, argv, pat):
@@ -1104,6 +1112,9 @@ EXAMPLES = {
 
 
 def main():
+    # killed (a make check timeout): the finally below still cleans up
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, lambda s, f: sys.exit(128 + s))
     if os.geteuid() != 0:
         print("SKIP: needs root (page identity, other users' processes)")
         sys.exit(77)
