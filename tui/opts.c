@@ -447,9 +447,9 @@ const struct tui_doc_item tui_exits[] = {
 	{ "0", "success" },
 	{ "1", "a run-time failure: a snapshot failed, output could not be "
 	  "written, a report needs what the source cannot give" },
-	{ "2", "bad options or values, an option that does nothing in the "
-	  "mode given, a source this machine cannot give, a file that is not "
-	  "a recording or lacks what was asked of it" },
+	{ "2", "bad options or values, an option refused in the mode given, "
+	  "a source this machine cannot give, a file that is not a recording "
+	  "or lacks what was asked of it" },
 	{ NULL, NULL },
 };
 
