@@ -212,16 +212,29 @@ static int cmp_row(const void *a, const void *b)
 	return strcmp(x->name ? x->name : "", y->name ? y->name : "");
 }
 
-/* Keep the top rows that have an effective resident. */
-static void top_rows(struct set *s, size_t top)
+/* Keep the top rows that have an effective resident; with unmeasured,
+ * also every row that has none after them (a group none of whose
+ * members could be read: its processes and unmeasured_processes still
+ * count them). */
+static void top_rows(struct set *s, size_t top, bool unmeasured)
 {
-	size_t k = 0;
+	size_t k = 0, n;
 
 	for (size_t i = 0; i < s->n; i++)
-		if (s->v[i].sz.has & EXM_HAS_ERSS)
+		if (s->v[i].sz.has & EXM_HAS_ERSS) {
+			struct exm_row t = s->v[k];
+
 			s->v[k++] = s->v[i];
+			s->v[i] = t;
+		}
 	qsort(s->v, k, sizeof(*s->v), cmp_row);
-	s->n = k < top ? k : top;
+	n = k < top ? k : top;
+	if (unmeasured) {
+		qsort(s->v + k, s->n - k, sizeof(*s->v), cmp_row);
+		memmove(s->v + n, s->v + k, (s->n - k) * sizeof(*s->v));
+		n += s->n - k;
+	}
+	s->n = n;
 }
 
 static void labels(FILE *out, enum set_kind k, const struct set *s,
@@ -286,7 +299,7 @@ static int write_rows(FILE *out, const struct exm_snapshot *snap,
 	procs.v = exm_table_procs(snap, &procs.n);
 	if (!procs.v)
 		goto out;
-	top_rows(&procs, top);
+	top_rows(&procs, top, false);
 	if (o->groups)
 		for (int g = 0; g < 3; g++) {
 			groups[g].by = exm_group_name(bys[g]);
@@ -294,13 +307,13 @@ static int write_rows(FILE *out, const struct exm_snapshot *snap,
 						       &groups[g].n);
 			if (!groups[g].v)
 				goto out;
-			top_rows(&groups[g], top);
+			top_rows(&groups[g], top, true);
 		}
 	if (o->files) {
 		files.v = exm_table_files(snap, &files.n);
 		if (!files.v)
 			goto out;
-		top_rows(&files, top);
+		top_rows(&files, top, false);
 	}
 	write_sets(out, S_PROCESS, &procs, 1);
 	if (o->groups)
@@ -333,12 +346,15 @@ static void write_system(FILE *out, const struct exm_sysview *sv)
 int exm_om_write(FILE *out, const struct exm_snapshot *snap,
 		 const struct exm_om_opts *o)
 {
-	size_t top = o->top ? o->top : 20;
+	size_t top = o->top ? o->top : 20, scanned = 0;
 	int r;
 
+	/* as JSON's scanned: those whose pages could be read */
+	for (size_t i = 0; i < snap->nprocs; i++)
+		scanned += snap->procs[i].state != EXM_PROC_DENIED;
 	exm_om_family(out, "exmtop_scan_processes", "gauge", NULL,
 		      "Processes scanned.");
-	fprintf(out, "exmtop_scan_processes %zu\n", snap->nprocs);
+	fprintf(out, "exmtop_scan_processes %zu\n", scanned);
 	exm_om_family(out, "exmtop_scan_duration_seconds", "gauge", "seconds",
 		      "Time taken by the snapshot.");
 	fputs("exmtop_scan_duration_seconds ", out);

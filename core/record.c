@@ -376,6 +376,9 @@ void exm_record_close(struct exm_recorder *r)
 		return;
 	for (int i = 0; i < S__N; i++)
 		sqlite3_finalize(r->st[i]);
+	/* everything into FILE itself, even while a reader keeps the WAL */
+	sqlite3_wal_checkpoint_v2(r->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL,
+				  NULL);
 	sqlite3_close(r->db);
 	for (size_t i = 0; i < r->nslots; i++)
 		free(r->files[i].name);

@@ -324,7 +324,7 @@ static int scan_mapping(struct pm_ctx *c, struct exm_builder *b, int fd,
 			struct exm_mapping *m, unsigned ps)
 {
 	uint64_t end = m->end < EXM_SCAN_END ? m->end : EXM_SCAN_END;
-	uint64_t count = 0;
+	uint64_t count = 0, done = m->start;
 	int ret;
 
 	if (m->start >= end)
@@ -332,24 +332,33 @@ static int scan_mapping(struct pm_ctx *c, struct exm_builder *b, int fd,
 	ret = scan_regions(c, fd, m->start, end);
 	if (ret)
 		return ret;
+	/* Each page once, in order: a region may begin before the end of
+	 * the one before it (seen while the process's pages change: a page
+	 * given twice across two calls), so each starts where the last
+	 * ended at the earliest. */
 	for (size_t r = 0; r < c->nregions; r++) {
-		uint64_t s = c->regions[r].start > m->start ? c->regions[r].start
-							    : m->start;
+		uint64_t s = c->regions[r].start > done ? c->regions[r].start
+							: done;
 		uint64_t e = c->regions[r].end < end ? c->regions[r].end : end;
 
-		if (s < e)
+		if (s < e) {
 			count += (e - s) / ps;
+			done = e;
+		}
 	}
 	ret = exm_build_reserve(b, m,
 					count > UINT32_MAX ? UINT32_MAX
 							   : (uint32_t)count);
+	done = m->start;
 	for (size_t r = 0; !ret && r < c->nregions; r++) {
-		uint64_t s = c->regions[r].start > m->start ? c->regions[r].start
-							    : m->start;
+		uint64_t s = c->regions[r].start > done ? c->regions[r].start
+							: done;
 		uint64_t e = c->regions[r].end < end ? c->regions[r].end : end;
 
-		if (s < e)
+		if (s < e) {
 			ret = read_piece(c, b, m, s / ps, (e - s) / ps, fd);
+			done = e;
+		}
 	}
 	return ret;
 }

@@ -265,6 +265,9 @@ static void json_row(struct jbuf *j, enum exm_table t,
 		struct exm_value v;
 
 		exm_field_value(fields[k], t, r, &v);
+		/* a gap is no section: null, never a name a section may have */
+		if (fields[k] == EXM_F_SECTION && (r->flags & EXM_ROW_GAP))
+			v.type = EXM_V_NONE;
 		if (k)
 			jb_putc(j, ',');
 		jb_putc(j, '"');
@@ -596,12 +599,8 @@ static void sleep_secs(double d)
 		;
 }
 
-/*
- * How many snapshots: -n; a replay's from its start to its last; a
- * recorder without -b until stopped; else one.
- */
-static long batch_iterations(const struct tui_opts *o,
-			     struct exm_source *src, int *status)
+long tui_batch_iterations(const struct tui_opts *o, struct exm_source *src,
+			  bool all, int *status)
 {
 	size_t first = 0, n = exm_replay_count(src);
 
@@ -613,7 +612,7 @@ static long batch_iterations(const struct tui_opts *o,
 	}
 	if (o->iterations > 0)
 		return o->iterations;
-	if (n)
+	if (n && all)
 		return (long)(n - first);
 	return o->record && !o->batch ? LONG_MAX : 1;
 }
@@ -687,7 +686,9 @@ static int emit_one(FILE *out, const struct tui_opts *o,
 		return tui_formats[o->format].emit(out, q, snap, prev, iter);
 	rop = tui_report_find(o->report);
 	ret = tui_report_build(rop, &env, &r);
-	if (ret != -ENOMEM)
+	/* a replayed snapshot older than the report: said once, with the
+	 * first of them; the others print nothing */
+	if (ret != -ENOMEM && !(ret == -ENODATA && *said))
 		tui_formats[o->format].report(out, q, snap, &r, iter);
 	if (ret && ret != -ENOMEM && r.nnotes && !*said)
 		fprintf(stderr, "exmtop: %s\n", r.notes[0]);
@@ -723,7 +724,9 @@ int tui_batch(const struct tui_opts *o)
 		tui_query_fini(&q);
 		return 2;
 	}
-	if (o->report && !(cache = exm_elfcache_new(0))) {
+	if (o->report && (!(cache = exm_elfcache_new(0)) ||
+			  exm_elfcache_set_sysroot(cache, o->sysroot))) {
+		exm_elfcache_free(cache);
 		tui_query_fini(&q);
 		return 1;
 	}
@@ -733,7 +736,14 @@ int tui_batch(const struct tui_opts *o)
 		tui_query_fini(&q);
 		return status;
 	}
-	iters = batch_iterations(o, src, &status);
+	iters = tui_batch_iterations(o, src, true, &status);
+	if (!status && o->format == TUI_FMT_OPENMETRICS && print &&
+	    !o->output && iters > 1) {
+		/* an exposition is one snapshot: two on stdout are not one */
+		fprintf(stderr, "exmtop: openmetrics prints one snapshot: "
+			"-n 1, or --output FILE (each snapshot replaces it)\n");
+		status = 2;
+	}
 	if (!status && o->record)
 		status = tui_record_open(o, &rec);
 	if (status) {

@@ -60,6 +60,20 @@ struct tui_format_ops {
 };
 extern const struct tui_format_ops tui_formats[TUI_FMT__COUNT];
 
+struct exm_source;
+
+/*
+ * How many snapshots a batch run prints, after moving a replay to --from
+ * (*status: 2 after one line when --from is bad): -n; a replay's from
+ * there to its last when all, else one; a recorder without -b until
+ * stopped; else one.
+ */
+long tui_batch_iterations(const struct tui_opts *o, struct exm_source *src,
+			  bool all, int *status);
+
+/* Sleep d seconds between batch snapshots (EINTR resumes). */
+void tui_pause_secs(double d);
+
 /* Run batch mode; returns the exit status. */
 int tui_batch(const struct tui_opts *o);
 

@@ -278,7 +278,7 @@ bad:
 	return 2;
 }
 
-static void pause_secs(double d)
+void tui_pause_secs(double d)
 {
 	struct timespec ts = { .tv_sec = (time_t)d };
 
@@ -289,7 +289,7 @@ static void pause_secs(double d)
 
 int tui_batch_elf(const struct tui_opts *o)
 {
-	long iters = o->iterations > 0 ? o->iterations : 1;
+	long iters;
 	struct exm_elfcache *cache = NULL;
 	struct exm_source *src = NULL;
 	struct req q;
@@ -299,6 +299,9 @@ int tui_batch_elf(const struct tui_opts *o)
 	if (ret)
 		goto out;
 	ret = tui_open_source(o, &src);
+	if (ret)
+		goto out;
+	iters = tui_batch_iterations(o, src, false, &ret);
 	if (ret)
 		goto out;
 	cache = exm_elfcache_new(0);
@@ -320,7 +323,7 @@ int tui_batch_elf(const struct tui_opts *o)
 		bool amb;
 
 		if (i && !exm_replay_count(src)) /* a replay does not wait */
-			pause_secs(q.delay);
+			tui_pause_secs(q.delay);
 		ret = exm_source_snapshot(src, &q.scan, &snap);
 		if (ret) {
 			fprintf(stderr, "exmtop: snapshot failed: %s\n",

@@ -15,6 +15,8 @@
 #include "core/fields.h"
 #include "core/filestrip.h"
 #include "core/format.h"
+#include "core/source.h"
+#include "core/source_replay.h"
 #include "core/strip.h"
 #include "tui/batch.h"
 #include "tui/query.h"
@@ -183,54 +185,25 @@ static int file_strip(const struct exm_snapshot *snap, const char *path,
 	return ret;
 }
 
-int tui_batch_pagemap(const struct tui_opts *o)
+/* One snapshot's strip of PID:ADDR or of a file: 0, or 1 after a line. */
+static int strip_one(const struct tui_opts *o, struct exm_snapshot *snap,
+		     bool by_file, pid_t pid, uint64_t addr)
 {
-	bool by_file = o->pagemap[0] == '/';
-	struct exm_scan_opts scan;
-	struct exm_source *src = NULL;
-	struct exm_snapshot *snap = NULL;
 	const struct exm_proc *p;
 	const struct exm_mapping *m;
 	struct exm_strip s;
-	uint64_t addr;
-	pid_t pid;
-	int ret;
+	int ret = 1;
 
-	if (!by_file && parse_target(o->pagemap, &pid, &addr)) {
-		fprintf(stderr, "exmtop: invalid value '%.64s' for --pagemap: "
-			"expected PID:ADDRESS (address in hex) or an absolute "
-			"file name\n", o->pagemap);
-		return 2;
-	}
-	if (o->format != TUI_FMT_TEXT && o->format != TUI_FMT_JSON) {
-		fprintf(stderr, "exmtop: --pagemap prints text or json\n");
-		return 2;
-	}
-	ret = tui_open_source(o, &src);
-	if (ret)
-		return ret;
-	/* every process: they decide how many map each page */
-	memset(&scan, 0, sizeof(scan));
-	scan.include_self = o->include_self;
-	scan.pagemap_mode = o->pagemap_mode;
-	ret = exm_source_snapshot(src, &scan, &snap);
-	if (ret) {
-		fprintf(stderr, "exmtop: snapshot failed: %s\n",
-			src->errmsg[0] ? src->errmsg : strerror(-ret));
-		exm_source_close(src);
-		return 1;
-	}
-	if (by_file) {
-		ret = file_strip(snap, o->pagemap, o->format);
-		exm_snapshot_free(snap);
-		exm_source_close(src);
-		return ret;
-	}
-	ret = 1;
+	if (by_file)
+		return file_strip(snap, o->pagemap, o->format);
 	p = exm_snapshot_find_pid(snap, pid);
 	m = p ? exm_proc_mapping_at(p, addr) : NULL;
 	if (!p)
 		fprintf(stderr, "exmtop: process %d not found\n", (int)pid);
+	else if (p->state == EXM_PROC_DENIED)
+		fprintf(stderr, "exmtop: process %d could not be read "
+			"(permission denied): its mappings are unknown\n",
+			(int)pid);
 	else if (!m)
 		fprintf(stderr, "exmtop: process %d maps nothing at %" PRIx64
 			"\n", (int)pid, addr);
@@ -245,7 +218,54 @@ int tui_batch_pagemap(const struct tui_opts *o)
 		print_text(stdout, snap, p, m, &s);
 	if (!ret)
 		exm_strip_fini(&s);
-	exm_snapshot_free(snap);
-	exm_source_close(src);
 	return ret ? 1 : 0;
+}
+
+int tui_batch_pagemap(const struct tui_opts *o)
+{
+	bool by_file = o->pagemap[0] == '/';
+	struct exm_scan_opts scan;
+	struct exm_source *src = NULL;
+	uint64_t addr = 0;
+	pid_t pid = 0;
+	long iters;
+	int ret = 0;
+
+	if (!by_file && parse_target(o->pagemap, &pid, &addr)) {
+		fprintf(stderr, "exmtop: invalid value '%.64s' for --pagemap: "
+			"expected PID:ADDRESS (address in hex) or an absolute "
+			"file name\n", o->pagemap);
+		return 2;
+	}
+	if (o->format != TUI_FMT_TEXT && o->format != TUI_FMT_JSON) {
+		fprintf(stderr, "exmtop: --pagemap prints text or json\n");
+		return 2;
+	}
+	ret = tui_open_source(o, &src);
+	if (ret)
+		return ret;
+	iters = tui_batch_iterations(o, src, false, &ret);
+	/* every process: they decide how many map each page */
+	memset(&scan, 0, sizeof(scan));
+	scan.include_self = o->include_self;
+	scan.pagemap_mode = o->pagemap_mode;
+	for (long i = 0; !ret && i < iters; i++) {
+		struct exm_snapshot *snap;
+
+		if (i && !exm_replay_count(src)) /* a replay does not wait */
+			tui_pause_secs(o->delay > 0 ? o->delay : 2);
+		ret = exm_source_snapshot(src, &scan, &snap);
+		if (ret) {
+			fprintf(stderr, "exmtop: snapshot failed: %s\n",
+				src->errmsg[0] ? src->errmsg : strerror(-ret));
+			ret = 1;
+			break;
+		}
+		ret = strip_one(o, snap, by_file, pid, addr);
+		exm_snapshot_free(snap);
+		if (fflush(stdout) || ferror(stdout))
+			ret = 1;
+	}
+	exm_source_close(src);
+	return ret;
 }

@@ -28,6 +28,14 @@ static int check_combinations(const struct tui_opts *o)
 		why = "--from goes with --diff or --replay";
 	else if (o->to && !o->diff_a)
 		why = "--to goes with --diff";
+	else if (o->top && o->format != TUI_FMT_OPENMETRICS)
+		why = "--top goes with --format openmetrics";
+	else if (o->sysroot &&
+		 (!o->replay_src || o->pagemap ||
+		  (o->batch && !o->sections && !o->symbols && !o->report)))
+		why = "--sysroot goes with --replay and what opens ELF files: "
+		      "the live screen, --sections, --symbols, --units, "
+		      "--alerts, --breakdown";
 	if (!why)
 		return 0;
 	fprintf(stderr, "exmtop: %s\n", why);

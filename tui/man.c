@@ -86,8 +86,24 @@ static void keys(FILE *f)
 	}
 }
 
+/* A section of name, help items. */
+static void items(FILE *f, const char *section,
+		  const struct tui_doc_item *it)
+{
+	fprintf(f, ".SH %s\n", section);
+	for (; it->name; it++) {
+		fputs(".TP\n.B ", f);
+		roff(f, it->name);
+		fputs("\n", f);
+		roff(f, it->help);
+		fputs("\n", f);
+	}
+}
+
 void tui_print_man(FILE *f)
 {
+	char letters[512];
+
 	fputs(".TH EXMTOP 1 \"\" \"exmtop " PACKAGE_VERSION "\" \"User Commands\"\n"
 	      ".SH NAME\n"
 	      "exmtop \\- what each process really costs in memory\n"
@@ -108,8 +124,13 @@ void tui_print_man(FILE *f)
 	options(f);
 	fputs(".SH FIELDS\n"
 	      "Keys are stable: they name columns in \\-o, \\-\\-fields, CSV "
-	      "headers, JSON and the settings file.\n",
+	      "headers, JSON and the settings file. \\-\\-list\\-fields "
+	      "prints each key, its title and the letters of the tables it "
+	      "is a column of: ",
 	      f);
+	tui_table_letters(letters, sizeof(letters));
+	roff(f, letters);
+	fputs(".\n", f);
 	for (int i = 0; i < EXM_F__COUNT; i++) {
 		const struct exm_field *fl = &exm_fields[i];
 
@@ -122,9 +143,10 @@ void tui_print_man(FILE *f)
 		fputs(")\n", f);
 	}
 	keys(f);
-	fputs(".SH EXIT STATUS\n0 on success, 1 when a snapshot fails, 2 for "
-	      "bad options or values.\n"
-	      ".SH FILES\n~/.config/exmtop/exmtoprc: settings saved from the "
+	items(f, "ENVIRONMENT", tui_environ);
+	items(f, "EXIT STATUS", tui_exits);
+	items(f, "EXAMPLES", tui_examples);
+	fputs(".SH FILES\n~/.config/exmtop/exmtoprc: settings saved from the "
 	      "live screen.\n"
 	      ".SH SEE ALSO\n.BR top (1),\n.BR smem (8),\n.BR pmap (1),\n"
 	      ".BR proc (5)\n",

@@ -2,6 +2,7 @@
 /* opts.c - the option table and its parser; see opts.h. */
 #include "tui/opts.h"
 
+#include "core/fields.h"
 #include "tui/batch.h"
 
 #include <errno.h>
@@ -343,12 +344,15 @@ const struct tui_option tui_options[] = {
 	{ .name = "user", .short_name = 'u', .arg = "USER", .set = set_user,
 	  .help = "only processes of USER (name or uid)" },
 	{ .name = "full-command", .short_name = 'c', .set = set_full_cmd,
-	  .help = "show full command lines" },
+	  .help = "full command lines: on the live screen; in batch text "
+		  "on a terminal, not cut at its width" },
 	{ .name = "files", .set = set_files,
 	  .help = "list files and anonymous kinds instead of processes" },
 	{ .name = "format", .arg = "FMT", .set = set_format,
 	  .help = "batch output: text, csv, json (JSON sizes are bytes, "
-		  "null when not measured) or openmetrics (Prometheus)" },
+		  "null when not measured; several snapshots are JSON Lines, "
+		  "one object a line) or openmetrics (Prometheus: one "
+		  "snapshot)" },
 	{ .name = "bytes", .set = set_bytes,
 	  .help = "exact byte counts instead of K/M/G" },
 	{ .name = "fields", .arg = "A,B,...", .set = set_fields,
@@ -416,7 +420,8 @@ const struct tui_option tui_options[] = {
 	{ .name = "no-color", .set = set_no_color,
 	  .help = "no colours (also NO_COLOR=1)" },
 	{ .name = "list-fields", .set = act_list_fields,
-	  .help = "print every field key and exit" },
+	  .help = "print every field key, title and tables (letters "
+		  "below), and exit" },
 	{ .name = "man", .set = act_man,
 	  .help = "print this manual page in roff and exit" },
 	{ .name = "help", .short_name = 'h', .set = act_help,
@@ -426,10 +431,87 @@ const struct tui_option tui_options[] = {
 	{ .name = NULL },
 };
 
+const struct tui_doc_item tui_environ[] = {
+	{ "EXMTOP_THREADS", "threads for reading processes and accounting "
+	  "(default: one per CPU, at most 4); set, the count is fixed" },
+	{ "EXMTOP_DEBUG_DIR", "where separate debug files are looked up "
+	  "(an absolute path; default /usr/lib/debug)" },
+	{ "NO_COLOR", "set and not empty: no colours (as --no-color)" },
+	{ "XDG_CONFIG_HOME", "the settings file is "
+	  "$XDG_CONFIG_HOME/exmtop/exmtoprc (else "
+	  "$HOME/.config/exmtop/exmtoprc)" },
+	{ NULL, NULL },
+};
+
+const struct tui_doc_item tui_exits[] = {
+	{ "0", "success" },
+	{ "1", "a run-time failure: a snapshot failed, output could not be "
+	  "written, a report needs what the source cannot give" },
+	{ "2", "bad options or values, an option refused in the mode given, "
+	  "a source this machine cannot give, a file that is not a recording "
+	  "or lacks what was asked of it" },
+	{ NULL, NULL },
+};
+
+const struct tui_doc_item tui_examples[] = {
+	{ "exmtop -b -o -pid -u root", "root's processes, ascending by pid" },
+	{ "exmtop -b --format json -n 3 -d 5", "three snapshots as JSON Lines, "
+	  "one object a line" },
+	{ "exmtop -b --system", "all of RAM, rows adding up to MemTotal" },
+	{ "exmtop -b --record rec.exmrec -n 3 -d 1",
+	  "record three snapshots" },
+	{ "exmtop --diff rec.exmrec --from 1 --to 2",
+	  "what grew between the first two" },
+	{ NULL, NULL },
+};
+
+void tui_table_letters(char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = 0;
+	for (int t = 0; t < EXM_T__COUNT && o < len; t++) {
+		int k = snprintf(buf + o, len - o, "%s%c %s", t ? ", " : "",
+				 exm_tables[t].letter, exm_tables[t].help);
+
+		if (k < 0)
+			break;
+		o += (size_t)k;
+	}
+}
+
 #define NOPTS (sizeof(tui_options) / sizeof(tui_options[0]) - 1)
+
+/* text wrapped at 79 columns: the first line after a left column of
+ * 26, the rest under it */
+static void wrapped(FILE *f, const char *left, const char *h)
+{
+	fprintf(f, "  %-24s", left);
+	if (strlen(left) > 24)
+		fputs("\n                          ", f);
+	for (const char *s = h; *s;) {
+		size_t n = strlen(s), cut = n;
+
+		if (n > 52) {
+			cut = 52;
+			while (cut && s[cut] != ' ')
+				cut--;
+			if (!cut)
+				cut = 52;
+		}
+		fprintf(f, "%s%.*s\n", s == h ? " " : "   "
+				"                        ",
+			(int)cut, s);
+		s += cut;
+		while (*s == ' ')
+			s++;
+	}
+}
 
 void tui_opts_usage(FILE *f)
 {
+	char letters[512];
+
 	fputs("Usage: exmtop [options]\n"
 	      "Show what each process really costs in memory: every "
 	      "physical page's\ncost divided among the processes that map "
@@ -443,26 +525,18 @@ void tui_opts_usage(FILE *f)
 			 op->short_name ? op->short_name : ' ',
 			 op->short_name ? ',' : ' ', op->name,
 			 op->arg ? " " : "", op->arg ? op->arg : "");
-		fprintf(f, "  %-24s", left);
-		/* the help wrapped at 79 columns, under itself */
-		for (const char *h = op->help; *h;) {
-			size_t n = strlen(h), cut = n;
-
-			if (n > 52) {
-				cut = 52;
-				while (cut && h[cut] != ' ')
-					cut--;
-				if (!cut)
-					cut = 52;
-			}
-			fprintf(f, "%s%.*s\n", h == op->help ? " " : "   "
-					"                        ",
-				(int)cut, h);
-			h += cut;
-			while (*h == ' ')
-				h++;
-		}
+		wrapped(f, left, op->help);
 	}
+	tui_table_letters(letters, sizeof(letters));
+	fputs("\n--list-fields prints each field's key, title, the tables it "
+	      "is a column of\n", f);
+	wrapped(f, "", letters);
+	fputs("\nEnvironment:\n", f);
+	for (const struct tui_doc_item *e = tui_environ; e->name; e++)
+		wrapped(f, e->name, e->help);
+	fputs("\nExit status:\n", f);
+	for (const struct tui_doc_item *e = tui_exits; e->name; e++)
+		wrapped(f, e->name, e->help);
 }
 
 int tui_opts_parse(struct tui_opts *o, int argc, char **argv)

@@ -84,6 +84,19 @@ struct tui_option {
 };
 extern const struct tui_option tui_options[];
 
+/* What --help and the manual say beside the options: the environment
+ * variables read, the exit statuses, and the manual's examples (each run
+ * by tests/readme/test_examples.py). NULL-terminated. */
+struct tui_doc_item {
+	const char *name; /* variable, status or command */
+	const char *help; /* one line */
+};
+extern const struct tui_doc_item tui_environ[];
+extern const struct tui_doc_item tui_exits[];
+extern const struct tui_doc_item tui_examples[];
+/* --list-fields' table letters, "p processes, f files, ..." into buf. */
+void tui_table_letters(char *buf, size_t len);
+
 /*
  * Parse argv into *o (zeroed by the caller). 0, or 2 after one line on
  * stderr (unknown option, missing or bad value, stray argument).

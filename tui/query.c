@@ -149,7 +149,10 @@ int tui_open_source_named(const char *name, struct exm_source **src)
 	if (!ret)
 		return 0;
 	fprintf(stderr, "exmtop: %s\n", err[0] ? err : strerror(-ret));
-	return ret == -EINVAL ? 2 : 1;
+	/* a source asked for by name that this machine cannot give (no
+	 * module, not root, no such recording) is a bad --source: 2 */
+	return ret == -EINVAL || (strcmp(name, "auto") && ret != -ENOMEM) ? 2
+									  : 1;
 }
 
 void tui_counts_of(const struct exm_snapshot *snap, struct tui_counts *c)

@@ -65,7 +65,7 @@ int tui_replay_pick(struct exm_source *src, const char *opt,
 		    const char *spec, size_t *idx)
 {
 	size_t n = exm_replay_count(src);
-	struct timespec t;
+	struct timespec t, first;
 	char *end;
 	long k;
 
@@ -85,6 +85,19 @@ int tui_replay_pick(struct exm_source *src, const char *opt,
 		fprintf(stderr, "exmtop: invalid value '%.64s' for %s: "
 			"expected a snapshot index, @UNIXSECS, "
 			"YYYY-MM-DDTHH:MM:SS[Z] or HH:MM:SS\n", spec, opt);
+		return 2;
+	}
+	if (!exm_replay_time(src, 0, &first) &&
+	    (t.tv_sec < first.tv_sec ||
+	     (t.tv_sec == first.tv_sec && t.tv_nsec < first.tv_nsec))) {
+		/* no snapshot was taken at or before it */
+		char when[32] = "?";
+		struct tm tm;
+
+		if (localtime_r(&first.tv_sec, &tm))
+			strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+		fprintf(stderr, "exmtop: invalid value '%.64s' for %s: before "
+			"the first snapshot (taken %s)\n", spec, opt, when);
 		return 2;
 	}
 	exm_replay_seek_time(src, &t);

@@ -275,7 +275,7 @@ def check_sections(c, pid, orc, path, ps):
     c.eq(js["state"], "ok", "pid %d %s state" % (pid, path))
     c.eq(js["pid"], pid, "pid in JSON")
     rows = js["sections"]
-    named = rows_by([r for r in rows if r["section"] != "[gap]"], "section")
+    named = rows_by([r for r in rows if r["section"] is not None], "section")
     check_ranges(c, named, secs, orc, pid, regions, bias,
                  "pid %d %s section" % (pid, os.path.basename(path)))
     total = byte_sizes(orc, pid, regions, 0, 1 << 64)
@@ -382,7 +382,7 @@ def main():
             c.eq(loads[0][1], 0x50000000, "prelinked library: base address")
             rows, _, bias = check_sections(c, ppid, allorc, b["pre"], ps)
             print("prelinked library loaded with bias %#x" % bias)
-            pre = rows_by([r for r in rows if r["section"] != "[gap]"],
+            pre = rows_by([r for r in rows if r["section"] is not None],
                           "section")
             c.check(".data" in pre and pre[".data"]["writable"] > 0,
                     "prelinked library: .data written")
@@ -400,7 +400,7 @@ def check_across(c, b, pids, per):
     c.eq(js["nprocs"], 3, "across: nprocs")
     c.eq(sorted(p["pid"] for p in js["processes"]), sorted(pids),
          "across: per-process breakdown")
-    rows = rows_by([r for r in js["sections"] if r["section"] != "[gap]"],
+    rows = rows_by([r for r in js["sections"] if r["section"] is not None],
                    "section")
     for name, r in rows.items():
         parts = [rows_by(p, "section").get(name) for p in per]

@@ -167,11 +167,17 @@ def diff(tmp):
               "text summary line")
         check(any(line.split()[:2] == [str(new.pid), "new"]
                   for line in text.splitlines()), "text: new process")
-        # a time picks the last snapshot taken at or before it
-        d = json.loads(exm("--diff", one, "--from", "@1", "--to",
-                           "@99999999999", "--format", "json"))
+        # a time picks the last snapshot taken at or before it; one
+        # before the first snapshot is refused (it meant snapshot 1)
+        d = json.loads(exm("--diff", one, "--to", "@99999999999",
+                           "--format", "json"))
         check(d["from"]["snapshot"] == 1 and d["to"]["snapshot"] == 2,
-              "--from/--to by time")
+              "--to by time")
+        r = subprocess.run([exmlive.EXMTOP, "--diff", one, "--from", "@1"],
+                           capture_output=True, text=True)
+        check(r.returncode == 2 and not r.stdout and
+              len(r.stderr.strip().split("\n")) == 1,
+              "--from before the first snapshot: one line, status 2")
     finally:
         g.kill()
         gone.kill()

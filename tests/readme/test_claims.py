@@ -1,0 +1,250 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""What the README says in prose, where issue 25 found it untrue: each
+claim a check, on the fixtures, a recording of this machine made here, or
+processes the test starts (the examples themselves: test_examples.py).
+
+Needs root (page identity): exit 77 otherwise. Run from the build
+directory (EXMTOP=./exmtop by default).
+"""
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+
+EXMTOP = os.path.abspath(os.environ.get("EXMTOP", "./exmtop"))
+SRCDIR = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+LIBC = "/usr/lib/x86_64-linux-gnu/libc.so.6"
+TMP = tempfile.mkdtemp(prefix="exm_claims.")
+failed = []
+
+
+def run(*args, status=0, **kw):
+    r = subprocess.run([EXMTOP] + list(args), capture_output=True,
+                       text=True, timeout=120, cwd=TMP, **kw)
+    if r.returncode != status:
+        raise AssertionError("%s: exit status %d, expected %d: %s" %
+                             (" ".join(args), r.returncode, status,
+                              r.stderr.strip()[:300]))
+    return r
+
+
+def one_line(r, word):
+    lines = r.stderr.strip().split("\n")
+    assert len(lines) == 1 and word in lines[0] and not r.stdout, \
+        "not one line with %r: %r %r" % (word, r.stderr, r.stdout[:200])
+
+
+def claim(fn):
+    try:
+        fn()
+        print("ok   %s" % fn.__doc__.strip().split("\n")[0])
+    except (AssertionError, subprocess.SubprocessError, OSError,
+            ValueError, KeyError) as e:
+        failed.append(fn.__name__)
+        print("FAIL %s\n     %s" % (fn.__doc__.strip().split("\n")[0], e))
+
+
+_rec = []
+
+
+def rec():
+    """A recording of this machine (PID 1 included: it may be denied),
+    our sleeper and libc users; three snapshots."""
+    if not _rec:
+        p = subprocess.Popen(["sleep", "600"])
+        _rec.append(p)
+        path = os.path.join(TMP, "rec.exmrec")
+        run("-b", "--record", path, "-n", "3", "-d", "0.2", "-p",
+            "1,%d,%d" % (os.getpid(), p.pid))
+        _rec.append(path)
+    return _rec[1]
+
+
+def c_om_scanned():
+    """exmtop_scan_processes counts what JSON's scanned counts; a group
+    of unreadable processes keeps exmtop_group_processes"""
+    r = rec()
+    js = json.loads(run("-b", "--replay", r, "-n", "1", "--format",
+                        "json").stdout)
+    om = run("-b", "--replay", r, "-n", "1", "--format",
+             "openmetrics").stdout
+    n = int(re.search(r"^exmtop_scan_processes (\d+)$", om, re.M).group(1))
+    assert n == js["scanned"], "openmetrics %d, JSON %d" % (n, js["scanned"])
+    denied = [p for p in js["processes"] if p["state"] == "denied"]
+    for p in denied:  # each is its own program's group here
+        assert re.search(r'^exmtop_group_processes\{by="program",name="%s"\}'
+                         r' 1$' % re.escape(p["comm"]), om, re.M), \
+            "the group of denied %s vanished" % p["comm"]
+        assert not re.search(r'^exmtop_group_effective_resident_bytes\{by='
+                             r'"program",name="%s"\}' % re.escape(p["comm"]),
+                             om, re.M), "a size of nobody measured" 
+    print("     (%d denied: %s)" % (len(denied),
+                                    [p["pid"] for p in denied]))
+
+
+def c_om_promtool():
+    """every OpenMetrics output passes promtool; -n 2 to stdout is refused
+    in one line"""
+    for extra in (["--source", "fixture:basic"],
+                  ["--source", "fixture:hostile"],
+                  ["--replay", rec(), "--from", "2", "-n", "1"]):
+        om = run("-b", "--format", "openmetrics", *extra).stdout
+        p = subprocess.run(["promtool", "check", "metrics"], input=om,
+                           capture_output=True, text=True)
+        assert p.returncode == 0, "%s: %s" % (extra, p.stdout + p.stderr)
+    one_line(run("-b", "--format", "openmetrics", "-n", "2", "-d", "0.1",
+                 status=2), "openmetrics")
+    one_line(run("-b", "--format", "openmetrics", "--replay", rec(),
+                 status=2), "openmetrics")
+
+
+def c_from_elf_pagemap():
+    """--from K is honoured by --sections, --symbols and --pagemap on a
+    replay, and --pagemap FILE by -n"""
+    r = rec()
+    for args in (["--sections", LIBC], ["--symbols", LIBC + ":.text"],
+                 ["--pagemap", LIBC]):
+        out = run("-b", "--replay", r, "--from", "2", *args).stdout
+        got = re.findall(r"replay (\d+)/3", out)
+        assert got == ["2"], "%s: snapshots %s" % (args, got)
+        out = run("-b", "--replay", r, "--from", "2", "-n", "2",
+                  *args).stdout
+        got = re.findall(r"replay (\d+)/3", out)
+        assert got == ["2", "3"], "%s -n 2: snapshots %s" % (args, got)
+    out = run("-b", "--pagemap", LIBC, "-n", "2", "-d", "0.1").stdout
+    assert len(re.findall(r"processes map it", out)) == 2, "-n 2 live"
+
+
+def c_from_before_first():
+    """a --from time before the first snapshot is refused (exit 2)"""
+    for mode in (["--diff", rec()], ["-b", "--replay", rec()]):
+        one_line(run(*mode, "--from", "@1", status=2), "before the first")
+
+
+def c_refused():
+    """options that do nothing where given are refused: --top without
+    openmetrics, --sysroot without a replay's ELF; kmod without the
+    module is a bad --source (exit 2)"""
+    one_line(run("-b", "--top", "5", "--source", "fixture:basic",
+                 status=2), "--top")
+    one_line(run("-b", "--sysroot", "/", "--source", "fixture:basic",
+                 status=2), "--sysroot")
+    one_line(run("-b", "--replay", rec(), "--sysroot", "/", status=2),
+             "--sysroot")
+    one_line(run("-b", "--replay", rec(), "--pagemap", LIBC, "--sysroot",
+                 "/", status=2), "--sysroot")
+    run("-b", "--replay", rec(), "-n", "1", "--units", "--sysroot", "/")
+    run("-b", "--replay", rec(), "--sections", LIBC, "--sysroot", "/")
+    if not os.path.exists("/dev/exmap"):
+        one_line(run("-b", "--source", "kmod", status=2), "exmap")
+
+
+def c_pid_denied():
+    """--pagemap PID:ADDR of a process that could not be read says it was
+    denied, not that it maps nothing"""
+    js = json.loads(run("-b", "--replay", rec(), "-n", "1", "--format",
+                        "json").stdout)
+    denied = [p["pid"] for p in js["processes"] if p["state"] == "denied"]
+    ok = [p["pid"] for p in js["processes"] if p["state"] == "ok"]
+    for pid in denied:
+        one_line(run("-b", "--replay", rec(), "--pagemap",
+                     "%d:400000" % pid, status=1), "denied")
+    r = run("-b", "--replay", rec(), "--pagemap", "%d:1000" % ok[0],
+            status=1)
+    one_line(r, "maps nothing")
+    print("     (%d denied)" % len(denied))
+
+
+def c_schema1_once():
+    """a schema-1 recording recorded into says 'no system view' once"""
+    v1 = os.path.join(TMP, "v1.exmrec")
+    with open(os.path.join(SRCDIR, "tests/golden/basic-v1.sql")) as f:
+        subprocess.run(["sqlite3", v1], stdin=f, check=True)
+    run("-b", "--record", v1, "--source", "fixture:basic")
+    r = run("-b", "--replay", v1, "--system", status=2)
+    n = (r.stdout + r.stderr).count("no system view")
+    assert n == 2, "said %d times (stderr once, the first snapshot once)" % n
+    assert r.stderr.count("no system view") == 1, "stderr: %r" % r.stderr
+    assert "replay 3/3" in r.stdout and "user_space" in r.stdout, \
+        "the upgraded snapshot's view is missing"
+
+
+def c_gap_json():
+    """section gap rows: [gap] in text, null in JSON"""
+    r = rec()
+    js = json.loads(run("-b", "--replay", r, "--sections", LIBC,
+                        "--format", "json").stdout)
+    names = [s["section"] for s in js["sections"]]
+    assert None in names and "[gap]" not in names, "JSON: %s" % names[:5]
+    out = run("-b", "--replay", r, "--sections", LIBC).stdout
+    assert re.search(r" \[gap\]$", out, re.M), "no [gap] row in text"
+
+
+def c_escape():
+    """names are shown escaped: ESC as \\e"""
+    p = subprocess.Popen(["bash", "-c", 'exec -a "x\033y" sleep 600'])
+    try:
+        for _ in range(100):
+            with open("/proc/%d/cmdline" % p.pid, "rb") as f:
+                if f.read().startswith(b"x\033y"):
+                    break
+            subprocess.run(["sleep", "0.02"])
+        out = run("-b", "-p", str(p.pid)).stdout
+        assert "x\\ey" in out and "\033" not in out, out[-200:]
+    finally:
+        p.kill()
+        p.wait()
+
+
+def c_help_man():
+    """--help and the manual list the environment, the exit statuses,
+    --list-fields' letters and JSON Lines"""
+    h = re.sub(r"\s+", " ", run("--help").stdout)
+    m = re.sub(r"\s+", " ", run("--man").stdout)
+    for word in ("EXMTOP_THREADS", "EXMTOP_DEBUG_DIR", "NO_COLOR",
+                 "JSON Lines", "p processes", "y symbols"):
+        assert word in h, "--help lacks " + word
+        assert word in m.replace("\\-", "-"), "the manual lacks " + word
+    for st in ("0", "1", "2"):
+        assert " %s " % st in h.split("Exit status:")[1], "--help: " + st
+        assert ".B %s " % st in m.split("EXIT STATUS")[1], "manual: " + st
+    # every variable the code reads is in the table
+    src = ""
+    for d in ("core", "tui"):
+        for f in os.listdir(os.path.join(SRCDIR, d)):
+            if f.endswith(".c"):
+                src += open(os.path.join(SRCDIR, d, f)).read()
+    for var in set(re.findall(r'getenv\("([A-Z_]+)"\)', src)):
+        if var not in ("TERM", "HOME"):
+            assert var in h, "%s is read but not in --help" % var
+
+
+def main():
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, lambda s, f: sys.exit(128 + s))
+    if os.geteuid() != 0:
+        print("SKIP: needs root")
+        sys.exit(77)
+    try:
+        for c in (c_om_scanned, c_om_promtool, c_from_elf_pagemap,
+                  c_from_before_first, c_refused, c_pid_denied,
+                  c_schema1_once, c_gap_json, c_escape, c_help_man):
+            claim(c)
+    finally:
+        if _rec:
+            _rec[0].kill()
+            _rec[0].wait()
+        shutil.rmtree(TMP, ignore_errors=True)
+    print("%d claims, %d failed" % (10, len(failed)))
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
