@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/group.h"
+#include "core/outfile.h"
 #include "core/table.h"
 
 /* Length of the valid UTF-8 sequence at s (1-4), or 0 when invalid. */
@@ -362,37 +363,16 @@ int exm_om_write(FILE *out, const struct exm_snapshot *snap,
 int exm_om_write_file(const char *path, const struct exm_snapshot *snap,
 		      const struct exm_om_opts *o)
 {
-	size_t len = strlen(path);
-	char *tmp = malloc(len + 16);
+	struct exm_outfile of;
 	FILE *f;
-	int fd, r;
+	int r;
 
-	if (!tmp)
-		return -ENOMEM;
-	snprintf(tmp, len + 16, "%s.tmp.XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		r = -errno;
-		free(tmp);
-		return r;
-	}
-	f = fdopen(fd, "w");
-	if (!f) {
-		r = -errno;
-		close(fd);
-		unlink(tmp);
-		free(tmp);
-		return r;
-	}
+	exm_outfile_init(&of, path, 0644);
+	f = exm_outfile_begin(&of);
+	if (!f)
+		return -of.err;
 	r = exm_om_write(f, snap, o);
-	if (fchmod(fd, 0644) && !r)
-		r = -errno;
-	if (fclose(f) && !r)
-		r = -EIO;
-	if (!r && rename(tmp, path))
-		r = -errno;
-	if (r)
-		unlink(tmp);
-	free(tmp);
+	r = exm_outfile_end(&of, !r) ?: r;
+	exm_outfile_fini(&of);
 	return r;
 }

@@ -17,6 +17,7 @@
 
 #include "core/format.h"
 #include "core/openmetrics.h"
+#include "core/outfile.h"
 #include "core/source.h"
 #include "core/source_replay.h"
 #include "tui/diff.h"
@@ -618,56 +619,6 @@ static long batch_iterations(const struct tui_opts *o,
 	return o->record && !o->batch ? LONG_MAX : 1;
 }
 
-/*
- * --output FILE: each snapshot goes to a temporary file in FILE's
- * directory, renamed over FILE once complete, so a reader (the textfile
- * collector) never sees half of one.
- */
-struct out_file {
-	const char *path;
-	char tmp[4096];
-	FILE *f;
-};
-
-static FILE *out_begin(struct out_file *of)
-{
-	int fd;
-
-	if (!of->path)
-		return stdout;
-	if (snprintf(of->tmp, sizeof(of->tmp), "%s.tmp.XXXXXX", of->path) >=
-	    (int)sizeof(of->tmp))
-		return NULL;
-	fd = mkstemp(of->tmp);
-	if (fd < 0)
-		return NULL;
-	if (fchmod(fd, 0644) || !(of->f = fdopen(fd, "w"))) {
-		close(fd);
-		unlink(of->tmp);
-		return NULL;
-	}
-	return of->f;
-}
-
-/* 0, or -errno (the temporary file is removed). */
-static int out_end(struct out_file *of, bool ok)
-{
-	int err = 0;
-
-	if (!of->path)
-		return 0;
-	if (fflush(of->f) || ferror(of->f) || fsync(fileno(of->f)))
-		err = errno ? -errno : -EIO;
-	if (fclose(of->f) && !err)
-		err = -errno;
-	of->f = NULL;
-	if (!err && ok && rename(of->tmp, of->path))
-		err = -errno;
-	if (err || !ok)
-		unlink(of->tmp);
-	return err;
-}
-
 /* One snapshot: the listed table, or the report of the options. Why a
  * report could not be made is said once (*said), not for every snapshot. */
 static int emit_one(FILE *out, const struct tui_opts *o,
@@ -703,7 +654,7 @@ static int emit_one(FILE *out, const struct tui_opts *o,
 
 int tui_batch(const struct tui_opts *o)
 {
-	struct out_file of = { .path = o->output };
+	struct exm_outfile of;
 	struct exm_elfcache *cache = NULL;
 	struct exm_snapshot *prev = NULL;
 	struct exm_recorder *rec = NULL;
@@ -717,6 +668,8 @@ int tui_batch(const struct tui_opts *o)
 	ret = tui_query_from_opts(&q, o, false);
 	if (ret)
 		return ret;
+	/* --output: one writer for whatever is there (outfile.h) */
+	exm_outfile_init(&of, o->output, 0644);
 	if (o->report && !tui_formats[o->format].report) {
 		fprintf(stderr, "exmtop: --%s prints text, csv or json\n",
 			o->report);
@@ -786,12 +739,15 @@ int tui_batch(const struct tui_opts *o)
 			break;
 		}
 		if (print) {
-			out = out_begin(&of);
+			out = o->output ? exm_outfile_begin(&of) : stdout;
 			if (!out) {
-				fprintf(stderr, "exmtop: cannot write %s: %s\n",
-					o->output, strerror(errno));
+				fprintf(stderr, "exmtop: %s\n", of.errmsg);
 				exm_snapshot_free(snap);
-				status = 1;
+				/* nothing a file can be written to: bad input */
+				status = of.err == EISDIR || of.err == EINVAL ||
+						 of.err == ELOOP
+					 ? 2
+					 : 1;
 				break;
 			}
 			ret = emit_one(out, o, &q, snap, prev, i, cache,
@@ -802,12 +758,11 @@ int tui_batch(const struct tui_opts *o)
 		if (prev)
 			exm_snapshot_free(prev);
 		prev = snap; /* the deltas of the next one */
-		if (print && of.path) {
-			int e = out_end(&of, !ret);
+		if (print && o->output) {
+			int e = exm_outfile_end(&of, !ret);
 
 			if (e && !ret) {
-				fprintf(stderr, "exmtop: cannot write %s: "
-					"%s\n", o->output, strerror(-e));
+				fprintf(stderr, "exmtop: %s\n", of.errmsg);
 				status = 1;
 				break;
 			}
@@ -831,6 +786,7 @@ int tui_batch(const struct tui_opts *o)
 	}
 	if (prev)
 		exm_snapshot_free(prev);
+	exm_outfile_fini(&of);
 	if (rec)
 		exm_record_close(rec);
 	exm_elfcache_free(cache);

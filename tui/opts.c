@@ -404,8 +404,9 @@ const struct tui_option tui_options[] = {
 	  .help = "openmetrics: the N largest processes, groups and files "
 		  "(20)" },
 	{ .name = "output", .arg = "FILE", .set = set_output,
-	  .help = "batch: write each snapshot to FILE (a temporary file "
-		  "renamed over it)" },
+	  .help = "batch: write each snapshot to FILE (a file, or the "
+		  "one a link names: a temporary file renamed over it; a "
+		  "device or FIFO: written into)" },
 	{ .name = "source", .arg = "NAME", .set = set_source,
 	  .help = "auto, kmod (the exmap module), pagemap (root), smaps, "
 		  "replay:FILE, fixture:NAME" },
