@@ -17,7 +17,6 @@
 
 #include "core/format.h"
 #include "core/openmetrics.h"
-#include "core/outfile.h"
 #include "core/source.h"
 #include "core/source_replay.h"
 #include "tui/diff.h"
@@ -619,6 +618,48 @@ static long batch_iterations(const struct tui_opts *o,
 	return o->record && !o->batch ? LONG_MAX : 1;
 }
 
+void tui_out_init(const struct tui_opts *o, struct exm_outfile *of)
+{
+	exm_outfile_init(of, o->output, 0644);
+}
+
+FILE *tui_out_begin(const struct tui_opts *o, struct exm_outfile *of,
+		    int *status)
+{
+	FILE *f;
+
+	if (!o->output)
+		return stdout;
+	f = exm_outfile_begin(of);
+	if (!f) {
+		fprintf(stderr, "exmtop: %s\n", of->errmsg);
+		/* nothing a file can be written to: bad input */
+		*status = of->err == EISDIR || of->err == EINVAL ||
+				  of->err == ELOOP
+			  ? 2
+			  : 1;
+	}
+	return f;
+}
+
+int tui_out_end(const struct tui_opts *o, struct exm_outfile *of, bool ok)
+{
+	if (!o->output) {
+		if (!fflush(stdout) && !ferror(stdout))
+			return 0;
+		return errno == EPIPE ? -1 : 1;
+	}
+	if (!exm_outfile_end(of, ok))
+		return 0;
+	fprintf(stderr, "exmtop: %s\n", of->errmsg);
+	return 1;
+}
+
+void tui_out_fini(struct exm_outfile *of)
+{
+	exm_outfile_fini(of);
+}
+
 /* One snapshot: the listed table, or the report of the options. Why a
  * report could not be made is said once (*said), not for every snapshot. */
 static int emit_one(FILE *out, const struct tui_opts *o,
@@ -669,7 +710,7 @@ int tui_batch(const struct tui_opts *o)
 	if (ret)
 		return ret;
 	/* --output: one writer for whatever is there (outfile.h) */
-	exm_outfile_init(&of, o->output, 0644);
+	tui_out_init(o, &of);
 	if (o->report && !tui_formats[o->format].report) {
 		fprintf(stderr, "exmtop: --%s prints text, csv or json\n",
 			o->report);
@@ -739,15 +780,9 @@ int tui_batch(const struct tui_opts *o)
 			break;
 		}
 		if (print) {
-			out = o->output ? exm_outfile_begin(&of) : stdout;
+			out = tui_out_begin(o, &of, &status);
 			if (!out) {
-				fprintf(stderr, "exmtop: %s\n", of.errmsg);
 				exm_snapshot_free(snap);
-				/* nothing a file can be written to: bad input */
-				status = of.err == EISDIR || of.err == EINVAL ||
-						 of.err == ELOOP
-					 ? 2
-					 : 1;
 				break;
 			}
 			ret = emit_one(out, o, &q, snap, prev, i, cache,
@@ -758,17 +793,13 @@ int tui_batch(const struct tui_opts *o)
 		if (prev)
 			exm_snapshot_free(prev);
 		prev = snap; /* the deltas of the next one */
-		if (print && o->output) {
-			int e = exm_outfile_end(&of, !ret);
+		if (print) {
+			int e = tui_out_end(o, &of, !ret);
 
 			if (e && !ret) {
-				fprintf(stderr, "exmtop: %s\n", of.errmsg);
-				status = 1;
+				status = e > 0 ? e : 0;
 				break;
 			}
-		} else if (fflush(stdout) || ferror(stdout)) {
-			status = errno == EPIPE ? 0 : 1;
-			break;
 		}
 		if (ret == 2 && exm_replay_count(src)) {
 			/* a replayed snapshot older than the report (recorded
@@ -786,7 +817,7 @@ int tui_batch(const struct tui_opts *o)
 	}
 	if (prev)
 		exm_snapshot_free(prev);
-	exm_outfile_fini(&of);
+	tui_out_fini(&of);
 	if (rec)
 		exm_record_close(rec);
 	exm_elfcache_free(cache);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "core/fields.h"
+#include "core/outfile.h"
 #include "core/snapshot.h"
 #include "tui/opts.h"
 #include "tui/query.h"
@@ -59,6 +60,20 @@ struct tui_format_ops {
 		       const struct tui_report *r, long iter);
 };
 extern const struct tui_format_ops tui_formats[TUI_FMT__COUNT];
+
+/*
+ * Where a batch document goes: stdout, or --output FILE through its one
+ * writer (core/outfile.h; of set up by tui_out_init). tui_out_begin: the
+ * stream, or NULL after one line on stderr with *status the exit status
+ * (2: nothing can be written there). tui_out_end: 0 to go on, else stop:
+ * > 0 the exit status (after one line), < 0 stdout's reader left (exit
+ * status 0). tui_out_fini ends it all.
+ */
+void tui_out_init(const struct tui_opts *o, struct exm_outfile *of);
+FILE *tui_out_begin(const struct tui_opts *o, struct exm_outfile *of,
+		    int *status);
+int tui_out_end(const struct tui_opts *o, struct exm_outfile *of, bool ok);
+void tui_out_fini(struct exm_outfile *of);
 
 /* Run batch mode; returns the exit status. */
 int tui_batch(const struct tui_opts *o);

@@ -292,9 +292,12 @@ int tui_batch_elf(const struct tui_opts *o)
 	long iters = o->iterations > 0 ? o->iterations : 1;
 	struct exm_elfcache *cache = NULL;
 	struct exm_source *src = NULL;
+	struct exm_outfile of;
 	struct req q;
-	int ret;
+	FILE *out;
+	int ret, end;
 
+	tui_out_init(o, &of);
 	ret = parse_req(o, &q);
 	if (ret)
 		goto out;
@@ -353,18 +356,25 @@ int tui_batch_elf(const struct tui_opts *o)
 		}
 		e = exm_elfcache_get(cache, snap, p, f, tui_proc_root(snap));
 		q.why = exm_elfcache_why(cache);
-		ret = emit(stdout, o, &q, snap, p, f, e, i);
+		out = tui_out_begin(o, &of, &ret);
+		if (!out) {
+			exm_snapshot_free(snap);
+			goto out;
+		}
+		ret = emit(out, o, &q, snap, p, f, e, i);
 		exm_snapshot_free(snap);
 		if (ret < 0) {
 			fprintf(stderr, "exmtop: %s\n", strerror(-ret));
 			ret = 1;
 		}
-		if (fflush(stdout) || ferror(stdout))
-			ret = errno == EPIPE ? 0 : 1;
-		if (ret)
+		end = tui_out_end(o, &of, !ret);
+		if (end && !ret)
+			ret = end < 0 ? 0 : end;
+		if (ret || end)
 			goto out;
 	}
 out:
+	tui_out_fini(&of);
 	exm_elfcache_free(cache);
 	if (src)
 		exm_source_close(src);

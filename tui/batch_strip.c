@@ -151,8 +151,8 @@ static void print_file_json(FILE *out, const struct exm_snapshot *snap,
 	fputs("]}\n", out);
 }
 
-static int file_strip(const struct exm_snapshot *snap, const char *path,
-		      enum tui_format fmt)
+static int file_strip(FILE *out, const struct exm_snapshot *snap,
+		      const char *path, enum tui_format fmt)
 {
 	const struct exm_file *f = file_named(snap, path);
 	struct exm_file_strip s;
@@ -175,9 +175,9 @@ static int file_strip(const struct exm_snapshot *snap, const char *path,
 		fprintf(stderr, "exmtop: this source has no per-page facts "
 			"(use --source pagemap)\n");
 	else if (fmt == TUI_FMT_JSON)
-		print_file_json(stdout, snap, f, &s);
+		print_file_json(out, snap, f, &s);
 	else
-		print_file_text(stdout, snap, f, &s);
+		print_file_text(out, snap, f, &s);
 	ret = s.has_pages ? 0 : 1;
 	exm_file_strip_fini(&s);
 	return ret;
@@ -192,9 +192,11 @@ int tui_batch_pagemap(const struct tui_opts *o)
 	const struct exm_proc *p;
 	const struct exm_mapping *m;
 	struct exm_strip s;
-	uint64_t addr;
-	pid_t pid;
-	int ret;
+	struct exm_outfile of;
+	uint64_t addr = 0;
+	FILE *out;
+	pid_t pid = 0;
+	int ret, status = 0;
 
 	if (!by_file && parse_target(o->pagemap, &pid, &addr)) {
 		fprintf(stderr, "exmtop: invalid value '%.64s' for --pagemap: "
@@ -220,11 +222,13 @@ int tui_batch_pagemap(const struct tui_opts *o)
 		exm_source_close(src);
 		return 1;
 	}
+	tui_out_init(o, &of);
+	out = tui_out_begin(o, &of, &status);
+	if (!out)
+		goto out;
 	if (by_file) {
-		ret = file_strip(snap, o->pagemap, o->format);
-		exm_snapshot_free(snap);
-		exm_source_close(src);
-		return ret;
+		ret = file_strip(out, snap, o->pagemap, o->format);
+		goto done;
 	}
 	ret = 1;
 	p = exm_snapshot_find_pid(snap, pid);
@@ -240,12 +244,18 @@ int tui_batch_pagemap(const struct tui_opts *o)
 					  "(use --source pagemap)"
 					: strerror(-ret));
 	else if (o->format == TUI_FMT_JSON)
-		print_json(stdout, snap, p, m, &s);
+		print_json(out, snap, p, m, &s);
 	else
-		print_text(stdout, snap, p, m, &s);
+		print_text(out, snap, p, m, &s);
 	if (!ret)
 		exm_strip_fini(&s);
+	ret = ret ? 1 : 0;
+done:
+	status = tui_out_end(o, &of, !ret);
+	status = ret ? ret : status < 0 ? 0 : status;
+out:
+	tui_out_fini(&of);
 	exm_snapshot_free(snap);
 	exm_source_close(src);
-	return ret ? 1 : 0;
+	return status;
 }

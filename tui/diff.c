@@ -251,9 +251,11 @@ int tui_batch_diff(const struct tui_opts *o)
 	const struct tui_report_ops *rop = NULL;
 	struct exm_scan_opts scan;
 	struct tui_report r = { 0 };
+	struct exm_outfile of;
 	struct tui_diff df;
 	struct tui_query q;
 	char *na = NULL, *nb = NULL;
+	FILE *out;
 	int ret, status;
 
 	memset(&df, 0, sizeof(df));
@@ -326,9 +328,14 @@ int tui_batch_diff(const struct tui_opts *o)
 		df.report = &r;
 	}
 	signal(SIGPIPE, SIG_IGN);
-	tui_formats[o->format].diff(stdout, &q, &df);
-	status = fflush(stdout) || ferror(stdout) ? (errno == EPIPE ? 0 : 1)
-						  : 0;
+	tui_out_init(o, &of);
+	out = tui_out_begin(o, &of, &status);
+	if (out) {
+		tui_formats[o->format].diff(out, &q, &df);
+		status = tui_out_end(o, &of, true);
+		status = status < 0 ? 0 : status;
+	}
+	tui_out_fini(&of);
 	if (!status && df.report && ret) {
 		/* said in a note; 2: a recording without what it needs */
 		fprintf(stderr, "exmtop: %s\n",

@@ -28,6 +28,9 @@ static int check_combinations(const struct tui_opts *o)
 		why = "--from goes with --diff or --replay";
 	else if (o->to && !o->diff_a)
 		why = "--to goes with --diff";
+	else if (o->output && !o->batch && !(o->record && !o->watch) &&
+		 !o->diff_a && !o->sections && !o->symbols && !o->pagemap)
+		why = "--output goes with -b (the live screen writes no file)";
 	if (!why)
 		return 0;
 	fprintf(stderr, "exmtop: %s\n", why);

@@ -15,7 +15,10 @@ Runs exmtop -b on the hostile fixture (no system state needed) with
   - an existing file exmtop did not make, with a write that fails (the file
     size limit, as a full disk): exit status 1, one line, the file as it
     was, no temporary file left;
-  - a directory: refused, exit status 2, one line, nothing made.
+  - a directory: refused, exit status 2, one line, nothing made;
+  - every mode that prints (--pagemap FILE, --sections, --diff of a
+    recording): the file holds what stdout shows;
+  - the live screen (no -b): --output refused, exit status 2, one line.
 Whatever is written is what stdout would show.
 """
 
@@ -35,8 +38,8 @@ import exmlive  # noqa: E402
 ARGS = ["-b", "--source", "fixture:hostile"]
 
 
-def run(args, preexec=None):
-    p = subprocess.run([exmlive.EXMTOP] + ARGS + args,
+def run(args, preexec=None, base=ARGS):
+    p = subprocess.run([exmlive.EXMTOP] + base + args,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        timeout=60, preexec_fn=preexec)
     return p.returncode, p.stdout, p.stderr
@@ -147,6 +150,37 @@ def main():
                      "target.txt"] +
                     (["null"] if dev != "/dev/null" else [])),
              "no temporary file left")
+
+        # the other modes that print
+        mode_dir = os.path.join(tmp, "modes")
+        os.mkdir(mode_dir)
+        rec = os.path.join(mode_dir, "r.exmrec")
+        rc, out, err = run(["-n", "2", "-d", "0.1", "--record", rec])
+        c.eq(rc, 0, "a recording for --diff (%r)" % err)
+        libc = "/usr/lib/x86_64-linux-gnu/libc.so.6"
+        basic = ["--source", "fixture:basic"]
+        for name, args in (("pagemap", basic + ["--pagemap", libc]),
+                           ("sections", basic + ["--sections", libc]),
+                           ("diff", ["--diff", rec])):
+            path = os.path.join(mode_dir, name)
+            rc1, out, err = run(args, base=["-b"])
+            rc2, out2, err2 = run(args + ["--output", path], base=["-b"])
+            c.eq((rc1, rc2), (0, 0), "%s: exit status (%r)" % (name, err2))
+            c.eq(out2, b"", "%s: nothing on stdout" % name)
+            with open(path, "rb") as f:
+                got = f.read()
+            c.check(len(got) > 50, "%s: written" % name)
+            c.eq(table(got), table(out), "%s: what stdout shows" % name)
+
+        # the live screen writes no file
+        p = subprocess.run([exmlive.EXMTOP, "--source", "fixture:basic",
+                            "--output", os.path.join(tmp, "live")],
+                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=60)
+        c.eq(p.returncode, 2, "live screen: --output refused")
+        one_line(c, p.stderr, "live screen")
+        c.check(not os.path.exists(os.path.join(tmp, "live")),
+                "live screen: nothing made")
     finally:
         subprocess.run(["rm", "-rf", tmp])
     c.done()
