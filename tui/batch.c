@@ -21,6 +21,7 @@
 #include "core/source_replay.h"
 #include "tui/diff.h"
 #include "tui/replay.h"
+#include "tui/text.h"
 #include "tui/view.h"
 
 void tui_all_fields(enum exm_table t, int *out)
@@ -632,7 +633,7 @@ FILE *tui_out_begin(const struct tui_opts *o, struct exm_outfile *of,
 		return stdout;
 	f = exm_outfile_begin(of);
 	if (!f) {
-		fprintf(stderr, "exmtop: %s\n", of->errmsg);
+		tui_error("%s", of->errmsg);
 		/* nothing a file can be written to: bad input */
 		*status = of->err == EISDIR || of->err == EINVAL ||
 				  of->err == ELOOP
@@ -651,7 +652,7 @@ int tui_out_end(const struct tui_opts *o, struct exm_outfile *of, bool ok)
 	}
 	if (!exm_outfile_end(of, ok))
 		return 0;
-	fprintf(stderr, "exmtop: %s\n", of->errmsg);
+	tui_error("%s", of->errmsg);
 	return 1;
 }
 
@@ -682,7 +683,7 @@ static int emit_one(FILE *out, const struct tui_opts *o,
 	if (ret != -ENOMEM)
 		tui_formats[o->format].report(out, q, snap, &r, iter);
 	if (ret && ret != -ENOMEM && r.nnotes && !*said)
-		fprintf(stderr, "exmtop: %s\n", r.notes[0]);
+		tui_error("%s", r.notes[0]);
 	if (ret)
 		*said = true;
 	tui_report_fini(&r);
@@ -712,8 +713,8 @@ int tui_batch(const struct tui_opts *o)
 	/* --output: one writer for whatever is there (outfile.h) */
 	tui_out_init(o, &of);
 	if (o->report && !tui_formats[o->format].report) {
-		fprintf(stderr, "exmtop: --%s prints text, csv or json\n",
-			o->report);
+		tui_error("--%s prints text, csv or json",
+			  o->report);
 		tui_query_fini(&q);
 		return 2;
 	}
@@ -767,14 +768,14 @@ int tui_batch(const struct tui_opts *o)
 			break;
 		ret = exm_source_snapshot(src, &scan, &snap);
 		if (ret) {
-			fprintf(stderr, "exmtop: snapshot failed: %s\n",
-				src->errmsg[0] ? src->errmsg : strerror(-ret));
+			tui_error("snapshot failed: %s",
+				  src->errmsg[0] ? src->errmsg : strerror(-ret));
 			status = ret == -EINVAL && exm_replay_count(src) ? 2 : 1;
 			break;
 		}
 		if (rec && exm_record_snapshot(rec, snap)) {
-			fprintf(stderr, "exmtop: --record: %s\n",
-				exm_record_errmsg(rec));
+			tui_error("--record: %s",
+				  exm_record_errmsg(rec));
 			exm_snapshot_free(snap);
 			status = 1;
 			break;
@@ -810,7 +811,7 @@ int tui_batch(const struct tui_opts *o)
 		}
 		if (ret) {
 			if (ret < 0)
-				fprintf(stderr, "exmtop: %s\n", strerror(-ret));
+				tui_error("%s", strerror(-ret));
 			status = ret > 0 ? ret : 1;
 			break;
 		}

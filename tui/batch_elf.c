@@ -23,6 +23,7 @@
 #include "core/source_replay.h"
 #include "tui/batch.h"
 #include "tui/query.h"
+#include "tui/text.h"
 #include "tui/view.h"
 
 struct req {
@@ -126,8 +127,8 @@ static int emit(FILE *out, const struct tui_opts *o, const struct req *q,
 	if (q->section && strcmp(q->section, "*") && e->state == EXM_ELF_OK) {
 		secidx = exm_elf_find_section(e, q->section);
 		if (secidx < 0) {
-			fprintf(stderr, "exmtop: %s: no section %s\n", f->name,
-				q->section);
+			tui_error("%s: no section %s", f->name,
+				  q->section);
 			return 1;
 		}
 	}
@@ -222,8 +223,8 @@ static int parse_req(const struct tui_opts *o, struct req *q)
 
 	memset(q, 0, sizeof(*q));
 	if (o->sections && o->symbols) {
-		fprintf(stderr, "exmtop: use --sections or --symbols, not "
-				"both\n");
+		tui_error("use --sections or --symbols, not "
+			  "both");
 		return 2;
 	}
 	if (o->sections) {
@@ -233,8 +234,8 @@ static int parse_req(const struct tui_opts *o, struct req *q)
 		q->t = EXM_T_SYMBOLS;
 		colon = strrchr(o->symbols, ':');
 		if (!colon || colon == o->symbols || !colon[1]) {
-			fprintf(stderr, "exmtop: --symbols wants FILE:SECTION "
-					"(SECTION * for all symbols)\n");
+			tui_error("--symbols wants FILE:SECTION "
+				  "(SECTION * for all symbols)");
 			return 2;
 		}
 		q->file = strndup(o->symbols, (size_t)(colon - o->symbols));
@@ -245,7 +246,7 @@ static int parse_req(const struct tui_opts *o, struct req *q)
 	if (!q->file)
 		return 1;
 	if (!*q->file) {
-		fprintf(stderr, "exmtop: empty FILE\n");
+		tui_error("empty FILE");
 		return 2;
 	}
 	{
@@ -274,7 +275,7 @@ static int parse_req(const struct tui_opts *o, struct req *q)
 	}
 	return 0;
 bad:
-	fprintf(stderr, "exmtop: %s\n", err);
+	tui_error("%s", err);
 	return 2;
 }
 
@@ -310,8 +311,8 @@ int tui_batch_elf(const struct tui_opts *o)
 		goto out;
 	}
 	if (o->npids > 1) {
-		fprintf(stderr, "exmtop: --sections/--symbols take one -p PID "
-				"(or none for all processes)\n");
+		tui_error("--sections/--symbols take one -p PID "
+			  "(or none for all processes)");
 		ret = 2;
 		goto out;
 	}
@@ -326,8 +327,8 @@ int tui_batch_elf(const struct tui_opts *o)
 			pause_secs(q.delay);
 		ret = exm_source_snapshot(src, &q.scan, &snap);
 		if (ret) {
-			fprintf(stderr, "exmtop: snapshot failed: %s\n",
-				src->errmsg[0] ? src->errmsg : strerror(-ret));
+			tui_error("snapshot failed: %s",
+				  src->errmsg[0] ? src->errmsg : strerror(-ret));
 			/* a damaged recording is a bad value */
 			ret = ret == -EINVAL && exm_replay_count(src) ? 2 : 1;
 			goto out;
@@ -335,8 +336,8 @@ int tui_batch_elf(const struct tui_opts *o)
 		if (o->npids == 1) {
 			p = exm_snapshot_find_pid(snap, o->pids[0]);
 			if (!p) {
-				fprintf(stderr, "exmtop: process %d not "
-						"found\n", (int)o->pids[0]);
+				tui_error("process %d not "
+					  "found", (int)o->pids[0]);
 				exm_snapshot_free(snap);
 				ret = 1;
 				goto out;
@@ -346,10 +347,10 @@ int tui_batch_elf(const struct tui_opts *o)
 		if (f && p && !exm_proc_find_pfile(p, f))
 			f = NULL;
 		if (!f) {
-			fprintf(stderr, "exmtop: %s: %s\n", q.file,
-				amb ? "several mapped files have this name; "
-				      "give the full path"
-				    : "not mapped by the scanned processes");
+			tui_error("%s: %s", q.file,
+				  amb ? "several mapped files have this name; "
+				  "give the full path"
+				  : "not mapped by the scanned processes");
 			exm_snapshot_free(snap);
 			ret = 1;
 			goto out;
@@ -364,7 +365,7 @@ int tui_batch_elf(const struct tui_opts *o)
 		ret = emit(out, o, &q, snap, p, f, e, i);
 		exm_snapshot_free(snap);
 		if (ret < 0) {
-			fprintf(stderr, "exmtop: %s\n", strerror(-ret));
+			tui_error("%s", strerror(-ret));
 			ret = 1;
 		}
 		end = tui_out_end(o, &of, !ret);

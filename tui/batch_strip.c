@@ -18,6 +18,7 @@
 #include "core/strip.h"
 #include "tui/batch.h"
 #include "tui/query.h"
+#include "tui/text.h"
 #include "tui/view_strip.h"
 
 static int parse_target(const char *arg, pid_t *pid, uint64_t *addr)
@@ -159,21 +160,21 @@ static int file_strip(FILE *out, const struct exm_snapshot *snap,
 	int ret;
 
 	if (!f) {
-		fprintf(stderr, "exmtop: no scanned process maps %.200s\n",
-			path);
+		tui_error("no scanned process maps %.200s",
+			  path);
 		return 1;
 	}
 	ret = exm_strip_file(snap, f, &s);
 	if (ret) {
-		fprintf(stderr, "exmtop: %s\n",
-			ret == -EFBIG ? "mapped too far into the file for a "
-					"page strip"
-				      : strerror(-ret));
+		tui_error("%s",
+			  ret == -EFBIG ? "mapped too far into the file for a "
+			  "page strip"
+			  : strerror(-ret));
 		return 1;
 	}
 	if (!s.has_pages)
-		fprintf(stderr, "exmtop: this source has no per-page facts "
-			"(use --source pagemap)\n");
+		tui_error("this source has no per-page facts "
+			  "(use --source pagemap)");
 	else if (fmt == TUI_FMT_JSON)
 		print_file_json(out, snap, f, &s);
 	else
@@ -199,13 +200,13 @@ int tui_batch_pagemap(const struct tui_opts *o)
 	int ret, status = 0;
 
 	if (!by_file && parse_target(o->pagemap, &pid, &addr)) {
-		fprintf(stderr, "exmtop: invalid value '%.64s' for --pagemap: "
-			"expected PID:ADDRESS (address in hex) or an absolute "
-			"file name\n", o->pagemap);
+		tui_error("invalid value '%.64s' for --pagemap: "
+			  "expected PID:ADDRESS (address in hex) or an absolute "
+			  "file name", o->pagemap);
 		return 2;
 	}
 	if (o->format != TUI_FMT_TEXT && o->format != TUI_FMT_JSON) {
-		fprintf(stderr, "exmtop: --pagemap prints text or json\n");
+		tui_error("--pagemap prints text or json");
 		return 2;
 	}
 	ret = tui_open_source(o, &src);
@@ -217,8 +218,8 @@ int tui_batch_pagemap(const struct tui_opts *o)
 	scan.pagemap_mode = o->pagemap_mode;
 	ret = exm_source_snapshot(src, &scan, &snap);
 	if (ret) {
-		fprintf(stderr, "exmtop: snapshot failed: %s\n",
-			src->errmsg[0] ? src->errmsg : strerror(-ret));
+		tui_error("snapshot failed: %s",
+			  src->errmsg[0] ? src->errmsg : strerror(-ret));
 		exm_source_close(src);
 		return 1;
 	}
@@ -234,15 +235,15 @@ int tui_batch_pagemap(const struct tui_opts *o)
 	p = exm_snapshot_find_pid(snap, pid);
 	m = p ? exm_proc_mapping_at(p, addr) : NULL;
 	if (!p)
-		fprintf(stderr, "exmtop: process %d not found\n", (int)pid);
+		tui_error("process %d not found", (int)pid);
 	else if (!m)
-		fprintf(stderr, "exmtop: process %d maps nothing at %" PRIx64
-			"\n", (int)pid, addr);
+		tui_error("process %d maps nothing at %" PRIx64, (int)pid,
+			  addr);
 	else if ((ret = exm_strip_mapping(snap, p, m, &s)))
-		fprintf(stderr, "exmtop: %s\n",
-			ret == -ENODATA ? "this source has no per-page facts "
-					  "(use --source pagemap)"
-					: strerror(-ret));
+		tui_error("%s",
+			  ret == -ENODATA ? "this source has no per-page facts "
+			  "(use --source pagemap)"
+			  : strerror(-ret));
 	else if (o->format == TUI_FMT_JSON)
 		print_json(out, snap, p, m, &s);
 	else

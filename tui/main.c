@@ -12,6 +12,7 @@
 #include "tui/diff.h"
 #include "tui/man.h"
 #include "tui/opts.h"
+#include "tui/text.h"
 #include "tui/ui.h"
 
 /* Options that only mean something together: 0, or 2 after one line. */
@@ -33,7 +34,7 @@ static int check_combinations(const struct tui_opts *o)
 		why = "--output goes with -b (the live screen writes no file)";
 	if (!why)
 		return 0;
-	fprintf(stderr, "exmtop: %s\n", why);
+	tui_error("%s", why);
 	return 2;
 }
 

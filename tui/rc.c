@@ -2,6 +2,7 @@
 /* rc.c - settings and the exmtoprc file (no curses). */
 #include "tui/rc.h"
 
+#include "core/format.h"
 #include "core/outfile.h"
 
 #include <errno.h>
@@ -126,13 +127,13 @@ static bool parse_bool(const char *v, bool *out)
 static bool apply(struct tui_settings *s, const char *key, const char *val,
 		  char *why, size_t whylen)
 {
-	char *end;
 	int t, f;
 
 	if (!strcmp(key, "delay")) {
-		double d = strtod(val, &end);
+		double d;
 
-		if (*end || !(d >= 0.1 && d <= 3600))
+		if (!exm_parse_decimal(val, true, &d) ||
+		    !(d >= 0.1 && d <= 3600))
 			return snprintf(why, whylen, "bad delay"), false;
 		s->delay = d;
 		return true;

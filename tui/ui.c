@@ -811,12 +811,12 @@ static int init_curses(struct ui *u, bool color)
 	const char *term = getenv("TERM");
 
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "exmtop: not a terminal (use -b for batch output)\n");
+		tui_error("not a terminal (use -b for batch output)");
 		return -ENOTTY;
 	}
 	if (!newterm(term && *term ? term : "vt100", stdout, stdin)) {
-		fprintf(stderr, "exmtop: cannot use terminal type '%s'\n",
-			term ? term : "");
+		tui_error("cannot use terminal type '%s'",
+			  term ? term : "");
 		return -EINVAL;
 	}
 	curses_on = 1;
@@ -910,7 +910,7 @@ int tui_live(const struct tui_opts *o)
 	u.utf8 = locale_is_utf8();
 	ret = tui_live_init(&u.l, o);
 	if (!ret && pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK)) {
-		fprintf(stderr, "exmtop: cannot start: %s\n", strerror(errno));
+		tui_error("cannot start: %s", strerror(errno));
 		ret = 1;
 	}
 	if (ret) {
