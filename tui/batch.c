@@ -63,6 +63,9 @@ static void put_cut(FILE *f, const char *s, int max)
 }
 
 static int g_line_max; /* terminal width for the last column, 0: none */
+/* The number of the snapshot being printed: of the run, 1 = first; of a
+ * replay, its number in the recording. */
+static size_t g_number;
 
 void tui_print_text(FILE *f, enum exm_table t, const struct exm_row *rows,
 		    size_t n, const int *fields, bool exact)
@@ -128,18 +131,41 @@ void tui_print_text(FILE *f, enum exm_table t, const struct exm_row *rows,
 
 static void json_bytes(FILE *f, double d);
 
+char *tui_snap_time(char *buf, size_t len, const struct exm_snapshot *snap)
+{
+	time_t t = (time_t)snap->sys.taken_at.tv_sec;
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return buf;
+}
+
+char *tui_csv_stamp(char *buf, const struct exm_snapshot *snap, size_t number)
+{
+	char t[32];
+
+	snprintf(buf, TUI_CSV_STAMP_LEN, "%zu,%s,", number,
+		 tui_snap_time(t, sizeof(t), snap));
+	return buf;
+}
+
 void tui_print_csv(FILE *f, enum exm_table t, const struct exm_row *rows,
-		   size_t n, const int *fields, bool header)
+		   size_t n, const int *fields, bool header, const char *stamp)
 {
 	char buf[4096];
 
 	if (header) {
+		if (stamp)
+			fputs(TUI_CSV_STAMP_HEAD, f);
 		for (int j = 0; fields[j] >= 0; j++)
 			fprintf(f, "%s%s", j ? "," : "",
 				exm_fields[fields[j]].key);
 		fputc('\n', f);
 	}
 	for (size_t i = 0; i < n; i++) {
+		if (stamp)
+			fputs(stamp, f);
 		for (int j = 0; fields[j] >= 0; j++) {
 			struct exm_value v;
 
@@ -315,13 +341,10 @@ void tui_print_json_header(FILE *f, const struct exm_snapshot *snap)
 {
 	const struct exm_sysinfo *s = &snap->sys;
 	char tbuf[64];
-	struct tm tm;
-	time_t t = (time_t)s->taken_at.tv_sec;
 	struct tui_counts c;
 
 	tui_counts_of(snap, &c);
-	gmtime_r(&t, &tm);
-	strftime(tbuf, sizeof(tbuf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	tui_snap_time(tbuf, sizeof(tbuf), snap);
 	fputs("\"version\":1,\"source\":", f);
 	exm_json_str(f, s->source);
 	fputs(",\"source_detail\":", f);
@@ -482,7 +505,10 @@ static int emit_table(FILE *out, const struct tui_query *q,
 	if (!rows)
 		return -ENOMEM;
 	if (csv) {
-		tui_print_csv(out, q->table, rows, n, fields, iter == 0);
+		char stamp[TUI_CSV_STAMP_LEN];
+
+		tui_print_csv(out, q->table, rows, n, fields, iter == 0,
+			      tui_csv_stamp(stamp, snap, g_number));
 	} else {
 		if (iter)
 			fputc('\n', out);
@@ -549,7 +575,9 @@ static void report_csv(FILE *out, const struct tui_query *q,
 		       const struct exm_snapshot *snap,
 		       const struct tui_report *r, long iter)
 {
-	tui_report_csv(out, r, iter == 0);
+	char stamp[TUI_CSV_STAMP_LEN];
+
+	tui_report_csv(out, r, iter == 0, tui_csv_stamp(stamp, snap, g_number));
 }
 
 /* The snapshot's facts under "snapshot", the report's rows at the top. */
@@ -766,6 +794,8 @@ int tui_batch(const struct tui_opts *o)
 			sleep_secs(q.set.delay);
 		if (stop_flag)
 			break;
+		g_number = exm_replay_count(src) ? exm_replay_tell(src) + 1
+						 : (size_t)i + 1;
 		ret = exm_source_snapshot(src, &scan, &snap);
 		if (ret) {
 			tui_error("snapshot failed: %s",

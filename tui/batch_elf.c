@@ -117,7 +117,8 @@ static struct exm_row *build(const struct req *q,
 
 static int emit(FILE *out, const struct tui_opts *o, const struct req *q,
 		const struct exm_snapshot *snap, const struct exm_proc *p,
-		const struct exm_file *f, const struct exm_elf *e, long iter)
+		const struct exm_file *f, const struct exm_elf *e, long iter,
+		const char *stamp)
 {
 	long secidx = -1;
 	struct exm_row *rows;
@@ -185,7 +186,8 @@ static int emit(FILE *out, const struct tui_opts *o, const struct req *q,
 		return 0;
 	}
 	if (o->format == TUI_FMT_CSV) {
-		tui_print_csv(out, q->t, rows, n, q->fields, iter == 0);
+		tui_print_csv(out, q->t, rows, n, q->fields, iter == 0,
+			      stamp);
 	} else {
 		char name[512];
 		const char *why = exm_elf_empty_text(e, q->t == EXM_T_SYMBOLS,
@@ -320,11 +322,15 @@ int tui_batch_elf(const struct tui_opts *o)
 		const struct exm_proc *p = NULL;
 		const struct exm_file *f;
 		const struct exm_elf *e;
+		char stamp[TUI_CSV_STAMP_LEN];
 		struct exm_snapshot *snap;
+		size_t number;
 		bool amb;
 
 		if (i && !exm_replay_count(src)) /* a replay does not wait */
 			pause_secs(q.delay);
+		number = exm_replay_count(src) ? exm_replay_tell(src) + 1
+					       : (size_t)i + 1;
 		ret = exm_source_snapshot(src, &q.scan, &snap);
 		if (ret) {
 			tui_error("snapshot failed: %s",
@@ -362,7 +368,8 @@ int tui_batch_elf(const struct tui_opts *o)
 			exm_snapshot_free(snap);
 			goto out;
 		}
-		ret = emit(out, o, &q, snap, p, f, e, i);
+		ret = emit(out, o, &q, snap, p, f, e, i,
+			   tui_csv_stamp(stamp, snap, number));
 		exm_snapshot_free(snap);
 		if (ret < 0) {
 			tui_error("%s", strerror(-ret));

@@ -139,12 +139,12 @@ int tui_diff_csv(FILE *out, const struct tui_query *q,
 	bool procs = q->table == EXM_T_PROCS;
 
 	if (df->report) {
-		tui_report_csv(out, df->report, true);
+		tui_report_csv(out, df->report, true, NULL);
 		return 0;
 	}
 	tui_print_csv(out, q->table, procs ? df->procs : df->files,
 		      procs ? df->nprocs : df->nfiles,
-		      tui_query_fields(q, q->table), true);
+		      tui_query_fields(q, q->table), true, NULL);
 	return 0;
 }
 

@@ -22,7 +22,8 @@ mask() {
 		s/"seconds":[0-9.e+-]+/"seconds":0/
 		s/\([0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8}\)/(T)/g
 		s/, -?[0-9]+\.[0-9]s later/, T later/
-		s/^(exmtop_scan_duration_seconds) .*/\1 T/'
+		s/^(exmtop_scan_duration_seconds) .*/\1 T/
+		s/^([0-9]+),[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z,/\1,T,/'
 }
 
 # golden NAME ARGS...: output of exmtop ARGS against $HERE/NAME
