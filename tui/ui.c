@@ -79,9 +79,16 @@ static void restore_terminal(void)
 
 static void install_signals(void)
 {
-	static const int quit_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-	static const int fatal_sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL,
-					  SIGABRT };
+	/* every signal whose default is to end the program: the loop ends
+	 * and the terminal is restored (SIGUSR1 and SIGALRM left it in the
+	 * alternate screen with mouse reporting on) */
+	static const int quit_sigs[] = { SIGINT,    SIGTERM,   SIGHUP,
+					 SIGQUIT,   SIGUSR1,   SIGUSR2,
+					 SIGALRM,   SIGVTALRM, SIGPROF,
+					 SIGIO,	    SIGPWR,    SIGSTKFLT,
+					 SIGXCPU,   SIGXFSZ };
+	static const int fatal_sigs[] = { SIGSEGV, SIGBUS,  SIGFPE, SIGILL,
+					  SIGABRT, SIGTRAP, SIGSYS };
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
@@ -809,14 +816,29 @@ static bool locale_is_utf8(void)
 static int init_curses(struct ui *u, bool color)
 {
 	const char *term = getenv("TERM");
+	const char *cup;
+	SCREEN *scr;
 
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 		tui_error("not a terminal (use -b for batch output)");
 		return -ENOTTY;
 	}
-	if (!newterm(term && *term ? term : "vt100", stdout, stdin)) {
-		tui_error("cannot use terminal type '%s'",
+	scr = newterm(term && *term ? term : "vt100", stdout, stdin);
+	if (!scr) {
+		tui_error("cannot use terminal type '%s' (use -b for batch "
+			  "output)",
 			  term ? term : "");
+		return -EINVAL;
+	}
+	/* a screen needs cursor addressing: without it (TERM=dumb) it
+	 * stayed blank until q */
+	cup = tigetstr("cup");
+	if (!cup || cup == (char *)-1) {
+		endwin();
+		delscreen(scr);
+		tui_error("terminal type '%s' cannot address the cursor (use -b "
+			  "for batch output)",
+			  term && *term ? term : "vt100");
 		return -EINVAL;
 	}
 	curses_on = 1;
@@ -919,9 +941,11 @@ int tui_live(const struct tui_opts *o)
 	}
 	install_signals();
 	color = !o->no_color && !(getenv("NO_COLOR") && *getenv("NO_COLOR"));
-	if (init_curses(&u, color)) {
+	ret = init_curses(&u, color);
+	if (ret) {
 		tui_live_fini(&u.l);
-		return 1;
+		/* a terminal type that cannot show the screen: bad input */
+		return ret == -EINVAL ? 2 : 1;
 	}
 	u.dirty = true;
 	tui_live_request(&u.l, false);
