@@ -39,6 +39,7 @@
 #include "core/group.h"
 #include "core/source.h"
 #include "tui/live.h"
+#include "tui/termcaps.h"
 #include "tui/text.h"
 #include "tui/view_elf.h"
 #include "tui/view_report.h"
@@ -816,29 +817,28 @@ static bool locale_is_utf8(void)
 static int init_curses(struct ui *u, bool color)
 {
 	const char *term = getenv("TERM");
-	const char *cup;
-	SCREEN *scr;
+	int ok;
 
+	if (!term || !*term)
+		term = "vt100";
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 		tui_error("not a terminal (use -b for batch output)");
 		return -ENOTTY;
 	}
-	scr = newterm(term && *term ? term : "vt100", stdout, stdin);
-	if (!scr) {
-		tui_error("cannot use terminal type '%s' (use -b for batch "
-			  "output)",
-			  term ? term : "");
+	/* asked before curses starts: a screen needs cursor addressing
+	 * (TERM=dumb stayed blank until q) */
+	ok = tui_term_usable(term, STDOUT_FILENO);
+	if (ok) {
+		tui_error("%s terminal type '%s' (use -b for batch output)",
+			  ok == -ENOTSUP ? "cannot address the cursor of"
+					 : "unknown",
+			  term);
 		return -EINVAL;
 	}
-	/* a screen needs cursor addressing: without it (TERM=dumb) it
-	 * stayed blank until q */
-	cup = tigetstr("cup");
-	if (!cup || cup == (char *)-1) {
-		endwin();
-		delscreen(scr);
-		tui_error("terminal type '%s' cannot address the cursor (use -b "
-			  "for batch output)",
-			  term && *term ? term : "vt100");
+	if (!newterm(term, stdout, stdin)) {
+		tui_error("cannot use terminal type '%s' (use -b for batch "
+			  "output)",
+			  term);
 		return -EINVAL;
 	}
 	curses_on = 1;
