@@ -374,20 +374,23 @@ void tui_print_summary(FILE *f, const struct exm_snapshot *snap)
 {
 	const struct exm_sysinfo *s = &snap->sys;
 	char tot[16], mem[16];
-	char host[256];
+	char host[256], src[256], detail[1024], limits[1024];
 	struct tui_counts c;
 
 	tui_counts_of(snap, &c);
 	exm_fmt_human(tot, sizeof(tot), snap->total.erss);
 	exm_fmt_human(mem, sizeof(mem), (double)s->mem_total);
+	/* all escaped: a replay's detail holds its file's name */
 	fprintf(f,
 		"%s: %zu processes (%zu gone, %zu unreadable), effective "
 		"resident %s of %s RAM; %s (%s) %.3fs\n",
 		exm_escape(host, sizeof(host), s->hostname), c.scanned, c.gone,
-		c.denied, tot, mem, s->source, s->source_detail,
+		c.denied, tot, mem, exm_escape(src, sizeof(src), s->source),
+		exm_escape(detail, sizeof(detail), s->source_detail),
 		s->time_taken);
 	if (s->limits[0])
-		fprintf(f, "note: %s\n", s->limits);
+		fprintf(f, "note: %s\n",
+			exm_escape(limits, sizeof(limits), s->limits));
 }
 
 /*

@@ -19,7 +19,8 @@ name holding ESC, BEL, a newline and a tab: JSON gives that name back
 exactly (JSON's own escapes), text shows one row, OpenMetrics has no
 control byte and passes `promtool check metrics` (when installed). Error
 messages that repeat a hostile file name are one line without control
-bytes.
+bytes, and so is every output of a replay of a recording with such a
+name (the summary line and --diff repeat it).
 """
 
 import csv
@@ -121,6 +122,7 @@ def main():
                     "part" % p.get("cmd"))
         check_prctl_name(c)
         check_error_paths(c, tmp)
+        check_replay_name(c, tmp)
     finally:
         os.killpg(proc.pid, 9)
         proc.wait()
@@ -180,6 +182,28 @@ def check_prctl_name(c):
     finally:
         os.killpg(proc.pid, 9)
         proc.wait()
+
+
+def check_replay_name(c, tmp):
+    """A recording with a hostile file name: its name is repeated by the
+    summary line, --diff and the errors, never raw."""
+    rec = os.path.join(tmp.encode(), b"rec\x1b[2J\x07\n\xff.exmrec")
+    rc, out, err = raw_exmtop(["-b", "-n", "1", "--source", "fixture:basic",
+                               "--record", rec])
+    c.eq(rc, 0, "recording under a hostile name (%r)" % err[:200])
+    libc = "/usr/lib/x86_64-linux-gnu/libc.so.6"
+    for args in ([], ["--format", "csv"], ["--format", "json"],
+                 ["--format", "openmetrics"], ["--system"], ["--units"],
+                 ["--sections", libc], ["--pagemap", libc]):
+        rc, out, err = raw_exmtop(["-b", "--replay", rec] + args)
+        c.eq(rc, 0, "replay %r exit status (%r)" % (args, err[:200]))
+        clean(c, out, "replay %r output" % args)
+    rc, out, err = raw_exmtop(["--diff", rec, rec])
+    c.eq(rc, 0, "--diff of the recording")
+    clean(c, out, "--diff output")
+    rc, out, err = raw_exmtop(["-b", "--replay", rec, "--from", "9"])
+    c.eq(rc, 2, "--from 9 refused")
+    clean(c, err, "--from 9 error")
 
 
 def check_error_paths(c, tmp):
