@@ -23,17 +23,25 @@
 
 static int parse_target(const char *arg, pid_t *pid, uint64_t *addr)
 {
-	char *end;
-	long p;
+	const char *colon = strchr(arg, ':');
+	unsigned long long p;
+	char num[32], *end;
 
-	errno = 0;
-	p = strtol(arg, &end, 10);
-	if (end == arg || *end != ':' || errno || p <= 0 || p > INT_MAX)
+	/* the PID in decimal, the address in hex (digits, 0x allowed) */
+	if (!colon || (size_t)(colon - arg) >= sizeof(num))
 		return -EINVAL;
-	arg = end + 1;
+	memcpy(num, arg, (size_t)(colon - arg));
+	num[colon - arg] = '\0';
+	if (!exm_parse_unsigned(num, INT_MAX, &p) || !p)
+		return -EINVAL;
+	arg = colon + 1;
+	if (arg[0] == '0' && (arg[1] == 'x' || arg[1] == 'X'))
+		arg += 2;
+	if (!*arg || strspn(arg, "0123456789abcdefABCDEF") != strlen(arg))
+		return -EINVAL;
 	errno = 0;
 	*addr = strtoull(arg, &end, 16);
-	if (end == arg || *end || errno || *arg == '-')
+	if (*end || errno)
 		return -EINVAL;
 	*pid = (pid_t)p;
 	return 0;

@@ -216,6 +216,11 @@ for v in 0x10 1e1 inf nan -1 +1 ' 1' 1. .5; do
 	status 2 -b -p "$v" --source fixture:basic
 done
 status 2 -b -p 1,,2 --source fixture:basic
+for t in +300:3000000 ' 300:3000000' 0x12c:3000000 300:0x 300:0x-1 \
+	300:+3000000 '300: 3000000' 300: :3000000; do
+	status 2 -b --pagemap "$t" --source fixture:basic
+done
+status 0 -b --pagemap 300:0x3000000 --source fixture:basic
 status 2 -b -p 1, --source fixture:basic
 for u in -1 4294967295 4294967296 nosuchuser 0x0 ''; do
 	status 2 -b -u "$u" --source fixture:basic
