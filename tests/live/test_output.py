@@ -86,7 +86,9 @@ def main():
         def reader():
             with open(fifo, "rb") as f:
                 got.append(f.read())
-        t = threading.Thread(target=reader)
+        # a daemon: a binary that replaces the FIFO leaves the reader
+        # blocked in open() for ever, which must not hang the test
+        t = threading.Thread(target=reader, daemon=True)
         t.start()
         rc, out, err = run(["--output", fifo, "-n", "2", "-d", "0.1",
                             "--format", "openmetrics"])
@@ -107,8 +109,8 @@ def main():
         os.symlink("target.txt", link)
         rc, out, err = run(["--output", link])
         c.eq(rc, 0, "symlink: exit status")
-        c.check(os.path.islink(link), "symlink: still a link")
-        c.eq(os.readlink(link), "target.txt", "symlink: to the same file")
+        if c.check(os.path.islink(link), "symlink: still a link"):
+            c.eq(os.readlink(link), "target.txt", "symlink: to the same file")
         with open(target, "rb") as f:
             c.eq(table(f.read()), want, "symlink: its target holds the text")
         c.eq(stat.S_IMODE(os.stat(target).st_mode), 0o640,
@@ -167,8 +169,10 @@ def main():
             rc2, out2, err2 = run(args + ["--output", path], base=["-b"])
             c.eq((rc1, rc2), (0, 0), "%s: exit status (%r)" % (name, err2))
             c.eq(out2, b"", "%s: nothing on stdout" % name)
-            with open(path, "rb") as f:
-                got = f.read()
+            got = b""
+            if c.check(os.path.exists(path), "%s: the file made" % name):
+                with open(path, "rb") as f:
+                    got = f.read()
             c.check(len(got) > 50, "%s: written" % name)
             c.eq(table(got), table(out), "%s: what stdout shows" % name)
 
