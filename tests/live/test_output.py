@@ -18,10 +18,13 @@ Runs exmtop -b on the hostile fixture (no system state needed) with
   - a directory: refused, exit status 2, one line, nothing made;
   - every mode that prints (--pagemap FILE, --sections, --diff of a
     recording): the file holds what stdout shows;
-  - the live screen (no -b): --output refused, exit status 2, one line.
+  - the live screen (no -b): --output refused, exit status 2, one line;
+  - three snapshots: JSON is three lines, each a document with its time;
+    CSV has one header and rows of snapshots 1, 2 and 3.
 Whatever is written is what stdout would show.
 """
 
+import json
 import os
 import resource
 import signal
@@ -175,6 +178,32 @@ def main():
                     got = f.read()
             c.check(len(got) > 50, "%s: written" % name)
             c.eq(table(got), table(out), "%s: what stdout shows" % name)
+
+        # several snapshots: JSON Lines (one document a line, each with its
+        # time), CSV rows told apart by their snapshot number
+        for fmt_args in ([], ["--alerts"], ["--system"]):
+            rc, out, err = run(["-n", "3", "-d", "0.1", "--format", "json"]
+                               + fmt_args)
+            lines = out.decode().split("\n")
+            c.eq((rc, lines[-1], len(lines)), (0, "", 4),
+                 "json %r: three lines" % fmt_args)
+            docs = []
+            for ln in lines[:-1]:
+                try:
+                    docs.append(json.loads(ln))
+                except ValueError as e:
+                    c.check(False, "json %r: a line parses (%s)" %
+                            (fmt_args, e))
+            c.check(all("time" in (d.get("snapshot") or d) for d in docs),
+                    "json %r: each document has its time" % fmt_args)
+            rc, out, err = run(["-n", "3", "-d", "0.1", "--format", "csv"]
+                               + fmt_args)
+            rows = out.decode().splitlines()
+            c.check(rows and rows[0].startswith("snapshot,time,"),
+                    "csv %r: header %r" % (fmt_args, rows[:1]))
+            nums = sorted({r.split(",")[0] for r in rows[1:]})
+            c.eq(nums, ["1", "2", "3"] if fmt_args != ["--alerts"] or
+                 len(rows) > 1 else [], "csv %r: snapshot numbers" % fmt_args)
 
         # the live screen writes no file
         p = subprocess.run([exmlive.EXMTOP, "--source", "fixture:basic",
