@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -183,6 +184,8 @@ int exm_outfile_end(struct exm_outfile *o, bool ok)
 	if (fflush(o->f) || ferror(o->f))
 		err = errno ? errno : EIO;
 	if (o->direct) {
+		if (err && exm_out_reader_gone(o->f))
+			err = EPIPE; /* also when an earlier flush failed */
 		clearerr(o->f);
 		return err ? fail(o, err, NULL) : 0;
 	}
@@ -198,6 +201,16 @@ int exm_outfile_end(struct exm_outfile *o, bool ok)
 	free(o->tmp);
 	o->tmp = NULL;
 	return err ? fail(o, err, NULL) : 0;
+}
+
+bool exm_out_reader_gone(FILE *f)
+{
+	struct pollfd p = { .fd = fileno(f), .events = POLLOUT };
+	struct stat st;
+
+	/* the write end of a pipe with no reader polls POLLERR */
+	return p.fd >= 0 && !fstat(p.fd, &st) && S_ISFIFO(st.st_mode) &&
+	       poll(&p, 1, 0) == 1 && (p.revents & POLLERR);
 }
 
 void exm_outfile_fini(struct exm_outfile *o)

@@ -46,6 +46,10 @@ FILE *exm_outfile_begin(struct exm_outfile *o);
  */
 int exm_outfile_end(struct exm_outfile *o, bool ok);
 
+/* Whether f writes to a pipe or FIFO whose reader has left (a write
+ * failed there with EPIPE, whatever errno says now). */
+bool exm_out_reader_gone(FILE *f);
+
 /* Close a direct target and free what o holds; o can be begun again. */
 void exm_outfile_fini(struct exm_outfile *o);
 

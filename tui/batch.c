@@ -679,10 +679,12 @@ int tui_out_end(const struct tui_opts *o, struct exm_outfile *of, bool ok)
 	if (!o->output) {
 		if (!fflush(stdout) && !ferror(stdout))
 			return 0;
-		return errno == EPIPE ? -1 : 1;
+		return errno == EPIPE || exm_out_reader_gone(stdout) ? -1 : 1;
 	}
 	if (!exm_outfile_end(of, ok))
 		return 0;
+	if (of->err == EPIPE) /* a FIFO's reader left, as stdout's may */
+		return -1;
 	tui_error("%s", of->errmsg);
 	return 1;
 }
@@ -830,8 +832,11 @@ int tui_batch(const struct tui_opts *o)
 		if (print) {
 			int e = tui_out_end(o, &of, !ret);
 
+			if (e < 0) /* the reader left (the emit may have
+				    * failed for it): stop quietly */
+				break;
 			if (e && !ret) {
-				status = e > 0 ? e : 0;
+				status = e;
 				break;
 			}
 		}

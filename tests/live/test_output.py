@@ -8,7 +8,8 @@ Runs exmtop -b on the hostile fixture (no system state needed) with
     so a regression cannot replace the machine's own; else /dev/null):
     it stays that device (same type, numbers and inode);
   - a FIFO with a reader: the reader gets every snapshot (-n 2: two
-    OpenMetrics documents, each ending in "# EOF"), the FIFO stays;
+    OpenMetrics documents, each ending in "# EOF"), the FIFO stays; when
+    the reader leaves, exmtop stops quietly (exit status 0);
   - a symbolic link to a file: the link stays a link to it, the file
     holds the snapshot;
   - a new path: made, mode 0644, holding the snapshot;
@@ -33,6 +34,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -102,6 +104,20 @@ def main():
         c.eq(text.count(b"# EOF\n"), 2, "fifo: the reader got both snapshots")
         c.check(b'comm="evil' in text, "fifo: the reader got the rows")
         c.check(stat.S_ISFIFO(os.lstat(fifo).st_mode), "fifo: still a FIFO")
+
+        # a FIFO whose reader leaves after the first snapshot: exmtop stops
+        # quietly, as with a pipe on stdout
+        def reader_one():
+            with open(fifo, "rb") as f:
+                while b"# EOF\n" not in f.readline():
+                    pass
+        t = threading.Thread(target=reader_one, daemon=True)
+        t.start()
+        start = time.monotonic()
+        rc, out, err = run(["--output", fifo, "-n", "100", "-d", "0.1",
+                            "--format", "openmetrics"])
+        c.eq((rc, err), (0, b""), "fifo reader gone: exit 0, nothing said")
+        c.check(time.monotonic() - start < 8, "fifo reader gone: stopped")
 
         # a symbolic link to a file
         target = os.path.join(tmp, "target.txt")
