@@ -142,15 +142,12 @@ static FILE *begin_tmp(struct exm_outfile *o, const struct stat *st)
 	return o->f;
 }
 
-FILE *exm_outfile_begin(struct exm_outfile *o)
+/* What is at the path decides how the document is written. */
+static FILE *begin(struct exm_outfile *o)
 {
 	struct stat st;
 	int err;
 
-	o->err = 0;
-	o->errmsg[0] = '\0';
-	if (o->direct && o->f)
-		return o->f;
 	free(o->target);
 	o->target = NULL;
 	err = resolve(o->path, &o->target, &st);
@@ -172,6 +169,23 @@ FILE *exm_outfile_begin(struct exm_outfile *o)
 		return NULL;
 	}
 	return begin_tmp(o, &st);
+}
+
+FILE *exm_outfile_begin(struct exm_outfile *o)
+{
+	FILE *f;
+
+	o->err = 0;
+	o->errmsg[0] = '\0';
+	if (o->direct && o->f)
+		return o->f;
+	f = begin(o);
+	if (!f) { /* nothing held after a failed begin */
+		free(o->target);
+		o->target = NULL;
+		o->direct = false;
+	}
+	return f;
 }
 
 int exm_outfile_end(struct exm_outfile *o, bool ok)

@@ -35,7 +35,8 @@ void exm_outfile_init(struct exm_outfile *o, const char *path, mode_t mode);
 
 /*
  * Start a document: the stream to write it to (valid until the matching
- * exm_outfile_end), or NULL with o->err and o->errmsg set.
+ * exm_outfile_end), or NULL with o->err and o->errmsg set (and nothing
+ * held: no exm_outfile_fini needed).
  */
 FILE *exm_outfile_begin(struct exm_outfile *o);
 
