@@ -2,9 +2,11 @@
 /* format.c - sizes, escaping, JSON/CSV quoting; see format.h. */
 #include "core/format.h"
 
+#include <errno.h>
 #include <float.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 void exm_fmt_human(char *buf, size_t len, double bytes)
@@ -185,13 +187,54 @@ char *exm_escape(char *buf, size_t len, const char *in)
 	return buf;
 }
 
+bool exm_parse_decimal(const char *s, bool frac, double *v)
+{
+	const char *p = s;
+	char *end;
+
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (p == s)
+		return false;
+	if (frac && *p == '.') {
+		const char *q = ++p;
+
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (p == q)
+			return false;
+	}
+	if (*p)
+		return false;
+	errno = 0;
+	*v = strtod(s, &end);
+	return !errno && end == p;
+}
+
+bool exm_parse_unsigned(const char *s, unsigned long long max,
+			unsigned long long *v)
+{
+	char *end;
+
+	for (const char *p = s; *p; p++)
+		if (*p < '0' || *p > '9')
+			return false;
+	if (!*s)
+		return false;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return !errno && !*end && *v <= max;
+}
+
 void exm_json_str(FILE *f, const char *s)
 {
+	static const char json_short[] = "\b\f\n\r\t";
 	const unsigned char *p = (const unsigned char *)s;
 	size_t slen = strlen(s), run = 0; /* p[run, i): plain, unwritten */
 
 	fputc('"', f);
 	for (size_t i = 0; i < slen;) {
+		const char *e;
 		uint32_t cp;
 		int n;
 
@@ -213,6 +256,9 @@ void exm_json_str(FILE *f, const char *s)
 			n = 1;
 		} else if (cp == '"' || cp == '\\') {
 			fprintf(f, "\\%c", (int)cp);
+		} else if (cp && (e = strchr(json_short, (int)cp))) {
+			/* JSON's own escapes where it has them */
+			fprintf(f, "\\%c", "bfnrt"[e - json_short]);
 		} else {
 			fprintf(f, "\\u%04x", (unsigned)cp);
 		}

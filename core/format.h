@@ -38,6 +38,15 @@ size_t exm_fmt_u64(char *buf, uint64_t v);
 #define EXM_FMT_THOU_LEN 64
 size_t exm_fmt_thou(char *buf, double d);
 
+/*
+ * The number the user typed, in decimal only: digits, and with frac a
+ * point and more digits; no sign, space, "0x", exponent or "inf". true with
+ * *v set when s is one (an unsigned one at most max), else false.
+ */
+bool exm_parse_decimal(const char *s, bool frac, double *v);
+bool exm_parse_unsigned(const char *s, unsigned long long max,
+			unsigned long long *v);
+
 /* Write s as a JSON string literal (with quotes) to f. */
 void exm_json_str(FILE *f, const char *s);
 /* Write s as one CSV field (quoted when needed) to f. */

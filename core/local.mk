@@ -23,7 +23,8 @@ core_libexmcore_a_SOURCES = \
 	core/diff.c core/diff.h \
 	core/table.c core/table.h \
 	core/fields.c core/fields.h \
-	core/format.c core/format.h
+	core/format.c core/format.h \
+	core/outfile.c core/outfile.h
 CORE_LIBS = core/libexmcore.a $(LIBELF_LIBS) $(SQLITE3_LIBS) -lm -lpthread
 # The paper's analyses: alerts, executable units, the system view, the
 # OpenMetrics export and the per-file page strip.

@@ -12,61 +12,52 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/format.h"
 #include "core/group.h"
+#include "core/outfile.h"
 #include "core/table.h"
 
-/* Length of the valid UTF-8 sequence at s (1-4), or 0 when invalid. */
-static size_t utf8_len(const unsigned char *s)
+/* The inside of a label value, from text with no control byte in it. */
+static void om_escaped(FILE *out, const char *s)
 {
-	unsigned char c = s[0];
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
-	if (c >= 0xe0 && c <= 0xef) {
-		unsigned char lo = c == 0xe0 ? 0xa0 : 0x80;
-		unsigned char hi = c == 0xed ? 0x9f : 0xbf; /* no surrogates */
-
-		return s[1] >= lo && s[1] <= hi && (s[2] & 0xc0) == 0x80 ? 3
-									 : 0;
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			fputc('\\', out);
+		fputc(*s, out);
 	}
-	if (c >= 0xf0 && c <= 0xf4) {
-		unsigned char lo = c == 0xf0 ? 0x90 : 0x80;
-		unsigned char hi = c == 0xf4 ? 0x8f : 0xbf; /* <= U+10FFFF */
-
-		return s[1] >= lo && s[1] <= hi && (s[2] & 0xc0) == 0x80 &&
-				       (s[3] & 0xc0) == 0x80
-			       ? 4
-			       : 0;
-	}
-	return 0;
 }
 
 void exm_om_label_value(FILE *out, const char *str)
 {
-	const unsigned char *s = (const unsigned char *)str;
+	size_t len = 4 * strlen(str) + 1; /* exm_escape's most: \xNN a byte */
+	char *copy = strdup(str), *buf = malloc(len), *seg, *bs;
 
-	while (*s) {
-		size_t n = utf8_len(s);
-
-		if (!n) {
-			fputs("\xef\xbf\xbd", out); /* U+FFFD */
-			s++;
-		} else if (*s == '\\') {
-			fputs("\\\\", out);
-			s++;
-		} else if (*s == '"') {
-			fputs("\\\"", out);
-			s++;
-		} else if (*s == '\n') {
-			fputs("\\n", out);
-			s++;
-		} else {
-			fwrite(s, 1, n, out);
-			s += n;
-		}
+	/*
+	 * The format lets a label value hold any UTF-8 but a newline, quote
+	 * or backslash; ESC or BEL from a process name would reach the
+	 * terminal of whoever prints the file. So the value is first made
+	 * terminal-safe as text output shows it (\e, \n, \xNN: exm_escape),
+	 * with a backslash of the name doubled so that no two names read the
+	 * same (a newline, and a backslash and an n), then escaped as the
+	 * format requires: a label reads "\\e", a backslash "\\\\".
+	 */
+	if (!copy || !buf) {
+		fputs("?", out);
+		free(copy);
+		free(buf);
+		return;
 	}
+	for (seg = copy;; seg = bs + 1) {
+		bs = strchr(seg, '\\');
+		if (bs)
+			*bs = '\0';
+		om_escaped(out, exm_escape(buf, len, seg));
+		if (!bs)
+			break;
+		fputs("\\\\\\\\", out);
+	}
+	free(copy);
+	free(buf);
 }
 
 static bool name_char(char c, bool first)
@@ -378,37 +369,16 @@ int exm_om_write(FILE *out, const struct exm_snapshot *snap,
 int exm_om_write_file(const char *path, const struct exm_snapshot *snap,
 		      const struct exm_om_opts *o)
 {
-	size_t len = strlen(path);
-	char *tmp = malloc(len + 16);
+	struct exm_outfile of;
 	FILE *f;
-	int fd, r;
+	int r;
 
-	if (!tmp)
-		return -ENOMEM;
-	snprintf(tmp, len + 16, "%s.tmp.XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		r = -errno;
-		free(tmp);
-		return r;
-	}
-	f = fdopen(fd, "w");
-	if (!f) {
-		r = -errno;
-		close(fd);
-		unlink(tmp);
-		free(tmp);
-		return r;
-	}
+	exm_outfile_init(&of, path, 0644);
+	f = exm_outfile_begin(&of);
+	if (!f)
+		return -of.err;
 	r = exm_om_write(f, snap, o);
-	if (fchmod(fd, 0644) && !r)
-		r = -errno;
-	if (fclose(f) && !r)
-		r = -EIO;
-	if (!r && rename(tmp, path))
-		r = -errno;
-	if (r)
-		unlink(tmp);
-	free(tmp);
+	r = exm_outfile_end(&of, !r) ?: r;
+	exm_outfile_fini(&of);
 	return r;
 }

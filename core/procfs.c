@@ -177,8 +177,18 @@ int exm_mapping_name(struct exm_mapping *m, const char *name, size_t len)
 	m->name = malloc(len + 1);
 	if (!m->name)
 		return -ENOMEM;
-	memcpy(m->name, name, len);
-	m->name[len] = '\0';
+	/* maps (and the module, as maps) write a newline as "\012" */
+	for (size_t i = 0, k = 0;; k++) {
+		if (i + 4 <= len && !memcmp(name + i, "\\012", 4)) {
+			m->name[k] = '\n';
+			i += 4;
+		} else if (i < len) {
+			m->name[k] = name[i++];
+		} else {
+			m->name[k] = '\0';
+			break;
+		}
+	}
 	m->kind = exm_classify(m->name, m->inode, m->dev_major, m->perms);
 	return 0;
 }

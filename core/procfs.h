@@ -16,9 +16,10 @@
 /*
  * Parse one line of /proc/PID/maps (without or with its trailing newline)
  * into m: range, perms, offset, device, inode, kind and name (malloc'd,
- * exactly as the kernel wrote it after the inode field, minus a trailing
- * " (deleted)" which sets m->deleted). 0, -EINVAL for a malformed line,
- * -ENOMEM.
+ * as the kernel wrote it after the inode field, minus a trailing
+ * " (deleted)" which sets m->deleted, and with each "\012", maps' escape
+ * of a newline, a newline again: the file's real name, which every output
+ * escapes its own way). 0, -EINVAL for a malformed line, -ENOMEM.
  */
 int exm_parse_maps_line(const char *line, size_t len, struct exm_mapping *m);
 

@@ -263,7 +263,7 @@ static int fixture_hostile(struct fx *x)
 	};
 	static const char *const files[] = {
 		"/tmp/evil\033[31mred.so", "/tmp/with space/lib x.so",
-		"/tmp/new\\012line.so", "/tmp/\xff\xfe.so",
+		"/tmp/new\nline.so", "/tmp/\xff\xfe.so",
 		"/tmp/\xe2\x98\x83 snow.so",
 	};
 	struct exm_proc *p;

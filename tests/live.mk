@@ -39,3 +39,7 @@ CLEANFILES += tests/live/sharer-plain
 # known growth, ELF of a replay and --sysroot (root).
 TESTS += tests/live/test_record_cli.py
 EXTRA_DIST += tests/live/test_record_cli.py
+# --output to a device, a FIFO with a reader, a symbolic link, a new path, a
+# file whose write fails and a directory (the hostile fixture; any user).
+TESTS += tests/live/test_output.py
+EXTRA_DIST += tests/live/test_output.py

@@ -37,7 +37,7 @@ UI_TESTS = \
 	tests/ui/typeahead.sh tests/ui/idle_cpu.sh tests/ui/mouse.sh \
 	tests/ui/responsive.sh tests/ui/page_strip.sh \
 	tests/ui/delta_column.sh tests/ui/file_strip.sh tests/ui/report_keys.sh \
-	tests/ui/report_hscroll.sh
+	tests/ui/report_hscroll.sh tests/ui/dumb_term.sh
 # recordings: stepping through a replay, delta mode, the system view
 UI_TESTS += tests/ui/replay_step.sh tests/ui/delta_mode.sh \
 	tests/ui/replay_system.sh

@@ -21,6 +21,7 @@
 #include "core/source_replay.h"
 #include "tui/diff.h"
 #include "tui/replay.h"
+#include "tui/text.h"
 #include "tui/view.h"
 
 void tui_all_fields(enum exm_table t, int *out)
@@ -62,6 +63,9 @@ static void put_cut(FILE *f, const char *s, int max)
 }
 
 static int g_line_max; /* terminal width for the last column, 0: none */
+/* The number of the snapshot being printed: of the run, 1 = first; of a
+ * replay, its number in the recording. */
+static size_t g_number;
 
 void tui_print_text(FILE *f, enum exm_table t, const struct exm_row *rows,
 		    size_t n, const int *fields, bool exact)
@@ -127,18 +131,41 @@ void tui_print_text(FILE *f, enum exm_table t, const struct exm_row *rows,
 
 static void json_bytes(FILE *f, double d);
 
+char *tui_snap_time(char *buf, size_t len, const struct exm_snapshot *snap)
+{
+	time_t t = (time_t)snap->sys.taken_at.tv_sec;
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return buf;
+}
+
+char *tui_csv_stamp(char *buf, const struct exm_snapshot *snap, size_t number)
+{
+	char t[32];
+
+	snprintf(buf, TUI_CSV_STAMP_LEN, "%zu,%s,", number,
+		 tui_snap_time(t, sizeof(t), snap));
+	return buf;
+}
+
 void tui_print_csv(FILE *f, enum exm_table t, const struct exm_row *rows,
-		   size_t n, const int *fields, bool header)
+		   size_t n, const int *fields, bool header, const char *stamp)
 {
 	char buf[4096];
 
 	if (header) {
+		if (stamp)
+			fputs(TUI_CSV_STAMP_HEAD, f);
 		for (int j = 0; fields[j] >= 0; j++)
 			fprintf(f, "%s%s", j ? "," : "",
 				exm_fields[fields[j]].key);
 		fputc('\n', f);
 	}
 	for (size_t i = 0; i < n; i++) {
+		if (stamp)
+			fputs(stamp, f);
 		for (int j = 0; fields[j] >= 0; j++) {
 			struct exm_value v;
 
@@ -317,13 +344,10 @@ void tui_print_json_header(FILE *f, const struct exm_snapshot *snap)
 {
 	const struct exm_sysinfo *s = &snap->sys;
 	char tbuf[64];
-	struct tm tm;
-	time_t t = (time_t)s->taken_at.tv_sec;
 	struct tui_counts c;
 
 	tui_counts_of(snap, &c);
-	gmtime_r(&t, &tm);
-	strftime(tbuf, sizeof(tbuf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	tui_snap_time(tbuf, sizeof(tbuf), snap);
 	fputs("\"version\":1,\"source\":", f);
 	exm_json_str(f, s->source);
 	fputs(",\"source_detail\":", f);
@@ -353,20 +377,23 @@ void tui_print_summary(FILE *f, const struct exm_snapshot *snap)
 {
 	const struct exm_sysinfo *s = &snap->sys;
 	char tot[16], mem[16];
-	char host[256];
+	char host[256], src[256], detail[1024], limits[1024];
 	struct tui_counts c;
 
 	tui_counts_of(snap, &c);
 	exm_fmt_human(tot, sizeof(tot), snap->total.erss);
 	exm_fmt_human(mem, sizeof(mem), (double)s->mem_total);
+	/* all escaped: a replay's detail holds its file's name */
 	fprintf(f,
 		"%s: %zu processes (%zu gone, %zu unreadable), effective "
 		"resident %s of %s RAM; %s (%s) %.3fs\n",
 		exm_escape(host, sizeof(host), s->hostname), c.scanned, c.gone,
-		c.denied, tot, mem, s->source, s->source_detail,
+		c.denied, tot, mem, exm_escape(src, sizeof(src), s->source),
+		exm_escape(detail, sizeof(detail), s->source_detail),
 		s->time_taken);
 	if (s->limits[0])
-		fprintf(f, "note: %s\n", s->limits);
+		fprintf(f, "note: %s\n",
+			exm_escape(limits, sizeof(limits), s->limits));
 }
 
 /*
@@ -484,7 +511,10 @@ static int emit_table(FILE *out, const struct tui_query *q,
 	if (!rows)
 		return -ENOMEM;
 	if (csv) {
-		tui_print_csv(out, q->table, rows, n, fields, iter == 0);
+		char stamp[TUI_CSV_STAMP_LEN];
+
+		tui_print_csv(out, q->table, rows, n, fields, iter == 0,
+			      tui_csv_stamp(stamp, snap, g_number));
 	} else {
 		if (iter)
 			fputc('\n', out);
@@ -551,7 +581,9 @@ static void report_csv(FILE *out, const struct tui_query *q,
 		       const struct exm_snapshot *snap,
 		       const struct tui_report *r, long iter)
 {
-	tui_report_csv(out, r, iter == 0);
+	char stamp[TUI_CSV_STAMP_LEN];
+
+	tui_report_csv(out, r, iter == 0, tui_csv_stamp(stamp, snap, g_number));
 }
 
 /* The snapshot's facts under "snapshot", the report's rows at the top. */
@@ -617,54 +649,48 @@ long tui_batch_iterations(const struct tui_opts *o, struct exm_source *src,
 	return o->record && !o->batch ? LONG_MAX : 1;
 }
 
-/*
- * --output FILE: each snapshot goes to a temporary file in FILE's
- * directory, renamed over FILE once complete, so a reader (the textfile
- * collector) never sees half of one.
- */
-struct out_file {
-	const char *path;
-	char tmp[4096];
-	FILE *f;
-};
-
-static FILE *out_begin(struct out_file *of)
+void tui_out_init(const struct tui_opts *o, struct exm_outfile *of)
 {
-	int fd;
-
-	if (!of->path)
-		return stdout;
-	if (snprintf(of->tmp, sizeof(of->tmp), "%s.tmp.XXXXXX", of->path) >=
-	    (int)sizeof(of->tmp))
-		return NULL;
-	fd = mkstemp(of->tmp);
-	if (fd < 0)
-		return NULL;
-	if (fchmod(fd, 0644) || !(of->f = fdopen(fd, "w"))) {
-		close(fd);
-		unlink(of->tmp);
-		return NULL;
-	}
-	return of->f;
+	exm_outfile_init(of, o->output, 0644);
 }
 
-/* 0, or -errno (the temporary file is removed). */
-static int out_end(struct out_file *of, bool ok)
+FILE *tui_out_begin(const struct tui_opts *o, struct exm_outfile *of,
+		    int *status)
 {
-	int err = 0;
+	FILE *f;
 
-	if (!of->path)
+	if (!o->output)
+		return stdout;
+	f = exm_outfile_begin(of);
+	if (!f) {
+		tui_error("%s", of->errmsg);
+		/* nothing a file can be written to: bad input */
+		*status = of->err == EISDIR || of->err == EINVAL ||
+				  of->err == ELOOP
+			  ? 2
+			  : 1;
+	}
+	return f;
+}
+
+int tui_out_end(const struct tui_opts *o, struct exm_outfile *of, bool ok)
+{
+	if (!o->output) {
+		if (!fflush(stdout) && !ferror(stdout))
+			return 0;
+		return errno == EPIPE || exm_out_reader_gone(stdout) ? -1 : 1;
+	}
+	if (!exm_outfile_end(of, ok))
 		return 0;
-	if (fflush(of->f) || ferror(of->f) || fsync(fileno(of->f)))
-		err = errno ? -errno : -EIO;
-	if (fclose(of->f) && !err)
-		err = -errno;
-	of->f = NULL;
-	if (!err && ok && rename(of->tmp, of->path))
-		err = -errno;
-	if (err || !ok)
-		unlink(of->tmp);
-	return err;
+	if (of->err == EPIPE) /* a FIFO's reader left, as stdout's may */
+		return -1;
+	tui_error("%s", of->errmsg);
+	return 1;
+}
+
+void tui_out_fini(struct exm_outfile *of)
+{
+	exm_outfile_fini(of);
 }
 
 /* One snapshot: the listed table, or the report of the options. Why a
@@ -691,7 +717,7 @@ static int emit_one(FILE *out, const struct tui_opts *o,
 	if (ret != -ENOMEM && !(ret == -ENODATA && *said))
 		tui_formats[o->format].report(out, q, snap, &r, iter);
 	if (ret && ret != -ENOMEM && r.nnotes && !*said)
-		fprintf(stderr, "exmtop: %s\n", r.notes[0]);
+		tui_error("%s", r.notes[0]);
 	if (ret)
 		*said = true;
 	tui_report_fini(&r);
@@ -704,7 +730,7 @@ static int emit_one(FILE *out, const struct tui_opts *o,
 
 int tui_batch(const struct tui_opts *o)
 {
-	struct out_file of = { .path = o->output };
+	struct exm_outfile of;
 	struct exm_elfcache *cache = NULL;
 	struct exm_snapshot *prev = NULL;
 	struct exm_recorder *rec = NULL;
@@ -718,9 +744,11 @@ int tui_batch(const struct tui_opts *o)
 	ret = tui_query_from_opts(&q, o, false);
 	if (ret)
 		return ret;
+	/* --output: one writer for whatever is there (outfile.h) */
+	tui_out_init(o, &of);
 	if (o->report && !tui_formats[o->format].report) {
-		fprintf(stderr, "exmtop: --%s prints text, csv or json\n",
-			o->report);
+		tui_error("--%s prints text, csv or json",
+			  o->report);
 		tui_query_fini(&q);
 		return 2;
 	}
@@ -740,8 +768,8 @@ int tui_batch(const struct tui_opts *o)
 	if (!status && o->format == TUI_FMT_OPENMETRICS && print &&
 	    !o->output && iters > 1) {
 		/* an exposition is one snapshot: two on stdout are not one */
-		fprintf(stderr, "exmtop: openmetrics prints one snapshot: "
-			"-n 1, or --output FILE (each snapshot replaces it)\n");
+		tui_error("openmetrics prints one snapshot: -n 1, or "
+			  "--output FILE (each snapshot replaces it)");
 		status = 2;
 	}
 	if (!status && o->record)
@@ -781,27 +809,26 @@ int tui_batch(const struct tui_opts *o)
 			sleep_secs(q.set.delay);
 		if (stop_flag)
 			break;
+		g_number = exm_replay_count(src) ? exm_replay_tell(src) + 1
+						 : (size_t)i + 1;
 		ret = exm_source_snapshot(src, &scan, &snap);
 		if (ret) {
-			fprintf(stderr, "exmtop: snapshot failed: %s\n",
-				src->errmsg[0] ? src->errmsg : strerror(-ret));
+			tui_error("snapshot failed: %s",
+				  src->errmsg[0] ? src->errmsg : strerror(-ret));
 			status = ret == -EINVAL && exm_replay_count(src) ? 2 : 1;
 			break;
 		}
 		if (rec && exm_record_snapshot(rec, snap)) {
-			fprintf(stderr, "exmtop: --record: %s\n",
-				exm_record_errmsg(rec));
+			tui_error("--record: %s",
+				  exm_record_errmsg(rec));
 			exm_snapshot_free(snap);
 			status = 1;
 			break;
 		}
 		if (print) {
-			out = out_begin(&of);
+			out = tui_out_begin(o, &of, &status);
 			if (!out) {
-				fprintf(stderr, "exmtop: cannot write %s: %s\n",
-					o->output, strerror(errno));
 				exm_snapshot_free(snap);
-				status = 1;
 				break;
 			}
 			ret = emit_one(out, o, &q, snap, prev, i, cache,
@@ -812,18 +839,16 @@ int tui_batch(const struct tui_opts *o)
 		if (prev)
 			exm_snapshot_free(prev);
 		prev = snap; /* the deltas of the next one */
-		if (print && of.path) {
-			int e = out_end(&of, !ret);
+		if (print) {
+			int e = tui_out_end(o, &of, !ret);
 
+			if (e < 0) /* the reader left (the emit may have
+				    * failed for it): stop quietly */
+				break;
 			if (e && !ret) {
-				fprintf(stderr, "exmtop: cannot write %s: "
-					"%s\n", o->output, strerror(-e));
-				status = 1;
+				status = e;
 				break;
 			}
-		} else if (fflush(stdout) || ferror(stdout)) {
-			status = errno == EPIPE ? 0 : 1;
-			break;
 		}
 		if (ret == 2 && exm_replay_count(src)) {
 			/* a replayed snapshot older than the report (recorded
@@ -834,13 +859,14 @@ int tui_batch(const struct tui_opts *o)
 		}
 		if (ret) {
 			if (ret < 0)
-				fprintf(stderr, "exmtop: %s\n", strerror(-ret));
+				tui_error("%s", strerror(-ret));
 			status = ret > 0 ? ret : 1;
 			break;
 		}
 	}
 	if (prev)
 		exm_snapshot_free(prev);
+	tui_out_fini(&of);
 	if (rec)
 		exm_record_close(rec);
 	exm_elfcache_free(cache);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "core/fields.h"
+#include "core/outfile.h"
 #include "core/snapshot.h"
 #include "tui/opts.h"
 #include "tui/query.h"
@@ -24,9 +25,22 @@ void tui_all_fields(enum exm_table t, int *out);
 /* Text table: header row and aligned columns. */
 void tui_print_text(FILE *f, enum exm_table t, const struct exm_row *rows,
 		    size_t n, const int *fields, bool exact);
-/* CSV: header row (keys) when header, then rows; sizes in bytes. */
+/*
+ * CSV: header row (keys) when header, then rows; sizes in bytes. With a
+ * stamp (tui_csv_stamp: which snapshot, when), every row starts with it and
+ * the header with "snapshot,time", so that rows of several snapshots in one
+ * file are told apart.
+ */
 void tui_print_csv(FILE *f, enum exm_table t, const struct exm_row *rows,
-		   size_t n, const int *fields, bool header);
+		   size_t n, const int *fields, bool header, const char *stamp);
+#define TUI_CSV_STAMP_HEAD "snapshot,time,"
+#define TUI_CSV_STAMP_LEN 64
+/* "NUMBER,TIME," of snap: its number (1 = first of the run or recording)
+ * and when it was taken (UTC, as JSON's "time"). Returns buf. */
+char *tui_csv_stamp(char *buf, const struct exm_snapshot *snap,
+		    size_t number);
+/* When snap was taken, "YYYY-MM-DDTHH:MM:SSZ" (at least 32 bytes). */
+char *tui_snap_time(char *buf, size_t len, const struct exm_snapshot *snap);
 /* JSON array of row objects with the given fields (sizes in bytes,
  * unmeasured as null). */
 void tui_print_json_rows(FILE *f, enum exm_table t, const struct exm_row *rows,
@@ -73,6 +87,20 @@ long tui_batch_iterations(const struct tui_opts *o, struct exm_source *src,
 
 /* Sleep d seconds between batch snapshots (EINTR resumes). */
 void tui_pause_secs(double d);
+
+/*
+ * Where a batch document goes: stdout, or --output FILE through its one
+ * writer (core/outfile.h; of set up by tui_out_init). tui_out_begin: the
+ * stream, or NULL after one line on stderr with *status the exit status
+ * (2: nothing can be written there). tui_out_end: 0 to go on, else stop:
+ * > 0 the exit status (after one line), < 0 stdout's reader left (exit
+ * status 0). tui_out_fini ends it all.
+ */
+void tui_out_init(const struct tui_opts *o, struct exm_outfile *of);
+FILE *tui_out_begin(const struct tui_opts *o, struct exm_outfile *of,
+		    int *status);
+int tui_out_end(const struct tui_opts *o, struct exm_outfile *of, bool ok);
+void tui_out_fini(struct exm_outfile *of);
 
 /* Run batch mode; returns the exit status. */
 int tui_batch(const struct tui_opts *o);

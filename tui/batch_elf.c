@@ -23,6 +23,7 @@
 #include "core/source_replay.h"
 #include "tui/batch.h"
 #include "tui/query.h"
+#include "tui/text.h"
 #include "tui/view.h"
 
 struct req {
@@ -116,7 +117,8 @@ static struct exm_row *build(const struct req *q,
 
 static int emit(FILE *out, const struct tui_opts *o, const struct req *q,
 		const struct exm_snapshot *snap, const struct exm_proc *p,
-		const struct exm_file *f, const struct exm_elf *e, long iter)
+		const struct exm_file *f, const struct exm_elf *e, long iter,
+		const char *stamp)
 {
 	long secidx = -1;
 	struct exm_row *rows;
@@ -126,8 +128,8 @@ static int emit(FILE *out, const struct tui_opts *o, const struct req *q,
 	if (q->section && strcmp(q->section, "*") && e->state == EXM_ELF_OK) {
 		secidx = exm_elf_find_section(e, q->section);
 		if (secidx < 0) {
-			fprintf(stderr, "exmtop: %s: no section %s\n", f->name,
-				q->section);
+			tui_error("%s: no section %s", f->name,
+				  q->section);
 			return 1;
 		}
 	}
@@ -184,7 +186,8 @@ static int emit(FILE *out, const struct tui_opts *o, const struct req *q,
 		return 0;
 	}
 	if (o->format == TUI_FMT_CSV) {
-		tui_print_csv(out, q->t, rows, n, q->fields, iter == 0);
+		tui_print_csv(out, q->t, rows, n, q->fields, iter == 0,
+			      stamp);
 	} else {
 		char name[512];
 		const char *why = exm_elf_empty_text(e, q->t == EXM_T_SYMBOLS,
@@ -222,8 +225,8 @@ static int parse_req(const struct tui_opts *o, struct req *q)
 
 	memset(q, 0, sizeof(*q));
 	if (o->sections && o->symbols) {
-		fprintf(stderr, "exmtop: use --sections or --symbols, not "
-				"both\n");
+		tui_error("use --sections or --symbols, not "
+			  "both");
 		return 2;
 	}
 	if (o->sections) {
@@ -233,8 +236,8 @@ static int parse_req(const struct tui_opts *o, struct req *q)
 		q->t = EXM_T_SYMBOLS;
 		colon = strrchr(o->symbols, ':');
 		if (!colon || colon == o->symbols || !colon[1]) {
-			fprintf(stderr, "exmtop: --symbols wants FILE:SECTION "
-					"(SECTION * for all symbols)\n");
+			tui_error("--symbols wants FILE:SECTION "
+				  "(SECTION * for all symbols)");
 			return 2;
 		}
 		q->file = strndup(o->symbols, (size_t)(colon - o->symbols));
@@ -245,7 +248,7 @@ static int parse_req(const struct tui_opts *o, struct req *q)
 	if (!q->file)
 		return 1;
 	if (!*q->file) {
-		fprintf(stderr, "exmtop: empty FILE\n");
+		tui_error("empty FILE");
 		return 2;
 	}
 	{
@@ -274,7 +277,7 @@ static int parse_req(const struct tui_opts *o, struct req *q)
 	}
 	return 0;
 bad:
-	fprintf(stderr, "exmtop: %s\n", err);
+	tui_error("%s", err);
 	return 2;
 }
 
@@ -292,9 +295,12 @@ int tui_batch_elf(const struct tui_opts *o)
 	long iters;
 	struct exm_elfcache *cache = NULL;
 	struct exm_source *src = NULL;
+	struct exm_outfile of;
 	struct req q;
-	int ret;
+	FILE *out;
+	int ret, end;
 
+	tui_out_init(o, &of);
 	ret = parse_req(o, &q);
 	if (ret)
 		goto out;
@@ -310,8 +316,8 @@ int tui_batch_elf(const struct tui_opts *o)
 		goto out;
 	}
 	if (o->npids > 1) {
-		fprintf(stderr, "exmtop: --sections/--symbols take one -p PID "
-				"(or none for all processes)\n");
+		tui_error("--sections/--symbols take one -p PID "
+			  "(or none for all processes)");
 		ret = 2;
 		goto out;
 	}
@@ -319,15 +325,19 @@ int tui_batch_elf(const struct tui_opts *o)
 		const struct exm_proc *p = NULL;
 		const struct exm_file *f;
 		const struct exm_elf *e;
+		char stamp[TUI_CSV_STAMP_LEN];
 		struct exm_snapshot *snap;
+		size_t number;
 		bool amb;
 
 		if (i && !exm_replay_count(src)) /* a replay does not wait */
 			tui_pause_secs(q.delay);
+		number = exm_replay_count(src) ? exm_replay_tell(src) + 1
+					       : (size_t)i + 1;
 		ret = exm_source_snapshot(src, &q.scan, &snap);
 		if (ret) {
-			fprintf(stderr, "exmtop: snapshot failed: %s\n",
-				src->errmsg[0] ? src->errmsg : strerror(-ret));
+			tui_error("snapshot failed: %s",
+				  src->errmsg[0] ? src->errmsg : strerror(-ret));
 			/* a damaged recording is a bad value */
 			ret = ret == -EINVAL && exm_replay_count(src) ? 2 : 1;
 			goto out;
@@ -335,8 +345,8 @@ int tui_batch_elf(const struct tui_opts *o)
 		if (o->npids == 1) {
 			p = exm_snapshot_find_pid(snap, o->pids[0]);
 			if (!p) {
-				fprintf(stderr, "exmtop: process %d not "
-						"found\n", (int)o->pids[0]);
+				tui_error("process %d not "
+					  "found", (int)o->pids[0]);
 				exm_snapshot_free(snap);
 				ret = 1;
 				goto out;
@@ -346,28 +356,36 @@ int tui_batch_elf(const struct tui_opts *o)
 		if (f && p && !exm_proc_find_pfile(p, f))
 			f = NULL;
 		if (!f) {
-			fprintf(stderr, "exmtop: %s: %s\n", q.file,
-				amb ? "several mapped files have this name; "
-				      "give the full path"
-				    : "not mapped by the scanned processes");
+			tui_error("%s: %s", q.file,
+				  amb ? "several mapped files have this name; "
+				  "give the full path"
+				  : "not mapped by the scanned processes");
 			exm_snapshot_free(snap);
 			ret = 1;
 			goto out;
 		}
 		e = exm_elfcache_get(cache, snap, p, f, tui_proc_root(snap));
 		q.why = exm_elfcache_why(cache);
-		ret = emit(stdout, o, &q, snap, p, f, e, i);
+		out = tui_out_begin(o, &of, &ret);
+		if (!out) {
+			exm_snapshot_free(snap);
+			goto out;
+		}
+		ret = emit(out, o, &q, snap, p, f, e, i,
+			   tui_csv_stamp(stamp, snap, number));
 		exm_snapshot_free(snap);
 		if (ret < 0) {
-			fprintf(stderr, "exmtop: %s\n", strerror(-ret));
+			tui_error("%s", strerror(-ret));
 			ret = 1;
 		}
-		if (fflush(stdout) || ferror(stdout))
-			ret = errno == EPIPE ? 0 : 1;
-		if (ret)
+		end = tui_out_end(o, &of, !ret);
+		if (end && !ret)
+			ret = end < 0 ? 0 : end;
+		if (ret || end)
 			goto out;
 	}
 out:
+	tui_out_fini(&of);
 	exm_elfcache_free(cache);
 	if (src)
 		exm_source_close(src);

@@ -20,21 +20,30 @@
 #include "core/strip.h"
 #include "tui/batch.h"
 #include "tui/query.h"
+#include "tui/text.h"
 #include "tui/view_strip.h"
 
 static int parse_target(const char *arg, pid_t *pid, uint64_t *addr)
 {
-	char *end;
-	long p;
+	const char *colon = strchr(arg, ':');
+	unsigned long long p;
+	char num[32], *end;
 
-	errno = 0;
-	p = strtol(arg, &end, 10);
-	if (end == arg || *end != ':' || errno || p <= 0 || p > INT_MAX)
+	/* the PID in decimal, the address in hex (digits, 0x allowed) */
+	if (!colon || (size_t)(colon - arg) >= sizeof(num))
 		return -EINVAL;
-	arg = end + 1;
+	memcpy(num, arg, (size_t)(colon - arg));
+	num[colon - arg] = '\0';
+	if (!exm_parse_unsigned(num, INT_MAX, &p) || !p)
+		return -EINVAL;
+	arg = colon + 1;
+	if (arg[0] == '0' && (arg[1] == 'x' || arg[1] == 'X'))
+		arg += 2;
+	if (!*arg || strspn(arg, "0123456789abcdefABCDEF") != strlen(arg))
+		return -EINVAL;
 	errno = 0;
 	*addr = strtoull(arg, &end, 16);
-	if (end == arg || *end || errno || *arg == '-')
+	if (*end || errno)
 		return -EINVAL;
 	*pid = (pid_t)p;
 	return 0;
@@ -153,41 +162,43 @@ static void print_file_json(FILE *out, const struct exm_snapshot *snap,
 	fputs("]}\n", out);
 }
 
-static int file_strip(const struct exm_snapshot *snap, const char *path,
-		      enum tui_format fmt)
+static int file_strip(FILE *out, const struct exm_snapshot *snap,
+		      const char *path, enum tui_format fmt)
 {
 	const struct exm_file *f = file_named(snap, path);
 	struct exm_file_strip s;
 	int ret;
 
 	if (!f) {
-		fprintf(stderr, "exmtop: no scanned process maps %.200s\n",
-			path);
+		tui_error("no scanned process maps %.200s",
+			  path);
 		return 1;
 	}
 	ret = exm_strip_file(snap, f, &s);
 	if (ret) {
-		fprintf(stderr, "exmtop: %s\n",
-			ret == -EFBIG ? "mapped too far into the file for a "
-					"page strip"
-				      : strerror(-ret));
+		tui_error("%s",
+			  ret == -EFBIG ? "mapped too far into the file for a "
+			  "page strip"
+			  : strerror(-ret));
 		return 1;
 	}
 	if (!s.has_pages)
-		fprintf(stderr, "exmtop: this source has no per-page facts "
-			"(use --source pagemap)\n");
+		tui_error("this source has no per-page facts "
+			  "(use --source pagemap)");
 	else if (fmt == TUI_FMT_JSON)
-		print_file_json(stdout, snap, f, &s);
+		print_file_json(out, snap, f, &s);
 	else
-		print_file_text(stdout, snap, f, &s);
+		print_file_text(out, snap, f, &s);
 	ret = s.has_pages ? 0 : 1;
 	exm_file_strip_fini(&s);
 	return ret;
 }
 
-/* One snapshot's strip of PID:ADDR or of a file: 0, or 1 after a line. */
-static int strip_one(const struct tui_opts *o, struct exm_snapshot *snap,
-		     bool by_file, pid_t pid, uint64_t addr)
+/* One snapshot's strip of PID:ADDR or of a file into out: 0, or 1 after
+ * a line. */
+static int strip_one(FILE *out, const struct tui_opts *o,
+		     struct exm_snapshot *snap, bool by_file, pid_t pid,
+		     uint64_t addr)
 {
 	const struct exm_proc *p;
 	const struct exm_mapping *m;
@@ -195,27 +206,26 @@ static int strip_one(const struct tui_opts *o, struct exm_snapshot *snap,
 	int ret = 1;
 
 	if (by_file)
-		return file_strip(snap, o->pagemap, o->format);
+		return file_strip(out, snap, o->pagemap, o->format);
 	p = exm_snapshot_find_pid(snap, pid);
 	m = p ? exm_proc_mapping_at(p, addr) : NULL;
 	if (!p)
-		fprintf(stderr, "exmtop: process %d not found\n", (int)pid);
+		tui_error("process %d not found", (int)pid);
 	else if (p->state == EXM_PROC_DENIED)
-		fprintf(stderr, "exmtop: process %d could not be read "
-			"(permission denied): its mappings are unknown\n",
-			(int)pid);
+		tui_error("process %d could not be read (permission denied): "
+			  "its mappings are unknown", (int)pid);
 	else if (!m)
-		fprintf(stderr, "exmtop: process %d maps nothing at %" PRIx64
-			"\n", (int)pid, addr);
+		tui_error("process %d maps nothing at %" PRIx64, (int)pid,
+			  addr);
 	else if ((ret = exm_strip_mapping(snap, p, m, &s)))
-		fprintf(stderr, "exmtop: %s\n",
-			ret == -ENODATA ? "this source has no per-page facts "
-					  "(use --source pagemap)"
-					: strerror(-ret));
+		tui_error("%s",
+			  ret == -ENODATA ? "this source has no per-page facts "
+			  "(use --source pagemap)"
+			  : strerror(-ret));
 	else if (o->format == TUI_FMT_JSON)
-		print_json(stdout, snap, p, m, &s);
+		print_json(out, snap, p, m, &s);
 	else
-		print_text(stdout, snap, p, m, &s);
+		print_text(out, snap, p, m, &s);
 	if (!ret)
 		exm_strip_fini(&s);
 	return ret ? 1 : 0;
@@ -226,19 +236,20 @@ int tui_batch_pagemap(const struct tui_opts *o)
 	bool by_file = o->pagemap[0] == '/';
 	struct exm_scan_opts scan;
 	struct exm_source *src = NULL;
+	struct exm_outfile of;
 	uint64_t addr = 0;
 	pid_t pid = 0;
 	long iters;
 	int ret = 0;
 
 	if (!by_file && parse_target(o->pagemap, &pid, &addr)) {
-		fprintf(stderr, "exmtop: invalid value '%.64s' for --pagemap: "
-			"expected PID:ADDRESS (address in hex) or an absolute "
-			"file name\n", o->pagemap);
+		tui_error("invalid value '%.64s' for --pagemap: "
+			  "expected PID:ADDRESS (address in hex) or an absolute "
+			  "file name", o->pagemap);
 		return 2;
 	}
 	if (o->format != TUI_FMT_TEXT && o->format != TUI_FMT_JSON) {
-		fprintf(stderr, "exmtop: --pagemap prints text or json\n");
+		tui_error("--pagemap prints text or json");
 		return 2;
 	}
 	ret = tui_open_source(o, &src);
@@ -249,23 +260,36 @@ int tui_batch_pagemap(const struct tui_opts *o)
 	memset(&scan, 0, sizeof(scan));
 	scan.include_self = o->include_self;
 	scan.pagemap_mode = o->pagemap_mode;
+	tui_out_init(o, &of);
 	for (long i = 0; !ret && i < iters; i++) {
 		struct exm_snapshot *snap;
+		FILE *out;
+		int end;
 
 		if (i && !exm_replay_count(src)) /* a replay does not wait */
 			tui_pause_secs(o->delay > 0 ? o->delay : 2);
 		ret = exm_source_snapshot(src, &scan, &snap);
 		if (ret) {
-			fprintf(stderr, "exmtop: snapshot failed: %s\n",
-				src->errmsg[0] ? src->errmsg : strerror(-ret));
+			tui_error("snapshot failed: %s",
+				  src->errmsg[0] ? src->errmsg
+						 : strerror(-ret));
 			ret = 1;
 			break;
 		}
-		ret = strip_one(o, snap, by_file, pid, addr);
+		out = tui_out_begin(o, &of, &ret);
+		if (!out) {
+			exm_snapshot_free(snap);
+			break;
+		}
+		ret = strip_one(out, o, snap, by_file, pid, addr);
 		exm_snapshot_free(snap);
-		if (fflush(stdout) || ferror(stdout))
-			ret = 1;
+		end = tui_out_end(o, &of, !ret);
+		if (end && !ret)
+			ret = end < 0 ? 0 : end;
+		if (end)
+			break;
 	}
+	tui_out_fini(&of);
 	exm_source_close(src);
 	return ret;
 }

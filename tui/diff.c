@@ -12,6 +12,7 @@
 #include "core/source_replay.h"
 #include "tui/batch.h"
 #include "tui/replay.h"
+#include "tui/text.h"
 
 /* The sizes of a side, or zeros measured as the other side. */
 static void side(struct exm_sizes *out, const struct exm_sizes *s,
@@ -138,12 +139,12 @@ int tui_diff_csv(FILE *out, const struct tui_query *q,
 	bool procs = q->table == EXM_T_PROCS;
 
 	if (df->report) {
-		tui_report_csv(out, df->report, true);
+		tui_report_csv(out, df->report, true, NULL);
 		return 0;
 	}
 	tui_print_csv(out, q->table, procs ? df->procs : df->files,
 		      procs ? df->nprocs : df->nfiles,
-		      tui_query_fields(q, q->table), true);
+		      tui_query_fields(q, q->table), true, NULL);
 	return 0;
 }
 
@@ -211,8 +212,8 @@ static int load(struct exm_source *src, size_t idx,
 		ret = exm_source_snapshot(src, scan, out);
 	if (!ret)
 		return 0;
-	fprintf(stderr, "exmtop: %s\n",
-		src->errmsg[0] ? src->errmsg : strerror(-ret));
+	tui_error("%s",
+		  src->errmsg[0] ? src->errmsg : strerror(-ret));
 	return ret == -EINVAL ? 2 : 1;
 }
 
@@ -251,9 +252,11 @@ int tui_batch_diff(const struct tui_opts *o)
 	const struct tui_report_ops *rop = NULL;
 	struct exm_scan_opts scan;
 	struct tui_report r = { 0 };
+	struct exm_outfile of;
 	struct tui_diff df;
 	struct tui_query q;
 	char *na = NULL, *nb = NULL;
+	FILE *out;
 	int ret, status;
 
 	memset(&df, 0, sizeof(df));
@@ -261,14 +264,14 @@ int tui_batch_diff(const struct tui_opts *o)
 	if (ret)
 		return ret;
 	if (!tui_formats[o->format].diff) {
-		fprintf(stderr, "exmtop: --diff cannot be printed as %s\n",
-			tui_formats[o->format].name);
+		tui_error("--diff cannot be printed as %s",
+			  tui_formats[o->format].name);
 		tui_query_fini(&q);
 		return 2;
 	}
 	if (o->report && !(rop = tui_report_find(o->report)->diff)) {
-		fprintf(stderr, "exmtop: --diff compares processes and files, "
-			"or with --system all of RAM; not --%s\n", o->report);
+		tui_error("--diff compares processes and files, "
+			  "or with --system all of RAM; not --%s", o->report);
 		tui_query_fini(&q);
 		return 2;
 	}
@@ -305,14 +308,14 @@ int tui_batch_diff(const struct tui_opts *o)
 	status = 1;
 	ret = exm_diff_new(a, b, &d);
 	if (ret) {
-		fprintf(stderr, "exmtop: --diff: %s\n", strerror(-ret));
+		tui_error("--diff: %s", strerror(-ret));
 		goto out;
 	}
 	df.d = d;
 	df.procs = delta_rows(&q, d, EXM_T_PROCS, &df.nprocs);
 	df.files = delta_rows(&q, d, EXM_T_FILES, &df.nfiles);
 	if (!df.procs || !df.files) {
-		fprintf(stderr, "exmtop: out of memory\n");
+		tui_error("out of memory");
 		goto out;
 	}
 	if (rop) {
@@ -320,19 +323,24 @@ int tui_batch_diff(const struct tui_opts *o)
 
 		ret = tui_report_build(rop, &env, &r);
 		if (ret == -ENOMEM) {
-			fprintf(stderr, "exmtop: out of memory\n");
+			tui_error("out of memory");
 			goto out;
 		}
 		df.report = &r;
 	}
 	signal(SIGPIPE, SIG_IGN);
-	tui_formats[o->format].diff(stdout, &q, &df);
-	status = fflush(stdout) || ferror(stdout) ? (errno == EPIPE ? 0 : 1)
-						  : 0;
+	tui_out_init(o, &of);
+	out = tui_out_begin(o, &of, &status);
+	if (out) {
+		tui_formats[o->format].diff(out, &q, &df);
+		status = tui_out_end(o, &of, true);
+		status = status < 0 ? 0 : status;
+	}
+	tui_out_fini(&of);
 	if (!status && df.report && ret) {
 		/* said in a note; 2: a recording without what it needs */
-		fprintf(stderr, "exmtop: %s\n",
-			r.nnotes ? r.notes[0] : strerror(-ret));
+		tui_error("%s",
+			  r.nnotes ? r.notes[0] : strerror(-ret));
 		status = ret == -ENODATA ? 2 : 1;
 	}
 out:

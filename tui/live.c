@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/format.h"
 #include "core/group.h"
 #include "core/source_replay.h"
 #include "tui/replay.h"
@@ -512,10 +513,10 @@ static unsigned prompt_done(struct tui_live *l, bool accept,
 		break;
 	case TUI_P_DELAY:
 		if (accept) {
-			char *end;
-			double d = strtod(text, &end);
+			double d;
 
-			if (end == text || *end || !(d >= 0.1 && d <= 3600)) {
+			if (!exm_parse_decimal(text, true, &d) ||
+			    !(d >= 0.1 && d <= 3600)) {
 				tui_live_status(l, "delay must be 0.1 to 3600 "
 						   "seconds");
 			} else {
@@ -900,8 +901,8 @@ int tui_live_init(struct tui_live *l, const struct tui_opts *o)
 	tui_policy_init(&l->policy);
 	ret = tui_query_build(&l->q, o, true, err, sizeof(err));
 	if (ret) {
-		fprintf(stderr, "exmtop: %s\n",
-			ret == -EINVAL ? err : strerror(-ret));
+		tui_error("%s",
+			  ret == -EINVAL ? err : strerror(-ret));
 		return ret == -EINVAL ? 2 : 1;
 	}
 	if (l->q.warn[0])
@@ -925,17 +926,17 @@ int tui_live_init(struct tui_live *l, const struct tui_opts *o)
 	tui_elf_set_sysroot(o->sysroot);
 	tui_query_scan(&l->q, EXM_NEED_CMDLINE, &l->scan);
 	if (reset_pane(l, 0) || reset_pane(l, 1)) {
-		fprintf(stderr, "exmtop: out of memory\n");
+		tui_error("out of memory");
 		return 1;
 	}
 	if (o->report && !tui_report_push(&l->stacks[l->pane], o->report)) {
-		fprintf(stderr, "exmtop: out of memory\n");
+		tui_error("out of memory");
 		return 1;
 	}
 	tui_live_rescan(l); /* the panes decide what to read */
 	ret = tui_scanner_start(&l->scanner, l->src, &l->scan, true);
 	if (ret) {
-		fprintf(stderr, "exmtop: cannot start: %s\n", strerror(-ret));
+		tui_error("cannot start: %s", strerror(-ret));
 		return 1;
 	}
 	l->src = NULL; /* the scanner's now */

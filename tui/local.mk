@@ -9,7 +9,7 @@ exmtop_SOURCES = \
 	tui/batch_strip.c \
 	tui/report.c tui/report.h \
 	tui/keys.c tui/keys.h \
-	tui/ui.c tui/ui.h
+	tui/ui.c tui/ui.h tui/termcaps.c tui/termcaps.h
 exmtop_LDADD = $(CORE_LIBS) $(NCURSESW_LIBS)
 exmtop_SOURCES += tui/man.c tui/man.h
 

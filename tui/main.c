@@ -12,6 +12,7 @@
 #include "tui/diff.h"
 #include "tui/man.h"
 #include "tui/opts.h"
+#include "tui/text.h"
 #include "tui/ui.h"
 
 /* Options that only mean something together: 0, or 2 after one line. */
@@ -36,9 +37,12 @@ static int check_combinations(const struct tui_opts *o)
 		why = "--sysroot goes with --replay and what opens ELF files: "
 		      "the live screen, --sections, --symbols, --units, "
 		      "--alerts, --breakdown";
+	else if (o->output && !o->batch && !(o->record && !o->watch) &&
+		 !o->diff_a && !o->sections && !o->symbols && !o->pagemap)
+		why = "--output goes with -b (the live screen writes no file)";
 	if (!why)
 		return 0;
-	fprintf(stderr, "exmtop: %s\n", why);
+	tui_error("%s", why);
 	return 2;
 }
 

@@ -3,7 +3,9 @@
 #include "tui/opts.h"
 
 #include "core/fields.h"
+#include "core/format.h"
 #include "tui/batch.h"
+#include "tui/text.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -15,8 +17,7 @@
 
 static int bad(const char *opt, const char *val, const char *why)
 {
-	fprintf(stderr, "exmtop: invalid value '%.64s' for %s: %s\n", val, opt,
-		why);
+	tui_error("invalid value '%.64s' for %s: %s", val, opt, why);
 	return 2;
 }
 
@@ -39,23 +40,18 @@ static int set_batch(struct tui_opts *o, const char *v)
 
 static int set_iterations(struct tui_opts *o, const char *v)
 {
-	char *end;
+	unsigned long long n;
 
-	errno = 0;
-	o->iterations = strtol(v, &end, 10);
-	if (end == v || *end || errno || o->iterations < 1)
+	if (!exm_parse_unsigned(v, LONG_MAX, &n) || n < 1)
 		return bad("-n", v, "expected a positive count");
+	o->iterations = (long)n;
 	return 0;
 }
 
 static int set_delay(struct tui_opts *o, const char *v)
 {
-	char *end;
-
-	errno = 0;
-	o->delay = strtod(v, &end);
-	if (end == v || *end || errno || !isfinite(o->delay) ||
-	    o->delay < 0.1 || o->delay > 86400)
+	if (!exm_parse_decimal(v, true, &o->delay) || o->delay < 0.1 ||
+	    o->delay > 86400)
 		return bad("-d", v, "expected seconds, 0.1 to 86400");
 	return 0;
 }
@@ -71,41 +67,49 @@ static int set_sort(struct tui_opts *o, const char *v)
 
 static int set_pids(struct tui_opts *o, const char *s)
 {
-	const char *p = s;
+	char one[32];
 
-	while (*p) {
-		char *end;
-		long v;
+	for (const char *p = s; *p;) {
+		size_t len = strcspn(p, ",");
+		unsigned long long v;
 		pid_t *np;
 
-		errno = 0;
-		v = strtol(p, &end, 10);
-		if (end == p || errno || v <= 0 || v > INT_MAX ||
-		    (*end && *end != ',') || (*end == ',' && !end[1]))
+		if (len >= sizeof(one) || (p[len] == ',' && !p[len + 1]))
+			return bad("-p", s, "expected PID[,PID...]");
+		memcpy(one, p, len);
+		one[len] = '\0';
+		if (!exm_parse_unsigned(one, INT_MAX, &v) || !v)
 			return bad("-p", s, "expected PID[,PID...]");
 		np = realloc(o->pids, (o->npids + 1) * sizeof(*np));
 		if (!np)
 			return bad("-p", s, "out of memory");
 		o->pids = np;
 		o->pids[o->npids++] = (pid_t)v;
-		p = *end ? end + 1 : end;
+		p += len + (p[len] == ',');
 	}
 	if (!o->npids)
 		return bad("-p", s, "expected PID[,PID...]");
 	return 0;
 }
 
-/* A user name known to the system, or any numeric uid. */
+/* A user name, or a numeric uid, that the system knows. */
 static int set_user(struct tui_opts *o, const char *u)
 {
 	struct passwd pwd, *res = NULL;
-	char buf[1024], *end;
+	unsigned long long uid;
+	char buf[1024];
 
 	if (!*u)
 		return bad("-u", u, "empty user");
-	strtoul(u, &end, 10);
-	if (*end && (getpwnam_r(u, &pwd, buf, sizeof(buf), &res) || !res))
+	if (exm_parse_unsigned(u, UINT_MAX - 1, &uid)) {
+		if (getpwuid_r((uid_t)uid, &pwd, buf, sizeof(buf), &res) ||
+		    !res)
+			return bad("-u", u, "no such user id");
+	} else if (u[0] >= '0' && u[0] <= '9') {
+		return bad("-u", u, "expected a user name or a decimal uid");
+	} else if (getpwnam_r(u, &pwd, buf, sizeof(buf), &res) || !res) {
 		return bad("-u", u, "no such user");
+	}
 	o->user = u;
 	return 0;
 }
@@ -146,8 +150,17 @@ static int set_fields(struct tui_opts *o, const char *v)
 	return 0;
 }
 
+static int replay_and_source(void)
+{
+	tui_error("--replay and --source cannot be combined "
+		  "(a recording is its own source)");
+	return 2;
+}
+
 static int set_source(struct tui_opts *o, const char *v)
 {
+	if (o->replay_src)
+		return replay_and_source();
 	o->source = v;
 	return 0;
 }
@@ -208,6 +221,8 @@ static int set_replay(struct tui_opts *o, const char *v)
 
 	if (!*v)
 		return bad("--replay", v, "expected a file");
+	if (o->source && o->source != o->replay_src)
+		return replay_and_source();
 	free(o->replay_src);
 	o->replay_src = malloc(n);
 	if (!o->replay_src)
@@ -252,8 +267,8 @@ static int set_to(struct tui_opts *o, const char *v)
 static int set_report(struct tui_opts *o, const char *name)
 {
 	if (o->report && strcmp(o->report, name)) {
-		fprintf(stderr, "exmtop: --%s and --%s cannot be combined\n",
-			o->report, name);
+		tui_error("--%s and --%s cannot be combined",
+			  o->report, name);
 		return 2;
 	}
 	o->report = name;
@@ -282,12 +297,11 @@ static int set_breakdown(struct tui_opts *o, const char *v)
 
 static int set_top(struct tui_opts *o, const char *v)
 {
-	char *end;
+	unsigned long long n;
 
-	errno = 0;
-	o->top = strtol(v, &end, 10);
-	if (end == v || *end || errno || o->top < 1 || o->top > 1000000)
+	if (!exm_parse_unsigned(v, 1000000, &n) || n < 1)
 		return bad("--top", v, "expected a count, 1 to 1000000");
+	o->top = (long)n;
 	return 0;
 }
 
@@ -408,8 +422,9 @@ const struct tui_option tui_options[] = {
 	  .help = "openmetrics: the N largest processes, groups and files "
 		  "(20)" },
 	{ .name = "output", .arg = "FILE", .set = set_output,
-	  .help = "batch: write each snapshot to FILE (a temporary file "
-		  "renamed over it)" },
+	  .help = "batch: write each snapshot to FILE (a file, or the "
+		  "one a link names: a temporary file renamed over it; a "
+		  "device or FIFO: written into)" },
 	{ .name = "source", .arg = "NAME", .set = set_source,
 	  .help = "auto, kmod (the exmap module), pagemap (root), smaps, "
 		  "replay:FILE, fixture:NAME" },
@@ -573,18 +588,19 @@ int tui_opts_parse(struct tui_opts *o, int argc, char **argv)
 			    tui_options[i].short_name == c)
 				op = &tui_options[i];
 		if (c == ':') {
-			fprintf(stderr, "exmtop: option '%.64s' needs a value "
-				"(see --help)\n", argv[optind - 1]);
+			tui_error("option '%s' needs a value "
+				  "(see --help)",
+				  argv[optind - 1]);
 			return 2;
 		}
 		if (!op) {
-			if (optopt > 0 && optopt < 256)
-				fprintf(stderr, "exmtop: unknown option '-%c' "
-					"(see --help)\n", optopt);
-			else
-				fprintf(stderr, "exmtop: unknown option "
-					"'%.64s' (see --help)\n",
-					argv[optind - 1]);
+			char o1[2] = { (char)optopt, 0 };
+
+			tui_error("unknown option '%s%s' "
+				  "(see --help)",
+				  optopt > 0 && optopt < 256 ? "-" : "",
+				  optopt > 0 && optopt < 256 ? o1
+				  : argv[optind - 1]);
 			return 2;
 		}
 		ret = op->set(o, op->arg ? optarg : NULL);
@@ -595,8 +611,8 @@ int tui_opts_parse(struct tui_opts *o, int argc, char **argv)
 	if (o->diff_a && !o->diff_b && optind == argc - 1)
 		o->diff_b = argv[optind++];
 	if (optind < argc) {
-		fprintf(stderr, "exmtop: unexpected argument '%.64s'\n",
-			argv[optind]);
+		tui_error("unexpected argument '%s'",
+			  argv[optind]);
 		return 2;
 	}
 	return 0;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/group.h"
+#include "tui/text.h"
 
 static enum exm_table listed_table(const struct tui_opts *o)
 {
@@ -83,7 +84,7 @@ int tui_query_from_opts(struct tui_query *q, const struct tui_opts *o,
 
 	if (!ret)
 		return 0;
-	fprintf(stderr, "exmtop: %s\n", ret == -EINVAL ? err : strerror(-ret));
+	tui_error("%s", ret == -EINVAL ? err : strerror(-ret));
 	tui_query_fini(q);
 	return ret == -EINVAL ? 2 : 1;
 }
@@ -148,7 +149,7 @@ int tui_open_source_named(const char *name, struct exm_source **src)
 
 	if (!ret)
 		return 0;
-	fprintf(stderr, "exmtop: %s\n", err[0] ? err : strerror(-ret));
+	tui_error("%s", err[0] ? err : strerror(-ret));
 	/* a source asked for by name that this machine cannot give (no
 	 * module, not root, no such recording) is a bad --source: 2 */
 	return ret == -EINVAL || (strcmp(name, "auto") && ret != -ENOMEM) ? 2

@@ -2,6 +2,9 @@
 /* rc.c - settings and the exmtoprc file (no curses). */
 #include "tui/rc.h"
 
+#include "core/format.h"
+#include "core/outfile.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,13 +127,13 @@ static bool parse_bool(const char *v, bool *out)
 static bool apply(struct tui_settings *s, const char *key, const char *val,
 		  char *why, size_t whylen)
 {
-	char *end;
 	int t, f;
 
 	if (!strcmp(key, "delay")) {
-		double d = strtod(val, &end);
+		double d;
 
-		if (*end || !(d >= 0.1 && d <= 3600))
+		if (!exm_parse_decimal(val, true, &d) ||
+		    !(d >= 0.1 && d <= 3600))
 			return snprintf(why, whylen, "bad delay"), false;
 		s->delay = d;
 		return true;
@@ -227,6 +230,7 @@ static int mkdir_parents(char *path)
 int tui_settings_save(const struct tui_settings *s, const char *path)
 {
 	char tmp[4096], list[1024];
+	struct exm_outfile of;
 	FILE *fp;
 	int err;
 
@@ -235,11 +239,10 @@ int tui_settings_save(const struct tui_settings *s, const char *path)
 	err = mkdir_parents(tmp);
 	if (err)
 		return err;
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	fp = fopen(tmp, "we");
+	exm_outfile_init(&of, path, 0644);
+	fp = exm_outfile_begin(&of);
 	if (!fp)
-		return -errno;
+		return -of.err;
 	fprintf(fp, "# exmtop settings, written by exmtop (key W)\n");
 	fprintf(fp, "delay = %g\n", s->delay);
 	fprintf(fp, "group = %s\n", exm_group_name(s->group_by));
@@ -255,21 +258,7 @@ int tui_settings_save(const struct tui_settings *s, const char *path)
 			fprintf(fp, "sort.%s = %s\n", exm_tables[t].key, list);
 		}
 	}
-	if (fflush(fp) || ferror(fp)) {
-		err = -errno;
-		fclose(fp);
-		unlink(tmp);
-		return err ? err : -EIO;
-	}
-	if (fclose(fp)) {
-		err = -errno;
-		unlink(tmp);
-		return err;
-	}
-	if (rename(tmp, path)) {
-		err = -errno;
-		unlink(tmp);
-		return err;
-	}
-	return 0;
+	err = exm_outfile_end(&of, true);
+	exm_outfile_fini(&of);
+	return err;
 }

@@ -4,12 +4,15 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "core/format.h"
 #include "core/source_replay.h"
+#include "tui/text.h"
 
 int tui_record_open(const struct tui_opts *o, struct exm_recorder **out)
 {
@@ -18,37 +21,63 @@ int tui_record_open(const struct tui_opts *o, struct exm_recorder **out)
 
 	if (!ret)
 		return 0;
-	fprintf(stderr, "exmtop: --record: %s\n",
-		err[0] ? err : strerror(-ret));
+	tui_error("--record: %s",
+		  err[0] ? err : strerror(-ret));
 	return 2;
 }
 
-/* The time spec names, or false. */
+/* s has the shape of pat: each 'd' a digit, every other byte itself. */
+static bool shaped(const char *s, const char *pat)
+{
+	for (; *pat; s++, pat++)
+		if (*pat == 'd' ? !(*s >= '0' && *s <= '9') : *s != *pat)
+			return false;
+	return !*s;
+}
+
+/* t (made by timegm or mktime from want) names want's very time: no field
+ * out of range (February 30th, 25:00) or a local time that does not exist
+ * (in a daylight-saving gap), which mktime would quietly move. */
+static bool same_time(time_t t, const struct tm *want, bool utc)
+{
+	struct tm got;
+
+	if (!(utc ? gmtime_r(&t, &got) : localtime_r(&t, &got)))
+		return false;
+	return got.tm_year == want->tm_year && got.tm_mon == want->tm_mon &&
+	       got.tm_mday == want->tm_mday && got.tm_hour == want->tm_hour &&
+	       got.tm_min == want->tm_min && got.tm_sec == want->tm_sec;
+}
+
+/* The time spec names (one that exists, in decimal), or false. */
 static bool parse_time(struct exm_source *src, const char *spec,
 		       struct timespec *t)
 {
 	struct timespec first;
 	struct tm tm, day;
+	unsigned long long secs;
+	bool utc;
 	time_t s;
-	char *end;
-	const char *p;
 
 	memset(t, 0, sizeof(*t));
 	memset(&tm, 0, sizeof(tm));
 	if (spec[0] == '@') {
-		errno = 0;
-		t->tv_sec = (time_t)strtoll(spec + 1, &end, 10);
-		return end != spec + 1 && !*end && !errno;
-	}
-	p = strptime(spec, "%Y-%m-%dT%H:%M:%S", &tm);
-	if (p && (!*p || !strcmp(p, "Z"))) {
-		tm.tm_isdst = -1;
-		t->tv_sec = *p ? timegm(&tm) : mktime(&tm);
+		if (!exm_parse_unsigned(spec + 1, INT64_MAX, &secs))
+			return false;
+		t->tv_sec = (time_t)secs;
 		return true;
 	}
-	memset(&tm, 0, sizeof(tm));
-	p = strptime(spec, "%H:%M:%S", &tm);
-	if (!p || *p || exm_replay_time(src, 0, &first))
+	utc = shaped(spec, "dddd-dd-ddTdd:dd:ddZ");
+	if (utc || shaped(spec, "dddd-dd-ddTdd:dd:dd")) {
+		if (!strptime(spec, "%Y-%m-%dT%H:%M:%S", &tm))
+			return false;
+		day = tm;
+		tm.tm_isdst = -1;
+		t->tv_sec = utc ? timegm(&tm) : mktime(&tm);
+		return same_time(t->tv_sec, &day, utc);
+	}
+	if (!shaped(spec, "dd:dd:dd") || !strptime(spec, "%H:%M:%S", &tm) ||
+	    exm_replay_time(src, 0, &first))
 		return false;
 	/* on the day of the first snapshot, local time */
 	s = first.tv_sec;
@@ -57,34 +86,33 @@ static bool parse_time(struct exm_source *src, const char *spec,
 	day.tm_min = tm.tm_min;
 	day.tm_sec = tm.tm_sec;
 	day.tm_isdst = -1;
+	tm = day;
 	t->tv_sec = mktime(&day);
-	return true;
+	return same_time(t->tv_sec, &tm, false);
 }
 
 int tui_replay_pick(struct exm_source *src, const char *opt,
 		    const char *spec, size_t *idx)
 {
 	size_t n = exm_replay_count(src);
+	unsigned long long k;
 	struct timespec t, first;
-	char *end;
-	long k;
 
-	errno = 0;
-	k = strtol(spec, &end, 10);
-	if (end != spec && !*end && !errno) {
-		if (k < 1 || (size_t)k > n) {
-			fprintf(stderr, "exmtop: invalid value '%.64s' for %s: "
-				"the recording holds snapshots 1 to %zu\n",
-				spec, opt, n);
+	if (exm_parse_unsigned(spec, SIZE_MAX, &k)) {
+		if (k < 1 || k > n) {
+			tui_error("invalid value '%.64s' for %s: "
+				  "the recording holds snapshots 1 to %zu",
+				  spec, opt, n);
 			return 2;
 		}
 		*idx = (size_t)k - 1;
 		return 0;
 	}
 	if (!parse_time(src, spec, &t)) {
-		fprintf(stderr, "exmtop: invalid value '%.64s' for %s: "
-			"expected a snapshot index, @UNIXSECS, "
-			"YYYY-MM-DDTHH:MM:SS[Z] or HH:MM:SS\n", spec, opt);
+		tui_error("invalid value '%.64s' for %s: "
+			  "expected a snapshot index or a time that "
+			  "exists: @UNIXSECS, "
+			  "YYYY-MM-DDTHH:MM:SS[Z] or HH:MM:SS", spec, opt);
 		return 2;
 	}
 	if (!exm_replay_time(src, 0, &first) &&
@@ -96,8 +124,8 @@ int tui_replay_pick(struct exm_source *src, const char *opt,
 
 		if (localtime_r(&first.tv_sec, &tm))
 			strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
-		fprintf(stderr, "exmtop: invalid value '%.64s' for %s: before "
-			"the first snapshot (taken %s)\n", spec, opt, when);
+		tui_error("invalid value '%.64s' for %s: before the first "
+			  "snapshot (taken %s)", spec, opt, when);
 		return 2;
 	}
 	exm_replay_seek_time(src, &t);

@@ -12,6 +12,7 @@
 #include "core/analysis.h"
 #include "core/format.h"
 #include "core/sysview.h"
+#include "tui/batch.h"
 #include "core/units.h"
 #include "tui/text.h"
 #include "tui/view.h"
@@ -537,13 +538,16 @@ static void put_num(FILE *f, const struct tui_rcol *col, double v)
 	fputs(strcmp(buf, "-0") ? buf : "0", f);
 }
 
-void tui_report_csv(FILE *f, const struct tui_report *r, bool header)
+void tui_report_csv(FILE *f, const struct tui_report *r, bool header,
+		    const char *stamp)
 {
 	const struct tui_report_ops *op = r->ops;
 	size_t nc = op->ncols;
 	bool first;
 
 	if (header) {
+		if (stamp)
+			fputs(TUI_CSV_STAMP_HEAD, f);
 		first = true;
 		for (size_t j = 0; j < nc; j++)
 			if (!op->cols[j].text_only) {
@@ -554,6 +558,8 @@ void tui_report_csv(FILE *f, const struct tui_report *r, bool header)
 		fputc('\n', f);
 	}
 	for (size_t i = 0; i < r->nrows; i++) {
+		if (stamp)
+			fputs(stamp, f);
 		first = true;
 		for (size_t j = 0; j < nc; j++) {
 			const struct tui_rcell *c = &r->cells[i * nc + j];

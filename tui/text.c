@@ -2,6 +2,9 @@
 /* text.c - display widths and column layout (no curses). */
 #include "tui/text.h"
 
+#include "core/format.h"
+
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <wchar.h>
@@ -208,4 +211,15 @@ size_t tui_layout(const int *fields, size_t n, int width, int size_width,
 		x += cols[i].w + 1;
 	}
 	return nc;
+}
+
+void tui_error(const char *fmt, ...)
+{
+	char raw[1024], esc[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "exmtop: %s\n", exm_escape(esc, sizeof(esc), raw));
 }

@@ -12,6 +12,13 @@
 
 #include "core/fields.h"
 
+/*
+ * One line on stderr: "exmtop: " and the message, escaped whole
+ * (exm_escape), so that no value it repeats (an argument, a file or process
+ * name) splits the line or sends a control byte to the terminal.
+ */
+void tui_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Display width of s (invalid or unprintable bytes count 1). */
 int tui_text_width(const char *s);
 /*

@@ -39,6 +39,7 @@
 #include "core/group.h"
 #include "core/source.h"
 #include "tui/live.h"
+#include "tui/termcaps.h"
 #include "tui/text.h"
 #include "tui/view_elf.h"
 #include "tui/view_report.h"
@@ -79,9 +80,16 @@ static void restore_terminal(void)
 
 static void install_signals(void)
 {
-	static const int quit_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-	static const int fatal_sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL,
-					  SIGABRT };
+	/* every signal whose default is to end the program: the loop ends
+	 * and the terminal is restored (SIGUSR1 and SIGALRM left it in the
+	 * alternate screen with mouse reporting on) */
+	static const int quit_sigs[] = { SIGINT,    SIGTERM,   SIGHUP,
+					 SIGQUIT,   SIGUSR1,   SIGUSR2,
+					 SIGALRM,   SIGVTALRM, SIGPROF,
+					 SIGIO,	    SIGPWR,    SIGSTKFLT,
+					 SIGXCPU,   SIGXFSZ };
+	static const int fatal_sigs[] = { SIGSEGV, SIGBUS,  SIGFPE, SIGILL,
+					  SIGABRT, SIGTRAP, SIGSYS };
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
@@ -809,14 +817,28 @@ static bool locale_is_utf8(void)
 static int init_curses(struct ui *u, bool color)
 {
 	const char *term = getenv("TERM");
+	int ok;
 
+	if (!term || !*term)
+		term = "vt100";
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "exmtop: not a terminal (use -b for batch output)\n");
+		tui_error("not a terminal (use -b for batch output)");
 		return -ENOTTY;
 	}
-	if (!newterm(term && *term ? term : "vt100", stdout, stdin)) {
-		fprintf(stderr, "exmtop: cannot use terminal type '%s'\n",
-			term ? term : "");
+	/* asked before curses starts: a screen needs cursor addressing
+	 * (TERM=dumb stayed blank until q) */
+	ok = tui_term_usable(term, STDOUT_FILENO);
+	if (ok) {
+		tui_error("%s terminal type '%s' (use -b for batch output)",
+			  ok == -ENOTSUP ? "cannot address the cursor of"
+					 : "unknown",
+			  term);
+		return -EINVAL;
+	}
+	if (!newterm(term, stdout, stdin)) {
+		tui_error("cannot use terminal type '%s' (use -b for batch "
+			  "output)",
+			  term);
 		return -EINVAL;
 	}
 	curses_on = 1;
@@ -910,7 +932,7 @@ int tui_live(const struct tui_opts *o)
 	u.utf8 = locale_is_utf8();
 	ret = tui_live_init(&u.l, o);
 	if (!ret && pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK)) {
-		fprintf(stderr, "exmtop: cannot start: %s\n", strerror(errno));
+		tui_error("cannot start: %s", strerror(errno));
 		ret = 1;
 	}
 	if (ret) {
@@ -919,9 +941,11 @@ int tui_live(const struct tui_opts *o)
 	}
 	install_signals();
 	color = !o->no_color && !(getenv("NO_COLOR") && *getenv("NO_COLOR"));
-	if (init_curses(&u, color)) {
+	ret = init_curses(&u, color);
+	if (ret) {
 		tui_live_fini(&u.l);
-		return 1;
+		/* a terminal type that cannot show the screen: bad input */
+		return ret == -EINVAL ? 2 : 1;
 	}
 	u.dirty = true;
 	tui_live_request(&u.l, false);

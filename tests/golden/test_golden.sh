@@ -22,7 +22,8 @@ mask() {
 		s/"seconds":[0-9.e+-]+/"seconds":0/
 		s/\([0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8}\)/(T)/g
 		s/, -?[0-9]+\.[0-9]s later/, T later/
-		s/^(exmtop_scan_duration_seconds) .*/\1 T/'
+		s/^(exmtop_scan_duration_seconds) .*/\1 T/
+		s/^([0-9]+),[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z,/\1,T,/'
 }
 
 # golden NAME ARGS...: output of exmtop ARGS against $HERE/NAME, and its
@@ -55,18 +56,21 @@ golden() {
 }
 
 # status WANT ARGS...: exmtop ARGS exits with WANT and one line on stderr
+# (no control byte in it: what it repeats is escaped)
 status() {
 	local want=$1 got err
 	shift
 	err=$("$EXMTOP" "$@" 2>&1 >/dev/null </dev/null)
 	got=$?
-	if [ "$got" = "$want" ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ]
+	if [ "$got" = "$want" ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] &&
+		! printf '%s' "$err" | LC_ALL=C grep -q '[[:cntrl:]]'
 	then
 		PASS=$((PASS + 1))
-		echo "ok - exit $want: $*"
+		echo "ok - exit $want: $(printf '%q ' "$@")"
 	else
 		FAIL=$((FAIL + 1))
-		echo "not ok - exmtop $*: exit $got (want $want), stderr: $err"
+		echo "not ok - exmtop $(printf '%q ' "$@"): exit $got (want" \
+			"$want), stderr: $(printf '%q' "$err")"
 	fi
 }
 
@@ -185,8 +189,10 @@ for f in txt csv json; do
 	golden "diff-basic-hostile-system.$f" --diff basic.exmrec \
 		hostile.exmrec --system --format ${f/txt/text}
 done
-# a replay prints what the fixture prints
-golden basic.txt -b --replay basic.exmrec --source fixture:basic
+# a replay prints what the fixture prints (its source detail aside)
+golden replay-basic.txt -b --replay basic.exmrec
+status 2 -b --replay basic.exmrec --source pagemap
+status 2 --source pagemap --replay basic.exmrec
 printf 'not a recording\n' >foreign.exmrec
 head -c 2048 basic.exmrec >truncated.exmrec
 sqlite3 future.exmrec "PRAGMA application_id = $((0x45584d54));
@@ -289,6 +295,14 @@ for bad in 0 4 @ @x 25:00:00 03:44 2023-11-14T22:14:50+01 \
 done
 status 2 --watch --source fixture:basic
 status 2 --from 1 --source fixture:basic
+# times that do not exist, and numbers not in decimal
+for t in 2026-02-30T10:00:00 2026-13-01T00:00:00 2026-02-28T24:00:00 \
+	2026-2-28T10:00:00 23:59:60 @0x10 @-1 0x1 +1 ' 1'; do
+	status 2 -b --replay basic.exmrec --from "$t"
+	status 2 --diff basic.exmrec --from "$t"
+done
+# a time that exists, after the recording: its last snapshot
+status 0 -b --replay basic.exmrec --from 2099-02-28T10:00:00
 cd - >/dev/null || exit 1
 
 # every bad option or value: 2, in every mode
@@ -303,6 +317,31 @@ status 2 --fields pid,bogus --source fixture:basic
 status 2 -b --format xml
 status 2 -b -n 0
 status 2 --bogus
+# numbers in decimal only, users that exist
+for v in 0x10 1e1 inf nan -1 +1 ' 1' 1. .5; do
+	status 2 -b -d "$v" --source fixture:basic
+	status 2 -b -n "$v" --source fixture:basic
+	status 2 -b --top "$v" --source fixture:basic --format openmetrics
+	status 2 -b -p "$v" --source fixture:basic
+done
+status 2 -b -p 1,,2 --source fixture:basic
+for t in +300:3000000 ' 300:3000000' 0x12c:3000000 300:0x 300:0x-1 \
+	300:+3000000 '300: 3000000' 300: :3000000; do
+	status 2 -b --pagemap "$t" --source fixture:basic
+done
+status 0 -b --pagemap 300:0x3000000 --source fixture:basic
+status 2 -b -p 1, --source fixture:basic
+for u in -1 4294967295 4294967296 nosuchuser 0x0 ''; do
+	status 2 -b -u "$u" --source fixture:basic
+done
+status 0 -b -u 0 --source fixture:basic
+status 0 -b -u root --source fixture:basic
+# control bytes in what a message repeats: escaped, still one line
+status 2 -b -d "$(printf '1\n\033[2J\a')" --source fixture:basic
+status 2 -b --fields "$(printf 'pid,\033]0;x\a')" --source fixture:basic
+status 2 "$(printf -- '--bo\ngus')"
+status 2 -b --source "$(printf 'fixture:\033[5m\nx')"
+status 2 -b --replay "$(printf '/nonexistent/a\nb\033c')"
 status 1 -b --pagemap 999:1000 --source fixture:basic
 status 2 -b --alerts --system --source fixture:basic
 status 2 -b --alerts --format openmetrics --source fixture:basic

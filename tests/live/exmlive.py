@@ -220,6 +220,7 @@ class Sharer:
         self.regions = {}
         self.pids = []
         self.file_path = None
+        self.file_name = None
         self.page_size = None
         for raw in self.proc.stdout:
             words = raw.decode().split()
@@ -231,8 +232,11 @@ class Sharer:
                 self.regions[words[1]] = (int(words[2], 16),
                                           int(words[3], 16))
                 if len(words) > 4:
+                    # as /proc/PID/maps shows it (a newline as \012)
                     self.file_path = " ".join(raw.decode().rstrip(
                         "\n").split(" ")[4:])
+                    # the name itself, as exmtop gives it
+                    self.file_name = self.file_path.replace("\\012", "\n")
             elif words[0] == "pids":
                 self.pids = [int(w) for w in words[1:]]
             elif words[0] == "ready":

@@ -361,8 +361,16 @@ def check_om(c, out, pid, what):
             if ln.startswith("exmtop_process_effective_resident_bytes{"
                              "pid=\"%d\"," % pid)]
     if c.eq(len(mine), 1, "%s: the hostile process has one sample" % what):
-        c.check('comm="om\\"\\\\\\n{x=\\"\ufffd"' in mine[0],
-                "%s: name escaped, bad byte replaced: %r" % (what, mine[0]))
+        # shown as text output shows it (a backslash doubled, \\n,
+        # \\xff), then escaped as the format requires (\\\\, \\")
+        shown = 'om"' + "\\\\" + "\\n" + '{x="' + "\\xff"
+        want = 'comm="%s"' % shown.replace("\\", "\\\\").replace(
+            '"', '\\"')
+        c.check(want in mine[0], "%s: name escaped (%s): %r" %
+                (what, want, mine[0]))
+    c.eq([ch for ch in text if ch != "\n" and
+          (ord(ch) < 0x20 or 0x7f <= ord(ch) < 0xa0)], [],
+         "%s: no control character but newlines" % what)
     root = '{by="user",name="root"} '
     erss = sample(text, "exmtop_group_effective_resident_bytes" + root)
     n = sample(text, "exmtop_group_processes" + root)

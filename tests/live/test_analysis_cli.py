@@ -159,7 +159,14 @@ def check_system(c):
     c.check(all(v >= 0 for k, v in rows.items() if k != "unexplained"),
             "only unexplained may be negative: %r" % rows)
     rc, out, err = exmlive.run_exmtop(["-b", "--system", "--format", "csv"])
-    csv = dict(ln.split(",") for ln in out.splitlines()[1:])
+    lines = out.splitlines()
+    c.eq(lines[0], "snapshot,time,name,bytes", "CSV header")
+    csv = {}
+    for ln in lines[1:]:
+        num, when, name, val = ln.split(",")
+        c.check(num == "1" and when.endswith("Z"),
+                "CSV row of snapshot 1 with its time: %r" % ln)
+        csv[name] = val
     c.eq(sum(int(v) for v in csv.values()), mt, "CSV rows sum to MemTotal")
 
 

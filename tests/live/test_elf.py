@@ -414,8 +414,10 @@ def check_across(c, b, pids, per):
     rc, out, err = exmlive.run_exmtop(["-b", "--format", "csv", "--sections",
                                        b["lib"]])
     c.eq(rc, 0, "csv exit status")
-    c.check(out.startswith("addr,size,") or "section" in
+    c.check(out.startswith("snapshot,time,") and "section" in
             out.splitlines()[0], "csv header: %r" % out[:80])
+    c.check(all(ln.startswith("1,") for ln in out.splitlines()[1:]),
+            "csv rows of snapshot 1")
     c.eq(len(out.splitlines()) - 1, len(js["sections"]), "csv row count")
     rc, out, err = exmlive.run_exmtop(["-b", "--sections", b["lib"]])
     c.eq(rc, 0, "text exit status")

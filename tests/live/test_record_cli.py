@@ -222,8 +222,11 @@ def system(tmp):
     # the second snapshot's, in CSV too
     csv = exm("-b", "--replay", rec, "--from", "2", "--system", "--format",
               "csv", "--bytes").splitlines()
+    check(csv[0] == "snapshot,time,name,bytes", "CSV header %r" % csv[0])
+    # every row says it is the recording's snapshot 2, and when
     got = [tuple(ln.split(",")) for ln in csv[1:]]
-    want = [(r["name"], str(r["bytes"])) for r in live[1]["system"]]
+    want = [("2", live[1]["snapshot"]["time"], r["name"], str(r["bytes"]))
+            for r in live[1]["system"]]
     check(got == want, "CSV of snapshot 2: %r / %r" % (got, want))
     db = sqlite3.connect(rec)
     try:

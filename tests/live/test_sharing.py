@@ -111,10 +111,11 @@ def find_rows(rows, name):
 
 
 def region_names(sh):
-    """Names of the file-like regions exactly as /proc/PID/maps gives them
-    (the temporary file has a space and a newline, shown as \\012)."""
+    """Names of the file-like regions as exmtop gives them: the file's own
+    name (the temporary file has a space and a newline, which maps shows as
+    \\012 and exmtop as the newline it is)."""
     return {"memfd": "/memfd:exm_sharer (deleted)",
-            "shanon": "/dev/zero (deleted)", "file": sh.file_path}
+            "shanon": "/dev/zero (deleted)", "file": sh.file_name}
 
 
 def check_oracle_regions(c, sh, orc, want):

@@ -243,7 +243,7 @@ def check_sharer(c, sh, doc, name, tag):
         rows = p.get("files") or []
         for r, pages, sole in (("file", 13, 4),
                                ("memfd", 22 if i == 0 else 11, 0)):
-            fname = sh.file_path if r == "file" else \
+            fname = sh.file_name if r == "file" else \
                 "/memfd:exm_sharer (deleted)"
             f = [x for x in rows if x.get("file") == fname]
             if c.eq(len(f), 1, "%s one %s row" % (what, r)):

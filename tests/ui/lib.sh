@@ -37,6 +37,11 @@ start() {
 	shift 2
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do envs+=("$1"); shift; done
 	[ "${1:-}" = -- ] && shift
+	# a session that outlives "t": killing "t" must not empty the server,
+	# which then exits while the next new-session connects to it ("server
+	# exited unexpectedly")
+	$T has-session -t keep 2>/dev/null ||
+		$T new-session -d -s keep "sleep 86400"
 	$T kill-session -t t 2>/dev/null
 	rm -rf "$WORK/home" "$WORK/pid"
 	mkdir -p "$WORK/home"
@@ -97,6 +102,11 @@ expect_exit() { # expect_exit STATUS
 	# and echo are back on
 	screen | grep -q "F1Help" && fail "exmtop screen left behind"
 	wait_for "TTY=icanon echo" 2 || fail "terminal modes not restored"
+	# out of the alternate screen, no mouse reporting left on
+	local modes
+	modes=$($T display -p -t t '#{alternate_on}#{mouse_any_flag}#{mouse_standard_flag}#{mouse_button_flag}#{mouse_all_flag}')
+	[ "$modes" = 00000 ] ||
+		fail "alternate screen or mouse reporting left on ($modes)"
 	return 0
 }
 

@@ -22,6 +22,25 @@ t_save() {
 	expect_not "by "
 	screen | grep -q '^USER ' || fail "saved columns not used"
 	keys q
+	# a settings file that is a symbolic link (dotfiles kept elsewhere):
+	# W writes the file it names, the link stays, and so does its mode
+	start 80 24 -- --source fixture:basic
+	expect "Processes"
+	rm -rf "$WORK/dotfiles"
+	mkdir -p "$WORK/dotfiles" "$WORK/home/.config/exmtop"
+	echo "# mine" >"$WORK/dotfiles/exmtoprc"
+	chmod 600 "$WORK/dotfiles/exmtoprc"
+	ln -s ../../../dotfiles/exmtoprc "$WORK/home/.config/exmtop/exmtoprc"
+	keys g W
+	expect "settings saved to"
+	[ -L "$WORK/home/.config/exmtop/exmtoprc" ] || fail "the link was replaced"
+	grep -q '^group = program$' "$WORK/dotfiles/exmtoprc" ||
+		fail "the file the link names was not written"
+	[ "$(stat -c %a "$WORK/dotfiles/exmtoprc")" = 600 ] ||
+		fail "its mode was not kept"
+	[ "$(ls "$WORK/dotfiles")" = exmtoprc ] || fail "a temporary file left"
+	keys q
+	expect_exit 0
 }
 
 run_case save

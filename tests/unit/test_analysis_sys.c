@@ -282,26 +282,32 @@ static char *om_str(void (*fn)(FILE *, const char *), const char *in)
 	return buf;
 }
 
+/* A label value holds no control byte: the name shown as text output
+ * shows it (\e, \n, \xNN; a backslash doubled, so that no two names read
+ * the same), then escaped as OpenMetrics requires (\\, \"). */
 Test(openmetrics, label_escaping)
 {
 	struct {
 		const char *in, *out;
 	} cases[] = {
 		{ "plain", "plain" },
-		{ "a\\b", "a\\\\b" },
+		{ "a\\b", "a\\\\\\\\b" },
 		{ "say \"hi\"", "say \\\"hi\\\"" },
-		{ "two\nlines", "two\\nlines" },
-		{ "tab\tand\x1b[31m", "tab\tand\x1b[31m" },
+		{ "two\nlines", "two\\\\nlines" },
+		{ "two\\nlines", "two\\\\\\\\nlines" }, /* not the newline */
+		{ "tab\tand\x1b[31m", "tab\\\\tand\\\\e[31m" },
+		{ "bell\a del\x7f", "bell\\\\x07 del\\\\x7f" },
+		{ "csi\xc2\x9b", "csi\\\\u009b" }, /* C1 control */
 		{ "caf\xc3\xa9", "caf\xc3\xa9" },
 		{ "\xe2\x82\xac \xf0\x9f\x98\x80", "\xe2\x82\xac \xf0\x9f\x98\x80" },
-		/* invalid: each bad byte becomes U+FFFD */
-		{ "x\xffy", "x\xef\xbf\xbdy" },
-		{ "\xc3", "\xef\xbf\xbd" },		   /* truncated */
-		{ "\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd" }, /* overlong */
-		{ "\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
-		{ "\xf4\x90\x80\x80",
-		  "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
-		{ "\x80\"", "\xef\xbf\xbd\\\"" },
+		/* invalid UTF-8: each bad byte shows as \xNN */
+		{ "x\xffy", "x\\\\xffy" },
+		{ "\xc3", "\\\\xc3" },		   /* truncated */
+		{ "\xc0\xaf", "\\\\xc0\\\\xaf" }, /* overlong */
+		{ "\xed\xa0\x80", "\\\\xed\\\\xa0\\\\x80" },
+		{ "\xf4\x90\x80\x80", "\\\\xf4\\\\x90\\\\x80\\\\x80" },
+		{ "\x80\"", "\\\\x80\\\"" },
+		{ "", "" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -384,8 +390,8 @@ Test(openmetrics, families_samples_and_eof)
 	/* now the hostile name is in the top 2, escaped */
 	o.top = 2;
 	out = write_all(s, &o);
-	cr_assert(strstr(out, "comm=\"evil\\\"}\\n x{a=\\\"1\xef\xbf\xbd"
-			      "\\\\\",user=\"u\"} "), "%s", out);
+	cr_assert(strstr(out, "comm=\"evil\\\"}\\\\n x{a=\\\"1\\\\xff"
+			      "\\\\\\\\\",user=\"u\"} "), "%s", out);
 	cr_assert(strstr(out, "exmtop_process_kernel_pss_bytes{pid=\"11\","));
 	cr_assert(strstr(out, "\nexmtop_user_space_bytes 20480\n"));
 	free(out);
@@ -599,9 +605,13 @@ Test(openmetrics, hostile_fixture_passes_promtool)
 				     sizeof(err)), 0, "%s", err);
 	cr_assert_eq(exm_source_snapshot(src, &so, &s), 0);
 	out = write_all(s, &o);
-	cr_assert(strstr(out, "comm=\"bad\xef\xbf\xbd\xef\xbf\xbdutf8\""),
-		  "%s", out);
-	cr_assert(strstr(out, "comm=\"nl\\nline\""));
+	cr_assert(strstr(out, "comm=\"bad\\\\xff\\\\xfeutf8\""), "%s", out);
+	cr_assert(strstr(out, "comm=\"nl\\\\nline\""));
+	cr_assert(strstr(out, "comm=\"osc\\\\e]0;pwned\\\\x07\""));
+	for (const char *p = out; *p; p++)
+		cr_assert(*p == '\n' || !((unsigned char)*p < 0x20 ||
+					  *p == 0x7f),
+			  "no control byte but newlines");
 	cr_assert_eq(promtool(out), 0, "promtool rejects:\n%s", out);
 	free(out);
 	/* the check can fail: the same names unescaped are rejected */

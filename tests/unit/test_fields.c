@@ -129,8 +129,38 @@ Test(format, json_strings)
 {
 	char *j = json_of("a\"b\\c\n\033\xff");
 
-	cr_assert_str_eq(j, "\"a\\\"b\\\\c\\u000a\\u001b\\\\xff\"");
+	cr_assert_str_eq(j, "\"a\\\"b\\\\c\\n\\u001b\\\\xff\"");
 	free(j);
+	/* JSON's short escapes where it has them, \u00XX for the others */
+	j = json_of("\b\f\n\r\t\a\x7f");
+	cr_assert_str_eq(j, "\"\\b\\f\\n\\r\\t\\u0007\\u007f\"");
+	free(j);
+}
+
+Test(format, decimal_numbers_only)
+{
+	unsigned long long u;
+	double d;
+
+	cr_assert(exm_parse_decimal("0.5", true, &d));
+	cr_assert_float_eq(d, 0.5, 1e-12);
+	cr_assert(exm_parse_decimal("86400", true, &d));
+	cr_assert_float_eq(d, 86400, 1e-12);
+	cr_assert_not(exm_parse_decimal("1.5", false, &d));
+	static const char *const bad[] = { "", "0x10", "1e1", "inf", "nan",
+					   "-1", "+1", " 1", "1 ", "1.", ".5",
+					   "1,5", "0x", "1..2", NULL };
+	for (int i = 0; bad[i]; i++) {
+		cr_assert_not(exm_parse_decimal(bad[i], true, &d), "%s", bad[i]);
+		cr_assert_not(exm_parse_unsigned(bad[i], ~0ull, &u), "%s",
+			      bad[i]);
+	}
+	cr_assert(exm_parse_unsigned("010", 100, &u));
+	cr_assert_eq(u, 10);
+	cr_assert(exm_parse_unsigned("100", 100, &u));
+	cr_assert_not(exm_parse_unsigned("101", 100, &u));
+	cr_assert(exm_parse_unsigned("18446744073709551615", ~0ull, &u));
+	cr_assert_not(exm_parse_unsigned("18446744073709551616", ~0ull, &u));
 }
 
 Test(sort, by_size_then_pid)
