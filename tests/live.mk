@@ -45,5 +45,7 @@ EXTRA_DIST += tests/live/test_record_cli.py
 # and the files named after it (test_record_full.py); a soak of recorders,
 # replays and SIGKILLs on one file (test_record_soak.py, EXM_SOAK_SECS
 # seconds, 40 by default). All need root.
-TESTS += tests/live/test_record_files.py tests/live/test_record_full.py
-EXTRA_DIST += tests/live/test_record_files.py tests/live/test_record_full.py
+TESTS += tests/live/test_record_files.py tests/live/test_record_full.py \
+	tests/live/test_record_soak.py
+EXTRA_DIST += tests/live/test_record_files.py tests/live/test_record_full.py \
+	tests/live/test_record_soak.py

@@ -100,7 +100,7 @@ def main():
             rec = os.path.join(disk, "r.exmrec")
             pids = [sl.start("exmfullA%d" % i) for i in range(3)]
             subprocess.run(tmux + ["new-session", "-d", "-s", "t", "-x",
-                                   "120", "-y", "20",
+                                   "200", "-y", "20",
                                    "env LANG=C.UTF-8 TERM=tmux-256color "
                                    "HOME=/nonexistent XDG_CONFIG_HOME= "
                                    "%s --record %s --watch -d 0.3" %
@@ -122,8 +122,8 @@ def main():
                 except OSError:
                     pass
             pids += [sl.start("exmfullB%d" % i) for i in range(3)]
-            c.check(wait(lambda: "No space left" in screen() or
-                         "full" in screen(), 20),
+            c.check(wait(lambda: "snapshot failed: --record:" in screen()
+                         and "disk is full" in screen(), 20),
                     "the screen says the disk is full:\n" + screen())
             n_full, last_full = count(rec)
             time.sleep(1.0)  # three more tries, all failing
