@@ -31,6 +31,9 @@ import exmlive  # noqa: E402
 import sysstate  # noqa: E402
 
 USER = os.environ.get("EXMTOP_TEST_USER", "exmtop-test")
+# What is recorded does not matter here: a sleeper of ours (-p), so that
+# no other process on the machine has a say.
+ONLY = []
 
 
 def run(args, user=None, exe=None, timeout=60):
@@ -148,10 +151,10 @@ def unprivileged(c, ch, tmp, rec, want):
 
         # while root's recorder writes it
         live = os.path.join(src, "live.exmrec")
-        rc, _, err = run(["--record", live, "-n", "1"])
+        rc, _, err = run(["--record", live, "-n", "1"] + ONLY)
         c.eq(rc, 0, "first snapshot of the live file (%s)" % err.strip())
         w = subprocess.Popen([exmlive.EXMTOP, "--record", live, "-n", "40",
-                              "-d", "0.1"], stderr=subprocess.PIPE)
+                              "-d", "0.1"] + ONLY, stderr=subprocess.PIPE)
         try:
             deadline = time.time() + 20
             while not os.path.exists(live + "-wal") and \
@@ -179,6 +182,8 @@ def main():
         sys.exit(exmlive.SKIP)
     c = exmlive.Checker("test_record_files")
     tmp = tempfile.mkdtemp(prefix="exm-recfiles-", dir="/var/tmp")
+    sleeper = subprocess.Popen(["sleep", "600"])
+    ONLY.extend(["-p", str(sleeper.pid)])
     try:
         os.chmod(tmp, 0o755)
         special_files(c, tmp)
@@ -186,7 +191,7 @@ def main():
         os.mkdir(d)
         os.chmod(d, 0o755)
         rec = os.path.join(d, "r.exmrec")
-        rc, _, err = run(["--record", rec, "-n", "2", "-d", "0.1"])
+        rc, _, err = run(["--record", rec, "-n", "2", "-d", "0.1"] + ONLY)
         c.eq(rc, 0, "record (%s)" % err.strip())
         foreign(os.path.join(d, "foreign.db"))
         c.eq(listing(d), ["foreign.db", "r.exmrec"], "the files to read")
@@ -203,6 +208,8 @@ def main():
             read_only_mount(c, ch, tmp, rec, want)
             unprivileged(c, ch, tmp, rec, want)
     finally:
+        sleeper.kill()
+        sleeper.wait()
         shutil.rmtree(tmp, ignore_errors=True)
     c.done()
 

@@ -103,7 +103,11 @@ def main():
                                    "200", "-y", "20",
                                    "env LANG=C.UTF-8 TERM=tmux-256color "
                                    "HOME=/nonexistent XDG_CONFIG_HOME= "
-                                   "%s --record %s --watch -d 0.3" %
+                                   "%s --record %s --watch -d 0.3 "
+                                   # not PAGEMAP_SCAN, which may give a
+                                   # page of a sparse mapping twice
+                                   # (issue 24), refused by a recording
+                                   "--pagemap-mode read" %
                                    (exe, rec)], check=True)
 
             def screen():
