@@ -103,7 +103,8 @@ static void set_err(char *buf, size_t len, const char *path, const char *what,
  * A recording is a regular file of its own: anything else at path (a
  * directory, a device such as /dev/null, a FIFO) gets -EINVAL and one line
  * before SQLite opens it (and creates a journal beside it, or blocks on a
- * FIFO). A path that does not exist is -ENOENT, or 0 if may_be_new.
+ * FIFO). A path that does not exist is -ENOENT, or 0 if may_be_new (but
+ * not a symbolic link to nothing).
  */
 static int regular_file(const char *path, bool may_be_new, char *err,
 			size_t errlen)
@@ -113,9 +114,13 @@ static int regular_file(const char *path, bool may_be_new, char *err,
 
 	if (stat(path, &st)) {
 		e = errno;
-		if (e == ENOENT && may_be_new)
+		/* new, but not through a symbolic link to nothing: SQLite would
+		 * create the file wherever it points */
+		if (e == ENOENT && may_be_new && lstat(path, &st))
 			return 0;
-		snprintf(err, errlen, "%.200s: %s", path, strerror(e));
+		snprintf(err, errlen, "%.200s: %s", path,
+			 e == ENOENT && may_be_new ? "a symbolic link to nothing"
+						   : strerror(e));
 		one_line(err, errlen);
 		return -e;
 	}

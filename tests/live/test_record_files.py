@@ -4,7 +4,8 @@
 
 - `--record` to a directory, /dev/null or a FIFO: exit status 2, one line
   on stderr, nothing created (no /dev/null-journal, the FIFO stays a FIFO
-  and nobody blocks on it); `--replay` of the same: the same.
+  and nobody blocks on it); `--replay` of the same: the same. `--record`
+  through a symbolic link to nothing: the same, its target not created.
 - A recording on a read-only bind mount replays (every snapshot, the same
   as from the writable path) and leaves no file beside it.
 - As an unprivileged user (exmtop-test, through sysstate), a recording of
@@ -69,6 +70,8 @@ def special_files(c, tmp):
     os.mkdir(sub)
     fifo = os.path.join(d, "fifo")
     os.mkfifo(fifo)
+    link = os.path.join(d, "link")
+    os.symlink(os.path.join(d, "nothing"), link)
     before = sorted(os.listdir(d))
     null_before = os.stat("/dev/null")
     for target in (sub, "/dev/null", fifo):
@@ -89,6 +92,12 @@ def special_files(c, tmp):
     for sfx in ("-journal", "-wal", "-shm"):
         c.check(not os.path.lexists("/dev/null" + sfx),
                 "no /dev/null%s" % sfx)
+    # a symbolic link to nothing: SQLite would create its target
+    rc, _, err = run(["--record", link, "-n", "1"], timeout=20)
+    c.eq(rc, 2, "--record to a link to nothing: exit status (%s)" %
+         err.strip())
+    one_line(c, err, "--record to a link to nothing")
+    c.eq(sorted(os.listdir(d)), before, "its target not created")
 
 
 def foreign(path):
