@@ -502,6 +502,7 @@ static int rs_begin(void *ctx, const struct exm_sysinfo *sys)
 	sqlite3_stmt *st = r->st[S_SNAP];
 	int ret;
 
+	r->gen++; /* first: a failure forgets what this one cached */
 	if (sqlite3_exec(r->db, "BEGIN IMMEDIATE", NULL, NULL, NULL))
 		return db_fail(r, "cannot write");
 	snprintf(r->proc_root, sizeof(r->proc_root), "%s", sys->proc_root);
@@ -510,7 +511,6 @@ static int rs_begin(void *ctx, const struct exm_sysinfo *sys)
 	r->page_size = sys->page_size;
 	r->proc = -1;
 	r->map_open = false;
-	r->gen++;
 	sqlite3_bind_int64(st, 1, sys->taken_at.tv_sec);
 	sqlite3_bind_int64(st, 2, sys->taken_at.tv_nsec);
 	sqlite3_bind_double(st, 3, sys->time_taken);
