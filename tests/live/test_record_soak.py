@@ -92,12 +92,7 @@ def replay_loop(path, stop, newest, results):
                         p.stdout.count("\n")))
 
 
-def main():
-    if os.geteuid() != 0:
-        print("SKIP: needs root (recorders read every process's pages)")
-        sys.exit(exmlive.SKIP)
-    c = exmlive.Checker("test_record_soak")
-    tmp = tempfile.mkdtemp(prefix="exm-soak-", dir="/var/tmp")
+def soak(c, tmp):
     path = os.path.join(tmp, "soak.exmrec")
     first = []  # every instance of the first recorder, in order
     second = None
@@ -135,54 +130,64 @@ def main():
         codes = [r.finish(signal.SIGKILL if i < len(first) - 1 else
                           signal.SIGTERM) for i, r in enumerate(first)]
         code2 = second.finish(signal.SIGTERM) if second else None
-    try:
-        c.eq(code2, 0, "the second recorder's exit status")
-        c.eq(codes[:-1], [-signal.SIGKILL] * (len(codes) - 1),
-             "the killed recorders died of SIGKILL, of nothing else")
-        c.eq(codes[-1], 0, "the last first recorder's exit status")
-        for r in first + [second]:
-            c.eq(r.other, [], "%s recorder (pid %d) said nothing else" %
-                 (r.name, r.proc.pid))
-            c.eq(r.ids, sorted(set(r.ids)), "%s recorder (pid %d): its ids "
-                 "in increasing order" % (r.name, r.proc.pid))
-        nrep = 0
-        for res in results:
-            for k, rc, err, lines in res:
-                nrep += 1
-                c.check(rc == 0 and not err and lines >= 2,
-                        "replay of snapshot %d: status %d, %r, %d lines" %
-                        (k, rc, err, lines))
-        c.check(nrep >= 4, "replays ran: %d" % nrep)
+    c.eq(code2, 0, "the second recorder's exit status")
+    c.eq(codes[:-1], [-signal.SIGKILL] * (len(codes) - 1),
+         "the killed recorders died of SIGKILL, of nothing else")
+    c.eq(codes[-1], 0, "the last first recorder's exit status")
+    for r in first + [second]:
+        c.eq(r.other, [], "%s recorder (pid %d) said nothing else" %
+             (r.name, r.proc.pid))
+        c.eq(r.ids, sorted(set(r.ids)), "%s recorder (pid %d): its ids "
+             "in increasing order" % (r.name, r.proc.pid))
+    nrep = 0
+    for res in results:
+        for k, rc, err, lines in res:
+            nrep += 1
+            c.check(rc == 0 and not err and lines >= 2,
+                    "replay of snapshot %d: status %d, %r, %d lines" %
+                    (k, rc, err, lines))
+    c.check(nrep >= 4, "replays ran: %d" % nrep)
 
-        db = sqlite3.connect(path)
-        c.eq(db.execute("PRAGMA integrity_check").fetchone()[0], "ok",
-             "integrity_check")
-        ids = [r[0] for r in db.execute("SELECT id FROM snapshot ORDER BY "
-                                        "id")]
-        db.close()
-        said = [i for r in first + [second] for i in r.ids]
-        c.eq(len(said), len(set(said)), "no id said by two recorders")
-        c.eq(ids, list(range(1, len(ids) + 1)), "ids 1 to N")
-        missing = sorted(set(said) - set(ids))
-        c.eq(missing, [], "every snapshot said written is there")
-        unsaid = sorted(set(ids) - set(said))
-        c.check(len(unsaid) <= kills, "snapshots no recorder said: %d, "
-                "kills: %d" % (len(unsaid), kills))
-        print("%d snapshots (%d by the first recorders, %d by the second), "
-              "%d kills, %d not said, %d replays" %
-              (len(ids), sum(len(r.ids) for r in first), len(second.ids),
-               kills, len(unsaid), nrep))
-        # one JSON document per snapshot; -p 1: every snapshot is read,
-        # one process printed
-        p = subprocess.run([exmlive.EXMTOP, "-b", "--replay", path,
-                            "--format", "json", "-p", "1"],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           text=True, timeout=600)
-        c.eq(p.returncode, 0, "every snapshot replays (%s)" %
-             p.stderr.strip())
-        c.eq(len([ln for ln in p.stdout.splitlines() if ln.strip()]),
-             len(ids), "as many replayed as there are")
-    finally:
+    db = sqlite3.connect(path)
+    c.eq(db.execute("PRAGMA integrity_check").fetchone()[0], "ok",
+         "integrity_check")
+    ids = [r[0] for r in db.execute("SELECT id FROM snapshot ORDER BY "
+                                    "id")]
+    db.close()
+    said = [i for r in first + [second] for i in r.ids]
+    c.eq(len(said), len(set(said)), "no id said by two recorders")
+    c.eq(ids, list(range(1, len(ids) + 1)), "ids 1 to N")
+    missing = sorted(set(said) - set(ids))
+    c.eq(missing, [], "every snapshot said written is there")
+    unsaid = sorted(set(ids) - set(said))
+    c.check(len(unsaid) <= kills, "snapshots no recorder said: %d, "
+            "kills: %d" % (len(unsaid), kills))
+    print("%d snapshots (%d by the first recorders, %d by the second), "
+          "%d kills, %d not said, %d replays" %
+          (len(ids), sum(len(r.ids) for r in first), len(second.ids),
+           kills, len(unsaid), nrep))
+    # one JSON document per snapshot; -p 1: every snapshot is read,
+    # one process printed
+    p = subprocess.run([exmlive.EXMTOP, "-b", "--replay", path,
+                        "--format", "json", "-p", "1"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, timeout=600)
+    c.eq(p.returncode, 0, "every snapshot replays (%s)" %
+         p.stderr.strip())
+    c.eq(len([ln for ln in p.stdout.splitlines() if ln.strip()]),
+         len(ids), "as many replayed as there are")
+
+
+def main():
+    if os.geteuid() != 0:
+        print("SKIP: needs root (recorders read every process's smaps "
+              "and map_files)")
+        sys.exit(exmlive.SKIP)
+    c = exmlive.Checker("test_record_soak")
+    tmp = tempfile.mkdtemp(prefix="exm-soak-", dir="/var/tmp")
+    try:
+        soak(c, tmp)
+    finally:  # also on SIGTERM (exmlive makes it an exit)
         shutil.rmtree(tmp, ignore_errors=True)
     c.done()
 
