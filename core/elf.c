@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "core/elf.h"
+#include "core/ownfiles.h"
 
 /*
  * libstdc++'s demangler (C linkage), loaded on first use: most runs never
@@ -483,14 +484,28 @@ static bool debug_matches(const struct exm_elf *e, const struct exm_elf *d,
 
 int exm_open_regular(const char *path, struct stat *st)
 {
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	char self[64];
+	int pfd = open(path, O_PATH | O_CLOEXEC), fd = -1, e;
 
-	if (fd < 0)
+	/*
+	 * A path descriptor first: it opens nothing for reading, and closing
+	 * it drops no POSIX lock (ownfiles.h). Only a regular file that is
+	 * not one of this process's recordings is then opened for reading,
+	 * through it, so the file checked is the file opened.
+	 */
+	if (pfd < 0)
 		return -1;
-	if (fstat(fd, st) || !S_ISREG(st->st_mode)) {
-		close(fd);
-		return -1;
+	if (fstat(pfd, st) || !S_ISREG(st->st_mode)) {
+		errno = EINVAL;
+	} else if (exm_ownfiles_has(st)) {
+		errno = EBUSY;
+	} else {
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+		fd = open(self, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	}
+	e = errno;
+	close(pfd);
+	errno = e;
 	return fd;
 }
 

@@ -145,8 +145,10 @@ size_t exm_elf_sym_lower_bound(const struct exm_elf *e, uint64_t addr);
 
 /*
  * Open path read-only if it is a regular file, never blocking on a FIFO or
- * device a hostile user put there; the fd (caller closes) or -1. *st
- * receives its status.
+ * device a hostile user put there, and never if it is a file SQLite holds
+ * open in this process (ownfiles.h: its close would drop SQLite's locks);
+ * the fd (caller closes) or -1 with errno set. *st receives its status.
+ * Needs /proc (the file is reopened through /proc/self/fd).
  */
 int exm_open_regular(const char *path, struct stat *st);
 

@@ -20,6 +20,7 @@ core_libexmcore_a_SOURCES = \
 	core/source_fixture.c \
 	core/source_replay.c core/source_replay.h \
 	core/record.c core/record.h \
+	core/ownfiles.c core/ownfiles.h \
 	core/diff.c core/diff.h \
 	core/table.c core/table.h \
 	core/fields.c core/fields.h \

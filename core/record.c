@@ -13,11 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/elf.h"
 #include "core/elfcache.h"
 #include "core/format.h"
+#include "core/ownfiles.h"
 #include "core/pagemap.h"
 
 /* The tables of schema version 1; a new file then gets every upgrade. */
@@ -75,6 +77,9 @@ static const char *const upgrade_sql[EXM_RECORD_SCHEMA] = {
 #define FLAG_SHIFT 55
 #define FLAG_MASK UINT64_C(0x7f)
 
+/* How long a recorder waits for another one's snapshot to be written. */
+#define RECORDER_WAIT_MS 30000
+
 /* Messages quote the file's own text (SQLite names tables of a hostile
  * schema in its errors): escaped in place (exm_escape: one line, no
  * control characters, no invalid UTF-8) within the cap bytes of s. */
@@ -92,6 +97,61 @@ static void set_err(char *buf, size_t len, const char *path, const char *what,
 	snprintf(buf, len, "%.200s: %s%s%s", path, what, db ? ": " : "",
 		 db ? sqlite3_errmsg(db) : "");
 	one_line(buf, len);
+}
+
+/*
+ * A recording is a regular file of its own: anything else at path (a
+ * directory, a device such as /dev/null, a FIFO) gets -EINVAL and one line
+ * before SQLite opens it (and creates a journal beside it, or blocks on a
+ * FIFO). A path that does not exist is -ENOENT, or 0 if may_be_new (but
+ * not a symbolic link to nothing).
+ */
+static int regular_file(const char *path, bool may_be_new, char *err,
+			size_t errlen)
+{
+	struct stat st;
+	int e;
+
+	if (stat(path, &st)) {
+		e = errno;
+		/* new, but not through a symbolic link to nothing: SQLite would
+		 * create the file wherever it points */
+		if (e == ENOENT && may_be_new && lstat(path, &st))
+			return 0;
+		snprintf(err, errlen, "%.200s: %s", path,
+			 e == ENOENT && may_be_new ? "a symbolic link to nothing"
+						   : strerror(e));
+		one_line(err, errlen);
+		return -e;
+	}
+	if (S_ISREG(st.st_mode))
+		return 0;
+	snprintf(err, errlen, "%.200s: not a regular file", path);
+	one_line(err, errlen);
+	return -EINVAL;
+}
+
+/* Register the files SQLite has open for db (ownfiles.h), so that nothing
+ * else in the process opens them; the name to give own_drop() after
+ * sqlite3_close(), or NULL (no memory). */
+static char *own_add(sqlite3 *db)
+{
+	const char *name = sqlite3_db_filename(db, "main");
+	char *copy = strdup(name ? name : "");
+
+	if (copy && exm_ownfiles_add(copy)) {
+		free(copy);
+		copy = NULL;
+	}
+	return copy;
+}
+
+static void own_drop(char *name)
+{
+	if (!name)
+		return;
+	exm_ownfiles_remove(name);
+	free(name);
 }
 
 /* Check that db is a recording this exmtop reads: 0, or -EINVAL with why
@@ -169,6 +229,7 @@ struct file_ent {
 	uint32_t dev_major, dev_minor;
 	uint64_t inode;
 	int64_t id;
+	uint64_t gen; /* the snapshot that wrote its row */
 };
 
 enum { S_SNAP, S_SNAP_END, S_PROC, S_KPSS, S_MAP, S_PSET, S_RUN, S_FILE,
@@ -213,6 +274,8 @@ struct exm_recorder {
 	sqlite3_stmt *st[S__N];
 	char path[256];
 	char errmsg[512];
+	char *own; /* the file as SQLite named it, in ownfiles.h */
+	int64_t last; /* id of the last snapshot committed, or 0 */
 
 	/* the snapshot being written */
 	char proc_root[256];
@@ -242,6 +305,11 @@ struct exm_recorder {
 const char *exm_record_errmsg(const struct exm_recorder *r)
 {
 	return r->errmsg;
+}
+
+int64_t exm_record_last_id(const struct exm_recorder *r)
+{
+	return r->last;
 }
 
 static int db_fail(struct exm_recorder *r, const char *what)
@@ -331,13 +399,23 @@ int exm_record_open(const char *path, struct exm_recorder **out, char *err,
 		return -ENOMEM;
 	snprintf(r->path, sizeof(r->path), "%s", path);
 	one_line(r->path, sizeof(r->path)); /* it is quoted in messages */
+	ret = regular_file(path, true, err, errlen);
+	if (ret)
+		goto fail;
+	ret = -EIO;
 	if (sqlite3_open_v2(path, &r->db,
 			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
 			    NULL) != SQLITE_OK) {
 		set_err(err, errlen, path, "cannot open", r->db);
 		goto fail;
 	}
-	sqlite3_busy_timeout(r->db, 5000);
+	r->own = own_add(r->db);
+	if (!r->own) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	/* another recorder's snapshot may take a while to write: wait */
+	sqlite3_busy_timeout(r->db, RECORDER_WAIT_MS);
 	ret = check_header(r->db, path, &fresh, &version, err, errlen);
 	if (ret)
 		goto fail;
@@ -380,6 +458,7 @@ void exm_record_close(struct exm_recorder *r)
 	sqlite3_wal_checkpoint_v2(r->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL,
 				  NULL);
 	sqlite3_close(r->db);
+	own_drop(r->own); /* SQLite holds no lock on it now */
 	for (size_t i = 0; i < r->nslots; i++)
 		free(r->files[i].name);
 	free(r->files);
@@ -426,6 +505,7 @@ static int rs_begin(void *ctx, const struct exm_sysinfo *sys)
 	sqlite3_stmt *st = r->st[S_SNAP];
 	int ret;
 
+	r->gen++; /* first: a failure forgets what this one cached */
 	if (sqlite3_exec(r->db, "BEGIN IMMEDIATE", NULL, NULL, NULL))
 		return db_fail(r, "cannot write");
 	snprintf(r->proc_root, sizeof(r->proc_root), "%s", sys->proc_root);
@@ -434,7 +514,6 @@ static int rs_begin(void *ctx, const struct exm_sysinfo *sys)
 	r->page_size = sys->page_size;
 	r->proc = -1;
 	r->map_open = false;
-	r->gen++;
 	sqlite3_bind_int64(st, 1, sys->taken_at.tv_sec);
 	sqlite3_bind_int64(st, 2, sys->taken_at.tv_nsec);
 	sqlite3_bind_double(st, 3, sys->time_taken);
@@ -808,6 +887,43 @@ static int insert_file(struct exm_recorder *r, const struct exm_mapping *m,
 	return ret;
 }
 
+/* Move the file table to one of n slots, forgetting the files whose rows
+ * snapshot gen wrote (0: none). 0 or -ENOMEM (then nothing changed). */
+static int files_rehash(struct exm_recorder *r, size_t n, uint64_t gen)
+{
+	struct file_ent *nf = calloc(n, sizeof(*nf));
+
+	if (!nf)
+		return -ENOMEM;
+	r->nfiles = 0;
+	for (size_t k = 0; k < r->nslots; k++) {
+		struct exm_mapping probe;
+		size_t i;
+
+		if (!r->files[k].name)
+			continue;
+		if (gen && r->files[k].gen == gen) {
+			free(r->files[k].name);
+			continue;
+		}
+		probe = (struct exm_mapping){
+			.name = r->files[k].name,
+			.dev_major = r->files[k].dev_major,
+			.dev_minor = r->files[k].dev_minor,
+			.inode = r->files[k].inode,
+		};
+		i = file_hash(&probe) & (n - 1);
+		while (nf[i].name)
+			i = (i + 1) & (n - 1);
+		nf[i] = r->files[k];
+		r->nfiles++;
+	}
+	free(r->files);
+	r->files = nf;
+	r->nslots = n;
+	return 0;
+}
+
 /* The file row of what m maps (one per name, device and inode for this
  * recorder); 0 or -errno. */
 static int file_id(struct exm_recorder *r, const struct exm_mapping *m,
@@ -818,30 +934,9 @@ static int file_id(struct exm_recorder *r, const struct exm_mapping *m,
 	int ret;
 
 	if ((r->nfiles + 1) * 2 > r->nslots) {
-		size_t n = r->nslots ? r->nslots * 2 : 256;
-		struct file_ent *nf = calloc(n, sizeof(*nf));
-
-		if (!nf)
-			return -ENOMEM;
-		for (size_t k = 0; k < r->nslots; k++) {
-			struct exm_mapping probe;
-
-			if (!r->files[k].name)
-				continue;
-			probe = (struct exm_mapping){
-				.name = r->files[k].name,
-				.dev_major = r->files[k].dev_major,
-				.dev_minor = r->files[k].dev_minor,
-				.inode = r->files[k].inode,
-			};
-			i = file_hash(&probe) & (n - 1);
-			while (nf[i].name)
-				i = (i + 1) & (n - 1);
-			nf[i] = r->files[k];
-		}
-		free(r->files);
-		r->files = nf;
-		r->nslots = n;
+		ret = files_rehash(r, r->nslots ? r->nslots * 2 : 256, 0);
+		if (ret)
+			return ret;
 	}
 	for (i = file_hash(m) & (r->nslots - 1); r->files[i].name;
 	     i = (i + 1) & (r->nslots - 1)) {
@@ -864,6 +959,7 @@ static int file_id(struct exm_recorder *r, const struct exm_mapping *m,
 	e->dev_minor = m->dev_minor;
 	e->inode = m->inode;
 	e->id = *id;
+	e->gen = r->gen;
 	r->nfiles++;
 	return 0;
 }
@@ -963,9 +1059,12 @@ static int rs_end(void *ctx, const struct exm_build_end *e)
 	ret = run_stmt(r, S_SNAP_END);
 	if (!ret && sqlite3_exec(r->db, "COMMIT", NULL, NULL, NULL))
 		ret = db_fail(r, "cannot write");
-	if (!ret)
-		ret = psets_keep(r, r->gen);
-	return ret;
+	if (ret)
+		return ret;
+	r->last = r->snap;
+	/* the snapshot is in the file: whatever follows cannot undo it */
+	psets_keep(r, r->gen);
+	return 0;
 }
 
 static const struct exm_sink_ops record_sink = {
@@ -977,21 +1076,46 @@ static const struct exm_sink_ops record_sink = {
 	.end = rs_end,
 };
 
+/* Rows written by a snapshot that was rolled back are not in the file:
+ * forget every cached id that names one, the page sets and the files this
+ * snapshot wrote (rs_begin counted it in r->gen). */
+static void record_forget(struct exm_recorder *r)
+{
+	if (psets_keep(r, UINT64_MAX)) { /* no memory: forget them all */
+		for (size_t i = 0; i < r->nps_slots; i++) {
+			free(r->psets[i].runs);
+			r->psets[i].runs = NULL;
+		}
+		r->npsets = 0;
+	}
+	if (files_rehash(r, r->nslots ? r->nslots : 256, r->gen)) {
+		/* no memory for a new table: forget every file */
+		for (size_t i = 0; i < r->nslots; i++) {
+			free(r->files[i].name);
+			r->files[i].name = NULL;
+		}
+		r->nfiles = 0;
+	}
+}
+
 int exm_record_snapshot(struct exm_recorder *r,
 			const struct exm_snapshot *snap)
 {
+	int64_t last;
 	int ret;
 
 	r->errmsg[0] = '\0';
+	last = r->last;
 	ret = exm_snapshot_emit(snap, &record_sink, r);
+	if (ret && r->last != last) /* committed: only tidying failed */
+		ret = 0;
 	if (ret) {
 		if (!r->errmsg[0])
 			snprintf(r->errmsg, sizeof(r->errmsg), "%.200s: %s",
 				 r->path, strerror(-ret));
 		if (!sqlite3_get_autocommit(r->db))
 			sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
-		/* page sets of the rolled back snapshot are not in the file */
-		psets_keep(r, UINT64_MAX);
+		record_forget(r);
 	}
 	return ret;
 }
@@ -1011,6 +1135,10 @@ struct exm_recording {
 	int version; /* its schema */
 	char path[256];
 	char errmsg[512];
+	char *file; /* the path as given (NULL: in memory) */
+	char *own; /* the file as SQLite named it, in ownfiles.h */
+	bool immutable; /* read without locks: see exm_recording_open */
+	struct stat seen; /* immutable: the file when it was opened */
 	int64_t *ids;
 	struct timespec *at;
 	size_t n;
@@ -1034,6 +1162,8 @@ void exm_recording_close(struct exm_recording *rec)
 	if (!rec)
 		return;
 	sqlite3_close(rec->db);
+	own_drop(rec->own);
+	free(rec->file);
 	free(rec->ids);
 	free(rec->at);
 	free(rec);
@@ -1139,10 +1269,10 @@ static int rec_fail(struct exm_recording *rec, int ret)
 	return ret;
 }
 
-/* The database is open: check it is a recording, list its snapshots and
- * hand it out. */
-static int open_common(struct exm_recording *rec, struct exm_recording **out,
-		       char *err, size_t errlen)
+/* The database is open: check it is a recording and list its
+ * snapshots. */
+static int check_and_index(struct exm_recording *rec, char *err,
+			   size_t errlen)
 {
 	bool fresh;
 	int ret;
@@ -1155,21 +1285,167 @@ static int open_common(struct exm_recording *rec, struct exm_recording **out,
 			NULL);
 		ret = -EINVAL;
 	}
-	if (!ret)
-		ret = read_index(rec, err, errlen);
+	rec->n = 0;
+	return ret ? ret : read_index(rec, err, errlen);
+}
+
+/* ... and hand it out. */
+static int open_common(struct exm_recording *rec, struct exm_recording **out,
+		       char *err, size_t errlen)
+{
+	int ret = check_and_index(rec, err, errlen);
+
 	if (ret)
 		return rec_fail(rec, ret);
 	*out = rec;
 	return 0;
 }
 
+/* Whether we may write path and create files in its directory. */
+static bool may_write_beside(const char *path)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s",
+			 slash == path ? 1 : (int)(slash - path), path);
+	return !faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) &&
+	       !faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS);
+}
+
+static bool exists(const char *path, const char *sfx)
+{
+	char name[4096 + 16];
+	struct stat st;
+
+	snprintf(name, sizeof(name), "%s%s", path, sfx);
+	return !lstat(name, &st);
+}
+
+/* "file:PATH?immutable=1", PATH percent-encoded; NULL: no memory. */
+static char *immutable_uri(const char *path)
+{
+	static const char hexd[] = "0123456789abcdef";
+	size_t len = strlen(path);
+	char *uri = malloc(3 * len + sizeof("file:?immutable=1")), *o = uri;
+
+	if (!uri)
+		return NULL;
+	o += sprintf(o, "file:");
+	for (const unsigned char *c = (const unsigned char *)path; *c; c++) {
+		if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		    (*c >= '0' && *c <= '9') || strchr("/._-~", *c)) {
+			*o++ = (char)*c;
+		} else {
+			*o++ = '%';
+			*o++ = hexd[*c >> 4];
+			*o++ = hexd[*c & 15];
+		}
+	}
+	strcpy(o, "?immutable=1");
+	return uri;
+}
+
+/* An immutable read is valid while no writer has come: the file as it
+ * was opened and still no -wal beside it. */
+static bool changed(const struct exm_recording *rec)
+{
+	struct stat st;
+
+	if (!rec->immutable)
+		return false;
+	return stat(rec->file, &st) || exists(rec->file, "-wal") ||
+	       st.st_dev != rec->seen.st_dev || st.st_ino != rec->seen.st_ino ||
+	       st.st_size != rec->seen.st_size ||
+	       st.st_mtim.tv_sec != rec->seen.st_mtim.tv_sec ||
+	       st.st_mtim.tv_nsec != rec->seen.st_mtim.tv_nsec ||
+	       st.st_ctim.tv_sec != rec->seen.st_ctim.tv_sec ||
+	       st.st_ctim.tv_nsec != rec->seen.st_ctim.tv_nsec;
+}
+
+/*
+ * Open rec->file for reading, leaving no file behind it:
+ * - when we may write the file and its directory: a read-write
+ *   connection that never writes (query_only). SQLite's locks keep it
+ *   safe beside a writer, and as the last connection it removes the -wal
+ *   and -shm it made (a read-only connection would leave them).
+ * - else, with a -wal beside the file (a recorder is writing it, or was
+ *   killed): read-only, under SQLite's locks, with the -wal and -shm
+ *   that are there.
+ * - else (read-only media, someone else's file, and no recorder at
+ *   work): immutable, without locks and without creating anything. A
+ *   recorder that starts later is seen (a -wal appears, the file
+ *   changes; changed()): the next load opens the file anew, and a load it
+ *   overlapped fails rather than gives what may be a torn read.
+ */
+static int open_file(struct exm_recording *rec, char *err, size_t errlen)
+{
+	const char *path = rec->file;
+	char *uri = NULL;
+	int rc;
+
+	rec->immutable = false;
+	if (may_write_beside(path)) {
+		rc = sqlite3_open_v2(path, &rec->db, SQLITE_OPEN_READWRITE,
+				     NULL);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_exec(rec->db, "PRAGMA query_only=1", NULL,
+					  NULL, NULL);
+	} else if (exists(path, "-wal")) {
+		rc = sqlite3_open_v2(path, &rec->db, SQLITE_OPEN_READONLY,
+				     NULL);
+	} else {
+		if (stat(path, &rec->seen))
+			memset(&rec->seen, 0, sizeof(rec->seen));
+		rec->immutable = true;
+		uri = immutable_uri(path);
+		if (!uri)
+			return -ENOMEM;
+		rc = sqlite3_open_v2(uri, &rec->db,
+				     SQLITE_OPEN_READONLY | SQLITE_OPEN_URI,
+				     NULL);
+		free(uri);
+	}
+	if (rc != SQLITE_OK) {
+		set_err(err, errlen, path, "cannot open", rec->db);
+		return -EINVAL;
+	}
+	rec->own = own_add(rec->db);
+	return rec->own ? 0 : -ENOMEM;
+}
+
+/* Close and open the file again (a writer came to a file read as
+ * immutable), and list its snapshots anew: those listed stay where they
+ * were (a recording only grows). */
+static int reopen(struct exm_recording *rec, char *err, size_t errlen)
+{
+	int ret;
+
+	sqlite3_close(rec->db);
+	rec->db = NULL;
+	own_drop(rec->own);
+	rec->own = NULL;
+	ret = open_file(rec, err, errlen);
+	return ret ? ret : check_and_index(rec, err, errlen);
+}
+
 int exm_recording_open(const char *path, struct exm_recording **out,
 		       char *err, size_t errlen)
 {
 	struct exm_recording *rec = rec_new(path);
+	int ret;
 
 	if (!rec)
 		return -ENOMEM;
+	rec->file = strdup(path);
+	if (!rec->file)
+		return rec_fail(rec, -ENOMEM);
+	ret = regular_file(path, false, err, errlen);
+	if (ret)
+		return rec_fail(rec, ret);
 	if (access(path, R_OK)) {
 		int e = errno;
 
@@ -1177,12 +1453,15 @@ int exm_recording_open(const char *path, struct exm_recording **out,
 		one_line(err, errlen);
 		return rec_fail(rec, -e);
 	}
-	if (sqlite3_open_v2(path, &rec->db, SQLITE_OPEN_READONLY, NULL) !=
-	    SQLITE_OK) {
-		set_err(err, errlen, path, "cannot open", rec->db);
-		return rec_fail(rec, -EINVAL);
-	}
-	return open_common(rec, out, err, errlen);
+	ret = open_file(rec, err, errlen);
+	if (!ret)
+		ret = check_and_index(rec, err, errlen);
+	if (!ret && changed(rec)) /* a writer came while we listed */
+		ret = reopen(rec, err, errlen);
+	if (ret)
+		return rec_fail(rec, ret);
+	*out = rec;
+	return 0;
 }
 
 int exm_recording_open_mem(const void *buf, size_t len,
@@ -1654,6 +1933,11 @@ int exm_recording_load(struct exm_recording *rec, size_t idx,
 	int ret;
 
 	rec->errmsg[0] = '\0';
+	if (changed(rec)) { /* a writer came: read under its locks now */
+		ret = reopen(rec, rec->errmsg, sizeof(rec->errmsg));
+		if (ret)
+			return ret;
+	}
 	if (idx >= rec->n) {
 		snprintf(rec->errmsg, sizeof(rec->errmsg),
 			 "%.200s: no snapshot %zu (it holds %zu)", rec->path,
@@ -1706,6 +1990,13 @@ out:
 	sqlite3_finalize(l.run);
 	sqlite3_finalize(l.kpss);
 	free(l.chunks);
+	if (changed(rec)) { /* what was read may be torn */
+		snprintf(rec->errmsg, sizeof(rec->errmsg),
+			 "%.200s: a recorder wrote it while snapshot %zu was "
+			 "read: read it again", rec->path, idx + 1);
+		one_line(rec->errmsg, sizeof(rec->errmsg));
+		return -EAGAIN;
+	}
 	if (ret == -EINVAL && !rec->errmsg[0])
 		corrupt(rec->errmsg, sizeof(rec->errmsg), rec->path,
 			"rejected by the builder");

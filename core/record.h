@@ -10,6 +10,10 @@
  *
  * The file is in WAL mode and each snapshot is one transaction: a recorder
  * killed at any moment leaves a file holding every completed snapshot.
+ * Several recorders may append to one file: their snapshots are written
+ * one after the other (each waits for the other's transaction), each with
+ * the next id. Readers and recorders register the file in ownfiles.h, so
+ * nothing else in the process opens it behind SQLite's back.
  *
  * The reader treats the file as hostile: a file that is not a recording,
  * is corrupt or truncated, or comes from a newer exmtop gives -EINVAL and
@@ -39,8 +43,8 @@ struct exm_recorder;
 /*
  * Open (or create) the recording at path for appending snapshots. On
  * success *out is owned by the caller (exm_record_close). On failure
- * -errno (-EINVAL for a file that is not a recording of this version) and
- * one line in err.
+ * -errno (-EINVAL for a file that is not a recording of this version, or
+ * not a regular file: a directory, a device, a FIFO) and one line in err.
  */
 int exm_record_open(const char *path, struct exm_recorder **out, char *err,
 		    size_t errlen);
@@ -51,10 +55,14 @@ int exm_record_open(const char *path, struct exm_recorder **out, char *err,
  * are read through snap->sys.proc_root/PID/map_files (once per file per
  * recorder; a snapshot without a proc_root has none, a replayed one keeps
  * those it was recorded with). 0 or -errno with exm_record_errmsg()
- * saying why.
+ * saying why; a snapshot that failed left nothing in the file and nothing
+ * in the recorder's caches, so the next one may be tried.
  */
 int exm_record_snapshot(struct exm_recorder *r,
 			const struct exm_snapshot *snap);
+
+/* The id (snapshot.id) of the last snapshot this recorder wrote, or 0. */
+int64_t exm_record_last_id(const struct exm_recorder *r);
 
 const char *exm_record_errmsg(const struct exm_recorder *r);
 void exm_record_close(struct exm_recorder *r);
@@ -64,8 +72,10 @@ void exm_record_close(struct exm_recorder *r);
 struct exm_recording;
 
 /*
- * Open a recording read-only. 0, or -errno (-EINVAL: not a recording,
- * corrupt, or a newer schema) with one line in err.
+ * Open a recording to read it, never writing it nor leaving a file beside
+ * it (on read-only media, or someone else's file, too; record.c's
+ * open_file() says how). 0, or -errno (-EINVAL: not a regular file, not a
+ * recording, corrupt, or a newer schema) with one line in err.
  */
 int exm_recording_open(const char *path, struct exm_recording **out,
 		       char *err, size_t errlen);
@@ -85,7 +95,9 @@ size_t exm_recording_find_time(const struct exm_recording *rec,
 
 /*
  * Play snapshot idx into a sink (builder protocol). 0, -ERANGE, -ENOMEM,
- * or -EINVAL for a corrupt snapshot (exm_recording_errmsg says what).
+ * -EINVAL for a corrupt snapshot, or -EAGAIN when a recorder started
+ * writing a file read without locks during the load (exm_recording_errmsg
+ * says what).
  */
 int exm_recording_load(struct exm_recording *rec, size_t idx,
 		       const struct exm_sink_ops *ops, void *ctx);

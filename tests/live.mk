@@ -43,3 +43,13 @@ EXTRA_DIST += tests/live/test_record_cli.py
 # file whose write fails and a directory (the hostile fixture; any user).
 TESTS += tests/live/test_output.py
 EXTRA_DIST += tests/live/test_output.py
+# Recordings beside other tools (issue 20): --record refuses what is not a
+# regular file, a replay works on read-only media and as another user and
+# leaves no file (test_record_files.py); a full disk during --record --watch
+# and the files named after it (test_record_full.py); a soak of recorders,
+# replays and SIGKILLs on one file (test_record_soak.py, EXM_SOAK_SECS
+# seconds, 40 by default). All need root.
+TESTS += tests/live/test_record_files.py tests/live/test_record_full.py \
+	tests/live/test_record_soak.py
+EXTRA_DIST += tests/live/test_record_files.py tests/live/test_record_full.py \
+	tests/live/test_record_soak.py

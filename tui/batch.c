@@ -825,6 +825,9 @@ int tui_batch(const struct tui_opts *o)
 			status = 1;
 			break;
 		}
+		if (rec && o->verbose)
+			fprintf(stderr, "exmtop: --record: snapshot %" PRId64
+				" written\n", exm_record_last_id(rec));
 		if (print) {
 			out = tui_out_begin(o, &of, &status);
 			if (!out) {

@@ -22,6 +22,8 @@ static int check_combinations(const struct tui_opts *o)
 
 	if (o->watch && !o->record)
 		why = "--watch goes with --record";
+	else if (o->verbose && (!o->record || o->watch))
+		why = "--verbose goes with --record, without --watch";
 	else if (o->diff_a && (o->record || o->source))
 		why = "--diff reads recordings: no --record, --replay or "
 		      "--source";

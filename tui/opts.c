@@ -215,6 +215,12 @@ static int set_watch(struct tui_opts *o, const char *v)
 	return 0;
 }
 
+static int set_verbose(struct tui_opts *o, const char *v)
+{
+	o->verbose = true;
+	return 0;
+}
+
 static int set_replay(struct tui_opts *o, const char *v)
 {
 	size_t n = strlen(v) + sizeof("replay:");
@@ -387,6 +393,9 @@ const struct tui_option tui_options[] = {
 	{ .name = "watch", .set = set_watch,
 	  .help = "with --record: the live screen too (record what you "
 		  "watch)" },
+	{ .name = "verbose", .set = set_verbose,
+	  .help = "with --record (no screen): a line on stderr for each "
+		  "snapshot written, with its id in the file" },
 	{ .name = "replay", .arg = "FILE", .set = set_replay,
 	  .help = "the snapshots of a recording instead of the system "
 		  "(-b: all of them, or -n; keys [ ] { } step in time)" },

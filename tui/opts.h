@@ -60,6 +60,7 @@ struct tui_opts {
 	/* recordings (issue 10) */
 	const char *record;	/* --record FILE: append snapshots */
 	bool watch;		/* --watch: the live screen while recording */
+	bool verbose;		/* --verbose: each snapshot recorded, said */
 	char *replay_src;	/* --replay FILE: "replay:FILE" (owned) */
 	const char *sysroot;	/* --sysroot DIR: target's root for ELF */
 	const char *diff_a;	/* --diff A [B] */

@@ -11,10 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/account.h"
 #include "core/builder.h"
+#include "core/elf.h"
 #include "core/record.h"
 #include "core/source.h"
 #include "core/source_replay.h"
@@ -595,5 +597,98 @@ Test(record, predates_is_kept_when_recorded_again)
 	cr_assert_eq(s->sys.meminfo.n, 0);
 	exm_snapshot_free(s);
 	rm_recording(v1);
+	rm_recording(path);
+}
+
+/*
+ * A snapshot that fails to be written (here at its very end, after its
+ * file and page set rows, as a full disk would) leaves no cached id
+ * behind: the same snapshot written again, and a next one with other
+ * files, replay with every mapping naming its own file.
+ */
+Test(record, failed_snapshot_leaves_no_cached_ids)
+{
+	struct exm_snapshot *a = take("fixture:basic");
+	struct exm_snapshot *b = take("fixture:hostile");
+	struct exm_snapshot *c = take("fixture:many");
+	struct exm_snapshot *s;
+	struct exm_recorder *r;
+	char path[256], err[512];
+
+	tmp_path(path, sizeof(path), "fail.exmrec");
+	cr_assert_eq(exm_record_open(path, &r, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(exm_record_snapshot(r, a), 0, "%s", exm_record_errmsg(r));
+	sql(path, "CREATE TABLE t_fail(x);"
+		  "CREATE TRIGGER t_full BEFORE UPDATE ON snapshot "
+		  "WHEN EXISTS (SELECT 1 FROM t_fail) "
+		  "BEGIN SELECT RAISE(ABORT, 'disk full'); END;"
+		  "INSERT INTO t_fail VALUES(1);");
+	cr_assert_neq(exm_record_snapshot(r, b), 0);
+	cr_assert(strstr(exm_record_errmsg(r), "disk full"), "%s",
+		  exm_record_errmsg(r));
+	cr_assert_eq(exm_record_last_id(r), 1);
+	cr_assert_eq(sql_int(path, "SELECT count(*) FROM snapshot"), 1);
+	sql(path, "DELETE FROM t_fail");
+	cr_assert_eq(exm_record_snapshot(r, b), 0, "%s", exm_record_errmsg(r));
+	cr_assert_eq(exm_record_last_id(r), 2);
+	cr_assert_eq(exm_record_snapshot(r, c), 0, "%s", exm_record_errmsg(r));
+	cr_assert_eq(exm_record_last_id(r), 3);
+	exm_record_close(r);
+	cr_assert_eq(sql_int(path, "SELECT count(*) FROM mapping m WHERE "
+				   "m.file IS NOT NULL AND NOT EXISTS (SELECT "
+				   "1 FROM file f WHERE f.id = m.file)"),
+		     0);
+	s = load_at(path, 1);
+	assert_same(b, s);
+	exm_snapshot_free(s);
+	s = load_at(path, 2);
+	assert_same(c, s);
+	exm_snapshot_free(s);
+	exm_snapshot_free(a);
+	exm_snapshot_free(b);
+	exm_snapshot_free(c);
+	rm_recording(path);
+}
+
+/*
+ * While a recorder has a recording open, nothing in the process opens
+ * the recording or its -wal and -shm through exm_open_regular (their
+ * close would drop SQLite's locks), whatever the name used (here a hard
+ * link); once it is closed they open again.
+ */
+Test(record, own_files_are_never_opened)
+{
+	static const char *const sfx[] = { "", "-wal", "-shm" };
+	struct exm_snapshot *a = take("fixture:basic");
+	struct exm_recorder *r;
+	char path[256], other[300], err[512];
+	struct stat st;
+	int fd;
+
+	tmp_path(path, sizeof(path), "own.exmrec");
+	cr_assert_eq(exm_record_open(path, &r, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(exm_record_snapshot(r, a), 0, "%s", exm_record_errmsg(r));
+	for (size_t i = 0; i < 3; i++) {
+		char name[300];
+
+		snprintf(name, sizeof(name), "%s%s", path, sfx[i]);
+		snprintf(other, sizeof(other), "%s.link%zu", path, i);
+		cr_assert_eq(link(name, other), 0, "%s", name);
+		fd = exm_open_regular(other, &st);
+		cr_assert_lt(fd, 0, "%s opened", other);
+		cr_assert_eq(errno, EBUSY);
+	}
+	/* still written and read as before */
+	cr_assert_eq(exm_record_snapshot(r, a), 0, "%s", exm_record_errmsg(r));
+	exm_record_close(r);
+	snprintf(other, sizeof(other), "%s.link0", path);
+	fd = exm_open_regular(other, &st);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(other, sizeof(other), "%s.link%zu", path, i);
+		unlink(other);
+	}
+	exm_snapshot_free(a);
 	rm_recording(path);
 }
