@@ -455,8 +455,10 @@ void exm_record_close(struct exm_recorder *r)
 	for (int i = 0; i < S__N; i++)
 		sqlite3_finalize(r->st[i]);
 	/* everything into FILE itself, even while a reader keeps the WAL */
-	sqlite3_wal_checkpoint_v2(r->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL,
-				  NULL);
+	if (r->db)
+		sqlite3_wal_checkpoint_v2(r->db, NULL,
+					  SQLITE_CHECKPOINT_TRUNCATE, NULL,
+					  NULL);
 	sqlite3_close(r->db);
 	own_drop(r->own); /* SQLite holds no lock on it now */
 	for (size_t i = 0; i < r->nslots; i++)
