@@ -34,6 +34,7 @@ enum tui_action {
 	TUI_VERSION,	  /* --version */
 	TUI_LIST_FIELDS,  /* --list-fields */
 	TUI_MAN,	  /* --man */
+	TUI_COMPLETION,	  /* --completion SHELL */
 };
 
 struct tui_opts {
@@ -72,6 +73,19 @@ struct tui_opts {
 	const char *output;	/* --output FILE (NULL: stdout) */
 };
 
+/* What a shell may complete an option's value with (completion.c). */
+enum tui_complete {
+	TUI_COMP_NONE = 0, /* free text: nothing to offer */
+	TUI_COMP_WORDS,	   /* one of .words */
+	TUI_COMP_FILE,
+	TUI_COMP_DIR,
+	TUI_COMP_USER,
+	TUI_COMP_KEY,	   /* a field key, maybe after - or + */
+	TUI_COMP_KEYS,	   /* field keys separated by commas */
+	TUI_COMP_FORMAT,   /* a name of tui_formats[] */
+	TUI_COMP_SOURCE,   /* a source of the registry (core/source.c) */
+};
+
 /* One option. */
 struct tui_option {
 	const char *name;  /* long name, without "--" */
@@ -81,6 +95,8 @@ struct tui_option {
 	/* Take the option (val NULL when it takes none): 0, or 2 after
 	 * printing one line on stderr for a bad value. */
 	int (*set)(struct tui_opts *o, const char *val);
+	enum tui_complete complete; /* its value, for --completion */
+	const char *const *words;   /* TUI_COMP_WORDS: NULL-terminated */
 };
 extern const struct tui_option tui_options[];
 
