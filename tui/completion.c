@@ -7,13 +7,20 @@
  * $(datadir)/bash-completion/completions/exmtop.
  */
 #include <stdio.h>
-#include <string.h>
 
 #include "core/fields.h"
 #include "core/source.h"
 #include "tui/batch.h"
 #include "tui/completion.h"
 #include "tui/opts.h"
+
+/* An option's names as a case pattern: "-o|--sort". */
+static void names_of(FILE *f, const struct tui_option *op)
+{
+	if (op->short_name)
+		fprintf(f, "-%c|", op->short_name);
+	fprintf(f, "--%s", op->name);
+}
 
 /* Open a case branch for the options taking a value of kind c
  * ("-o|--sort)"); false, printing nothing, when no option does. */
@@ -25,9 +32,7 @@ static bool branch(FILE *f, enum tui_complete c)
 		if (!op->arg || op->complete != c)
 			continue;
 		fputs(any ? "|" : "\t", f);
-		if (op->short_name)
-			fprintf(f, "-%c|", op->short_name);
-		fprintf(f, "--%s", op->name);
+		names_of(f, op);
 		any = true;
 	}
 	if (any)
@@ -51,9 +56,8 @@ static void word_branches(FILE *f)
 		if (!op->arg || op->complete != TUI_COMP_WORDS || !op->words)
 			continue;
 		fputs("\t", f);
-		if (op->short_name)
-			fprintf(f, "-%c|", op->short_name);
-		fprintf(f, "--%s)\n", op->name);
+		names_of(f, op);
+		fputs(")\n", f);
 		words_body(f, op->words);
 	}
 }

@@ -7,7 +7,8 @@
  * read) is resolved in one place, query.c.
  *
  * Adding an option: one entry in tui_options[] (opts.c) with a setter,
- * and the member it sets here.
+ * and the member it sets here; .complete says what a shell may offer for
+ * its value (--completion, completion.c).
  */
 #ifndef TUI_OPTS_H
 #define TUI_OPTS_H
