@@ -40,15 +40,24 @@ static const struct exm_source_ops *by_name(const char *name, size_t nlen)
 	return NULL;
 }
 
+const char *exm_source_name(size_t i, bool *takes_arg)
+{
+	if (i >= NSOURCES)
+		return NULL;
+	*takes_arg = !sources[i]->probe;
+	return sources[i]->name;
+}
+
 static void unknown(const char *name, size_t nlen, char *err, size_t errlen)
 {
 	size_t n = (size_t)snprintf(err, errlen, "unknown source '%.*s' (try auto",
 				    (int)(nlen > 64 ? 64 : nlen), name);
+	const char *s;
+	bool arg;
 
-	for (size_t i = 0; i < NSOURCES && n < errlen; i++)
-		n += (size_t)snprintf(err + n, errlen - n, ", %s%s",
-				      sources[i]->name,
-				      sources[i]->probe ? "" : ":ARG");
+	for (size_t i = 0; (s = exm_source_name(i, &arg)) && n < errlen; i++)
+		n += (size_t)snprintf(err + n, errlen - n, ", %s%s", s,
+				      arg ? ":ARG" : "");
 	if (n < errlen)
 		snprintf(err + n, errlen - n, ")");
 }

@@ -73,6 +73,11 @@ extern const struct exm_source_ops exm_source_replay; /* source_replay.h */
 int exm_source_open(const char *name, struct exm_source **out, char *err,
 		    size_t errlen);
 void exm_source_close(struct exm_source *src);
+/*
+ * The name of the registry's source i ("kmod", ...), or NULL past the
+ * last; *takes_arg: it is opened as NAME:ARG (it has no probe).
+ */
+const char *exm_source_name(size_t i, bool *takes_arg);
 
 /*
  * Take one snapshot: fill, then account. On success *out is a new snapshot

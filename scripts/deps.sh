@@ -9,6 +9,9 @@ EXM_TEST_PKGS="libcriterion-dev sqlite3 busybox-static tmux python3 smem smemsta
 # the kernel module's QEMU test (tests/kmod/run): kernels and headers it
 # fetches itself, into the build directory
 EXM_TEST_PKGS="$EXM_TEST_PKGS qemu-system-x86 cpio kmod dwarves xz-utils"
+# the Debian packages' test (tests/pkg/run): building, checking and
+# installing them
+EXM_TEST_PKGS="$EXM_TEST_PKGS git debhelper dh-dkms dkms lintian man-db"
 
 exm_install() {
 	local want="$EXM_BUILD_PKGS" missing=() p

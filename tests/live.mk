@@ -25,6 +25,7 @@ EXTRA_DIST += \
 	tests/live/sharer.c \
 	tests/live/liveui.sh \
 	tests/live/exmlive.py \
+	tests/live/sysstate.py \
 	tests/live/test_sharing.py \
 	tests/live/test_swap.py \
 	tests/live/test_churn.py \

@@ -11,7 +11,7 @@ exmtop_SOURCES = \
 	tui/keys.c tui/keys.h \
 	tui/ui.c tui/ui.h tui/termcaps.c tui/termcaps.h
 exmtop_LDADD = $(CORE_LIBS) $(NCURSESW_LIBS)
-exmtop_SOURCES += tui/man.c tui/man.h
+exmtop_SOURCES += tui/man.c tui/man.h tui/completion.c tui/completion.h
 
 # The manual page comes from the program, so its field list is the field
 # table's.

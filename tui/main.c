@@ -7,8 +7,10 @@
 #include <stdlib.h>
 
 #include "core/fields.h"
+#include "kernel/exmap_abi.h"
 #include "tui/batch.h"
 #include "tui/batch_elf.h"
+#include "tui/completion.h"
 #include "tui/diff.h"
 #include "tui/man.h"
 #include "tui/opts.h"
@@ -83,13 +85,19 @@ int main(int argc, char **argv)
 		tui_opts_usage(stdout);
 		break;
 	case TUI_VERSION:
-		puts("exmtop " PACKAGE_VERSION);
+		/* the module this exmtop talks to: exmap-dkms of the same
+		 * version (kernel/exmap_abi.h) */
+		printf("exmtop %s (exmap module ABI %d)\n", PACKAGE_VERSION,
+		       EXMAP_ABI_VERSION);
 		break;
 	case TUI_LIST_FIELDS:
 		list_fields();
 		break;
 	case TUI_MAN:
 		tui_print_man(stdout);
+		break;
+	case TUI_COMPLETION:
+		tui_print_completion(stdout);
 		break;
 	case TUI_RUN:
 		if (o.diff_a)

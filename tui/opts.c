@@ -165,10 +165,11 @@ static int set_source(struct tui_opts *o, const char *v)
 	return 0;
 }
 
+static const char *const pagemap_modes[] = { "auto", "scan", "read", NULL };
+
 static int set_pagemap_mode(struct tui_opts *o, const char *v)
 {
-	static const char *const names[] = { "auto", "scan", "read", NULL };
-	int i = choice("--pagemap-mode", v, names,
+	int i = choice("--pagemap-mode", v, pagemap_modes,
 		       "expected auto, scan or read");
 
 	if (i < 0)
@@ -337,6 +338,16 @@ static int act_man(struct tui_opts *o, const char *v)
 	return 0;
 }
 
+static const char *const completion_shells[] = { "bash", NULL };
+
+static int act_completion(struct tui_opts *o, const char *v)
+{
+	if (choice("--completion", v, completion_shells, "expected bash") < 0)
+		return 2;
+	o->action = TUI_COMPLETION;
+	return 0;
+}
+
 static int act_help(struct tui_opts *o, const char *v)
 {
 	o->action = TUI_HELP;
@@ -357,11 +368,13 @@ const struct tui_option tui_options[] = {
 	{ .name = "delay", .short_name = 'd', .arg = "SECS",
 	  .set = set_delay, .help = "seconds between snapshots (2)" },
 	{ .name = "sort", .short_name = 'o', .arg = "KEY", .set = set_sort,
+	  .complete = TUI_COMP_KEY,
 	  .help = "sort by field KEY: -KEY ascending, +KEY descending, KEY "
 		  "the field's own order (sizes descending; default erss)" },
 	{ .name = "pid", .short_name = 'p', .arg = "PID,...",
 	  .set = set_pids, .help = "only these processes" },
 	{ .name = "user", .short_name = 'u', .arg = "USER", .set = set_user,
+	  .complete = TUI_COMP_USER,
 	  .help = "only processes of USER (name or uid)" },
 	{ .name = "full-command", .short_name = 'c', .set = set_full_cmd,
 	  .help = "full command lines: on the live screen; in batch text "
@@ -369,6 +382,7 @@ const struct tui_option tui_options[] = {
 	{ .name = "files", .set = set_files,
 	  .help = "list files and anonymous kinds instead of processes" },
 	{ .name = "format", .arg = "FMT", .set = set_format,
+	  .complete = TUI_COMP_FORMAT,
 	  .help = "batch output: text, csv, json (JSON sizes are bytes, "
 		  "null when not measured; several snapshots are JSON Lines, "
 		  "one object a line) or openmetrics (Prometheus: one "
@@ -376,8 +390,10 @@ const struct tui_option tui_options[] = {
 	{ .name = "bytes", .set = set_bytes,
 	  .help = "exact byte counts instead of K/M/G" },
 	{ .name = "fields", .arg = "A,B,...", .set = set_fields,
+	  .complete = TUI_COMP_KEYS,
 	  .help = "columns to show (see --list-fields)" },
 	{ .name = "sections", .arg = "FILE", .set = set_sections,
+	  .complete = TUI_COMP_FILE,
 	  .help = "ELF sections of a mapped file (with -p: one process)" },
 	{ .name = "symbols", .arg = "FILE:SEC", .set = set_symbols,
 	  .help = "symbols of a section of a mapped file" },
@@ -387,6 +403,7 @@ const struct tui_option tui_options[] = {
 		  "more, s swapped; or of FILE (an absolute path) across "
 		  "processes, by file offset" },
 	{ .name = "record", .arg = "FILE", .set = set_record,
+	  .complete = TUI_COMP_FILE,
 	  .help = "append each snapshot to the SQLite recording FILE (no "
 		  "screen, prints nothing but errors unless --format or "
 		  "--watch; until stopped unless -n; -b: one)" },
@@ -397,12 +414,15 @@ const struct tui_option tui_options[] = {
 	  .help = "with --record (no screen): a line on stderr for each "
 		  "snapshot written, with its id in the file" },
 	{ .name = "replay", .arg = "FILE", .set = set_replay,
+	  .complete = TUI_COMP_FILE,
 	  .help = "the snapshots of a recording instead of the system "
 		  "(-b: all of them, or -n; keys [ ] { } step in time)" },
 	{ .name = "sysroot", .arg = "DIR", .set = set_sysroot,
+	  .complete = TUI_COMP_DIR,
 	  .help = "ELF files of a replay under DIR (the target's root "
 		  "filesystem); a build-id that differs is reported" },
 	{ .name = "diff", .arg = "FILE", .set = set_diff,
+	  .complete = TUI_COMP_FILE,
 	  .help = "growth of every size per process and file between two "
 		  "snapshots of FILE (--diff A B: of two recordings), new and "
 		  "gone processes, sorted by growth of effective resident; "
@@ -431,13 +451,16 @@ const struct tui_option tui_options[] = {
 	  .help = "openmetrics: the N largest processes, groups and files "
 		  "(20)" },
 	{ .name = "output", .arg = "FILE", .set = set_output,
+	  .complete = TUI_COMP_FILE,
 	  .help = "batch: write each snapshot to FILE (a file, or the "
 		  "one a link names: a temporary file renamed over it; a "
 		  "device or FIFO: written into)" },
 	{ .name = "source", .arg = "NAME", .set = set_source,
+	  .complete = TUI_COMP_SOURCE,
 	  .help = "auto, kmod (the exmap module), pagemap (root), smaps, "
 		  "replay:FILE, fixture:NAME" },
 	{ .name = "pagemap-mode", .arg = "M", .set = set_pagemap_mode,
+	  .complete = TUI_COMP_WORDS, .words = pagemap_modes,
 	  .help = "auto, scan (PAGEMAP_SCAN ioctl, Linux 6.7+) or read" },
 	{ .name = "include-self", .set = set_include_self,
 	  .help = "also scan exmtop's own process" },
@@ -448,6 +471,10 @@ const struct tui_option tui_options[] = {
 		  "below), and exit" },
 	{ .name = "man", .set = act_man,
 	  .help = "print this manual page in roff and exit" },
+	{ .name = "completion", .arg = "SHELL", .set = act_completion,
+	  .complete = TUI_COMP_WORDS, .words = completion_shells,
+	  .help = "print a completion script for SHELL (bash) made from "
+		  "this table and exit" },
 	{ .name = "help", .short_name = 'h', .set = act_help,
 	  .help = "this help" },
 	{ .name = "version", .short_name = 'V', .set = act_version,

@@ -7,7 +7,8 @@
  * read) is resolved in one place, query.c.
  *
  * Adding an option: one entry in tui_options[] (opts.c) with a setter,
- * and the member it sets here.
+ * and the member it sets here; .complete says what a shell may offer for
+ * its value (--completion, completion.c).
  */
 #ifndef TUI_OPTS_H
 #define TUI_OPTS_H
@@ -34,6 +35,7 @@ enum tui_action {
 	TUI_VERSION,	  /* --version */
 	TUI_LIST_FIELDS,  /* --list-fields */
 	TUI_MAN,	  /* --man */
+	TUI_COMPLETION,	  /* --completion SHELL */
 };
 
 struct tui_opts {
@@ -73,6 +75,19 @@ struct tui_opts {
 	const char *output;	/* --output FILE (NULL: stdout) */
 };
 
+/* What a shell may complete an option's value with (completion.c). */
+enum tui_complete {
+	TUI_COMP_NONE = 0, /* free text: nothing to offer */
+	TUI_COMP_WORDS,	   /* one of .words */
+	TUI_COMP_FILE,
+	TUI_COMP_DIR,
+	TUI_COMP_USER,
+	TUI_COMP_KEY,	   /* a field key, maybe after - or + */
+	TUI_COMP_KEYS,	   /* field keys separated by commas */
+	TUI_COMP_FORMAT,   /* a name of tui_formats[] */
+	TUI_COMP_SOURCE,   /* a source of the registry (core/source.c) */
+};
+
 /* One option. */
 struct tui_option {
 	const char *name;  /* long name, without "--" */
@@ -82,6 +97,8 @@ struct tui_option {
 	/* Take the option (val NULL when it takes none): 0, or 2 after
 	 * printing one line on stderr for a bad value. */
 	int (*set)(struct tui_opts *o, const char *val);
+	enum tui_complete complete; /* its value, for --completion */
+	const char *const *words;   /* TUI_COMP_WORDS: NULL-terminated */
 };
 extern const struct tui_option tui_options[];
 

@@ -349,6 +349,26 @@ status 2 -b --top 0 --source fixture:basic
 status 2 -b --pagemap /usr/lib/x86_64-linux-gnu/libc.so.6 --format csv \
 	--source fixture:basic
 status 1 -b --pagemap /nonexistent --source fixture:basic
+status 2 --completion zsh
+status 2 --completion
+# The bash completion (--completion bash): valid bash that offers every
+# option --help lists, and field keys for --fields after a comma
+comp=$("$EXMTOP" --completion bash)
+opts=$("$EXMTOP" --help | grep -oE -- '--[a-z][a-z-]*' | sort -u)
+offered=$(bash --norc --noprofile -c 'eval "$1" || exit 1
+	COMP_WORDS=(exmtop --); COMP_CWORD=1; _exmtop
+	printf "%s\n" "${COMPREPLY[@]}" | grep -- "^--" | sort -u
+	COMP_WORDS=(exmtop --fields pid,ers); COMP_CWORD=2; _exmtop
+	echo "fields: ${COMPREPLY[*]}"' bash "$comp")
+if [ "$offered" = "$(printf '%s\nfields: pid,erss\n' "$opts")" ] &&
+	[ "$(wc -l <<<"$opts")" -gt 30 ]; then
+	PASS=$((PASS + 1))
+	echo "ok - --completion bash offers every option of --help"
+else
+	FAIL=$((FAIL + 1))
+	echo "not ok - --completion bash:"
+	diff <(printf '%s\nfields: pid,erss\n' "$opts") <(printf '%s\n' "$offered") | head -20
+fi
 # the system view of a fixture: from the fixture's own /proc/meminfo
 for f in text csv json; do
 	golden "basic-system.$f" -b --system --source fixture:basic --format $f
