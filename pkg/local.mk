@@ -41,8 +41,8 @@ exmapsrc_DATA = kernel/Kbuild kernel/Makefile kernel/exmap.c \
 uninstall-hook: uninstall-exmapsrc-dir
 uninstall-exmapsrc-dir:
 	-test ! -d '$(DESTDIR)$(exmapsrcdir)' || rmdir '$(DESTDIR)$(exmapsrcdir)'
-.PHONY: uninstall-exmapsrc-dir
 endif
+.PHONY: uninstall-exmapsrc-dir
 CLEANFILES += pkg/dkms.conf
 pkg/dkms.conf: $(srcdir)/kernel/dkms.conf Makefile
 	$(AM_V_GEN)$(MKDIR_P) pkg && sed \
