@@ -5,7 +5,8 @@
 # kept here: every long option of tui/opts.c's option table (and its short
 # form) is known to the parser, listed by --help and by --man; every field
 # key of core/fields.c's table is printed by --list-fields; -V prints the
-# version configure.ac gives. Then recordings: --source replay:FILE shows
+# version configure.ac gives and the module ABI exmap_abi.h gives. Then
+# recordings: --source replay:FILE shows
 # what --replay FILE shows, a recorder stopped by SIGINT or SIGTERM leaves a
 # sound recording of what it took and exits 0, and the README's SQL that
 # recomputes effective resident from a recording's page runs gives what
@@ -32,9 +33,12 @@ man=$("$EXMTOP" --man 2>&1 | sed 's/\\-/-/g; s/\\f[BIRP]//g') &&
 printf '%s\n' "$man" | grep -q '^\.TH EXMTOP' && ok "--man is a man page" ||
 	ko "--man has no .TH EXMTOP"
 ver=$(sed -n 's/^AC_INIT(\[exmtop\], \[\([^]]*\)\].*/\1/p' "$TOP/configure.ac")
+abi=$(sed -n 's/^#define EXMAP_ABI_VERSION \([0-9]*\).*/\1/p' \
+	"$TOP/kernel/exmap_abi.h")
+want="exmtop $ver (exmap module ABI $abi)"
 got=$("$EXMTOP" -V 2>&1)
-[ -n "$ver" ] && [ "$got" = "exmtop $ver" ] && ok "-V: $got" ||
-	ko "-V printed '$got', want 'exmtop $ver'"
+[ -n "$ver" ] && [ -n "$abi" ] && [ "$got" = "$want" ] && ok "-V: $got" ||
+	ko "-V printed '$got', want '$want'"
 [ "$("$EXMTOP" --version 2>&1)" = "$got" ] && ok "--version" || ko "--version"
 
 # the option table: { .name = "NAME", .short_name = 'S', ...
