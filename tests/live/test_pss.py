@@ -101,7 +101,9 @@ def compare(c, mode, sh):
                               "/memfd:exm_sharer (deleted)"},
                 "%s rows compared: %s" % (what, sorted(want)))
         for r, (n, pss, rss) in sorted(want.items()):
-            f = rows.get(r)
+            # smaps writes a newline of a name as \012; exmtop's JSON has
+            # the name itself
+            f = rows.get(r.replace("\\012", "\n"))
             if not c.check(f is not None, "%s row %s listed" % (what, r)):
                 continue
             c.eq(f.get("rss"), rss, "%s %s rss == smaps Rss" % (what, r))

@@ -133,10 +133,12 @@ def check_denied(c, user):
          "root"], user=user)
     c.eq(rc, 0, "[denied] csv exit status (%s)" % err.strip())
     rows = list(csv.reader(io.StringIO(out)))
-    c.eq(rows[0] if rows else None, list(fields), "[denied] csv header")
+    # every CSV row starts with the snapshot's number and time
+    c.eq(rows[0] if rows else None, ["snapshot", "time"] + list(fields),
+         "[denied] csv header")
     n = 0
     for r in rows[1:]:
-        d = dict(zip(fields, r))
+        d = dict(zip(rows[0], r))
         what = "[denied] csv pid %s" % d.get("pid")
         c.check(d.get("vm", "").isdigit() and d.get("rss", "").isdigit(),
                 what + " vm and rss from statm: %r" % r)
@@ -252,7 +254,10 @@ def check_sharer(c, sh, doc, name, tag):
                 c.eq(f[0].get("sole"), sole * ps, "%s %s sole" % (what, r))
                 # the sharer's own pages, mapped by nobody else and still:
                 # erss is exactly the sum of its mappings' smaps Pss
-                c.eq(f[0].get("erss"), smaps_pss(sh.pids[i], fname),
+                # (smaps names the file as maps does: a newline as \012)
+                c.eq(f[0].get("erss"),
+                     smaps_pss(sh.pids[i], sh.file_path if r == "file"
+                               else fname),
                      "%s %s erss == sum of smaps Pss" % (what, r))
                 c.eq(f[0].get("writable"), None,
                      "%s %s writable null" % (what, r))

@@ -509,7 +509,9 @@ def chk_json(ctx, cmd):
 
 def chk_csv(ctx, cmd):
     out = ctx.run(cmd).stdout.split("\n")
-    need(out[0] == "pid,comm,erss,pss", "CSV header: %r" % out[0])
+    # every row starts with the snapshot's number and time
+    need(out[0] == "snapshot,time,pid,comm,erss,pss",
+         "CSV header: %r" % out[0])
     need(len(out) > 3 and all(len(ln.split(",")) >= 4 for ln in out[1:]
                               if ln), "CSV rows")
 
@@ -524,10 +526,12 @@ def chk_list_fields(ctx, cmd):
     need(set(procs) | set(files) <= set(keys) and "erss" in procs, "tables")
     out = ctx.run("exmtop -b --format csv --source fixture:basic --fields "
                   + ",".join(procs)).stdout
-    need(out.split("\n")[0] == ",".join(procs), "process columns")
+    need(out.split("\n")[0] == "snapshot,time," + ",".join(procs),
+         "process columns")
     out = ctx.run("exmtop -b --files --format csv --source fixture:basic "
                   "--fields " + ",".join(files)).stdout
-    need(out.split("\n")[0] == ",".join(files), "file columns")
+    need(out.split("\n")[0] == "snapshot,time," + ",".join(files),
+         "file columns")
     # a key of no process column is refused, in one line
     other = [k for k in keys if k not in procs][0]
     r = ctx.run("exmtop -b --source fixture:basic --fields " + other,
@@ -772,6 +776,19 @@ def chk_record_n(ctx, cmd):
     need(rec_count(path) == 4, "not appended")
 
 
+def chk_record_verbose(ctx, cmd):
+    """Says each snapshot written, on stderr, one line each, and the
+    recording holds those snapshots."""
+    path = ctx.path("v.exmrec")
+    argv = ctx.argv(cmd, subst=[("FILE", path)]) + ["-d", "0.2", "-n", "3"]
+    r = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    need(r.returncode == 0, "status %d: %s" % (r.returncode, r.stderr))
+    lines = r.stderr.strip().split("\n")
+    need(lines == ["exmtop: --record: snapshot %d written" % k
+                   for k in (1, 2, 3)], "stderr: %r" % r.stderr)
+    need(rec_count(path) == 3, "not 3 snapshots")
+
+
 def chk_record_json(ctx, cmd):
     path = ctx.path("j.exmrec")
     js = json.loads(ctx.run(cmd, subst=[("FILE", path)]).stdout)
@@ -791,17 +808,21 @@ def chk_replay_csv(ctx, cmd):
     the rows of snapshot 1, 2 and 3."""
     rec = ctx.rec()
     out = ctx.run(cmd, subst=[("FILE", rec)]).stdout.strip().split("\n")
-    need(out[0].startswith("pid,"), "no CSV header")
+    need(out[0].startswith("snapshot,time,pid,"), "no CSV header")
     with sqlite3.connect(rec) as db:
         want = [r[0] for r in db.execute(
             "SELECT count(*) FROM process GROUP BY snapshot ORDER BY "
             "snapshot")]
         first = {r[0] for r in db.execute(
             "SELECT pid FROM process WHERE snapshot = 1")}
-    rows = [ln for ln in out[1:] if re.match(r"\d+,", ln)]
+    rows = [ln.split(",") for ln in out[1:] if re.match(r"\d+,", ln)]
     need(len(rows) == sum(want), "%d rows for snapshots of %s processes"
          % (len(rows), want))
-    need({int(r.split(",")[0]) for r in rows[:want[0]]} == first,
+    # the snapshot column: 1 for the first want[0] rows, then 2, ...
+    need([int(r[0]) for r in rows] ==
+         [k + 1 for k, n in enumerate(want) for _ in range(n)],
+         "the rows' snapshot numbers are not 1, 2, 3 in order")
+    need({int(r[2]) for r in rows[:want[0]]} == first,
          "the first rows are not snapshot 1's")
 
 
@@ -915,6 +936,26 @@ def chk_apt(ctx, cmd):
              "no package " + pkg)
 
 
+def chk_debian_package(ctx, cmd):
+    """Building and installing the packages: tests/pkg/run (part of
+    scripts/test) does exactly this from a clean clone; here, what the
+    example names exists: debian/control with its Build-Depends and the
+    two packages, an executable debian/rules, and the test that runs it."""
+    control = open(os.path.join(SRCDIR, "debian/control")).read()
+    need("Build-Depends:" in control, "no Build-Depends")
+    pkgs = re.findall(r"^Package: (\S+)", control, re.M)
+    need(sorted(pkgs) == ["exmap-dkms", "exmtop"], "packages %r" % pkgs)
+    need(os.access(os.path.join(SRCDIR, "debian/rules"), os.X_OK),
+         "debian/rules not executable")
+    run = open(os.path.join(SRCDIR, "tests/pkg/run")).read()
+    if "dpkg-buildpackage" in cmd:
+        need("dpkg-buildpackage -us -uc -b" in run,
+             "tests/pkg/run does not build as the example does")
+    if "apt install" in cmd:
+        need("apt-get install ./exmtop_" in run,
+             "tests/pkg/run does not install the .deb")
+
+
 def chk_make_kernel(ctx, cmd):
     """make -C kernel builds against KDIR (dry run: which tree it uses)."""
     r = subprocess.run(["make", "-n", "-C", os.path.join(SRCDIR, "kernel"),
@@ -998,6 +1039,13 @@ EXAMPLES = {
         chk_scripts_run,
     "scripts/test         # install test dependencies, build, run the whole "
     "suite": chk_scripts_test,
+    # README.md: Install as a Debian package
+    "sudo apt-get build-dep ./            # debian/control's Build-Depends":
+        chk_debian_package,
+    "dpkg-buildpackage -us -uc -b         # ../exmtop_VERSION_ARCH.deb, "
+    "../exmap-dkms_VERSION_all.deb": chk_debian_package,
+    "sudo apt install ../exmtop_*.deb     # and ../exmap-dkms_*.deb for the "
+    "module": chk_debian_package,
     # README.md: Using it
     "sudo exmtop                      live screen, sorted by effective "
     "resident": chk_live,
@@ -1056,6 +1104,8 @@ EXAMPLES = {
     # README.md: Recordings
     "exmtop --record FILE [-d SECS] [-n N]   append snapshots, no screen":
         chk_record_n,
+    "exmtop --record FILE --verbose          ... saying each snapshot "
+    "written": chk_record_verbose,
     "exmtop -b --record FILE --format json   ... and print each as JSON":
         chk_record_json,
     "exmtop --record FILE --watch            record what the live screen "
