@@ -771,3 +771,66 @@ Test(pagemap, reads_skip_what_smaps_calls_empty)
 	snprintf(path, sizeof(path), "rm -rf '%s'", root);
 	cr_assert_eq(system(path), 0);
 }
+
+/*
+ * Zero pages and hugetlb pages (issue 24). A: anon rw-p, 3 pages: the zero
+ * page twice (one frame, EXM_PM_ZERO) and pfn 200 exclusive; a hugetlb
+ * mapping of 2 pages (pfns 0x400, 0x401) shared with B. B: the same
+ * hugetlb pages, and the zero page once. Zero pages are in zero only;
+ * hugetlb pages in hugetlb and ehugetlb, counted among their own mappers,
+ * not in resident, effective resident, sole or the distinct pages.
+ */
+Test(account, zero_and_hugetlb_pages_are_not_resident)
+{
+	struct exm_snapshot *s = exm_snapshot_new();
+	const uint64_t z = EXM_PM_ZERO | EXM_PM_PRESENT | 0x2a00;
+	struct exm_proc *p;
+	struct exm_mapping *m;
+
+	s->sys.page_size = PS;
+	s->sys.caps = EXM_CAP_PAGES | EXM_CAP_PFN | EXM_CAP_WRITABLE;
+	p = mkproc(s, 10);
+	m = mkmap(p, 0x10000, 3, EXM_PERM_R | EXM_PERM_W, "", 0,
+		  EXM_KIND_ANON);
+	add(m, 0, z);
+	add(m, 1, z);
+	add(m, 2, PRESENT(200, EXM_PM_EXCLUSIVE));
+	m = mkmap(p, 0x200000, 2, EXM_PERM_R | EXM_PERM_W | EXM_PERM_S,
+		  "/memfd:h", 9, EXM_KIND_SHMEM);
+	m->hugetlb = true;
+	m->kpage_size = 2u << 20;
+	add(m, 0, PRESENT(0x400, EXM_PM_FILE));
+	add(m, 1, PRESENT(0x401, EXM_PM_FILE));
+	p = mkproc(s, 20);
+	m = mkmap(p, 0x200000, 2, EXM_PERM_R | EXM_PERM_S, "/memfd:h", 9,
+		  EXM_KIND_SHMEM);
+	m->hugetlb = true;
+	m->kpage_size = 2u << 20;
+	add(m, 0, PRESENT(0x400, EXM_PM_FILE));
+	add(m, 1, PRESENT(0x401, EXM_PM_FILE));
+	m = mkmap(p, 0x10000, 1, EXM_PERM_R, "", 0, EXM_KIND_ANON);
+	add(m, 0, z);
+	cr_assert_eq(exm_snapshot_account(s), 0);
+
+	p = &s->procs[0];
+	cr_assert_eq(p->sz.rss, PS);
+	cr_assert_eq(p->sz.erss, (double)PS);
+	cr_assert_eq(p->sz.sole, PS);
+	cr_assert_eq(p->sz.writable, PS);
+	cr_assert_eq(p->sz.zero, 2 * PS);
+	cr_assert_eq(p->sz.hugetlb, 2 * PS);
+	cr_assert_eq(p->sz.ehugetlb, (double)PS);
+	cr_assert(p->sz.has & EXM_HAS_ZERO && p->sz.has & EXM_HAS_EHUGETLB);
+	p = &s->procs[1];
+	cr_assert_eq(p->sz.rss, 0);
+	cr_assert_eq(p->sz.erss, 0.0);
+	cr_assert_eq(p->sz.zero, PS);
+	cr_assert_eq(p->sz.hugetlb, 2 * PS);
+	cr_assert_eq(p->sz.ehugetlb, (double)PS);
+	/* conservation, each kind apart */
+	cr_assert_eq(s->distinct_pages, 1);
+	cr_assert_eq(s->distinct_hugetlb, 2);
+	cr_assert_eq(s->total.erss, (double)(s->distinct_pages * PS));
+	cr_assert_eq(s->total.ehugetlb, (double)(s->distinct_hugetlb * PS));
+	exm_snapshot_free(s);
+}
