@@ -15,9 +15,10 @@
 - zero: a process that only reads 64 MiB of anonymous memory: resident and
   effective resident equal the kernel's Rss and Pss, and zero is what its
   pagemap and /proc/kpageflags (KPF_ZERO_PAGE) say, 64 MiB of it in the
-  region, in every pagemap mode; smaps agrees on resident and says zero is
-  not known. Then with THP set to always (sysstate: restored after), the
-  same read maps the huge zero page (checked in kpageflags: the test fails
+  region, in every pagemap mode, and the same once recorded and replayed;
+  smaps agrees on resident and says zero is not known. Then with THP set
+  to always (sysstate: restored after), the same read maps the huge zero
+  page (checked in kpageflags: the test fails
   if it does not), with the same checks. No pss-mismatch alert.
 - hugetlb: nr_hugepages raised and a hugetlbfs mounted for the test
   (sysstate: restored after); a MAP_HUGETLB private mapping, an
@@ -26,9 +27,11 @@
   Pss (hugetlb pages are in neither), hugetlb equals Shared_Hugetlb +
   Private_Hugetlb, effective hugetlb is half of it in each process (the
   sum is the 48 huge pages: conserved), every source (scan, read, auto,
-  smaps) agrees, the --system hugetlb rows add up to Hugetlb with
-  hugetlb_mapped the 12 pages and unexplained moved by less than half of
-  them; no pss-mismatch alert.
+  smaps) agrees, and so does the replay of each source's recording; the
+  --system hugetlb rows add up to Hugetlb with hugetlb_mapped the 48
+  pages, and unexplained is the same (within half of them) when a second
+  such process maps them as at once after it has exited; no pss-mismatch
+  alert.
 
 TOL: the kernel prints Pss in whole kB, truncated (up to 1024 bytes
 under), and file pages shared with other processes (libc) may gain or lose
@@ -40,12 +43,14 @@ is checked (a page counted twice: 4 KiB each, 2 MiB for 512 regions read
 twice; the zero page: 64 MiB; hugetlb: 96 MiB). Resident and hugetlb are
 compared exactly. A comparison that fails is tried again (up to ATTEMPTS
 scans); a real error fails every scan. unexplained (--system) moves with
-everything the machine does between two scans: it is allowed to move by
-less than half the huge pages mapped (96 MiB: 16 of each kind).
+everything the machine does between two scans (100 MiB in a minute seen
+with other tests running): the two scans compared are taken back to back,
+and may differ by less than half the huge pages mapped (96 MiB).
 """
 
 import json
 import os
+import shutil
 import sqlite3
 import struct
 import subprocess
@@ -130,6 +135,35 @@ def scan(args):
     """exmtop's JSON (every process, itself too), by pid."""
     doc = exmlive.exmtop_json(["--bytes", "--include-self"] + list(args))
     return doc, {p["pid"]: p for p in doc["processes"]}
+
+
+FIELDS = ("vm", "rss", "erss", "sole", "zero", "hugetlb", "ehugetlb")
+
+
+def recorded_scan(args, rec, pids):
+    """The scan of scan(), recorded in rec (made afresh) by the same run;
+    (rows by pid, differences): --record failing, or the replay of pids
+    differing from the scan in any of FIELDS."""
+    for p in (rec, rec + "-wal", rec + "-shm"):
+        if os.path.exists(p):
+            os.unlink(p)
+    rc, out, err = exmlive.run_exmtop(["-b", "--format", "json", "--bytes",
+                                       "--include-self", "--record", rec,
+                                       "-n", "1"] + list(args))
+    if rc != 0:
+        return {}, ["--record %s exited %d: %s" % (" ".join(args), rc,
+                                                    err.strip())]
+    rows = {p["pid"]: p for p in json.loads(out)["processes"]}
+    doc = exmlive.exmtop_json(["--bytes", "--replay", rec])
+    replayed = {p["pid"]: p for p in doc["processes"]}
+    bad = []
+    for pid in pids:
+        a, b = rows.get(pid), replayed.get(pid)
+        if a is None or b is None or any(a.get(f) != b.get(f)
+                                         for f in FIELDS):
+            bad.append("%s: the replay of pid %d differs: %r / %r" %
+                       (" ".join(args), pid, a, b))
+    return rows, bad
 
 
 def page_words(pid, start, end, ps):
@@ -231,9 +265,8 @@ def recorded_pages(path, pid, start):
         db.close()
 
 
-def check_sparse(c, ps, modes):
+def check_sparse(c, ps, modes, tmp):
     procs = {}
-    tmp = tempfile.mkdtemp(prefix="exm-kinds-", dir="/var/tmp")
     try:
         for size in (GiB, TiB):
             for n in COUNTS:
@@ -248,19 +281,12 @@ def check_sparse(c, ps, modes):
             rec = os.path.join(tmp, "%s.exmrec" % mode)
 
             def attempt():
-                for p in (rec, rec + "-wal", rec + "-shm"):
-                    if os.path.exists(p):
-                        os.unlink(p)
                 before = {key: kernel(k.pids[0]) for key, k in live.items()}
-                rc, out, err = exmlive.run_exmtop(
-                    ["-b", "--format", "json", "--bytes", "--include-self",
-                     "--pagemap-mode", mode, "--record", rec, "-n", "1"])
-                if rc != 0:
-                    return ["--record exited %d: %s" % (rc, err.strip())]
-                rows = {p["pid"]: p for p in
-                        json.loads(out)["processes"]}
+                rows, bad = recorded_scan(["--pagemap-mode", mode], rec,
+                                          [k.pids[0] for k in live.values()])
+                if not rows:
+                    return bad
                 after = {key: kernel(k.pids[0]) for key, k in live.items()}
-                bad = []
                 for key, k in live.items():
                     pid = k.pids[0]
                     what = "[%s] %d GiB, %d pages" % (mode, key[0] // GiB,
@@ -283,33 +309,21 @@ def check_sparse(c, ps, modes):
                         bad.append("%s: recorded %d pages (%d distinct), "
                                    "written %d" % (what, len(got),
                                                    len(set(got)), len(want)))
-                # the replay gives the very same figures
-                doc = exmlive.exmtop_json(["--bytes", "--replay", rec])
-                replayed = {p["pid"]: p for p in doc["processes"]}
-                for key, k in live.items():
-                    a, b = rows.get(k.pids[0]), replayed.get(k.pids[0])
-                    if a is None or b is None or any(
-                            a.get(f) != b.get(f)
-                            for f in ("rss", "erss", "sole", "zero", "vm")):
-                        bad.append("[%s] replay of pid %d differs" %
-                                   (mode, k.pids[0]))
                 return bad
             retried(c, "[%s] sparse reservations: Rss, USS, Pss, recorded "
                     "pages, replay" % mode, attempt)
     finally:
         for k in procs.values():
             k.stop()
-        for f in os.listdir(tmp):
-            os.unlink(os.path.join(tmp, f))
-        os.rmdir(tmp)
 
 
 # ---------------------------------------------------------------- zero
 
 
-def check_zero(c, ps, modes, thp):
+def check_zero(c, ps, modes, thp, tmp):
     name = "thpzero" if thp else "zero"
     k = Kinds("zero", 64 * MiB, "thp" if thp else "nothp")
+    rec = os.path.join(tmp, "zero.exmrec")
     try:
         pid = k.pids[0]
         start, end = k.regions[name]
@@ -331,15 +345,17 @@ def check_zero(c, ps, modes, thp):
                 "pages, the region's 64 MiB among them" % (name, zero))
         for mode in modes:
             def attempt():
-                _, rows = scan(["--pagemap-mode", mode])
+                rows, bad = recorded_scan(["--pagemap-mode", mode], rec,
+                                          [pid])
                 row = rows.get(pid)
-                bad = compare(c, "[%s %s]" % (name, mode), row, kernel(pid))
+                bad += compare(c, "[%s %s]" % (name, mode), row, kernel(pid))
                 now = zero_bytes(pid, ps)
                 if row and row.get("zero") != now:
                     bad.append("[%s %s] zero %r, kpageflags %d" %
                                (name, mode, row.get("zero"), now))
                 return bad
-            retried(c, "[%s %s] Rss, Pss and zero" % (name, mode), attempt)
+            retried(c, "[%s %s] Rss, Pss and zero; recorded and replayed" %
+                    (name, mode), attempt)
         _, rows = scan(["--source", "smaps"])
         row = rows.get(pid) or {}
         c.eq(row.get("rss"), kernel(pid)["rss"], "[%s smaps] rss" % name)
@@ -368,7 +384,7 @@ def system_rows(doc):
     return {r["name"]: r["bytes"] for r in doc["system"]}
 
 
-def check_hugetlb(c, ps, modes):
+def check_hugetlb(c, ps, modes, tmp):
     mi = meminfo()
     if mi.get("Hugepagesize") != 2 * MiB:
         c.check(False, "hugetlb: the default huge page size is %r, the "
@@ -387,7 +403,6 @@ def check_hugetlb(c, ps, modes):
         ch.command(["mkdir", mnt], ["rmdir", mnt])
         ch.command(["mount", "-t", "hugetlbfs", "-o", "pagesize=2M",
                     "none", mnt], ["umount", "-l", mnt])
-        before = system_rows(exmlive.exmtop_json(["--bytes", "--system"]))
         k = Kinds("huge", HUGE_N, mnt)
         try:
             hug = {pid: kernel(pid) for pid in k.pids}
@@ -401,8 +416,8 @@ def check_hugetlb(c, ps, modes):
                         ["--pagemap-mode", mode])
 
                 def attempt():
-                    _, rows = scan(args)
-                    bad = []
+                    rows, bad = recorded_scan(
+                        args, os.path.join(tmp, "huge.exmrec"), k.pids)
                     for pid in k.pids:
                         row = rows.get(pid)
                         what = "[hugetlb %s] pid %d" % (mode, pid)
@@ -425,13 +440,33 @@ def check_hugetlb(c, ps, modes):
                                 row.get("rss"), row.get("hugetlb"))
                     return bad
                 retried(c, "[hugetlb %s] Rss, Pss, hugetlb, effective "
-                        "hugetlb" % mode, attempt)
+                        "hugetlb; recorded and replayed" % mode, attempt)
             for pid, by in figs.items():
                 c.eq(len(set(by.values())), 1, "hugetlb: pid %d: every "
                      "source's resident and hugetlb agree: %r" % (pid, by))
 
+            doc = exmlive.exmtop_json(["--bytes", "--include-self",
+                                       "--alerts"])
+            mism = [a for a in doc.get("alerts") or []
+                    if a.get("kind") == "pss-mismatch" and
+                    a.get("pid") in k.pids]
+            c.eq(mism, [], "[hugetlb] no pss-mismatch alert")
+            c.check(all(os.path.exists("/proc/%d" % p) for p in k.pids),
+                    "[hugetlb] the processes checked for alerts were alive")
+
             def attempt_system():
-                doc = exmlive.exmtop_json(["--bytes", "--system"])
+                """--system with the huge pages mapped (by a second kinds
+                process: the first is stopped first), then again at once
+                when it has exited: unexplained must not move by them."""
+                k.stop()
+                k2 = Kinds("huge", HUGE_N, mnt)
+                try:
+                    doc = exmlive.exmtop_json(["--bytes", "--system"])
+                    pool_now = meminfo()["Hugetlb"]
+                finally:
+                    k2.stop()
+                after = system_rows(exmlive.exmtop_json(["--bytes",
+                                                         "--system"]))
                 rows = system_rows(doc)
                 bad = []
                 if sum(rows.values()) != doc["mem_total"]:
@@ -443,21 +478,20 @@ def check_hugetlb(c, ps, modes):
                 pool = (rows.get("hugetlb_mapped", 0) +
                         rows.get("hugetlb_unmapped", 0) +
                         rows.get("hugetlb_free", 0))
-                if pool != meminfo()["Hugetlb"]:
+                if pool != pool_now:
                     bad.append("hugetlb rows %d, Hugetlb %d" %
-                               (pool, meminfo()["Hugetlb"]))
-                moved = rows["unexplained"] - before["unexplained"]
+                               (pool, pool_now))
+                if after.get("hugetlb_mapped") != 0:
+                    bad.append("hugetlb_mapped %r once unmapped" %
+                               after.get("hugetlb_mapped"))
+                moved = rows["unexplained"] - after["unexplained"]
                 if abs(moved) >= total // 2:
-                    bad.append("unexplained moved by %d with %d bytes of "
-                               "huge pages mapped" % (moved, total))
+                    bad.append("unexplained %d with %d bytes of huge pages "
+                               "mapped, %d without" %
+                               (rows["unexplained"], total,
+                                after["unexplained"]))
                 return bad
             retried(c, "[hugetlb] --system rows", attempt_system)
-            doc = exmlive.exmtop_json(["--bytes", "--include-self",
-                                       "--alerts"])
-            mism = [a for a in doc.get("alerts") or []
-                    if a.get("kind") == "pss-mismatch" and
-                    a.get("pid") in k.pids]
-            c.eq(mism, [], "[hugetlb] no pss-mismatch alert")
         finally:
             k.stop()
 
@@ -469,13 +503,19 @@ def main():
     c = exmlive.Checker("live kinds")
     ps = os.sysconf("SC_PAGESIZE")
     modes = exmlive.pagemap_modes()
-    check_sparse(c, ps, modes)
-    check_zero(c, ps, modes, False)
-    with sysstate.Changes("test_kinds_thp") as ch:
-        ch.write("/sys/kernel/mm/transparent_hugepage/enabled", "always")
-        ch.write("/sys/kernel/mm/transparent_hugepage/use_zero_page", "1")
-        check_zero(c, ps, modes, True)
-    check_hugetlb(c, ps, modes)
+    tmp = tempfile.mkdtemp(prefix="exm-kinds-", dir="/var/tmp")
+    try:
+        check_sparse(c, ps, modes, tmp)
+        check_zero(c, ps, modes, False, tmp)
+        with sysstate.Changes("test_kinds_thp") as ch:
+            ch.write("/sys/kernel/mm/transparent_hugepage/enabled",
+                     "always")
+            ch.write("/sys/kernel/mm/transparent_hugepage/use_zero_page",
+                     "1")
+            check_zero(c, ps, modes, True, tmp)
+        check_hugetlb(c, ps, modes, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     c.done()
 
 
