@@ -54,3 +54,11 @@ TESTS += tests/live/test_record_files.py tests/live/test_record_full.py \
 	tests/live/test_record_soak.py
 EXTRA_DIST += tests/live/test_record_files.py tests/live/test_record_full.py \
 	tests/live/test_record_soak.py
+# Every kind of memory as the kernel counts it (issue 24): sparse
+# reservations (PAGEMAP_SCAN's batches), the zero page and the huge zero
+# page, hugetlb (root; raises nr_hugepages, sets THP to always and mounts a
+# hugetlbfs through sysstate.py, all undone after). The fixture
+# tests/live/kinds.c is compiled by the test with plain flags.
+TESTS += tests/live/test_kinds.py
+EXTRA_DIST += tests/live/kinds.c tests/live/test_kinds.py
+CLEANFILES += tests/live/kinds-plain
