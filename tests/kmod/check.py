@@ -63,8 +63,8 @@ for r in results:
 # which runs guest-bench.sh instead): a result missing fails
 bench_mode = any(r[0].startswith("bench-") for r in results)
 seen = {r[0] for r in results}
-for r in ("load", "devmode", "swap", "sharer", "compare", "task", "maps",
-          "unpriv") + (() if bench_mode else ("stress", "unload")):
+for r in ("load", "devmode", "swap", "sharer", "kinds", "compare", "kcheck",
+          "task", "maps", "unpriv") + (() if bench_mode else ("stress", "unload")):
     if r not in seen:
         report(False, r, "no result")
 for line in blocks.get("compare.out", "").split("\n"):
@@ -98,23 +98,46 @@ def procs(d):
     return {p["pid"]: p for p in d.get("processes") or []}
 
 
-km = load("json kmod")
-report(km is not None and km.get("source") == "kmod",
-       "exmtop --source kmod runs and says so",
-       nojson.get("kmod", "no JSON"))
-auto = load("json auto")
-report(auto is not None and auto.get("source") == "kmod",
-       "auto chooses kmod when /dev/exmap opens",
-       "source %s" % (auto or {}).get("source"))
-if km is not None:
+# the kernel's figures and the module's writable bytes per process, as
+# kmcheck kcheck printed them
+kernel, writable = {}, {}
+for line in blocks.get("kcheck.out", "").split("\n"):
+    f = line.split()
+    if len(f) == 8 and f[0] == "kernel":
+        kernel[int(f[2])] = dict(zip(("name", "rss", "pss", "hugetlb", "zero", "ksm"),
+                                     [f[1]] + [int(x) for x in f[3:]]))
+    elif len(f) == 3 and f[0] == "writable":
+        writable[int(f[1])] = int(f[2])
+    elif line.startswith("info "):
+        print("info %s: %s" % (name, line[5:]))
+report(len(kernel) == 7, "kmcheck kcheck gave the kernel's figures of the 7 kinds",
+       "%d" % len(kernel))
+
+
+def compare_sources(pset, nprocs):
+    """kmod's JSON against pagemap's in every mode, for one set of processes."""
+    km = load("json %s kmod" % pset)
+    report(km is not None and km.get("source") == "kmod",
+           "exmtop --source kmod runs and says so (%s)" % pset,
+           nojson.get(pset + ":kmod", "no JSON"))
+    if km is None:
+        return
     kp = procs(km)
-    report(len(kp) == 4, "kmod sees the 4 sharer processes", "%d" % len(kp))
+    report(len(kp) == nprocs, "kmod sees the %d %s processes" % (nprocs, pset), "%d" % len(kp))
+    # writable from the module's PTE bits, exact (issue 27); a hugetlb
+    # page's is not counted
+    bad = ["pid %d writable %s, module %s" % (pid, p.get("writable"), writable.get(pid))
+           for pid, p in sorted(kp.items())
+           if (kernel.get(pid) or {}).get("hugetlb", 0) == 0 and p.get("writable") != writable.get(pid)]
+    report(not bad, "writable from kmod equals the module's writable PTEs (%s)" % pset,
+           "; ".join(bad[:4]))
     for mode in ("read", "auto", "scan"):
-        pm = load("json pagemap:" + mode)
+        pm = load("json %s pagemap:%s" % (pset, mode))
         if pm is None:
-            if mode == "scan" and not has_scan and "PAGEMAP_SCAN" in nojson.get("pagemap:scan", ""):
+            why = nojson.get("%s:pagemap:%s" % (pset, mode), "missing")
+            if mode == "scan" and not has_scan and "PAGEMAP_SCAN" in why:
                 continue  # 6.1 has no PAGEMAP_SCAN: the mode is refused
-            report(False, "pagemap %s JSON" % mode, nojson.get("pagemap:" + mode, "missing"))
+            report(False, "pagemap %s JSON (%s)" % (mode, pset), why)
             continue
         pp = procs(pm)
         bad = []
@@ -134,8 +157,8 @@ if km is not None:
                 for k in SIZES:
                     if f in fq and fk[f].get(k) != fq[f].get(k):
                         bad.append("pid %d %s %s: %s vs %s" % (pid, f, k, fk[f].get(k), fq[f].get(k)))
-        report(not bad, "exmtop sizes and identity identical with --source kmod and pagemap (%s)" % mode,
-               "; ".join(bad[:4]))
+        report(not bad, "exmtop sizes and identity identical with --source kmod and pagemap (%s, %s)"
+               % (mode, pset), "; ".join(bad[:4]))
         if mode != "read":
             continue
         # the kernel's figures: computed from the module (bytes) against
@@ -151,7 +174,16 @@ if km is not None:
                 bad.append("pid %d swap_pss kmod %s rollup %s" % (pid, p.get("swap_pss"), q.get("swap_pss")))
             print("info %s: pid %d pss kmod %s B, smaps_rollup %s B; writable kmod %s, pagemap %s"
                   % (name, pid, p.get("pss"), q.get("pss"), p.get("writable"), q.get("writable")))
-        report(not bad, "kernel Pss from the module equals smaps_rollup", "; ".join(bad[:4]))
+        report(not bad, "kernel Pss from the module equals smaps_rollup (%s)" % pset,
+               "; ".join(bad[:4]))
+
+
+compare_sources("sharer", 4)
+compare_sources("kinds", 7)
+auto = load("json auto")
+report(auto is not None and auto.get("source") == "kmod",
+       "auto chooses kmod when /dev/exmap opens",
+       "source %s" % (auto or {}).get("source"))
 
 dmesg = blocks.get("dmesg")
 report(dmesg is not None and not re.search(
