@@ -9,7 +9,16 @@
  *       few times for a process that changed between the two readings.
  *       For the sharer's processes (tests/live/sharer.c output in
  *       SHARER_OUT) the writable pages of each region are exactly those
- *       its design writes after fork.
+ *       its design writes after fork. A caller of the previous ABI is
+ *       refused (EINVAL).
+ *   kmcheck kinds
+ *       Start processes holding every kind of page the module tells apart
+ *       (the zero page, the huge zero page, hugetlb, KSM: cmd_kinds), print
+ *       where, then "ready", and wait; they die with it.
+ *   kmcheck kcheck KINDS_OUT SHARER_OUT
+ *       What the module says of them against the kernel's own figures
+ *       (smaps_rollup, smaps, ksm_merging_pages, ksmd's counts), and each
+ *       process's figures and writable bytes for the host (cmd_kcheck).
  *   kmcheck task
  *       For every process (but kernel threads): who the module says it is
  *       (name, parent, start, effective uid) equals /proc/PID/stat and the
@@ -60,6 +69,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -375,6 +385,27 @@ static pid_t start_sparse(void)
 	return pid;
 }
 
+/* A caller of ABI 3 is refused: with its version, or its smaller vma. */
+static void check_old_abi(int fd)
+{
+	struct exmap_rec rec[1];
+	struct exmap_vma v[64];
+	char names[4096];
+	struct vmabuf vb = { v, names, 64, sizeof(names) };
+	struct exmap_scan a;
+	int r1, r2;
+
+	scan_once(fd, getpid(), 0, rec, 1, NULL, &a);
+	a.abi = EXMAP_ABI_VERSION - 1;
+	r1 = ioctl(fd, EXMAP_IOC_SCAN, &a) < 0 ? errno : 0;
+	scan_once(fd, getpid(), 0, rec, 1, &vb, &a);
+	a.vma_size = offsetof(struct exmap_vma, page_size);
+	r2 = ioctl(fd, EXMAP_IOC_SCAN, &a) < 0 ? errno : 0;
+	if (r1 != EINVAL || r2 != EINVAL)
+		fail("ABI %d call: %s; ABI 3 mapping size: %s; want EINVAL",
+		     EXMAP_ABI_VERSION - 1, strerror(r1), strerror(r2));
+}
+
 static int cmd_compare(const char *sharer_out)
 {
 	pid_t sparse = start_sparse();
@@ -411,6 +442,7 @@ static int cmd_compare(const char *sharer_out)
 		fail("open %s: %s", EXMAP_DEVICE, strerror(errno));
 		return 1;
 	}
+	check_old_abi(fd);
 	d = opendir("/proc");
 	while ((de = readdir(d))) {
 		pid_t pid = atoi(de->d_name);
