@@ -177,7 +177,7 @@ static int collect_map(struct copies *c, uint32_t pi,
 			uint64_t w = exm_mapping_word(m, run->idx + k);
 			uint64_t off;
 
-			if (!exm_pm_present(w) || (w & EXM_PM_FILE))
+			if (!exm_pm_resident(w) || (w & EXM_PM_FILE))
 				continue;
 			off = m->offset + (run->vpn + k) * ps - m->start;
 			if (!cow && !text_counts(c, m, off))

@@ -119,6 +119,23 @@ const struct exm_field exm_fields[EXM_F__COUNT] = {
 			     .needs = EXM_NEED_PAGES,
 			     .help = "resident pages writable without a "
 				     "copy (private, exclusive anon)" },
+	[EXM_F_ZERO] = { .key = "zero", .title = "ZERO", .width = 7,
+			 .type = EXM_FT_SIZE, .tables = T_SIZES, .desc = true,
+			 .needs = EXM_NEED_PAGES,
+			 .help = "mapped to the zero page (read, never "
+				 "written): not resident" },
+	[EXM_F_HUGETLB] = { .key = "hugetlb", .title = "HUGETLB",
+			    .width = 7, .type = EXM_FT_SIZE,
+			    .tables = T_SIZES, .desc = true,
+			    .needs = EXM_NEED_PAGES,
+			    .help = "hugetlb pages mapped (not in resident, "
+				    "as in the kernel's Rss)" },
+	[EXM_F_EHUGETLB] = { .key = "ehugetlb", .title = "EFF.HUGE",
+			     .width = 8, .type = EXM_FT_ESIZE,
+			     .tables = T_SIZES, .desc = true,
+			     .needs = EXM_NEED_PAGES,
+			     .help = "effective hugetlb: each huge page "
+				     "divided among its mappers" },
 	[EXM_F_PSS] = { .key = "pss", .title = "PSS", .width = 7,
 			.type = EXM_FT_SIZE, .tables = T_KPSS, .desc = true,
 			.needs = EXM_NEED_KPSS,
@@ -349,6 +366,15 @@ static void field_value(enum exm_field_id f, enum exm_table t,
 		break;
 	case EXM_F_WRITABLE:
 		v_size(v, s, EXM_HAS_WRITABLE, s->writable);
+		break;
+	case EXM_F_ZERO:
+		v_size(v, s, EXM_HAS_ZERO, s->zero);
+		break;
+	case EXM_F_HUGETLB:
+		v_size(v, s, EXM_HAS_HUGETLB, s->hugetlb);
+		break;
+	case EXM_F_EHUGETLB:
+		v_esize(v, s, EXM_HAS_EHUGETLB, s->ehugetlb);
 		break;
 	case EXM_F_PSS:
 		v_kpss(v, k, EXM_KPSS_PSS, k->pss);

@@ -167,6 +167,7 @@ void exm_snapshot_free(struct exm_snapshot *snap)
 	}
 	free(snap->files);
 	exm_pagecount_free(snap->pfn_counts);
+	exm_pagecount_free(snap->huge_counts);
 	exm_pagecount_free(snap->swap_counts);
 	store_free(snap->store);
 	free(snap);

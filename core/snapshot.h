@@ -62,7 +62,7 @@ const char *exm_kind_name(enum exm_kind kind);
 #define EXM_HAS_ZERO	 (1u << 7)
 #define EXM_HAS_HUGETLB	 (1u << 8)
 #define EXM_HAS_EHUGETLB (1u << 9)
-#define EXM_HAS_ALL	 0x7fu
+#define EXM_HAS_ALL	 0x3ffu
 
 /*
  * The sizes of DESIGN.md section 3 for one byte range. Integer sizes are
@@ -262,10 +262,12 @@ struct exm_snapshot {
 	struct exm_sizes total;
 	uint64_t distinct_pages; /* distinct PFNs mapped */
 	uint64_t distinct_swap;	 /* distinct swap entries */
+	uint64_t distinct_hugetlb; /* distinct hugetlb frames (not in pages) */
 
 	struct exm_page_store *store;	   /* bulk page words (owned) */
 	struct exm_pagecount *pfn_counts;  /* share counts by PFN */
 	struct exm_pagecount *swap_counts; /* share counts by swap entry */
+	struct exm_pagecount *huge_counts; /* share counts of hugetlb frames */
 	bool accounted;
 };
 

@@ -39,7 +39,15 @@ static const struct {
 			      "vmalloc, less kernel stacks which are "
 			      "vmalloc'd (VmallocUsed-KernelStack)" },
 	[EXM_SYS_PERCPU] = { "percpu", "per-CPU allocations (Percpu)" },
-	[EXM_SYS_HUGETLB] = { "hugetlb", "huge page pool (Hugetlb)" },
+	[EXM_SYS_HUGE_MAPPED] = { "hugetlb_mapped",
+				  "huge pages scanned processes map (exact)" },
+	[EXM_SYS_HUGE_UNMAPPED] = { "hugetlb_unmapped",
+				    "huge pages in use no scanned process "
+				    "maps (HugePages_Total-HugePages_Free "
+				    "less mapped)" },
+	[EXM_SYS_HUGE_FREE] = { "hugetlb_free",
+				"huge pages free or reserved (Hugetlb less "
+				"in use)" },
 	[EXM_SYS_ZSWAP] = { "zswap", "compressed swap cache (Zswap)" },
 	[EXM_SYS_BALLOON] = { "balloon",
 			      "taken by a virtual machine balloon (Balloon)" },
@@ -51,7 +59,8 @@ static const struct {
 
 enum { PK_ANON, PK_FILE, PK_SHMEM, PK__COUNT };
 
-/* Distinct pages the scanned processes map, by kind. */
+/* Distinct resident pages the scanned processes map, by kind (neither
+ * the zero page nor hugetlb pages: see the hugetlb rows). */
 static int user_split(const struct exm_snapshot *snap, uint64_t *n)
 {
 	struct exm_pagecount *pc[PK__COUNT] = { 0 };
@@ -66,11 +75,12 @@ static int user_split(const struct exm_snapshot *snap, uint64_t *n)
 		for (size_t j = 0; j < p->nmaps; j++) {
 			const struct exm_mapping *m = &p->maps[j];
 
-			for (uint32_t k = 0; k < m->npages; k++) {
+			for (uint32_t k = 0; !m->hugetlb && k < m->npages;
+			     k++) {
 				uint64_t w = exm_mapping_word(m, k);
 				int kind = PK_ANON;
 
-				if (!exm_pm_present(w))
+				if (!exm_pm_resident(w))
 					continue;
 				if (w & EXM_PM_FILE)
 					kind = m->kind == EXM_KIND_SHMEM
@@ -104,7 +114,8 @@ static int64_t less(uint64_t a, uint64_t b)
 enum {
 	MI_TOTAL, MI_ANON, MI_CACHED, MI_BUFFERS, MI_SHMEM, MI_SRECL,
 	MI_SUNRECL, MI_KSTACK, MI_PT, MI_SPT, MI_VMALLOC, MI_PERCPU,
-	MI_HUGETLB, MI_ZSWAP, MI_BALLOON, MI_FREE, MI_KRECL, MI__COUNT
+	MI_HUGETLB, MI_ZSWAP, MI_BALLOON, MI_FREE, MI_KRECL, MI_HP_TOTAL,
+	MI_HP_FREE, MI_HP_SIZE, MI__COUNT
 };
 static const char *const keys[MI__COUNT] = {
 	[MI_TOTAL] = "MemTotal",	 [MI_ANON] = "AnonPages",
@@ -115,14 +126,15 @@ static const char *const keys[MI__COUNT] = {
 	[MI_VMALLOC] = "VmallocUsed",	 [MI_PERCPU] = "Percpu",
 	[MI_HUGETLB] = "Hugetlb",	 [MI_ZSWAP] = "Zswap",
 	[MI_BALLOON] = "Balloon",	 [MI_FREE] = "MemFree",
-	[MI_KRECL] = "KReclaimable",
+	[MI_KRECL] = "KReclaimable",	 [MI_HP_TOTAL] = "HugePages_Total",
+	[MI_HP_FREE] = "HugePages_Free", [MI_HP_SIZE] = "Hugepagesize",
 };
 
 int exm_sysview_from_meminfo(const struct exm_snapshot *snap,
 			     const struct exm_meminfo *mi,
 			     struct exm_sysview *out, char *err, size_t errlen)
 {
-	uint64_t ps = snap->sys.page_size, split[PK__COUNT];
+	uint64_t ps = snap->sys.page_size, split[PK__COUNT], huse;
 	uint64_t v[EXM_SYS__COUNT] = { 0 };
 	uint64_t c[MI__COUNT] = { 0 }; /* 0 when meminfo lacks it */
 	int64_t sum = 0;
@@ -183,7 +195,17 @@ int exm_sysview_from_meminfo(const struct exm_snapshot *snap,
 	v[EXM_SYS_PAGETABLES] = c[MI_PT] + c[MI_SPT];
 	v[EXM_SYS_VMALLOC] = (uint64_t)less(c[MI_VMALLOC], c[MI_KSTACK]);
 	v[EXM_SYS_PERCPU] = c[MI_PERCPU];
-	v[EXM_SYS_HUGETLB] = c[MI_HUGETLB];
+	/* huge pages in use (of the default size: meminfo counts no other),
+	 * at least those mapped; what is left of the pool is free */
+	v[EXM_SYS_HUGE_MAPPED] = snap->distinct_hugetlb * ps;
+	huse = (uint64_t)less(c[MI_HP_TOTAL], c[MI_HP_FREE]);
+	huse = c[MI_HP_SIZE] && huse > SYS_MAX / c[MI_HP_SIZE]
+		       ? SYS_MAX
+		       : huse * c[MI_HP_SIZE];
+	if (huse < v[EXM_SYS_HUGE_MAPPED])
+		huse = v[EXM_SYS_HUGE_MAPPED];
+	v[EXM_SYS_HUGE_UNMAPPED] = huse - v[EXM_SYS_HUGE_MAPPED];
+	v[EXM_SYS_HUGE_FREE] = (uint64_t)less(c[MI_HUGETLB], huse);
 	v[EXM_SYS_ZSWAP] = c[MI_ZSWAP];
 	v[EXM_SYS_BALLOON] = c[MI_BALLOON];
 	v[EXM_SYS_FREE] = c[MI_FREE];

@@ -9,7 +9,11 @@
  * less what the scan found mapped: anonymous memory of processes not
  * scanned (AnonPages), page cache not mapped by a scanned process
  * (Cached + Buffers - Shmem) and shared memory not mapped by one (Shmem).
- * Those are never negative (a counter that moved between the scan and the
+ * The huge page pool (Hugetlb) is split likewise: the hugetlb frames the
+ * scanned processes map (exact; they are in no other row, as they are in
+ * no process's resident), the pages in use (HugePages_Total less
+ * HugePages_Free, of the default size) less those, and the rest (free or
+ * reserved). Those are never negative (a counter that moved between the scan and the
  * read of /proc/meminfo is clamped at 0).
  *
  * The last row, "unexplained", is MemTotal less every other row, so the
@@ -41,7 +45,9 @@ enum exm_sysrow_id {
 	EXM_SYS_PAGETABLES,	 /* PageTables + SecPageTables */
 	EXM_SYS_VMALLOC,	 /* VmallocUsed - KernelStack */
 	EXM_SYS_PERCPU,		 /* Percpu */
-	EXM_SYS_HUGETLB,	 /* Hugetlb */
+	EXM_SYS_HUGE_MAPPED,	 /* hugetlb frames scanned processes map */
+	EXM_SYS_HUGE_UNMAPPED,	 /* huge pages in use less those */
+	EXM_SYS_HUGE_FREE,	 /* Hugetlb less huge pages in use */
 	EXM_SYS_ZSWAP,		 /* Zswap */
 	EXM_SYS_BALLOON,	 /* Balloon */
 	EXM_SYS_FREE,		 /* MemFree */
