@@ -336,12 +336,17 @@ void tui_print_json_header(FILE *f, const struct exm_snapshot *snap)
 		"\"page_size\":%u,\"mem_total\":%" PRIu64
 		",\"mem_available\":%" PRIu64 ",\"scanned\":%zu,"
 		"\"skipped_gone\":%zu,\"skipped_denied\":%zu,"
-		"\"distinct_pages\":%" PRIu64 ",\"distinct_swap\":%" PRIu64
-		",\"totals\":",
+		"\"distinct_pages\":",
 		tbuf, s->time_taken, s->page_size, s->mem_total,
 		s->mem_available, snap->nprocs - snap->nskipped_denied,
-		snap->nskipped_gone, snap->nskipped_denied,
-		snap->distinct_pages, snap->distinct_swap);
+		snap->nskipped_gone, snap->nskipped_denied);
+	/* page identity (PFNs, swap entries) is what distinct counts need */
+	if (s->caps & EXM_CAP_PFN)
+		fprintf(f, "%" PRIu64 ",\"distinct_swap\":%" PRIu64,
+			snap->distinct_pages, snap->distinct_swap);
+	else
+		fputs("null,\"distinct_swap\":null", f);
+	fputs(",\"totals\":", f);
 	json_sizes(f, &snap->total);
 	fputc(',', f);
 }
@@ -432,9 +437,13 @@ static int emit_json(FILE *out, const struct tui_query *q,
 			if (i)
 				jb_putc(&j, ',');
 			json_row(&j, EXM_T_PROCS, &rows[i], pf);
-			jb_puts(&j, rows[i].proc->state == EXM_PROC_DENIED
-					    ? ",\"state\":\"denied\""
-					    : ",\"state\":\"ok\"");
+			if (rows[i].proc->state == EXM_PROC_DENIED) {
+				/* its maps could not be read: no files known */
+				jb_puts(&j, ",\"state\":\"denied\","
+					    "\"files\":null}");
+				continue;
+			}
+			jb_puts(&j, ",\"state\":\"ok\"");
 			fr = exm_table_pfiles(snap, rows[i].proc, &nf);
 			if (!fr) {
 				jb_flush(&j);
