@@ -323,7 +323,9 @@ static void field_value(enum exm_field_id f, enum exm_table t,
 		v_int(v, r->unmeasured);
 		break;
 	case EXM_F_NMAPS:
-		v_int(v, r->nmaps);
+		/* a process whose maps could not be read: not known */
+		if (t != EXM_T_PROCS || !p || p->state != EXM_PROC_DENIED)
+			v_int(v, r->nmaps);
 		break;
 	case EXM_F_ADDR:
 		v_int(v, r->addr);

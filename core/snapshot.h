@@ -228,6 +228,8 @@ struct exm_pfile {
 #define EXM_CAP_REPLAY	 (1u << 6) /* read back from a recording: no live
 					    /proc behind it (proc_root "") */
 #define EXM_CAP_CGROUP	 (1u << 7) /* processes' cgroup paths read (else "") */
+#define EXM_CAP_LIMITED	 (1u << 8) /* only listed processes scanned: sharing
+					    counted among them only */
 
 struct exm_sysinfo {
 	unsigned page_size;
@@ -237,7 +239,7 @@ struct exm_sysinfo {
 	char hostname[128];
 	char source[32];	/* source name: "pagemap", "smaps", ... */
 	char source_detail[128]; /* e.g. "PAGEMAP_SCAN", "chunked reads" */
-	char limits[160];	/* what the source cannot show, or "" */
+	char limits[320];	/* what the source cannot show, or "" */
 	unsigned caps;		/* EXM_CAP_* */
 	double time_taken;	/* seconds spent filling + accounting */
 	struct timespec taken_at; /* CLOCK_REALTIME when the scan began */

@@ -6,7 +6,9 @@
 # test_live_ui.sh (root, tmux) checks that scrolling brings the kernel's Pss
 # of rows that were off screen at once; test_alerts_ui.sh (root, tmux) that
 # the alerts view has every process's Pss read for its pss-mismatch check;
-# test_cgroup_ui.sh (root, tmux) that grouping per cgroup reads them at once.
+# test_cgroup_ui.sh (root, tmux) that grouping per cgroup reads them at once;
+# test_json_null.py (root) that an unprivileged run's JSON is null for every
+# field it did not measure.
 # They run ./exmtop from the build directory (override with EXMTOP=). The
 # fixture program tests/live/sharer.c is compiled by the tests themselves
 # (exmlive.sharer_path) with plain flags, never with the build's sanitizer
@@ -18,6 +20,7 @@ TESTS += \
 	tests/live/test_names.py \
 	tests/live/test_pss.py \
 	tests/live/test_unpriv.py \
+	tests/live/test_json_null.py \
 	tests/live/test_live_ui.sh \
 	tests/live/test_alerts_ui.sh \
 	tests/live/test_cgroup_ui.sh
@@ -31,6 +34,7 @@ EXTRA_DIST += \
 	tests/live/test_names.py \
 	tests/live/test_pss.py \
 	tests/live/test_unpriv.py \
+	tests/live/test_json_null.py \
 	tests/live/test_live_ui.sh \
 	tests/live/test_alerts_ui.sh \
 	tests/live/test_cgroup_ui.sh

@@ -101,21 +101,29 @@ static int build_alerts(struct tui_report *r, const struct tui_report_env *e)
 {
 	struct exm_alert_opts ao;
 	struct exm_alerts a;
+	bool *in = NULL; /* the files of the selected processes */
 	int ret;
 
 	exm_alert_opts_init(&ao);
 	ao.cow_min_procs = CLI_COW_MIN_PROCS;
 	ao.cow_min_saved = CLI_COW_MIN_SAVED;
-	ao.partial_scan = e->partial_scan ||
+	ao.partial_scan = (e->snap->sys.caps & EXM_CAP_LIMITED) ||
 			  !(e->snap->sys.caps & EXM_CAP_ALLPROCS);
 	ao.dyn.get = exm_dyn_lookup_proc;
 	ao.dyn.ctx = (void *)tui_proc_root(e->snap);
 	ret = exm_alerts_find(e->snap, e->prev, &ao, &a);
+	if (!ret && e->filter && !(in = exm_files_mapped_by(e->snap,
+							    e->filter)))
+		ret = -ENOMEM;
 	for (size_t i = 0; !ret && i < a.n; i++) {
 		const struct exm_alert *al = &a.v[i];
-		struct tui_rcell *c = add_row(r);
+		struct tui_rcell *c;
 		char subj[300];
 
+		if (al->proc ? !exm_proc_filter_match(e->filter, al->proc)
+			     : in && al->file && !in[al->file->index])
+			continue;
+		c = add_row(r);
 		if (!c) {
 			ret = -ENOMEM;
 			break;
@@ -147,7 +155,8 @@ static int build_alerts(struct tui_report *r, const struct tui_report_env *e)
 			   "without the kernel's Pss read)", a.pss_compared,
 			   a.pss_unread);
 	if (!ret)
-		ret = note(r, "%zu alert%s", a.n, a.n == 1 ? "" : "s");
+		ret = note(r, "%zu alert%s", r->nrows, r->nrows == 1 ? "" : "s");
+	free(in);
 	exm_alerts_fini(&a);
 	return ret;
 }
@@ -284,15 +293,24 @@ static int build_units(struct tui_report *r, const struct tui_report_env *e)
 	struct exm_elf_lookup lk;
 	struct exm_elf_lookup_cache lc;
 	struct exm_unit *u = NULL;
+	bool *in = NULL; /* the files of the selected processes */
 	size_t n = 0;
 	int ret = exm_units_table(e->snap, lookup_of(e, &lk, &lc), &u, &n);
 
-	if (ret)
+	if (!ret && e->filter && !(in = exm_files_mapped_by(e->snap,
+							    e->filter)))
+		ret = -ENOMEM;
+	if (ret) {
+		free(u);
 		return ret;
+	}
 	qsort(u, n, sizeof(*u), cmp_unit);
 	for (size_t i = 0; !ret && i < n; i++) {
-		struct tui_rcell *c = add_row(r);
+		struct tui_rcell *c;
 
+		if (in && !in[u[i].file->index])
+			continue;
+		c = add_row(r);
 		if (!c) {
 			ret = -ENOMEM;
 			break;
@@ -317,6 +335,7 @@ static int build_units(struct tui_report *r, const struct tui_report_env *e)
 			ret = -ENOMEM;
 	}
 	free(u);
+	free(in);
 	if (!ret)
 		ret = note(r, "text: code and read-only sections; data: "
 			   ".data .data.rel.ro .got ...; bss: .bss and the "
@@ -375,7 +394,8 @@ static int build_breakdown(struct tui_report *r,
 		const struct exm_proc *p = bd[i].proc;
 		struct tui_rcell *c;
 
-		if (p->state == EXM_PROC_DENIED)
+		if (p->state == EXM_PROC_DENIED ||
+		    !exm_proc_filter_match(e->filter, p))
 			continue;
 		c = add_row(r);
 		if (!c) {
