@@ -10,7 +10,7 @@ import json
 import re
 import sys
 
-SIZES = ("vm", "rss", "erss", "swap", "eswap", "sole")
+SIZES = ("vm", "rss", "erss", "swap", "eswap", "sole", "zero", "hugetlb", "ehugetlb")
 KPSS = ("pss", "pss_anon", "pss_file", "pss_shmem", "pss_dirty")
 # who a process is: from the module with kmod, from /proc with pagemap
 IDENT = ("comm", "ppid", "user", "cmd")
@@ -128,7 +128,10 @@ def compare_sources(pset, nprocs):
     # page's is not counted
     bad = ["pid %d writable %s, module %s" % (pid, p.get("writable"), writable.get(pid))
            for pid, p in sorted(kp.items())
-           if (kernel.get(pid) or {}).get("hugetlb", 0) == 0 and p.get("writable") != writable.get(pid)]
+           if (pid in writable or pid in kernel) and (kernel.get(pid) or {}).get("hugetlb", 0) == 0
+           and p.get("writable") != writable.get(pid)]
+    if pset == "sharer":
+        bad += ["pid %d: no module writable" % pid for pid in kp if pid not in writable]
     report(not bad, "writable from kmod equals the module's writable PTEs (%s)" % pset,
            "; ".join(bad[:4]))
     for mode in ("read", "auto", "scan"):
@@ -179,7 +182,45 @@ def compare_sources(pset, nprocs):
 
 
 compare_sources("sharer", 4)
-compare_sources("kinds", 7)
+compare_sources("kinds", 8)
+
+
+def kernel_figures(src):
+    """exmtop's figures of the kinds (one source) against the kernel's:
+    resident = Rss, hugetlb = Shared_ + Private_Hugetlb (kmcheck kcheck's,
+    which do not change meanwhile), zero = the zero pages the module found,
+    effective resident = the Pss of the same snapshot (smaps_rollup's with
+    pagemap, to its kB truncation; computed from the walk with kmod, which
+    another check compares with smaps_rollup): every process is scanned"""
+    d = load("json kinds " + src)
+    if d is None:
+        if src == "pagemap:scan" and not has_scan:
+            return  # 6.1 has no PAGEMAP_SCAN
+        report(False, "%s JSON of the kinds" % src, "missing")
+        return
+    got, bad = procs(d), []
+    for pid, k in sorted(kernel.items()):
+        p = got.get(pid)
+        if p is None:
+            bad.append("%s missing" % k["name"])
+            continue
+        for key, want in (("rss", k["rss"]), ("hugetlb", k["hugetlb"]), ("zero", k["zero"])):
+            if p.get(key) != want:
+                bad.append("%s %s %s, kernel %s" % (k["name"], key, p.get(key), want))
+        e, pss = p.get("erss"), p.get("pss")
+        if not isinstance(e, (int, float)) or not isinstance(pss, int) or not -1 < e - pss < 1024 + 1:
+            bad.append("%s erss %s, kernel Pss %s" % (k["name"], e, pss))
+    # effective hugetlb conserves: 13 distinct huge pages (the parent's 4
+    # private ones, the child's copy, 4 of the memfd, 4 of the file)
+    eh = sum(p.get("ehugetlb") or 0 for p in got.values())
+    if abs(eh - 13 * (2 << 20)) > 1:
+        bad.append("effective hugetlb adds up to %s, want %d" % (eh, 13 * (2 << 20)))
+    report(not bad, "%s: resident, effective resident, zero and hugetlb as the kernel counts them" % src,
+           "; ".join(bad[:4]))
+
+
+for src in ("kmod", "pagemap:read", "pagemap:auto", "pagemap:scan"):
+    kernel_figures(src)
 auto = load("json auto")
 report(auto is not None and auto.get("source") == "kmod",
        "auto chooses kmod when /dev/exmap opens",
