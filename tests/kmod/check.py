@@ -221,6 +221,13 @@ def kernel_figures(src):
 
 for src in ("kmod", "pagemap:read", "pagemap:auto", "pagemap:scan"):
     kernel_figures(src)
+for src in ("kmod", "pagemap"):
+    out = blocks.get("alerts " + src, "")
+    m = re.search(r"pss-mismatch compared (\d+) processes", out)
+    alerts = [l for l in out.split("\n") if l.startswith("pss-mismatch ")]
+    report(m is not None and int(m.group(1)) >= 12 and not alerts,
+           "no pss-mismatch alert with %s (zero, huge zero and hugetlb pages mapped)" % src,
+           "; ".join(alerts[:3]) or out[-300:])
 auto = load("json auto")
 report(auto is not None and auto.get("source") == "kmod",
        "auto chooses kmod when /dev/exmap opens",
