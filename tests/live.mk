@@ -43,3 +43,11 @@ CLEANFILES += tests/live/sharer-plain
 # known growth, ELF of a replay and --sysroot (root).
 TESTS += tests/live/test_record_cli.py
 EXTRA_DIST += tests/live/test_record_cli.py
+# Every kind of memory as the kernel counts it (issue 24): sparse
+# reservations (PAGEMAP_SCAN's batches), the zero page and the huge zero
+# page, hugetlb (root; raises nr_hugepages, sets THP to always and mounts a
+# hugetlbfs through sysstate.py, all undone after). The fixture
+# tests/live/kinds.c is compiled by the test with plain flags.
+TESTS += tests/live/test_kinds.py
+EXTRA_DIST += tests/live/kinds.c tests/live/test_kinds.py
+CLEANFILES += tests/live/kinds-plain

@@ -115,7 +115,9 @@ Test(sysview, rows_add_up_to_memtotal)
 	cr_assert_eq(row(&v, "page_tables"), KB(4100));
 	cr_assert_eq(row(&v, "vmalloc"), KB(6000));
 	cr_assert_eq(row(&v, "percpu"), KB(700));
-	cr_assert_eq(row(&v, "hugetlb"), KB(2048));
+	cr_assert_eq(row(&v, "hugetlb_mapped"), 0);
+	cr_assert_eq(row(&v, "hugetlb_unmapped"), 0);
+	cr_assert_eq(row(&v, "hugetlb_free"), KB(2048));
 	cr_assert_eq(row(&v, "zswap"), 0);
 	cr_assert_eq(row(&v, "free"), KB(600000));
 	for (size_t i = 0; i < v.nrows; i++) {
@@ -611,4 +613,47 @@ Test(openmetrics, hostile_fixture_passes_promtool)
 			       "a{l=\"nl\nline\"} 1\n# EOF\n"), 0);
 	exm_snapshot_free(s);
 	exm_source_close(src);
+}
+
+/*
+ * The huge page pool split (issue 24): of 8 huge pages (16 MiB) 5 in use,
+ * 2 of them (1024 frames) mapped by the scanned process, hugetlb pages in
+ * no other row (not user_space, not anonymous): the rows still add up.
+ */
+Test(sysview, hugetlb_pool_split)
+{
+	static const char text[] =
+		"MemTotal:        1000000 kB\n"
+		"MemFree:          600000 kB\n"
+		"AnonPages:         50000 kB\n"
+		"HugePages_Total:       8\n"
+		"HugePages_Free:        3\n"
+		"Hugepagesize:       2048 kB\n"
+		"Hugetlb:           16384 kB\n";
+	struct exm_snapshot *s = ag_snap();
+	struct exm_proc *p = ag_proc(s, 10);
+	struct exm_mapping *m = ag_map(p, 0x200000, 1024, RW, "/anon_hugepage",
+				       7, 0, EXM_KIND_FILE);
+	struct exm_sysview v;
+	char err[128];
+	int64_t sum = 0;
+
+	m->hugetlb = true;
+	m->kpage_size = 2u << 20;
+	for (uint64_t k = 0; k < 1024; k++)
+		ag_page(m, k, PG(0x1000 + k, EXM_PM_EXCLUSIVE));
+	m = ag_map(p, 0x10000, 1, RW, "", 0, 0, EXM_KIND_ANON);
+	ag_page(m, 0, PG(1, EXM_PM_EXCLUSIVE));
+	ag_account(s);
+	cr_assert_eq(exm_sysview_from_meminfo(s, mi(text), &v, err,
+					      sizeof(err)), 0, "%s", err);
+	cr_assert_eq(row(&v, "user_space"), PS);
+	cr_assert_eq(v.user_anon, PS);
+	cr_assert_eq(row(&v, "hugetlb_mapped"), 1024 * PS);
+	cr_assert_eq(row(&v, "hugetlb_unmapped"), KB(3 * 2048));
+	cr_assert_eq(row(&v, "hugetlb_free"), KB(3 * 2048));
+	for (size_t i = 0; i < v.nrows; i++)
+		sum += v.rows[i].bytes;
+	cr_assert_eq(sum, (int64_t)v.mem_total);
+	exm_snapshot_free(s);
 }
