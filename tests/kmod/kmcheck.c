@@ -9,8 +9,10 @@
  *       few times for a process that changed between the two readings.
  *       For the sharer's processes (tests/live/sharer.c output in
  *       SHARER_OUT) the writable pages of each region are exactly those
- *       its design writes after fork. A caller of the previous ABI is
- *       refused (EINVAL).
+ *       its design writes after fork. What the module says each present
+ *       page is (the zero page, KSM, hugetlb) is what /proc/kpageflags
+ *       says of its frame. A caller of the previous ABI is refused
+ *       (EINVAL).
  *   kmcheck kinds
  *       Start processes holding every kind of page the module tells apart
  *       (the zero page, the huge zero page, hugetlb, KSM: cmd_kinds), print
@@ -385,6 +387,82 @@ static pid_t start_sparse(void)
 	return pid;
 }
 
+/* /proc/kpageflags bits (Documentation/admin-guide/mm/pagemap.rst) */
+#define KPF_HUGE 17
+#define KPF_KSM 21
+#define KPF_ZERO_PAGE 24
+
+/* The kernel's flags of frame pfn (read 512 frames at a time); 0 if none. */
+static uint64_t kpageflags(int fd, uint64_t pfn)
+{
+	static uint64_t buf[512], first = UINT64_MAX;
+	static ssize_t got;
+
+	if (pfn < first || pfn >= first + 512) {
+		first = pfn & ~511ull;
+		got = pread(fd, buf, sizeof(buf), (off_t)(first * 8));
+	}
+	return got > (ssize_t)((pfn - first) * 8) ? buf[pfn - first] : 0;
+}
+
+static long long file_num(const char *path);
+
+/*
+ * What the module says each present page is (zero page, KSM, hugetlb)
+ * against the kernel's own word on the frame (kpageflags) and, for KSM,
+ * on the process (ksm_merging_pages: its pages merged): the number of
+ * pages that differ (or 1 for the count), the first one in msg. A KSM page
+ * must be KPF_KSM, but not the other way round: 6.12's kpageflags says
+ * KPF_KSM of every anonymous page (it tests the mapping's KSM bits with
+ * "&", and the anonymous bit is one of them).
+ */
+static size_t check_kinds_flags(int kfd, pid_t pid, const struct pages *m,
+				size_t counts[3], char *msg, size_t len)
+{
+	static const struct {
+		uint32_t f;
+		int kpf;
+	} kinds[3] = { { EXMAP_F_ZERO, KPF_ZERO_PAGE },
+		       { EXMAP_F_KSM, KPF_KSM },
+		       { EXMAP_F_HUGETLB, KPF_HUGE } };
+	size_t bad = 0, ksm = 0;
+	long long merging;
+	char path[64];
+
+	for (size_t i = 0; i < m->n; i++) {
+		const struct page *pg = &m->p[i];
+		uint64_t kf;
+
+		/* present with a page (the zero page has one) */
+		if (!(pg->flags & EXMAP_F_PRESENT) ||
+		    (pg->flags & (EXMAP_F_NOPAGE | EXMAP_F_ZERO)) ==
+			    EXMAP_F_NOPAGE)
+			continue;
+		kf = kpageflags(kfd, pg->word & PM_FRAME);
+		for (int k = 0; k < 3; k++) {
+			int mod = (pg->flags & kinds[k].f) != 0;
+
+			counts[k] += mod;
+			if (mod == (int)((kf >> kinds[k].kpf) & 1) ||
+			    (kinds[k].f == EXMAP_F_KSM && !mod))
+				continue;
+			if (!bad++)
+				snprintf(msg, len,
+					 "pid %d page %#llx frame %#llx: module flags %#x, kpageflags %#llx",
+					 (int)pid, (unsigned long long)pg->va,
+					 (unsigned long long)(pg->word & PM_FRAME),
+					 pg->flags, (unsigned long long)kf);
+		}
+		ksm += (pg->flags & EXMAP_F_KSM) != 0;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/ksm_merging_pages", (int)pid);
+	merging = file_num(path);
+	if (merging != (long long)ksm && !bad++)
+		snprintf(msg, len, "pid %d: %zu KSM pages, ksm_merging_pages %lld",
+			 (int)pid, ksm, merging);
+	return bad;
+}
+
 /* A caller of ABI 3 is refused: with its version, or its smaller vma. */
 static void check_old_abi(int fd)
 {
@@ -409,7 +487,8 @@ static void check_old_abi(int fd)
 static int cmd_compare(const char *sharer_out)
 {
 	pid_t sparse = start_sparse();
-	int zero = 0;
+	int zero = 0, kfd = open("/proc/kpageflags", O_RDONLY);
+	size_t kinds[3] = { 0 }, kbad = 0;
 	struct pages m = { 0 }, p = { 0 };
 	struct region rg[32];
 	pid_t spids[8];
@@ -474,6 +553,10 @@ static int cmd_compare(const char *sharer_out)
 			continue;
 		}
 		nproc++;
+		if (kfd >= 0 && check_kinds_flags(kfd, pid, &m, kinds, msg,
+						  sizeof(msg)) &&
+		    !kbad++)
+			fail("kinds of page: %s", msg);
 		for (size_t i = 0; i < m.n; i++) {
 			huge += (m.p[i].flags & EXMAP_F_HUGE) != 0;
 			zero += (m.p[i].flags & EXMAP_F_ZERO) != 0;
@@ -493,6 +576,14 @@ static int cmd_compare(const char *sharer_out)
 	}
 	printf("info compared %d processes, %d huge pages, %d swapped pages, %d zero pages\n",
 	       nproc, huge, swapped, zero);
+	printf("info kinds of page as kpageflags says: %zu zero, %zu KSM, %zu hugetlb; %zu processes differ\n",
+	       kinds[0], kinds[1], kinds[2], kbad);
+	if (kfd < 0)
+		fail("/proc/kpageflags unreadable");
+	else
+		close(kfd);
+	if (!kinds[0] || !kinds[1] || !kinds[2])
+		fail("kinds of page: some not seen (kmcheck kinds runs?)");
 	if (zero < 64)
 		fail("%d zero pages seen, want at least 64", zero);
 	if (nproc < 5)
