@@ -7,6 +7,7 @@ core_libexmcore_a_SOURCES = \
 	core/meminfo.c core/meminfo.h \
 	core/pagemap.h \
 	core/pagecount.c core/pagecount.h \
+	core/kpageflags.c core/kpageflags.h \
 	core/parallel.c core/parallel.h \
 	core/hugemem.c core/hugemem.h \
 	core/procfs.c core/procfs.h \

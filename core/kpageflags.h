@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * kpageflags.h - what /proc/kpageflags says of physical frames.
+ *
+ * /proc/kpageflags holds 64 flag bits per frame (8 bytes at offset
+ * 8 * PFN; root only; Documentation/admin-guide/mm/pagemap.rst). Only the
+ * frames a snapshot already has are read, sorted and in runs: frames close
+ * together are read with one pread, never one read per page.
+ *
+ * The swap cache: meminfo's SwapCached counts every page in it, mapped or
+ * not; a mapped one is also in AnonPages. exm_swapcache_mapped() counts the
+ * swap-cache frames the scanned processes map, and records the count with
+ * the snapshot's meminfo rows as exmtop's own row "SwapCached(mapped)" (kB)
+ * so a replay has it too. The system view's swap-cache row is SwapCached
+ * less that (sysview.h).
+ */
+#ifndef EXM_KPAGEFLAGS_H
+#define EXM_KPAGEFLAGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/snapshot.h"
+
+/* The bits: KPF_SWAPCACHE (13), KPF_KSM (21), ... */
+#include <linux/kernel-page-flags.h>
+
+/* The meminfo row exm_swapcache_mapped() adds. */
+#define EXM_MI_SWAPCACHE_MAPPED "SwapCached(mapped)"
+
+/*
+ * The flags of frames pfns[0..n) (ascending, no repeats) into flags[0..n),
+ * read from proc_root/kpageflags (NULL: /proc). 0 or -errno (-ENOMEM, or
+ * what opening or reading the file gave).
+ */
+int exm_kpageflags_read(const char *proc_root, const uint64_t *pfns,
+			size_t n, uint64_t *flags);
+
+/*
+ * When snap's meminfo says the swap cache holds pages: count the distinct
+ * anonymous frames its processes map that are in the swap cache, and add
+ * the row EXM_MI_SWAPCACHE_MAPPED to snap->sys.meminfo. Needs page
+ * identity; nothing is added when kpageflags cannot be read (the row
+ * stays unknown). 0 or -ENOMEM.
+ */
+int exm_swapcache_mapped(struct exm_snapshot *snap, const char *proc_root);
+
+#endif
