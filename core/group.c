@@ -73,6 +73,9 @@ static void sizes_add(struct exm_sizes *dst, const struct exm_sizes *src)
 	ADD(EXM_HAS_WRITABLE, writable);
 	ADD(EXM_HAS_ERSS, erss);
 	ADD(EXM_HAS_ESWAP, eswap);
+	ADD(EXM_HAS_ZERO, zero);
+	ADD(EXM_HAS_HUGETLB, hugetlb);
+	ADD(EXM_HAS_EHUGETLB, ehugetlb);
 	dst->has |= src->has;
 }
 

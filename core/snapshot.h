@@ -59,6 +59,9 @@ const char *exm_kind_name(enum exm_kind kind);
 #define EXM_HAS_ESWAP	 (1u << 4)
 #define EXM_HAS_SOLE	 (1u << 5)
 #define EXM_HAS_WRITABLE (1u << 6)
+#define EXM_HAS_ZERO	 (1u << 7)
+#define EXM_HAS_HUGETLB	 (1u << 8)
+#define EXM_HAS_EHUGETLB (1u << 9)
 #define EXM_HAS_ALL	 0x7fu
 
 /*
@@ -73,8 +76,11 @@ struct exm_sizes {
 	uint64_t swap;
 	uint64_t sole;
 	uint64_t writable;
+	uint64_t zero;	   /* mapped to the zero page: not resident */
+	uint64_t hugetlb;  /* present hugetlb pages: not resident */
 	double erss;
 	double eswap;
+	double ehugetlb;   /* hugetlb divided among its mappers */
 	unsigned has; /* EXM_HAS_* */
 };
 
@@ -129,6 +135,14 @@ struct exm_mapping {
 	enum exm_kind kind;
 	char *name;	/* exactly as maps gives it, or "" (owned) */
 	bool deleted;	/* name ended in " (deleted)" */
+	/*
+	 * What the kernel says of the mapping, never guessed from its name: a
+	 * hugetlb mapping (smaps' KernelPageSize, PAGEMAP_SCAN's PAGE_IS_HUGE
+	 * with kpageflags' KPF_HUGE, the module's VMA flag), and the size in
+	 * bytes of the pages the kernel maps it with (0: the base page).
+	 */
+	bool hugetlb;
+	uint32_t kpage_size;
 	uint8_t build_id_len;	/* recorded ELF build-id of the file, or 0 */
 	unsigned char *build_id; /* (owned) only in replayed snapshots */
 
