@@ -127,7 +127,7 @@ int exm_swapcache_mapped(struct exm_snapshot *snap, const char *proc_root)
 	}
 	ret = exm_kpageflags_read(proc_root, pfns, n, flags);
 	for (size_t i = 0; !ret && i < n; i++)
-		in += (flags[i] >> KPF_SWAPCACHE) & 1;
+		in += (flags[i] >> EXM_KPF_SWAPCACHE) & 1;
 	free(flags);
 	free(pfns);
 	if (ret == -ENOMEM)

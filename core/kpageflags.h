@@ -22,8 +22,9 @@
 
 #include "core/snapshot.h"
 
-/* The bits: KPF_SWAPCACHE (13), KPF_KSM (21), ... */
-#include <linux/kernel-page-flags.h>
+/* Bits of a frame's flags (the kernel's uapi kernel-page-flags.h) */
+#define EXM_KPF_SWAPCACHE 13 /* in the swap cache */
+#define EXM_KPF_KSM	  21 /* a KSM page */
 
 /* The meminfo row exm_swapcache_mapped() adds. */
 #define EXM_MI_SWAPCACHE_MAPPED "SwapCached(mapped)"

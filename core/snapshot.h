@@ -230,6 +230,8 @@ struct exm_pfile {
 #define EXM_CAP_CGROUP	 (1u << 7) /* processes' cgroup paths read (else "") */
 #define EXM_CAP_LIMITED	 (1u << 8) /* only listed processes scanned: sharing
 					    counted among them only */
+#define EXM_CAP_AVG_MAPCOUNT (1u << 9) /* the kernel's Pss of large folios
+					  is an average (kconfig.h) */
 
 struct exm_sysinfo {
 	unsigned page_size;

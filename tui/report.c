@@ -152,8 +152,14 @@ static int build_alerts(struct tui_report *r, const struct tui_report_env *e)
 					   : "");
 	if (!ret && (a.checked & (1u << EXM_ALERT_PSS_MISMATCH)))
 		ret = note(r, "pss-mismatch compared %zu processes (%zu "
-			   "without the kernel's Pss read)", a.pss_compared,
-			   a.pss_unread);
+			   "without the kernel's Pss read)%s", a.pss_compared,
+			   a.pss_unread,
+			   e->snap->sys.caps & EXM_CAP_AVG_MAPCOUNT
+				   ? "; this kernel averages mapcounts of "
+				     "large folios (CONFIG_NO_PAGE_MAPCOUNT): "
+				     "its Pss of them is an average, "
+				     "effective resident is exact"
+				   : "");
 	if (!ret)
 		ret = note(r, "%zu alert%s", r->nrows, r->nrows == 1 ? "" : "s");
 	free(in);

@@ -18,6 +18,8 @@
 #include "core/filestrip.h"
 #include "core/group.h"
 #include "core/sysview.h"
+#include "core/kconfig.h"
+#include <zlib.h>
 #include "tests/unit/anagen.h"
 
 /*
@@ -260,6 +262,53 @@ Test(sysview, facts_read_meminfo_under_a_root)
 	cr_assert_gt(sys.meminfo.n, 20);
 	cr_assert(exm_meminfo_get(&sys.meminfo, "MemTotal", &x));
 	cr_assert_eq(x, sys.mem_total);
+}
+
+/* CONFIG_NO_PAGE_MAPCOUNT from /boot/config-R (text) or /proc/config.gz */
+Test(kconfig, averaged_mapcounts)
+{
+	char dir[] = "/tmp/exm-kconfig-XXXXXX", txt[64], gz[64], none[64];
+	struct exm_sysinfo sys = { .kernel = "6.18.0" };
+	gzFile g;
+	FILE *f;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(txt, sizeof(txt), "%s/config", dir);
+	snprintf(gz, sizeof(gz), "%s/config.gz", dir);
+	snprintf(none, sizeof(none), "%s/none", dir);
+	f = fopen(txt, "w");
+	fputs("CONFIG_MMU=y\nCONFIG_NO_PAGE_MAPCOUNT=y\n", f);
+	fclose(f);
+	g = gzopen(gz, "wb");
+	gzputs(g, "CONFIG_MMU=y\n# CONFIG_NO_PAGE_MAPCOUNT is not set\n"
+		  "CONFIG_PAGE_MAPCOUNT=y\n");
+	gzclose(g);
+	cr_assert_eq(exm_kernel_mapcount("6.18.0", txt, gz),
+		     EXM_MAPCOUNT_AVERAGE);
+	/* the text file wins; without it, the gzip one */
+	cr_assert_eq(exm_kernel_mapcount("6.18.0", none, gz),
+		     EXM_MAPCOUNT_EXACT);
+	/* zlib reads a file that is not compressed as it is */
+	cr_assert_eq(exm_kernel_mapcount("6.18.0", NULL, txt),
+		     EXM_MAPCOUNT_AVERAGE);
+	/* neither: only kernels from 6.15 may average */
+	cr_assert_eq(exm_kernel_mapcount("6.18.0", none, none),
+		     EXM_MAPCOUNT_UNKNOWN);
+	cr_assert_eq(exm_kernel_mapcount("6.15.2", none, none),
+		     EXM_MAPCOUNT_UNKNOWN);
+	cr_assert_eq(exm_kernel_mapcount("6.14.9", none, none),
+		     EXM_MAPCOUNT_EXACT);
+	cr_assert_eq(exm_kernel_mapcount("6.1.0-31-amd64", none, none),
+		     EXM_MAPCOUNT_EXACT);
+	cr_assert_eq(exm_kernel_mapcount("7.0", none, none),
+		     EXM_MAPCOUNT_UNKNOWN);
+	unlink(txt);
+	unlink(gz);
+	rmdir(dir);
+	/* the note on a snapshot of the running kernel: exact or said */
+	exm_kernel_mapcount_note(&sys);
+	cr_assert(!(sys.caps & EXM_CAP_AVG_MAPCOUNT) ||
+		  strstr(sys.limits, "CONFIG_NO_PAGE_MAPCOUNT"));
 }
 
 Test(sysview, meminfo_parsing)
