@@ -46,4 +46,15 @@ int exm_kpageflags_read(const char *proc_root, const uint64_t *pfns,
  */
 int exm_swapcache_mapped(struct exm_snapshot *snap, const char *proc_root);
 
+/*
+ * Mark the KSM pages of snap (EXM_PM_KSM in their words) and set
+ * EXM_CAP_KSM. A KSM page is anonymous and never exclusive (its mapcount
+ * is that of every merged page), so only those frames are asked about,
+ * and only when /sys/kernel/mm/ksm says some pages are shared; with none,
+ * or a kernel without KSM, there is none to mark. Without a readable
+ * kpageflags (or with a /proc other than the machine's) the snapshot
+ * does not know (no EXM_CAP_KSM). 0 or -ENOMEM.
+ */
+int exm_ksm_mark(struct exm_snapshot *snap, const char *proc_root);
+
 #endif

@@ -208,9 +208,17 @@ static int build_system(struct tui_report *r, const struct tui_report_env *e)
 			return -ENOMEM;
 		num(&c[S_BYTES], (double)sv.rows[i].bytes);
 	}
-	return note(r, "rows add up to MemTotal %" PRIu64 " bytes; "
-		    "user_space is the sum of effective resident",
-		    sv.mem_total);
+	ret = note(r, "rows add up to MemTotal %" PRIu64 " bytes; "
+		   "user_space is the sum of effective resident",
+		   sv.mem_total);
+	/* what KSM saves: its pages as they would cost unmerged less what
+	 * they cost (in user_space: their distinct frames) */
+	if (!ret && (e->snap->total.has & EXM_HAS_KSM))
+		ret = note(r, "ksm: %" PRIu64 " bytes of the scanned processes "
+			   "in KSM pages, %.0f bytes saved by merging",
+			   e->snap->total.ksm,
+			   (double)e->snap->total.ksm - e->snap->total.eksm);
+	return ret;
 }
 
 /* --diff --system: each row before (e->prev), after (e->snap) and its
