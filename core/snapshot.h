@@ -234,8 +234,8 @@ struct exm_pfile {
 #define EXM_CAP_REPLAY	 (1u << 6) /* read back from a recording: no live
 					    /proc behind it (proc_root "") */
 #define EXM_CAP_CGROUP	 (1u << 7) /* processes' cgroup paths read (else "") */
-#define EXM_CAP_LIMITED	 (1u << 8) /* only listed processes scanned: sharing
-					    counted among them only */
+#define EXM_CAP_LIMITED	 (1u << 8) /* only listed processes scanned:
+					    sharing counted among them only */
 #define EXM_CAP_AVG_MAPCOUNT (1u << 9) /* the kernel's Pss of large folios
 					  is an average (kconfig.h) */
 #define EXM_CAP_KSM	 (1u << 10) /* page words say which are KSM pages */

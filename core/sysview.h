@@ -17,8 +17,9 @@
  *
  * The last row, "unexplained", is MemTotal less every other row, so the
  * rows always add up to MemTotal exactly. It holds memory no counter
- * names (pages drivers allocate directly, memory of devices) and the drift between the read of /proc/meminfo (taken with
- * the snapshot, when its scan began) and the scan.
+ * names (pages drivers allocate directly, memory of devices) and the
+ * drift between the read of /proc/meminfo (taken with the snapshot, when
+ * its scan began) and the scan.
  * It is negative when the other rows count more than MemTotal (counters
  * that overlap, or moved between reads): it is then shown as a negative
  * number, never hidden or clamped.

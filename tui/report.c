@@ -161,7 +161,8 @@ static int build_alerts(struct tui_report *r, const struct tui_report_env *e)
 				     "effective resident is exact"
 				   : "");
 	if (!ret)
-		ret = note(r, "%zu alert%s", r->nrows, r->nrows == 1 ? "" : "s");
+		ret = note(r, "%zu alert%s", r->nrows,
+			   r->nrows == 1 ? "" : "s");
 	free(in);
 	exm_alerts_fini(&a);
 	return ret;
