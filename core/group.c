@@ -76,6 +76,8 @@ static void sizes_add(struct exm_sizes *dst, const struct exm_sizes *src)
 	ADD(EXM_HAS_ZERO, zero);
 	ADD(EXM_HAS_HUGETLB, hugetlb);
 	ADD(EXM_HAS_EHUGETLB, ehugetlb);
+	ADD(EXM_HAS_KSM, ksm);
+	ADD(EXM_HAS_KSM, eksm);
 	dst->has |= src->has;
 }
 

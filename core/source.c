@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "core/account.h"
+#include "core/kconfig.h"
 
 /* Every source, in the order "auto" tries them: the first whose probe
  * says it is usable here is chosen (sources without a probe are only
@@ -141,6 +142,10 @@ int exm_source_snapshot(struct exm_source *src,
 	ret = src->ops->fill(src, opts, &b);
 	if (!ret && opts && opts->pids && !(snap->sys.caps & EXM_CAP_LIMITED))
 		limited(&snap->sys);
+	/* the running kernel (not a fixture's, not a replay's) */
+	if (!ret && snap->sys.proc_root[0] &&
+	    !(snap->sys.caps & EXM_CAP_REPLAY))
+		exm_kernel_mapcount_note(&snap->sys);
 	if (!ret)
 		ret = exm_snapshot_account(snap);
 	if (ret) {

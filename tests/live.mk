@@ -8,7 +8,9 @@
 # the alerts view has every process's Pss read for its pss-mismatch check;
 # test_cgroup_ui.sh (root, tmux) that grouping per cgroup reads them at once;
 # test_json_null.py (root) that an unprivileged run's JSON is null for every
-# field it did not measure.
+# field it did not measure; test_swapcache.py (root; a swap file and a memory
+# cgroup through sysstate.py) the swap-cache row of --system; test_ksm.py
+# (root; KSM's run through sysstate.py) the KSM and KSM.SAV columns.
 # They run ./exmtop from the build directory (override with EXMTOP=). The
 # fixture program tests/live/sharer.c is compiled by the tests themselves
 # (exmlive.sharer_path) with plain flags, never with the build's sanitizer
@@ -21,6 +23,8 @@ TESTS += \
 	tests/live/test_pss.py \
 	tests/live/test_unpriv.py \
 	tests/live/test_json_null.py \
+	tests/live/test_swapcache.py \
+	tests/live/test_ksm.py \
 	tests/live/test_live_ui.sh \
 	tests/live/test_alerts_ui.sh \
 	tests/live/test_cgroup_ui.sh
@@ -35,6 +39,8 @@ EXTRA_DIST += \
 	tests/live/test_pss.py \
 	tests/live/test_unpriv.py \
 	tests/live/test_json_null.py \
+	tests/live/test_swapcache.py \
+	tests/live/test_ksm.py \
 	tests/live/test_live_ui.sh \
 	tests/live/test_alerts_ui.sh \
 	tests/live/test_cgroup_ui.sh

@@ -152,10 +152,17 @@ static int build_alerts(struct tui_report *r, const struct tui_report_env *e)
 					   : "");
 	if (!ret && (a.checked & (1u << EXM_ALERT_PSS_MISMATCH)))
 		ret = note(r, "pss-mismatch compared %zu processes (%zu "
-			   "without the kernel's Pss read)", a.pss_compared,
-			   a.pss_unread);
+			   "without the kernel's Pss read)%s", a.pss_compared,
+			   a.pss_unread,
+			   e->snap->sys.caps & EXM_CAP_AVG_MAPCOUNT
+				   ? "; this kernel averages mapcounts of "
+				     "large folios (CONFIG_NO_PAGE_MAPCOUNT): "
+				     "its Pss of them is an average, "
+				     "effective resident is exact"
+				   : "");
 	if (!ret)
-		ret = note(r, "%zu alert%s", r->nrows, r->nrows == 1 ? "" : "s");
+		ret = note(r, "%zu alert%s", r->nrows,
+			   r->nrows == 1 ? "" : "s");
 	free(in);
 	exm_alerts_fini(&a);
 	return ret;
@@ -202,9 +209,17 @@ static int build_system(struct tui_report *r, const struct tui_report_env *e)
 			return -ENOMEM;
 		num(&c[S_BYTES], (double)sv.rows[i].bytes);
 	}
-	return note(r, "rows add up to MemTotal %" PRIu64 " bytes; "
-		    "user_space is the sum of effective resident",
-		    sv.mem_total);
+	ret = note(r, "rows add up to MemTotal %" PRIu64 " bytes; "
+		   "user_space is the sum of effective resident",
+		   sv.mem_total);
+	/* what KSM saves: its pages as they would cost unmerged less what
+	 * they cost (in user_space: their distinct frames) */
+	if (!ret && (e->snap->total.has & EXM_HAS_KSM))
+		ret = note(r, "ksm: %" PRIu64 " bytes of the scanned processes "
+			   "in KSM pages, %.0f bytes saved by merging",
+			   e->snap->total.ksm,
+			   (double)e->snap->total.ksm - e->snap->total.eksm);
+	return ret;
 }
 
 /* --diff --system: each row before (e->prev), after (e->snap) and its

@@ -14,8 +14,8 @@ what an unprivileged run can know, and checked both ways:
     rss that /proc/PID/stat gives anyone, every kernel figure, derss and
     its files are null; the text table shows "-" for its NMAP;
   - the user's own process: every size and kernel figure is a number
-    (writable is null: it needs page identity), nmaps equals the lines of
-    its /proc/PID/maps, and with -n 2 its derss is a number;
+    (writable and ksm are null: they need page identity), nmaps equals
+    the lines of its /proc/PID/maps, and with -n 2 its derss is a number;
   - the reports (--breakdown, --units, --alerts, --system) and --files:
     what is not measured is null, the system view says why it is missing.
 """
@@ -39,7 +39,7 @@ USER = os.environ.get("EXMTOP_TEST_USER", "exmtop-test")
 # /proc/PID/stat), and the state.
 ANYONE = ("pid", "ppid", "user", "comm", "cmd", "vm", "rss", "state")
 # Needs page identity: never measured through smaps.
-NEEDS_PFN = ("writable",)
+NEEDS_PFN = ("writable", "ksm", "ksm_saved")
 # Needs a previous snapshot.
 NEEDS_PREV = ("derss", "change")
 
@@ -113,7 +113,8 @@ def check_procs(c, doc, own_pid, with_prev, what):
     c.check(isinstance(files, list) and len(files) > 0,
             "%s own files listed" % what)
     for fr in files or []:
-        c.check(fr.get("writable", 0) is None and fr.get("erss") is not None,
+        c.check(all(fr.get(k, 0) is None for k in NEEDS_PFN) and
+                fr.get("erss") is not None,
                 "%s own file %s: erss measured, writable null: %r" %
                 (what, fr.get("file"), fr))
 
@@ -155,10 +156,11 @@ def main():
             for d in run_json(exm, ["--files"], c, "[files]"):
                 check_snapshot(c, d, "[files]")
                 fs = d.get("files") or []
-                c.check(len(fs) > 0 and all(f.get("writable", 0) is None
-                                            and f.get("erss") is not None
-                                            for f in fs),
-                        "[files] every file: erss measured, writable null")
+                c.check(len(fs) > 0 and all(
+                    all(f.get(k, 0) is None for k in NEEDS_PFN) and
+                    f.get("erss") is not None for f in fs),
+                    "[files] every file: erss measured; writable, ksm "
+                    "null")
             for rep in ("breakdown", "units", "alerts", "system"):
                 # no system view without page identity: said, exit 1
                 for d in run_json(exm, ["--" + rep], c, "[%s]" % rep,
