@@ -636,8 +636,9 @@ static int km_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 	snprintf(sys.source, sizeof(sys.source), "kmod");
 	snprintf(sys.source_detail, sizeof(sys.source_detail),
 		 "exmap ABI %d", EXMAP_ABI_VERSION);
+	/* the module says which pages are KSM pages (EXMAP_F_KSM) */
 	sys.caps = EXM_CAP_PAGES | EXM_CAP_PFN | EXM_CAP_WRITABLE |
-		   EXM_CAP_PTE_WRITABLE | EXM_CAP_ALLPROCS |
+		   EXM_CAP_PTE_WRITABLE | EXM_CAP_ALLPROCS | EXM_CAP_KSM |
 		   (opts->want_kpss ? EXM_CAP_KPSS : 0);
 	sys.limits[0] = '\0';
 	ret = exm_build_begin(b, &sys);
