@@ -10,7 +10,8 @@ import json
 import re
 import sys
 
-SIZES = ("vm", "rss", "erss", "swap", "eswap", "sole", "zero", "hugetlb", "ehugetlb")
+SIZES = ("vm", "rss", "erss", "swap", "eswap", "sole", "zero", "hugetlb", "ehugetlb",
+         "ksm", "ksm_saved")
 KPSS = ("pss", "pss_anon", "pss_file", "pss_shmem", "pss_dirty")
 # who a process is: from the module with kmod, from /proc with pagemap
 IDENT = ("comm", "ppid", "user", "cmd")
@@ -204,7 +205,8 @@ def kernel_figures(src):
         if p is None:
             bad.append("%s missing" % k["name"])
             continue
-        for key, want in (("rss", k["rss"]), ("hugetlb", k["hugetlb"]), ("zero", k["zero"])):
+        for key, want in (("rss", k["rss"]), ("hugetlb", k["hugetlb"]), ("zero", k["zero"]),
+                          ("ksm", k["ksm"])):
             if p.get(key) != want:
                 bad.append("%s %s %s, kernel %s" % (k["name"], key, p.get(key), want))
         e, pss = p.get("erss"), p.get("pss")
@@ -215,7 +217,12 @@ def kernel_figures(src):
     eh = sum(p.get("ehugetlb") or 0 for p in got.values())
     if abs(eh - 13 * (2 << 20)) > 1:
         bad.append("effective hugetlb adds up to %s, want %d" % (eh, 13 * (2 << 20)))
-    report(not bad, "%s: resident, effective resident, zero and hugetlb as the kernel counts them" % src,
+    # KSM saved: each ksm process maps 64 pages merged three ways
+    for pid, k in sorted(kernel.items()):
+        p = got.get(pid) or {}
+        if k["name"].startswith("ksm") and abs((p.get("ksm_saved") or 0) - k["ksm"] * 2 / 3) > 1:
+            bad.append("%s ksm_saved %s, want %s" % (k["name"], p.get("ksm_saved"), k["ksm"] * 2 / 3))
+    report(not bad, "%s: resident, effective resident, zero, hugetlb and KSM as the kernel counts them" % src,
            "; ".join(bad[:4]))
 
 
