@@ -29,6 +29,8 @@ struct acc {
 	uint64_t ebytes[ACC_EXACT + 1], sbytes[ACC_EXACT + 1];
 	uint64_t hbytes[ACC_EXACT + 1];
 	long double erss_big, eswap_big, ehuge_big;
+	uint64_t ksm, kbytes[ACC_EXACT + 1]; /* KSM pages: resident, shares */
+	long double eksm_big;
 };
 
 static void acc_eff(uint64_t *bytes, long double *big, uint64_t b,
@@ -97,6 +99,10 @@ static inline void acc_page(struct acc_ctx *x, struct acc *a, uint64_t w,
 			a->sole += b;
 		if (page_writable(x, w))
 			a->writable += b;
+		if (w & EXM_PM_KSM) {
+			a->ksm += b;
+			acc_eff(a->kbytes, &a->eksm_big, b, cnt);
+		}
 	} else if (exm_pm_swapped(w)) {
 		cnt = exm_pagecount_get_hint(x->snap->swap_counts,
 					     exm_pm_key(w), NULL, &x->shint);
@@ -172,6 +178,8 @@ static unsigned page_has(const struct exm_snapshot *snap)
 
 	if (snap->sys.caps & EXM_CAP_WRITABLE)
 		has |= EXM_HAS_WRITABLE;
+	if (snap->sys.caps & EXM_CAP_KSM)
+		has |= EXM_HAS_KSM;
 	return has;
 }
 
@@ -188,6 +196,8 @@ static void acc_store(const struct exm_snapshot *snap, const struct acc *a,
 	out->erss = (double)acc_sum(a->ebytes, a->erss_big);
 	out->eswap = (double)acc_sum(a->sbytes, a->eswap_big);
 	out->ehugetlb = (double)acc_sum(a->hbytes, a->ehuge_big);
+	out->ksm = a->ksm;
+	out->eksm = (double)acc_sum(a->kbytes, a->eksm_big);
 	out->has = page_has(snap);
 }
 

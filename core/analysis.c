@@ -413,9 +413,13 @@ static int find_pss(const struct exm_snapshot *snap,
 		a.after = (uint64_t)erss;
 		snprintf(a.text, sizeof(a.text),
 			 "effective resident %" PRId64 " bytes vs kernel Pss %"
-			 PRIu64 ": %s than the documented causes explain; "
-			 "pages shared with processes not scanned?",
-			 erss, p->kpss.pss, diff > 0 ? "more" : "less");
+			 PRIu64 ": %s than the documented causes explain; %s",
+			 erss, p->kpss.pss, diff > 0 ? "more" : "less",
+			 snap->sys.caps & EXM_CAP_AVG_MAPCOUNT
+				 ? "this kernel's Pss of large folios is an "
+				   "average (CONFIG_NO_PAGE_MAPCOUNT), "
+				   "exmtop's count is exact"
+				 : "pages shared with processes not scanned?");
 		if (push(out, cap, &a))
 			return -ENOMEM;
 	}

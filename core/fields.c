@@ -136,6 +136,18 @@ const struct exm_field exm_fields[EXM_F__COUNT] = {
 			     .needs = EXM_NEED_PAGES,
 			     .help = "effective hugetlb: each huge page "
 				     "divided among its mappers" },
+	[EXM_F_KSM] = { .key = "ksm", .title = "KSM", .width = 7,
+			.type = EXM_FT_SIZE, .tables = T_SIZES, .desc = true,
+			.needs = EXM_NEED_PAGES,
+			.help = "resident in KSM (merged) pages, each mapping "
+				"counted" },
+	[EXM_F_KSM_SAVED] = { .key = "ksm_saved", .title = "KSM.SAV",
+			      .width = 7, .type = EXM_FT_ESIZE,
+			      .tables = T_SIZES, .desc = true,
+			      .needs = EXM_NEED_PAGES,
+			      .help = "what KSM saves: its pages as they "
+				      "would cost unmerged less their "
+				      "effective share" },
 	[EXM_F_PSS] = { .key = "pss", .title = "PSS", .width = 7,
 			.type = EXM_FT_SIZE, .tables = T_KPSS, .desc = true,
 			.needs = EXM_NEED_KPSS,
@@ -323,7 +335,9 @@ static void field_value(enum exm_field_id f, enum exm_table t,
 		v_int(v, r->unmeasured);
 		break;
 	case EXM_F_NMAPS:
-		v_int(v, r->nmaps);
+		/* a process whose maps could not be read: not known */
+		if (t != EXM_T_PROCS || !p || p->state != EXM_PROC_DENIED)
+			v_int(v, r->nmaps);
 		break;
 	case EXM_F_ADDR:
 		v_int(v, r->addr);
@@ -375,6 +389,12 @@ static void field_value(enum exm_field_id f, enum exm_table t,
 		break;
 	case EXM_F_EHUGETLB:
 		v_esize(v, s, EXM_HAS_EHUGETLB, s->ehugetlb);
+		break;
+	case EXM_F_KSM:
+		v_size(v, s, EXM_HAS_KSM, s->ksm);
+		break;
+	case EXM_F_KSM_SAVED:
+		v_esize(v, s, EXM_HAS_KSM, (double)s->ksm - s->eksm);
 		break;
 	case EXM_F_PSS:
 		v_kpss(v, k, EXM_KPSS_PSS, k->pss);

@@ -1710,7 +1710,9 @@ static int load_sys(struct load *l, struct exm_sysinfo *sys,
 	col_text(st, 8, sys->source, sizeof(sys->source));
 	col_text(st, 9, sys->source_detail, sizeof(sys->source_detail));
 	col_text(st, 10, sys->limits, sizeof(sys->limits));
-	sys->caps = (unsigned)sqlite3_column_int64(st, 11) & 0x3fu;
+	sys->caps = (unsigned)sqlite3_column_int64(st, 11) &
+		    (0x3fu | EXM_CAP_LIMITED | EXM_CAP_AVG_MAPCOUNT |
+		     EXM_CAP_KSM);
 	col_text(st, 12, sys->proc_root, sizeof(sys->proc_root));
 	end->nskipped_gone = (size_t)(sqlite3_column_int64(st, 13) & 0xffffffff);
 	end->nskipped_denied =

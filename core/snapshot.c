@@ -107,6 +107,8 @@ void exm_sizes_add(struct exm_sizes *dst, const struct exm_sizes *src)
 	dst->erss += src->erss;
 	dst->eswap += src->eswap;
 	dst->ehugetlb += src->ehugetlb;
+	dst->ksm += src->ksm;
+	dst->eksm += src->eksm;
 	dst->has = had ? (had & src->has) : src->has;
 }
 

@@ -62,6 +62,7 @@ const char *exm_kind_name(enum exm_kind kind);
 #define EXM_HAS_ZERO	 (1u << 7)
 #define EXM_HAS_HUGETLB	 (1u << 8)
 #define EXM_HAS_EHUGETLB (1u << 9)
+#define EXM_HAS_KSM	 (1u << 10) /* ksm and eksm */
 #define EXM_HAS_ALL	 0x3ffu
 
 /*
@@ -81,6 +82,11 @@ struct exm_sizes {
 	double erss;
 	double eswap;
 	double ehugetlb;   /* hugetlb divided among its mappers */
+	/* Resident in KSM pages (each mapping counted, like rss), and the
+	 * same divided among the mappers: ksm - eksm is what merging saves
+	 * (what the content would cost unmerged less what it costs). */
+	uint64_t ksm;
+	double eksm;
 	unsigned has; /* EXM_HAS_* */
 };
 
@@ -228,6 +234,11 @@ struct exm_pfile {
 #define EXM_CAP_REPLAY	 (1u << 6) /* read back from a recording: no live
 					    /proc behind it (proc_root "") */
 #define EXM_CAP_CGROUP	 (1u << 7) /* processes' cgroup paths read (else "") */
+#define EXM_CAP_LIMITED	 (1u << 8) /* only listed processes scanned:
+					    sharing counted among them only */
+#define EXM_CAP_AVG_MAPCOUNT (1u << 9) /* the kernel's Pss of large folios
+					  is an average (kconfig.h) */
+#define EXM_CAP_KSM	 (1u << 10) /* page words say which are KSM pages */
 
 struct exm_sysinfo {
 	unsigned page_size;
@@ -237,7 +248,7 @@ struct exm_sysinfo {
 	char hostname[128];
 	char source[32];	/* source name: "pagemap", "smaps", ... */
 	char source_detail[128]; /* e.g. "PAGEMAP_SCAN", "chunked reads" */
-	char limits[160];	/* what the source cannot show, or "" */
+	char limits[320];	/* what the source cannot show, or "" */
 	unsigned caps;		/* EXM_CAP_* */
 	double time_taken;	/* seconds spent filling + accounting */
 	struct timespec taken_at; /* CLOCK_REALTIME when the scan began */

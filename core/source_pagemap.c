@@ -24,6 +24,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "core/kpageflags.h"
 #include "core/pagemap.h"
 #include "core/procfs.h"
 #include "core/source_priv.h"
@@ -837,6 +838,10 @@ static int pm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 		return -EOPNOTSUPP;
 	}
 	ret = exm_proc_walk(src, &o, b, &walk);
+	if (!ret)
+		ret = exm_swapcache_mapped(b->snap, o.proc_root);
+	if (!ret)
+		ret = exm_ksm_mark(b->snap, o.proc_root);
 	/* auto on a kernel with the ioctl: big mappings asked about, small
 	 * ones read at once (see DIRECT_PAGES). How the pages were read is
 	 * known only now: the one fact set after begin. */

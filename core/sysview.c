@@ -5,9 +5,11 @@
 #include "core/sysview.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "core/kpageflags.h"
 #include "core/pagecount.h"
 
 static const struct {
@@ -24,6 +26,11 @@ static const struct {
 	[EXM_SYS_SHMEM_UNMAPPED] = { "shmem_unmapped",
 				     "shared memory and tmpfs no scanned "
 				     "process maps (Shmem less scanned)" },
+	[EXM_SYS_SWAPCACHE_UNMAPPED] = { "swap_cache_unmapped",
+					 "swap cache no scanned process maps "
+					 "(SwapCached less the mapped "
+					 "swap-cache pages the scan saw; 0 "
+					 "when not known)" },
 	[EXM_SYS_SLAB_RECLAIM] = { "slab_reclaimable",
 				   "kernel slab, reclaimable (SReclaimable)" },
 	[EXM_SYS_SLAB_UNRECLAIM] = { "slab_unreclaimable",
@@ -115,7 +122,7 @@ enum {
 	MI_TOTAL, MI_ANON, MI_CACHED, MI_BUFFERS, MI_SHMEM, MI_SRECL,
 	MI_SUNRECL, MI_KSTACK, MI_PT, MI_SPT, MI_VMALLOC, MI_PERCPU,
 	MI_HUGETLB, MI_ZSWAP, MI_BALLOON, MI_FREE, MI_KRECL, MI_HP_TOTAL,
-	MI_HP_FREE, MI_HP_SIZE, MI__COUNT
+	MI_HP_FREE, MI_HP_SIZE, MI_SWAPCACHED, MI_SWAPCACHED_MAPPED, MI__COUNT
 };
 static const char *const keys[MI__COUNT] = {
 	[MI_TOTAL] = "MemTotal",	 [MI_ANON] = "AnonPages",
@@ -128,6 +135,8 @@ static const char *const keys[MI__COUNT] = {
 	[MI_BALLOON] = "Balloon",	 [MI_FREE] = "MemFree",
 	[MI_KRECL] = "KReclaimable",	 [MI_HP_TOTAL] = "HugePages_Total",
 	[MI_HP_FREE] = "HugePages_Free", [MI_HP_SIZE] = "Hugepagesize",
+	[MI_SWAPCACHED] = "SwapCached",
+	[MI_SWAPCACHED_MAPPED] = EXM_MI_SWAPCACHE_MAPPED,
 };
 
 int exm_sysview_from_meminfo(const struct exm_snapshot *snap,
@@ -137,6 +146,7 @@ int exm_sysview_from_meminfo(const struct exm_snapshot *snap,
 	uint64_t ps = snap->sys.page_size, split[PK__COUNT], huse;
 	uint64_t v[EXM_SYS__COUNT] = { 0 };
 	uint64_t c[MI__COUNT] = { 0 }; /* 0 when meminfo lacks it */
+	bool has[MI__COUNT] = { 0 };
 	int64_t sum = 0;
 	int r;
 
@@ -164,7 +174,7 @@ int exm_sysview_from_meminfo(const struct exm_snapshot *snap,
 		return -EINVAL;
 	}
 	for (int i = 0; i < MI__COUNT; i++) {
-		if (!exm_meminfo_get(mi, keys[i], &c[i]))
+		if (!(has[i] = exm_meminfo_get(mi, keys[i], &c[i])))
 			continue;
 		if (c[i] > SYS_MAX) {
 			snprintf(err, errlen, "meminfo: %s is out of range",
@@ -187,6 +197,10 @@ int exm_sysview_from_meminfo(const struct exm_snapshot *snap,
 		out->user_file);
 	v[EXM_SYS_SHMEM_UNMAPPED] = (uint64_t)less(c[MI_SHMEM],
 						   out->user_shmem);
+	/* the mapped ones are in AnonPages: in the rows above */
+	if (has[MI_SWAPCACHED_MAPPED])
+		v[EXM_SYS_SWAPCACHE_UNMAPPED] = (uint64_t)less(
+			c[MI_SWAPCACHED], c[MI_SWAPCACHED_MAPPED]);
 	v[EXM_SYS_SLAB_RECLAIM] = c[MI_SRECL];
 	v[EXM_SYS_SLAB_UNRECLAIM] = c[MI_SUNRECL];
 	/* KReclaimable is SReclaimable and more (0 where the kernel lacks it) */

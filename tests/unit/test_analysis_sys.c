@@ -18,6 +18,8 @@
 #include "core/filestrip.h"
 #include "core/group.h"
 #include "core/sysview.h"
+#include "core/kconfig.h"
+#include <zlib.h>
 #include "tests/unit/anagen.h"
 
 /*
@@ -133,6 +135,41 @@ Test(sysview, rows_add_up_to_memtotal)
 	exm_snapshot_free(s);
 }
 
+/* SwapCached less the mapped swap cache the scan saw (exmtop's own meminfo
+ * row, kpageflags.h); unknown (no such row): 0, and unexplained holds it */
+Test(sysview, swap_cache_row)
+{
+	struct exm_snapshot *s = small();
+	struct exm_sysview v;
+	char err[128], text[2048];
+	int64_t unexpl;
+
+	cr_assert_eq(exm_sysview_from_meminfo(s, mi(meminfo), &v, err,
+					      sizeof(err)), 0, "%s", err);
+	unexpl = row(&v, "unexplained");
+	/* first: meminfo's own "SwapCached: 0 kB" is then a repeat */
+	snprintf(text, sizeof(text), "SwapCached: 8000 kB\n%s", meminfo);
+	cr_assert_eq(exm_sysview_from_meminfo(s, mi(text), &v, err,
+					      sizeof(err)), 0, "%s", err);
+	cr_assert_eq(row(&v, "swap_cache_unmapped"), 0);
+	cr_assert_eq(row(&v, "unexplained"), unexpl);
+	snprintf(text, sizeof(text),
+		 "SwapCached: 8000 kB\nSwapCached(mapped): 3000 kB\n%s",
+		 meminfo);
+	cr_assert_eq(exm_sysview_from_meminfo(s, mi(text), &v, err,
+					      sizeof(err)), 0, "%s", err);
+	cr_assert_eq(row(&v, "swap_cache_unmapped"), KB(5000));
+	cr_assert_eq(row(&v, "unexplained"), unexpl - KB(5000));
+	/* counted at another moment than SwapCached: never negative */
+	snprintf(text, sizeof(text),
+		 "SwapCached: 8000 kB\nSwapCached(mapped): 9000 kB\n%s",
+		 meminfo);
+	cr_assert_eq(exm_sysview_from_meminfo(s, mi(text), &v, err,
+					      sizeof(err)), 0, "%s", err);
+	cr_assert_eq(row(&v, "swap_cache_unmapped"), 0);
+	exm_snapshot_free(s);
+}
+
 Test(sysview, negative_unexplained_is_kept)
 {
 	struct exm_snapshot *s = small();
@@ -227,6 +264,53 @@ Test(sysview, facts_read_meminfo_under_a_root)
 	cr_assert_gt(sys.meminfo.n, 20);
 	cr_assert(exm_meminfo_get(&sys.meminfo, "MemTotal", &x));
 	cr_assert_eq(x, sys.mem_total);
+}
+
+/* CONFIG_NO_PAGE_MAPCOUNT from /boot/config-R (text) or /proc/config.gz */
+Test(kconfig, averaged_mapcounts)
+{
+	char dir[] = "/tmp/exm-kconfig-XXXXXX", txt[64], gz[64], none[64];
+	struct exm_sysinfo sys = { .kernel = "6.18.0" };
+	gzFile g;
+	FILE *f;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(txt, sizeof(txt), "%s/config", dir);
+	snprintf(gz, sizeof(gz), "%s/config.gz", dir);
+	snprintf(none, sizeof(none), "%s/none", dir);
+	f = fopen(txt, "w");
+	fputs("CONFIG_MMU=y\nCONFIG_NO_PAGE_MAPCOUNT=y\n", f);
+	fclose(f);
+	g = gzopen(gz, "wb");
+	gzputs(g, "CONFIG_MMU=y\n# CONFIG_NO_PAGE_MAPCOUNT is not set\n"
+		  "CONFIG_PAGE_MAPCOUNT=y\n");
+	gzclose(g);
+	cr_assert_eq(exm_kernel_mapcount("6.18.0", txt, gz),
+		     EXM_MAPCOUNT_AVERAGE);
+	/* the text file wins; without it, the gzip one */
+	cr_assert_eq(exm_kernel_mapcount("6.18.0", none, gz),
+		     EXM_MAPCOUNT_EXACT);
+	/* zlib reads a file that is not compressed as it is */
+	cr_assert_eq(exm_kernel_mapcount("6.18.0", NULL, txt),
+		     EXM_MAPCOUNT_AVERAGE);
+	/* neither: only kernels from 6.15 may average */
+	cr_assert_eq(exm_kernel_mapcount("6.18.0", none, none),
+		     EXM_MAPCOUNT_UNKNOWN);
+	cr_assert_eq(exm_kernel_mapcount("6.15.2", none, none),
+		     EXM_MAPCOUNT_UNKNOWN);
+	cr_assert_eq(exm_kernel_mapcount("6.14.9", none, none),
+		     EXM_MAPCOUNT_EXACT);
+	cr_assert_eq(exm_kernel_mapcount("6.1.0-31-amd64", none, none),
+		     EXM_MAPCOUNT_EXACT);
+	cr_assert_eq(exm_kernel_mapcount("7.0", none, none),
+		     EXM_MAPCOUNT_UNKNOWN);
+	unlink(txt);
+	unlink(gz);
+	rmdir(dir);
+	/* the note on a snapshot of the running kernel: exact or said */
+	exm_kernel_mapcount_note(&sys);
+	cr_assert(!(sys.caps & EXM_CAP_AVG_MAPCOUNT) ||
+		  strstr(sys.limits, "CONFIG_NO_PAGE_MAPCOUNT"));
 }
 
 Test(sysview, meminfo_parsing)
