@@ -25,9 +25,12 @@
 #define ACC_EXACT 64
 
 struct acc {
-	uint64_t vm, rss, swap, sole, writable;
+	uint64_t vm, rss, swap, sole, writable, zero, hugetlb;
 	uint64_t ebytes[ACC_EXACT + 1], sbytes[ACC_EXACT + 1];
-	long double erss_big, eswap_big;
+	uint64_t hbytes[ACC_EXACT + 1];
+	long double erss_big, eswap_big, ehuge_big;
+	uint64_t ksm, kbytes[ACC_EXACT + 1]; /* KSM pages: resident, shares */
+	long double eksm_big;
 };
 
 static void acc_eff(uint64_t *bytes, long double *big, uint64_t b,
@@ -55,6 +58,7 @@ struct acc_ctx {
 	uint32_t index;	 /* the process's number (sole = only owner) */
 	bool pte_wr;	 /* words carry EXM_PM_WRITABLE (module) */
 	bool priv_wr;	 /* writable private mapping */
+	bool huge;	 /* a hugetlb mapping */
 	const void *hint, *shint;
 };
 
@@ -76,7 +80,15 @@ static inline void acc_page(struct acc_ctx *x, struct acc *a, uint64_t w,
 {
 	uint32_t owner, cnt;
 
-	if (exm_pm_present(w)) {
+	if (w & EXM_PM_ZERO) { /* mapped, not resident (nor shared) */
+		a->zero += b;
+	} else if (x->huge && exm_pm_present(w)) {
+		/* hugetlb: not resident either, shared in its own count */
+		cnt = exm_pagecount_get_hint(x->snap->huge_counts,
+					     exm_pm_key(w), NULL, &x->hint);
+		a->hugetlb += b;
+		acc_eff(a->hbytes, &a->ehuge_big, b, cnt ? cnt : 1);
+	} else if (exm_pm_present(w)) {
 		cnt = exm_pagecount_get_hint(x->snap->pfn_counts,
 					     exm_pm_key(w), &owner, &x->hint);
 		if (!cnt)
@@ -87,6 +99,10 @@ static inline void acc_page(struct acc_ctx *x, struct acc *a, uint64_t w,
 			a->sole += b;
 		if (page_writable(x, w))
 			a->writable += b;
+		if (w & EXM_PM_KSM) {
+			a->ksm += b;
+			acc_eff(a->kbytes, &a->eksm_big, b, cnt);
+		}
 	} else if (exm_pm_swapped(w)) {
 		cnt = exm_pagecount_get_hint(x->snap->swap_counts,
 					     exm_pm_key(w), NULL, &x->shint);
@@ -110,6 +126,7 @@ static void acc_mapping(const struct exm_snapshot *snap,
 		.index = p->index,
 		.pte_wr = (snap->sys.caps & EXM_CAP_PTE_WRITABLE) != 0,
 		.priv_wr = (m->perms & EXM_PERM_W) && !(m->perms & EXM_PERM_S),
+		.huge = m->hugetlb,
 	};
 
 	a->vm += end - start;
@@ -156,10 +173,13 @@ static void acc_mapping(const struct exm_snapshot *snap,
 static unsigned page_has(const struct exm_snapshot *snap)
 {
 	unsigned has = EXM_HAS_VM | EXM_HAS_RSS | EXM_HAS_ERSS | EXM_HAS_SWAP |
-		       EXM_HAS_ESWAP | EXM_HAS_SOLE;
+		       EXM_HAS_ESWAP | EXM_HAS_SOLE | EXM_HAS_ZERO |
+		       EXM_HAS_HUGETLB | EXM_HAS_EHUGETLB;
 
 	if (snap->sys.caps & EXM_CAP_WRITABLE)
 		has |= EXM_HAS_WRITABLE;
+	if (snap->sys.caps & EXM_CAP_KSM)
+		has |= EXM_HAS_KSM;
 	return has;
 }
 
@@ -171,8 +191,13 @@ static void acc_store(const struct exm_snapshot *snap, const struct acc *a,
 	out->swap = a->swap;
 	out->sole = a->sole;
 	out->writable = a->writable;
+	out->zero = a->zero;
+	out->hugetlb = a->hugetlb;
 	out->erss = (double)acc_sum(a->ebytes, a->erss_big);
 	out->eswap = (double)acc_sum(a->sbytes, a->eswap_big);
+	out->ehugetlb = (double)acc_sum(a->hbytes, a->ehuge_big);
+	out->ksm = a->ksm;
+	out->eksm = (double)acc_sum(a->kbytes, a->eksm_big);
 	out->has = page_has(snap);
 }
 
@@ -534,8 +559,10 @@ static void collate_part(void *arg, unsigned t, unsigned n)
 		return;
 	for (size_t i = 0; i < pl->ntwins; i++) {
 		const struct twin *tw = &pl->twins[i];
+		/* hugetlb frames are counted apart: not resident */
 		int ret = exm_pagecount_add_words(
-			pfn, swp, t, tw->m->pages, tw->m->pages32,
+			tw->m->hugetlb ? snap->huge_counts : pfn, swp, t,
+			tw->m->pages, tw->m->pages32,
 			tw->m->npages, tw->owner, tw->copies);
 
 		if (ret) {
@@ -552,7 +579,8 @@ static int collate(struct plan *pl, uint64_t nwords, unsigned nthreads)
 
 	snap->pfn_counts = exm_pagecount_new_parts(nthreads);
 	snap->swap_counts = exm_pagecount_new_parts(nthreads);
-	if (!snap->pfn_counts || !snap->swap_counts)
+	snap->huge_counts = exm_pagecount_new_parts(nthreads);
+	if (!snap->pfn_counts || !snap->swap_counts || !snap->huge_counts)
 		return -ENOMEM;
 	exm_pagecount_expect(snap->pfn_counts, nwords);
 	exm_parallel(exm_pagecount_nparts(snap->pfn_counts), collate_part, pl);
@@ -561,6 +589,7 @@ static int collate(struct plan *pl, uint64_t nwords, unsigned nthreads)
 			return pl->ret[t];
 	snap->distinct_pages = exm_pagecount_distinct(snap->pfn_counts);
 	snap->distinct_swap = exm_pagecount_distinct(snap->swap_counts);
+	snap->distinct_hugetlb = exm_pagecount_distinct(snap->huge_counts);
 	return 0;
 }
 

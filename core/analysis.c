@@ -177,7 +177,7 @@ static int collect_map(struct copies *c, uint32_t pi,
 			uint64_t w = exm_mapping_word(m, run->idx + k);
 			uint64_t off;
 
-			if (!exm_pm_present(w) || (w & EXM_PM_FILE))
+			if (!exm_pm_resident(w) || (w & EXM_PM_FILE))
 				continue;
 			off = m->offset + (run->vpn + k) * ps - m->start;
 			if (!cow && !text_counts(c, m, off))
@@ -413,9 +413,13 @@ static int find_pss(const struct exm_snapshot *snap,
 		a.after = (uint64_t)erss;
 		snprintf(a.text, sizeof(a.text),
 			 "effective resident %" PRId64 " bytes vs kernel Pss %"
-			 PRIu64 ": %s than the documented causes explain; "
-			 "pages shared with processes not scanned?",
-			 erss, p->kpss.pss, diff > 0 ? "more" : "less");
+			 PRIu64 ": %s than the documented causes explain; %s",
+			 erss, p->kpss.pss, diff > 0 ? "more" : "less",
+			 snap->sys.caps & EXM_CAP_AVG_MAPCOUNT
+				 ? "this kernel's Pss of large folios is an "
+				   "average (CONFIG_NO_PAGE_MAPCOUNT), "
+				   "exmtop's count is exact"
+				 : "pages shared with processes not scanned?");
 		if (push(out, cap, &a))
 			return -ENOMEM;
 	}

@@ -26,8 +26,9 @@
  *   seconds the time between the snapshots. Needs a previous snapshot.
  * EXM_ALERT_PSS_MISMATCH: a process whose kernel Pss and effective
  *   resident differ by more than the documented causes explain (README,
- *   "Why erss and the kernel's pss may differ": exmtop's own pages, the
- *   zero page, per-mapping truncation, large folios), taken as
+ *   "Why erss and the kernel's pss may differ": exmtop's own pages,
+ *   per-mapping truncation, large folios; zero and hugetlb pages are in
+ *   neither figure, like with like), taken as
  *   max(pss_abs, pss_frac x Pss). What remains is a page shared with
  *   something exmtop did not scan (another pid namespace, a process that
  *   was denied or exited mid-scan) or a process that changed between the

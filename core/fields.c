@@ -119,6 +119,35 @@ const struct exm_field exm_fields[EXM_F__COUNT] = {
 			     .needs = EXM_NEED_PAGES,
 			     .help = "resident pages writable without a "
 				     "copy (private, exclusive anon)" },
+	[EXM_F_ZERO] = { .key = "zero", .title = "ZERO", .width = 7,
+			 .type = EXM_FT_SIZE, .tables = T_SIZES, .desc = true,
+			 .needs = EXM_NEED_PAGES,
+			 .help = "mapped to the zero page (read, never "
+				 "written): not resident" },
+	[EXM_F_HUGETLB] = { .key = "hugetlb", .title = "HUGETLB",
+			    .width = 7, .type = EXM_FT_SIZE,
+			    .tables = T_SIZES, .desc = true,
+			    .needs = EXM_NEED_PAGES,
+			    .help = "hugetlb pages mapped (not in resident, "
+				    "as in the kernel's Rss)" },
+	[EXM_F_EHUGETLB] = { .key = "ehugetlb", .title = "EFF.HUGE",
+			     .width = 8, .type = EXM_FT_ESIZE,
+			     .tables = T_SIZES, .desc = true,
+			     .needs = EXM_NEED_PAGES,
+			     .help = "effective hugetlb: each huge page "
+				     "divided among its mappers" },
+	[EXM_F_KSM] = { .key = "ksm", .title = "KSM", .width = 7,
+			.type = EXM_FT_SIZE, .tables = T_SIZES, .desc = true,
+			.needs = EXM_NEED_PAGES,
+			.help = "resident in KSM (merged) pages, each mapping "
+				"counted" },
+	[EXM_F_KSM_SAVED] = { .key = "ksm_saved", .title = "KSM.SAV",
+			      .width = 7, .type = EXM_FT_ESIZE,
+			      .tables = T_SIZES, .desc = true,
+			      .needs = EXM_NEED_PAGES,
+			      .help = "what KSM saves: its pages as they "
+				      "would cost unmerged less their "
+				      "effective share" },
 	[EXM_F_PSS] = { .key = "pss", .title = "PSS", .width = 7,
 			.type = EXM_FT_SIZE, .tables = T_KPSS, .desc = true,
 			.needs = EXM_NEED_KPSS,
@@ -306,7 +335,9 @@ static void field_value(enum exm_field_id f, enum exm_table t,
 		v_int(v, r->unmeasured);
 		break;
 	case EXM_F_NMAPS:
-		v_int(v, r->nmaps);
+		/* a process whose maps could not be read: not known */
+		if (t != EXM_T_PROCS || !p || p->state != EXM_PROC_DENIED)
+			v_int(v, r->nmaps);
 		break;
 	case EXM_F_ADDR:
 		v_int(v, r->addr);
@@ -349,6 +380,21 @@ static void field_value(enum exm_field_id f, enum exm_table t,
 		break;
 	case EXM_F_WRITABLE:
 		v_size(v, s, EXM_HAS_WRITABLE, s->writable);
+		break;
+	case EXM_F_ZERO:
+		v_size(v, s, EXM_HAS_ZERO, s->zero);
+		break;
+	case EXM_F_HUGETLB:
+		v_size(v, s, EXM_HAS_HUGETLB, s->hugetlb);
+		break;
+	case EXM_F_EHUGETLB:
+		v_esize(v, s, EXM_HAS_EHUGETLB, s->ehugetlb);
+		break;
+	case EXM_F_KSM:
+		v_size(v, s, EXM_HAS_KSM, s->ksm);
+		break;
+	case EXM_F_KSM_SAVED:
+		v_esize(v, s, EXM_HAS_KSM, (double)s->ksm - s->eksm);
 		break;
 	case EXM_F_PSS:
 		v_kpss(v, k, EXM_KPSS_PSS, k->pss);

@@ -124,7 +124,7 @@ int exm_strip_file(const struct exm_snapshot *snap, const struct exm_file *f,
 						m, run->idx + q);
 					uint64_t pg = first + run->vpn + q - vpn0;
 
-					if (!exm_pm_present(w) ||
+					if (!exm_pm_resident(w) ||
 					    pg >= out->npages ||
 					    last[pg] == (uint32_t)i)
 						continue;

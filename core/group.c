@@ -73,6 +73,11 @@ static void sizes_add(struct exm_sizes *dst, const struct exm_sizes *src)
 	ADD(EXM_HAS_WRITABLE, writable);
 	ADD(EXM_HAS_ERSS, erss);
 	ADD(EXM_HAS_ESWAP, eswap);
+	ADD(EXM_HAS_ZERO, zero);
+	ADD(EXM_HAS_HUGETLB, hugetlb);
+	ADD(EXM_HAS_EHUGETLB, ehugetlb);
+	ADD(EXM_HAS_KSM, ksm);
+	ADD(EXM_HAS_KSM, eksm);
 	dst->has |= src->has;
 }
 
@@ -124,9 +129,38 @@ bool exm_proc_is_user(const struct exm_proc *p, const char *user)
 	return !*end && uid == (unsigned long)p->uid;
 }
 
+bool exm_proc_filter_match(const struct exm_proc_filter *f,
+			   const struct exm_proc *p)
+{
+	bool in = !f || !f->pids;
+
+	if (!f)
+		return true;
+	for (size_t i = 0; !in && i < f->npids; i++)
+		in = f->pids[i] == p->pid;
+	return in && exm_proc_is_user(p, f->user);
+}
+
+bool *exm_files_mapped_by(const struct exm_snapshot *snap,
+			  const struct exm_proc_filter *f)
+{
+	bool *in = calloc(snap->nfiles + 1, sizeof(*in));
+
+	for (size_t i = 0; in && i < snap->nprocs; i++) {
+		const struct exm_proc *p = &snap->procs[i];
+
+		if (!exm_proc_filter_match(f, p))
+			continue;
+		for (size_t k = 0; k < p->npfiles; k++)
+			if (p->pfiles[k].file->index < snap->nfiles)
+				in[p->pfiles[k].file->index] = true;
+	}
+	return in;
+}
+
 struct exm_row *exm_table_groups(const struct exm_snapshot *snap,
-				 enum exm_group_by by, const char *user,
-				 size_t *n)
+				 enum exm_group_by by,
+				 const struct exm_proc_filter *f, size_t *n)
 {
 	struct keyed *k = malloc((snap->nprocs + 1) * sizeof(*k));
 	struct exm_row *rows = calloc(snap->nprocs + 1, sizeof(*rows));
@@ -139,7 +173,7 @@ struct exm_row *exm_table_groups(const struct exm_snapshot *snap,
 		return NULL;
 	}
 	for (size_t i = 0; i < snap->nprocs; i++) {
-		if (!exm_proc_is_user(&snap->procs[i], user))
+		if (!exm_proc_filter_match(f, &snap->procs[i]))
 			continue;
 		k[nk].p = &snap->procs[i];
 		k[nk].key = exm_group_key(k[nk].p, by);

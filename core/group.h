@@ -24,6 +24,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "core/table.h"
 
@@ -48,13 +49,36 @@ int exm_group_by_name(const char *name);
 const char *exm_group_key(const struct exm_proc *p, enum exm_group_by by);
 
 /*
- * One row per group, in key order (caller sorts), of the processes of user
- * (name or numeric uid; NULL for everyone). Returns a malloc'd array the
- * caller frees; rows borrow from snap. NULL on ENOMEM.
+ * Which processes a listing shows (-u, -p). A filter selects rows and never
+ * changes a figure: the sharing of every page is counted over every
+ * scanned process, whatever is shown. Borrowed strings and arrays.
+ */
+struct exm_proc_filter {
+	const char *user;  /* name or numeric uid; NULL: any */
+	const pid_t *pids; /* these pids only; NULL: any */
+	size_t npids;
+};
+
+/* Whether p passes f (NULL f: every process does). */
+bool exm_proc_filter_match(const struct exm_proc_filter *f,
+			   const struct exm_proc *p);
+
+/*
+ * Which files and kinds a process passing f maps: a malloc'd array of
+ * snap->nfiles flags indexed by exm_file.index (caller frees), or NULL on
+ * ENOMEM.
+ */
+bool *exm_files_mapped_by(const struct exm_snapshot *snap,
+			  const struct exm_proc_filter *f);
+
+/*
+ * One row per group, in key order (caller sorts), of the processes that
+ * pass f (NULL for every process). Returns a malloc'd array the caller
+ * frees; rows borrow from snap. NULL on ENOMEM.
  */
 struct exm_row *exm_table_groups(const struct exm_snapshot *snap,
-				 enum exm_group_by by, const char *user,
-				 size_t *n);
+				 enum exm_group_by by,
+				 const struct exm_proc_filter *f, size_t *n);
 
 /* Whether process p belongs to user (name or numeric uid; NULL: yes). */
 bool exm_proc_is_user(const struct exm_proc *p, const char *user);

@@ -1,12 +1,15 @@
 # core/: the engine library. No curses here: the flags below carry no
 # ncurses include path, so a stray #include <curses.h> fails the build.
 noinst_LIBRARIES += core/libexmcore.a
-core_libexmcore_a_CPPFLAGS = $(AM_CPPFLAGS) $(LIBELF_CFLAGS) $(SQLITE3_CFLAGS)
+core_libexmcore_a_CPPFLAGS = $(AM_CPPFLAGS) $(LIBELF_CFLAGS) $(SQLITE3_CFLAGS) \
+	$(ZLIB_CFLAGS)
 core_libexmcore_a_SOURCES = \
 	core/snapshot.c core/snapshot.h \
 	core/meminfo.c core/meminfo.h \
 	core/pagemap.h \
 	core/pagecount.c core/pagecount.h \
+	core/kpageflags.c core/kpageflags.h \
+	core/kconfig.c core/kconfig.h \
 	core/parallel.c core/parallel.h \
 	core/hugemem.c core/hugemem.h \
 	core/procfs.c core/procfs.h \
@@ -24,7 +27,8 @@ core_libexmcore_a_SOURCES = \
 	core/table.c core/table.h \
 	core/fields.c core/fields.h \
 	core/format.c core/format.h
-CORE_LIBS = core/libexmcore.a $(LIBELF_LIBS) $(SQLITE3_LIBS) -lm -lpthread
+CORE_LIBS = core/libexmcore.a $(LIBELF_LIBS) $(SQLITE3_LIBS) $(ZLIB_LIBS) \
+	-lm -lpthread
 # The paper's analyses: alerts, executable units, the system view, the
 # OpenMetrics export and the per-file page strip.
 core_libexmcore_a_SOURCES += \

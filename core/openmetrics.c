@@ -287,6 +287,34 @@ static void write_sets(FILE *out, enum set_kind k, const struct set *sets,
 	}
 }
 
+/* Only the processes f selects. */
+static void keep_procs(const struct exm_proc_filter *f, struct set *procs)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < procs->n; i++)
+		if (exm_proc_filter_match(f, procs->v[i].proc))
+			procs->v[k++] = procs->v[i];
+	procs->n = k;
+}
+
+/* Only the files a process of f maps. 0 or -ENOMEM. */
+static int keep_files(const struct exm_snapshot *snap,
+		      const struct exm_proc_filter *f, struct set *files)
+{
+	bool *in = exm_files_mapped_by(snap, f);
+	size_t k = 0;
+
+	if (!in)
+		return -ENOMEM;
+	for (size_t i = 0; i < files->n; i++)
+		if (in[files->v[i].file->index])
+			files->v[k++] = files->v[i];
+	files->n = k;
+	free(in);
+	return 0;
+}
+
 static int write_rows(FILE *out, const struct exm_snapshot *snap,
 		      const struct exm_om_opts *o, size_t top)
 {
@@ -299,19 +327,21 @@ static int write_rows(FILE *out, const struct exm_snapshot *snap,
 	procs.v = exm_table_procs(snap, &procs.n);
 	if (!procs.v)
 		goto out;
+	keep_procs(o->filter, &procs);
 	top_rows(&procs, top, false);
 	if (o->groups)
 		for (int g = 0; g < 3; g++) {
 			groups[g].by = exm_group_name(bys[g]);
-			groups[g].v = exm_table_groups(snap, bys[g], NULL,
-						       &groups[g].n);
+			groups[g].v = exm_table_groups(snap, bys[g],
+						       o->filter, &groups[g].n);
 			if (!groups[g].v)
 				goto out;
 			top_rows(&groups[g], top, true);
 		}
 	if (o->files) {
 		files.v = exm_table_files(snap, &files.n);
-		if (!files.v)
+		if (!files.v || (o->filter && keep_files(snap, o->filter,
+							 &files)))
 			goto out;
 		top_rows(&files, top, false);
 	}

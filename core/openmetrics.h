@@ -26,6 +26,8 @@
 #include "core/snapshot.h"
 #include "core/sysview.h"
 
+struct exm_proc_filter; /* group.h */
+
 /* Write s as the inside of a label value (without the quotes). */
 void exm_om_label_value(FILE *out, const char *s);
 
@@ -42,6 +44,9 @@ struct exm_om_opts {
 	bool groups;	/* per program, user and cgroup aggregates */
 	bool files;	/* per file */
 	const struct exm_sysview *sys; /* NULL: no system view */
+	/* The processes, groups and files written are those of the
+	 * processes f selects (-u, -p); NULL: every process. */
+	const struct exm_proc_filter *filter;
 };
 
 /*

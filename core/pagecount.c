@@ -320,7 +320,7 @@ int exm_pagecount_add_words(struct exm_pagecount *pfn,
 	for (uint32_t k = 0; k < n && !ret; k++) {
 		uint64_t w = w64[k], key = exm_pm_key(w);
 
-		if (exm_pm_present(w)) {
+		if (exm_pm_resident(w)) { /* the zero page is nobody's */
 			if (part_in(key, pfn->nparts) == part)
 				ret = add_in(pp, pfn->shift, key, owner, times);
 		} else if (exm_pm_swapped(w)) {

@@ -8,6 +8,10 @@
  *   bit  56    page exclusively mapped (mapcount == 1)
  *   bit  57    uffd-wp
  *   bit  58    EXM private: PTE writable (only the kernel module sets it)
+ *   bit  59    EXM private: the zero page or the huge zero page (present in
+ *              the page tables, but not resident: the kernel's Rss and Pss
+ *              leave it out)
+ *   bit  60    EXM private: a KSM page
  *   bit  61    file-page or shared-anon
  *   bit  62    swapped
  *   bit  63    present
@@ -25,6 +29,8 @@
 #define EXM_PM_EXCLUSIVE    (UINT64_C(1) << 56)
 #define EXM_PM_UFFD_WP	    (UINT64_C(1) << 57)
 #define EXM_PM_WRITABLE	    (UINT64_C(1) << 58)
+#define EXM_PM_ZERO	    (UINT64_C(1) << 59)
+#define EXM_PM_KSM	    (UINT64_C(1) << 60)
 #define EXM_PM_FILE	    (UINT64_C(1) << 61)
 #define EXM_PM_SWAPPED	    (UINT64_C(1) << 62)
 #define EXM_PM_PRESENT	    (UINT64_C(1) << 63)
@@ -32,6 +38,12 @@
 static inline bool exm_pm_present(uint64_t w)
 {
 	return (w & EXM_PM_PRESENT) != 0;
+}
+
+/* Present and not the zero page: a page that counts as resident. */
+static inline bool exm_pm_resident(uint64_t w)
+{
+	return (w & (EXM_PM_PRESENT | EXM_PM_ZERO)) == EXM_PM_PRESENT;
 }
 
 static inline bool exm_pm_swapped(uint64_t w)
@@ -59,7 +71,8 @@ static inline uint64_t exm_pm_key(uint64_t w)
  * entries whose key (offset << 5 | type) is below 2^30. Only what
  * accounting uses survives: present, exclusive, file, writable, PFN; or
  * swapped and the swap key. A mapping with a word that does not fit is
- * kept in 64 bits.
+ * kept in 64 bits; so is one with a zero-page or KSM word (bits 59, 60:
+ * rare enough not to be worth a bit of the PFN).
  */
 #define EXM_PC_PRESENT	(UINT32_C(1) << 31)
 #define EXM_PC_SWAPPED	(UINT32_C(1) << 30) /* when not present */
@@ -75,6 +88,8 @@ static inline bool exm_pm_pack(uint64_t w, uint32_t *c)
 {
 	uint64_t key = w & EXM_PM_PFN_MASK;
 
+	if (w & (EXM_PM_ZERO | EXM_PM_KSM))
+		return false;
 	if (w & EXM_PM_PRESENT) {
 		if (key > EXM_PC_PFN_MAX)
 			return false;

@@ -62,16 +62,29 @@ static const char schema_sql[] =
  * 2: /proc/meminfo with each snapshot. snapshot.meminfo is its number of
  * rows (NULL: the snapshot was written before version 2), meminfo holds
  * the rows as the kernel prints them (unit 'kB' or NULL for a count).
+ *
+ * 3: what the kernel says of a mapping (is_hugetlb, kpage_size: NULL or 0
+ * the base page) and, from a source without pages, its zero, hugetlb and
+ * ehugetlb sizes; a run's step (NULL: the next frame or swap slot, 0: the
+ * same word again, as the zero page or a KSM page mapped at consecutive
+ * addresses). Page words keep bits 59 (zero page) and 60 (KSM) among the
+ * flags, which bits 55-61 always were: a file written before has neither.
  */
 static const char *const upgrade_sql[EXM_RECORD_SCHEMA] = {
 	[1] = "ALTER TABLE snapshot ADD COLUMN meminfo INTEGER;"
 	      "CREATE TABLE meminfo(snapshot INTEGER, idx INTEGER, key TEXT,"
 	      " value INTEGER, unit TEXT, PRIMARY KEY(snapshot, idx))"
 	      " WITHOUT ROWID;",
+	[2] = "ALTER TABLE mapping ADD COLUMN is_hugetlb INTEGER;"
+	      "ALTER TABLE mapping ADD COLUMN kpage_size INTEGER;"
+	      "ALTER TABLE mapping ADD COLUMN zero INTEGER;"
+	      "ALTER TABLE mapping ADD COLUMN hugetlb INTEGER;"
+	      "ALTER TABLE mapping ADD COLUMN ehugetlb REAL;"
+	      "ALTER TABLE run ADD COLUMN step INTEGER;",
 };
 
-/* Pagemap bits 55-61 (soft-dirty, exclusive, uffd-wp, writable PTE, file)
- * are kept as flags 0-6. */
+/* Pagemap bits 55-61 (soft-dirty, exclusive, uffd-wp, writable PTE, zero
+ * page, KSM, file) are kept as flags 0-6. */
 #define FLAG_SHIFT 55
 #define FLAG_MASK UINT64_C(0x7f)
 
@@ -183,18 +196,20 @@ static const char *const stmt_sql[S__N] = {
 		   "?,?,?)",
 	[S_KPSS] = "INSERT INTO kernel VALUES(?,?,?,?,?,?,?,?,?)",
 	[S_MAP] = "INSERT INTO mapping VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-		  "?,?)",
+		  "?,?,?,?,?,?,?)",
 	[S_PSET] = "INSERT INTO pageset VALUES(NULL,?)",
-	[S_RUN] = "INSERT INTO run VALUES(?,?,?,?,?,?,?)",
+	[S_RUN] = "INSERT INTO run VALUES(?,?,?,?,?,?,?,?)",
 	[S_FILE] = "INSERT INTO file VALUES(NULL,?,?,?,?,?)",
 	[S_MEMINFO] = "INSERT INTO meminfo VALUES(?,?,?,?,?)",
 };
 
 /* A run of pages at offset off (pages from the mapping's start) whose
- * words are word, word + step, ... (the next frame or swap slot). */
+ * words are word, word + step, ... (step: the next frame or swap slot, or
+ * 0: the same word again). */
 struct rrun {
 	uint64_t off, word;
 	uint64_t count;
+	uint64_t step;
 };
 
 /* A page set already in the file: the runs of a mapping, written once
@@ -488,7 +503,8 @@ static uint64_t runs_hash(const struct rrun *runs, uint32_t n)
 	for (uint32_t i = 0; i < n; i++) {
 		h = (h ^ runs[i].off) * UINT64_C(0x100000001b3);
 		h = (h ^ runs[i].word) * UINT64_C(0x100000001b3);
-		h = (h ^ runs[i].count) * UINT64_C(0xff51afd7ed558ccd);
+		h = (h ^ runs[i].count ^ runs[i].step << 48) *
+		    UINT64_C(0xff51afd7ed558ccd);
 		h ^= h >> 29;
 	}
 	return h;
@@ -550,6 +566,8 @@ static int insert_runs(struct exm_recorder *r, int64_t id)
 		bind_u64(st, 5, present ? exm_pm_key(w) : EXM_PM_SWAP_OFF(w));
 		sqlite3_bind_int(st, 6, present ? 0 : (int)EXM_PM_SWAP_TYPE(w));
 		sqlite3_bind_int(st, 7, (int)((w >> FLAG_SHIFT) & FLAG_MASK));
+		if (!rr->step)
+			sqlite3_bind_int(st, 8, 0);
 		ret = run_stmt(r, S_RUN);
 	}
 	return ret;
@@ -635,7 +653,12 @@ static int flush_mapping(struct exm_recorder *r)
 	if (!(r->caps & EXM_CAP_PAGES)) { /* the source's own figures */
 		bind_sizes(st, 12, &m->sz);
 		sqlite3_bind_int(st, 18, (int)m->sz.has);
+		bind_size(st, 21, &m->sz, EXM_HAS_ZERO, m->sz.zero);
+		bind_size(st, 22, &m->sz, EXM_HAS_HUGETLB, m->sz.hugetlb);
+		bind_esize(st, 23, &m->sz, EXM_HAS_EHUGETLB, m->sz.ehugetlb);
 	}
+	sqlite3_bind_int(st, 19, m->hugetlb);
+	sqlite3_bind_int64(st, 20, m->kpage_size);
 	return run_stmt(r, S_MAP);
 }
 
@@ -903,12 +926,16 @@ static int rs_pages(void *ctx, uint64_t vpn, const uint64_t *words,
 		if (!exm_pm_used(w))
 			continue;
 		last = r->nruns ? &r->runs[r->nruns - 1] : NULL;
-		if (last) {
-			uint64_t step = exm_pm_present(last->word) ? 1 : 32;
+		if (last && last->off + last->count == off) {
+			uint64_t step = last->step;
 
+			/* the same word again: a second page makes the run's
+			 * step 0 */
+			if (last->count == 1 && w == last->word &&
+			    exm_pm_present(w))
+				step = last->step = 0;
 			/* the next frame (or swap slot), the same flags */
-			if (last->off + last->count == off &&
-			    exm_pm_present(w) == exm_pm_present(last->word) &&
+			if (exm_pm_present(w) == exm_pm_present(last->word) &&
 			    (last->word & EXM_PM_PFN_MASK) +
 				    step * (last->count + 1) <=
 				    EXM_PM_PFN_MASK &&
@@ -926,8 +953,9 @@ static int rs_pages(void *ctx, uint64_t vpn, const uint64_t *words,
 			r->runs = nr;
 			r->cap_runs = cap;
 		}
-		r->runs[r->nruns++] = (struct rrun){ .off = off, .word = w,
-						     .count = 1 };
+		r->runs[r->nruns++] = (struct rrun){
+			.off = off, .word = w, .count = 1,
+			.step = exm_pm_present(w) ? 1 : 32 };
 	}
 	return 0;
 }
@@ -1401,7 +1429,9 @@ static int load_sys(struct load *l, struct exm_sysinfo *sys,
 	col_text(st, 8, sys->source, sizeof(sys->source));
 	col_text(st, 9, sys->source_detail, sizeof(sys->source_detail));
 	col_text(st, 10, sys->limits, sizeof(sys->limits));
-	sys->caps = (unsigned)sqlite3_column_int64(st, 11) & 0x3fu;
+	sys->caps = (unsigned)sqlite3_column_int64(st, 11) &
+		    (0x3fu | EXM_CAP_LIMITED | EXM_CAP_AVG_MAPCOUNT |
+		     EXM_CAP_KSM);
 	col_text(st, 12, sys->proc_root, sizeof(sys->proc_root));
 	end->nskipped_gone = (size_t)(sqlite3_column_int64(st, 13) & 0xffffffff);
 	end->nskipped_denied =
@@ -1419,6 +1449,11 @@ static int load_sys(struct load *l, struct exm_sysinfo *sys,
 	if (nmi != SQLITE_INTEGER || nrows < 0 || nrows > EXM_MEMINFO_ROWS)
 		return bad(l, "bad meminfo row count");
 	return load_meminfo(l, sys, (uint32_t)nrows);
+}
+
+static bool col_null(sqlite3_stmt *st, int col)
+{
+	return sqlite3_column_type(st, col) == SQLITE_NULL;
 }
 
 /* Play page set pset, which holds want pages, as the pages of m. */
@@ -1440,19 +1475,21 @@ static int load_runs(struct load *l, int64_t pset, uint64_t want,
 		uint64_t first = (uint64_t)sqlite3_column_int64(st, 3);
 		int64_t type = sqlite3_column_int64(st, 4);
 		uint64_t flags = (uint64_t)sqlite3_column_int64(st, 5);
-		uint64_t base, step, limit;
+		bool same = !col_null(st, 6); /* step 0 */
+		uint64_t base, step, limit, nkeys = same ? 1 : (uint64_t)count;
 
 		if (count < 1 || off >= hi - lo || vpn < next ||
 		    (uint64_t)count > hi - vpn)
 			return bad(l, "page run outside its mapping");
-		if (flags > FLAG_MASK || type < 0 || type > 31)
+		if (flags > FLAG_MASK || type < 0 || type > 31 ||
+		    (same && (sqlite3_column_int64(st, 6) || !present)))
 			return bad(l, "bad page run");
 		limit = present ? EXM_PM_PFN_MASK : EXM_PM_PFN_MASK >> 5;
-		if (first > limit || (uint64_t)count - 1 > limit - first)
+		if (first > limit || nkeys - 1 > limit - first)
 			return bad(l, "bad page run");
 		if ((uint64_t)count > l->rec->max_pages - l->pages)
 			return bad(l, "too many pages");
-		ret = note_chunks(l, !present, first, (uint64_t)count);
+		ret = note_chunks(l, !present, first, nkeys);
 		if (ret)
 			return ret == -E2BIG ? bad(l, "frames too scattered")
 					     : ret;
@@ -1462,7 +1499,7 @@ static int load_runs(struct load *l, int64_t pset, uint64_t want,
 		base = (flags << FLAG_SHIFT) |
 		       (present ? EXM_PM_PRESENT | first
 				: EXM_PM_SWAPPED | first << 5 | (uint64_t)type);
-		step = present ? 1 : 32;
+		step = same ? 0 : present ? 1 : 32;
 		for (int64_t done = 0; !ret && done < count;) {
 			uint32_t n = count - done > READ_WORDS
 					     ? READ_WORDS
@@ -1503,11 +1540,6 @@ static int parse_build_id(const unsigned char *hex, struct exm_mapping *m,
 	return 0;
 }
 
-static bool col_null(sqlite3_stmt *st, int col)
-{
-	return sqlite3_column_type(st, col) == SQLITE_NULL;
-}
-
 /* The sizes columns from col on (see bind_sizes), has from the NULLs. */
 static void col_sizes(sqlite3_stmt *st, int col, struct exm_sizes *s)
 {
@@ -1527,6 +1559,20 @@ static void col_sizes(sqlite3_stmt *st, int col, struct exm_sizes *s)
 	s->sole = (uint64_t)sqlite3_column_int64(st, col + 5);
 }
 
+/* The sizes columns zero, hugetlb, ehugetlb from col on (schema 3). */
+static void col_more_sizes(sqlite3_stmt *st, int col, struct exm_sizes *s)
+{
+	if (!col_null(st, col))
+		s->has |= EXM_HAS_ZERO;
+	if (!col_null(st, col + 1))
+		s->has |= EXM_HAS_HUGETLB;
+	if (!col_null(st, col + 2))
+		s->has |= EXM_HAS_EHUGETLB;
+	s->zero = (uint64_t)sqlite3_column_int64(st, col);
+	s->hugetlb = (uint64_t)sqlite3_column_int64(st, col + 1);
+	s->ehugetlb = sqlite3_column_double(st, col + 2);
+}
+
 static int load_maps(struct load *l, int64_t pidx, bool pages)
 {
 	sqlite3_stmt *st = l->map;
@@ -1542,6 +1588,8 @@ static int load_maps(struct load *l, int64_t pidx, bool pages)
 		int64_t midx = sqlite3_column_int64(st, 0);
 		int64_t kind = sqlite3_column_int64(st, 5);
 		const unsigned char *name = sqlite3_column_text(st, 7);
+		int64_t huge = sqlite3_column_int64(st, 21);
+		int64_t kps = sqlite3_column_int64(st, 22);
 		uint64_t ps = l->page_size;
 
 		m.start = (uint64_t)sqlite3_column_int64(st, 1);
@@ -1556,8 +1604,14 @@ static int load_maps(struct load *l, int64_t pidx, bool pages)
 			return bad(l, "mappings out of order");
 		if (m.start >= m.end || m.start % ps || m.end % ps)
 			return bad(l, "bad mapping range");
-		if (kind < 0 || kind >= EXM_KIND__COUNT || m.perms > 0xf)
+		if (kind < 0 || kind >= EXM_KIND__COUNT || m.perms > 0xf ||
+		    huge < 0 || huge > 1 || kps < 0 || kps > (INT64_C(1) << 31) ||
+		    (kps & (kps - 1)) || (kps && (uint64_t)kps < ps) ||
+		    (huge && (!kps || m.start % (uint64_t)kps ||
+			      m.end % (uint64_t)kps)))
 			return bad(l, "bad mapping");
+		m.hugetlb = huge;
+		m.kpage_size = (uint32_t)kps;
 		if (parse_build_id(sqlite3_column_text(st, 11), &m, bid,
 				   sizeof(bid)))
 			return bad(l, "bad build-id");
@@ -1565,6 +1619,7 @@ static int load_maps(struct load *l, int64_t pidx, bool pages)
 		m.name = (char *)(name ? (const char *)name : "");
 		if (!pages) {
 			col_sizes(st, 12, &m.sz);
+			col_more_sizes(st, 23, &m.sz);
 			m.sz.has &= (unsigned)sqlite3_column_int64(st, 18);
 		}
 		ret = l->ops->mapping(l->ctx, &m);
@@ -1645,6 +1700,17 @@ static int load_procs(struct load *l, bool pages)
 	return rc == SQLITE_DONE ? 0 : step_err(l);
 }
 
+/* The mapping table's columns load_maps reads, but those of schema 3. */
+#define MAP_COLS                                                          \
+	"SELECT m.idx, m.start, m.end, m.offset, m.perms, m.kind, "        \
+	"m.deleted, f.name, f.dev_major, f.dev_minor, f.inode, f.build_id, " \
+	"m.vm, m.rss, m.erss, m.swap, m.eswap, m.sole, m.has, m.pageset, "  \
+	"p.pages, "
+#define MAP_FROM                                                          \
+	" FROM mapping m LEFT JOIN file f ON f.id = m.file LEFT JOIN "      \
+	"pageset p ON p.id = m.pageset WHERE m.snapshot=? AND m.proc=? "    \
+	"ORDER BY m.idx"
+
 int exm_recording_load(struct exm_recording *rec, size_t idx,
 		       const struct exm_sink_ops *ops, void *ctx)
 {
@@ -1673,19 +1739,20 @@ int exm_recording_load(struct exm_recording *rec, size_t idx,
 			       "ORDER BY idx",
 			       -1, &l.proc, NULL) ||
 	    sqlite3_prepare_v2(rec->db,
-			       "SELECT m.idx, m.start, m.end, m.offset, "
-			       "m.perms, m.kind, m.deleted, f.name, "
-			       "f.dev_major, f.dev_minor, f.inode, f.build_id, "
-			       "m.vm, m.rss, m.erss, m.swap, m.eswap, m.sole, "
-			       "m.has, m.pageset, p.pages FROM mapping m LEFT "
-			       "JOIN file f ON f.id = m.file LEFT JOIN pageset "
-			       "p ON p.id = m.pageset WHERE m.snapshot=? AND "
-			       "m.proc=? ORDER BY m.idx",
+			       rec->version < 3 ? MAP_COLS
+				       "NULL, NULL, NULL, NULL, NULL" MAP_FROM
+						: MAP_COLS
+				       "m.is_hugetlb, m.kpage_size, m.zero, "
+				       "m.hugetlb, m.ehugetlb" MAP_FROM,
 			       -1, &l.map, NULL) ||
 	    sqlite3_prepare_v2(rec->db,
-			       "SELECT offset, count, present, first, "
-			       "swap_type, flags FROM run WHERE pageset=? "
-			       "ORDER BY offset",
+			       rec->version < 3
+				       ? "SELECT offset, count, present, first, "
+					 "swap_type, flags, NULL FROM run WHERE "
+					 "pageset=? ORDER BY offset"
+				       : "SELECT offset, count, present, first, "
+					 "swap_type, flags, step FROM run WHERE "
+					 "pageset=? ORDER BY offset",
 			       -1, &l.run, NULL) ||
 	    sqlite3_prepare_v2(rec->db,
 			       "SELECT pss, pss_anon, pss_file, pss_shmem, "

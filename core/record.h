@@ -28,9 +28,11 @@
  * The schema version this exmtop writes (PRAGMA user_version). It reads
  * every version up to it; appending to an older file upgrades it first.
  * 1: the first; 2: /proc/meminfo with each snapshot (a snapshot of a
- * version 1 file replays with meminfo.predates set).
+ * version 1 file replays with meminfo.predates set); 3: a mapping's
+ * hugetlb flag and kernel page size, its zero and hugetlb sizes, runs of
+ * one word repeated (the zero page).
  */
-#define EXM_RECORD_SCHEMA 2
+#define EXM_RECORD_SCHEMA 3
 /* PRAGMA application_id of a recording: "EXMT". */
 #define EXM_RECORD_APP_ID 0x45584d54
 

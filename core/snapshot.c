@@ -102,8 +102,13 @@ void exm_sizes_add(struct exm_sizes *dst, const struct exm_sizes *src)
 	dst->swap += src->swap;
 	dst->sole += src->sole;
 	dst->writable += src->writable;
+	dst->zero += src->zero;
+	dst->hugetlb += src->hugetlb;
 	dst->erss += src->erss;
 	dst->eswap += src->eswap;
+	dst->ehugetlb += src->ehugetlb;
+	dst->ksm += src->ksm;
+	dst->eksm += src->eksm;
 	dst->has = had ? (had & src->has) : src->has;
 }
 
@@ -164,6 +169,7 @@ void exm_snapshot_free(struct exm_snapshot *snap)
 	}
 	free(snap->files);
 	exm_pagecount_free(snap->pfn_counts);
+	exm_pagecount_free(snap->huge_counts);
 	exm_pagecount_free(snap->swap_counts);
 	store_free(snap->store);
 	free(snap);
@@ -328,8 +334,11 @@ static int widen(struct exm_mapping *m, uint32_t n)
 #define PF64(b) PF16(b), PF16((b) + 16), PF16((b) + 32), PF16((b) + 48)
 static const uint32_t pack_flags[256] = { PF64(0), PF64(64), PF64(128),
 					  PF64(192) };
-/* A present word whose PFN packs: these bits are exactly EXM_PM_PRESENT. */
-#define PACKS_FAST (EXM_PM_PRESENT | (EXM_PM_PFN_MASK & ~(uint64_t)EXM_PC_PFN_MAX))
+/* A present word whose PFN packs, neither zero page nor KSM: these bits are
+ * exactly EXM_PM_PRESENT. */
+#define PACKS_FAST                                                  \
+	(EXM_PM_PRESENT | EXM_PM_ZERO | EXM_PM_KSM |                \
+	 (EXM_PM_PFN_MASK & ~(uint64_t)EXM_PC_PFN_MAX))
 
 /* How many of w[0..n) are used, from the first on. */
 static uint32_t run_len(const uint64_t *w, uint32_t n)

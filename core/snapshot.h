@@ -59,7 +59,11 @@ const char *exm_kind_name(enum exm_kind kind);
 #define EXM_HAS_ESWAP	 (1u << 4)
 #define EXM_HAS_SOLE	 (1u << 5)
 #define EXM_HAS_WRITABLE (1u << 6)
-#define EXM_HAS_ALL	 0x7fu
+#define EXM_HAS_ZERO	 (1u << 7)
+#define EXM_HAS_HUGETLB	 (1u << 8)
+#define EXM_HAS_EHUGETLB (1u << 9)
+#define EXM_HAS_KSM	 (1u << 10) /* ksm and eksm */
+#define EXM_HAS_ALL	 0x3ffu
 
 /*
  * The sizes of docs/DESIGN.md section 3 for one byte range. Integer sizes are
@@ -73,8 +77,16 @@ struct exm_sizes {
 	uint64_t swap;
 	uint64_t sole;
 	uint64_t writable;
+	uint64_t zero;	   /* mapped to the zero page: not resident */
+	uint64_t hugetlb;  /* present hugetlb pages: not resident */
 	double erss;
 	double eswap;
+	double ehugetlb;   /* hugetlb divided among its mappers */
+	/* Resident in KSM pages (each mapping counted, like rss), and the
+	 * same divided among the mappers: ksm - eksm is what merging saves
+	 * (what the content would cost unmerged less what it costs). */
+	uint64_t ksm;
+	double eksm;
 	unsigned has; /* EXM_HAS_* */
 };
 
@@ -129,6 +141,14 @@ struct exm_mapping {
 	enum exm_kind kind;
 	char *name;	/* exactly as maps gives it, or "" (owned) */
 	bool deleted;	/* name ended in " (deleted)" */
+	/*
+	 * What the kernel says of the mapping, never guessed from its name: a
+	 * hugetlb mapping (smaps' KernelPageSize, PAGEMAP_SCAN's PAGE_IS_HUGE
+	 * with kpageflags' KPF_HUGE, the module's VMA flag), and the size in
+	 * bytes of the pages the kernel maps it with (0: the base page).
+	 */
+	bool hugetlb;
+	uint32_t kpage_size;
 	uint8_t build_id_len;	/* recorded ELF build-id of the file, or 0 */
 	unsigned char *build_id; /* (owned) only in replayed snapshots */
 
@@ -214,6 +234,11 @@ struct exm_pfile {
 #define EXM_CAP_REPLAY	 (1u << 6) /* read back from a recording: no live
 					    /proc behind it (proc_root "") */
 #define EXM_CAP_CGROUP	 (1u << 7) /* processes' cgroup paths read (else "") */
+#define EXM_CAP_LIMITED	 (1u << 8) /* only listed processes scanned:
+					    sharing counted among them only */
+#define EXM_CAP_AVG_MAPCOUNT (1u << 9) /* the kernel's Pss of large folios
+					  is an average (kconfig.h) */
+#define EXM_CAP_KSM	 (1u << 10) /* page words say which are KSM pages */
 
 struct exm_sysinfo {
 	unsigned page_size;
@@ -223,7 +248,7 @@ struct exm_sysinfo {
 	char hostname[128];
 	char source[32];	/* source name: "pagemap", "smaps", ... */
 	char source_detail[128]; /* e.g. "PAGEMAP_SCAN", "chunked reads" */
-	char limits[160];	/* what the source cannot show, or "" */
+	char limits[320];	/* what the source cannot show, or "" */
 	unsigned caps;		/* EXM_CAP_* */
 	double time_taken;	/* seconds spent filling + accounting */
 	struct timespec taken_at; /* CLOCK_REALTIME when the scan began */
@@ -248,10 +273,12 @@ struct exm_snapshot {
 	struct exm_sizes total;
 	uint64_t distinct_pages; /* distinct PFNs mapped */
 	uint64_t distinct_swap;	 /* distinct swap entries */
+	uint64_t distinct_hugetlb; /* distinct hugetlb frames (not in pages) */
 
 	struct exm_page_store *store;	   /* bulk page words (owned) */
 	struct exm_pagecount *pfn_counts;  /* share counts by PFN */
 	struct exm_pagecount *swap_counts; /* share counts by swap entry */
+	struct exm_pagecount *huge_counts; /* share counts of hugetlb frames */
 	bool accounted;
 };
 

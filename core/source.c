@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "core/account.h"
+#include "core/kconfig.h"
 
 /* Every source, in the order "auto" tries them: the first whose probe
  * says it is usable here is chosen (sources without a probe are only
@@ -112,6 +113,17 @@ static double elapsed(const struct timespec *a)
 	       (double)(b.tv_nsec - a->tv_nsec) / 1e9;
 }
 
+/* A scan of listed processes only: say so with what the source says. */
+static void limited(struct exm_sysinfo *sys)
+{
+	size_t n = strlen(sys->limits);
+
+	sys->caps |= EXM_CAP_LIMITED;
+	snprintf(sys->limits + n, sizeof(sys->limits) - n,
+		 "%slimited scan: sharing counted among the listed processes "
+		 "only", n ? "; " : "");
+}
+
 int exm_source_snapshot(struct exm_source *src,
 			const struct exm_scan_opts *opts,
 			struct exm_snapshot **out)
@@ -128,6 +140,12 @@ int exm_source_snapshot(struct exm_source *src,
 	src->errmsg[0] = '\0';
 	exm_builder_init(&b, snap);
 	ret = src->ops->fill(src, opts, &b);
+	if (!ret && opts && opts->pids && !(snap->sys.caps & EXM_CAP_LIMITED))
+		limited(&snap->sys);
+	/* the running kernel (not a fixture's, not a replay's) */
+	if (!ret && snap->sys.proc_root[0] &&
+	    !(snap->sys.caps & EXM_CAP_REPLAY))
+		exm_kernel_mapcount_note(&snap->sys);
 	if (!ret)
 		ret = exm_snapshot_account(snap);
 	if (ret) {

@@ -5,9 +5,11 @@
  * /dev/exmap walks a process's page tables once and returns runs of pages
  * with their frames or swap entries, the PTE's writable and dirty bits and
  * each page's mapcount (kernel/exmap_abi.h). The words stored are those
- * pagemap gives (pagemap.h), plus EXM_PM_WRITABLE from the PTE, so every
- * size is what the pagemap source measures, except writable, which is
- * exact. The kernel's Pss figures are computed from the same walk, the way
+ * pagemap gives (pagemap.h), plus EXM_PM_WRITABLE from the PTE and what
+ * the module says the page is (EXM_PM_ZERO, EXM_PM_KSM; a hugetlb
+ * mapping's pages one word per base page, the mapping marked hugetlb with
+ * its page size), so every size is what the pagemap source measures,
+ * except writable, which is exact. The kernel's Pss figures are computed from the same walk, the way
  * smaps_rollup adds them up; smaps_rollup is read only for SwapPss of a
  * process that has swap entries. The module also says who the process is
  * (name, parent, start, uid) and lists its mappings as maps would, so of
@@ -292,6 +294,11 @@ static uint64_t rec_word(const struct exmap_rec *r)
 		w |= EXM_PM_FILE;
 	if (r->flags & EXMAP_F_EXCL)
 		w |= EXM_PM_EXCLUSIVE;
+	if ((r->flags & (EXMAP_F_PRESENT | EXMAP_F_ZERO)) ==
+	    (EXMAP_F_PRESENT | EXMAP_F_ZERO))
+		w |= EXM_PM_ZERO;
+	if (r->flags & EXMAP_F_KSM)
+		w |= EXM_PM_KSM;
 	return w;
 }
 
@@ -305,8 +312,9 @@ static void kpss_add(struct km_kpss *k, const struct exmap_rec *r,
 		k->swapped = true;
 		return;
 	}
-	/* the (huge) zero page and PFN maps: no page smaps would count */
-	if (r->flags & (EXMAP_F_NOPAGE | EXMAP_F_ZERO))
+	/* the (huge) zero page and PFN maps: no page smaps would count;
+	 * hugetlb pages are in *_Hugetlb, not in Rss or Pss */
+	if (r->flags & (EXMAP_F_NOPAGE | EXMAP_F_ZERO | EXMAP_F_HUGETLB))
 		return;
 	if (!(r->flags & (EXMAP_F_ANON | EXMAP_F_FILE)))
 		return;
@@ -448,7 +456,9 @@ static int km_add_mapping(struct exm_builder *b, struct exm_proc *p,
 	*m = (struct exm_mapping){ .start = f->start, .end = f->end,
 				   .offset = f->offset, .perms = f->perms,
 				   .dev_major = f->dev_major,
-				   .dev_minor = f->dev_minor, .inode = f->inode };
+				   .dev_minor = f->dev_minor, .inode = f->inode,
+				   .hugetlb = f->hugetlb,
+				   .kpage_size = f->kpage_size };
 	ret = exm_mapping_name(m, name, len);
 	if (ret)
 		p->nmaps--;
@@ -471,6 +481,7 @@ static int km_maps(const struct km_src *ks, const struct km_ctx *c,
 		{ EXMAP_VMA_SHARED, EXM_PERM_S },
 	};
 	const struct exm_mapping *g = &ks->gate;
+	unsigned ps = b->snap->sys.page_size;
 	int ret;
 
 	for (uint32_t i = 0; i < a->nvmas; i++) {
@@ -484,6 +495,14 @@ static int km_maps(const struct km_src *ks, const struct km_ctx *c,
 		if (v->name_off > a->names_len ||
 		    v->name_len > a->names_len - v->name_off)
 			return -EPROTO;
+		/* the kernel's page size: said only of a hugetlb mapping */
+		if (v->flags & EXMAP_VMA_HUGETLB) {
+			if (!v->page_size || v->page_size > UINT32_MAX ||
+			    v->page_size % ps)
+				return -EPROTO;
+			f.hugetlb = true;
+			f.kpage_size = (uint32_t)v->page_size;
+		}
 		for (size_t k = 0; k < sizeof(perms) / sizeof(*perms); k++)
 			if (v->flags & perms[k].vma)
 				f.perms |= perms[k].perm;
@@ -617,8 +636,9 @@ static int km_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 	snprintf(sys.source, sizeof(sys.source), "kmod");
 	snprintf(sys.source_detail, sizeof(sys.source_detail),
 		 "exmap ABI %d", EXMAP_ABI_VERSION);
+	/* the module says which pages are KSM pages (EXMAP_F_KSM) */
 	sys.caps = EXM_CAP_PAGES | EXM_CAP_PFN | EXM_CAP_WRITABLE |
-		   EXM_CAP_PTE_WRITABLE | EXM_CAP_ALLPROCS |
+		   EXM_CAP_PTE_WRITABLE | EXM_CAP_ALLPROCS | EXM_CAP_KSM |
 		   (opts->want_kpss ? EXM_CAP_KPSS : 0);
 	sys.limits[0] = '\0';
 	ret = exm_build_begin(b, &sys);

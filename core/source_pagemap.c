@@ -6,15 +6,25 @@
  * ranges hold present or swapped pages, and only those ranges are read:
  * untouched address space costs nothing. Older kernels get plain chunked
  * reads of every mapping. Both paths store identical page words.
+ *
+ * Every word is classified as it is read, from the frame itself: the zero
+ * page (its frame is learnt once, from a page of our own) and the huge
+ * zero page (/proc/kpageflags' KPF_ZERO_PAGE on the first frame of an
+ * aligned run) get EXM_PM_ZERO; a mapping whose first present frame is a
+ * hugetlb page (KPF_HUGE) is a hugetlb mapping. PAGEMAP_SCAN's categories
+ * (PAGE_IS_PFNZERO, PAGE_IS_HUGE) say the same where the ioctl is used.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
+#include "core/kpageflags.h"
 #include "core/pagemap.h"
 #include "core/procfs.h"
 #include "core/source_priv.h"
@@ -33,6 +43,13 @@ struct exm_pm_scan_arg {
 #define EXM_PAGEMAP_SCAN _IOWR('f', 16, struct exm_pm_scan_arg)
 #define EXM_PAGE_IS_PRESENT (1u << 3)
 #define EXM_PAGE_IS_SWAPPED (1u << 4)
+#define EXM_PAGE_IS_PFNZERO (1u << 5)
+#define EXM_PAGE_IS_HUGE    (1u << 6)
+/* /proc/kpageflags bits (Documentation/admin-guide/mm/pagemap.rst) */
+#define KPF_COMPOUND_TAIL (UINT64_C(1) << 16)
+#define KPF_HUGE	  (UINT64_C(1) << 17)
+#define KPF_ZERO_PAGE	  (UINT64_C(1) << 24)
+#define NO_PFN		  UINT64_MAX
 /* access_ok() must accept [start, end): one page below TASK_SIZE_MAX. */
 #define EXM_SCAN_END UINT64_C(0x7ffffffff000)
 
@@ -51,6 +68,13 @@ enum scan_state { SCAN_UNKNOWN = 0, SCAN_YES, SCAN_NO };
 struct pm_priv {
 	_Atomic int scan; /* enum scan_state */
 	_Atomic bool any_scan, any_read;
+	int kpf;	   /* /proc/kpageflags (of the tree read), or -1 */
+	uint64_t zero_pfn; /* the zero page's frame, or NO_PFN */
+	/* the first frame of the huge zero page, as last seen, or NO_PFN */
+	_Atomic uint64_t huge_zero;
+	uint64_t pmd_pages;  /* base pages in a PMD (the huge zero page) */
+	uint64_t hsizes[8];  /* hugetlb page sizes, ascending (bytes) */
+	unsigned nhsizes;
 };
 
 /* One per worker thread. */
@@ -61,6 +85,8 @@ struct pm_ctx {
 	size_t cap_want;
 	uint64_t *words;  /* plain-read buffer */
 	bool asked, read; /* this process: PAGEMAP_SCAN used, direct reads */
+	struct pm_priv *pp;
+	const struct exm_mapping *typed; /* mapping whose kind is known */
 };
 
 static void *pm_ctx_new(struct exm_source *src)
@@ -69,6 +95,7 @@ static void *pm_ctx_new(struct exm_source *src)
 
 	if (!c)
 		return NULL;
+	c->pp = src->priv;
 	c->words = malloc(DIRECT_PAGES * sizeof(*c->words));
 	if (!c->words) {
 		free(c);
@@ -137,8 +164,94 @@ static int probe_scan(void)
 		       : SCAN_UNKNOWN;
 }
 
+/* The flags of frame pfn in /proc/kpageflags; 0 when unknown. */
+static uint64_t kpf_of(const struct pm_priv *pp, uint64_t pfn)
+{
+	uint64_t f = 0;
+
+	if (pp->kpf < 0 || pfn > EXM_PM_PFN_MASK ||
+	    pread(pp->kpf, &f, sizeof(f), (off_t)(pfn * 8)) != sizeof(f))
+		return 0;
+	return f;
+}
+
+/*
+ * The zero page's frame: a read-only private page of our own, read, maps
+ * it (one frame for the system's life on x86-64), confirmed by its
+ * kpageflags where they can be read. NO_PFN when it cannot be learnt.
+ */
+static uint64_t learn_zero_pfn(const struct pm_priv *pp)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	void *map = mmap(NULL, (size_t)ps, PROT_READ,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t w = 0, pfn = NO_PFN;
+	int fd;
+
+	if (map == MAP_FAILED)
+		return NO_PFN;
+	(void)*(volatile const char *)map; /* a read fault: the zero page */
+	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 &&
+	    pread(fd, &w, sizeof(w),
+		  (off_t)((uintptr_t)map / (uint64_t)ps * 8)) == sizeof(w) &&
+	    exm_pm_present(w) && exm_pm_key(w))
+		pfn = exm_pm_key(w);
+	if (fd >= 0)
+		close(fd);
+	munmap(map, (size_t)ps);
+	if (pfn != NO_PFN && pp->kpf >= 0 &&
+	    !(kpf_of(pp, pfn) & KPF_ZERO_PAGE))
+		pfn = NO_PFN;
+	return pfn;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The sizes of huge pages the kernel offers, and of a PMD mapping. */
+static void learn_sizes(struct pm_priv *pp, unsigned ps)
+{
+	DIR *d = opendir("/sys/kernel/mm/hugepages");
+	struct dirent *e;
+	unsigned long long v;
+	char buf[32];
+	int fd;
+
+	pp->pmd_pages = (UINT64_C(2) << 20) / ps;
+	fd = open("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size",
+		  O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		ssize_t n = read(fd, buf, sizeof(buf) - 1);
+
+		if (n > 0) {
+			buf[n] = '\0';
+			v = strtoull(buf, NULL, 10);
+			if (v >= ps && !(v & (v - 1)))
+				pp->pmd_pages = v / ps;
+		}
+		close(fd);
+	}
+	while (d && (e = readdir(d)) && pp->nhsizes < 8)
+		if (sscanf(e->d_name, "hugepages-%llukB", &v) == 1 && v &&
+		    v * 1024 > ps && !(v & (v - 1)))
+			pp->hsizes[pp->nhsizes++] = (uint64_t)v * 1024;
+	if (d)
+		closedir(d);
+	if (!pp->nhsizes)
+		pp->hsizes[pp->nhsizes++] = UINT64_C(2) << 20;
+	qsort(pp->hsizes, pp->nhsizes, sizeof(*pp->hsizes), cmp_size);
+}
+
 static int pm_open(struct exm_source *src)
 {
+	struct pm_priv *pp;
+	char path[300];
+
 	/* "pagemap:DIR" reads a /proc-like tree at DIR (tests, recorded
 	 * trees): no privilege is involved in reading plain files. */
 	if (!(src->arg && *src->arg) && !exm_pagemap_has_pfns()) {
@@ -147,17 +260,125 @@ static int pm_open(struct exm_source *src)
 			 "page frame numbers; use --source smaps");
 		return -EPERM;
 	}
-	src->priv = calloc(1, sizeof(struct pm_priv));
-	if (!src->priv)
+	pp = calloc(1, sizeof(*pp));
+	if (!pp)
 		return -ENOMEM;
-	if (!(src->arg && *src->arg))
-		((struct pm_priv *)src->priv)->scan = probe_scan();
+	src->priv = pp;
+	snprintf(path, sizeof(path), "%s/kpageflags",
+		 src->arg && *src->arg ? src->arg : "/proc");
+	pp->kpf = open(path, O_RDONLY | O_CLOEXEC);
+	pp->zero_pfn = NO_PFN;
+	pp->huge_zero = NO_PFN;
+	learn_sizes(pp, (unsigned)sysconf(_SC_PAGESIZE));
+	if (!(src->arg && *src->arg)) {
+		pp->scan = probe_scan();
+		pp->zero_pfn = learn_zero_pfn(pp);
+	}
 	return 0;
 }
 
 static void pm_close(struct exm_source *src)
 {
-	free(src->priv);
+	struct pm_priv *pp = src->priv;
+
+	if (pp && pp->kpf >= 0)
+		close(pp->kpf);
+	free(pp);
+}
+
+/*
+ * A mapping's kind, from its first present frame: a hugetlb page (and how
+ * big) or not. Only a file-backed mapping aligned to a huge page size can
+ * be one (hugetlbfs, MAP_HUGETLB and MFD_HUGETLB are all files).
+ */
+static void type_mapping(struct pm_ctx *c, struct exm_mapping *m,
+			 const uint64_t *w, size_t n, unsigned ps)
+{
+	const struct pm_priv *pp = c->pp;
+	uint64_t pfn, f, size = 0;
+	size_t k = 0;
+
+	if (c->typed == m)
+		return;
+	if (pp->kpf < 0 || !m->inode || m->start % pp->hsizes[0] ||
+	    m->end % pp->hsizes[0]) {
+		c->typed = m;
+		return;
+	}
+	while (k < n && !exm_pm_present(w[k]))
+		k++;
+	if (k == n)
+		return; /* not known yet */
+	c->typed = m;
+	pfn = exm_pm_key(w[k]);
+	f = kpf_of(pp, pfn);
+	if (!(f & KPF_HUGE))
+		return;
+	m->hugetlb = true;
+	/* the smallest size whose next frame is not a tail of this page */
+	for (unsigned i = 0; i < pp->nhsizes && !size; i++)
+		if (!(m->start % pp->hsizes[i]) &&
+		    !(kpf_of(pp, pfn + pp->hsizes[i] / ps) & KPF_COMPOUND_TAIL))
+			size = pp->hsizes[i];
+	m->kpage_size = (uint32_t)(size ? size : pp->hsizes[0]);
+}
+
+/*
+ * Mark the zero-page words of w[0..n) (pages vpn on, of m): the zero
+ * page's frame, and the frames of the huge zero page, which is only ever
+ * mapped whole by one PMD, so found by its first frame at an aligned
+ * address (one kpageflags read for a candidate not already known).
+ */
+static void mark_zero(struct pm_ctx *c, const struct exm_mapping *m,
+		      uint64_t vpn, uint64_t *w, size_t n)
+{
+	struct pm_priv *pp = c->pp;
+	uint64_t hz = pp->huge_zero, hn = pp->pmd_pages;
+	bool may_huge = !(m->perms & EXM_PERM_S) && !m->hugetlb &&
+			pp->kpf >= 0;
+
+	for (size_t k = 0; k < n; k++) {
+		uint64_t x = w[k], pfn = exm_pm_key(x);
+
+		if (!exm_pm_present(x))
+			continue;
+		if (pfn == pp->zero_pfn || (hz != NO_PFN && pfn - hz < hn)) {
+			w[k] = x | EXM_PM_ZERO;
+			continue;
+		}
+		if (may_huge && !((vpn + k) % hn) && !(pfn % hn) &&
+		    !(x & EXM_PM_EXCLUSIVE) &&
+		    (k + 1 == n || exm_pm_key(w[k + 1]) == pfn + 1) &&
+		    (kpf_of(pp, pfn) & KPF_ZERO_PAGE)) {
+			hz = pfn;
+			pp->huge_zero = pfn;
+			w[k] = x | EXM_PM_ZERO;
+		}
+	}
+}
+
+/* Classify the words of pages [vpn, vpn + n) of m (or_bits ORed into the
+ * present ones) and store them. */
+static int store_words(struct pm_ctx *c, struct exm_builder *b,
+		       struct exm_mapping *m, uint64_t vpn, uint64_t *w,
+		       size_t n, uint64_t or_bits)
+{
+	if (or_bits)
+		for (size_t k = 0; k < n; k++)
+			if (exm_pm_present(w[k]))
+				w[k] |= or_bits;
+	type_mapping(c, m, w, n, b->snap->sys.page_size);
+	mark_zero(c, m, vpn, w, n);
+	return exm_build_pages(b, m, vpn, w, (uint32_t)n);
+}
+
+/* At most n words from vpn, ending at a multiple of CHUNK_WORDS (so a
+ * PMD's words are read together) unless the range ends first. */
+static size_t chunk_len(uint64_t vpn, uint64_t n)
+{
+	uint64_t k = CHUNK_WORDS - vpn % CHUNK_WORDS;
+
+	return (size_t)(n < k ? n : k);
 }
 
 /* pread that maps errors to -errno and tolerates short reads at the end. */
@@ -183,7 +404,7 @@ static int read_range(struct pm_ctx *c, struct exm_builder *b, int fd,
 		      uint64_t v1)
 {
 	while (v0 < v1) {
-		size_t n = v1 - v0 > CHUNK_WORDS ? CHUNK_WORDS : v1 - v0;
+		size_t n = chunk_len(v0, v1 - v0);
 		ssize_t got = read_words(fd, c->words, v0, n);
 		ssize_t k = 0;
 
@@ -216,9 +437,8 @@ static int read_range(struct pm_ctx *c, struct exm_builder *b, int fd,
 				    exm_pm_used(c->words[j]);
 			     j++)
 				;
-			ret = exm_build_pages(b, m, v0 + (uint64_t)k,
-						    c->words + k,
-						    (uint32_t)(j - k));
+			ret = store_words(c, b, m, v0 + (uint64_t)k,
+					  c->words + k, (size_t)(j - k), 0);
 			if (ret)
 				return ret;
 			k = j;
@@ -228,14 +448,27 @@ static int read_range(struct pm_ctx *c, struct exm_builder *b, int fd,
 	return 0;
 }
 
-/* Ask the kernel which ranges of [start, end) hold present or swapped
- * pages: c->regions. 1 when the kernel has no PAGEMAP_SCAN, 0, -errno. */
+/*
+ * Ask the kernel which ranges of [start, end) hold present or swapped
+ * pages: c->regions, ascending, none overlapping. 1 when the kernel has no
+ * PAGEMAP_SCAN, 0, -errno.
+ *
+ * The kernel walks in batches of its own (512 regions on 6.18) and
+ * returns up to the number of regions asked for; walk_end is where the
+ * walk stopped only when that number was reached: after a batch it
+ * keeps the batch's end even when the walk went on to the end of the
+ * range. So a call that returns fewer regions than asked has covered the
+ * whole range, and a call that fills them all goes on from the end of the
+ * last one returned (what lies between it and walk_end holds no page).
+ */
 static int scan_regions(struct pm_ctx *c, int fd, uint64_t start, uint64_t end)
 {
 	struct exm_pm_scan_arg arg;
 
 	c->nregions = 0;
 	while (start < end) {
+		struct exm_page_region *got;
+		uint64_t last;
 		long n;
 
 		if (c->cap_regions - c->nregions < NREGIONS) {
@@ -261,7 +494,8 @@ static int scan_regions(struct pm_ctx *c, int fd, uint64_t start, uint64_t end)
 		arg.vec_len = NREGIONS;
 		arg.category_anyof_mask =
 			EXM_PAGE_IS_PRESENT | EXM_PAGE_IS_SWAPPED;
-		arg.return_mask = EXM_PAGE_IS_PRESENT | EXM_PAGE_IS_SWAPPED;
+		arg.return_mask = EXM_PAGE_IS_PRESENT | EXM_PAGE_IS_SWAPPED |
+				  EXM_PAGE_IS_PFNZERO | EXM_PAGE_IS_HUGE;
 		n = ioctl(fd, EXM_PAGEMAP_SCAN, &arg);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -271,27 +505,46 @@ static int scan_regions(struct pm_ctx *c, int fd, uint64_t start, uint64_t end)
 				return 1;
 			return -errno;
 		}
-		c->nregions += (size_t)n;
-		if (arg.walk_end <= start)
-			break; /* no progress: never loop forever */
-		start = arg.walk_end;
+		if (n > NREGIONS)
+			return -EIO;
+		got = c->regions + c->nregions;
+		last = n ? got[n - 1].end : end;
+		/* keep what lies past the regions kept (never a page twice) */
+		for (long i = 0; i < n; i++) {
+			struct exm_page_region r = got[i];
+			uint64_t floor = c->nregions ? c->regions[c->nregions - 1].end
+						     : start;
+
+			if (r.start < floor)
+				r.start = floor;
+			if (r.end > end)
+				r.end = end;
+			if (r.start < r.end)
+				c->regions[c->nregions++] = r;
+		}
+		if (n < NREGIONS || last <= start)
+			break; /* the range is covered (or no progress) */
+		start = last;
 	}
 	return 0;
 }
 
-/* Read the words of pages [vpn, vpn + n) of m into its reserved room. */
+/* Read the words of pages [vpn, vpn + n) of m into its reserved room
+ * (or_bits ORed into the present ones). */
 static int read_piece(struct pm_ctx *c, struct exm_builder *b,
-		      struct exm_mapping *m, uint64_t vpn, uint64_t n, int fd)
+		      struct exm_mapping *m, uint64_t vpn, uint64_t n, int fd,
+		      uint64_t or_bits)
 {
 	while (n) {
-		size_t want = n < CHUNK_WORDS ? (size_t)n : CHUNK_WORDS;
+		size_t want = chunk_len(vpn, n);
 		ssize_t got = read_words(fd, c->words, vpn, want);
 		int ret;
 
 		if (got <= 0)
 			return (int)got;
 		/* packed into the room reserved for this mapping */
-		ret = exm_build_pages(b, m, vpn, c->words, (uint32_t)got);
+		ret = store_words(c, b, m, vpn, c->words, (size_t)got,
+				  or_bits);
 		if (ret)
 			return ret;
 		vpn += (uint64_t)got;
@@ -315,7 +568,7 @@ static int read_direct(struct pm_ctx *c, struct exm_builder *b, int fd,
 		used += exm_pm_used(c->words[k]);
 	ret = exm_build_reserve(b, m, used);
 	if (!ret)
-		ret = exm_build_pages(b, m, vpn, c->words, (uint32_t)got);
+		ret = store_words(c, b, m, vpn, c->words, (size_t)got, 0);
 	return ret;
 }
 
@@ -356,7 +609,11 @@ static int scan_mapping(struct pm_ctx *c, struct exm_builder *b, int fd,
 		uint64_t e = c->regions[r].end < end ? c->regions[r].end : end;
 
 		if (s < e) {
-			ret = read_piece(c, b, m, s / ps, (e - s) / ps, fd);
+			ret = read_piece(c, b, m, s / ps, (e - s) / ps, fd,
+					 c->regions[r].categories &
+							 EXM_PAGE_IS_PFNZERO
+						 ? EXM_PM_ZERO
+						 : 0);
 			done = e;
 		}
 	}
@@ -414,7 +671,9 @@ static void pop_kv(void *ctx, const char *key, size_t klen, uint64_t v)
 
 	if (pp->cur != SIZE_MAX && v &&
 	    ((klen == 3 && !memcmp(key, "Rss", 3)) ||
-	     (klen == 4 && !memcmp(key, "Swap", 4))))
+	     (klen == 4 && !memcmp(key, "Swap", 4)) ||
+	     (klen == 14 && !memcmp(key, "Shared_Hugetlb", 14)) ||
+	     (klen == 15 && !memcmp(key, "Private_Hugetlb", 15))))
 		pp->want[pp->cur] = true;
 }
 
@@ -422,8 +681,9 @@ static void pop_kv(void *ctx, const char *key, size_t klen, uint64_t v)
  * Without PAGEMAP_SCAN, reading a mapping's words costs 8 bytes for every
  * virtual page, present or not: a mostly empty 64 GiB reservation is 128
  * MiB of reads. For a process with a mapping bigger than DIRECT_PAGES,
- * smaps says first which mappings hold any page at all (Rss or Swap), and
- * the empty ones are not read. Sets c->want[k] for a mapping to read. 0,
+ * smaps says first which mappings hold any page at all (Rss, Swap or
+ * hugetlb pages), and the empty ones are not read, but for those that may
+ * map the zero page, which smaps does not count (see may_hold_zero). Sets c->want[k] for a mapping to read. 0,
  * or -errno when smaps cannot be read (then read everything).
  */
 static int populated_from_smaps(struct pm_ctx *c, int dirfd,
@@ -440,6 +700,14 @@ static int populated_from_smaps(struct pm_ctx *c, int dirfd,
 	exm_smaps_walk(buf, len, p, pop_vma, pop_kv, &pp);
 	free(buf);
 	return 0;
+}
+
+/* Only a readable private anonymous mapping can map the zero page (or
+ * the huge zero page): a read fault there maps it rather than a page. */
+static bool may_hold_zero(const struct exm_mapping *m)
+{
+	return (m->perms & EXM_PERM_R) && !(m->perms & EXM_PERM_S) &&
+	       !m->inode;
 }
 
 static int read_process(struct pm_ctx *c, struct exm_builder *b, int fd,
@@ -465,7 +733,8 @@ static int read_process(struct pm_ctx *c, struct exm_builder *b, int fd,
 		size_t mi = i;
 		int ret;
 
-		if (m->kind == EXM_KIND_VSYSCALL || (sel && !c->want[i]))
+		if (m->kind == EXM_KIND_VSYSCALL ||
+		    (sel && !c->want[i] && !may_hold_zero(m)))
 			continue;
 		ret = read_range(c, b, fd, p, &mi, ps, m->start / ps,
 				 m->end / ps);
@@ -495,6 +764,7 @@ static int pm_proc(struct exm_source *src, void *ctx,
 	fd = openat(dirfd, "pagemap", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	c->typed = NULL;
 	if (opts->pagemap_mode != 2 && pp->scan != SCAN_NO) {
 		c->asked = c->read = false;
 		ret = scan_process(c, b, fd, p, ps,
@@ -568,6 +838,10 @@ static int pm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 		return -EOPNOTSUPP;
 	}
 	ret = exm_proc_walk(src, &o, b, &walk);
+	if (!ret)
+		ret = exm_swapcache_mapped(b->snap, o.proc_root);
+	if (!ret)
+		ret = exm_ksm_mark(b->snap, o.proc_root);
 	/* auto on a kernel with the ioctl: big mappings asked about, small
 	 * ones read at once (see DIRECT_PAGES). How the pages were read is
 	 * known only now: the one fact set after begin. */

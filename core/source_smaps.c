@@ -4,6 +4,9 @@
  * cannot read page frame numbers. No page identity: effective resident is
  * the kernel's Pss, effective swap its SwapPss, sole its Private_Clean +
  * Private_Dirty (USS); writable and byte ranges cannot be measured.
+ * hugetlb is Shared_Hugetlb + Private_Hugetlb of a mapping whose
+ * KernelPageSize is a huge page; smaps has no share of it (effective
+ * hugetlb unknown) and does not count the zero page (zero unknown).
  * Other users' processes are listed from statm (VM, resident) only.
  */
 #include <errno.h>
@@ -20,19 +23,29 @@ static int sm_open(struct exm_source *src)
 }
 
 struct vma_acc {
-	uint64_t size, rss, pss, swap, swap_pss, priv;
+	uint64_t size, rss, pss, swap, swap_pss, priv, hugetlb, kpage;
 };
 
-static void vma_store(struct exm_mapping *m, const struct vma_acc *a)
+/* What smaps says of every mapping it lists. */
+#define SMAPS_HAS                                                        \
+	(EXM_HAS_VM | EXM_HAS_RSS | EXM_HAS_ERSS | EXM_HAS_SWAP |         \
+	 EXM_HAS_ESWAP | EXM_HAS_SOLE | EXM_HAS_HUGETLB)
+
+static void vma_store(struct exm_mapping *m, const struct vma_acc *a,
+		      unsigned ps)
 {
+	if (a->kpage > ps && a->kpage <= UINT32_MAX) {
+		m->hugetlb = true;
+		m->kpage_size = (uint32_t)a->kpage;
+	}
+	m->sz.hugetlb = a->hugetlb;
 	m->sz.vm = m->end - m->start;
 	m->sz.rss = a->rss;
 	m->sz.erss = (double)a->pss;
 	m->sz.swap = a->swap;
 	m->sz.eswap = (double)a->swap_pss;
 	m->sz.sole = a->priv;
-	m->sz.has = EXM_HAS_VM | EXM_HAS_RSS | EXM_HAS_ERSS | EXM_HAS_SWAP |
-		    EXM_HAS_ESWAP | EXM_HAS_SOLE;
+	m->sz.has = SMAPS_HAS;
 }
 
 static bool key_is(const char *key, size_t klen, const char *want)
@@ -46,6 +59,7 @@ struct smaps_parse {
 	struct exm_proc *p;
 	struct exm_mapping *cur;
 	struct vma_acc a;
+	unsigned ps;
 };
 
 static void on_vma(void *ctx, size_t first, bool exact, uint64_t start,
@@ -54,7 +68,7 @@ static void on_vma(void *ctx, size_t first, bool exact, uint64_t start,
 	struct smaps_parse *sp = ctx;
 
 	if (sp->cur)
-		vma_store(sp->cur, &sp->a);
+		vma_store(sp->cur, &sp->a, sp->ps);
 	memset(&sp->a, 0, sizeof(sp->a));
 	sp->cur = exact ? &sp->p->maps[first] : NULL;
 }
@@ -74,15 +88,21 @@ static void on_kv(void *ctx, const char *key, size_t klen, uint64_t v)
 	else if (key_is(key, klen, "Private_Clean") ||
 		 key_is(key, klen, "Private_Dirty"))
 		a->priv += v;
+	else if (key_is(key, klen, "Shared_Hugetlb") ||
+		 key_is(key, klen, "Private_Hugetlb"))
+		a->hugetlb += v;
+	else if (key_is(key, klen, "KernelPageSize"))
+		a->kpage = v;
 }
 
-static void parse_smaps(const char *buf, size_t len, struct exm_proc *p)
+static void parse_smaps(const char *buf, size_t len, struct exm_proc *p,
+			unsigned ps)
 {
-	struct smaps_parse sp = { .p = p };
+	struct smaps_parse sp = { .p = p, .ps = ps };
 
 	exm_smaps_walk(buf, len, p, on_vma, on_kv, &sp);
 	if (sp.cur)
-		vma_store(sp.cur, &sp.a);
+		vma_store(sp.cur, &sp.a, ps);
 }
 
 static int sm_proc(struct exm_source *src, void *ctx,
@@ -98,7 +118,7 @@ static int sm_proc(struct exm_source *src, void *ctx,
 	ret = exm_read_file(dirfd, "smaps", &buf, &len);
 	if (ret)
 		return ret;
-	parse_smaps(buf, len, p);
+	parse_smaps(buf, len, p, b->snap->sys.page_size);
 	free(buf);
 	/* The kernel's per-process figures come from smaps_rollup: the
 	 * Pss_Anon/File/Shmem split exists only there, and it rounds once
@@ -113,9 +133,7 @@ static int sm_proc(struct exm_source *src, void *ctx,
 	for (size_t i = 0; i < p->nmaps; i++)
 		if (!p->maps[i].sz.has) {
 			p->maps[i].sz.vm = p->maps[i].end - p->maps[i].start;
-			p->maps[i].sz.has = EXM_HAS_VM | EXM_HAS_RSS |
-					    EXM_HAS_ERSS | EXM_HAS_SWAP |
-					    EXM_HAS_ESWAP | EXM_HAS_SOLE;
+			p->maps[i].sz.has = SMAPS_HAS;
 		}
 	return 0;
 }

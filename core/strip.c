@@ -54,7 +54,7 @@ int exm_strip_count(const struct exm_snapshot *snap, const uint64_t *pfns,
 				const uint64_t *hit;
 				size_t i;
 
-				if (!exm_pm_present(w))
+				if (!exm_pm_resident(w))
 					continue;
 				pfn = w & EXM_PM_PFN_MASK;
 				hit = bsearch(&pfn, pfns, n, sizeof(*pfns),
@@ -108,7 +108,7 @@ int exm_strip_mapping(const struct exm_snapshot *snap,
 
 			if (pg >= out->npages)
 				continue;
-			if (exm_pm_present(w)) {
+			if (exm_pm_resident(w)) {
 				out->cells[pg].state = EXM_CELL_PRESENT;
 				pg_of[npfn] = (size_t)pg;
 				pfns[npfn++] = w & EXM_PM_PFN_MASK;

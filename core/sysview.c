@@ -5,9 +5,11 @@
 #include "core/sysview.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "core/kpageflags.h"
 #include "core/pagecount.h"
 
 static const struct {
@@ -24,6 +26,11 @@ static const struct {
 	[EXM_SYS_SHMEM_UNMAPPED] = { "shmem_unmapped",
 				     "shared memory and tmpfs no scanned "
 				     "process maps (Shmem less scanned)" },
+	[EXM_SYS_SWAPCACHE_UNMAPPED] = { "swap_cache_unmapped",
+					 "swap cache no scanned process maps "
+					 "(SwapCached less the mapped "
+					 "swap-cache pages the scan saw; 0 "
+					 "when not known)" },
 	[EXM_SYS_SLAB_RECLAIM] = { "slab_reclaimable",
 				   "kernel slab, reclaimable (SReclaimable)" },
 	[EXM_SYS_SLAB_UNRECLAIM] = { "slab_unreclaimable",
@@ -39,7 +46,15 @@ static const struct {
 			      "vmalloc, less kernel stacks which are "
 			      "vmalloc'd (VmallocUsed-KernelStack)" },
 	[EXM_SYS_PERCPU] = { "percpu", "per-CPU allocations (Percpu)" },
-	[EXM_SYS_HUGETLB] = { "hugetlb", "huge page pool (Hugetlb)" },
+	[EXM_SYS_HUGE_MAPPED] = { "hugetlb_mapped",
+				  "huge pages scanned processes map (exact)" },
+	[EXM_SYS_HUGE_UNMAPPED] = { "hugetlb_unmapped",
+				    "huge pages in use no scanned process "
+				    "maps (HugePages_Total-HugePages_Free "
+				    "less mapped)" },
+	[EXM_SYS_HUGE_FREE] = { "hugetlb_free",
+				"huge pages free or reserved (Hugetlb less "
+				"in use)" },
 	[EXM_SYS_ZSWAP] = { "zswap", "compressed swap cache (Zswap)" },
 	[EXM_SYS_BALLOON] = { "balloon",
 			      "taken by a virtual machine balloon (Balloon)" },
@@ -51,7 +66,8 @@ static const struct {
 
 enum { PK_ANON, PK_FILE, PK_SHMEM, PK__COUNT };
 
-/* Distinct pages the scanned processes map, by kind. */
+/* Distinct resident pages the scanned processes map, by kind (neither
+ * the zero page nor hugetlb pages: see the hugetlb rows). */
 static int user_split(const struct exm_snapshot *snap, uint64_t *n)
 {
 	struct exm_pagecount *pc[PK__COUNT] = { 0 };
@@ -66,11 +82,12 @@ static int user_split(const struct exm_snapshot *snap, uint64_t *n)
 		for (size_t j = 0; j < p->nmaps; j++) {
 			const struct exm_mapping *m = &p->maps[j];
 
-			for (uint32_t k = 0; k < m->npages; k++) {
+			for (uint32_t k = 0; !m->hugetlb && k < m->npages;
+			     k++) {
 				uint64_t w = exm_mapping_word(m, k);
 				int kind = PK_ANON;
 
-				if (!exm_pm_present(w))
+				if (!exm_pm_resident(w))
 					continue;
 				if (w & EXM_PM_FILE)
 					kind = m->kind == EXM_KIND_SHMEM
@@ -104,7 +121,8 @@ static int64_t less(uint64_t a, uint64_t b)
 enum {
 	MI_TOTAL, MI_ANON, MI_CACHED, MI_BUFFERS, MI_SHMEM, MI_SRECL,
 	MI_SUNRECL, MI_KSTACK, MI_PT, MI_SPT, MI_VMALLOC, MI_PERCPU,
-	MI_HUGETLB, MI_ZSWAP, MI_BALLOON, MI_FREE, MI_KRECL, MI__COUNT
+	MI_HUGETLB, MI_ZSWAP, MI_BALLOON, MI_FREE, MI_KRECL, MI_HP_TOTAL,
+	MI_HP_FREE, MI_HP_SIZE, MI_SWAPCACHED, MI_SWAPCACHED_MAPPED, MI__COUNT
 };
 static const char *const keys[MI__COUNT] = {
 	[MI_TOTAL] = "MemTotal",	 [MI_ANON] = "AnonPages",
@@ -115,16 +133,20 @@ static const char *const keys[MI__COUNT] = {
 	[MI_VMALLOC] = "VmallocUsed",	 [MI_PERCPU] = "Percpu",
 	[MI_HUGETLB] = "Hugetlb",	 [MI_ZSWAP] = "Zswap",
 	[MI_BALLOON] = "Balloon",	 [MI_FREE] = "MemFree",
-	[MI_KRECL] = "KReclaimable",
+	[MI_KRECL] = "KReclaimable",	 [MI_HP_TOTAL] = "HugePages_Total",
+	[MI_HP_FREE] = "HugePages_Free", [MI_HP_SIZE] = "Hugepagesize",
+	[MI_SWAPCACHED] = "SwapCached",
+	[MI_SWAPCACHED_MAPPED] = EXM_MI_SWAPCACHE_MAPPED,
 };
 
 int exm_sysview_from_meminfo(const struct exm_snapshot *snap,
 			     const struct exm_meminfo *mi,
 			     struct exm_sysview *out, char *err, size_t errlen)
 {
-	uint64_t ps = snap->sys.page_size, split[PK__COUNT];
+	uint64_t ps = snap->sys.page_size, split[PK__COUNT], huse;
 	uint64_t v[EXM_SYS__COUNT] = { 0 };
 	uint64_t c[MI__COUNT] = { 0 }; /* 0 when meminfo lacks it */
+	bool has[MI__COUNT] = { 0 };
 	int64_t sum = 0;
 	int r;
 
@@ -152,7 +174,7 @@ int exm_sysview_from_meminfo(const struct exm_snapshot *snap,
 		return -EINVAL;
 	}
 	for (int i = 0; i < MI__COUNT; i++) {
-		if (!exm_meminfo_get(mi, keys[i], &c[i]))
+		if (!(has[i] = exm_meminfo_get(mi, keys[i], &c[i])))
 			continue;
 		if (c[i] > SYS_MAX) {
 			snprintf(err, errlen, "meminfo: %s is out of range",
@@ -175,6 +197,10 @@ int exm_sysview_from_meminfo(const struct exm_snapshot *snap,
 		out->user_file);
 	v[EXM_SYS_SHMEM_UNMAPPED] = (uint64_t)less(c[MI_SHMEM],
 						   out->user_shmem);
+	/* the mapped ones are in AnonPages: in the rows above */
+	if (has[MI_SWAPCACHED_MAPPED])
+		v[EXM_SYS_SWAPCACHE_UNMAPPED] = (uint64_t)less(
+			c[MI_SWAPCACHED], c[MI_SWAPCACHED_MAPPED]);
 	v[EXM_SYS_SLAB_RECLAIM] = c[MI_SRECL];
 	v[EXM_SYS_SLAB_UNRECLAIM] = c[MI_SUNRECL];
 	/* KReclaimable is SReclaimable and more (0 where the kernel lacks it) */
@@ -183,7 +209,17 @@ int exm_sysview_from_meminfo(const struct exm_snapshot *snap,
 	v[EXM_SYS_PAGETABLES] = c[MI_PT] + c[MI_SPT];
 	v[EXM_SYS_VMALLOC] = (uint64_t)less(c[MI_VMALLOC], c[MI_KSTACK]);
 	v[EXM_SYS_PERCPU] = c[MI_PERCPU];
-	v[EXM_SYS_HUGETLB] = c[MI_HUGETLB];
+	/* huge pages in use (of the default size: meminfo counts no other),
+	 * at least those mapped; what is left of the pool is free */
+	v[EXM_SYS_HUGE_MAPPED] = snap->distinct_hugetlb * ps;
+	huse = (uint64_t)less(c[MI_HP_TOTAL], c[MI_HP_FREE]);
+	huse = c[MI_HP_SIZE] && huse > SYS_MAX / c[MI_HP_SIZE]
+		       ? SYS_MAX
+		       : huse * c[MI_HP_SIZE];
+	if (huse < v[EXM_SYS_HUGE_MAPPED])
+		huse = v[EXM_SYS_HUGE_MAPPED];
+	v[EXM_SYS_HUGE_UNMAPPED] = huse - v[EXM_SYS_HUGE_MAPPED];
+	v[EXM_SYS_HUGE_FREE] = (uint64_t)less(c[MI_HUGETLB], huse);
 	v[EXM_SYS_ZSWAP] = c[MI_ZSWAP];
 	v[EXM_SYS_BALLOON] = c[MI_BALLOON];
 	v[EXM_SYS_FREE] = c[MI_FREE];

@@ -8,15 +8,22 @@
  * counters from /proc/meminfo. Three rows are what /proc/meminfo counts
  * less what the scan found mapped: anonymous memory of processes not
  * scanned (AnonPages), page cache not mapped by a scanned process
- * (Cached + Buffers - Shmem) and shared memory not mapped by one (Shmem).
- * Those are never negative (a counter that moved between the scan and the
+ * (Cached + Buffers - Shmem) and shared memory not mapped by one (Shmem);
+ * a fourth, the swap cache no scanned process maps, is SwapCached less
+ * the mapped swap-cache pages the scan saw (kpageflags.h), when the
+ * snapshot knows them (else 0, and that swap cache is unexplained).
+ * The huge page pool (Hugetlb) is split likewise: the hugetlb frames the
+ * scanned processes map (exact; they are in no other row, as they are in
+ * no process's resident), the pages in use (HugePages_Total less
+ * HugePages_Free, of the default size) less those, and the rest (free or
+ * reserved). Those are never negative (a counter that moved between the scan and the
  * read of /proc/meminfo is clamped at 0).
  *
  * The last row, "unexplained", is MemTotal less every other row, so the
  * rows always add up to MemTotal exactly. It holds memory no counter
- * names (pages drivers allocate directly, the swap cache, memory of
- * devices) and the drift between the read of /proc/meminfo (taken with
- * the snapshot, when its scan began) and the scan.
+ * names (pages drivers allocate directly, memory of devices) and the
+ * drift between the read of /proc/meminfo (taken with the snapshot, when
+ * its scan began) and the scan.
  * It is negative when the other rows count more than MemTotal (counters
  * that overlap, or moved between reads): it is then shown as a negative
  * number, never hidden or clamped.
@@ -34,6 +41,7 @@ enum exm_sysrow_id {
 	EXM_SYS_ANON_UNSCANNED,	 /* AnonPages - scanned anonymous */
 	EXM_SYS_CACHE_UNMAPPED,	 /* Cached + Buffers - Shmem - scanned file */
 	EXM_SYS_SHMEM_UNMAPPED,	 /* Shmem - scanned shared memory */
+	EXM_SYS_SWAPCACHE_UNMAPPED, /* SwapCached - mapped swap cache seen */
 	EXM_SYS_SLAB_RECLAIM,	 /* SReclaimable */
 	EXM_SYS_SLAB_UNRECLAIM,	 /* SUnreclaim */
 	EXM_SYS_KRECLAIM_OTHER,	 /* KReclaimable - SReclaimable */
@@ -41,7 +49,9 @@ enum exm_sysrow_id {
 	EXM_SYS_PAGETABLES,	 /* PageTables + SecPageTables */
 	EXM_SYS_VMALLOC,	 /* VmallocUsed - KernelStack */
 	EXM_SYS_PERCPU,		 /* Percpu */
-	EXM_SYS_HUGETLB,	 /* Hugetlb */
+	EXM_SYS_HUGE_MAPPED,	 /* hugetlb frames scanned processes map */
+	EXM_SYS_HUGE_UNMAPPED,	 /* huge pages in use less those */
+	EXM_SYS_HUGE_FREE,	 /* Hugetlb less huge pages in use */
 	EXM_SYS_ZSWAP,		 /* Zswap */
 	EXM_SYS_BALLOON,	 /* Balloon */
 	EXM_SYS_FREE,		 /* MemFree */

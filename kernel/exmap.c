@@ -12,9 +12,10 @@
  * under the same lock, so exmtop need not read maps at all.
  *
  * The walk never faults a page in: it only reads page-table entries under
- * mmap_read_lock and the page-table lock. Hugetlb VMAs are skipped, and so
- * are VM_PFNMAP ones (no struct page; pagemap shows them as holes too).
- * Every kernel-version difference lives in exmap_compat.h.
+ * mmap_read_lock and the page-table lock (and, in a hugetlb mapping, the
+ * file's i_mmap lock). VM_PFNMAP mappings are skipped (no struct page;
+ * pagemap shows them as holes too). Every kernel-version difference lives
+ * in exmap_compat.h.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -24,6 +25,7 @@
 #include <linux/dcache.h>
 #include <linux/fs.h>
 #include <linux/huge_mm.h>
+#include <linux/hugetlb.h>
 #include <linux/kdev_t.h>
 #include <linux/hugetlb_inline.h>
 #include <linux/miscdevice.h>
@@ -133,6 +135,8 @@ static u32 exmap_page_flags(struct folio *folio)
 		flags |= EXMAP_F_SHMEM;
 	if (folio_test_dirty(folio))
 		flags |= EXMAP_F_DIRTY;
+	if (folio_test_ksm(folio))
+		flags |= EXMAP_F_KSM;
 	return flags;
 }
 
@@ -374,6 +378,100 @@ static int exmap_vma(struct exmap_walk *w, struct vm_area_struct *vma,
 	return 0;
 }
 
+/*
+ * The entry of the huge page of size sz at addr, as huge_pte_offset()
+ * finds it (not exported): the PUD for a PUD-sized page, else the PMD
+ * under a present PUD; NULL when no table holds it.
+ */
+static pte_t *exmap_huge_pte(struct mm_struct *mm, unsigned long addr,
+			     unsigned long sz)
+{
+	pgd_t *pgdp = pgd_offset(mm, addr);
+	p4d_t *p4dp;
+	pud_t *pudp;
+
+	if (!pgd_present(*pgdp))
+		return NULL;
+	p4dp = p4d_offset(pgdp, addr);
+	if (!p4d_present(*p4dp))
+		return NULL;
+	pudp = pud_offset(p4dp, addr);
+	if (sz == PUD_SIZE)
+		return (pte_t *)pudp;
+	if (sz != PMD_SIZE || !pud_present(READ_ONCE(*pudp)))
+		return NULL;
+	return (pte_t *)pmd_offset(pudp, addr);
+}
+
+/*
+ * The pages of [addr, end) in one huge page of a hugetlb mapping, under
+ * the entry's lock. Each base page is a page of a record, its frame the
+ * huge page's first plus its offset, as pagemap gives them. An entry that
+ * is not present (migration, poison, a userfaultfd marker) gives nothing,
+ * as in pagemap.
+ */
+static int exmap_hugetlb_page(struct exmap_walk *w, struct hstate *h,
+			      unsigned long addr, unsigned long end)
+{
+	unsigned long sz = huge_page_size(h);
+	unsigned long base = addr & ~(sz - 1);
+	u32 flags, mapcount;
+	struct folio *folio;
+	spinlock_t *ptl; /* of the entry */
+	pte_t *ptep, pte;
+	u64 frame;
+	int ret = 0;
+
+	ptep = exmap_huge_pte(w->mm, base, sz);
+	if (!ptep)
+		return 0;
+	ptl = huge_pte_lock(h, w->mm, ptep);
+	pte = exmap_huge_ptep_get(w->mm, base, ptep);
+	if (!pte_present(pte))
+		goto out;
+	folio = page_folio(pte_page(pte));
+	frame = pte_pfn(pte) + ((addr - base) >> PAGE_SHIFT);
+	flags = EXMAP_F_PRESENT | EXMAP_F_HUGETLB | exmap_page_flags(folio);
+	if (pte_write(pte))
+		flags |= EXMAP_F_WRITE;
+	if (pte_dirty(pte))
+		flags |= EXMAP_F_DIRTY;
+	/* pagemap's "exclusive": mapped once, by a table of its own */
+	mapcount = exmap_mapcount(folio, &folio->page);
+	if (mapcount == 1 && !hugetlb_pmd_shared(ptep))
+		flags |= EXMAP_F_EXCL;
+	for (; addr < end && !ret; addr += PAGE_SIZE, frame++)
+		ret = exmap_emit(w, addr, frame, flags, mapcount);
+out:
+	spin_unlock(ptl);
+	return ret;
+}
+
+/*
+ * A hugetlb mapping, one huge page at a time, under the file's i_mmap
+ * lock: no PMD table shared between processes is unshared (and freed)
+ * meanwhile, as that takes the lock for writing.
+ */
+static int exmap_hugetlb(struct exmap_walk *w, struct vm_area_struct *vma,
+			 unsigned long addr, unsigned long end)
+{
+	struct address_space *mapping = vma->vm_file->f_mapping;
+	struct hstate *h = hstate_vma(vma);
+	unsigned long next;
+	int ret = 0;
+
+	i_mmap_lock_read(mapping);
+	for (; addr < end && !ret; addr = next) {
+		next = min((addr | (huge_page_size(h) - 1)) + 1, end);
+		ret = exmap_hugetlb_page(w, h, addr, next);
+		if (!ret && fatal_signal_pending(current))
+			ret = -EINTR;
+		cond_resched();
+	}
+	i_mmap_unlock_read(mapping);
+	return ret;
+}
+
 /* Append len bytes of s to the names; -EOVERFLOW when they do not fit. */
 static int exmap_name_put(struct exmap_walk *w, const char *s, size_t len)
 {
@@ -469,6 +567,11 @@ static int exmap_list_vmas(struct exmap_walk *w)
 			   (f & VM_WRITE ? EXMAP_VMA_WRITE : 0) |
 			   (f & VM_EXEC ? EXMAP_VMA_EXEC : 0) |
 			   (f & VM_MAYSHARE ? EXMAP_VMA_SHARED : 0);
+		v->page_size = PAGE_SIZE;
+		if (is_vm_hugetlb_page(vma)) {
+			v->flags |= EXMAP_VMA_HUGETLB;
+			v->page_size = huge_page_size(hstate_vma(vma));
+		}
 		if (vma->vm_file) {
 			const struct inode *inode =
 				exmap_file_inode(vma->vm_file);
@@ -512,9 +615,12 @@ static int exmap_walk_mm(struct exmap_walk *w, unsigned long addr,
 		unsigned long s = max(addr, vma->vm_start);
 		unsigned long e = min(end, vma->vm_end);
 
-		if (is_vm_hugetlb_page(vma) || (vma->vm_flags & VM_PFNMAP))
+		if (vma->vm_flags & VM_PFNMAP)
 			continue;
-		ret = exmap_vma(w, vma, s, e);
+		if (is_vm_hugetlb_page(vma))
+			ret = exmap_hugetlb(w, vma, s, e);
+		else
+			ret = exmap_vma(w, vma, s, e);
 		if (ret)
 			break;
 	}

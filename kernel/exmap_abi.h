@@ -21,6 +21,11 @@
  * [anon:NAME], ...). Not among them: the vsyscall page, which maps lists
  * after them for a process that has it (EXMAP_INFO_GATE). When they do not
  * fit, the call fails with EOVERFLOW and nothing else is returned.
+ *
+ * hugetlb mappings are walked too (ABI 4): each base page of a present
+ * huge page is a page of a record (EXMAP_F_HUGETLB), its frame the huge
+ * page's first frame plus the page's offset in it, its mapcount the huge
+ * page's, as pagemap and smaps see them.
  */
 #ifndef EXMAP_ABI_H
 #define EXMAP_ABI_H
@@ -28,7 +33,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define EXMAP_ABI_VERSION 3
+#define EXMAP_ABI_VERSION 4
 #define EXMAP_DEVICE "/dev/exmap"
 
 /*
@@ -36,7 +41,8 @@
  * is what smaps counts as dirty (the PTE's or the folio's dirty bit);
  * NOPAGE marks a present entry without a struct page (the zero page, PFN
  * maps); MIGRATION a migration or device entry, whose frame is a PFN in
- * swap-entry layout.
+ * swap-entry layout. ZERO, KSM and HUGETLB say what the page is, from the
+ * page itself (ABI 4: KSM and HUGETLB).
  */
 #define EXMAP_F_PRESENT		0x0001	/* frame is a PFN */
 #define EXMAP_F_SWAP		0x0002	/* frame is type | offset << 5 */
@@ -50,6 +56,8 @@
 #define EXMAP_F_EXCL		0x0200	/* exclusively mapped */
 #define EXMAP_F_NOPAGE		0x0400	/* present without a page */
 #define EXMAP_F_MIGRATION	0x0800	/* migration or device entry */
+#define EXMAP_F_KSM		0x1000	/* a KSM page (merged) */
+#define EXMAP_F_HUGETLB		0x2000	/* a page of a hugetlb huge page */
 
 struct exmap_rec {
 	__u64 start;	/* virtual address of the first page */
@@ -60,11 +68,12 @@ struct exmap_rec {
 	__u32 reserved;
 };
 
-/* Mapping flags: the permissions maps prints. */
+/* Mapping flags: the permissions maps prints, and hugetlb (ABI 4). */
 #define EXMAP_VMA_READ		0x0001
 #define EXMAP_VMA_WRITE		0x0002
 #define EXMAP_VMA_EXEC		0x0004
 #define EXMAP_VMA_SHARED	0x0008	/* VM_MAYSHARE: "s", else "p" */
+#define EXMAP_VMA_HUGETLB	0x0010	/* a hugetlb mapping (VM_HUGETLB) */
 
 struct exmap_vma {
 	__u64 start;	/* the mapping is [start, end) */
@@ -77,6 +86,11 @@ struct exmap_vma {
 	__u32 name_off;	/* the name is names[name_off, name_off + name_len) */
 	__u32 name_len;	/* 0: none; no NUL */
 	__u32 reserved;
+	/*
+	 * bytes per page: the huge page size of a hugetlb mapping, else
+	 * PAGE_SIZE, as smaps' KernelPageSize (ABI 4)
+	 */
+	__u64 page_size;
 };
 
 /*

@@ -19,6 +19,7 @@
  *                                 exmap_mapcount gave, when present)
  *   exmap_pmd_excl(folio, head, page, present, migration, mapcount)
  *                                 the same for one page of a PMD mapping
+ *   exmap_huge_ptep_get(mm, a, p) the entry of a hugetlb page
  *   EXMAP_PFN_VALID_SHIFT         pfn_valid() gives one answer for all
  *                                 frames alike above this many bits
  *
@@ -37,6 +38,7 @@
 
 #include <linux/version.h>
 #include <linux/fs.h>
+#include <linux/hugetlb.h>
 #include <linux/mm.h>
 #include <linux/mm_types.h>
 #include <linux/pgtable.h>
@@ -89,6 +91,12 @@ static inline bool exmap_pmd_excl(struct folio *folio, struct page *head,
 				  bool migration, int mapcount)
 {
 	return !migration && page_mapcount(head) == 1;
+}
+
+static inline pte_t exmap_huge_ptep_get(struct mm_struct *mm,
+					unsigned long addr, pte_t *ptep)
+{
+	return huge_ptep_get(ptep);
 }
 
 /* 6.1 (before backing files): a mapping shows the file it maps */
@@ -201,6 +209,12 @@ static inline bool exmap_pmd_excl(struct folio *folio, struct page *head,
 				  bool migration, int mapcount)
 {
 	return present && mapcount == 1;
+}
+
+static inline pte_t exmap_huge_ptep_get(struct mm_struct *mm,
+					unsigned long addr, pte_t *ptep)
+{
+	return huge_ptep_get(mm, addr, ptep);
 }
 
 /* an overlayfs file shows the path the user opened, not the backing one */

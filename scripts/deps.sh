@@ -4,7 +4,7 @@
 #   exm_install test         plus what the whole test suite needs
 # Installs only what is missing; runs apt-get update once before installing.
 
-EXM_BUILD_PKGS="build-essential autoconf automake pkg-config libncurses-dev libelf-dev libsqlite3-dev"
+EXM_BUILD_PKGS="build-essential autoconf automake pkg-config libncurses-dev libelf-dev libsqlite3-dev zlib1g-dev"
 EXM_TEST_PKGS="libcriterion-dev sqlite3 busybox-static tmux python3 smem smemstat valgrind clang libclang-rt-14-dev g++ binutils util-linux procps htop prometheus"
 # the kernel module's QEMU test (tests/kmod/run): kernels and headers it
 # fetches itself, into the build directory

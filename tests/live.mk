@@ -6,7 +6,11 @@
 # test_live_ui.sh (root, tmux) checks that scrolling brings the kernel's Pss
 # of rows that were off screen at once; test_alerts_ui.sh (root, tmux) that
 # the alerts view has every process's Pss read for its pss-mismatch check;
-# test_cgroup_ui.sh (root, tmux) that grouping per cgroup reads them at once.
+# test_cgroup_ui.sh (root, tmux) that grouping per cgroup reads them at once;
+# test_json_null.py (root) that an unprivileged run's JSON is null for every
+# field it did not measure; test_swapcache.py (root; a swap file and a memory
+# cgroup through sysstate.py) the swap-cache row of --system; test_ksm.py
+# (root; KSM's run through sysstate.py) the KSM and KSM.SAV columns.
 # They run ./exmtop from the build directory (override with EXMTOP=). The
 # fixture program tests/live/sharer.c is compiled by the tests themselves
 # (exmlive.sharer_path) with plain flags, never with the build's sanitizer
@@ -18,6 +22,9 @@ TESTS += \
 	tests/live/test_names.py \
 	tests/live/test_pss.py \
 	tests/live/test_unpriv.py \
+	tests/live/test_json_null.py \
+	tests/live/test_swapcache.py \
+	tests/live/test_ksm.py \
 	tests/live/test_live_ui.sh \
 	tests/live/test_alerts_ui.sh \
 	tests/live/test_cgroup_ui.sh
@@ -31,6 +38,9 @@ EXTRA_DIST += \
 	tests/live/test_names.py \
 	tests/live/test_pss.py \
 	tests/live/test_unpriv.py \
+	tests/live/test_json_null.py \
+	tests/live/test_swapcache.py \
+	tests/live/test_ksm.py \
 	tests/live/test_live_ui.sh \
 	tests/live/test_alerts_ui.sh \
 	tests/live/test_cgroup_ui.sh
@@ -39,3 +49,11 @@ CLEANFILES += tests/live/sharer-plain
 # known growth, ELF of a replay and --sysroot (root).
 TESTS += tests/live/test_record_cli.py
 EXTRA_DIST += tests/live/test_record_cli.py
+# Every kind of memory as the kernel counts it (issue 24): sparse
+# reservations (PAGEMAP_SCAN's batches), the zero page and the huge zero
+# page, hugetlb (root; raises nr_hugepages, sets THP to always and mounts a
+# hugetlbfs through sysstate.py, all undone after). The fixture
+# tests/live/kinds.c is compiled by the test with plain flags.
+TESTS += tests/live/test_kinds.py
+EXTRA_DIST += tests/live/kinds.c tests/live/test_kinds.py
+CLEANFILES += tests/live/kinds-plain

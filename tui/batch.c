@@ -339,12 +339,17 @@ void tui_print_json_header(FILE *f, const struct exm_snapshot *snap)
 		"\"page_size\":%u,\"mem_total\":%" PRIu64
 		",\"mem_available\":%" PRIu64 ",\"scanned\":%zu,"
 		"\"skipped_gone\":%zu,\"skipped_denied\":%zu,"
-		"\"distinct_pages\":%" PRIu64 ",\"distinct_swap\":%" PRIu64
-		",\"totals\":",
+		"\"distinct_pages\":",
 		tbuf, s->time_taken, s->page_size, s->mem_total,
 		s->mem_available, snap->nprocs - snap->nskipped_denied,
-		snap->nskipped_gone, snap->nskipped_denied,
-		snap->distinct_pages, snap->distinct_swap);
+		snap->nskipped_gone, snap->nskipped_denied);
+	/* page identity (PFNs, swap entries) is what distinct counts need */
+	if (s->caps & EXM_CAP_PFN)
+		fprintf(f, "%" PRIu64 ",\"distinct_swap\":%" PRIu64,
+			snap->distinct_pages, snap->distinct_swap);
+	else
+		fputs("null,\"distinct_swap\":null", f);
+	fputs(",\"totals\":", f);
 	json_sizes(f, &snap->total);
 	fputc(',', f);
 }
@@ -370,8 +375,9 @@ void tui_print_summary(FILE *f, const struct exm_snapshot *snap)
 }
 
 /*
- * Rows of table t (processes or files) of snap, processes filtered by -u,
- * each with its sizes in prev (if any) for the delta columns. Caller frees.
+ * Rows of table t (processes or files) of snap: the processes -u and -p
+ * select, or the files such a process maps (every file without them), each
+ * with its sizes in prev (if any) for the delta columns. Caller frees.
  */
 static struct exm_row *table_rows(const struct tui_query *q,
 				  const struct exm_snapshot *snap,
@@ -380,13 +386,22 @@ static struct exm_row *table_rows(const struct tui_query *q,
 {
 	struct exm_row *rows = t == EXM_T_FILES ? exm_table_files(snap, n)
 						: exm_table_procs(snap, n);
+	struct exm_proc_filter f = tui_query_filter(q);
+	bool *in = NULL;
 	size_t k = 0;
 
 	if (!rows)
 		return NULL;
+	if (t == EXM_T_FILES && (f.user || f.pids) &&
+	    !(in = exm_files_mapped_by(snap, &f))) {
+		free(rows);
+		return NULL;
+	}
 	for (size_t i = 0; i < *n; i++)
-		if (t == EXM_T_FILES || tui_query_user_match(q, rows[i].proc))
+		if (t == EXM_T_FILES ? !in || in[rows[i].file->index]
+				     : exm_proc_filter_match(&f, rows[i].proc))
 			rows[k++] = rows[i];
+	free(in);
 	*n = k;
 	if (prev && tui_rows_set_prev(t, rows, k, prev)) {
 		free(rows);
@@ -425,9 +440,13 @@ static int emit_json(FILE *out, const struct tui_query *q,
 			if (i)
 				jb_putc(&j, ',');
 			json_row(&j, EXM_T_PROCS, &rows[i], pf);
-			jb_puts(&j, rows[i].proc->state == EXM_PROC_DENIED
-					    ? ",\"state\":\"denied\""
-					    : ",\"state\":\"ok\"");
+			if (rows[i].proc->state == EXM_PROC_DENIED) {
+				/* its maps could not be read: no files known */
+				jb_puts(&j, ",\"state\":\"denied\","
+					    "\"files\":null}");
+				continue;
+			}
+			jb_puts(&j, ",\"state\":\"ok\"");
 			fr = exm_table_pfiles(snap, rows[i].proc, &nf);
 			if (!fr) {
 				jb_flush(&j);
@@ -527,8 +546,9 @@ static int emit_openmetrics(FILE *out, const struct tui_query *q,
 			    const struct exm_snapshot *snap,
 			    const struct exm_snapshot *prev, long iter)
 {
+	struct exm_proc_filter f = tui_query_filter(q);
 	struct exm_om_opts oo = { .top = q->top, .groups = true,
-				  .files = true };
+				  .files = true, .filter = &f };
 	struct exm_sysview sv;
 	char err[256];
 
@@ -676,9 +696,9 @@ static int emit_one(FILE *out, const struct tui_opts *o,
 {
 	const struct tui_report_ops *rop;
 	struct tui_report r;
+	struct exm_proc_filter f = tui_query_filter(q);
 	struct tui_report_env env = {
-		.snap = snap, .prev = prev, .partial_scan = q->npids > 0,
-		.cache = cache,
+		.snap = snap, .prev = prev, .cache = cache, .filter = &f,
 	};
 	int ret;
 

@@ -64,7 +64,7 @@ static struct exm_row *delta_rows(const struct tui_query *q,
 			const struct exm_proc *a = dr->proc_a, *b = dr->proc_b;
 
 			r->proc = exm_diff_row_proc(dr);
-			if (!tui_query_user_match(q, r->proc))
+			if (!tui_query_proc_match(q, r->proc))
 				continue;
 			side(&r->sz, b ? &b->sz : NULL, a ? &a->sz : NULL);
 			side(&r->prev, a ? &a->sz : NULL, b ? &b->sz : NULL);

@@ -68,6 +68,8 @@ void tui_live_fresh(struct tui_live *l, struct tui_view *v)
 	struct tui_build b = {
 		.snap = l->snap,
 		.user = l->q.user,
+		.pids = l->q.pids,
+		.npids = l->q.npids,
 		.group_by = l->q.set.group_by,
 	};
 

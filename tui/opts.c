@@ -69,7 +69,9 @@ static int set_sort(struct tui_opts *o, const char *v)
 	return 0;
 }
 
-static int set_pids(struct tui_opts *o, const char *s)
+/* A list PID[,PID...] appended to *pids (owned, realloc'd). */
+static int parse_pids(const char *opt, const char *s, pid_t **pids,
+		      size_t *npids)
 {
 	const char *p = s;
 
@@ -82,17 +84,27 @@ static int set_pids(struct tui_opts *o, const char *s)
 		v = strtol(p, &end, 10);
 		if (end == p || errno || v <= 0 || v > INT_MAX ||
 		    (*end && *end != ',') || (*end == ',' && !end[1]))
-			return bad("-p", s, "expected PID[,PID...]");
-		np = realloc(o->pids, (o->npids + 1) * sizeof(*np));
+			return bad(opt, s, "expected PID[,PID...]");
+		np = realloc(*pids, (*npids + 1) * sizeof(*np));
 		if (!np)
-			return bad("-p", s, "out of memory");
-		o->pids = np;
-		o->pids[o->npids++] = (pid_t)v;
+			return bad(opt, s, "out of memory");
+		*pids = np;
+		(*pids)[(*npids)++] = (pid_t)v;
 		p = *end ? end + 1 : end;
 	}
-	if (!o->npids)
-		return bad("-p", s, "expected PID[,PID...]");
+	if (!*npids)
+		return bad(opt, s, "expected PID[,PID...]");
 	return 0;
+}
+
+static int set_pids(struct tui_opts *o, const char *s)
+{
+	return parse_pids("-p", s, &o->pids, &o->npids);
+}
+
+static int set_scan_pids(struct tui_opts *o, const char *s)
+{
+	return parse_pids("--scan-pids", s, &o->scan_pids, &o->nscan_pids);
 }
 
 /* A user name known to the system, or any numeric uid. */
@@ -340,7 +352,12 @@ const struct tui_option tui_options[] = {
 	  .help = "sort by field KEY: -KEY ascending, +KEY descending, KEY "
 		  "the field's own order (sizes descending; default erss)" },
 	{ .name = "pid", .short_name = 'p', .arg = "PID,...",
-	  .set = set_pids, .help = "only these processes" },
+	  .set = set_pids, .help = "only these processes' rows (every "
+		  "process is scanned, so their figures are those of a full "
+		  "scan)" },
+	{ .name = "scan-pids", .arg = "PID,...", .set = set_scan_pids,
+	  .help = "scan only these processes (faster): sharing is then "
+		  "counted among them only, as the header and JSON say" },
 	{ .name = "user", .short_name = 'u', .arg = "USER", .set = set_user,
 	  .help = "only processes of USER (name or uid)" },
 	{ .name = "full-command", .short_name = 'c', .set = set_full_cmd,
@@ -606,6 +623,9 @@ void tui_opts_fini(struct tui_opts *o)
 {
 	free(o->pids);
 	o->pids = NULL;
+	free(o->scan_pids);
+	o->scan_pids = NULL;
+	o->nscan_pids = 0;
 	free(o->replay_src);
 	o->replay_src = NULL;
 	o->npids = 0;

@@ -42,8 +42,10 @@ struct tui_opts {
 	long iterations;	/* -n N (0 = forever in live mode, 1 in batch) */
 	double delay;		/* -d SECS, 0 = not given (settings: 2) */
 	const char *sort_key;	/* -o [+-]KEY, NULL = the table's natural */
-	pid_t *pids;		/* -p PID,... (owned) */
+	pid_t *pids;		/* -p PID,...: rows shown (owned) */
 	size_t npids;
+	pid_t *scan_pids;	/* --scan-pids PID,...: scanned (owned) */
+	size_t nscan_pids;
 	const char *user;	/* -u USER (name or uid) */
 	bool files;		/* --files */
 	enum tui_format format; /* --format */

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/group.h"
 
 static enum exm_table listed_table(const struct tui_opts *o)
 {
@@ -69,6 +68,8 @@ int tui_query_build(struct tui_query *q, const struct tui_opts *o,
 		return -ENOMEM;
 	q->pids = o->pids;
 	q->npids = o->npids;
+	q->scan_pids = o->scan_pids;
+	q->nscan_pids = o->nscan_pids;
 	q->include_self = o->include_self;
 	q->top = o->top > 0 ? (size_t)o->top : 0;
 	q->pagemap_mode = o->pagemap_mode;
@@ -105,10 +106,18 @@ void tui_query_sort(const struct tui_query *q, enum exm_table t, int *field,
 	}
 }
 
-bool tui_query_user_match(const struct tui_query *q,
+struct exm_proc_filter tui_query_filter(const struct tui_query *q)
+{
+	return (struct exm_proc_filter){ .user = q->user, .pids = q->pids,
+					 .npids = q->npids };
+}
+
+bool tui_query_proc_match(const struct tui_query *q,
 			  const struct exm_proc *p)
 {
-	return exm_proc_is_user(p, q->user);
+	struct exm_proc_filter f = tui_query_filter(q);
+
+	return exm_proc_filter_match(&f, p);
 }
 
 unsigned tui_query_needs(const struct tui_query *q, enum exm_table t)
@@ -127,8 +136,8 @@ void tui_query_scan(const struct tui_query *q, unsigned needs,
 		    struct exm_scan_opts *scan)
 {
 	memset(scan, 0, sizeof(*scan));
-	scan->pids = q->pids;
-	scan->npids = q->npids;
+	scan->pids = q->scan_pids;
+	scan->npids = q->nscan_pids;
 	scan->include_self = q->include_self;
 	scan->pagemap_mode = q->pagemap_mode;
 	scan->want_kpss = needs & EXM_NEED_KPSS;

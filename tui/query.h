@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "core/fields.h"
+#include "core/group.h"
 #include "core/source.h"
 #include "tui/opts.h"
 #include "tui/rc.h"
@@ -25,8 +26,10 @@ struct tui_query {
 				  * grouping, full_cmd, exact bytes */
 	bool sort_given;	/* -o: set.sort[table] is the user's */
 	char *user;		/* -u (owned), or NULL */
-	const pid_t *pids;	/* -p (borrowed from the options) */
+	const pid_t *pids;	/* -p: rows (borrowed from the options) */
 	size_t npids;
+	const pid_t *scan_pids;	/* --scan-pids: the scan (borrowed) */
+	size_t nscan_pids;
 	bool include_self;
 	int pagemap_mode;
 	size_t top;		/* --top (0: the format's default) */
@@ -56,8 +59,10 @@ static inline const int *tui_query_fields(const struct tui_query *q,
 /* The sort of table t: the user's, else the table's natural one. */
 void tui_query_sort(const struct tui_query *q, enum exm_table t, int *field,
 		    bool *desc);
-/* Whether process p passes -u. */
-bool tui_query_user_match(const struct tui_query *q,
+/* The rows -u and -p select (borrows from q). */
+struct exm_proc_filter tui_query_filter(const struct tui_query *q);
+/* Whether process p passes -u and -p. */
+bool tui_query_proc_match(const struct tui_query *q,
 			  const struct exm_proc *p);
 /* EXM_NEED_* of the columns and the sort of table t. */
 unsigned tui_query_needs(const struct tui_query *q, enum exm_table t);

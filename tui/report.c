@@ -101,21 +101,29 @@ static int build_alerts(struct tui_report *r, const struct tui_report_env *e)
 {
 	struct exm_alert_opts ao;
 	struct exm_alerts a;
+	bool *in = NULL; /* the files of the selected processes */
 	int ret;
 
 	exm_alert_opts_init(&ao);
 	ao.cow_min_procs = CLI_COW_MIN_PROCS;
 	ao.cow_min_saved = CLI_COW_MIN_SAVED;
-	ao.partial_scan = e->partial_scan ||
+	ao.partial_scan = (e->snap->sys.caps & EXM_CAP_LIMITED) ||
 			  !(e->snap->sys.caps & EXM_CAP_ALLPROCS);
 	ao.dyn.get = exm_dyn_lookup_proc;
 	ao.dyn.ctx = (void *)tui_proc_root(e->snap);
 	ret = exm_alerts_find(e->snap, e->prev, &ao, &a);
+	if (!ret && e->filter && !(in = exm_files_mapped_by(e->snap,
+							    e->filter)))
+		ret = -ENOMEM;
 	for (size_t i = 0; !ret && i < a.n; i++) {
 		const struct exm_alert *al = &a.v[i];
-		struct tui_rcell *c = add_row(r);
+		struct tui_rcell *c;
 		char subj[300];
 
+		if (al->proc ? !exm_proc_filter_match(e->filter, al->proc)
+			     : in && al->file && !in[al->file->index])
+			continue;
+		c = add_row(r);
 		if (!c) {
 			ret = -ENOMEM;
 			break;
@@ -144,10 +152,18 @@ static int build_alerts(struct tui_report *r, const struct tui_report_env *e)
 					   : "");
 	if (!ret && (a.checked & (1u << EXM_ALERT_PSS_MISMATCH)))
 		ret = note(r, "pss-mismatch compared %zu processes (%zu "
-			   "without the kernel's Pss read)", a.pss_compared,
-			   a.pss_unread);
+			   "without the kernel's Pss read)%s", a.pss_compared,
+			   a.pss_unread,
+			   e->snap->sys.caps & EXM_CAP_AVG_MAPCOUNT
+				   ? "; this kernel averages mapcounts of "
+				     "large folios (CONFIG_NO_PAGE_MAPCOUNT): "
+				     "its Pss of them is an average, "
+				     "effective resident is exact"
+				   : "");
 	if (!ret)
-		ret = note(r, "%zu alert%s", a.n, a.n == 1 ? "" : "s");
+		ret = note(r, "%zu alert%s", r->nrows,
+			   r->nrows == 1 ? "" : "s");
+	free(in);
 	exm_alerts_fini(&a);
 	return ret;
 }
@@ -193,9 +209,17 @@ static int build_system(struct tui_report *r, const struct tui_report_env *e)
 			return -ENOMEM;
 		num(&c[S_BYTES], (double)sv.rows[i].bytes);
 	}
-	return note(r, "rows add up to MemTotal %" PRIu64 " bytes; "
-		    "user_space is the sum of effective resident",
-		    sv.mem_total);
+	ret = note(r, "rows add up to MemTotal %" PRIu64 " bytes; "
+		   "user_space is the sum of effective resident",
+		   sv.mem_total);
+	/* what KSM saves: its pages as they would cost unmerged less what
+	 * they cost (in user_space: their distinct frames) */
+	if (!ret && (e->snap->total.has & EXM_HAS_KSM))
+		ret = note(r, "ksm: %" PRIu64 " bytes of the scanned processes "
+			   "in KSM pages, %.0f bytes saved by merging",
+			   e->snap->total.ksm,
+			   (double)e->snap->total.ksm - e->snap->total.eksm);
+	return ret;
 }
 
 /* --diff --system: each row before (e->prev), after (e->snap) and its
@@ -284,15 +308,24 @@ static int build_units(struct tui_report *r, const struct tui_report_env *e)
 	struct exm_elf_lookup lk;
 	struct exm_elf_lookup_cache lc;
 	struct exm_unit *u = NULL;
+	bool *in = NULL; /* the files of the selected processes */
 	size_t n = 0;
 	int ret = exm_units_table(e->snap, lookup_of(e, &lk, &lc), &u, &n);
 
-	if (ret)
+	if (!ret && e->filter && !(in = exm_files_mapped_by(e->snap,
+							    e->filter)))
+		ret = -ENOMEM;
+	if (ret) {
+		free(u);
 		return ret;
+	}
 	qsort(u, n, sizeof(*u), cmp_unit);
 	for (size_t i = 0; !ret && i < n; i++) {
-		struct tui_rcell *c = add_row(r);
+		struct tui_rcell *c;
 
+		if (in && !in[u[i].file->index])
+			continue;
+		c = add_row(r);
 		if (!c) {
 			ret = -ENOMEM;
 			break;
@@ -317,6 +350,7 @@ static int build_units(struct tui_report *r, const struct tui_report_env *e)
 			ret = -ENOMEM;
 	}
 	free(u);
+	free(in);
 	if (!ret)
 		ret = note(r, "text: code and read-only sections; data: "
 			   ".data .data.rel.ro .got ...; bss: .bss and the "
@@ -375,7 +409,8 @@ static int build_breakdown(struct tui_report *r,
 		const struct exm_proc *p = bd[i].proc;
 		struct tui_rcell *c;
 
-		if (p->state == EXM_PROC_DENIED)
+		if (p->state == EXM_PROC_DENIED ||
+		    !exm_proc_filter_match(e->filter, p))
 			continue;
 		c = add_row(r);
 		if (!c) {

@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "core/elfcache.h"
+#include "core/group.h"
 #include "core/snapshot.h"
 
 enum tui_rtype {
@@ -56,8 +57,10 @@ struct tui_report {
 struct tui_report_env {
 	const struct exm_snapshot *snap;
 	const struct exm_snapshot *prev; /* the one before, or NULL */
-	bool partial_scan;		 /* -p: not every process scanned */
 	struct exm_elfcache *cache;	 /* for ELF sections (units) */
+	/* Rows of the processes it selects (-u, -p) and of the files they
+	 * map; NULL: every row. Never changes a figure. */
+	const struct exm_proc_filter *filter;
 };
 
 struct tui_report_ops {

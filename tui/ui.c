@@ -509,7 +509,7 @@ static void draw_table(struct ui *u, int y, int h)
 		if (h > 0)
 			put_esc(u, y, 0, COLS,
 				v->why ? v->why
-				: v->filter || u->l.q.user
+				: v->filter || u->l.q.user || u->l.q.pids
 					? "(no rows match the filter)"
 					: "(no rows)",
 				A_NORMAL);

@@ -447,7 +447,8 @@ static bool ident_any(const struct tui_ident *id)
 /* Rows of the current list in display order; sort + filter + selection. */
 static void relist(struct tui_view *v)
 {
-	const char *user = v->user;
+	struct exm_proc_filter pf = { .user = v->user, .pids = v->pids,
+				      .npids = v->npids };
 	size_t j = 0, off;
 	bool found = false;
 	enum exm_table t = v->ops->table;
@@ -460,9 +461,8 @@ static void relist(struct tui_view *v)
 	for (size_t k = 0; k < v->nrows; k++) {
 		const struct exm_row *r = &v->rows[k];
 
-		if (user && r->proc &&
-		    (t == EXM_T_PROCS || t == EXM_T_FPROCS) &&
-		    !exm_proc_is_user(r->proc, user))
+		if (r->proc && (t == EXM_T_PROCS || t == EXM_T_FPROCS) &&
+		    !exm_proc_filter_match(&pf, r->proc))
 			continue;
 		if (!tui_row_matches(t, r, v->filter))
 			continue;
@@ -557,6 +557,8 @@ int tui_view_refresh(struct tui_view *v, const struct tui_build *b)
 	v->nrows = n;
 	if (!str_eq(v->user, b->user) && dup_str(&v->user, b->user))
 		return -ENOMEM;
+	v->pids = b->pids;
+	v->npids = b->npids;
 	relist(v);
 	return 0;
 }

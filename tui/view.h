@@ -102,6 +102,8 @@ struct tui_build {
 	 * growth since (EXM_ROW_DELTA). */
 	bool delta;
 	const char *user;	   /* only this user's processes, or NULL */
+	const pid_t *pids;	   /* only these processes (-p), or NULL */
+	size_t npids;
 	enum exm_group_by group_by; /* grouping of the processes pane */
 };
 
@@ -193,6 +195,8 @@ struct tui_view {
 	bool sort_desc;
 	char *filter; /* live filter text (owned), NULL for none */
 	char *user;   /* user filter of the last refresh (owned) */
+	const pid_t *pids; /* -p of the last refresh (borrowed), or NULL */
+	size_t npids;
 
 	size_t cursor, top; /* index into vis; first row on screen */
 	int page;	    /* rows on screen (set by the UI) */

@@ -102,7 +102,10 @@ static struct exm_row *report_build(struct tui_view *v,
 {
 	const struct tui_report_ops *op = ops_of(v);
 	struct report_priv *rp = v->priv;
-	struct tui_report_env env = { .snap = b->snap, .prev = b->prev };
+	struct exm_proc_filter pf = { .user = b->user, .pids = b->pids,
+				      .npids = b->npids };
+	struct tui_report_env env = { .snap = b->snap, .prev = b->prev,
+				      .filter = &pf };
 	struct tui_report r;
 	size_t len = 0;
 	FILE *f;

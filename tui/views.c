@@ -36,7 +36,10 @@ static struct exm_row *build_groups(struct tui_view *v,
 {
 	if (no_cgroups(b, why))
 		return NULL;
-	return exm_table_groups(b->snap, b->group_by, b->user, n);
+	struct exm_proc_filter f = { .user = b->user, .pids = b->pids,
+				     .npids = b->npids };
+
+	return exm_table_groups(b->snap, b->group_by, &f, n);
 }
 
 static struct exm_row *build_group_procs(struct tui_view *v,

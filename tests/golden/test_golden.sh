@@ -164,6 +164,41 @@ golden basic-filestrip.json -b --source fixture:basic --pagemap \
 	/usr/lib/x86_64-linux-gnu/libc.so.6 --format json
 golden basic.om -b --source fixture:basic --format openmetrics --top 3
 
+# -p and -u select rows and never change a figure (issue 24): every process
+# is scanned, so each row of -p is the full scan's row, byte for byte, in
+# the same snapshot of the fixture; its files are the files of the listed
+# processes with their figures across every process. --scan-pids scans the
+# listed processes only, so sharing is counted among them (other figures)
+# and the header and JSON say so.
+same_rows() {
+	local fx=$1 all pid row bad=0
+	all=$("$EXMTOP" -b --source "fixture:$fx" --format csv --fields "$FLD")
+	for pid in $(printf '%s\n' "$all" | sed 1d | cut -d, -f1); do
+		row=$("$EXMTOP" -b --source "fixture:$fx" --format csv \
+			--fields "$FLD" -p "$pid" | sed 1d)
+		if [ "$row" = "$(printf '%s\n' "$all" | grep "^$pid,")" ]; then
+			PASS=$((PASS + 1))
+		else
+			FAIL=$((FAIL + 1)) bad=1
+			echo "not ok - fixture:$fx -p $pid: '$row' is not the" \
+				"full scan's row"
+		fi
+	done
+	[ $bad = 1 ] || echo "ok - fixture:$fx: -p PID rows are the full scan's"
+}
+FLD=pid,vm,rss,erss,swap,eswap,mapped,emapped,sole,writable,pss
+same_rows basic
+same_rows hostile
+golden basic-p.txt -b --source fixture:basic --bytes -p 400,200
+golden basic-p-files.txt -b --source fixture:basic --bytes --files -p 400
+golden basic-p.om -b --source fixture:basic --format openmetrics -p 400,200
+golden basic-scan-pids.txt -b --source fixture:basic --bytes \
+	--scan-pids 400,200
+golden basic-scan-pids.json -b --source fixture:basic --format json \
+	--scan-pids 400,200
+status 2 -b --source fixture:basic --scan-pids 1,
+status 2 -b --source fixture:basic --scan-pids x
+
 # recordings (issue 10): a diff of two recordings of the fixtures, one
 # with processes the other has not (new and gone), in every format; run in
 # the recordings' directory so their names are the same everywhere

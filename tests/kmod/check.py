@@ -10,7 +10,8 @@ import json
 import re
 import sys
 
-SIZES = ("vm", "rss", "erss", "swap", "eswap", "sole")
+SIZES = ("vm", "rss", "erss", "swap", "eswap", "sole", "zero", "hugetlb", "ehugetlb",
+         "ksm", "ksm_saved")
 KPSS = ("pss", "pss_anon", "pss_file", "pss_shmem", "pss_dirty")
 # who a process is: from the module with kmod, from /proc with pagemap
 IDENT = ("comm", "ppid", "user", "cmd")
@@ -63,8 +64,8 @@ for r in results:
 # which runs guest-bench.sh instead): a result missing fails
 bench_mode = any(r[0].startswith("bench-") for r in results)
 seen = {r[0] for r in results}
-for r in ("load", "devmode", "swap", "sharer", "compare", "task", "maps",
-          "unpriv") + (() if bench_mode else ("stress", "unload")):
+for r in ("load", "devmode", "swap", "sharer", "kinds", "compare", "kcheck",
+          "task", "maps", "unpriv") + (() if bench_mode else ("stress", "unload")):
     if r not in seen:
         report(False, r, "no result")
 for line in blocks.get("compare.out", "").split("\n"):
@@ -98,23 +99,49 @@ def procs(d):
     return {p["pid"]: p for p in d.get("processes") or []}
 
 
-km = load("json kmod")
-report(km is not None and km.get("source") == "kmod",
-       "exmtop --source kmod runs and says so",
-       nojson.get("kmod", "no JSON"))
-auto = load("json auto")
-report(auto is not None and auto.get("source") == "kmod",
-       "auto chooses kmod when /dev/exmap opens",
-       "source %s" % (auto or {}).get("source"))
-if km is not None:
+# the kernel's figures and the module's writable bytes per process, as
+# kmcheck kcheck printed them
+kernel, writable = {}, {}
+for line in blocks.get("kcheck.out", "").split("\n"):
+    f = line.split()
+    if len(f) == 8 and f[0] == "kernel":
+        kernel[int(f[2])] = dict(zip(("name", "rss", "pss", "hugetlb", "zero", "ksm"),
+                                     [f[1]] + [int(x) for x in f[3:]]))
+    elif len(f) == 3 and f[0] == "writable":
+        writable[int(f[1])] = int(f[2])
+    elif line.startswith("info "):
+        print("info %s: %s" % (name, line[5:]))
+report(len(kernel) == 7, "kmcheck kcheck gave the kernel's figures of the 7 kinds",
+       "%d" % len(kernel))
+
+
+def compare_sources(pset, nprocs):
+    """kmod's JSON against pagemap's in every mode, for one set of processes."""
+    km = load("json %s kmod" % pset)
+    report(km is not None and km.get("source") == "kmod",
+           "exmtop --source kmod runs and says so (%s)" % pset,
+           nojson.get(pset + ":kmod", "no JSON"))
+    if km is None:
+        return
     kp = procs(km)
-    report(len(kp) == 4, "kmod sees the 4 sharer processes", "%d" % len(kp))
+    report(len(kp) == nprocs, "kmod sees the %d %s processes" % (nprocs, pset), "%d" % len(kp))
+    # writable from the module's PTE bits, exact (issue 27); a hugetlb
+    # page's is not counted
+    bad = ["pid %d writable %s, module %s" % (pid, p.get("writable"), writable.get(pid))
+           for pid, p in sorted(kp.items())
+           if (pid in writable or pid in kernel) and (kernel.get(pid) or {}).get("hugetlb", 0) == 0
+           and p.get("writable") != writable.get(pid)]
+    if pset == "sharer":
+        bad += ["pid %d: no module writable" % pid for pid in kp if pid not in writable]
+    report(not bad, "writable from kmod equals the module's writable PTEs (%s)" % pset,
+           "; ".join(bad[:4]))
     for mode in ("read", "auto", "scan"):
-        pm = load("json pagemap:" + mode)
+        pm = load("json %s pagemap:%s" % (pset, mode))
         if pm is None:
-            if mode == "scan" and not has_scan and "PAGEMAP_SCAN" in nojson.get("pagemap:scan", ""):
+            why = nojson.get("%s:pagemap:%s" % (pset, mode), "missing")
+            if mode == "scan" and not has_scan and "PAGEMAP_SCAN" in why:
                 continue  # 6.1 has no PAGEMAP_SCAN: the mode is refused
-            report(False, "pagemap %s JSON" % mode, nojson.get("pagemap:" + mode, "missing"))
+            report(False, "pagemap %s JSON (%s)" % (mode, pset), why)
             continue
         pp = procs(pm)
         bad = []
@@ -134,8 +161,8 @@ if km is not None:
                 for k in SIZES:
                     if f in fq and fk[f].get(k) != fq[f].get(k):
                         bad.append("pid %d %s %s: %s vs %s" % (pid, f, k, fk[f].get(k), fq[f].get(k)))
-        report(not bad, "exmtop sizes and identity identical with --source kmod and pagemap (%s)" % mode,
-               "; ".join(bad[:4]))
+        report(not bad, "exmtop sizes and identity identical with --source kmod and pagemap (%s, %s)"
+               % (mode, pset), "; ".join(bad[:4]))
         if mode != "read":
             continue
         # the kernel's figures: computed from the module (bytes) against
@@ -151,7 +178,67 @@ if km is not None:
                 bad.append("pid %d swap_pss kmod %s rollup %s" % (pid, p.get("swap_pss"), q.get("swap_pss")))
             print("info %s: pid %d pss kmod %s B, smaps_rollup %s B; writable kmod %s, pagemap %s"
                   % (name, pid, p.get("pss"), q.get("pss"), p.get("writable"), q.get("writable")))
-        report(not bad, "kernel Pss from the module equals smaps_rollup", "; ".join(bad[:4]))
+        report(not bad, "kernel Pss from the module equals smaps_rollup (%s)" % pset,
+               "; ".join(bad[:4]))
+
+
+compare_sources("sharer", 4)
+compare_sources("kinds", 8)
+
+
+def kernel_figures(src):
+    """exmtop's figures of the kinds (one source) against the kernel's:
+    resident = Rss, hugetlb = Shared_ + Private_Hugetlb (kmcheck kcheck's,
+    which do not change meanwhile), zero = the zero pages the module found,
+    effective resident = the Pss of the same snapshot (smaps_rollup's with
+    pagemap, to its kB truncation; computed from the walk with kmod, which
+    another check compares with smaps_rollup): every process is scanned"""
+    d = load("json kinds " + src)
+    if d is None:
+        if src == "pagemap:scan" and not has_scan:
+            return  # 6.1 has no PAGEMAP_SCAN
+        report(False, "%s JSON of the kinds" % src, "missing")
+        return
+    got, bad = procs(d), []
+    for pid, k in sorted(kernel.items()):
+        p = got.get(pid)
+        if p is None:
+            bad.append("%s missing" % k["name"])
+            continue
+        for key, want in (("rss", k["rss"]), ("hugetlb", k["hugetlb"]), ("zero", k["zero"]),
+                          ("ksm", k["ksm"])):
+            if p.get(key) != want:
+                bad.append("%s %s %s, kernel %s" % (k["name"], key, p.get(key), want))
+        e, pss = p.get("erss"), p.get("pss")
+        if not isinstance(e, (int, float)) or not isinstance(pss, int) or not -1 < e - pss < 1024 + 1:
+            bad.append("%s erss %s, kernel Pss %s" % (k["name"], e, pss))
+    # effective hugetlb conserves: 13 distinct huge pages (the parent's 4
+    # private ones, the child's copy, 4 of the memfd, 4 of the file)
+    eh = sum(p.get("ehugetlb") or 0 for p in got.values())
+    if abs(eh - 13 * (2 << 20)) > 1:
+        bad.append("effective hugetlb adds up to %s, want %d" % (eh, 13 * (2 << 20)))
+    # KSM saved: each ksm process maps 64 pages merged three ways
+    for pid, k in sorted(kernel.items()):
+        p = got.get(pid) or {}
+        if k["name"].startswith("ksm") and abs((p.get("ksm_saved") or 0) - k["ksm"] * 2 / 3) > 1:
+            bad.append("%s ksm_saved %s, want %s" % (k["name"], p.get("ksm_saved"), k["ksm"] * 2 / 3))
+    report(not bad, "%s: resident, effective resident, zero, hugetlb and KSM as the kernel counts them" % src,
+           "; ".join(bad[:4]))
+
+
+for src in ("kmod", "pagemap:read", "pagemap:auto", "pagemap:scan"):
+    kernel_figures(src)
+for src in ("kmod", "pagemap"):
+    out = blocks.get("alerts " + src, "")
+    m = re.search(r"pss-mismatch compared (\d+) processes", out)
+    alerts = [l for l in out.split("\n") if l.startswith("pss-mismatch ")]
+    report(m is not None and int(m.group(1)) >= 12 and not alerts,
+           "no pss-mismatch alert with %s (zero, huge zero and hugetlb pages mapped)" % src,
+           "; ".join(alerts[:3]) or out[-300:])
+auto = load("json auto")
+report(auto is not None and auto.get("source") == "kmod",
+       "auto chooses kmod when /dev/exmap opens",
+       "source %s" % (auto or {}).get("source"))
 
 dmesg = blocks.get("dmesg")
 report(dmesg is not None and not re.search(

@@ -9,7 +9,18 @@
  *       few times for a process that changed between the two readings.
  *       For the sharer's processes (tests/live/sharer.c output in
  *       SHARER_OUT) the writable pages of each region are exactly those
- *       its design writes after fork.
+ *       its design writes after fork. What the module says each present
+ *       page is (the zero page, KSM, hugetlb) is what /proc/kpageflags
+ *       says of its frame. A caller of the previous ABI is refused
+ *       (EINVAL).
+ *   kmcheck kinds
+ *       Start processes holding every kind of page the module tells apart
+ *       (the zero page, the huge zero page, hugetlb, KSM: cmd_kinds), print
+ *       where, then "ready", and wait; they die with it.
+ *   kmcheck kcheck KINDS_OUT SHARER_OUT
+ *       What the module says of them against the kernel's own figures
+ *       (smaps_rollup, smaps, ksm_merging_pages, ksmd's counts), and each
+ *       process's figures and writable bytes for the host (cmd_kcheck).
  *   kmcheck task
  *       For every process (but kernel threads): who the module says it is
  *       (name, parent, start, effective uid) equals /proc/PID/stat and the
@@ -60,6 +71,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,7 +115,7 @@ static void fail(const char *fmt, ...)
 
 struct page {
 	uint64_t va, word;
-	uint32_t flags;
+	uint32_t flags, mapcount;
 };
 
 struct pages {
@@ -111,7 +123,8 @@ struct pages {
 	size_t n, cap;
 };
 
-static void push(struct pages *s, uint64_t va, uint64_t word, uint32_t flags)
+static void push(struct pages *s, uint64_t va, uint64_t word, uint32_t flags,
+		 uint32_t mapcount)
 {
 	if (s->n == s->cap) {
 		s->cap = s->cap ? s->cap * 2 : 4096;
@@ -121,7 +134,7 @@ static void push(struct pages *s, uint64_t va, uint64_t word, uint32_t flags)
 			exit(2);
 		}
 	}
-	s->p[s->n++] = (struct page){ va, word, flags };
+	s->p[s->n++] = (struct page){ va, word, flags, mapcount };
 }
 
 /* Room for the mappings a scan call returns (ABI 3). */
@@ -193,7 +206,7 @@ static int module_pages(int fd, pid_t pid, struct pages *out, uint32_t nrecs)
 				w |= PM_EXCL;
 			for (uint32_t k = 0; k < r->npages; k++)
 				push(out, r->start + (uint64_t)k * ps,
-				     w + k * step, r->flags);
+				     w + k * step, r->flags, r->mapcount);
 		}
 		next = a.next;
 	} while (next);
@@ -234,7 +247,7 @@ static int pagemap_pages(pid_t pid, struct pages *out)
 			for (ssize_t k = 0; k < r / 8; k++)
 				if (buf[k] & (PM_PRESENT | PM_SWAP))
 					push(out, v + (uint64_t)k * ps,
-					     buf[k] & PM_KEEP, 0);
+					     buf[k] & PM_KEEP, 0, 0);
 			v += (uint64_t)(r / 8) * ps;
 		}
 	}
@@ -374,10 +387,108 @@ static pid_t start_sparse(void)
 	return pid;
 }
 
+/* /proc/kpageflags bits (Documentation/admin-guide/mm/pagemap.rst) */
+#define KPF_HUGE 17
+#define KPF_KSM 21
+#define KPF_ZERO_PAGE 24
+
+/* The kernel's flags of frame pfn (read 512 frames at a time); 0 if none. */
+static uint64_t kpageflags(int fd, uint64_t pfn)
+{
+	static uint64_t buf[512], first = UINT64_MAX;
+	static ssize_t got;
+
+	if (pfn < first || pfn >= first + 512) {
+		first = pfn & ~511ull;
+		got = pread(fd, buf, sizeof(buf), (off_t)(first * 8));
+	}
+	return got > (ssize_t)((pfn - first) * 8) ? buf[pfn - first] : 0;
+}
+
+static long long file_num(const char *path);
+
+/*
+ * What the module says each present page is (zero page, KSM, hugetlb)
+ * against the kernel's own word on the frame (kpageflags) and, for KSM,
+ * on the process (ksm_merging_pages: its pages merged): the number of
+ * pages that differ (or 1 for the count), the first one in msg. A KSM page
+ * must be KPF_KSM, but not the other way round: 6.12's kpageflags says
+ * KPF_KSM of every anonymous page (it tests the mapping's KSM bits with
+ * "&", and the anonymous bit is one of them).
+ */
+static size_t check_kinds_flags(int kfd, pid_t pid, const struct pages *m,
+				size_t counts[3], char *msg, size_t len)
+{
+	static const struct {
+		uint32_t f;
+		int kpf;
+	} kinds[3] = { { EXMAP_F_ZERO, KPF_ZERO_PAGE },
+		       { EXMAP_F_KSM, KPF_KSM },
+		       { EXMAP_F_HUGETLB, KPF_HUGE } };
+	size_t bad = 0, ksm = 0;
+	long long merging;
+	char path[64];
+
+	for (size_t i = 0; i < m->n; i++) {
+		const struct page *pg = &m->p[i];
+		uint64_t kf;
+
+		/* present with a page (the zero page has one) */
+		if (!(pg->flags & EXMAP_F_PRESENT) ||
+		    (pg->flags & (EXMAP_F_NOPAGE | EXMAP_F_ZERO)) ==
+			    EXMAP_F_NOPAGE)
+			continue;
+		kf = kpageflags(kfd, pg->word & PM_FRAME);
+		for (int k = 0; k < 3; k++) {
+			int mod = (pg->flags & kinds[k].f) != 0;
+
+			counts[k] += mod;
+			if (mod == (int)((kf >> kinds[k].kpf) & 1) ||
+			    (kinds[k].f == EXMAP_F_KSM && !mod))
+				continue;
+			if (!bad++)
+				snprintf(msg, len,
+					 "pid %d page %#llx frame %#llx: module flags %#x, kpageflags %#llx",
+					 (int)pid, (unsigned long long)pg->va,
+					 (unsigned long long)(pg->word & PM_FRAME),
+					 pg->flags, (unsigned long long)kf);
+		}
+		ksm += (pg->flags & EXMAP_F_KSM) != 0;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/ksm_merging_pages", (int)pid);
+	merging = file_num(path);
+	if (merging != (long long)ksm && !bad++)
+		snprintf(msg, len, "pid %d: %zu KSM pages, ksm_merging_pages %lld",
+			 (int)pid, ksm, merging);
+	return bad;
+}
+
+/* A caller of ABI 3 is refused: with its version, or its smaller vma. */
+static void check_old_abi(int fd)
+{
+	struct exmap_rec rec[1];
+	struct exmap_vma v[64];
+	char names[4096];
+	struct vmabuf vb = { v, names, 64, sizeof(names) };
+	struct exmap_scan a;
+	int r1, r2;
+
+	scan_once(fd, getpid(), 0, rec, 1, NULL, &a);
+	a.abi = EXMAP_ABI_VERSION - 1;
+	r1 = ioctl(fd, EXMAP_IOC_SCAN, &a) < 0 ? errno : 0;
+	scan_once(fd, getpid(), 0, rec, 1, &vb, &a);
+	a.vma_size = offsetof(struct exmap_vma, page_size);
+	r2 = ioctl(fd, EXMAP_IOC_SCAN, &a) < 0 ? errno : 0;
+	if (r1 != EINVAL || r2 != EINVAL)
+		fail("ABI %d call: %s; ABI 3 mapping size: %s; want EINVAL",
+		     EXMAP_ABI_VERSION - 1, strerror(r1), strerror(r2));
+}
+
 static int cmd_compare(const char *sharer_out)
 {
 	pid_t sparse = start_sparse();
-	int zero = 0;
+	int zero = 0, kfd = open("/proc/kpageflags", O_RDONLY);
+	size_t kinds[3] = { 0 }, kbad = 0;
 	struct pages m = { 0 }, p = { 0 };
 	struct region rg[32];
 	pid_t spids[8];
@@ -410,6 +521,7 @@ static int cmd_compare(const char *sharer_out)
 		fail("open %s: %s", EXMAP_DEVICE, strerror(errno));
 		return 1;
 	}
+	check_old_abi(fd);
 	d = opendir("/proc");
 	while ((de = readdir(d))) {
 		pid_t pid = atoi(de->d_name);
@@ -441,6 +553,10 @@ static int cmd_compare(const char *sharer_out)
 			continue;
 		}
 		nproc++;
+		if (kfd >= 0 && check_kinds_flags(kfd, pid, &m, kinds, msg,
+						  sizeof(msg)) &&
+		    !kbad++)
+			fail("kinds of page: %s", msg);
 		for (size_t i = 0; i < m.n; i++) {
 			huge += (m.p[i].flags & EXMAP_F_HUGE) != 0;
 			zero += (m.p[i].flags & EXMAP_F_ZERO) != 0;
@@ -460,6 +576,14 @@ static int cmd_compare(const char *sharer_out)
 	}
 	printf("info compared %d processes, %d huge pages, %d swapped pages, %d zero pages\n",
 	       nproc, huge, swapped, zero);
+	printf("info kinds of page as kpageflags says: %zu zero, %zu KSM, %zu hugetlb; %zu processes differ\n",
+	       kinds[0], kinds[1], kinds[2], kbad);
+	if (kfd < 0)
+		fail("/proc/kpageflags unreadable");
+	else
+		close(kfd);
+	if (!kinds[0] || !kinds[1] || !kinds[2])
+		fail("kinds of page: some not seen (kmcheck kinds runs?)");
 	if (zero < 64)
 		fail("%d zero pages seen, want at least 64", zero);
 	if (nproc < 5)
@@ -1129,8 +1253,8 @@ static const char *module_lines(const struct exmap_scan *a,
 
 		if ((uint64_t)v->name_off + v->name_len > a->names_len ||
 		    (v->flags & ~(uint32_t)(EXMAP_VMA_READ | EXMAP_VMA_WRITE |
-					    EXMAP_VMA_EXEC |
-					    EXMAP_VMA_SHARED))) {
+					    EXMAP_VMA_EXEC | EXMAP_VMA_SHARED |
+					    EXMAP_VMA_HUGETLB))) {
 			snprintf(msg, size,
 				 "mapping %u at %llx: name at %u, %u bytes, of %u; flags %#x",
 				 i, (unsigned long long)v->start, v->name_off,
@@ -1483,6 +1607,556 @@ out:
 	return failed;
 }
 
+/*
+ * Every kind of page the module tells apart, each in a process of its
+ * own (kmcheck kinds):
+ *   zero       64 MiB of anonymous memory read and never written, in
+ *              small pages (MADV_NOHUGEPAGE): the zero page 16384 times
+ *   thp        64 MiB read the same way while the guest has THP "always":
+ *              the huge zero page, 32 PMDs
+ *   huge       a MAP_HUGETLB private mapping, an MFD_HUGETLB memfd and a
+ *              file on the hugetlbfs at KINDS_HUGEFS, KINDS_HUGE huge pages
+ *              each, written, then shared by fork with hugechild, which
+ *              writes the private mapping's first huge page (its own copy)
+ *   ksm1..3    KINDS_KSM pages each, MADV_MERGEABLE: page i has the same
+ *              content in all three and differs from every other page
+ * Each child dies with kmcheck (PR_SET_PDEATHSIG).
+ */
+#define KINDS_HUGEFS "/tmp/hugetlbfs"
+#define KINDS_HUGE 4
+#define KINDS_HUGE_SIZE ((size_t)2 << 20)
+#define KINDS_ANON ((size_t)64 << 20)
+#define KINDS_KSM 64
+#define KINDS_N 7
+
+/* What a child reports: the region its figures are about, or an error. */
+struct kind {
+	char name[16];
+	int pid, err, step;
+	uint64_t start, end;
+};
+
+static void kind_report(int wfd, const char *name, int step, void *start,
+			size_t len)
+{
+	struct kind k = { .pid = getpid(), .step = step,
+			  .err = step ? errno : 0,
+			  .start = (uintptr_t)start,
+			  .end = (uintptr_t)start + len };
+
+	snprintf(k.name, sizeof(k.name), "%s", name);
+	if (write(wfd, &k, sizeof(k)) != (ssize_t)sizeof(k))
+		_exit(1);
+}
+
+static void __attribute__((noreturn)) kind_wait(void)
+{
+	for (;;)
+		pause();
+}
+
+/* len bytes of anonymous memory, read page by page, never written. */
+static void kind_read(int wfd, const char *name, int advice)
+{
+	size_t len = KINDS_ANON + KINDS_HUGE_SIZE;
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	volatile char *a;
+	unsigned long sum = 0;
+
+	if (p == MAP_FAILED) {
+		kind_report(wfd, name, 1, NULL, 0);
+		kind_wait();
+	}
+	a = (char *)(((uintptr_t)p + KINDS_HUGE_SIZE - 1) &
+		     ~(uintptr_t)(KINDS_HUGE_SIZE - 1));
+	if (advice && madvise((void *)a, KINDS_ANON, advice)) {
+		kind_report(wfd, name, 2, NULL, 0);
+		kind_wait();
+	}
+	for (size_t o = 0; o < KINDS_ANON; o += (size_t)ps)
+		sum += (unsigned char)a[o];
+	kind_report(wfd, name, sum ? 3 : 0, (void *)a, KINDS_ANON);
+	kind_wait();
+}
+
+/* KINDS_HUGE huge pages of fd (-1: private anonymous), written. */
+static char *huge_map(int fd, int flags)
+{
+	size_t len = KINDS_HUGE * KINDS_HUGE_SIZE;
+	char *p;
+
+	if (fd >= 0 && ftruncate(fd, (off_t)len))
+		return NULL;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, flags, fd, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	for (size_t o = 0; o < len; o += (size_t)ps)
+		p[o] = (char)(1 + o / KINDS_HUGE_SIZE);
+	return p;
+}
+
+static void kind_huge(int wfd)
+{
+	int mfd = memfd_create("kmcheck-huge", MFD_HUGETLB);
+	int ffd = open(KINDS_HUGEFS "/kmcheck", O_RDWR | O_CREAT, 0600);
+	char *priv = huge_map(-1, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB);
+	volatile char *mem = mfd < 0 ? NULL : huge_map(mfd, MAP_SHARED);
+	volatile char *file = ffd < 0 ? NULL : huge_map(ffd, MAP_SHARED);
+	pid_t child;
+
+	if (!priv || !mem || !file) {
+		kind_report(wfd, "huge", 1, NULL, 0);
+		kind_wait();
+	}
+	child = fork();
+	if (child == 0) {
+		/* fork copies no entry of a shared mapping: read them in */
+		unsigned long sum = 0;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (size_t o = 0; o < KINDS_HUGE * KINDS_HUGE_SIZE;
+		     o += KINDS_HUGE_SIZE)
+			sum += (unsigned char)mem[o] + (unsigned char)file[o];
+		priv[0] = 'c';
+		kind_report(wfd, "hugechild", sum ? 0 : 3, priv,
+			    KINDS_HUGE * KINDS_HUGE_SIZE);
+		kind_wait();
+	}
+	kind_report(wfd, "huge", child < 0 ? 2 : 0, priv,
+		    KINDS_HUGE * KINDS_HUGE_SIZE);
+	kind_wait();
+}
+
+static void kind_ksm(int wfd, const char *name)
+{
+	size_t len = KINDS_KSM * (size_t)ps;
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED || madvise(p, len, MADV_NOHUGEPAGE)) {
+		kind_report(wfd, name, 1, NULL, 0);
+		kind_wait();
+	}
+	for (size_t i = 0; i < KINDS_KSM; i++) {
+		memset(p + i * (size_t)ps, (int)(i % 251) + 1, (size_t)ps);
+		memcpy(p + i * (size_t)ps, &i, sizeof(i));
+	}
+	kind_report(wfd, name, madvise(p, len, MADV_MERGEABLE) ? 2 : 0, p,
+		    len);
+	kind_wait();
+}
+
+/*
+ * kmcheck kinds: start them, print "kind NAME PID START END" for each (the
+ * region it is about, hex) and "ready", or "FAIL" lines, then wait.
+ */
+static int cmd_kinds(void)
+{
+	static const char *const ksm[] = { "ksm1", "ksm2", "ksm3" };
+	int p[2], n = 0;
+	struct kind k;
+
+	if (pipe(p))
+		return 2;
+	for (int i = 0; i < 6; i++) {
+		pid_t c = fork();
+
+		if (c < 0)
+			return 2;
+		if (c)
+			continue;
+		close(p[0]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (i == 0)
+			kind_read(p[1], "zero", MADV_NOHUGEPAGE);
+		if (i == 1)
+			kind_read(p[1], "thp", 0);
+		if (i == 2)
+			kind_huge(p[1]);
+		kind_ksm(p[1], ksm[i - 3]);
+	}
+	close(p[1]);
+	for (; n < KINDS_N && read(p[0], &k, sizeof(k)) == sizeof(k); n++) {
+		if (k.step)
+			fail("kinds: %s failed at step %d: %s", k.name, k.step,
+			     strerror(k.err));
+		else
+			printf("kind %s %d %llx %llx\n", k.name, k.pid,
+			       (unsigned long long)k.start,
+			       (unsigned long long)k.end);
+	}
+	if (n < KINDS_N)
+		fail("kinds: %d of %d processes reported", n, KINDS_N);
+	printf("ready\n");
+	kind_wait();
+}
+
+/* What the module says of one process, added up as the kernel would. */
+struct kfig {
+	uint64_t rss, pss; /* as smaps: no zero, no hugetlb; pss << 12 */
+	uint64_t huge_shared, huge_private; /* as smaps' *_Hugetlb */
+	uint64_t writable; /* present, PTE writable, not hugetlb */
+	/* in the region: zero pages (small, huge), ksm and hugetlb pages */
+	uint64_t zero, zero_huge, ksm, hugetlb, in_region;
+};
+
+static void kfig_add(struct kfig *f, const struct page *pg,
+		     const struct kind *k)
+{
+	uint32_t fl = pg->flags;
+	int in = pg->va >= k->start && pg->va < k->end;
+
+	if (!(fl & EXMAP_F_PRESENT))
+		return;
+	f->in_region += in;
+	if (fl & EXMAP_F_ZERO) {
+		if (in && (fl & EXMAP_F_HUGE))
+			f->zero_huge++;
+		else if (in)
+			f->zero++;
+		return;
+	}
+	if (fl & EXMAP_F_HUGETLB) {
+		/* smaps: shared when mapped more than once */
+		if (pg->mapcount >= 2)
+			f->huge_shared += (uint64_t)ps;
+		else
+			f->huge_private += (uint64_t)ps;
+		f->hugetlb += in;
+		return;
+	}
+	if (fl & EXMAP_F_WRITE)
+		f->writable += (uint64_t)ps;
+	if (fl & EXMAP_F_NOPAGE)
+		return;
+	f->ksm += in && (fl & EXMAP_F_KSM);
+	f->rss += (uint64_t)ps;
+	f->pss += ((uint64_t)ps << 12) / (pg->mapcount >= 2 ? pg->mapcount : 1);
+}
+
+/* The value of "key:" in text, a kB figure in bytes; -1 if absent. */
+static long long kv(const char *text, const char *key)
+{
+	size_t len = strlen(key);
+	const char *l = text;
+
+	while (l && *l) {
+		const char *nl = strchr(l, '\n');
+
+		if (!strncmp(l, key, len) && l[len] == ':') {
+			char *e;
+			long long v = strtoll(l + len + 1, &e, 10);
+
+			return strncmp(e, " kB", 3) ? v : v * 1024;
+		}
+		l = nl ? nl + 1 : NULL;
+	}
+	return -1;
+}
+
+/* A /proc/PID file's "key:" value (see kv); -1 if unreadable. */
+static long long proc_kv(pid_t pid, const char *file, const char *key)
+{
+	struct buf b = { 0 };
+	char path[64];
+	long long v = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+	if (!read_all(path, &b))
+		v = kv(b.p, key);
+	free(b.p);
+	return v;
+}
+
+/* One number from a file (sysfs, or ksm_merging_pages); -1 if none. */
+static long long file_num(const char *path)
+{
+	struct buf b = { 0 };
+	long long v = -1;
+
+	if (!read_all(path, &b) && b.n)
+		v = strtoll(b.p, NULL, 10);
+	free(b.p);
+	return v;
+}
+
+/* One entry of smaps: where it starts, its page size, hugetlb or not. */
+struct sment {
+	unsigned long long start;
+	long long kps;
+	int ht;
+};
+
+/* The entries of smaps text s (changed: lines cut) into e, at most n. */
+static size_t parse_smaps(char *s, struct sment *e, size_t n)
+{
+	struct sment *cur = NULL;
+	size_t k = 0;
+	char *l, *nl;
+
+	for (l = s; l && *l; l = nl ? nl + 1 : NULL) {
+		unsigned long long a, b;
+
+		nl = strchr(l, '\n');
+		if (nl)
+			*nl = '\0';
+		if (sscanf(l, "%llx-%llx ", &a, &b) == 2 && k < n) {
+			cur = &e[k++];
+			*cur = (struct sment){ .start = a, .kps = -1 };
+		} else if (cur && !strncmp(l, "KernelPageSize:", 15)) {
+			cur->kps = strtoll(l + 15, NULL, 10) * 1024;
+		} else if (cur && !strncmp(l, "VmFlags:", 8)) {
+			cur->ht = strstr(l, " ht") != NULL;
+		}
+	}
+	return k;
+}
+
+/*
+ * Each mapping's hugetlb flag and page size from the module against
+ * smaps' VmFlags "ht" and KernelPageSize: the number of hugetlb mappings.
+ */
+static int check_vma_sizes(int fd, const struct kind *k)
+{
+	static struct sment ent[4096];
+	struct vmabuf vb = { .cap = 4096, .names_cap = 1 << 20 };
+	struct exmap_rec rec[1];
+	struct exmap_scan a;
+	struct buf b = { 0 };
+	char path[64];
+	size_t n;
+	int nhuge = 0;
+
+	vb.v = calloc(vb.cap, sizeof(*vb.v));
+	vb.names = malloc(vb.names_cap);
+	snprintf(path, sizeof(path), "/proc/%d/smaps", k->pid);
+	if (!vb.v || !vb.names || scan_once(fd, k->pid, 0, rec, 1, &vb, &a) ||
+	    read_all(path, &b)) {
+		fail("kcheck %s: mappings or smaps unreadable", k->name);
+		goto out;
+	}
+	n = parse_smaps(b.p, ent, sizeof(ent) / sizeof(*ent));
+	for (uint32_t i = 0; i < a.nvmas; i++) {
+		const struct exmap_vma *v = &vb.v[i];
+		int huge = (v->flags & EXMAP_VMA_HUGETLB) != 0;
+		size_t j = 0;
+
+		while (j < n && ent[j].start != v->start)
+			j++;
+		if (j == n || ent[j].ht != huge ||
+		    ent[j].kps != (long long)v->page_size)
+			fail("kcheck %s: mapping at %llx: hugetlb %d, page size %llu; smaps: %s, ht %d, KernelPageSize %lld",
+			     k->name, (unsigned long long)v->start, huge,
+			     (unsigned long long)v->page_size,
+			     j == n ? "missing" : "found", j < n && ent[j].ht,
+			     j < n ? ent[j].kps : -1);
+		nhuge += huge;
+	}
+out:
+	free(vb.v);
+	free(vb.names);
+	free(b.p);
+	return nhuge;
+}
+
+/* Until ksmd has merged every page of the ksm processes (at most 120 s). */
+static void ksm_wait(const struct kind *k, int n)
+{
+	double end = now() + 120;
+	char path[64];
+	int done = 0;
+
+	while (!done && now() < end) {
+		done = 1;
+		for (int i = 0; i < n; i++) {
+			if (strncmp(k[i].name, "ksm", 3))
+				continue;
+			snprintf(path, sizeof(path),
+				 "/proc/%d/ksm_merging_pages", k[i].pid);
+			if (file_num(path) != KINDS_KSM)
+				done = 0;
+		}
+		if (!done)
+			usleep(200000);
+	}
+}
+
+/* Writable bytes of pid from the module's PTE bits (not hugetlb). */
+static void print_writable(int fd, pid_t pid, struct pages *m)
+{
+	struct kind none = { 0 };
+	struct kfig f = { 0 };
+
+	if (module_pages(fd, pid, m, 1000)) {
+		fail("kcheck: pid %d unreadable", (int)pid);
+		return;
+	}
+	for (size_t i = 0; i < m->n; i++)
+		kfig_add(&f, &m->p[i], &none);
+	printf("writable %d %llu\n", (int)pid, (unsigned long long)f.writable);
+}
+
+/* The kind-specific expectations (see cmd_kinds). */
+static void check_kind(const struct kind *k, const struct kfig *f, int nhuge)
+{
+	uint64_t anon = KINDS_ANON / (uint64_t)ps;
+	uint64_t huge = KINDS_HUGE * KINDS_HUGE_SIZE;
+	long long merging;
+	char path[64];
+
+	if (!strcmp(k->name, "zero") && (f->zero != anon || f->zero_huge))
+		fail("kcheck zero: %llu pages of the zero page and %llu of the huge one in the region, want %llu and 0",
+		     (unsigned long long)f->zero,
+		     (unsigned long long)f->zero_huge,
+		     (unsigned long long)anon);
+	if (!strcmp(k->name, "thp") && f->zero_huge != anon)
+		fail("kcheck thp: %llu pages of the huge zero page in the region (%llu of the small one), want %llu",
+		     (unsigned long long)f->zero_huge,
+		     (unsigned long long)f->zero, (unsigned long long)anon);
+	if (!strncmp(k->name, "huge", 4) &&
+	    (nhuge != 3 || f->huge_private != KINDS_HUGE_SIZE ||
+	     f->huge_shared + f->huge_private != 3 * huge ||
+	     f->hugetlb != huge / (uint64_t)ps))
+		fail("kcheck %s: %d hugetlb mappings, %llu B shared, %llu B private, %llu pages in the private mapping; want 3, %llu, %llu, %llu",
+		     k->name, nhuge, (unsigned long long)f->huge_shared,
+		     (unsigned long long)f->huge_private,
+		     (unsigned long long)f->hugetlb,
+		     (unsigned long long)(3 * huge - KINDS_HUGE_SIZE),
+		     (unsigned long long)KINDS_HUGE_SIZE,
+		     (unsigned long long)(huge / (uint64_t)ps));
+	if (strncmp(k->name, "huge", 4) && nhuge)
+		fail("kcheck %s: %d hugetlb mappings", k->name, nhuge);
+	if (strncmp(k->name, "ksm", 3))
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/ksm_merging_pages", k->pid);
+	merging = file_num(path);
+	if (f->ksm != KINDS_KSM || merging != KINDS_KSM)
+		fail("kcheck %s: %llu KSM pages from the module, ksm_merging_pages %lld; want %d",
+		     k->name, (unsigned long long)f->ksm, merging, KINDS_KSM);
+}
+
+/* The module's KSM pages of the ksm processes against ksmd's counts. */
+static void check_ksm_pages(const uint64_t *pfn, const uint32_t *mapcount,
+			    size_t n)
+{
+	long long shared = file_num("/sys/kernel/mm/ksm/pages_shared");
+	long long sharing = file_num("/sys/kernel/mm/ksm/pages_sharing");
+	size_t distinct = 0, bad = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t j = 0;
+
+		while (j < i && pfn[j] != pfn[i])
+			j++;
+		distinct += j == i;
+		bad += mapcount[i] != 3;
+	}
+	printf("info ksm: %zu KSM pages mapped, %zu distinct, pages_shared %lld, pages_sharing %lld\n",
+	       n, distinct, shared, sharing);
+	if (n != 3 * KINDS_KSM || distinct != KINDS_KSM ||
+	    shared != KINDS_KSM || sharing != 2 * KINDS_KSM || bad)
+		fail("kcheck ksm: %zu pages, %zu distinct, %zu not mapped 3 times; pages_shared %lld, pages_sharing %lld; want %d, %d, 0, %d, %d",
+		     n, distinct, bad, shared, sharing, 3 * KINDS_KSM,
+		     KINDS_KSM, KINDS_KSM, 2 * KINDS_KSM);
+}
+
+/*
+ * kmcheck kcheck KINDS_OUT SHARER_OUT: for each process of kmcheck kinds,
+ * what the module says against the kernel's own figures: Rss and Pss of
+ * smaps_rollup from its pages but the zero page and hugetlb ones,
+ * Shared_Hugetlb and Private_Hugetlb from its hugetlb pages, each
+ * mapping's hugetlb flag and page size against smaps, and what each kind
+ * must show (check_kind); the KSM pages against ksmd's counts. Prints
+ * "kernel NAME PID RSS PSS HUGETLB ZERO KSM" (bytes, the kernel's and the
+ * module's figures of the whole process) for the host, and "writable PID
+ * BYTES" for the sharer's processes and these.
+ */
+static int cmd_kcheck(const char *kinds_out, const char *sharer_out)
+{
+	struct kind k[KINDS_N];
+	struct pages m = { 0 };
+	uint64_t kpfn[3 * KINDS_KSM + 1];
+	uint32_t kmc[3 * KINDS_KSM + 1];
+	size_t nk = 0;
+	int n = 0, nsp = 0, fd;
+	pid_t spids[4];
+	char line[256];
+	FILE *f = fopen(kinds_out, "r");
+
+	while (f && fgets(line, sizeof(line), f) && n < KINDS_N)
+		if (sscanf(line, "kind %15s %d %llx %llx", k[n].name, &k[n].pid,
+			   (unsigned long long *)&k[n].start,
+			   (unsigned long long *)&k[n].end) == 4)
+			n++;
+	if (f)
+		fclose(f);
+	f = fopen(sharer_out, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "pids ", 5))
+			nsp = sscanf(line + 5, "%d %d %d %d", &spids[0],
+				     &spids[1], &spids[2], &spids[3]);
+	if (f)
+		fclose(f);
+	fd = open(EXMAP_DEVICE, O_RDONLY);
+	if (n != KINDS_N || nsp != 4 || fd < 0) {
+		fail("kcheck: %d kinds, %d sharer pids, %s", n, nsp,
+		     fd < 0 ? strerror(errno) : "device open");
+		return 1;
+	}
+	ksm_wait(k, n);
+	for (int i = 0; i < n; i++) {
+		struct kfig fg = { 0 };
+		long long rss = proc_kv(k[i].pid, "smaps_rollup", "Rss");
+		long long pss = proc_kv(k[i].pid, "smaps_rollup", "Pss");
+		long long hs = proc_kv(k[i].pid, "smaps_rollup", "Shared_Hugetlb");
+		long long hp = proc_kv(k[i].pid, "smaps_rollup", "Private_Hugetlb");
+		uint64_t zero = 0, ksm = 0;
+
+		if (module_pages(fd, k[i].pid, &m, 1000)) {
+			fail("kcheck %s: module scan failed", k[i].name);
+			continue;
+		}
+		for (size_t j = 0; j < m.n; j++) {
+			const struct page *pg = &m.p[j];
+
+			kfig_add(&fg, pg, &k[i]);
+			zero += (pg->flags & EXMAP_F_ZERO) != 0;
+			ksm += (pg->flags & EXMAP_F_KSM) != 0;
+			if ((pg->flags & EXMAP_F_KSM) && nk < 3 * KINDS_KSM &&
+			    !strncmp(k[i].name, "ksm", 3)) {
+				kpfn[nk] = pg->word & PM_FRAME;
+				kmc[nk++] = pg->mapcount;
+			}
+		}
+		if ((long long)fg.rss != rss ||
+		    (long long)(fg.pss >> 22 << 10) != pss ||
+		    (long long)fg.huge_shared != hs ||
+		    (long long)fg.huge_private != hp)
+			fail("kcheck %s: module Rss %llu, Pss %llu, Shared_Hugetlb %llu, Private_Hugetlb %llu; smaps_rollup %lld, %lld, %lld, %lld",
+			     k[i].name, (unsigned long long)fg.rss,
+			     (unsigned long long)(fg.pss >> 12),
+			     (unsigned long long)fg.huge_shared,
+			     (unsigned long long)fg.huge_private, rss, pss,
+			     hs, hp);
+		check_kind(&k[i], &fg, check_vma_sizes(fd, &k[i]));
+		printf("kernel %s %d %lld %lld %lld %llu %llu\n", k[i].name,
+		       k[i].pid, rss, pss, hs + hp,
+		       (unsigned long long)zero * (unsigned long long)ps,
+		       (unsigned long long)ksm * (unsigned long long)ps);
+		printf("writable %d %llu\n", k[i].pid,
+		       (unsigned long long)fg.writable);
+	}
+	check_ksm_pages(kpfn, kmc, nk);
+	for (int i = 0; i < 4; i++)
+		print_writable(fd, spids[i], &m);
+	close(fd);
+	free(m.p);
+	if (!failed)
+		printf("ok kinds: the zero page, the huge zero page, hugetlb and KSM pages as the kernel counts them\n");
+	return failed;
+}
+
 static int cmd_calls(uint32_t nrecs)
 {
 	static struct exmap_rec recs[4096];
@@ -1664,6 +2338,10 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 3 && !strcmp(argv[1], "compare"))
 		return cmd_compare(argv[2]);
+	if (argc == 2 && !strcmp(argv[1], "kinds"))
+		return cmd_kinds();
+	if (argc == 4 && !strcmp(argv[1], "kcheck"))
+		return cmd_kcheck(argv[2], argv[3]);
 	if (argc == 2 && !strcmp(argv[1], "unpriv"))
 		return cmd_unpriv();
 	if (argc == 2 && !strcmp(argv[1], "task"))
@@ -1682,6 +2360,6 @@ int main(int argc, char **argv)
 		return cmd_smaps();
 	if (argc >= 6 && !strcmp(argv[1], "pty"))
 		return cmd_pty(argv[2], atof(argv[3]), atof(argv[4]), argv + 5);
-	fprintf(stderr, "usage: kmcheck compare FILE | task | maps | unpriv | scan SECS | churn SECS | time NAME CMD... | calls NRECS | smaps | pty NAME WARMUP SECS CMD...\n");
+	fprintf(stderr, "usage: kmcheck compare FILE | kinds | kcheck KINDS_OUT SHARER_OUT | task | maps | unpriv | scan SECS | churn SECS | time NAME CMD... | calls NRECS | smaps | pty NAME WARMUP SECS CMD...\n");
 	return 2;
 }

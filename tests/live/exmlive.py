@@ -72,8 +72,14 @@ def sharer_path():
     """
     if os.environ.get("SHARER"):
         return os.environ["SHARER"]
-    src = os.path.join(SRCDIR, "sharer.c")
-    out = os.path.join("tests", "live", "sharer-plain")
+    return plain_program("sharer")
+
+
+def plain_program(name):
+    """tests/live/NAME.c built as tests/live/NAME-plain with plain flags
+    (see sharer_path), when older than its source."""
+    src = os.path.join(SRCDIR, name + ".c")
+    out = os.path.join("tests", "live", name + "-plain")
     if (os.path.exists(out) and
             os.path.getmtime(out) >= os.path.getmtime(src)):
         return "./" + out

@@ -130,7 +130,8 @@ def diff(tmp):
     try:
         check(g.stdout.readline().strip() == "ready", "grower ready")
         for f in (one, a):
-            exm("--record", f, "-n", "1", "-p", "%d,%d" % (g.pid, gone.pid))
+            exm("--record", f, "-n", "1", "--scan-pids",
+                "%d,%d" % (g.pid, gone.pid))
         gone.kill()
         gone.wait()
         g.stdin.write("256\n")
@@ -138,7 +139,8 @@ def diff(tmp):
         check(g.stdout.readline().strip() == "grown", "grower grown")
         new = subprocess.Popen(["/bin/busybox", "sleep", "300"])
         for f in (one, b):
-            exm("--record", f, "-n", "1", "-p", "%d,%d" % (g.pid, new.pid))
+            exm("--record", f, "-n", "1", "--scan-pids",
+                "%d,%d" % (g.pid, new.pid))
         grow = 256 * page
         d = json.loads(exm("--diff", one, "--format", "json"))
         check(d["from"]["snapshot"] == 1 and d["to"]["snapshot"] == 2,

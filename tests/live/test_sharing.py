@@ -3,7 +3,8 @@
 """Live test (root): known sharing, checked exactly.
 
 Starts tests/live/sharer (four processes with regions of known sharing, see
-sharer.c), runs `exmtop -b --format json --bytes -p <its pids>` once with
+sharer.c), runs `exmtop -b --format json --bytes --scan-pids <its pids>` (sharing
+counted among them only, as the oracle counts it) once with
 --pagemap-mode scan and once with --pagemap-mode read, and checks:
 
   1. the sharer really set up what it claims: an independent oracle (pagemap
@@ -318,7 +319,8 @@ def run(c, swap=False):
             for mode in exmlive.pagemap_modes():
                 try:
                     docs[mode] = exmlive.exmtop_json(
-                        ["--bytes", "-p", pids, "--pagemap-mode", mode])
+                        ["--bytes", "--scan-pids", pids, "--pagemap-mode",
+                         mode])
                 except RuntimeError as e:
                     c.check(False, "[%s] %s" % (mode, e))
                     continue

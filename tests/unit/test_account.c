@@ -702,8 +702,10 @@ Test(pagemap, pack_round_trip)
 
 /* Plain reads of a process with a big mapping: smaps says which mappings
  * hold pages and empty ones are not read (a word planted in one that
- * smaps calls empty is not seen, which shows it was not read); a forced
- * PAGEMAP_SCAN where the ioctl does not work is a clear error. */
+ * smaps calls empty is not seen, which shows it was not read), but for a
+ * readable private anonymous one, which may map the zero page (smaps
+ * never counts it); a forced PAGEMAP_SCAN where the ioctl does not work is
+ * a clear error. */
 Test(pagemap, reads_skip_what_smaps_calls_empty)
 {
 	char root[] = "/tmp/exm-fakeproc-XXXXXX", pid[600], path[700];
@@ -724,15 +726,18 @@ Test(pagemap, reads_skip_what_smaps_calls_empty)
 	put(pid, "maps",
 	    "10000-12000 rw-p 00000000 00:00 0 \n"
 	    "40000000-80000000 rw-p 00000000 00:00 0 \n"
-	    "100000000-140000000 rw-p 00000000 00:00 0 \n");
+	    "100000000-140000000 ---p 00000000 00:00 0 \n"
+	    "200000000-240000000 r--p 00000000 00:00 0 \n");
 	put(pid, "smaps",
 	    "10000-12000 rw-p 00000000 00:00 0 \n"
 	    "Rss:                   8 kB\nSwap:                  0 kB\n"
 	    "40000000-80000000 rw-p 00000000 00:00 0 \n"
 	    "Rss:                   0 kB\nSwap:                  4 kB\n"
-	    "100000000-140000000 rw-p 00000000 00:00 0 \n"
+	    "100000000-140000000 ---p 00000000 00:00 0 \n"
 	    "Rss:                   0 kB\nSwap:                  0 kB\n"
-	    "VmFlags: rd wr mr mw me ac\n");
+	    "200000000-240000000 r--p 00000000 00:00 0 \n"
+	    "Rss:                   0 kB\nSwap:                  0 kB\n"
+	    "VmFlags: rd mr mw me ac\n");
 	snprintf(path, sizeof(path), "%s/pagemap", pid);
 	fd = open(path, O_WRONLY | O_CREAT, 0644);
 	cr_assert_geq(fd, 0);
@@ -740,6 +745,7 @@ Test(pagemap, reads_skip_what_smaps_calls_empty)
 	put_word(fd, 0x11, PRESENT(0x101, EXM_PM_EXCLUSIVE));
 	put_word(fd, 0x40000 + 9, SWAPW(1, 0x42));
 	put_word(fd, 0x100000 + 7, PRESENT(0x102, 0)); /* "empty": unread */
+	put_word(fd, 0x200000 + 5, PRESENT(0x103, 0)); /* read: zero page? */
 	close(fd);
 
 	snprintf(name, sizeof(name), "pagemap:%s", root);
@@ -747,11 +753,12 @@ Test(pagemap, reads_skip_what_smaps_calls_empty)
 		     err);
 	cr_assert_eq(exm_source_snapshot(src, &opts, &snap), 0);
 	p = &snap->procs[0];
-	cr_assert_eq(p->nmaps, 3);
+	cr_assert_eq(p->nmaps, 4);
 	cr_assert_eq(p->maps[0].npages, 2);
 	cr_assert_eq(p->maps[1].npages, 1);
 	cr_assert_eq(p->maps[2].npages, 0);
-	cr_assert_eq(p->sz.rss, 2 * PS);
+	cr_assert_eq(p->maps[3].npages, 1);
+	cr_assert_eq(p->sz.rss, 3 * PS);
 	cr_assert_eq(p->sz.swap, PS);
 	exm_snapshot_free(snap);
 
@@ -763,4 +770,191 @@ Test(pagemap, reads_skip_what_smaps_calls_empty)
 	exm_source_close(src);
 	snprintf(path, sizeof(path), "rm -rf '%s'", root);
 	cr_assert_eq(system(path), 0);
+}
+
+/*
+ * Zero pages and hugetlb pages (issue 24). A: anon rw-p, 3 pages: the zero
+ * page twice (one frame, EXM_PM_ZERO) and pfn 200 exclusive; a hugetlb
+ * mapping of 2 pages (pfns 0x400, 0x401) shared with B. B: the same
+ * hugetlb pages, and the zero page once. Zero pages are in zero only;
+ * hugetlb pages in hugetlb and ehugetlb, counted among their own mappers,
+ * not in resident, effective resident, sole or the distinct pages.
+ */
+Test(account, zero_and_hugetlb_pages_are_not_resident)
+{
+	struct exm_snapshot *s = exm_snapshot_new();
+	const uint64_t z = EXM_PM_ZERO | EXM_PM_PRESENT | 0x2a00;
+	struct exm_proc *p;
+	struct exm_mapping *m;
+
+	s->sys.page_size = PS;
+	s->sys.caps = EXM_CAP_PAGES | EXM_CAP_PFN | EXM_CAP_WRITABLE;
+	p = mkproc(s, 10);
+	m = mkmap(p, 0x10000, 3, EXM_PERM_R | EXM_PERM_W, "", 0,
+		  EXM_KIND_ANON);
+	add(m, 0, z);
+	add(m, 1, z);
+	add(m, 2, PRESENT(200, EXM_PM_EXCLUSIVE));
+	m = mkmap(p, 0x200000, 2, EXM_PERM_R | EXM_PERM_W | EXM_PERM_S,
+		  "/memfd:h", 9, EXM_KIND_SHMEM);
+	m->hugetlb = true;
+	m->kpage_size = 2u << 20;
+	add(m, 0, PRESENT(0x400, EXM_PM_FILE));
+	add(m, 1, PRESENT(0x401, EXM_PM_FILE));
+	p = mkproc(s, 20);
+	m = mkmap(p, 0x200000, 2, EXM_PERM_R | EXM_PERM_S, "/memfd:h", 9,
+		  EXM_KIND_SHMEM);
+	m->hugetlb = true;
+	m->kpage_size = 2u << 20;
+	add(m, 0, PRESENT(0x400, EXM_PM_FILE));
+	add(m, 1, PRESENT(0x401, EXM_PM_FILE));
+	m = mkmap(p, 0x10000, 1, EXM_PERM_R, "", 0, EXM_KIND_ANON);
+	add(m, 0, z);
+	cr_assert_eq(exm_snapshot_account(s), 0);
+
+	p = &s->procs[0];
+	cr_assert_eq(p->sz.rss, PS);
+	cr_assert_eq(p->sz.erss, (double)PS);
+	cr_assert_eq(p->sz.sole, PS);
+	cr_assert_eq(p->sz.writable, PS);
+	cr_assert_eq(p->sz.zero, 2 * PS);
+	cr_assert_eq(p->sz.hugetlb, 2 * PS);
+	cr_assert_eq(p->sz.ehugetlb, (double)PS);
+	cr_assert(p->sz.has & EXM_HAS_ZERO && p->sz.has & EXM_HAS_EHUGETLB);
+	p = &s->procs[1];
+	cr_assert_eq(p->sz.rss, 0);
+	cr_assert_eq(p->sz.erss, 0.0);
+	cr_assert_eq(p->sz.zero, PS);
+	cr_assert_eq(p->sz.hugetlb, 2 * PS);
+	cr_assert_eq(p->sz.ehugetlb, (double)PS);
+	/* conservation, each kind apart */
+	cr_assert_eq(s->distinct_pages, 1);
+	cr_assert_eq(s->distinct_hugetlb, 2);
+	cr_assert_eq(s->total.erss, (double)(s->distinct_pages * PS));
+	cr_assert_eq(s->total.ehugetlb, (double)(s->distinct_hugetlb * PS));
+	exm_snapshot_free(s);
+}
+
+/*
+ * What the frames say, from a /proc tree's kpageflags: a file mapping
+ * aligned to 2 MiB whose first frame is a hugetlb page (KPF_HUGE) is a
+ * hugetlb mapping of 2 MiB pages (the frame 2 MiB on is no tail of it);
+ * in an anonymous mapping, 512 frames from an aligned one that is the huge
+ * zero page (KPF_ZERO_PAGE), at an aligned address, are zero pages, and
+ * an exclusive transparent huge page after them is resident.
+ */
+Test(pagemap, kinds_from_kpageflags)
+{
+	char root[] = "/tmp/exm-fakeproc-XXXXXX", pid[600], path[700];
+	struct exm_scan_opts opts = { .pagemap_mode = 2 };
+	struct exm_snapshot *snap = NULL;
+	const struct exm_proc *p;
+	struct exm_source *src;
+	char err[256], name[700];
+	uint64_t f;
+	int fd;
+
+	cr_assert_not_null(mkdtemp(root));
+	snprintf(pid, sizeof(pid), "%s/4250", root);
+	cr_assert_eq(mkdir(pid, 0755), 0);
+	put(pid, "stat", "4250 (kinds) S 1 4250 4250 0 -1 4194560 0 0 0 0 0 "
+			 "0 0 0 20 0 1 0 556 0 0\n");
+	put(pid, "cmdline", "");
+	put(pid, "cgroup", "0::/\n");
+	put(pid, "maps",
+	    "200000-600000 rw-s 00000000 00:10 77 /anon_hugepage (deleted)\n"
+	    "800000-c00000 rw-p 00000000 00:00 0 \n");
+	snprintf(path, sizeof(path), "%s/pagemap", pid);
+	fd = open(path, O_WRONLY | O_CREAT, 0644);
+	cr_assert_geq(fd, 0);
+	for (uint64_t k = 0; k < 1024; k++) {
+		put_word(fd, 0x200 + k, PRESENT(0x10000 + k, EXM_PM_FILE));
+		put_word(fd, 0x800 + k,
+			 k < 512 ? PRESENT(0x20000 + k, EXM_PM_FILE)
+				 : PRESENT(0x30000 + k - 512,
+					   EXM_PM_EXCLUSIVE));
+	}
+	close(fd);
+	snprintf(path, sizeof(path), "%s/kpageflags", root);
+	fd = open(path, O_WRONLY | O_CREAT, 0644);
+	cr_assert_geq(fd, 0);
+	f = 1ull << 17 | 1ull << 15; /* KPF_HUGE, KPF_COMPOUND_HEAD */
+	put_word(fd, 0x10000, f);
+	put_word(fd, 0x10200, f);
+	f = 1ull << 24 | 1ull << 22 | 1ull << 15; /* ZERO_PAGE, THP, HEAD */
+	put_word(fd, 0x20000, f);
+	put_word(fd, 0x30000, 1ull << 22 | 1ull << 15);
+	put_word(fd, 0x40000, 0);
+	close(fd);
+
+	snprintf(name, sizeof(name), "pagemap:%s", root);
+	cr_assert_eq(exm_source_open(name, &src, err, sizeof(err)), 0, "%s",
+		     err);
+	cr_assert_eq(exm_source_snapshot(src, &opts, &snap), 0);
+	p = &snap->procs[0];
+	cr_assert_eq(p->nmaps, 2);
+	cr_assert(p->maps[0].hugetlb);
+	cr_assert_eq(p->maps[0].kpage_size, 2u << 20);
+	cr_assert_eq(p->maps[0].sz.hugetlb, 4u << 20);
+	cr_assert_eq(p->maps[0].sz.rss, 0);
+	cr_assert(!p->maps[1].hugetlb);
+	cr_assert_eq(p->maps[1].sz.zero, 2u << 20);
+	cr_assert_eq(p->maps[1].sz.rss, 2u << 20);
+	cr_assert_eq(p->sz.rss, 2u << 20);
+	cr_assert_eq(snap->distinct_pages, 512);
+	cr_assert_eq(snap->distinct_hugetlb, 1024);
+	exm_snapshot_free(snap);
+	exm_source_close(src);
+	snprintf(path, sizeof(path), "rm -rf '%s'", root);
+	cr_assert_eq(system(path), 0);
+}
+
+/* smaps says a mapping is hugetlb by its KernelPageSize, and how much of
+ * it is mapped by Shared_Hugetlb + Private_Hugetlb (in no other size). */
+Test(smaps, hugetlb_from_kernel_page_size)
+{
+	char root[] = "/tmp/exm-fakeproc-XXXXXX", pid[600], cmd[700];
+	struct exm_scan_opts opts = { 0 };
+	struct exm_snapshot *snap = NULL;
+	const struct exm_proc *p;
+	struct exm_source *src;
+	char err[256];
+
+	cr_assert_not_null(mkdtemp(root));
+	snprintf(pid, sizeof(pid), "%s/4251", root);
+	cr_assert_eq(mkdir(pid, 0755), 0);
+	put(pid, "stat", "4251 (kinds) S 1 4251 4251 0 -1 4194560 0 0 0 0 0 "
+			 "0 0 0 20 0 1 0 556 0 0\n");
+	put(pid, "cmdline", "");
+	put(pid, "cgroup", "0::/\n");
+	put(pid, "maps",
+	    "200000-600000 rw-s 00000000 00:10 77 /anon_hugepage (deleted)\n"
+	    "800000-c00000 rw-p 00000000 00:00 0 \n");
+	put(pid, "smaps",
+	    "200000-600000 rw-s 00000000 00:10 77 /anon_hugepage (deleted)\n"
+	    "Rss:                   0 kB\nPss:                   0 kB\n"
+	    "KernelPageSize:     2048 kB\n"
+	    "Shared_Hugetlb:     2048 kB\nPrivate_Hugetlb:    2048 kB\n"
+	    "800000-c00000 rw-p 00000000 00:00 0 \n"
+	    "Rss:                   8 kB\nPss:                   8 kB\n"
+	    "KernelPageSize:        4 kB\n"
+	    "Shared_Hugetlb:        0 kB\nPrivate_Hugetlb:       0 kB\n");
+	cr_assert_eq(exm_source_open("smaps", &src, err, sizeof(err)), 0, "%s",
+		     err);
+	opts.proc_root = root; /* the tree, not /proc */
+	cr_assert_eq(exm_source_snapshot(src, &opts, &snap), 0);
+	p = &snap->procs[0];
+	cr_assert_eq(p->nmaps, 2);
+	cr_assert(p->maps[0].hugetlb);
+	cr_assert_eq(p->maps[0].kpage_size, 2u << 20);
+	cr_assert_eq(p->maps[0].sz.hugetlb, 4u << 20);
+	cr_assert(!p->maps[1].hugetlb);
+	cr_assert_eq(p->sz.rss, 8192);
+	cr_assert_eq(p->sz.hugetlb, 4u << 20);
+	cr_assert(!(p->sz.has & EXM_HAS_EHUGETLB));
+	cr_assert(!(p->sz.has & EXM_HAS_ZERO));
+	exm_snapshot_free(snap);
+	exm_source_close(src);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	cr_assert_eq(system(cmd), 0);
 }

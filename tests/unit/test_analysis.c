@@ -453,6 +453,12 @@ Test(alerts, pss_mismatch_beyond_tolerance)
 	p->kpss.pss = 200 * PS;
 	cr_assert(one_alert(s, NULL, &o, EXM_ALERT_PSS_MISMATCH, &t));
 	cr_assert_eq(t.bytes, -98 * (int64_t)PS);
+	cr_assert_not_null(strstr(t.text, "not scanned?"));
+	/* a kernel that averages mapcounts (kconfig.h): the note says so */
+	s->sys.caps |= EXM_CAP_AVG_MAPCOUNT;
+	cr_assert(one_alert(s, NULL, &o, EXM_ALERT_PSS_MISMATCH, &t));
+	cr_assert_not_null(strstr(t.text, "CONFIG_NO_PAGE_MAPCOUNT"));
+	s->sys.caps &= ~EXM_CAP_AVG_MAPCOUNT;
 	/* a scan of some processes only: not checked */
 	o.partial_scan = true;
 	cr_assert(!one_alert(s, NULL, &o, EXM_ALERT_PSS_MISMATCH, &t));

@@ -18,6 +18,8 @@
 #include "core/filestrip.h"
 #include "core/group.h"
 #include "core/sysview.h"
+#include "core/kconfig.h"
+#include <zlib.h>
 #include "tests/unit/anagen.h"
 
 /*
@@ -115,7 +117,9 @@ Test(sysview, rows_add_up_to_memtotal)
 	cr_assert_eq(row(&v, "page_tables"), KB(4100));
 	cr_assert_eq(row(&v, "vmalloc"), KB(6000));
 	cr_assert_eq(row(&v, "percpu"), KB(700));
-	cr_assert_eq(row(&v, "hugetlb"), KB(2048));
+	cr_assert_eq(row(&v, "hugetlb_mapped"), 0);
+	cr_assert_eq(row(&v, "hugetlb_unmapped"), 0);
+	cr_assert_eq(row(&v, "hugetlb_free"), KB(2048));
 	cr_assert_eq(row(&v, "zswap"), 0);
 	cr_assert_eq(row(&v, "free"), KB(600000));
 	for (size_t i = 0; i < v.nrows; i++) {
@@ -128,6 +132,41 @@ Test(sysview, rows_add_up_to_memtotal)
 	 * 4100 - vmalloc 6000 - percpu 700 - hugetlb 2048: the scanned
 	 * pages moved from the derived rows to user_space change nothing */
 	cr_assert_eq(row(&v, "unexplained"), KB(83152));
+	exm_snapshot_free(s);
+}
+
+/* SwapCached less the mapped swap cache the scan saw (exmtop's own meminfo
+ * row, kpageflags.h); unknown (no such row): 0, and unexplained holds it */
+Test(sysview, swap_cache_row)
+{
+	struct exm_snapshot *s = small();
+	struct exm_sysview v;
+	char err[128], text[2048];
+	int64_t unexpl;
+
+	cr_assert_eq(exm_sysview_from_meminfo(s, mi(meminfo), &v, err,
+					      sizeof(err)), 0, "%s", err);
+	unexpl = row(&v, "unexplained");
+	/* first: meminfo's own "SwapCached: 0 kB" is then a repeat */
+	snprintf(text, sizeof(text), "SwapCached: 8000 kB\n%s", meminfo);
+	cr_assert_eq(exm_sysview_from_meminfo(s, mi(text), &v, err,
+					      sizeof(err)), 0, "%s", err);
+	cr_assert_eq(row(&v, "swap_cache_unmapped"), 0);
+	cr_assert_eq(row(&v, "unexplained"), unexpl);
+	snprintf(text, sizeof(text),
+		 "SwapCached: 8000 kB\nSwapCached(mapped): 3000 kB\n%s",
+		 meminfo);
+	cr_assert_eq(exm_sysview_from_meminfo(s, mi(text), &v, err,
+					      sizeof(err)), 0, "%s", err);
+	cr_assert_eq(row(&v, "swap_cache_unmapped"), KB(5000));
+	cr_assert_eq(row(&v, "unexplained"), unexpl - KB(5000));
+	/* counted at another moment than SwapCached: never negative */
+	snprintf(text, sizeof(text),
+		 "SwapCached: 8000 kB\nSwapCached(mapped): 9000 kB\n%s",
+		 meminfo);
+	cr_assert_eq(exm_sysview_from_meminfo(s, mi(text), &v, err,
+					      sizeof(err)), 0, "%s", err);
+	cr_assert_eq(row(&v, "swap_cache_unmapped"), 0);
 	exm_snapshot_free(s);
 }
 
@@ -225,6 +264,53 @@ Test(sysview, facts_read_meminfo_under_a_root)
 	cr_assert_gt(sys.meminfo.n, 20);
 	cr_assert(exm_meminfo_get(&sys.meminfo, "MemTotal", &x));
 	cr_assert_eq(x, sys.mem_total);
+}
+
+/* CONFIG_NO_PAGE_MAPCOUNT from /boot/config-R (text) or /proc/config.gz */
+Test(kconfig, averaged_mapcounts)
+{
+	char dir[] = "/tmp/exm-kconfig-XXXXXX", txt[64], gz[64], none[64];
+	struct exm_sysinfo sys = { .kernel = "6.18.0" };
+	gzFile g;
+	FILE *f;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(txt, sizeof(txt), "%s/config", dir);
+	snprintf(gz, sizeof(gz), "%s/config.gz", dir);
+	snprintf(none, sizeof(none), "%s/none", dir);
+	f = fopen(txt, "w");
+	fputs("CONFIG_MMU=y\nCONFIG_NO_PAGE_MAPCOUNT=y\n", f);
+	fclose(f);
+	g = gzopen(gz, "wb");
+	gzputs(g, "CONFIG_MMU=y\n# CONFIG_NO_PAGE_MAPCOUNT is not set\n"
+		  "CONFIG_PAGE_MAPCOUNT=y\n");
+	gzclose(g);
+	cr_assert_eq(exm_kernel_mapcount("6.18.0", txt, gz),
+		     EXM_MAPCOUNT_AVERAGE);
+	/* the text file wins; without it, the gzip one */
+	cr_assert_eq(exm_kernel_mapcount("6.18.0", none, gz),
+		     EXM_MAPCOUNT_EXACT);
+	/* zlib reads a file that is not compressed as it is */
+	cr_assert_eq(exm_kernel_mapcount("6.18.0", NULL, txt),
+		     EXM_MAPCOUNT_AVERAGE);
+	/* neither: only kernels from 6.15 may average */
+	cr_assert_eq(exm_kernel_mapcount("6.18.0", none, none),
+		     EXM_MAPCOUNT_UNKNOWN);
+	cr_assert_eq(exm_kernel_mapcount("6.15.2", none, none),
+		     EXM_MAPCOUNT_UNKNOWN);
+	cr_assert_eq(exm_kernel_mapcount("6.14.9", none, none),
+		     EXM_MAPCOUNT_EXACT);
+	cr_assert_eq(exm_kernel_mapcount("6.1.0-31-amd64", none, none),
+		     EXM_MAPCOUNT_EXACT);
+	cr_assert_eq(exm_kernel_mapcount("7.0", none, none),
+		     EXM_MAPCOUNT_UNKNOWN);
+	unlink(txt);
+	unlink(gz);
+	rmdir(dir);
+	/* the note on a snapshot of the running kernel: exact or said */
+	exm_kernel_mapcount_note(&sys);
+	cr_assert(!(sys.caps & EXM_CAP_AVG_MAPCOUNT) ||
+		  strstr(sys.limits, "CONFIG_NO_PAGE_MAPCOUNT"));
 }
 
 Test(sysview, meminfo_parsing)
@@ -611,4 +697,47 @@ Test(openmetrics, hostile_fixture_passes_promtool)
 			       "a{l=\"nl\nline\"} 1\n# EOF\n"), 0);
 	exm_snapshot_free(s);
 	exm_source_close(src);
+}
+
+/*
+ * The huge page pool split (issue 24): of 8 huge pages (16 MiB) 5 in use,
+ * 2 of them (1024 frames) mapped by the scanned process, hugetlb pages in
+ * no other row (not user_space, not anonymous): the rows still add up.
+ */
+Test(sysview, hugetlb_pool_split)
+{
+	static const char text[] =
+		"MemTotal:        1000000 kB\n"
+		"MemFree:          600000 kB\n"
+		"AnonPages:         50000 kB\n"
+		"HugePages_Total:       8\n"
+		"HugePages_Free:        3\n"
+		"Hugepagesize:       2048 kB\n"
+		"Hugetlb:           16384 kB\n";
+	struct exm_snapshot *s = ag_snap();
+	struct exm_proc *p = ag_proc(s, 10);
+	struct exm_mapping *m = ag_map(p, 0x200000, 1024, RW, "/anon_hugepage",
+				       7, 0, EXM_KIND_FILE);
+	struct exm_sysview v;
+	char err[128];
+	int64_t sum = 0;
+
+	m->hugetlb = true;
+	m->kpage_size = 2u << 20;
+	for (uint64_t k = 0; k < 1024; k++)
+		ag_page(m, k, PG(0x1000 + k, EXM_PM_EXCLUSIVE));
+	m = ag_map(p, 0x10000, 1, RW, "", 0, 0, EXM_KIND_ANON);
+	ag_page(m, 0, PG(1, EXM_PM_EXCLUSIVE));
+	ag_account(s);
+	cr_assert_eq(exm_sysview_from_meminfo(s, mi(text), &v, err,
+					      sizeof(err)), 0, "%s", err);
+	cr_assert_eq(row(&v, "user_space"), PS);
+	cr_assert_eq(v.user_anon, PS);
+	cr_assert_eq(row(&v, "hugetlb_mapped"), 1024 * PS);
+	cr_assert_eq(row(&v, "hugetlb_unmapped"), KB(3 * 2048));
+	cr_assert_eq(row(&v, "hugetlb_free"), KB(3 * 2048));
+	for (size_t i = 0; i < v.nrows; i++)
+		sum += v.rows[i].bytes;
+	cr_assert_eq(sum, (int64_t)v.mem_total);
+	exm_snapshot_free(s);
 }

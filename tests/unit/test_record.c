@@ -19,6 +19,7 @@
 #include "core/source.h"
 #include "core/source_replay.h"
 #include "tests/unit/snapcmp.h"
+#include "tests/unit/snapgen.h"
 
 static struct exm_snapshot *take(const char *name)
 {
@@ -495,7 +496,8 @@ Test(record, meminfo_round_trip)
 	cr_assert_eq(exm_record_open(path, &r, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(exm_record_snapshot(r, a), 0, "%s", exm_record_errmsg(r));
 	exm_record_close(r);
-	cr_assert_eq(sql_int(path, "PRAGMA user_version"), 2);
+	cr_assert_eq(sql_int(path, "PRAGMA user_version"),
+		     EXM_RECORD_SCHEMA);
 	cr_assert_eq(sql_int(path, "SELECT meminfo FROM snapshot"), 21);
 	cr_assert_eq(sql_int(path, "SELECT value FROM meminfo WHERE "
 				   "key = 'MemTotal' AND unit = 'kB'"),
@@ -507,6 +509,113 @@ Test(record, meminfo_round_trip)
 	assert_same(a, b); /* every row, in order */
 	cr_assert(!b->sys.meminfo.predates);
 	exm_snapshot_free(a);
+	exm_snapshot_free(b);
+	rm_recording(path);
+}
+
+/*
+ * What a page and a mapping are survives a recording: zero-page words
+ * (one frame repeated, and the huge zero page's consecutive frames), a KSM
+ * page mapped at consecutive addresses, a hugetlb mapping with its page
+ * size; the words come back as they went, and repeated frames take one
+ * run row each.
+ */
+Test(record, page_kinds_round_trip)
+{
+	const uint64_t pz = EXM_PM_PRESENT | EXM_PM_ZERO, zpfn = 0x2a00;
+	struct exm_snapshot *a = exm_snapshot_new(), *b = exm_snapshot_new();
+	struct exm_recording *rec;
+	struct exm_recorder *r;
+	struct exm_builder bld;
+	struct exm_mapping *m;
+	struct exm_proc *p;
+	char path[256], err[512];
+	uint64_t w[40];
+	uint32_t n = 0;
+
+	cr_assert_not_null(a);
+	cr_assert_not_null(b);
+	a->sys.caps = EXM_CAP_PAGES | EXM_CAP_PFN;
+	snprintf(a->sys.source, sizeof(a->sys.source), "pagemap");
+	p = snapgen_proc(a, 42, "kinds");
+	cr_assert_not_null(p);
+	m = exm_proc_add_mapping(p);
+	m->start = 0x10000000;
+	m->end = m->start + 40 * 4096;
+	m->kind = EXM_KIND_ANON;
+	m->perms = EXM_PERM_R | EXM_PERM_W;
+	m->name = strdup("");
+	for (uint32_t k = 0; k < 10; k++) /* the zero page, ten times */
+		w[n++] = pz | zpfn;
+	for (uint32_t k = 0; k < 10; k++) /* a huge zero page's frames */
+		w[n++] = pz | (0x40000 + k);
+	for (uint32_t k = 0; k < 10; k++) /* one KSM page, ten times */
+		w[n++] = EXM_PM_PRESENT | EXM_PM_KSM | 0x777;
+	for (uint32_t k = 0; k < 10; k++) /* ordinary frames */
+		w[n++] = EXM_PM_PRESENT | EXM_PM_EXCLUSIVE | (0x900 + k);
+	cr_assert_eq(exm_mapping_add_pages(m, m->start / 4096, w, n), 0);
+	cr_assert_null(m->pages32, "zero-page and KSM words stay 64-bit");
+	m = exm_proc_add_mapping(p);
+	m->start = 0x40000000;
+	m->end = m->start + (4u << 20);
+	m->kind = EXM_KIND_SHMEM;
+	m->perms = EXM_PERM_R | EXM_PERM_W | EXM_PERM_S;
+	m->name = strdup("/memfd:huge (deleted)");
+	m->deleted = true;
+	m->inode = 77;
+	m->hugetlb = true;
+	m->kpage_size = 2u << 20;
+	cr_assert_eq(exm_mapping_add_run(m, m->start / 4096,
+					 EXM_PM_PRESENT | EXM_PM_FILE | 0x80000,
+					 1, 512),
+		     0);
+
+	tmp_path(path, sizeof(path), "kinds.exmrec");
+	cr_assert_eq(exm_record_open(path, &r, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(exm_record_snapshot(r, a), 0, "%s", exm_record_errmsg(r));
+	exm_record_close(r);
+	/* zero page, huge zero page, KSM, ordinary; one hugetlb run */
+	cr_assert_eq(sql_int(path, "SELECT count(*) FROM run"), 5);
+	cr_assert_eq(sql_int(path, "SELECT count(*) FROM run WHERE step = 0"),
+		     2);
+
+	cr_assert_eq(exm_recording_open(path, &rec, err, sizeof(err)), 0, "%s",
+		     err);
+	exm_builder_init(&bld, b);
+	cr_assert_eq(exm_recording_load(rec, 0, &exm_builder_sink, &bld), 0,
+		     "%s", exm_recording_errmsg(rec));
+	exm_recording_close(rec);
+	cr_assert_eq(b->nprocs, 1);
+	cr_assert_eq(b->procs[0].nmaps, 2);
+	for (size_t j = 0; j < 2; j++) {
+		const struct exm_mapping *x = &a->procs[0].maps[j],
+					 *y = &b->procs[0].maps[j];
+
+		cr_assert_eq(y->hugetlb, x->hugetlb);
+		cr_assert_eq(y->kpage_size, x->kpage_size);
+		cr_assert_eq(y->npages, x->npages);
+		for (uint32_t k = 0; k < x->npages; k++)
+			cr_assert_eq(exm_mapping_word(y, k),
+				     exm_mapping_word(x, k),
+				     "mapping %zu page %u", j, k);
+	}
+	cr_assert_eq(exm_snapshot_account(a), 0);
+	cr_assert_eq(exm_snapshot_account(b), 0);
+	assert_same(a, b);
+	exm_snapshot_free(a);
+	exm_snapshot_free(b);
+
+	/* a repeated step on a swap entry, or a step other than 0: refused */
+	sql(path, "UPDATE run SET step = 1 WHERE step = 0");
+	cr_assert_eq(exm_recording_open(path, &rec, err, sizeof(err)), 0, "%s",
+		     err);
+	b = exm_snapshot_new();
+	exm_builder_init(&bld, b);
+	cr_assert_eq(exm_recording_load(rec, 0, &exm_builder_sink, &bld),
+		     -EINVAL);
+	cr_assert(strstr(exm_recording_errmsg(rec), "bad page run"), "%s",
+		  exm_recording_errmsg(rec));
+	exm_recording_close(rec);
 	exm_snapshot_free(b);
 	rm_recording(path);
 }
@@ -540,7 +649,8 @@ Test(record, schema1_replays_and_upgrades)
 	cr_assert_eq(exm_record_snapshot(r, fx), 0, "%s",
 		     exm_record_errmsg(r));
 	exm_record_close(r);
-	cr_assert_eq(sql_int(path, "PRAGMA user_version"), 2);
+	cr_assert_eq(sql_int(path, "PRAGMA user_version"),
+		     EXM_RECORD_SCHEMA);
 	cr_assert_eq(sql_int(path, "SELECT count(*) FROM snapshot WHERE "
 				   "meminfo IS NULL"),
 		     2);
@@ -555,7 +665,8 @@ Test(record, schema1_replays_and_upgrades)
 	/* a second recorder finds it upgraded: nothing to do */
 	cr_assert_eq(exm_record_open(path, &r, err, sizeof(err)), 0, "%s", err);
 	exm_record_close(r);
-	cr_assert_eq(sql_int(path, "PRAGMA user_version"), 2);
+	cr_assert_eq(sql_int(path, "PRAGMA user_version"),
+		     EXM_RECORD_SCHEMA);
 	cr_assert_eq(sql_int(path, "SELECT count(*) FROM snapshot"), 3);
 	exm_snapshot_free(fx);
 	rm_recording(path);

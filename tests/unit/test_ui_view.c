@@ -77,6 +77,56 @@ Test(ui_view, procs_sorted_by_effective_resident)
 	exm_snapshot_free(snap);
 }
 
+/* -p selects rows of the full scan: the figures stay those of every
+ * process scanned; groups are made of the selected processes only. */
+Test(ui_view, pid_filter_selects_rows_not_figures)
+{
+	static const pid_t sel[] = { 400, 300 };
+	struct exm_snapshot *snap = fixture(NULL, 0);
+	struct exm_snapshot *part = fixture(sel, 2);
+	struct tui_view *v = tui_view_new(&tui_view_procs, NULL);
+	struct tui_build b = { .snap = snap, .pids = sel, .npids = 2 };
+	struct exm_proc_filter f = { .pids = sel, .npids = 2, .user = "999" };
+	const struct exm_proc *full, *lim;
+	struct exm_row *g;
+	size_t n;
+
+	cr_assert_eq(tui_view_refresh(v, &b), 0);
+	cr_assert_eq(v->nvis, 2);
+	for (size_t i = 0; i < v->nvis; i++) {
+		pid_t pid = pid_at(v, i);
+
+		cr_assert(pid == 400 || pid == 300, "row of pid %d", (int)pid);
+		full = exm_snapshot_find_pid(snap, pid);
+		cr_assert_eq(v->rows[v->vis[i]].sz.erss, full->sz.erss);
+		cr_assert_eq(v->rows[v->vis[i]].sz.sole, full->sz.sole);
+	}
+	/* the limited scan of the same processes counts other sharing */
+	full = exm_snapshot_find_pid(snap, 300);
+	lim = exm_snapshot_find_pid(part, 300);
+	cr_assert_neq(full->sz.erss, lim->sz.erss);
+	cr_assert(part->sys.caps & EXM_CAP_LIMITED);
+	cr_assert_not(snap->sys.caps & EXM_CAP_LIMITED);
+	cr_assert_not_null(strstr(part->sys.limits, "limited scan"));
+	/* -u and -p together: both must hold */
+	cr_assert_not(exm_proc_filter_match(&f, full));
+	f.user = "postgres";
+	cr_assert(exm_proc_filter_match(&f, full));
+	cr_assert_not(exm_proc_filter_match(&f, exm_snapshot_find_pid(snap,
+								      301)));
+	cr_assert(exm_proc_filter_match(NULL, full));
+	f.user = NULL;
+	g = exm_table_groups(snap, EXM_GROUP_PROGRAM, &f, &n);
+	cr_assert_not_null(g);
+	cr_assert_eq(n, 2); /* postgres (one of three) and worker */
+	for (size_t i = 0; i < n; i++)
+		cr_assert_eq(g[i].nprocs, 1);
+	free(g);
+	tui_view_free(v);
+	exm_snapshot_free(part);
+	exm_snapshot_free(snap);
+}
+
 Test(ui_view, selection_follows_the_process_across_sort_and_refresh)
 {
 	static const pid_t some[] = { 1, 200, 400 };

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* kconfig.c - the running kernel's build configuration; see kconfig.h. */
+#include "core/kconfig.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <zlib.h>
+
+#define OPTION "CONFIG_NO_PAGE_MAPCOUNT"
+
+/* What a config line says of the option: 1 set, 0 not set, -1 nothing. */
+static int option_line(const char *line)
+{
+	size_t n = strlen(OPTION);
+
+	if (!strncmp(line, OPTION, n) && line[n] == '=')
+		return line[n + 1] == 'y';
+	if (!strncmp(line, "# " OPTION " is not set", n + 13))
+		return 0;
+	return -1;
+}
+
+/* 1 set, 0 not set or absent, -1 the file cannot be read. */
+static int from_file(const char *path, bool gz)
+{
+	char line[512];
+	int said = 0;
+
+	if (!path)
+		return -1;
+	if (gz) {
+		gzFile f = gzopen(path, "rb");
+
+		if (!f)
+			return -1;
+		while (gzgets(f, line, sizeof(line)))
+			if ((said = option_line(line)) >= 0)
+				break;
+		gzclose(f);
+	} else {
+		FILE *f = fopen(path, "re");
+
+		if (!f)
+			return -1;
+		while (fgets(line, sizeof(line), f))
+			if ((said = option_line(line)) >= 0)
+				break;
+		fclose(f);
+	}
+	return said > 0;
+}
+
+/* Whether release is 6.15 or later (the option's first). */
+static bool has_option(const char *release)
+{
+	unsigned major = 0, minor = 0;
+
+	if (sscanf(release, "%u.%u", &major, &minor) != 2)
+		return true; /* unknown: it may */
+	return major > 6 || (major == 6 && minor >= 15);
+}
+
+enum exm_mapcount exm_kernel_mapcount(const char *release,
+				      const char *boot_config,
+				      const char *proc_config)
+{
+	int r = from_file(boot_config, false);
+
+	if (r < 0)
+		r = from_file(proc_config, true);
+	if (r > 0)
+		return EXM_MAPCOUNT_AVERAGE;
+	if (r == 0 || !has_option(release))
+		return EXM_MAPCOUNT_EXACT;
+	return EXM_MAPCOUNT_UNKNOWN;
+}
+
+void exm_kernel_mapcount_note(struct exm_sysinfo *sys)
+{
+	char boot[256];
+	size_t n = strlen(sys->limits);
+	const char *what;
+
+	snprintf(boot, sizeof(boot), "/boot/config-%s", sys->kernel);
+	switch (exm_kernel_mapcount(sys->kernel, boot, "/proc/config.gz")) {
+	case EXM_MAPCOUNT_AVERAGE:
+		sys->caps |= EXM_CAP_AVG_MAPCOUNT;
+		what = "this kernel averages mapcounts of large folios "
+		       "(CONFIG_NO_PAGE_MAPCOUNT): its Pss there is an "
+		       "average, exmtop's counts are exact";
+		break;
+	case EXM_MAPCOUNT_UNKNOWN:
+		what = "whether this kernel averages mapcounts of large "
+		       "folios (CONFIG_NO_PAGE_MAPCOUNT) is not known: no "
+		       "readable kernel config";
+		break;
+	default:
+		return;
+	}
+	snprintf(sys->limits + n, sizeof(sys->limits) - n, "%s%s",
+		 n ? "; " : "", what);
+}

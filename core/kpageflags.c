@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* kpageflags.c - flags of the frames a snapshot has; see kpageflags.h. */
+#include "core/kpageflags.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/pagemap.h"
+
+/* Frames read with one pread at most (64 KiB of flags). */
+#define KPF_SPAN 8192
+
+int exm_kpageflags_read(const char *proc_root, const uint64_t *pfns,
+			size_t n, uint64_t *flags)
+{
+	char path[512];
+	uint64_t *buf;
+	int fd, ret = 0;
+
+	if (!n)
+		return 0;
+	snprintf(path, sizeof(path), "%s/kpageflags",
+		 proc_root && *proc_root ? proc_root : "/proc");
+	buf = malloc(KPF_SPAN * sizeof(*buf));
+	if (!buf)
+		return -ENOMEM;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		free(buf);
+		return -errno;
+	}
+	for (size_t i = 0, j; i < n && !ret; i = j) {
+		uint64_t first = pfns[i], span;
+		ssize_t got;
+
+		/* the frames that fit in one read from pfns[i] */
+		for (j = i + 1; j < n && pfns[j] - first < KPF_SPAN; j++)
+			;
+		span = pfns[j - 1] - first + 1;
+		got = pread(fd, buf, span * sizeof(*buf),
+			    (off_t)(first * sizeof(*buf)));
+		if (got < 0)
+			ret = -errno;
+		else if ((size_t)got < span * sizeof(*buf))
+			ret = -EIO; /* a frame past the end of memory */
+		for (size_t k = i; k < j && !ret; k++)
+			flags[k] = buf[pfns[k] - first];
+	}
+	close(fd);
+	free(buf);
+	return ret;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The distinct anonymous frames of snap, ascending (caller frees); with
+ * shared, only those not exclusively mapped (the zero page left out). */
+static uint64_t *anon_frames(const struct exm_snapshot *snap, bool shared,
+			     size_t *n)
+{
+	uint64_t *v = NULL;
+	size_t k = 0, cap = 0;
+
+	for (size_t i = 0; i < snap->nprocs; i++) {
+		const struct exm_proc *p = &snap->procs[i];
+
+		for (size_t j = 0; j < p->nmaps; j++) {
+			const struct exm_mapping *m = &p->maps[j];
+
+			for (uint32_t q = 0; q < m->npages; q++) {
+				uint64_t w = exm_mapping_word(m, q);
+
+				if (!exm_pm_present(w) || (w & EXM_PM_FILE) ||
+				    (shared && (w & (EXM_PM_EXCLUSIVE |
+						     EXM_PM_ZERO))))
+					continue;
+				if (k == cap) {
+					uint64_t *nv;
+
+					cap = cap ? 2 * cap : 4096;
+					nv = realloc(v, cap * sizeof(*v));
+					if (!nv) {
+						free(v);
+						return NULL;
+					}
+					v = nv;
+				}
+				v[k++] = exm_pm_key(w);
+			}
+		}
+	}
+	if (!v)
+		v = malloc(sizeof(*v));
+	if (!v)
+		return NULL;
+	qsort(v, k, sizeof(*v), cmp_u64);
+	*n = 0;
+	for (size_t i = 0; i < k; i++)
+		if (!i || v[i] != v[i - 1])
+			v[(*n)++] = v[i];
+	return v;
+}
+
+/*
+ * The anonymous frames of snap (see anon_frames) with bit of their flags
+ * set, ascending, into *out (caller frees; *n of them). 0, -ENOMEM, or
+ * the -errno of reading kpageflags (*out NULL then).
+ */
+static int frames_with(const struct exm_snapshot *snap, const char *proc_root,
+		       bool shared, unsigned bit, uint64_t **out, size_t *n)
+{
+	uint64_t *pfns, *flags;
+	size_t all = 0;
+	int ret;
+
+	*out = NULL;
+	*n = 0;
+	pfns = anon_frames(snap, shared, &all);
+	if (!pfns)
+		return -ENOMEM;
+	flags = malloc((all ? all : 1) * sizeof(*flags));
+	ret = flags ? exm_kpageflags_read(proc_root, pfns, all, flags)
+		    : -ENOMEM;
+	/* in place: still ascending */
+	for (size_t i = 0; !ret && i < all; i++)
+		if ((flags[i] >> bit) & 1)
+			pfns[(*n)++] = pfns[i];
+	free(flags);
+	if (ret) {
+		free(pfns);
+		*n = 0;
+		return ret;
+	}
+	*out = pfns;
+	return 0;
+}
+
+int exm_swapcache_mapped(struct exm_snapshot *snap, const char *proc_root)
+{
+	static const char key[] = EXM_MI_SWAPCACHE_MAPPED;
+	uint64_t cached = 0, *pfns;
+	size_t in = 0;
+	int ret;
+
+	if (!(snap->sys.caps & EXM_CAP_PFN) ||
+	    !exm_meminfo_get(&snap->sys.meminfo, "SwapCached", &cached) ||
+	    !cached)
+		return 0;
+	ret = frames_with(snap, proc_root, false, EXM_KPF_SWAPCACHE, &pfns,
+			  &in);
+	free(pfns);
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret) /* not readable here: the row stays unknown */
+		return 0;
+	/* a full table or a row already there: nothing to add */
+	exm_meminfo_add(&snap->sys.meminfo, key, sizeof(key) - 1,
+			(uint64_t)in * snap->sys.page_size / 1024, true);
+	return 0;
+}
+
+/* Whether /sys says KSM shares pages now: 1, 0 (none, or no KSM), -1. */
+static int ksm_sharing(void)
+{
+	FILE *f = fopen("/sys/kernel/mm/ksm/pages_shared", "re");
+	unsigned long long n = 0;
+	int r;
+
+	if (!f)
+		return errno == ENOENT ? 0 : -1;
+	r = fscanf(f, "%llu", &n) == 1 ? n > 0 : -1;
+	fclose(f);
+	return r;
+}
+
+static bool in_sorted(const uint64_t *v, size_t n, uint64_t x)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid] == x)
+			return true;
+		if (v[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/* Rewrite m's words with EXM_PM_KSM on the frames of ksm (sorted). */
+static int mark_mapping(struct exm_mapping *m, const uint64_t *ksm,
+			size_t nksm)
+{
+	struct exm_run *runs;
+	uint64_t *w;
+	uint32_t nruns = m->nruns;
+	bool any = false;
+	int ret = 0;
+
+	for (uint32_t k = 0; k < m->npages && !any; k++) {
+		uint64_t x = exm_mapping_word(m, k);
+
+		any = exm_pm_present(x) && !(x & EXM_PM_FILE) &&
+		      in_sorted(ksm, nksm, exm_pm_key(x));
+	}
+	if (!any)
+		return 0;
+	runs = malloc(nruns * sizeof(*runs));
+	w = malloc(m->npages * sizeof(*w));
+	if (!runs || !w) {
+		free(runs);
+		free(w);
+		return -ENOMEM;
+	}
+	memcpy(runs, m->runs, nruns * sizeof(*runs));
+	for (uint32_t k = 0; k < m->npages; k++) {
+		w[k] = exm_mapping_word(m, k);
+		if (exm_pm_present(w[k]) && !(w[k] & EXM_PM_FILE) &&
+		    in_sorted(ksm, nksm, exm_pm_key(w[k])))
+			w[k] |= EXM_PM_KSM;
+	}
+	exm_mapping_clear_pages(m);
+	for (uint32_t r = 0; r < nruns && !ret; r++)
+		ret = exm_mapping_add_pages(m, runs[r].vpn, w + runs[r].idx,
+					    runs[r].count);
+	free(runs);
+	free(w);
+	return ret;
+}
+
+int exm_ksm_mark(struct exm_snapshot *snap, const char *proc_root)
+{
+	uint64_t *pfns;
+	size_t nksm = 0;
+	int sharing = ksm_sharing(), ret;
+
+	if (proc_root && *proc_root && strcmp(proc_root, "/proc"))
+		return 0; /* not this machine's pages */
+	if (sharing < 0)
+		return 0;
+	if (!sharing) {
+		snap->sys.caps |= EXM_CAP_KSM;
+		return 0;
+	}
+	ret = frames_with(snap, proc_root, true, EXM_KPF_KSM, &pfns, &nksm);
+	if (ret)
+		return ret == -ENOMEM ? ret : 0; /* unreadable: not known */
+	for (size_t i = 0; i < snap->nprocs && !ret && nksm; i++) {
+		struct exm_proc *p = &snap->procs[i];
+
+		for (size_t j = 0; j < p->nmaps && !ret; j++)
+			ret = mark_mapping(&p->maps[j], pfns, nksm);
+	}
+	free(pfns);
+	if (!ret)
+		snap->sys.caps |= EXM_CAP_KSM;
+	return ret;
+}

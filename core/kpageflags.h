@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * kpageflags.h - what /proc/kpageflags says of physical frames.
+ *
+ * /proc/kpageflags holds 64 flag bits per frame (8 bytes at offset
+ * 8 * PFN; root only; Documentation/admin-guide/mm/pagemap.rst). Only the
+ * frames a snapshot already has are read, sorted and in runs: frames close
+ * together are read with one pread, never one read per page.
+ *
+ * The swap cache: meminfo's SwapCached counts every page in it, mapped or
+ * not; a mapped one is also in AnonPages. exm_swapcache_mapped() counts the
+ * swap-cache frames the scanned processes map, and records the count with
+ * the snapshot's meminfo rows as exmtop's own row "SwapCached(mapped)" (kB)
+ * so a replay has it too. The system view's swap-cache row is SwapCached
+ * less that (sysview.h).
+ */
+#ifndef EXM_KPAGEFLAGS_H
+#define EXM_KPAGEFLAGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/snapshot.h"
+
+/* Bits of a frame's flags (the kernel's uapi kernel-page-flags.h) */
+#define EXM_KPF_SWAPCACHE 13 /* in the swap cache */
+#define EXM_KPF_KSM	  21 /* a KSM page */
+
+/* The meminfo row exm_swapcache_mapped() adds. */
+#define EXM_MI_SWAPCACHE_MAPPED "SwapCached(mapped)"
+
+/*
+ * The flags of frames pfns[0..n) (ascending, no repeats) into flags[0..n),
+ * read from proc_root/kpageflags (NULL: /proc). 0 or -errno (-ENOMEM, or
+ * what opening or reading the file gave).
+ */
+int exm_kpageflags_read(const char *proc_root, const uint64_t *pfns,
+			size_t n, uint64_t *flags);
+
+/*
+ * When snap's meminfo says the swap cache holds pages: count the distinct
+ * anonymous frames its processes map that are in the swap cache, and add
+ * the row EXM_MI_SWAPCACHE_MAPPED to snap->sys.meminfo. Needs page
+ * identity; nothing is added when kpageflags cannot be read (the row
+ * stays unknown). 0 or -ENOMEM.
+ */
+int exm_swapcache_mapped(struct exm_snapshot *snap, const char *proc_root);
+
+/*
+ * Mark the KSM pages of snap (EXM_PM_KSM in their words) and set
+ * EXM_CAP_KSM. A KSM page is anonymous and never exclusive (its mapcount
+ * is that of every merged page), so only those frames are asked about,
+ * and only when /sys/kernel/mm/ksm says some pages are shared; with none,
+ * or a kernel without KSM, there is none to mark. Without a readable
+ * kpageflags (or with a /proc other than the machine's) the snapshot
+ * does not know (no EXM_CAP_KSM). 0 or -ENOMEM.
+ */
+int exm_ksm_mark(struct exm_snapshot *snap, const char *proc_root);
+
+#endif

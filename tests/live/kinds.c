@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * kinds - map memory of one kind whose size is known, then wait: the
+ * fixture of tests/live/test_kinds.py.
+ *
+ *   kinds sparse SIZE N     a private anonymous reservation of SIZE bytes
+ *                           (MAP_NORESERVE, no huge pages), N of its pages
+ *                           written, scattered over all of it (page i*step
+ *                           for step = pages / N, plus i % 7)
+ *   kinds zero SIZE thp|nothp
+ *                           a private anonymous mapping of SIZE bytes,
+ *                           2 MiB aligned, every page read and none
+ *                           written (the zero page; with thp, MADV_HUGEPAGE
+ *                           first: the huge zero page where the kernel
+ *                           uses it)
+ *   kinds huge N DIR        N huge pages (default size) in each of: a
+ *                           MAP_HUGETLB private mapping, an MFD_HUGETLB
+ *                           memfd and a file in the hugetlbfs DIR, the last
+ *                           two MAP_SHARED; written, then the process forks
+ *                           and the child reads all three (the private
+ *                           one's pages shared until written)
+ *
+ * Prints "region NAME START END" lines (hex), "pids PID...", then "ready",
+ * and sleeps until SIGTERM (the parent kills its child, removes the file).
+ * Any failure is one line on stderr and exit status 1.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef MFD_HUGETLB
+#define MFD_HUGETLB 0x0004U
+#endif
+
+static volatile sig_atomic_t stop;
+static char hfile[4096];
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "kinds: %s: %s\n", what, strerror(errno));
+	if (hfile[0])
+		unlink(hfile);
+	exit(1);
+}
+
+static void region(const char *name, const void *p, size_t len)
+{
+	printf("region %s %lx %lx\n", name, (unsigned long)(uintptr_t)p,
+	       (unsigned long)((uintptr_t)p + len));
+}
+
+/* size bytes, aligned to align, of a private anonymous reservation. */
+static char *aligned_anon(size_t size, size_t align, int extra)
+{
+	char *p = mmap(NULL, size + align, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | extra, -1, 0);
+	uintptr_t a;
+
+	if (p == MAP_FAILED)
+		die("mmap");
+	a = ((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1);
+	if (a > (uintptr_t)p)
+		munmap(p, a - (uintptr_t)p);
+	munmap((char *)a + size, (uintptr_t)p + align - a);
+	return (char *)a;
+}
+
+static void sparse(size_t size, size_t n, size_t ps)
+{
+	size_t pages = size / ps, step = n ? pages / n : 1;
+	char *p = aligned_anon(size, 2 << 20, MAP_NORESERVE);
+
+	if (!n || n > pages || step < 8) {
+		errno = EINVAL;
+		die("sparse: N");
+	}
+	madvise(p, size, MADV_NOHUGEPAGE);
+	for (size_t i = 0; i < n; i++)
+		p[(i * step + i % 7) * ps] = (char)(i | 1);
+	region("sparse", p, size);
+}
+
+static void zero(size_t size, int thp)
+{
+	char *p = aligned_anon(size, 2 << 20, 0);
+	volatile char sum = 0;
+
+	if (madvise(p, size, thp ? MADV_HUGEPAGE : MADV_NOHUGEPAGE))
+		die("madvise");
+	for (size_t i = 0; i < size; i += 4096)
+		sum += ((volatile char *)p)[i];
+	(void)sum;
+	region(thp ? "thpzero" : "zero", p, size);
+}
+
+static char *map_fd(int fd, size_t len)
+{
+	char *p;
+
+	if (ftruncate(fd, (off_t)len))
+		die("ftruncate");
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		die("mmap hugetlb file");
+	return p;
+}
+
+static pid_t huge(size_t n, size_t hps, const char *dir)
+{
+	size_t len = n * hps;
+	char *priv, *mfd, *file;
+	volatile char sum = 0;
+	pid_t child;
+	int fd, done[2];
+	char c;
+
+	priv = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	if (priv == MAP_FAILED)
+		die("MAP_HUGETLB");
+	fd = memfd_create("kinds-huge", MFD_HUGETLB);
+	if (fd < 0)
+		die("MFD_HUGETLB");
+	mfd = map_fd(fd, len);
+	close(fd);
+	snprintf(hfile, sizeof(hfile), "%s/kinds-%d", dir, (int)getpid());
+	fd = open(hfile, O_RDWR | O_CREAT | O_EXCL, 0600);
+	if (fd < 0)
+		die("hugetlbfs file");
+	file = map_fd(fd, len);
+	close(fd);
+	memset(priv, 1, len);
+	memset(mfd, 2, len);
+	memset(file, 3, len);
+	region("hpriv", priv, len);
+	region("hmemfd", mfd, len);
+	region("hfile", file, len);
+	fflush(stdout);
+	if (pipe(done))
+		die("pipe");
+	child = fork();
+	if (child < 0)
+		die("fork");
+	if (!child) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (size_t i = 0; i < len; i += hps)
+			sum += priv[i] + mfd[i] + file[i];
+		(void)sum;
+		if (write(done[1], "r", 1) != 1)
+			_exit(1);
+		while (!stop)
+			pause();
+		_exit(0);
+	}
+	/* ready when the child has mapped them all */
+	close(done[1]);
+	if (read(done[0], &c, 1) != 1)
+		die("child");
+	close(done[0]);
+	return child;
+}
+
+int main(int argc, char **argv)
+{
+	size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+	struct sigaction sa = { .sa_handler = on_term };
+	pid_t child = 0;
+
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	if (argc == 4 && !strcmp(argv[1], "sparse")) {
+		sparse(strtoull(argv[2], NULL, 0), strtoull(argv[3], NULL, 0),
+		       ps);
+	} else if (argc == 4 && !strcmp(argv[1], "zero")) {
+		zero(strtoull(argv[2], NULL, 0), !strcmp(argv[3], "thp"));
+	} else if (argc == 4 && !strcmp(argv[1], "huge")) {
+		child = huge(strtoull(argv[2], NULL, 0), 2 << 20, argv[3]);
+	} else {
+		fprintf(stderr, "usage: kinds sparse SIZE N | zero SIZE "
+				"thp|nothp | huge N DIR\n");
+		return 2;
+	}
+	/* the page of stop read now, not after "ready" (a read of a page
+	 * never written maps the zero page) */
+	if (stop)
+		return 1;
+	if (child)
+		printf("pids %d %d\n", (int)getpid(), (int)child);
+	else
+		printf("pids %d\n", (int)getpid());
+	printf("ready\n");
+	fflush(stdout);
+	while (!stop)
+		pause();
+	if (child) {
+		kill(child, SIGTERM);
+		waitpid(child, NULL, 0);
+	}
+	if (hfile[0])
+		unlink(hfile);
+	return 0;
+}

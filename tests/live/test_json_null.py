@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Live test: unprivileged JSON says null for everything it did not measure.
+
+As root, runs exmtop as the user `exmtop-test` (made through sysstate.py
+when absent, removed after) from a copy in a directory that user can enter,
+with a process of that user running (its own, measurable through smaps).
+Every field of every JSON document is classified as measured or not from
+what an unprivileged run can know, and checked both ways:
+
+  - the snapshot: no page identity, so distinct_pages and distinct_swap
+    are null (not 0), and so is the total writable;
+  - a process of another user (denied): nmaps, every size but the vm and
+    rss that /proc/PID/stat gives anyone, every kernel figure, derss and
+    its files are null; the text table shows "-" for its NMAP;
+  - the user's own process: every size and kernel figure is a number
+    (writable and ksm are null: they need page identity), nmaps equals
+    the lines of its /proc/PID/maps, and with -n 2 its derss is a number;
+  - the reports (--breakdown, --units, --alerts, --system) and --files:
+    what is not measured is null, the system view says why it is missing.
+"""
+
+import json
+import os
+import pwd
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import exmlive  # noqa: E402
+import sysstate  # noqa: E402
+
+USER = os.environ.get("EXMTOP_TEST_USER", "exmtop-test")
+
+# What anyone may read of any process (its identity, and vm and rss from
+# /proc/PID/stat), and the state.
+ANYONE = ("pid", "ppid", "user", "comm", "cmd", "vm", "rss", "state")
+# Needs page identity: never measured through smaps.
+NEEDS_PFN = ("writable", "ksm", "ksm_saved")
+# Needs a previous snapshot.
+NEEDS_PREV = ("derss", "change")
+
+
+def run_json(exm, args, c, what, want_rc=0):
+    rc, out, err = run_as(exm, ["-b", "--format", "json"] + args)
+    if not c.eq(rc, want_rc, "%s exit status (%s)" % (what, err.strip())):
+        return []
+    try:
+        return [json.loads(ln) for ln in out.splitlines() if ln.strip()]
+    except ValueError as e:
+        c.check(False, "%s: bad JSON (%s)" % (what, e))
+        return []
+
+
+def run_as(exm, args):
+    p = subprocess.run(["setpriv", "--reuid=" + USER, "--regid=" + USER,
+                        "--init-groups", "--", exm] + args,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=300, cwd="/")
+    return p.returncode, p.stdout.decode("utf-8", "replace"), \
+        p.stderr.decode("utf-8", "replace")
+
+
+def owner(pid):
+    """The uid of a process, None once it is gone."""
+    try:
+        return os.stat("/proc/%d" % pid).st_uid
+    except OSError:
+        return None
+
+
+def check_snapshot(c, snap, what):
+    c.eq(snap.get("source"), "smaps", what + " source")
+    for k in ("distinct_pages", "distinct_swap"):
+        c.check(k in snap and snap[k] is None,
+                "%s %s is null (no page identity), got %r" %
+                (what, k, snap.get(k)))
+    tot = snap.get("totals") or {}
+    c.check("writable" in tot and tot["writable"] is None,
+            "%s totals.writable is null, got %r" %
+            (what, tot.get("writable")))
+
+
+def check_procs(c, doc, own_pid, with_prev, what):
+    procs = doc.get("processes") or []
+    denied = [p for p in procs if p.get("state") == "denied"]
+    own = [p for p in procs if p.get("pid") == own_pid]
+    c.check(len(denied) > 0, "%s: processes of other users listed" % what)
+    bad = []
+    for p in denied:
+        for k, v in p.items():
+            if k not in ANYONE and v is not None:
+                bad.append("pid %s %s=%r" % (p.get("pid"), k, v))
+    c.check(not bad, "%s: everything not measured of denied processes is "
+            "null (%d processes): %s" % (what, len(denied), bad[:10]))
+    if not c.eq(len(own), 1, "%s: own process %d listed" % (what, own_pid)):
+        return
+    p = own[0]
+    for k, v in p.items():
+        if k in NEEDS_PFN or (k in NEEDS_PREV and not with_prev):
+            c.check(v is None, "%s own %s is null, got %r" % (what, k, v))
+        elif k == "change" and with_prev:
+            continue  # null for a process seen in both: nothing changed
+        else:
+            c.check(v is not None, "%s own %s measured, got null" %
+                    (what, k))
+    with open("/proc/%d/maps" % own_pid) as f:
+        c.eq(p.get("nmaps"), sum(1 for _ in f), what + " own nmaps")
+    files = p.get("files")
+    c.check(isinstance(files, list) and len(files) > 0,
+            "%s own files listed" % what)
+    for fr in files or []:
+        c.check(all(fr.get(k, 0) is None for k in NEEDS_PFN) and
+                fr.get("erss") is not None,
+                "%s own file %s: erss measured, writable null: %r" %
+                (what, fr.get("file"), fr))
+
+
+def main():
+    if os.geteuid() != 0:
+        print("SKIP: needs root (runs exmtop as another user)")
+        sys.exit(77)
+    c = exmlive.Checker("live JSON nulls")
+    tmp = tempfile.mkdtemp(prefix="exm-null-", dir="/var/tmp")
+    sleeper = None
+    try:
+        with sysstate.Changes("test_json_null") as ch:
+            ch.user(USER)
+            pw = pwd.getpwnam(USER)
+            os.chmod(tmp, 0o755)
+            # the build directory may be in a directory USER cannot enter
+            exm = os.path.join(tmp, "exmtop")
+            shutil.copy(exmlive.EXMTOP, exm)
+            os.chmod(exm, 0o755)
+            sleeper = subprocess.Popen(
+                ["setpriv", "--reuid=" + USER, "--regid=" + USER,
+                 "--init-groups", "--", "/bin/sleep", "300"])
+            # setpriv execs sleep: the same pid, once it is USER's
+            for _ in range(200):
+                if os.stat("/proc/%d" % sleeper.pid).st_uid == pw.pw_uid:
+                    break
+                subprocess.run(["sleep", "0.01"])
+            own = sleeper.pid
+
+            docs = run_json(exm, ["--bytes"], c, "[table]")
+            for d in docs:
+                check_snapshot(c, d, "[table]")
+                check_procs(c, d, own, False, "[table]")
+            docs = run_json(exm, ["-n", "2", "-d", "0.2"], c, "[-n 2]")
+            if c.eq(len(docs), 2, "[-n 2] two documents"):
+                check_snapshot(c, docs[1], "[-n 2]")
+                check_procs(c, docs[1], own, True, "[-n 2]")
+            for d in run_json(exm, ["--files"], c, "[files]"):
+                check_snapshot(c, d, "[files]")
+                fs = d.get("files") or []
+                c.check(len(fs) > 0 and all(
+                    all(f.get(k, 0) is None for k in NEEDS_PFN) and
+                    f.get("erss") is not None for f in fs),
+                    "[files] every file: erss measured; writable, ksm "
+                    "null")
+            for rep in ("breakdown", "units", "alerts", "system"):
+                # no system view without page identity: said, exit 1
+                for d in run_json(exm, ["--" + rep], c, "[%s]" % rep,
+                                  1 if rep == "system" else 0):
+                    check_snapshot(c, d.get("snapshot") or {},
+                                   "[%s]" % rep)
+                    rows = d.get(rep)
+                    c.check(isinstance(rows, list), "[%s] rows" % rep)
+                    if rep == "breakdown":
+                        pids = [r.get("pid") for r in rows]
+                        c.check(own in pids and all(
+                            owner(p) in (pw.pw_uid, None) for p in pids),
+                            "[breakdown] the user's own processes only "
+                            "(%d among %r)" % (own, pids))
+                        for r in rows:
+                            c.check(r.get("erss") is not None and
+                                    r.get("heap", 0) is None,
+                                    "[breakdown] erss measured, parts "
+                                    "(page ranges) null: %r" % r)
+                    if rep == "system":
+                        c.eq(rows, [], "[system] no rows without page "
+                             "identity")
+                        c.check(any("page identity" in n
+                                    for n in d.get("notes") or []),
+                                "[system] says why: %r" % d.get("notes"))
+            # the text table: "-" where JSON says null
+            rc, out, err = run_as(exm, ["-b", "-p", "1", "--fields",
+                                        "pid,nmaps,erss"])
+            rows = [ln.split() for ln in out.splitlines()
+                    if ln.split()[:1] == ["1"]]
+            c.check(rc == 0 and rows == [["1", "-", "-"]],
+                    "text row of pid 1: NMAP and EFF.RES '-': %r (%s)" %
+                    (rows, err.strip()))
+    finally:
+        if sleeper is not None:
+            sleeper.kill()
+            sleeper.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
+    c.done()
+
+
+if __name__ == "__main__":
+    exmlive.run_main(main)

@@ -1,0 +1,523 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Live test (root): every kind of memory counted as the kernel counts it
+(issue 24), with the fixture tests/live/kinds.c:
+
+- sparse: reservations of 1 GiB and 1 TiB (MAP_NORESERVE) with 511, 512,
+  513, 1,000, 1,024, 2,048 and 10,000 scattered pages written. In every
+  pagemap mode each process's resident equals the kernel's Rss, sole its
+  USS (Private_Clean + Private_Dirty) and effective resident its Pss (see
+  TOL); the reservation's pages as recorded (`--record`, which must
+  succeed) are exactly the pages written, each once; the replay gives the
+  same figures as the scan. The read mode reads 8 bytes for every virtual
+  page (3 s for 1 TiB here), so it covers the 1 GiB reservations and two
+  of the 1 TiB ones (513 and 10,000 pages).
+- zero: a process that only reads 64 MiB of anonymous memory: resident and
+  effective resident equal the kernel's Rss and Pss, and zero is what its
+  pagemap and /proc/kpageflags (KPF_ZERO_PAGE) say, 64 MiB of it in the
+  region, in every pagemap mode, and the same once recorded and replayed;
+  smaps agrees on resident and says zero is not known. Then with THP set
+  to always (sysstate: restored after), the same read maps the huge zero
+  page (checked in kpageflags: the test fails
+  if it does not), with the same checks. No pss-mismatch alert.
+- hugetlb: nr_hugepages raised and a hugetlbfs mounted for the test
+  (sysstate: restored after); a MAP_HUGETLB private mapping, an
+  MFD_HUGETLB memfd and a hugetlbfs file, 16 huge pages each, shared by a
+  forked child. Resident and effective resident equal the kernel's Rss and
+  Pss (hugetlb pages are in neither), hugetlb equals Shared_Hugetlb +
+  Private_Hugetlb, effective hugetlb is half of it in each process (the
+  sum is the 48 huge pages: conserved), every source (scan, read, auto,
+  smaps) agrees, and so does the replay of each source's recording; the
+  --system hugetlb rows add up to Hugetlb with hugetlb_mapped the 48
+  pages, and unexplained is the same (within half of them) when a second
+  such process maps them as at once after it has exited; no pss-mismatch
+  alert.
+
+TOL: the kernel prints Pss in whole kB, truncated (up to 1024 bytes
+under), and file pages shared with other processes (libc) may gain or lose
+sharers between exmtop's scan and the read of smaps_rollup when processes
+start or exit meanwhile (20 KiB seen with other builds running): effective
+resident may differ from Pss by 1024 + 4096 bytes plus the process's
+resident file pages (Rss less Anonymous, some 100 KiB), far below what
+is checked (a page counted twice: 4 KiB each, 2 MiB for 512 regions read
+twice; the zero page: 64 MiB; hugetlb: 96 MiB). Resident and hugetlb are
+compared exactly. A comparison that fails is tried again (up to ATTEMPTS
+scans); a real error fails every scan. unexplained (--system) moves with
+everything the machine does between two scans (100 MiB in a minute seen
+with other tests running): the two scans compared are taken back to back,
+and may differ by less than half the huge pages mapped (96 MiB).
+"""
+
+import json
+import os
+import shutil
+import sqlite3
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import exmlive  # noqa: E402
+import sysstate  # noqa: E402
+
+MiB = 1 << 20
+GiB = 1 << 30
+TiB = 1 << 40
+COUNTS = (511, 512, 513, 1000, 1024, 2048, 10000)
+READ_TIB = (513, 10000)
+ATTEMPTS = 4
+KPF_THP = 1 << 22
+KPF_ZERO_PAGE = 1 << 24
+HUGE_N = 16
+
+
+def kinds_path():
+    return exmlive.plain_program("kinds")
+
+
+class Kinds:
+    """One kinds process, started and parsed; stop() ends it."""
+
+    def __init__(self, *args):
+        self.proc = subprocess.Popen([kinds_path()] + [str(a) for a in args],
+                                     stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE,
+                                     start_new_session=True)
+        self.regions = {}
+        self.pids = []
+        for raw in self.proc.stdout:
+            w = raw.decode().split()
+            if w and w[0] == "region":
+                self.regions[w[1]] = (int(w[2], 16), int(w[3], 16))
+            elif w and w[0] == "pids":
+                self.pids = [int(x) for x in w[1:]]
+            elif w and w[0] == "ready":
+                break
+        else:
+            err = self.proc.stderr.read().decode().strip()
+            self.stop()
+            raise RuntimeError("kinds %s: %s" % (" ".join(map(str, args)),
+                                                 err))
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def rollup(pid):
+    """smaps_rollup in bytes, by the kernel's own keys."""
+    out = {}
+    with open("/proc/%d/smaps_rollup" % pid) as f:
+        for line in f:
+            w = line.split()
+            if len(w) >= 3 and w[0].endswith(":") and w[2] == "kB":
+                out[w[0][:-1]] = int(w[1]) * 1024
+    return out
+
+
+def kernel(pid):
+    r = rollup(pid)
+    return {"rss": r["Rss"], "pss": r["Pss"], "file": r["Rss"] - r["Anonymous"],
+            "uss": r["Private_Clean"] + r["Private_Dirty"],
+            "hugetlb": r.get("Shared_Hugetlb", 0) + r.get("Private_Hugetlb",
+                                                          0)}
+
+
+def scan(args):
+    """exmtop's JSON (every process, itself too), by pid."""
+    doc = exmlive.exmtop_json(["--bytes", "--include-self"] + list(args))
+    return doc, {p["pid"]: p for p in doc["processes"]}
+
+
+FIELDS = ("vm", "rss", "erss", "sole", "zero", "hugetlb", "ehugetlb")
+
+
+def recorded_scan(args, rec, pids):
+    """The scan of scan(), recorded in rec (made afresh) by the same run;
+    (rows by pid, differences): --record failing, or the replay of pids
+    differing from the scan in any of FIELDS."""
+    for p in (rec, rec + "-wal", rec + "-shm"):
+        if os.path.exists(p):
+            os.unlink(p)
+    rc, out, err = exmlive.run_exmtop(["-b", "--format", "json", "--bytes",
+                                       "--include-self", "--record", rec,
+                                       "-n", "1"] + list(args))
+    if rc != 0:
+        return {}, ["--record %s exited %d: %s" % (" ".join(args), rc,
+                                                    err.strip())]
+    rows = {p["pid"]: p for p in json.loads(out)["processes"]}
+    doc = exmlive.exmtop_json(["--bytes", "--replay", rec])
+    replayed = {p["pid"]: p for p in doc["processes"]}
+    bad = []
+    for pid in pids:
+        a, b = rows.get(pid), replayed.get(pid)
+        if a is None or b is None or any(a.get(f) != b.get(f)
+                                         for f in FIELDS):
+            bad.append("%s: the replay of pid %d differs: %r / %r" %
+                       (" ".join(args), pid, a, b))
+    return rows, bad
+
+
+def page_words(pid, start, end, ps):
+    """pagemap words of [start, end)."""
+    fd = os.open("/proc/%d/pagemap" % pid, os.O_RDONLY)
+    try:
+        data = os.pread(fd, (end - start) // ps * 8, start // ps * 8)
+    finally:
+        os.close(fd)
+    return struct.unpack("=%dQ" % (len(data) // 8), data)
+
+
+def kpageflags(pfn):
+    fd = os.open("/proc/kpageflags", os.O_RDONLY)
+    try:
+        return struct.unpack("=Q", os.pread(fd, 8, pfn * 8))[0]
+    finally:
+        os.close(fd)
+
+
+def zero_bytes(pid, ps):
+    """Bytes of pid's address space mapped to the zero page or the huge
+    zero page, from its pagemap and the frames' kpageflags (all but the
+    huge mappings nothing is ever read from, [vsyscall] aside)."""
+    total = 0
+    flags = {}
+    for v in exmlive.read_maps(pid):
+        if v.end - v.start > 64 * GiB or v.name == "[vsyscall]":
+            continue
+        for w in page_words(pid, v.start, v.end, ps):
+            if not w & exmlive.PM_PRESENT:
+                continue
+            pfn = w & exmlive.PM_PFN_MASK
+            if pfn not in flags:
+                flags[pfn] = kpageflags(pfn)
+            if flags[pfn] & KPF_ZERO_PAGE:
+                total += ps
+    return total
+
+
+def compare(c, what, row, k, erss_too=True):
+    """row (exmtop's) against k (the kernel's): a list of differences."""
+    bad = []
+    if row is None:
+        return ["%s: not listed" % what]
+    if row.get("rss") != k["rss"]:
+        bad.append("%s: rss %r, kernel Rss %d" % (what, row.get("rss"),
+                                                    k["rss"]))
+    if erss_too:
+        d = (row.get("erss") or 0) - k["pss"]
+        tol = 1024 + 4096 + k["file"]
+        if not -tol <= d <= tol:
+            bad.append("%s: erss %r - Pss %d = %.1f (tolerance %d)" %
+                       (what, row.get("erss"), k["pss"], d, tol))
+    return bad
+
+
+def retried(c, what, attempt_fn):
+    """attempt_fn() returns a list of differences; try up to ATTEMPTS
+    times, print the differences of every failed attempt."""
+    for n in range(1, ATTEMPTS + 1):
+        bad = attempt_fn()
+        if not bad:
+            c.check(True, what)
+            return
+        print("%s: attempt %d: %d differences" % (what, n, len(bad)))
+        for b in bad:
+            print("  " + b)
+        time.sleep(0.5)
+    c.check(False, "%s (%d attempts)" % (what, ATTEMPTS))
+
+
+# ---------------------------------------------------------------- sparse
+
+
+def written_pages(size, n, ps):
+    """The page offsets kinds sparse writes (see kinds.c)."""
+    step = size // ps // n
+    return sorted(i * step + i % 7 for i in range(n))
+
+
+def recorded_pages(path, pid, start):
+    """The page offsets of pid's mapping at start in the recording's first
+    snapshot, each with its count of run rows covering it."""
+    db = sqlite3.connect(path)
+    try:
+        row = db.execute(
+            "SELECT m.pageset FROM mapping m JOIN process p ON "
+            "p.snapshot = m.snapshot AND p.idx = m.proc WHERE p.pid = ? "
+            "AND m.start = ?", (pid, start)).fetchone()
+        if not row or row[0] is None:
+            return []
+        offs = []
+        for off, count in db.execute("SELECT offset, count FROM run WHERE "
+                                     "pageset = ? ORDER BY offset", row):
+            offs.extend(range(off, off + count))
+        return offs
+    finally:
+        db.close()
+
+
+def check_sparse(c, ps, modes, tmp):
+    procs = {}
+    try:
+        for size in (GiB, TiB):
+            for n in COUNTS:
+                procs[(size, n)] = Kinds("sparse", size, n)
+        for mode in modes:
+            if mode == "read":  # 8 bytes per virtual page: see above
+                for (size, n), k in procs.items():
+                    if size == TiB and n not in READ_TIB:
+                        k.stop()
+            live = {key: k for key, k in procs.items()
+                    if k.proc.poll() is None}
+            rec = os.path.join(tmp, "%s.exmrec" % mode)
+
+            def attempt():
+                before = {key: kernel(k.pids[0]) for key, k in live.items()}
+                rows, bad = recorded_scan(["--pagemap-mode", mode], rec,
+                                          [k.pids[0] for k in live.values()])
+                if not rows:
+                    return bad
+                after = {key: kernel(k.pids[0]) for key, k in live.items()}
+                for key, k in live.items():
+                    pid = k.pids[0]
+                    what = "[%s] %d GiB, %d pages" % (mode, key[0] // GiB,
+                                                      key[1])
+                    kb, ka = before[key], after[key]
+                    if kb["rss"] != ka["rss"]:
+                        bad.append("%s: Rss moved" % what)
+                        continue
+                    row = rows.get(pid)
+                    bad += compare(c, what, row, ka)
+                    if row and not (kb["uss"] == ka["uss"] ==
+                                    row.get("sole")):
+                        bad.append("%s: sole %r, kernel USS %d/%d" %
+                                   (what, row.get("sole"), kb["uss"],
+                                    ka["uss"]))
+                    start = k.regions["sparse"][0]
+                    got = recorded_pages(rec, pid, start)
+                    want = written_pages(key[0], key[1], ps)
+                    if got != want:
+                        bad.append("%s: recorded %d pages (%d distinct), "
+                                   "written %d" % (what, len(got),
+                                                   len(set(got)), len(want)))
+                return bad
+            retried(c, "[%s] sparse reservations: Rss, USS, Pss, recorded "
+                    "pages, replay" % mode, attempt)
+    finally:
+        for k in procs.values():
+            k.stop()
+
+
+# ---------------------------------------------------------------- zero
+
+
+def check_zero(c, ps, modes, thp, tmp):
+    name = "thpzero" if thp else "zero"
+    k = Kinds("zero", 64 * MiB, "thp" if thp else "nothp")
+    rec = os.path.join(tmp, "zero.exmrec")
+    try:
+        pid = k.pids[0]
+        start, end = k.regions[name]
+        words = page_words(pid, start, end, ps)
+        pfns = {w & exmlive.PM_PFN_MASK for w in words
+                if w & exmlive.PM_PRESENT}
+        c.eq(sum(1 for w in words if w & exmlive.PM_PRESENT),
+             64 * MiB // ps, "[%s] every page of the region present" % name)
+        c.check(pfns and all(kpageflags(f) & KPF_ZERO_PAGE for f in pfns),
+                "[%s] every frame of the region is a zero page "
+                "(KPF_ZERO_PAGE)" % name)
+        if thp:
+            c.check(pfns and all(kpageflags(f) & KPF_THP for f in pfns) and
+                    len(pfns) == 2 * MiB // ps,
+                    "[thpzero] the region maps the huge zero page (%d "
+                    "frames; needs THP and use_zero_page)" % len(pfns))
+        zero = zero_bytes(pid, ps)
+        c.check(zero >= 64 * MiB, "[%s] kpageflags: %d bytes of zero "
+                "pages, the region's 64 MiB among them" % (name, zero))
+        for mode in modes:
+            def attempt():
+                rows, bad = recorded_scan(["--pagemap-mode", mode], rec,
+                                          [pid])
+                row = rows.get(pid)
+                bad += compare(c, "[%s %s]" % (name, mode), row, kernel(pid))
+                now = zero_bytes(pid, ps)
+                if row and row.get("zero") != now:
+                    bad.append("[%s %s] zero %r, kpageflags %d" %
+                               (name, mode, row.get("zero"), now))
+                return bad
+            retried(c, "[%s %s] Rss, Pss and zero; recorded and replayed" %
+                    (name, mode), attempt)
+        _, rows = scan(["--source", "smaps"])
+        row = rows.get(pid) or {}
+        c.eq(row.get("rss"), kernel(pid)["rss"], "[%s smaps] rss" % name)
+        c.eq(row.get("zero"), None, "[%s smaps] zero not measured" % name)
+        doc = exmlive.exmtop_json(["--bytes", "--include-self", "--alerts"])
+        mism = [a for a in doc.get("alerts") or []
+                if a.get("kind") == "pss-mismatch" and a.get("pid") == pid]
+        c.eq(mism, [], "[%s] no pss-mismatch alert" % name)
+    finally:
+        k.stop()
+
+
+# ---------------------------------------------------------------- hugetlb
+
+
+def meminfo():
+    out = {}
+    with open("/proc/meminfo") as f:
+        for line in f:
+            w = line.split()
+            out[w[0].rstrip(":")] = int(w[1]) * (1024 if len(w) > 2 else 1)
+    return out
+
+
+def system_rows(doc):
+    return {r["name"]: r["bytes"] for r in doc["system"]}
+
+
+def check_hugetlb(c, ps, modes, tmp):
+    mi = meminfo()
+    if mi.get("Hugepagesize") != 2 * MiB:
+        c.check(False, "hugetlb: the default huge page size is %r, the "
+                "test needs 2 MiB" % mi.get("Hugepagesize"))
+        return
+    with sysstate.Changes("test_kinds_hugetlb") as ch:
+        want = 3 * HUGE_N + 2
+        ch.write("/proc/sys/vm/nr_hugepages",
+                 str(mi["HugePages_Total"] + want))
+        if meminfo()["HugePages_Free"] < want:
+            c.check(False, "hugetlb: could not get %d free huge pages "
+                    "(HugePages_Free %d)" % (want,
+                                             meminfo()["HugePages_Free"]))
+            return
+        mnt = "/run/exm-hugetlbfs-%d" % os.getpid()
+        ch.command(["mkdir", mnt], ["rmdir", mnt])
+        ch.command(["mount", "-t", "hugetlbfs", "-o", "pagesize=2M",
+                    "none", mnt], ["umount", "-l", mnt])
+        k = Kinds("huge", HUGE_N, mnt)
+        try:
+            hug = {pid: kernel(pid) for pid in k.pids}
+            total = 3 * HUGE_N * 2 * MiB
+            c.eq(sum(x["hugetlb"] for x in hug.values()), 2 * total,
+                 "hugetlb: the kernel's Shared+Private_Hugetlb of the two "
+                 "processes")
+            figs = {}
+            for mode in modes + ["smaps"]:
+                args = (["--source", "smaps"] if mode == "smaps" else
+                        ["--pagemap-mode", mode])
+
+                def attempt():
+                    rows, bad = recorded_scan(
+                        args, os.path.join(tmp, "huge.exmrec"), k.pids)
+                    for pid in k.pids:
+                        row = rows.get(pid)
+                        what = "[hugetlb %s] pid %d" % (mode, pid)
+                        bad += compare(c, what, row, kernel(pid))
+                        if row and row.get("hugetlb") != hug[pid]["hugetlb"]:
+                            bad.append("%s: hugetlb %r, kernel %d" %
+                                       (what, row.get("hugetlb"),
+                                        hug[pid]["hugetlb"]))
+                        if mode == "smaps":
+                            if row and row.get("ehugetlb") is not None:
+                                bad.append("%s: ehugetlb %r, not measured "
+                                           "by smaps" % (what,
+                                                         row.get("ehugetlb")))
+                        elif row and row.get("ehugetlb") != total / 2:
+                            bad.append("%s: ehugetlb %r, want %d" %
+                                       (what, row.get("ehugetlb"),
+                                        total // 2))
+                        if row:
+                            figs.setdefault(pid, {})[mode] = (
+                                row.get("rss"), row.get("hugetlb"))
+                    return bad
+                retried(c, "[hugetlb %s] Rss, Pss, hugetlb, effective "
+                        "hugetlb; recorded and replayed" % mode, attempt)
+            for pid, by in figs.items():
+                c.eq(len(set(by.values())), 1, "hugetlb: pid %d: every "
+                     "source's resident and hugetlb agree: %r" % (pid, by))
+
+            doc = exmlive.exmtop_json(["--bytes", "--include-self",
+                                       "--alerts"])
+            mism = [a for a in doc.get("alerts") or []
+                    if a.get("kind") == "pss-mismatch" and
+                    a.get("pid") in k.pids]
+            c.eq(mism, [], "[hugetlb] no pss-mismatch alert")
+            c.check(all(os.path.exists("/proc/%d" % p) for p in k.pids),
+                    "[hugetlb] the processes checked for alerts were alive")
+
+            def attempt_system():
+                """--system with the huge pages mapped (by a second kinds
+                process: the first is stopped first), then again at once
+                when it has exited: unexplained must not move by them."""
+                k.stop()
+                k2 = Kinds("huge", HUGE_N, mnt)
+                try:
+                    doc = exmlive.exmtop_json(["--bytes", "--system"])
+                    pool_now = meminfo()["Hugetlb"]
+                finally:
+                    k2.stop()
+                after = system_rows(exmlive.exmtop_json(["--bytes",
+                                                         "--system"]))
+                rows = system_rows(doc)
+                bad = []
+                if sum(rows.values()) != doc["mem_total"]:
+                    bad.append("rows add up to %d, MemTotal %d" %
+                               (sum(rows.values()), doc["mem_total"]))
+                if rows.get("hugetlb_mapped") != total:
+                    bad.append("hugetlb_mapped %r, want %d" %
+                               (rows.get("hugetlb_mapped"), total))
+                pool = (rows.get("hugetlb_mapped", 0) +
+                        rows.get("hugetlb_unmapped", 0) +
+                        rows.get("hugetlb_free", 0))
+                if pool != pool_now:
+                    bad.append("hugetlb rows %d, Hugetlb %d" %
+                               (pool, pool_now))
+                if after.get("hugetlb_mapped") != 0:
+                    bad.append("hugetlb_mapped %r once unmapped" %
+                               after.get("hugetlb_mapped"))
+                moved = rows["unexplained"] - after["unexplained"]
+                if abs(moved) >= total // 2:
+                    bad.append("unexplained %d with %d bytes of huge pages "
+                               "mapped, %d without" %
+                               (rows["unexplained"], total,
+                                after["unexplained"]))
+                return bad
+            retried(c, "[hugetlb] --system rows", attempt_system)
+        finally:
+            k.stop()
+
+
+def main():
+    if os.geteuid() != 0:
+        print("SKIP: needs root (PFNs in pagemap, nr_hugepages, THP mode)")
+        sys.exit(exmlive.SKIP)
+    c = exmlive.Checker("live kinds")
+    ps = os.sysconf("SC_PAGESIZE")
+    modes = exmlive.pagemap_modes()
+    tmp = tempfile.mkdtemp(prefix="exm-kinds-", dir="/var/tmp")
+    try:
+        check_sparse(c, ps, modes, tmp)
+        check_zero(c, ps, modes, False, tmp)
+        with sysstate.Changes("test_kinds_thp") as ch:
+            ch.write("/sys/kernel/mm/transparent_hugepage/enabled",
+                     "always")
+            ch.write("/sys/kernel/mm/transparent_hugepage/use_zero_page",
+                     "1")
+            check_zero(c, ps, modes, True, tmp)
+        check_hugetlb(c, ps, modes, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    c.done()
+
+
+if __name__ == "__main__":
+    exmlive.run_main(main)

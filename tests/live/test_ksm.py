@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Live test (root): KSM pages, the KSM column and what merging saves.
+
+Three processes each map N anonymous pages with MADV_MERGEABLE, page i
+holding the same content in each (and a content no other page has), so
+KSM merges them into N pages each mapped three times. KSM's `run` is
+switched on for the test through sysstate.py (restored after), with a
+fast scan. Once /proc/PID/ksm_merging_pages says all N pages of each
+process are merged, exmtop (pagemap source, every process scanned):
+
+  - KSM of each process equals ksm_merging_pages x the page size;
+  - KSM.SAV of each is two thirds of it (each page costs a third of its
+    bytes merged, all of them unmerged);
+  - when the test's processes are the only ones with KSM pages, summed
+    over every process, KSM equals the sum of every process's
+    ksm_merging_pages and (pages_shared + pages_sharing) pages, and
+    KSM.SAV pages_sharing pages (/sys/kernel/mm/ksm), to the byte. A
+    running virtual machine's memory is often mergeable too, and its
+    merged pages change by hundreds a second: then those sums are not
+    compared (the test says so) and only the test's processes are;
+  - --system's note gives the same totals as the processes' sum (with
+    another KSM user, at least the test's processes' part);
+  - the processes' pages stay resident: RES and EFF.RES count them.
+
+A kernel without KSM (no /sys/kernel/mm/ksm) fails the test, saying why.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import exmlive  # noqa: E402
+import sysstate  # noqa: E402
+
+KSM = "/sys/kernel/mm/ksm"
+N = 256
+
+WORKLOAD = r"""
+import mmap, sys, time
+n = int(sys.argv[1])
+ps = mmap.PAGESIZE
+m = mmap.mmap(-1, n * ps, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+for i in range(n):
+    m[i * ps:(i + 1) * ps] = (b"exmtop-ksm-%08d" % i) * (ps // 19) + \
+        b"." * (ps % 19)
+m.madvise(mmap.MADV_MERGEABLE)
+print("ready", flush=True)
+time.sleep(600)
+"""
+
+
+def ksm_value(name):
+    with open(os.path.join(KSM, name)) as f:
+        return int(f.read().split()[0])
+
+
+def merging(pid):
+    try:
+        with open("/proc/%d/ksm_merging_pages" % pid) as f:
+            return int(f.read())
+    except (OSError, ValueError):  # gone, or a kernel thread (no mm)
+        return -1
+
+
+def main():
+    if os.geteuid() != 0:
+        print("SKIP: needs root (KSM's run, PFNs)")
+        sys.exit(exmlive.SKIP)
+    if not os.path.isdir(KSM):
+        print("FAIL: this kernel has no KSM (%s)" % KSM)
+        sys.exit(1)
+    c = exmlive.Checker("live KSM")
+    ps = os.sysconf("SC_PAGE_SIZE")
+    procs = []
+    with sysstate.Changes("test_ksm") as ch:
+        try:
+            for _ in range(3):
+                p = subprocess.Popen([sys.executable, "-c", WORKLOAD,
+                                      str(N)], stdout=subprocess.PIPE,
+                                     text=True)
+                procs.append(p)
+                c.eq(p.stdout.readline().strip(), "ready", "workload ready")
+            pids = [p.pid for p in procs]
+            ch.write(os.path.join(KSM, "sleep_millisecs"), "10")
+            ch.write(os.path.join(KSM, "pages_to_scan"), "5000")
+            ch.write(os.path.join(KSM, "run"), "1")
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and \
+                    any(merging(pid) < N for pid in pids):
+                time.sleep(0.1)
+            if not c.check(all(merging(pid) == N for pid in pids),
+                           "KSM merged all %d pages of each process: %r" %
+                           (N, [merging(pid) for pid in pids])):
+                return
+            # stop scanning: what is merged stays merged
+            ch.write(os.path.join(KSM, "run"), "0")
+            shared, sharing = ksm_value("pages_shared"), \
+                ksm_value("pages_sharing")
+            d = exmlive.exmtop_json(["--bytes"])
+            every = {pid: merging(pid) for pid in exmlive.all_pids()}
+            others = {pid: n for pid, n in every.items()
+                      if n > 0 and pid not in pids}
+            alone = not others and (shared, sharing) == (ksm_value(
+                "pages_shared"), ksm_value("pages_sharing"))
+            if not alone:
+                print("other processes with KSM pages, so the machine's "
+                      "sums are not compared: %r" % others, flush=True)
+            rows = {p["pid"]: p for p in d.get("processes", [])}
+            for pid in pids:
+                p = rows.get(pid, {})
+                want = merging(pid) * ps
+                c.eq(p.get("ksm"), want, "pid %d KSM == ksm_merging_pages "
+                     "x page size" % pid)
+                c.near(p.get("ksm_saved"), want * 2 / 3, exmlive.EFF_TOL,
+                       "pid %d KSM.SAV: two thirds of it" % pid)
+                c.check((p.get("rss") or 0) >= want,
+                        "pid %d RES counts its KSM pages: %r" %
+                        (pid, p.get("rss")))
+            tot_ksm = sum(p.get("ksm") or 0 for p in rows.values())
+            tot_saved = sum(p.get("ksm_saved") or 0 for p in rows.values())
+            if alone:
+                c.eq(tot_ksm, sum(n for n in every.values() if n > 0) * ps,
+                     "every process's KSM == their ksm_merging_pages")
+                c.eq((shared, sharing), (N, 2 * N),
+                     "pages_shared and pages_sharing")
+                c.eq(tot_ksm, (shared + sharing) * ps,
+                     "every process's KSM == pages_shared + pages_sharing")
+                c.near(tot_saved, sharing * ps, exmlive.EFF_TOL * len(rows),
+                       "every process's KSM.SAV == pages_sharing")
+            rc, out, err = exmlive.run_exmtop(["-b", "--system", "--format",
+                                               "json"])
+            notes = json.loads(out).get("notes", []) if rc == 0 else []
+            got = [[float(w) for w in n.split() if w.isdigit()]
+                   for n in notes if n.startswith("ksm: ")]
+            # another snapshot: with another KSM user (a running virtual
+            # machine) only what the test's processes hold is certain
+            ok = len(got) == 1 and len(got[0]) == 2
+            if ok and alone:
+                ok = got[0][0] == tot_ksm and abs(got[0][1] - tot_saved) <= 1
+            elif ok:
+                ok = got[0][0] >= 3 * N * ps and got[0][1] >= 2 * N * ps
+            c.check(ok, "--system's note: KSM and KSM.SAV of every process "
+                    "(%d, %.0f here%s): %r (%s)" %
+                    (tot_ksm, tot_saved, "" if alone else
+                     "; at least the test's", notes, err.strip()))
+        finally:
+            for p in procs:
+                p.kill()
+                p.wait()
+    c.done()
+
+
+if __name__ == "__main__":
+    exmlive.run_main(main)
