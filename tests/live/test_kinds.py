@@ -29,9 +29,9 @@
   sum is the 48 huge pages: conserved), every source (scan, read, auto,
   smaps) agrees, and so does the replay of each source's recording; the
   --system hugetlb rows add up to Hugetlb with hugetlb_mapped the 48
-  pages, and unexplained is the same (within half of them) when a second
-  such process maps them as at once after it has exited; no pss-mismatch
-  alert.
+  pages, and unexplained is the same (within half of them, the median of
+  three tries) when a second such process maps them as at once after it
+  has exited; no pss-mismatch alert.
 
 TOL: the kernel prints Pss in whole kB, truncated (up to 1024 bytes
 under), and file pages shared with other processes (libc) may gain or lose
@@ -43,9 +43,10 @@ is checked (a page counted twice: 4 KiB each, 2 MiB for 512 regions read
 twice; the zero page: 64 MiB; hugetlb: 96 MiB). Resident and hugetlb are
 compared exactly. A comparison that fails is tried again (up to ATTEMPTS
 scans); a real error fails every scan. unexplained (--system) moves with
-everything the machine does between two scans (100 MiB in a minute seen
-with other tests running): the two scans compared are taken back to back,
-and may differ by less than half the huge pages mapped (96 MiB).
+everything the machine does between two scans (100 MiB in a minute, and
+55 MB in a second, seen with other tests running): the two scans
+compared are taken back to back, three times, and the median of the
+three moves must be less than half the huge pages mapped (96 MiB).
 """
 
 import json
@@ -457,39 +458,41 @@ def check_hugetlb(c, ps, modes, tmp):
             def attempt_system():
                 """--system with the huge pages mapped (by a second kinds
                 process: the first is stopped first), then again at once
-                when it has exited: unexplained must not move by them."""
+                when it has exited, three times: unexplained must not move
+                by them (the median of the three moves)."""
                 k.stop()
-                k2 = Kinds("huge", HUGE_N, mnt)
-                try:
-                    doc = exmlive.exmtop_json(["--bytes", "--system"])
-                    pool_now = meminfo()["Hugetlb"]
-                finally:
-                    k2.stop()
-                after = system_rows(exmlive.exmtop_json(["--bytes",
-                                                         "--system"]))
-                rows = system_rows(doc)
-                bad = []
-                if sum(rows.values()) != doc["mem_total"]:
-                    bad.append("rows add up to %d, MemTotal %d" %
-                               (sum(rows.values()), doc["mem_total"]))
-                if rows.get("hugetlb_mapped") != total:
-                    bad.append("hugetlb_mapped %r, want %d" %
-                               (rows.get("hugetlb_mapped"), total))
-                pool = (rows.get("hugetlb_mapped", 0) +
-                        rows.get("hugetlb_unmapped", 0) +
-                        rows.get("hugetlb_free", 0))
-                if pool != pool_now:
-                    bad.append("hugetlb rows %d, Hugetlb %d" %
-                               (pool, pool_now))
-                if after.get("hugetlb_mapped") != 0:
-                    bad.append("hugetlb_mapped %r once unmapped" %
-                               after.get("hugetlb_mapped"))
-                moved = rows["unexplained"] - after["unexplained"]
+                bad, moves = [], []
+                for _ in range(3):
+                    k2 = Kinds("huge", HUGE_N, mnt)
+                    try:
+                        doc = exmlive.exmtop_json(["--bytes", "--system"])
+                        pool_now = meminfo()["Hugetlb"]
+                    finally:
+                        k2.stop()
+                    after = system_rows(exmlive.exmtop_json(["--bytes",
+                                                             "--system"]))
+                    rows = system_rows(doc)
+                    if sum(rows.values()) != doc["mem_total"]:
+                        bad.append("rows add up to %d, MemTotal %d" %
+                                   (sum(rows.values()), doc["mem_total"]))
+                    if rows.get("hugetlb_mapped") != total:
+                        bad.append("hugetlb_mapped %r, want %d" %
+                                   (rows.get("hugetlb_mapped"), total))
+                    pool = (rows.get("hugetlb_mapped", 0) +
+                            rows.get("hugetlb_unmapped", 0) +
+                            rows.get("hugetlb_free", 0))
+                    if pool != pool_now:
+                        bad.append("hugetlb rows %d, Hugetlb %d" %
+                                   (pool, pool_now))
+                    if after.get("hugetlb_mapped") != 0:
+                        bad.append("hugetlb_mapped %r once unmapped" %
+                                   after.get("hugetlb_mapped"))
+                    moves.append(rows["unexplained"] - after["unexplained"])
+                moved = sorted(moves)[1]
                 if abs(moved) >= total // 2:
-                    bad.append("unexplained %d with %d bytes of huge pages "
-                               "mapped, %d without" %
-                               (rows["unexplained"], total,
-                                after["unexplained"]))
+                    bad.append("unexplained moved by %r (median %d) with "
+                               "%d bytes of huge pages mapped" %
+                               (moves, moved, total))
                 return bad
             retried(c, "[hugetlb] --system rows", attempt_system)
         finally:
