@@ -69,6 +69,7 @@ struct pm_priv {
 	_Atomic int scan; /* enum scan_state */
 	_Atomic bool any_scan, any_read;
 	int kpf;	   /* /proc/kpageflags (of the tree read), or -1 */
+	int kpc;	   /* /proc/kpagecount (of the tree read), or -1 */
 	uint64_t zero_pfn; /* the zero page's frame, or NO_PFN */
 	/* the first frame of the huge zero page, as last seen, or NO_PFN */
 	_Atomic uint64_t huge_zero;
@@ -87,6 +88,9 @@ struct pm_ctx {
 	bool asked, read; /* this process: PAGEMAP_SCAN used, direct reads */
 	struct pm_priv *pp;
 	const struct exm_mapping *typed; /* mapping whose kind is known */
+	struct shared_page *shared; /* the kernel's Pss: pages to count */
+	size_t cap_shared;
+	uint64_t *counts; /* /proc/kpagecount buffer */
 };
 
 static void *pm_ctx_new(struct exm_source *src)
@@ -113,6 +117,8 @@ static void pm_ctx_free(void *ctx)
 	free(c->regions);
 	free(c->want);
 	free(c->words);
+	free(c->shared);
+	free(c->counts);
 	free(c);
 }
 
@@ -267,6 +273,9 @@ static int pm_open(struct exm_source *src)
 	snprintf(path, sizeof(path), "%s/kpageflags",
 		 src->arg && *src->arg ? src->arg : "/proc");
 	pp->kpf = open(path, O_RDONLY | O_CLOEXEC);
+	snprintf(path, sizeof(path), "%s/kpagecount",
+		 src->arg && *src->arg ? src->arg : "/proc");
+	pp->kpc = open(path, O_RDONLY | O_CLOEXEC);
 	pp->zero_pfn = NO_PFN;
 	pp->huge_zero = NO_PFN;
 	learn_sizes(pp, (unsigned)sysconf(_SC_PAGESIZE));
@@ -283,6 +292,8 @@ static void pm_close(struct exm_source *src)
 
 	if (pp && pp->kpf >= 0)
 		close(pp->kpf);
+	if (pp && pp->kpc >= 0)
+		close(pp->kpc);
 	free(pp);
 }
 
@@ -744,6 +755,162 @@ static int read_process(struct pm_ctx *c, struct exm_builder *b, int fd,
 	return 0;
 }
 
+/*
+ * The kernel's Pss without its second walk (smaps_rollup): from the page
+ * words just read and the mapping count of each frame, as smaps_account()
+ * computes it. A page counts (PAGE_SIZE << 12) / mapcount, a page mapped
+ * once (pagemap's exclusive bit: mapcount 1) its whole size; the sum is
+ * truncated to kB once, as smaps_rollup prints it. Anonymous pages
+ * (pagemap's file bit clear) count as Pss_Anon, the others as Pss_Shmem
+ * when the frame is swap-backed (a tmpfs, memfd or shared anonymous
+ * page), else Pss_File. The zero page, hugetlb pages and the frames of a
+ * PFN mapping ([vvar]) are not in the kernel's Rss or Pss. Only the
+ * frames not mapped once are looked up in /proc/kpagecount, sorted and
+ * read in runs. Pss_Dirty and SwapPss need a PTE's dirty bit and a swap
+ * entry's count, which no word says: those come from smaps_rollup
+ * (want_rollup).
+ */
+struct shared_page {
+	uint64_t pfn;
+	unsigned cat; /* PSS_ANON, PSS_FILE, PSS_SHMEM */
+};
+
+enum { PSS_ANON, PSS_FILE, PSS_SHMEM, PSS_NCAT };
+
+#define KPF_SWAPBACKED (UINT64_C(1) << 14)
+#define COUNT_RUN 4096 /* frames per /proc/kpagecount read at most */
+#define COUNT_GAP 64   /* frames not wanted a read may span */
+#define PSS_SHIFT 12   /* the kernel's fixed point (fs/proc/task_mmu.c) */
+
+static int cmp_shared(const void *a, const void *b)
+{
+	uint64_t x = ((const struct shared_page *)a)->pfn;
+	uint64_t y = ((const struct shared_page *)b)->pfn;
+
+	return (x > y) - (x < y);
+}
+
+/* Whether the page cache pages of m's file are swap-backed (shmem): one
+ * frame's flags say it of them all; a block device's file never is. */
+static bool file_is_shmem(const struct pm_ctx *c, const struct exm_mapping *m,
+			  uint64_t pfn, const struct exm_mapping **last,
+			  bool *last_shmem)
+{
+	if (m->kind == EXM_KIND_SHMEM)
+		return true;
+	if (m->dev_major || !m->inode)
+		return false;
+	if (*last && (*last)->inode == m->inode &&
+	    (*last)->dev_minor == m->dev_minor && !(*last)->dev_major)
+		return *last_shmem;
+	*last = m;
+	*last_shmem = (kpf_of(c->pp, pfn) & KPF_SWAPBACKED) != 0;
+	return *last_shmem;
+}
+
+/* Add the shares of c->shared[0..n) (sorted) to pss[]; 0 or -errno. */
+static int add_shared(struct pm_ctx *c, size_t n, unsigned ps,
+		      uint64_t pss[PSS_NCAT])
+{
+	size_t i = 0;
+
+	if (!c->counts) {
+		c->counts = malloc(COUNT_RUN * sizeof(*c->counts));
+		if (!c->counts)
+			return -ENOMEM;
+	}
+	while (i < n) {
+		uint64_t lo = c->shared[i].pfn, hi = lo + 1;
+		size_t j = i + 1;
+		ssize_t got;
+
+		while (j < n && c->shared[j].pfn - hi <= COUNT_GAP &&
+		       c->shared[j].pfn - lo < COUNT_RUN)
+			hi = c->shared[j++].pfn + 1;
+		do {
+			got = pread(c->pp->kpc, c->counts, (hi - lo) * 8,
+				    (off_t)(lo * 8));
+		} while (got < 0 && errno == EINTR);
+		if (got < 0)
+			return -errno;
+		for (; i < j; i++) {
+			uint64_t k = c->shared[i].pfn - lo;
+			uint64_t mc = k < (uint64_t)got / 8 ? c->counts[k] : 1;
+
+			/* 0: unmapped since its word was read */
+			pss[c->shared[i].cat] += ((uint64_t)ps << PSS_SHIFT) /
+						 (mc > 1 ? mc : 1);
+		}
+	}
+	return 0;
+}
+
+static int kpss_from_counts(struct pm_ctx *c, struct exm_builder *b,
+			    struct exm_proc *p, unsigned ps)
+{
+	uint64_t pss[PSS_NCAT] = { 0 }, rss = 0, full = (uint64_t)ps
+							  << PSS_SHIFT;
+	const struct exm_mapping *last = NULL;
+	bool last_shmem = false;
+	struct exm_kpss k = { 0 };
+	size_t n = 0;
+	int ret;
+
+	for (size_t i = 0; i < p->nmaps; i++) {
+		const struct exm_mapping *m = &p->maps[i];
+
+		if (m->hugetlb || m->kind == EXM_KIND_VVAR)
+			continue;
+		for (uint32_t j = 0; j < m->npages; j++) {
+			uint64_t w = exm_mapping_word(m, j);
+			unsigned cat = PSS_ANON;
+
+			if (!exm_pm_resident(w))
+				continue;
+			rss += ps;
+			if ((w & EXM_PM_FILE) &&
+			    (m->kind == EXM_KIND_SHMEM || m->inode))
+				cat = file_is_shmem(c, m, exm_pm_key(w), &last,
+						    &last_shmem)
+					      ? PSS_SHMEM
+					      : PSS_FILE;
+			else if (w & EXM_PM_FILE)
+				cat = PSS_FILE;
+			if (w & EXM_PM_EXCLUSIVE) {
+				pss[cat] += full;
+				continue;
+			}
+			if (n == c->cap_shared) {
+				size_t cap = c->cap_shared * 2 + 1024;
+				struct shared_page *s =
+					realloc(c->shared, cap * sizeof(*s));
+
+				if (!s)
+					return -ENOMEM;
+				c->shared = s;
+				c->cap_shared = cap;
+			}
+			c->shared[n].pfn = exm_pm_key(w);
+			c->shared[n++].cat = cat;
+		}
+	}
+	qsort(c->shared, n, sizeof(*c->shared), cmp_shared);
+	ret = add_shared(c, n, ps, pss);
+	if (ret)
+		return ret;
+	/* truncated to kB once, as smaps_rollup prints them */
+	k.pss_anon = pss[PSS_ANON] >> PSS_SHIFT >> 10 << 10;
+	k.pss_file = pss[PSS_FILE] >> PSS_SHIFT >> 10 << 10;
+	k.pss_shmem = pss[PSS_SHMEM] >> PSS_SHIFT >> 10 << 10;
+	k.pss = (pss[PSS_ANON] + pss[PSS_FILE] + pss[PSS_SHMEM]) >>
+		PSS_SHIFT >> 10 << 10;
+	k.rss = rss;
+	k.has = EXM_KPSS_PSS | EXM_KPSS_PSS_ANON | EXM_KPSS_PSS_FILE |
+		EXM_KPSS_PSS_SHMEM | EXM_KPSS_RSS;
+	exm_build_kpss(b, p, &k);
+	return 0;
+}
+
 static void reset_pages(struct exm_proc *p)
 {
 	for (size_t i = 0; i < p->nmaps; i++)
@@ -796,7 +963,9 @@ static int pm_proc(struct exm_source *src, void *ctx,
 	if (ret)
 		return ret == -EIO ? -ESRCH : ret;
 	if (exm_want_kpss(opts, p->pid)) {
-		ret = exm_read_kpss(b, d, p);
+		if (opts->want_rollup || pp->kpc < 0 ||
+		    kpss_from_counts(c, b, p, ps))
+			ret = exm_read_kpss(b, d, p);
 		if (ret && !exm_errno_gone(ret))
 			ret = 0; /* figures stay unmeasured */
 	}

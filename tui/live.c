@@ -243,6 +243,7 @@ void tui_live_rescan(struct tui_live *l)
 
 	/* a replay has the kernel's figures it recorded, no more */
 	l->scan.want_kpss = (needs & EXM_NEED_KPSS) && !l->replay_n;
+	l->scan.want_rollup = (needs & EXM_NEED_ROLLUP) && !l->replay_n;
 	l->scan.want_cmdline = true; /* the filter matches command lines */
 	/* a recording keeps every process's cgroup */
 	l->scan.want_cgroup = (needs & EXM_NEED_CGROUP) || l->o->record;

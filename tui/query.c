@@ -140,7 +140,8 @@ void tui_query_scan(const struct tui_query *q, unsigned needs,
 	scan->npids = q->nscan_pids;
 	scan->include_self = q->include_self;
 	scan->pagemap_mode = q->pagemap_mode;
-	scan->want_kpss = needs & EXM_NEED_KPSS;
+	scan->want_kpss = needs & (EXM_NEED_KPSS | EXM_NEED_ROLLUP);
+	scan->want_rollup = needs & EXM_NEED_ROLLUP;
 	scan->want_cmdline = needs & EXM_NEED_CMDLINE;
 	scan->want_cgroup = needs & EXM_NEED_CGROUP;
 }
