@@ -273,9 +273,7 @@ static int pm_open(struct exm_source *src)
 	snprintf(path, sizeof(path), "%s/kpageflags",
 		 src->arg && *src->arg ? src->arg : "/proc");
 	pp->kpf = open(path, O_RDONLY | O_CLOEXEC);
-	snprintf(path, sizeof(path), "%s/kpagecount",
-		 src->arg && *src->arg ? src->arg : "/proc");
-	pp->kpc = open(path, O_RDONLY | O_CLOEXEC);
+	pp->kpc = -1; /* opened by the first scan that wants it */
 	pp->zero_pfn = NO_PFN;
 	pp->huge_zero = NO_PFN;
 	learn_sizes(pp, (unsigned)sysconf(_SC_PAGESIZE));
@@ -1000,6 +998,13 @@ static int pm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 	ret = exm_build_begin(b, &sys);
 	if (ret)
 		return ret;
+	if (opts->want_kpss && !opts->want_rollup && pp->kpc < 0) {
+		char path[300];
+
+		snprintf(path, sizeof(path), "%s/kpagecount",
+			 src->arg && *src->arg ? src->arg : "/proc");
+		pp->kpc = open(path, O_RDONLY | O_CLOEXEC);
+	}
 	pp->any_scan = pp->any_read = false;
 	if (opts->pagemap_mode == 1 && pp->scan == SCAN_NO) {
 		snprintf(src->errmsg, sizeof(src->errmsg),

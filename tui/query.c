@@ -49,6 +49,7 @@ int tui_query_build(struct tui_query *q, const struct tui_opts *o,
 		if (exm_fields_parse(o->fields, t, q->set.fields[t],
 				     TUI_MAX_COLS + 1, err, errlen))
 			return -EINVAL;
+		q->fields_given = true;
 	} else if (!use_rc && elf && o->format != TUI_FMT_TEXT) {
 		/* machine-readable ELF tables: every column */
 		size_t k = 0;
