@@ -373,7 +373,8 @@ const struct tui_option tui_options[] = {
 	{ .name = "bytes", .set = set_bytes,
 	  .help = "exact byte counts instead of K/M/G" },
 	{ .name = "fields", .arg = "A,B,...", .set = set_fields,
-	  .help = "columns to show (see --list-fields)" },
+	  .help = "columns to show (see --list-fields; JSON: every "
+		  "column unless given)" },
 	{ .name = "sections", .arg = "FILE", .set = set_sections,
 	  .help = "ELF sections of a mapped file (with -p: one process)" },
 	{ .name = "symbols", .arg = "FILE:SEC", .set = set_symbols,
