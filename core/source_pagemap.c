@@ -88,14 +88,12 @@ struct pm_ctx {
 	bool asked, read; /* this process: PAGEMAP_SCAN used, direct reads */
 	struct pm_priv *pp;
 	const struct exm_mapping *typed; /* mapping whose kind is known */
-	struct shared_page *shared; /* the kernel's Pss: pages to count */
-	size_t cap_shared;
 	uint64_t *counts; /* /proc/kpagecount buffer */
 	uint64_t *miss;	  /* frames not in the cache, to read */
 	size_t cap_miss;
 	/* The mapping counts read in this snapshot, by frame: processes
-	 * share frames, each is read once (open addressing, key pfn + 1). */
-	struct count_slot *cache;
+	 * share frames, each is read once (open addressing, see slot_pack). */
+	uint64_t *cache;
 	size_t cache_cap, cache_n;
 };
 
@@ -123,7 +121,6 @@ static void pm_ctx_free(void *ctx)
 	free(c->regions);
 	free(c->want);
 	free(c->words);
-	free(c->shared);
 	free(c->counts);
 	free(c->miss);
 	free(c->cache);
@@ -777,11 +774,6 @@ static int read_process(struct pm_ctx *c, struct exm_builder *b, int fd,
  * entry's count, which no word says: those come from smaps_rollup
  * (want_rollup).
  */
-struct shared_page {
-	uint64_t pfn;
-	unsigned cat; /* PSS_ANON, PSS_FILE, PSS_SHMEM */
-};
-
 enum { PSS_ANON, PSS_FILE, PSS_SHMEM, PSS_NCAT };
 
 #define KPF_SWAPBACKED (UINT64_C(1) << 14)
@@ -809,62 +801,66 @@ static bool file_is_shmem(const struct pm_ctx *c, const struct exm_mapping *m,
 	return *last_shmem;
 }
 
-struct count_slot {
-	uint64_t key; /* pfn + 1, 0: empty */
-	uint64_t count;
-};
+/* A cache slot: frame + 1 in the low 40 bits (4 PiB of RAM), its mapping
+ * count in the high 24 (more saturates: a share of under 1/4096 byte a
+ * page, below what the sum keeps), 0 when empty: 8 bytes a frame. */
+#define SLOT_KEY_BITS 40
+#define SLOT_KEY_MASK ((UINT64_C(1) << SLOT_KEY_BITS) - 1)
+#define SLOT_COUNT_MAX ((UINT64_C(1) << (64 - SLOT_KEY_BITS)) - 1)
 
 static size_t slot_of(uint64_t key, size_t cap)
 {
 	return (size_t)((key * UINT64_C(0x9e3779b97f4a7c15)) >> 20) & (cap - 1);
 }
 
-/* The cached mapping count of pfn, or false. */
+/* The cached mapping count of pfn, or false (also for a frame too big to
+ * be cached: see one_count). */
 static bool cached_count(const struct pm_ctx *c, uint64_t pfn, uint64_t *count)
 {
-	size_t i;
+	uint64_t key = pfn + 1;
 
-	if (!c->cache_cap)
+	if (!c->cache_cap || key > SLOT_KEY_MASK)
 		return false;
-	for (i = slot_of(pfn + 1, c->cache_cap); c->cache[i].key;
+	for (size_t i = slot_of(key, c->cache_cap); c->cache[i];
 	     i = (i + 1) & (c->cache_cap - 1))
-		if (c->cache[i].key == pfn + 1) {
-			*count = c->cache[i].count;
+		if ((c->cache[i] & SLOT_KEY_MASK) == key) {
+			*count = c->cache[i] >> SLOT_KEY_BITS;
 			return true;
 		}
 	return false;
 }
 
+static void slot_put(uint64_t *t, size_t cap, uint64_t v)
+{
+	size_t i = slot_of(v & SLOT_KEY_MASK, cap);
+
+	while (t[i] && (t[i] & SLOT_KEY_MASK) != (v & SLOT_KEY_MASK))
+		i = (i + 1) & (cap - 1);
+	t[i] = v;
+}
+
 static int cache_put(struct pm_ctx *c, uint64_t pfn, uint64_t count)
 {
-	size_t i;
+	uint64_t key = pfn + 1;
 
+	if (key > SLOT_KEY_MASK)
+		return 0;
 	if ((c->cache_n + 1) * 2 > c->cache_cap) {
 		size_t cap = c->cache_cap ? c->cache_cap * 2 : 4096;
-		struct count_slot *t = calloc(cap, sizeof(*t));
+		uint64_t *t = calloc(cap, sizeof(*t));
 
 		if (!t)
 			return -ENOMEM;
 		for (size_t k = 0; k < c->cache_cap; k++)
-			if (c->cache[k].key) {
-				size_t j = slot_of(c->cache[k].key, cap);
-
-				while (t[j].key)
-					j = (j + 1) & (cap - 1);
-				t[j] = c->cache[k];
-			}
+			if (c->cache[k])
+				slot_put(t, cap, c->cache[k]);
 		free(c->cache);
 		c->cache = t;
 		c->cache_cap = cap;
 	}
-	for (i = slot_of(pfn + 1, c->cache_cap); c->cache[i].key;
-	     i = (i + 1) & (c->cache_cap - 1))
-		if (c->cache[i].key == pfn + 1) {
-			c->cache[i].count = count;
-			return 0;
-		}
-	c->cache[i].key = pfn + 1;
-	c->cache[i].count = count;
+	slot_put(c->cache, c->cache_cap,
+		 key | (count < SLOT_COUNT_MAX ? count : SLOT_COUNT_MAX)
+			       << SLOT_KEY_BITS);
 	c->cache_n++;
 	return 0;
 }
@@ -914,61 +910,44 @@ static int read_counts(struct pm_ctx *c, size_t n)
 	return 0;
 }
 
-/* Add the shares of c->shared[0..n) to pss[]: counts from the cache, the
- * others read first; 0 or -errno. */
-static int add_shared(struct pm_ctx *c, size_t n, unsigned ps,
-		      uint64_t pss[PSS_NCAT])
+/* The mapping count of a frame that cannot be cached (beyond 4 PiB),
+ * read alone; 1 when it cannot be read. */
+static uint64_t one_count(const struct pm_ctx *c, uint64_t pfn)
 {
-	size_t m = 0, k = 0, nmiss = 0;
-	uint64_t mc;
-	int ret;
+	uint64_t mc = 1;
 
-	for (size_t i = 0; i < n; i++) {
-		if (cached_count(c, c->shared[i].pfn, &mc)) {
-			pss[c->shared[i].cat] +=
-				((uint64_t)ps << PSS_SHIFT) / (mc > 1 ? mc : 1);
-			continue;
-		}
-		c->shared[m++] = c->shared[i];
-	}
-	if (!m)
-		return 0;
-	if (c->cap_miss < m) {
-		uint64_t *t = realloc(c->miss, m * sizeof(*t));
-
-		if (!t)
-			return -ENOMEM;
-		c->miss = t;
-		c->cap_miss = m;
-	}
-	for (size_t i = 0; i < m; i++)
-		c->miss[i] = c->shared[i].pfn;
-	qsort(c->miss, m, sizeof(*c->miss), cmp_u64);
-	for (k = 0; k < m; k++)
-		if (!nmiss || c->miss[nmiss - 1] != c->miss[k])
-			c->miss[nmiss++] = c->miss[k];
-	ret = read_counts(c, nmiss);
-	if (ret)
-		return ret;
-	for (size_t i = 0; i < m; i++) {
-		if (!cached_count(c, c->shared[i].pfn, &mc))
-			mc = 1;
-		pss[c->shared[i].cat] +=
-			((uint64_t)ps << PSS_SHIFT) / (mc > 1 ? mc : 1);
-	}
-	return 0;
+	if (pfn > EXM_PM_PFN_MASK ||
+	    pread(c->pp->kpc, &mc, sizeof(mc), (off_t)(pfn * 8)) != sizeof(mc))
+		return 1;
+	return mc ? mc : 1;
 }
 
-static int kpss_from_counts(struct pm_ctx *c, struct exm_builder *b,
-			    struct exm_proc *p, unsigned ps)
+/* The kernel's category of a resident page word of m (see above). */
+static unsigned pss_cat(const struct pm_ctx *c, const struct exm_mapping *m,
+			uint64_t w, const struct exm_mapping **last,
+			bool *last_shmem)
 {
-	uint64_t pss[PSS_NCAT] = { 0 }, rss = 0, full = (uint64_t)ps
-							  << PSS_SHIFT;
+	if (!(w & EXM_PM_FILE))
+		return PSS_ANON;
+	if (m->kind == EXM_KIND_SHMEM || m->inode)
+		return file_is_shmem(c, m, exm_pm_key(w), last, last_shmem)
+			       ? PSS_SHMEM
+			       : PSS_FILE;
+	return PSS_FILE;
+}
+
+/*
+ * Add the Pss of p's pages to pss[] and their bytes to *rss. Pass 0 lists
+ * in c->miss the frames mapped more than once whose count is not cached;
+ * pass 1, once they are read, adds the shares. 0 or -errno.
+ */
+static int pss_pass(struct pm_ctx *c, const struct exm_proc *p, unsigned ps,
+		    int pass, size_t *nmiss, uint64_t pss[PSS_NCAT],
+		    uint64_t *rss)
+{
 	const struct exm_mapping *last = NULL;
 	bool last_shmem = false;
-	struct exm_kpss k = { 0 };
-	size_t n = 0;
-	int ret;
+	uint64_t full = (uint64_t)ps << PSS_SHIFT, mc;
 
 	for (size_t i = 0; i < p->nmaps; i++) {
 		const struct exm_mapping *m = &p->maps[i];
@@ -976,39 +955,56 @@ static int kpss_from_counts(struct pm_ctx *c, struct exm_builder *b,
 		if (m->hugetlb || m->kind == EXM_KIND_VVAR)
 			continue;
 		for (uint32_t j = 0; j < m->npages; j++) {
-			uint64_t w = exm_mapping_word(m, j);
-			unsigned cat = PSS_ANON;
+			uint64_t w = exm_mapping_word(m, j), pfn = exm_pm_key(w);
 
 			if (!exm_pm_resident(w))
 				continue;
-			rss += ps;
-			if ((w & EXM_PM_FILE) &&
-			    (m->kind == EXM_KIND_SHMEM || m->inode))
-				cat = file_is_shmem(c, m, exm_pm_key(w), &last,
-						    &last_shmem)
-					      ? PSS_SHMEM
-					      : PSS_FILE;
-			else if (w & EXM_PM_FILE)
-				cat = PSS_FILE;
-			if (w & EXM_PM_EXCLUSIVE) {
-				pss[cat] += full;
+			if (pass == 0) {
+				if ((w & EXM_PM_EXCLUSIVE) ||
+				    cached_count(c, pfn, &mc))
+					continue;
+				if (*nmiss == c->cap_miss) {
+					size_t cap = c->cap_miss * 2 + 1024;
+					uint64_t *t = realloc(
+						c->miss, cap * sizeof(*t));
+
+					if (!t)
+						return -ENOMEM;
+					c->miss = t;
+					c->cap_miss = cap;
+				}
+				c->miss[(*nmiss)++] = pfn;
 				continue;
 			}
-			if (n == c->cap_shared) {
-				size_t cap = c->cap_shared * 2 + 1024;
-				struct shared_page *s =
-					realloc(c->shared, cap * sizeof(*s));
-
-				if (!s)
-					return -ENOMEM;
-				c->shared = s;
-				c->cap_shared = cap;
-			}
-			c->shared[n].pfn = exm_pm_key(w);
-			c->shared[n++].cat = cat;
+			*rss += ps;
+			if (w & EXM_PM_EXCLUSIVE)
+				mc = 1;
+			else if (!cached_count(c, pfn, &mc))
+				mc = one_count(c, pfn);
+			pss[pss_cat(c, m, w, &last, &last_shmem)] +=
+				full / (mc > 1 ? mc : 1);
 		}
 	}
-	ret = add_shared(c, n, ps, pss);
+	return 0;
+}
+
+static int kpss_from_counts(struct pm_ctx *c, struct exm_builder *b,
+			    struct exm_proc *p, unsigned ps)
+{
+	uint64_t pss[PSS_NCAT] = { 0 }, rss = 0;
+	struct exm_kpss k = { 0 };
+	size_t n = 0, nmiss = 0;
+	int ret = pss_pass(c, p, ps, 0, &n, pss, &rss);
+
+	if (ret)
+		return ret;
+	qsort(c->miss, n, sizeof(*c->miss), cmp_u64);
+	for (size_t i = 0; i < n; i++)
+		if (!nmiss || c->miss[nmiss - 1] != c->miss[i])
+			c->miss[nmiss++] = c->miss[i];
+	ret = read_counts(c, nmiss);
+	if (!ret)
+		ret = pss_pass(c, p, ps, 1, &n, pss, &rss);
 	if (ret)
 		return ret;
 	/* truncated to kB once, as smaps_rollup prints them */
