@@ -105,8 +105,12 @@ def main():
             every = {pid: merging(pid) for pid in exmlive.all_pids()}
             others = {pid: n for pid, n in every.items()
                       if n > 0 and pid not in pids}
+            # alone: no other process maps KSM pages, and none that has
+            # exited left its pages counted (ksmd, stopped, has not
+            # cleaned up after it)
             alone = not others and (shared, sharing) == (ksm_value(
-                "pages_shared"), ksm_value("pages_sharing"))
+                "pages_shared"), ksm_value("pages_sharing")) and \
+                shared + sharing == sum(every.get(pid, 0) for pid in pids)
             if not alone:
                 print("other processes with KSM pages, so the machine's "
                       "sums are not compared: %r" % others, flush=True)
