@@ -399,6 +399,17 @@ def meminfo():
     return out
 
 
+def wait_free_huge(n):
+    """Until n huge pages are free: those of a process that exited may be
+    freed a moment after (a MAP_HUGETLB right after once failed with
+    ENOMEM). False after 20 s."""
+    for _ in range(400):
+        if meminfo()["HugePages_Free"] >= n:
+            return True
+        time.sleep(0.05)
+    return False
+
+
 def system_rows(doc):
     return {r["name"]: r["bytes"] for r in doc["system"]}
 
@@ -480,6 +491,9 @@ def check_hugetlb(c, ps, modes, tmp):
                 k.stop()
                 bad, moves = [], []
                 for _ in range(3):
+                    if not wait_free_huge(3 * HUGE_N):
+                        return ["the huge pages of a stopped process were "
+                                "not freed in 20 s"]
                     k2 = Kinds("huge", HUGE_N, mnt)
                     try:
                         doc = exmlive.exmtop_json(["--bytes", "--system"])
