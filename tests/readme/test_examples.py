@@ -470,6 +470,18 @@ def chk_two_pids(ctx, cmd):
              "RES %s is not Rss %d kB in bytes" % (w[res], rss))
 
 
+def chk_scan_pids(ctx, cmd):
+    """--scan-pids: the two processes only, and the header says the
+    sharing is counted among them."""
+    a, b = ctx.sleeper(), ctx.sleeper()
+    r = ctx.run(cmd, subst=[("1234", str(a)), ("5678", str(b))])
+    cols, rows = table(r.stdout, "PID")
+    need(sorted(int(w[0]) for w in rows) == sorted([a, b]),
+         "rows are not the two processes")
+    need("limited scan" in r.stdout, "the header does not say the scan "
+         "was limited")
+
+
 def chk_files(ctx, cmd):
     r = ctx.run(cmd)
     cols, rows = table(r.stdout, "KIND")
@@ -1011,6 +1023,8 @@ EXAMPLES = {
         chk_pagemap_pid,
     "exmtop -b -p 1234,5678 --bytes   exact byte counts for two processes":
         chk_two_pids,
+    "exmtop -b --scan-pids 1234,5678  scan only those two (sharing among "
+    "them)": chk_scan_pids,
     "exmtop -b --files                files and anonymous kinds across "
     "processes": chk_files,
     "exmtop -b --format json          everything, sizes in bytes (null = not"
