@@ -215,7 +215,7 @@ class Ctx:
             self._rec = self.path("rec.exmrec")
             pids = ",".join(str(self.sleeper()) for _ in range(3))
             subprocess.run([EXMTOP, "-b", "--record", self._rec, "-n", "3",
-                            "-d", "0.2", "-p", pids], check=True,
+                            "-d", "0.2", "--scan-pids", pids], check=True,
                            cwd=self.tmp)
         return self._rec
 
@@ -1095,7 +1095,7 @@ EXAMPLES = {
     "    WHERE m.key = 'MemFree' ORDER BY s.id\"": chk_sql_free,
     "WITH page AS (\n  SELECT m.snapshot, m.proc, r.first + g.value AS pfn"
     "\n  FROM mapping m JOIN run r ON r.pageset = m.pageset,\n       "
-    "generate_series(0, r.count - 1) AS g\n  WHERE r.present),\nshare AS ("
+    "generate_series(0, r.count - 1) AS g\n  WHERE r.present AND (r.flags & 16) = 0),\nshare AS ("
     "\n  SELECT snapshot, pfn, count(*) AS maps FROM page GROUP BY snapshot,"
     " pfn)\nSELECT page.snapshot, p.pid, p.comm,\n       sum(s.page_size * "
     "1.0 / share.maps) AS erss\nFROM page JOIN share USING (snapshot, pfn)"
