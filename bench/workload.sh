@@ -3,27 +3,47 @@
 # bench/workload.sh - sourced by the benchmarks: build and start the
 # workload of bench/workload.c (NPROCS processes, each with a RESERVE GiB
 # reservation, ANON MiB of fork-shared anonymous memory and SHM MiB of
-# shared memory), and stop it. Uses SRCDIR, TMP, NPROCS, RESERVE, ANON,
-# SHM; sets WL_PID. Its output ("pids ...", "ready") is in $TMP/wl.out.
+# shared memory, SCATTER pages written in the reservation), and stop it.
+# Uses SRCDIR, TMP, NPROCS, RESERVE, ANON, SHM, SCATTER; sets WL_PID. Its
+# output ("pids ...", "ready") is in $TMP/wl.out.
 
 WL_PID=
 
+# The workloads by name (-w NAME), as NAME NPROCS RESERVE ANON SHM SCATTER:
+#   bench     the default: 100 processes, 64 GiB reservations, 32 MiB
+#             fork-shared anonymous memory, 128 MiB shared memory
+#   resident  resident-heavy: 21 processes sharing 4 GiB copy-on-write
+#   many      2,000 small processes
+#   sparse    21 processes, each a 1 TiB reservation holding one page
+#             written per GiB (1,024, fork-shared) and 1,024 of its own
+WORKLOADS="bench 100 64 32 128 0
+resident 21 1 4096 1 0
+many 2000 1 1 1 0
+sparse 21 1024 8 8 1024"
+
 # workload_opts SPEC HELP "$@": the options of a benchmark. The workload's
-# own, -n NPROCS -g RESERVE_GIB -a SHARED_ANON_MIB -s SHM_MIB (defaults 100,
-# 64, 32, 128), are set here; the others of getopts SPEC (e.g. "r:R") go to
-# the script's function bench_opt LETTER [OPTARG]. -h or a bad option
-# prints the script's comment lines HELP (a sed range, e.g. 3,17) and exits
-# 2.
+# own, -w NAME (see WORKLOADS) or -n NPROCS -g RESERVE_GIB -a
+# SHARED_ANON_MIB -s SHM_MIB -S SCATTER (defaults: bench), are set here
+# (WORKLOAD is the name, or "custom"); the others of getopts SPEC (e.g.
+# "r:R") go to the script's function bench_opt LETTER [OPTARG]. -h or a
+# bad option prints the script's comment lines HELP (a sed range, e.g.
+# 3,17) and exits 2; so does an unknown workload name.
 workload_opts() {
-	local spec=$1 help=$2 opt OPTIND=1
+	local spec=$1 help=$2 opt OPTIND=1 line
 	shift 2
-	NPROCS=100 RESERVE=64 ANON=32 SHM=128
-	while getopts "n:g:a:s:${spec}h" opt; do
+	WORKLOAD=bench NPROCS=100 RESERVE=64 ANON=32 SHM=128 SCATTER=0
+	while getopts "w:n:g:a:s:S:${spec}h" opt; do
 		case $opt in
-		n) NPROCS=$OPTARG ;;
-		g) RESERVE=$OPTARG ;;
-		a) ANON=$OPTARG ;;
-		s) SHM=$OPTARG ;;
+		w) line=$(echo "$WORKLOADS" | grep "^$OPTARG ") || {
+			echo "$(basename "$0"): no workload '$OPTARG'" \
+				"($(echo "$WORKLOADS" | cut -d' ' -f1 | tr '\n' ' '))" >&2
+			exit 2; }
+		   read -r WORKLOAD NPROCS RESERVE ANON SHM SCATTER <<<"$line" ;;
+		n) NPROCS=$OPTARG WORKLOAD=custom ;;
+		g) RESERVE=$OPTARG WORKLOAD=custom ;;
+		a) ANON=$OPTARG WORKLOAD=custom ;;
+		s) SHM=$OPTARG WORKLOAD=custom ;;
+		S) SCATTER=$OPTARG WORKLOAD=custom ;;
 		h | \?) sed -n "${help}s/^# \{0,1\}//p" "$0"; exit 2 ;;
 		*) bench_opt "$opt" "${OPTARG:-}" ;;
 		esac
@@ -33,9 +53,11 @@ workload_opts() {
 # Start it and wait until it says ready; exits the script if it cannot.
 workload_start() {
 	${CC:-cc} -O2 -Wall -Wextra -o "$TMP/workload" "$SRCDIR/workload.c"
-	echo "workload: $NPROCS processes, each with a ${RESERVE} GiB reservation," \
-		"${ANON} MiB fork-shared anon, ${SHM} MiB shared memory"
-	"$TMP/workload" "$NPROCS" "$RESERVE" "$ANON" "$SHM" >"$TMP/wl.out" &
+	echo "workload $WORKLOAD: $NPROCS processes, each with a ${RESERVE} GiB" \
+		"reservation ($SCATTER pages written), ${ANON} MiB fork-shared" \
+		"anon, ${SHM} MiB shared memory"
+	"$TMP/workload" "$NPROCS" "$RESERVE" "$ANON" "$SHM" "$SCATTER" \
+		>"$TMP/wl.out" &
 	WL_PID=$!
 	for _ in $(seq 600); do
 		grep -q '^ready' "$TMP/wl.out" 2>/dev/null && break

@@ -72,6 +72,10 @@ enum exm_ftype {
 /* Not a column's: the processes pane grouped per cgroup, and what keeps
  * every process's cgroup (a recording, OpenMetrics' groups). */
 #define EXM_NEED_CGROUP	 (1u << 3)
+/* The kernel's figures must come from its own walk, smaps_rollup (with
+ * EXM_NEED_KPSS): Pss_Dirty and SwapPss, which page words cannot give (a
+ * PTE's dirty bit, a swap entry's count), and the Pss cross-check. */
+#define EXM_NEED_ROLLUP	 (1u << 4)
 
 struct exm_field {
 	const char *key;   /* stable lowercase key */

@@ -24,7 +24,13 @@ struct exm_scan_opts {
 	const pid_t *pids; /* only these pids (NULL: all) */
 	size_t npids;
 	bool include_self; /* scan exmtop's own process too */
-	bool want_kpss;	   /* read smaps_rollup for the kernel's figures */
+	/* The kernel's figures (Pss and its split): from the mapping counts
+	 * of the frames read (/proc/kpagecount) where the source can, else
+	 * from smaps_rollup. */
+	bool want_kpss;
+	/* With want_kpss: from smaps_rollup, the kernel's second walk, all
+	 * of them (Pss_Dirty, SwapPss, the Pss cross-check need it). */
+	bool want_rollup;
 	/* With want_kpss: only for these pids (sorted ascending), e.g. the
 	 * rows on screen; NULL: for every process. The walk of smaps_rollup
 	 * is the costliest read after pagemap. */

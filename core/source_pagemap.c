@@ -69,6 +69,7 @@ struct pm_priv {
 	_Atomic int scan; /* enum scan_state */
 	_Atomic bool any_scan, any_read;
 	int kpf;	   /* /proc/kpageflags (of the tree read), or -1 */
+	int kpc;	   /* /proc/kpagecount (of the tree read), or -1 */
 	uint64_t zero_pfn; /* the zero page's frame, or NO_PFN */
 	/* the first frame of the huge zero page, as last seen, or NO_PFN */
 	_Atomic uint64_t huge_zero;
@@ -87,6 +88,13 @@ struct pm_ctx {
 	bool asked, read; /* this process: PAGEMAP_SCAN used, direct reads */
 	struct pm_priv *pp;
 	const struct exm_mapping *typed; /* mapping whose kind is known */
+	uint64_t *counts; /* /proc/kpagecount buffer */
+	uint64_t *miss;	  /* frames not in the cache, to read */
+	size_t cap_miss;
+	/* The mapping counts read in this snapshot, by frame: processes
+	 * share frames, each is read once (open addressing, see slot_pack). */
+	uint64_t *cache;
+	size_t cache_cap, cache_n;
 };
 
 static void *pm_ctx_new(struct exm_source *src)
@@ -113,6 +121,9 @@ static void pm_ctx_free(void *ctx)
 	free(c->regions);
 	free(c->want);
 	free(c->words);
+	free(c->counts);
+	free(c->miss);
+	free(c->cache);
 	free(c);
 }
 
@@ -267,6 +278,7 @@ static int pm_open(struct exm_source *src)
 	snprintf(path, sizeof(path), "%s/kpageflags",
 		 src->arg && *src->arg ? src->arg : "/proc");
 	pp->kpf = open(path, O_RDONLY | O_CLOEXEC);
+	pp->kpc = -1; /* opened by the first scan that wants it */
 	pp->zero_pfn = NO_PFN;
 	pp->huge_zero = NO_PFN;
 	learn_sizes(pp, (unsigned)sysconf(_SC_PAGESIZE));
@@ -283,6 +295,8 @@ static void pm_close(struct exm_source *src)
 
 	if (pp && pp->kpf >= 0)
 		close(pp->kpf);
+	if (pp && pp->kpc >= 0)
+		close(pp->kpc);
 	free(pp);
 }
 
@@ -744,6 +758,268 @@ static int read_process(struct pm_ctx *c, struct exm_builder *b, int fd,
 	return 0;
 }
 
+/*
+ * The kernel's Pss without its second walk (smaps_rollup): from the page
+ * words just read and the mapping count of each frame, as smaps_account()
+ * computes it. A page counts (PAGE_SIZE << 12) / mapcount, a page mapped
+ * once (pagemap's exclusive bit: mapcount 1) its whole size; the sum is
+ * truncated to kB once, as smaps_rollup prints it. Anonymous pages
+ * (pagemap's file bit clear) count as Pss_Anon, the others as Pss_Shmem
+ * when the frame is swap-backed (a tmpfs, memfd or shared anonymous
+ * page), else Pss_File. The zero page, hugetlb pages and the frames of a
+ * PFN mapping ([vvar]) are not in the kernel's Rss or Pss. Only the
+ * frames not mapped once are looked up in /proc/kpagecount, sorted and
+ * read in runs, each once a snapshot and worker (processes share them:
+ * the counts read are kept, by frame). Pss_Dirty and SwapPss need a PTE's dirty bit and a swap
+ * entry's count, which no word says: those come from smaps_rollup
+ * (want_rollup).
+ */
+enum { PSS_ANON, PSS_FILE, PSS_SHMEM, PSS_NCAT };
+
+#define KPF_SWAPBACKED (UINT64_C(1) << 14)
+#define COUNT_RUN 4096 /* frames per /proc/kpagecount read at most */
+/* frames not wanted a read may span: a frame costs the kernel about 90 ns,
+ * a read about 250 ns more (6.18) */
+#define COUNT_GAP 2
+#define PSS_SHIFT 12   /* the kernel's fixed point (fs/proc/task_mmu.c) */
+
+/* Whether the page cache pages of m's file are swap-backed (shmem): one
+ * frame's flags say it of them all; a block device's file never is. */
+static bool file_is_shmem(const struct pm_ctx *c, const struct exm_mapping *m,
+			  uint64_t pfn, const struct exm_mapping **last,
+			  bool *last_shmem)
+{
+	if (m->kind == EXM_KIND_SHMEM)
+		return true;
+	if (m->dev_major || !m->inode)
+		return false;
+	if (*last && (*last)->inode == m->inode &&
+	    (*last)->dev_minor == m->dev_minor && !(*last)->dev_major)
+		return *last_shmem;
+	*last = m;
+	*last_shmem = (kpf_of(c->pp, pfn) & KPF_SWAPBACKED) != 0;
+	return *last_shmem;
+}
+
+/* A cache slot: frame + 1 in the low 40 bits (4 PiB of RAM), its mapping
+ * count in the high 24 (more saturates: a share of under 1/4096 byte a
+ * page, below what the sum keeps), 0 when empty: 8 bytes a frame. */
+#define SLOT_KEY_BITS 40
+#define SLOT_KEY_MASK ((UINT64_C(1) << SLOT_KEY_BITS) - 1)
+#define SLOT_COUNT_MAX ((UINT64_C(1) << (64 - SLOT_KEY_BITS)) - 1)
+
+static size_t slot_of(uint64_t key, size_t cap)
+{
+	return (size_t)((key * UINT64_C(0x9e3779b97f4a7c15)) >> 20) & (cap - 1);
+}
+
+/* The cached mapping count of pfn, or false (also for a frame too big to
+ * be cached: see one_count). */
+static bool cached_count(const struct pm_ctx *c, uint64_t pfn, uint64_t *count)
+{
+	uint64_t key = pfn + 1;
+
+	if (!c->cache_cap || key > SLOT_KEY_MASK)
+		return false;
+	for (size_t i = slot_of(key, c->cache_cap); c->cache[i];
+	     i = (i + 1) & (c->cache_cap - 1))
+		if ((c->cache[i] & SLOT_KEY_MASK) == key) {
+			*count = c->cache[i] >> SLOT_KEY_BITS;
+			return true;
+		}
+	return false;
+}
+
+static void slot_put(uint64_t *t, size_t cap, uint64_t v)
+{
+	size_t i = slot_of(v & SLOT_KEY_MASK, cap);
+
+	while (t[i] && (t[i] & SLOT_KEY_MASK) != (v & SLOT_KEY_MASK))
+		i = (i + 1) & (cap - 1);
+	t[i] = v;
+}
+
+static int cache_put(struct pm_ctx *c, uint64_t pfn, uint64_t count)
+{
+	uint64_t key = pfn + 1;
+
+	if (key > SLOT_KEY_MASK)
+		return 0;
+	if ((c->cache_n + 1) * 2 > c->cache_cap) {
+		size_t cap = c->cache_cap ? c->cache_cap * 2 : 4096;
+		uint64_t *t = calloc(cap, sizeof(*t));
+
+		if (!t)
+			return -ENOMEM;
+		for (size_t k = 0; k < c->cache_cap; k++)
+			if (c->cache[k])
+				slot_put(t, cap, c->cache[k]);
+		free(c->cache);
+		c->cache = t;
+		c->cache_cap = cap;
+	}
+	slot_put(c->cache, c->cache_cap,
+		 key | (count < SLOT_COUNT_MAX ? count : SLOT_COUNT_MAX)
+			       << SLOT_KEY_BITS);
+	c->cache_n++;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Read the mapping counts of c->miss[0..n) (sorted, distinct) from
+ * /proc/kpagecount, in runs, into the cache; 0 or -errno. */
+static int read_counts(struct pm_ctx *c, size_t n)
+{
+	size_t i = 0;
+
+	if (!c->counts) {
+		c->counts = malloc(COUNT_RUN * sizeof(*c->counts));
+		if (!c->counts)
+			return -ENOMEM;
+	}
+	while (i < n) {
+		uint64_t lo = c->miss[i], hi = lo + 1;
+		size_t j = i + 1;
+		ssize_t got;
+
+		while (j < n && c->miss[j] - hi <= COUNT_GAP &&
+		       c->miss[j] - lo < COUNT_RUN)
+			hi = c->miss[j++] + 1;
+		do {
+			got = pread(c->pp->kpc, c->counts, (hi - lo) * 8,
+				    (off_t)(lo * 8));
+		} while (got < 0 && errno == EINTR);
+		if (got < 0)
+			return -errno;
+		for (; i < j; i++) {
+			uint64_t k = c->miss[i] - lo;
+			/* 0: unmapped since its word was read */
+			uint64_t mc = k < (uint64_t)got / 8 ? c->counts[k] : 1;
+			int ret = cache_put(c, c->miss[i], mc ? mc : 1);
+
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+/* The mapping count of a frame that cannot be cached (beyond 4 PiB),
+ * read alone; 1 when it cannot be read. */
+static uint64_t one_count(const struct pm_ctx *c, uint64_t pfn)
+{
+	uint64_t mc = 1;
+
+	if (pfn > EXM_PM_PFN_MASK ||
+	    pread(c->pp->kpc, &mc, sizeof(mc), (off_t)(pfn * 8)) != sizeof(mc))
+		return 1;
+	return mc ? mc : 1;
+}
+
+/* The kernel's category of a resident page word of m (see above). */
+static unsigned pss_cat(const struct pm_ctx *c, const struct exm_mapping *m,
+			uint64_t w, const struct exm_mapping **last,
+			bool *last_shmem)
+{
+	if (!(w & EXM_PM_FILE))
+		return PSS_ANON;
+	if (m->kind == EXM_KIND_SHMEM || m->inode)
+		return file_is_shmem(c, m, exm_pm_key(w), last, last_shmem)
+			       ? PSS_SHMEM
+			       : PSS_FILE;
+	return PSS_FILE;
+}
+
+/*
+ * Add the Pss of p's pages to pss[] and their bytes to *rss. Pass 0 lists
+ * in c->miss the frames mapped more than once whose count is not cached;
+ * pass 1, once they are read, adds the shares. 0 or -errno.
+ */
+static int pss_pass(struct pm_ctx *c, const struct exm_proc *p, unsigned ps,
+		    int pass, size_t *nmiss, uint64_t pss[PSS_NCAT],
+		    uint64_t *rss)
+{
+	const struct exm_mapping *last = NULL;
+	bool last_shmem = false;
+	uint64_t full = (uint64_t)ps << PSS_SHIFT, mc;
+
+	for (size_t i = 0; i < p->nmaps; i++) {
+		const struct exm_mapping *m = &p->maps[i];
+
+		if (m->hugetlb || m->kind == EXM_KIND_VVAR)
+			continue;
+		for (uint32_t j = 0; j < m->npages; j++) {
+			uint64_t w = exm_mapping_word(m, j), pfn = exm_pm_key(w);
+
+			if (!exm_pm_resident(w))
+				continue;
+			if (pass == 0) {
+				if ((w & EXM_PM_EXCLUSIVE) ||
+				    cached_count(c, pfn, &mc))
+					continue;
+				if (*nmiss == c->cap_miss) {
+					size_t cap = c->cap_miss * 2 + 1024;
+					uint64_t *t = realloc(
+						c->miss, cap * sizeof(*t));
+
+					if (!t)
+						return -ENOMEM;
+					c->miss = t;
+					c->cap_miss = cap;
+				}
+				c->miss[(*nmiss)++] = pfn;
+				continue;
+			}
+			*rss += ps;
+			if (w & EXM_PM_EXCLUSIVE)
+				mc = 1;
+			else if (!cached_count(c, pfn, &mc))
+				mc = one_count(c, pfn);
+			pss[pss_cat(c, m, w, &last, &last_shmem)] +=
+				full / (mc > 1 ? mc : 1);
+		}
+	}
+	return 0;
+}
+
+static int kpss_from_counts(struct pm_ctx *c, struct exm_builder *b,
+			    struct exm_proc *p, unsigned ps)
+{
+	uint64_t pss[PSS_NCAT] = { 0 }, rss = 0;
+	struct exm_kpss k = { 0 };
+	size_t n = 0, nmiss = 0;
+	int ret = pss_pass(c, p, ps, 0, &n, pss, &rss);
+
+	if (ret)
+		return ret;
+	qsort(c->miss, n, sizeof(*c->miss), cmp_u64);
+	for (size_t i = 0; i < n; i++)
+		if (!nmiss || c->miss[nmiss - 1] != c->miss[i])
+			c->miss[nmiss++] = c->miss[i];
+	ret = read_counts(c, nmiss);
+	if (!ret)
+		ret = pss_pass(c, p, ps, 1, &n, pss, &rss);
+	if (ret)
+		return ret;
+	/* truncated to kB once, as smaps_rollup prints them */
+	k.pss_anon = pss[PSS_ANON] >> PSS_SHIFT >> 10 << 10;
+	k.pss_file = pss[PSS_FILE] >> PSS_SHIFT >> 10 << 10;
+	k.pss_shmem = pss[PSS_SHMEM] >> PSS_SHIFT >> 10 << 10;
+	k.pss = (pss[PSS_ANON] + pss[PSS_FILE] + pss[PSS_SHMEM]) >>
+		PSS_SHIFT >> 10 << 10;
+	k.rss = rss;
+	k.has = EXM_KPSS_PSS | EXM_KPSS_PSS_ANON | EXM_KPSS_PSS_FILE |
+		EXM_KPSS_PSS_SHMEM | EXM_KPSS_RSS;
+	exm_build_kpss(b, p, &k);
+	return 0;
+}
+
 static void reset_pages(struct exm_proc *p)
 {
 	for (size_t i = 0; i < p->nmaps; i++)
@@ -796,7 +1072,9 @@ static int pm_proc(struct exm_source *src, void *ctx,
 	if (ret)
 		return ret == -EIO ? -ESRCH : ret;
 	if (exm_want_kpss(opts, p->pid)) {
-		ret = exm_read_kpss(b, d, p);
+		if (opts->want_rollup || pp->kpc < 0 ||
+		    kpss_from_counts(c, b, p, ps))
+			ret = exm_read_kpss(b, d, p);
 		if (ret && !exm_errno_gone(ret))
 			ret = 0; /* figures stay unmeasured */
 	}
@@ -831,6 +1109,13 @@ static int pm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 	ret = exm_build_begin(b, &sys);
 	if (ret)
 		return ret;
+	if (opts->want_kpss && !opts->want_rollup && pp->kpc < 0) {
+		char path[300];
+
+		snprintf(path, sizeof(path), "%s/kpagecount",
+			 src->arg && *src->arg ? src->arg : "/proc");
+		pp->kpc = open(path, O_RDONLY | O_CLOEXEC);
+	}
 	pp->any_scan = pp->any_read = false;
 	if (opts->pagemap_mode == 1 && pp->scan == SCAN_NO) {
 		snprintf(src->errmsg, sizeof(src->errmsg),

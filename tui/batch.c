@@ -451,6 +451,15 @@ static int emit_json(FILE *out, const struct tui_query *q,
 	tui_all_fields(EXM_T_PROCS, pf);
 	tui_all_fields(EXM_T_FILES, ff);
 	tui_all_fields(EXM_T_PFILES, pff);
+	if (q->fields_given) { /* the rows of the table listed: its columns */
+		int *to = q->table == EXM_T_PROCS ? pf : ff;
+		const int *from = q->set.fields[q->table];
+		size_t k = 0;
+
+		for (; from[k] >= 0 && k < TUI_MAX_FIELDS; k++)
+			to[k] = from[k];
+		to[k] = -1;
+	}
 	fputc('{', out);
 	tui_print_json_header(out, snap);
 	if (q->table == EXM_T_PROCS) {
@@ -629,12 +638,35 @@ const struct tui_format_ops tui_formats[TUI_FMT__COUNT] = {
 			   .emit = emit_json_doc, .diff = tui_diff_json,
 			   .report = report_json },
 	/* its groups: per program, user and cgroup */
-	[TUI_FMT_OPENMETRICS] = { .name = "openmetrics", .all = true,
-				  .needs = EXM_NEED_CGROUP,
+	/* sizes and the kernel's Pss; its groups: per program, user and
+	 * cgroup */
+	[TUI_FMT_OPENMETRICS] = { .name = "openmetrics",
+				  .needs = EXM_NEED_PAGES | EXM_NEED_KPSS |
+					   EXM_NEED_CGROUP,
 				  .emit = emit_openmetrics },
 };
 
 static volatile sig_atomic_t stop_flag;
+
+/* What the columns printed need: the table's, and with JSON every column
+ * of the other tables it prints (files, each process's files). */
+static unsigned batch_needs(const struct tui_query *q, enum tui_format fmt)
+{
+	unsigned needs = tui_query_needs(q, q->table);
+	int f[TUI_MAX_FIELDS + 1];
+
+	if (!tui_formats[fmt].all)
+		return needs;
+	for (int t = 0; t < EXM_T__COUNT; t++) {
+		if (t == (int)q->table ||
+		    (t != EXM_T_FILES && t != EXM_T_PFILES))
+			continue;
+		tui_all_fields((enum exm_table)t, f);
+		for (int k = 0; f[k] >= 0; k++)
+			needs |= exm_fields[f[k]].needs;
+	}
+	return needs;
+}
 
 static void on_stop(int sig)
 {
@@ -811,12 +843,13 @@ int tui_batch(const struct tui_opts *o)
 		if (!ioctl(1, TIOCGWINSZ, &ws) && ws.ws_col >= 20)
 			g_line_max = ws.ws_col;
 	}
-	/* Read only what the printed columns need (JSON: every column's). */
+	/* Read only what the printed columns need (JSON without --fields:
+	 * every column's). */
 	tui_query_scan(&q,
 		       o->report ? ~0u
-				 : (tui_formats[o->format].all
+				 : (tui_formats[o->format].all && !q.fields_given
 					    ? exm_fields_needs()
-					    : tui_query_needs(&q, q.table)) |
+					    : batch_needs(&q, o->format)) |
 					   tui_formats[o->format].needs,
 		       &scan);
 	if (rec) /* a recording holds everything */

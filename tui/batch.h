@@ -58,7 +58,9 @@ void tui_print_summary(FILE *f, const struct exm_snapshot *snap);
  */
 struct tui_format_ops {
 	const char *name; /* --format NAME */
-	bool all;	  /* prints every column: the scan reads what any needs */
+	/* prints every column (JSON: unless --fields says which): the scan
+	 * reads what any needs */
+	bool all;
 	unsigned needs;	  /* EXM_NEED_* it reads beyond its columns' */
 	int (*emit)(FILE *out, const struct tui_query *q,
 		    const struct exm_snapshot *snap,

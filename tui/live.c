@@ -232,18 +232,20 @@ unsigned tui_live_take(struct tui_live *l)
 }
 
 /*
- * Read only what the shown columns need: the kernel's smaps_rollup figures
- * walk every page table a second time, so they are read only while a view
+ * Read only what the shown columns need: the kernel's figures cost reads of
+ * /proc/kpagecount or, for Pss_Dirty, SwapPss and the alerts, a second walk
+ * of every page table (smaps_rollup), so they are read only while a view
  * on one of the two stacks has a column that shows them. When a view that
  * needs them appears, a snapshot is taken at once.
  */
 void tui_live_rescan(struct tui_live *l)
 {
-	bool had = l->scan.want_kpss;
+	bool had = l->scan.want_kpss, had_rollup = l->scan.want_rollup;
 	unsigned needs = tui_policy_needs(l->stacks, 2, &l->q.set);
 
 	/* a replay has the kernel's figures it recorded, no more */
 	l->scan.want_kpss = (needs & EXM_NEED_KPSS) && !l->replay_n;
+	l->scan.want_rollup = (needs & EXM_NEED_ROLLUP) && !l->replay_n;
 	l->scan.want_cmdline = true; /* the filter matches command lines */
 	/* a recording keeps every process's cgroup */
 	l->scan.want_cgroup = (needs & EXM_NEED_CGROUP) || l->o->record;
@@ -253,6 +255,7 @@ void tui_live_rescan(struct tui_live *l)
 	if (l->snap && !tui_scanner_busy(l->scanner) &&
 	    ((l->scan.want_kpss && !had &&
 	      !(l->snap->sys.caps & EXM_CAP_KPSS)) ||
+	     (l->scan.want_rollup && !had_rollup) ||
 	     lacks_cgroups(l)))
 		tui_live_request(l, false);
 }

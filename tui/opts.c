@@ -408,7 +408,8 @@ const struct tui_option tui_options[] = {
 	  .help = "exact byte counts instead of K/M/G" },
 	{ .name = "fields", .arg = "A,B,...", .set = set_fields,
 	  .complete = TUI_COMP_KEYS,
-	  .help = "columns to show (see --list-fields)" },
+	  .help = "columns to show (see --list-fields; JSON: every "
+		  "column unless given)" },
 	{ .name = "sections", .arg = "FILE", .set = set_sections,
 	  .complete = TUI_COMP_FILE,
 	  .help = "ELF sections of a mapped file (with -p: one process)" },

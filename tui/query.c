@@ -51,6 +51,7 @@ int tui_query_build(struct tui_query *q, const struct tui_opts *o,
 		if (exm_fields_parse(o->fields, t, q->set.fields[t],
 				     TUI_MAX_COLS + 1, err, errlen))
 			return -EINVAL;
+		q->fields_given = true;
 	} else if (!use_rc && elf && o->format != TUI_FMT_TEXT) {
 		/* machine-readable ELF tables: every column */
 		size_t k = 0;
@@ -142,7 +143,8 @@ void tui_query_scan(const struct tui_query *q, unsigned needs,
 	scan->npids = q->nscan_pids;
 	scan->include_self = q->include_self;
 	scan->pagemap_mode = q->pagemap_mode;
-	scan->want_kpss = needs & EXM_NEED_KPSS;
+	scan->want_kpss = needs & (EXM_NEED_KPSS | EXM_NEED_ROLLUP);
+	scan->want_rollup = needs & EXM_NEED_ROLLUP;
 	scan->want_cmdline = needs & EXM_NEED_CMDLINE;
 	scan->want_cgroup = needs & EXM_NEED_CGROUP;
 }

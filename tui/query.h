@@ -25,6 +25,7 @@ struct tui_query {
 	struct tui_settings set; /* per-table columns and sorts, delay,
 				  * grouping, full_cmd, exact bytes */
 	bool sort_given;	/* -o: set.sort[table] is the user's */
+	bool fields_given;	/* --fields: set.fields[table] is the user's */
 	char *user;		/* -u (owned), or NULL */
 	const pid_t *pids;	/* -p: rows (borrowed from the options) */
 	size_t npids;

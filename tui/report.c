@@ -448,7 +448,8 @@ static const struct tui_report_ops system_diff = {
 const struct tui_report_ops tui_reports[] = {
 	{ .name = "alerts", .title = "Alerts: memory wasted or suspicious",
 	  .cols = COLS(alert_cols), .wants_prev = true,
-	  .needs = EXM_NEED_PAGES | EXM_NEED_KPSS, .build = build_alerts },
+	  .needs = EXM_NEED_PAGES | EXM_NEED_KPSS | EXM_NEED_ROLLUP,
+	  .build = build_alerts },
 	{ .name = "system", .title = "System: all of RAM (MemTotal)",
 	  .cols = COLS(sys_cols), .build = build_system,
 	  .diff = &system_diff },

@@ -75,11 +75,11 @@ def sharer_path():
     return plain_program("sharer")
 
 
-def plain_program(name):
-    """tests/live/NAME.c built as tests/live/NAME-plain with plain flags
-    (see sharer_path), when older than its source."""
+def plain_program(name, extra=(), suffix="plain"):
+    """tests/live/NAME.c built as tests/live/NAME-SUFFIX with plain flags
+    (see sharer_path) and the extra ones, when older than its source."""
     src = os.path.join(SRCDIR, name + ".c")
-    out = os.path.join("tests", "live", name + "-plain")
+    out = os.path.join("tests", "live", name + "-" + suffix)
     if (os.path.exists(out) and
             os.path.getmtime(out) >= os.path.getmtime(src)):
         return "./" + out
@@ -87,7 +87,8 @@ def plain_program(name):
     tmp = "%s.%d" % (out, os.getpid())
     cc = os.environ.get("CC", "cc").split()
     subprocess.run(cc + ["-O2", "-D_GNU_SOURCE", "-Wall", "-Wextra",
-                         "-Werror", "-o", tmp, src], check=True)
+                         "-Werror"] + list(extra) + ["-o", tmp, src],
+                   check=True)
     os.replace(tmp, out)  # atomic: tests may build it side by side
     return "./" + out
 
@@ -215,12 +216,15 @@ def exmtop_json(args, user=None):
 class Sharer:
     """The sharer test program, started and parsed; a context manager."""
 
-    def __init__(self, tmpdir, user=None, swap=False):
-        self.path = sharer_path()
+    def __init__(self, tmpdir, user=None, swap=False, alone=False):
+        """alone: linked statically and without [vdso]: no page of its
+        processes is mapped by any other process."""
+        self.path = (plain_program("sharer", ["-static"], "static")
+                     if alone else sharer_path())
         # comm: the program's file name, at most 15 bytes
         self.comm = os.path.basename(self.path)[:15]
-        cmd = as_user([self.path] + (["-s"] if swap else []) + [tmpdir],
-                      user)
+        cmd = as_user([self.path] + (["-s"] if swap else []) +
+                      (["-v"] if alone else []) + [tmpdir], user)
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
                                      start_new_session=True)
         self.regions = {}

@@ -50,7 +50,14 @@
  * the children and removes the temporary file) or dies (the children get
  * SIGKILL through PR_SET_PDEATHSIG).
  *
- * Usage: sharer [-s] [DIR]   (DIR holds the temporary file; default /var/tmp)
+ * With -v the [vdso] and [vvar] mappings are unmapped once the regions
+ * are set up (nothing after uses them; the caller links the sharer
+ * statically), so that no page of
+ * its processes is mapped by a process outside them, and their Pss holds
+ * still while they are stopped).
+ *
+ * Usage: sharer [-s] [-v] [DIR]   (DIR holds the temporary file; default
+ * /var/tmp)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -433,6 +440,28 @@ static void setup(const char *dir)
 	}
 }
 
+static int no_vdso;
+
+/* Unmap [vdso], [vvar] and [vvar_vclock] (see -v). */
+static void unmap_vdso(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	unsigned long lo[8], hi[8];
+	char line[512];
+	int n = 0;
+
+	if (!f)
+		die("/proc/self/maps");
+	while (n < 8 && fgets(line, sizeof(line), f))
+		if ((strstr(line, "[vdso]") || strstr(line, "[vvar")) &&
+		    sscanf(line, "%lx-%lx", &lo[n], &hi[n]) == 2)
+			n++;
+	fclose(f);
+	for (int i = 0; i < n; i++)
+		if (munmap((void *)lo[i], hi[i] - lo[i]))
+			die("munmap vdso");
+}
+
 int main(int argc, char **argv)
 {
 	const char *dir = "/var/tmp";
@@ -447,6 +476,8 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-s"))
 			with_swap = 1;
+		else if (!strcmp(argv[i], "-v"))
+			no_vdso = 1;
 		else
 			dir = argv[i];
 	}
@@ -465,6 +496,8 @@ int main(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 
 	setup(dir);
+	if (no_vdso) /* after setup: mkstemp asks the vdso for the time */
+		unmap_vdso();
 	if (pipe(pipefd))
 		die("pipe");
 

@@ -39,7 +39,7 @@ USER = os.environ.get("EXMTOP_TEST_USER", "exmtop-test")
 # /proc/PID/stat), and the state.
 ANYONE = ("pid", "ppid", "user", "comm", "cmd", "vm", "rss", "state")
 # Needs page identity: never measured through smaps.
-NEEDS_PFN = ("writable", "ksm", "ksm_saved")
+NEEDS_PFN = ("writable", "ksm", "ksm_saved", "zero", "ehugetlb")
 # Needs a previous snapshot.
 NEEDS_PREV = ("derss", "change")
 

@@ -215,7 +215,7 @@ class Ctx:
             self._rec = self.path("rec.exmrec")
             pids = ",".join(str(self.sleeper()) for _ in range(3))
             subprocess.run([EXMTOP, "-b", "--record", self._rec, "-n", "3",
-                            "-d", "0.2", "-p", pids], check=True,
+                            "-d", "0.2", "--scan-pids", pids], check=True,
                            cwd=self.tmp)
         return self._rec
 
@@ -468,6 +468,18 @@ def chk_two_pids(ctx, cmd):
                        if ln.startswith("Rss:"))
         need(w[res] == str(rss * 1024),
              "RES %s is not Rss %d kB in bytes" % (w[res], rss))
+
+
+def chk_scan_pids(ctx, cmd):
+    """--scan-pids: the two processes only, and the header says the
+    sharing is counted among them."""
+    a, b = ctx.sleeper(), ctx.sleeper()
+    r = ctx.run(cmd, subst=[("1234", str(a)), ("5678", str(b))])
+    cols, rows = table(r.stdout, "PID")
+    need(sorted(int(w[0]) for w in rows) == sorted([a, b]),
+         "rows are not the two processes")
+    need("limited scan" in r.stdout, "the header does not say the scan "
+         "was limited")
 
 
 def chk_files(ctx, cmd):
@@ -1059,6 +1071,8 @@ EXAMPLES = {
         chk_pagemap_pid,
     "exmtop -b -p 1234,5678 --bytes   exact byte counts for two processes":
         chk_two_pids,
+    "exmtop -b --scan-pids 1234,5678  scan only those two (sharing among "
+    "them)": chk_scan_pids,
     "exmtop -b --files                files and anonymous kinds across "
     "processes": chk_files,
     "exmtop -b --format json          everything, sizes in bytes (null = not"
@@ -1131,7 +1145,7 @@ EXAMPLES = {
     "    WHERE m.key = 'MemFree' ORDER BY s.id\"": chk_sql_free,
     "WITH page AS (\n  SELECT m.snapshot, m.proc, r.first + g.value AS pfn"
     "\n  FROM mapping m JOIN run r ON r.pageset = m.pageset,\n       "
-    "generate_series(0, r.count - 1) AS g\n  WHERE r.present),\nshare AS ("
+    "generate_series(0, r.count - 1) AS g\n  WHERE r.present AND (r.flags & 16) = 0),\nshare AS ("
     "\n  SELECT snapshot, pfn, count(*) AS maps FROM page GROUP BY snapshot,"
     " pfn)\nSELECT page.snapshot, p.pid, p.comm,\n       sum(s.page_size * "
     "1.0 / share.maps) AS erss\nFROM page JOIN share USING (snapshot, pfn)"

@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Live test (root): the kernel's Pss, Pss_Anon, Pss_File and Pss_Shmem
+that the pagemap source computes from the mapping counts of the frames it
+read (/proc/kpagecount, no smaps_rollup) equal smaps_rollup's, byte for
+byte, for every process of a quiet workload, on every pagemap path.
+
+The workload is the sharer (known sharing: copy-on-write anonymous memory,
+a transparent huge page split by one writer, shared anonymous memory, a
+memfd mapped twice, a file's page cache and private copies of it), linked
+statically and without [vdso] (-v), so that no page of its processes is
+mapped by any process outside them, and stopped (SIGSTOP): its mapping
+counts, hence its Pss, hold still whatever else runs on the machine.
+Only its processes are scanned (--scan-pids): the kernel's Pss counts
+every mapping on the system whichever processes exmtop scans, and other
+processes' sparse reservations would make the plain-read path slow. Both
+figures truncate the same fixed-point sum (PSS_SHIFT 12) to kB once, so
+they must be equal; smaps_rollup is read before and after exmtop and must
+not have moved (else the workload was not quiet: a failure too).
+
+exmtop is asked only for the kernel's Pss columns (no pss_dirty or
+swap_pss, which need smaps_rollup); an strace of it checks that it opened
+no smaps_rollup for them, none either for a JSON snapshot of --fields
+pid,erss (nor /proc/kpagecount), and one for pss_dirty.
+
+No retries: a difference is a bug.
+"""
+
+import csv
+import io
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import exmlive  # noqa: E402
+
+KEYS = ("pss", "pss_anon", "pss_file", "pss_shmem")
+
+
+def stopped(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        return f.read().rsplit(")", 1)[1].split()[0] in ("T", "t")
+
+
+def compare(c, mode, sh):
+    before = {pid: exmlive.read_rollup(pid) for pid in sh.pids}
+    rc, out, err = exmlive.run_exmtop(
+        ["-b", "--format", "csv", "--bytes", "--pagemap-mode", mode,
+         "--scan-pids", ",".join(str(p) for p in sh.pids),
+         "--fields", "pid," + ",".join(KEYS)])
+    after = {pid: exmlive.read_rollup(pid) for pid in sh.pids}
+    if not c.eq(rc, 0, "[%s] exmtop exit status (%s)" % (mode, err.strip())):
+        return
+    rows = {int(r["pid"]): r for r in csv.DictReader(io.StringIO(out))}
+    for i, pid in enumerate(sh.pids):
+        what = "[%s] sharer %d (pid %d)" % (mode, i, pid)
+        # (Pss_Dirty may move: the file's dirty pages are written back)
+        c.check(before[pid] and after[pid] and
+                all(before[pid][k] == after[pid][k] for k in KEYS),
+                "%s: smaps_rollup's Pss held still: %r / %r" %
+                (what, before[pid], after[pid]))
+        r = rows.get(pid)
+        if not c.check(r is not None, what + " listed"):
+            continue
+        c.check(after[pid]["pss"] > 0 and after[pid]["pss_anon"] > 0 and
+                after[pid]["pss_file"] > 0 and after[pid]["pss_shmem"] > 0,
+                "%s: every kind of Pss is there to compare: %r" %
+                (what, after[pid]))
+        for k in KEYS:
+            c.eq(int(r[k]) if r[k] else None, after[pid][k],
+                 "%s %s == smaps_rollup's" % (what, k))
+
+
+def opened(c, tmp, args, pids):
+    """The files exmtop ARGS opened (strace), as one text."""
+    trace = os.path.join(tmp, "trace")
+    cmd = ["strace", "-f", "-qq", "-e", "trace=open,openat", "-o", trace,
+           exmlive.EXMTOP, "-b", "--scan-pids",
+           ",".join(str(p) for p in pids)] + args
+    # a sanitizer build: LeakSanitizer cannot run under ptrace (the
+    # compare runs above check leaks)
+    env = dict(os.environ)
+    env["ASAN_OPTIONS"] = ":".join(
+        x for x in (env.get("ASAN_OPTIONS"), "detect_leaks=0") if x)
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       env=env)
+    c.eq(p.returncode, 0, "strace exmtop %s: exit status (%s)" %
+         (" ".join(args), p.stderr.decode(errors="replace").strip()[-300:]))
+    with open(trace) as f:
+        return f.read()
+
+
+def reads_only_what_is_printed(c, tmp, pids):
+    """The kernel's Pss columns alone open no smaps_rollup; a JSON
+    snapshot with --fields pid,erss neither smaps_rollup nor kpagecount;
+    pss_dirty (which needs the kernel's walk) does open it."""
+    text = opened(c, tmp, ["--format", "csv", "--fields",
+                           "pid,pss,pss_anon,pss_file,pss_shmem"], pids)
+    c.check("/kpagecount" in text, "pss: /proc/kpagecount was read")
+    c.eq(text.count("smaps_rollup"), 0, "pss: smaps_rollup opened")
+    text = opened(c, tmp, ["--format", "json", "--fields", "pid,erss"], pids)
+    c.eq(text.count("smaps_rollup"), 0, "json pid,erss: smaps_rollup opened")
+    c.eq(text.count("/kpagecount"), 0, "json pid,erss: kpagecount opened")
+    text = opened(c, tmp, ["--format", "json", "--fields", "pid,pss_dirty"],
+                  pids)
+    c.check(text.count("smaps_rollup") > 0,
+            "json pid,pss_dirty: smaps_rollup opened")
+
+
+def main():
+    if os.geteuid() != 0:
+        print("SKIP: needs root (PFNs in pagemap, /proc/kpagecount)")
+        sys.exit(exmlive.SKIP)
+    c = exmlive.Checker("live kpss")
+    tmp = tempfile.mkdtemp(prefix="exm-kpss-", dir="/var/tmp")
+    try:
+        with exmlive.Sharer(tmp, alone=True) as sh:
+            for pid in sh.pids:
+                os.kill(pid, signal.SIGSTOP)
+            try:
+                for pid in sh.pids:
+                    while not stopped(pid):
+                        time.sleep(0.01)
+                for mode in exmlive.pagemap_modes():
+                    compare(c, mode, sh)
+                if shutil.which("strace"):
+                    reads_only_what_is_printed(c, tmp, sh.pids)
+                else:
+                    c.check(False, "strace is installed (scripts/deps.sh)")
+            finally:
+                for pid in sh.pids:
+                    os.kill(pid, signal.SIGCONT)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    c.done()
+
+
+if __name__ == "__main__":
+    exmlive.run_main(main)
