@@ -717,11 +717,17 @@ static int populated_from_smaps(struct pm_ctx *c, int dirfd,
 }
 
 /* Only a readable private anonymous mapping can map the zero page (or
- * the huge zero page): a read fault there maps it rather than a page. */
-static bool may_hold_zero(const struct exm_mapping *m)
+ * the huge zero page): a read fault there maps it rather than a page.
+ * Such a mapping that smaps calls empty is still read for its zero pages,
+ * unless it is a big reservation (over DIRECT_PAGES): reading every
+ * virtual page of a JVM heap or a sanitizer's terabytes of shadow to count
+ * zero pages would cost seconds a snapshot. There, and only there, read
+ * mode leaves the zero pages of an otherwise empty mapping out of `zero`;
+ * no other figure counts them. */
+static bool may_hold_zero(const struct exm_mapping *m, unsigned ps)
 {
 	return (m->perms & EXM_PERM_R) && !(m->perms & EXM_PERM_S) &&
-	       !m->inode;
+	       !m->inode && (m->end - m->start) / ps <= DIRECT_PAGES;
 }
 
 static int read_process(struct pm_ctx *c, struct exm_builder *b, int fd,
@@ -748,7 +754,7 @@ static int read_process(struct pm_ctx *c, struct exm_builder *b, int fd,
 		int ret;
 
 		if (m->kind == EXM_KIND_VSYSCALL ||
-		    (sel && !c->want[i] && !may_hold_zero(m)))
+		    (sel && !c->want[i] && !may_hold_zero(m, ps)))
 			continue;
 		ret = read_range(c, b, fd, p, &mi, ps, m->start / ps,
 				 m->end / ps);
