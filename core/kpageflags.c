@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "core/pagemap.h"
@@ -183,6 +184,45 @@ static int ksm_sharing(void)
 	return r;
 }
 
+/*
+ * Whether this kernel's /proc/kpageflags tells KSM pages apart: some
+ * (Debian's 6.12.95) test the folio's mapping against the KSM bits with
+ * `&`, and the anonymous bit is one of them, so every anonymous page reads
+ * as KSM. Asked of a page of our own that is written and never merged:
+ * 1 it says no (the flag can be trusted), 0 it says KSM, -1 unknown.
+ */
+static int ksm_flag_trusted(void)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	volatile unsigned char *page;
+	uint64_t w = 0, flags = 0;
+	int ret = -1, fd;
+
+	page = mmap(NULL, (size_t)ps, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (page == MAP_FAILED)
+		return -1;
+	page[0] = 1; /* an anonymous page of its own */
+	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (pread(fd, &w, sizeof(w),
+			  (off_t)((uintptr_t)page / (uintptr_t)ps * 8)) !=
+			    (ssize_t)sizeof(w) ||
+		    !exm_pm_present(w) || !exm_pm_key(w))
+			w = 0;
+		close(fd);
+	}
+	fd = w ? open("/proc/kpageflags", O_RDONLY | O_CLOEXEC) : -1;
+	if (fd >= 0) {
+		if (pread(fd, &flags, sizeof(flags),
+			  (off_t)(exm_pm_key(w) * 8)) == (ssize_t)sizeof(flags))
+			ret = (flags & ((uint64_t)1 << EXM_KPF_KSM)) ? 0 : 1;
+		close(fd);
+	}
+	munmap((void *)page, (size_t)ps);
+	return ret;
+}
+
 static bool in_sorted(const uint64_t *v, size_t n, uint64_t x)
 {
 	size_t lo = 0, hi = n;
@@ -251,6 +291,8 @@ int exm_ksm_mark(struct exm_snapshot *snap, const char *proc_root)
 		return 0; /* not this machine's pages */
 	if (sharing < 0)
 		return 0;
+	if (sharing && ksm_flag_trusted() != 1)
+		return 0; /* this kernel cannot tell: KSM stays unmeasured */
 	if (!sharing) {
 		snap->sys.caps |= EXM_CAP_KSM;
 		return 0;
