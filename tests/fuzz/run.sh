@@ -21,8 +21,8 @@ cc=${CLANG:-clang}
 work=${FUZZ_WORK:-$(mktemp -d /tmp/exm_fuzz.XXXXXX)}
 mkdir -p "$work"
 
-core_elf="elf.c elfcache.c elf_table.c snapshot.c account.c pagecount.c parallel.c hugemem.c"
-core_record="record.c meminfo.c sysview.c format.c fields.c builder.c procfs.c elf.c elfcache.c snapshot.c account.c pagecount.c parallel.c hugemem.c"
+core_elf="elf.c ownfiles.c elfcache.c elf_table.c snapshot.c account.c pagecount.c parallel.c hugemem.c"
+core_record="record.c ownfiles.c meminfo.c sysview.c format.c fields.c builder.c procfs.c elf.c elfcache.c snapshot.c account.c pagecount.c parallel.c hugemem.c"
 
 # build NAME CORE_FILES
 build() {
