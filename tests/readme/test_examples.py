@@ -356,8 +356,7 @@ def chk_scripts_run(ctx, cmd):
     os.makedirs(root + "/build")
     shutil.copy(os.path.join(SRCDIR, cmd.split()[0]), root + "/scripts/")
     with open(root + "/scripts/deps.sh", "w") as f:
-        f.write('exm_install() { echo "install $*" >> "$1.log" 2>/dev/null;'
-                ' echo "install $*" >&2; }\n'
+        f.write('exm_install() { echo "install $*" >&2; }\n'
                 'exm_build() { echo "build $2 $3" >&2; }\n')
     with open(root + "/build/exmtop", "w") as f:
         f.write('#!/bin/sh\necho "exmtop $*"\n')
