@@ -189,9 +189,11 @@ static int ksm_sharing(void)
  * (Debian's 6.12.95) test the folio's mapping against the KSM bits with
  * `&`, and the anonymous bit is one of them, so every anonymous page reads
  * as KSM. Asked of a page of our own that is written and never merged:
- * 1 it says no (the flag can be trusted), 0 it says KSM, -1 unknown.
+ * 1 it says no (the flag can be trusted), 0 it says KSM, -1 unknown. The
+ * kernel's answer does not change while it runs: asked once a process
+ * (an unknown answer is asked again).
  */
-static int ksm_flag_trusted(void)
+static int ksm_flag_probe(void)
 {
 	long ps = sysconf(_SC_PAGESIZE);
 	volatile unsigned char *page;
@@ -221,6 +223,18 @@ static int ksm_flag_trusted(void)
 	}
 	munmap((void *)page, (size_t)ps);
 	return ret;
+}
+
+static int ksm_flag_trusted(void)
+{
+	static _Atomic int known = -1;
+	int r = known;
+
+	if (r < 0) {
+		r = ksm_flag_probe();
+		known = r;
+	}
+	return r;
 }
 
 static bool in_sorted(const uint64_t *v, size_t n, uint64_t x)
