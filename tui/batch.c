@@ -824,6 +824,12 @@ int tui_batch(const struct tui_opts *o)
 			  "--output FILE (each snapshot replaces it)");
 		status = 2;
 	}
+	/* Before the recording's open: it may wait up to 30 s for another
+	 * recorder's write, and a stop asked meanwhile ends the run with
+	 * the recording whole, not the process by the signal. */
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGINT, on_stop);
+	signal(SIGTERM, on_stop);
 	if (!status && o->record)
 		status = tui_record_open(o, &rec);
 	if (status) {
@@ -832,9 +838,6 @@ int tui_batch(const struct tui_opts *o)
 		tui_query_fini(&q);
 		return status;
 	}
-	signal(SIGPIPE, SIG_IGN);
-	signal(SIGINT, on_stop);
-	signal(SIGTERM, on_stop);
 	if (o->format == TUI_FMT_TEXT && !o->full_cmd && isatty(1)) {
 		/* Like ps: on a terminal, long command lines are cut at its
 		 * width (-c shows them whole). */

@@ -127,6 +127,14 @@ def soak(c, tmp):
             t.join(timeout=180)
     finally:
         stop.set()
+        # A SIGTERM that comes before exmtop has set its handlers (while
+        # the loader runs) ends it by the signal, as it would any
+        # program: the last recorder is stopped once it has said a
+        # snapshot, so its handlers are set.
+        end = time.time() + 60
+        while (first and first[-1].proc.poll() is None and
+               not first[-1].ids and time.time() < end):
+            time.sleep(0.05)
         codes = [r.finish(signal.SIGKILL if i < len(first) - 1 else
                           signal.SIGTERM) for i, r in enumerate(first)]
         code2 = second.finish(signal.SIGTERM) if second else None
