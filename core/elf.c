@@ -233,6 +233,46 @@ static void scan_notes(struct exm_elf *e, Elf_Data *d)
 	}
 }
 
+/*
+ * The GNU build-id of elf into e: from its PT_NOTE segments, else its
+ * SHT_NOTE sections (the first one found). libelf turns the note headers
+ * into host order, so a file of either byte order and class gives the
+ * same bytes.
+ */
+static void read_build_id(Elf *elf, struct exm_elf *e)
+{
+	Elf_Scn *scn = NULL;
+	size_t n, seen = 0;
+
+	if (elf_getphdrnum(elf, &n) != 0)
+		n = 0;
+	for (size_t i = 0; i < n && i < 65535 && !e->build_id_len; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph))
+			break;
+		if (ph.p_type == PT_NOTE && ph.p_filesz > 0 &&
+		    ph.p_filesz <= 65536)
+			scan_notes(e, elf_getdata_rawchunk(
+					      elf, (int64_t)ph.p_offset,
+					      ph.p_filesz,
+					      ph.p_align == 8 ? ELF_T_NHDR8
+							      : ELF_T_NHDR));
+	}
+	if (elf_getshdrnum(elf, &n) != 0)
+		n = 0;
+	if (n > EXM_ELF_MAX_SECS)
+		n = EXM_ELF_MAX_SECS;
+	while (!e->build_id_len && (scn = elf_nextscn(elf, scn)) &&
+	       seen++ < n) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_NOTE &&
+		    sh.sh_size <= 65536)
+			scan_notes(e, elf_getdata(scn, NULL));
+	}
+}
+
 static void read_debuglink(struct exm_elf *e, struct pool *pl, Elf_Scn *scn,
 			   bool msb)
 {
@@ -371,14 +411,6 @@ static int read_segments(struct parse *ps)
 
 		if (!gelf_getphdr(ps->elf, (int)i, &ph))
 			break;
-		if (ph.p_type == PT_NOTE && !e->build_id_len &&
-		    ph.p_filesz > 0 && ph.p_filesz <= 65536) {
-			Elf_Data *d = elf_getdata_rawchunk(ps->elf,
-							   (int64_t)ph.p_offset,
-							   ph.p_filesz,
-							   ELF_T_NHDR);
-			scan_notes(e, d);
-		}
 		if (ph.p_type != PT_LOAD)
 			continue;
 		/* A segment that wraps the address space is nonsense. */
@@ -423,9 +455,6 @@ static int read_sections(struct parse *ps, Elf_Scn **debuglink)
 			ps->symtab = scn;
 		else if (sh.sh_type == SHT_DYNSYM && !ps->dynsym)
 			ps->dynsym = scn;
-		else if (sh.sh_type == SHT_NOTE && !e->build_id_len &&
-			 sh.sh_size <= 65536)
-			scan_notes(e, elf_getdata(scn, NULL));
 		else if (sh.sh_type == SHT_PROGBITS &&
 			 !strcmp(name, ".gnu_debuglink") && sh.sh_size <= 4096)
 			*debuglink = scn;
@@ -604,6 +633,7 @@ static struct exm_elf *parse_elf(Elf *elf, int fd, const char *path,
 	/* Offset 0 of the pool is the empty name. */
 	if (pool_add(&ps.pool, "") < 0)
 		goto nomem;
+	read_build_id(elf, e);
 	err = read_segments(&ps);
 	if (!err)
 		err = read_sections(&ps, &debuglink);
@@ -706,26 +736,74 @@ struct exm_elf *exm_elf_parse_fd_in(int fd, const char *path, unsigned opts,
 	return e;
 }
 
+/* An Elf handle of a copy of buf (*copy: free it after elf_end): elf_memory
+ * may write to the image (byte order). NULL with *copy NULL: no memory. */
+static Elf *elf_of_copy(const void *buf, size_t len, char **copy)
+{
+	*copy = NULL;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return NULL;
+	*copy = malloc(len ? len : 1);
+	if (!*copy)
+		return NULL;
+	if (len)
+		memcpy(*copy, buf, len);
+	return elf_memory(*copy, len);
+}
+
 struct exm_elf *exm_elf_parse_mem(const void *buf, size_t len)
 {
 	struct exm_elf *e;
 	char *copy;
-	Elf *elf;
+	Elf *elf = elf_of_copy(buf, len, &copy);
 
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return NULL;
-	/* elf_memory may write to the image (byte order); work on a copy. */
-	copy = malloc(len ? len : 1);
 	if (!copy)
 		return NULL;
-	if (len)
-		memcpy(copy, buf, len);
-	elf = elf_memory(copy, len);
 	e = parse_elf(elf, -1, NULL, EXM_ELF_NO_DEBUG, NULL);
 	if (elf)
 		elf_end(elf);
 	free(copy);
 	return e;
+}
+
+/* The build-id of an Elf handle (NULL: none) into id; its length. */
+static size_t build_id_of(Elf *elf, unsigned char *id, size_t max)
+{
+	struct exm_elf e = { 0 };
+	GElf_Ehdr eh;
+
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh))
+		return 0; /* as parse_elf: not ELF */
+	read_build_id(elf, &e);
+	if (e.build_id_len > max)
+		return 0;
+	memcpy(id, e.build_id, e.build_id_len);
+	return e.build_id_len;
+}
+
+size_t exm_elf_build_id_fd(int fd, unsigned char *id, size_t max)
+{
+	size_t n;
+	Elf *elf;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return 0;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	n = build_id_of(elf, id, max);
+	elf_end(elf);
+	return n;
+}
+
+size_t exm_elf_build_id_mem(const void *buf, size_t len, unsigned char *id,
+			    size_t max)
+{
+	char *copy;
+	Elf *elf = elf_of_copy(buf, len, &copy);
+	size_t n = build_id_of(elf, id, max);
+
+	elf_end(elf);
+	free(copy);
+	return n;
 }
 
 void exm_elf_free(struct exm_elf *e)

@@ -108,6 +108,18 @@ struct exm_elf *exm_elf_parse_fd_in(int fd, const char *path, unsigned opts,
  * files. The buffer is only read and may be freed after the call. */
 struct exm_elf *exm_elf_parse_mem(const void *buf, size_t len);
 
+/*
+ * Only the GNU build-id of the ELF file open on fd (pread through libelf,
+ * like exm_elf_parse_fd, but no symbols, sections or debug file): its
+ * length, at most max (a longer one counts as none), written to id; 0
+ * when there is none or the file is not ELF. Either byte order and class.
+ */
+size_t exm_elf_build_id_fd(int fd, unsigned char *id, size_t max);
+
+/* The same for an image in memory (tests, fuzzing). */
+size_t exm_elf_build_id_mem(const void *buf, size_t len, unsigned char *id,
+			    size_t max);
+
 void exm_elf_free(struct exm_elf *e);
 
 /* Static objects for files that could not be parsed: never freed. */

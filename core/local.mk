@@ -22,7 +22,8 @@ core_libexmcore_a_SOURCES = \
 	core/source_smaps.c \
 	core/source_fixture.c \
 	core/source_replay.c core/source_replay.h \
-	core/record.c core/record.h \
+	core/record.h core/record_schema.c core/record_schema.h \
+	core/record_write.c core/record_read.c \
 	core/ownfiles.c core/ownfiles.h \
 	core/diff.c core/diff.h \
 	core/table.c core/table.h \

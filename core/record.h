@@ -4,9 +4,12 @@
  *
  * The recorder is a consumer of the builder protocol (builder.h): every
  * process, mapping, run of page frames or swap entries, the kernel's
- * figures, and for each mapped file its ELF build-id, so every size can be
- * recomputed elsewhere; each process's accounted sizes are kept too, for
- * queries. The schema is documented in README.md ("Recordings").
+ * figures, and for each mapped file its ELF build-id (read by elf.h's
+ * exm_elf_build_id_fd), so every size can be recomputed elsewhere; each
+ * process's accounted sizes are kept too, for queries. The schema is
+ * documented in README.md ("Recordings"). The recorder is record_write.c,
+ * the reader record_read.c, and what both know of the file (its tables
+ * and columns, its versions) record_schema.h.
  *
  * The file is in WAL mode and each snapshot is one transaction: a recorder
  * killed at any moment leaves a file holding every completed snapshot.
@@ -75,7 +78,7 @@ struct exm_recording;
 
 /*
  * Open a recording to read it, never writing it nor leaving a file beside
- * it (on read-only media, or someone else's file, too; record.c's
+ * it (on read-only media, or someone else's file, too; record_read.c's
  * open_file() says how). 0, or -errno (-EINVAL: not a regular file, not a
  * recording, corrupt, or a newer schema) with one line in err.
  */

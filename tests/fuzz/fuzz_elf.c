@@ -7,9 +7,11 @@
  * file), then mapped into two synthetic processes of a hand-built snapshot
  * the way ld.so would map it (one mapping per PT_LOAD, an anonymous
  * mapping after a segment whose p_memsz exceeds p_filesz), and every table
- * of core/elf_table.c is built. Besides the sanitizers, one invariant is
- * checked: when no two sections overlap, the section rows (with gap rows)
- * of a process add up exactly to the bytes of its regions.
+ * of core/elf_table.c is built. Besides the sanitizers, two invariants
+ * are checked: when no two sections overlap, the section rows (with gap
+ * rows) of a process add up exactly to the bytes of its regions; and the
+ * build-id read alone (exm_elf_build_id_*, the recorder's way) is the one
+ * the full parse finds.
  *
  * Built by tests/fuzz/run.sh with clang -fsanitize=fuzzer; built without
  * libFuzzer as tests/fuzz/replay to replay tests/fuzz/corpus in make check.
@@ -166,13 +168,26 @@ out:
 	exm_snapshot_free(s);
 }
 
+/* The build-id alone (what the recorder reads) is the full parse's. */
+static void check_build_id(const struct exm_elf *e, const unsigned char *id,
+			   size_t n)
+{
+	if (n != e->build_id_len || (n && memcmp(id, e->build_id, n))) {
+		fprintf(stderr, "build-id alone: %zu bytes, parsed: %zu\n", n,
+			e->build_id_len);
+		abort();
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct exm_elf *e = exm_elf_parse_mem(data, size);
+	unsigned char id[sizeof(e->build_id)];
 	int fd;
 
 	if (!e)
 		return 0;
+	check_build_id(e, id, exm_elf_build_id_mem(data, size, id, sizeof(id)));
 	for (size_t i = 0; i < e->nsyms && i < 64; i++)
 		exm_elf_sym_name(e, i, true);
 	exm_elf_find_section(e, ".text");
@@ -184,6 +199,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fd >= 0) {
 		if (write(fd, data, size) == (ssize_t)size) {
 			e = exm_elf_parse_fd(fd, NULL, EXM_ELF_NO_DEBUG);
+			if (e)
+				check_build_id(e, id,
+					       exm_elf_build_id_fd(fd, id,
+								   sizeof(id)));
 			exm_elf_free(e);
 		}
 		close(fd);

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Build the fuzz targets with clang's libFuzzer (+ASan +UBSan) and run each
 # for a bounded time on its corpus; CI runs this. Targets: fuzz_elf (the
-# ELF parser, corpus tests/fuzz/corpus) and fuzz_record (the recording
-# reader, corpus tests/fuzz/corpus_record).
+# ELF parser and its build-id reading, corpus tests/fuzz/corpus) and
+# fuzz_record (the recording reader, corpus tests/fuzz/corpus_record).
 #
 #   tests/fuzz/run.sh [SECONDS] [--merge]
 #
@@ -22,7 +22,7 @@ work=${FUZZ_WORK:-$(mktemp -d /tmp/exm_fuzz.XXXXXX)}
 mkdir -p "$work"
 
 core_elf="elf.c ownfiles.c elfcache.c elf_table.c snapshot.c account.c pagecount.c parallel.c hugemem.c"
-core_record="record.c ownfiles.c meminfo.c sysview.c format.c fields.c builder.c procfs.c elf.c elfcache.c snapshot.c account.c pagecount.c parallel.c hugemem.c"
+core_record="record_read.c record_write.c record_schema.c ownfiles.c meminfo.c sysview.c format.c fields.c builder.c procfs.c elf.c elfcache.c snapshot.c account.c pagecount.c parallel.c hugemem.c"
 
 # build NAME CORE_FILES
 build() {

@@ -11,6 +11,9 @@
  *               process, mapping, process file and file equals the live
  *               snapshot's; the memfd the four share costs exactly its 11
  *               pages; libc's build-id is recorded.
+ *   build-ids   a process maps ELF files of each class and byte order
+ *               (tests/unit/elfgen.h: a lone build-id note): each file's
+ *               build-id is recorded and replayed byte for byte.
  *   kill -9     a recorder taking snapshots in a loop is killed with
  *               SIGKILL: the file opens and holds every completed snapshot
  *               (and at most the one being committed), each readable.
@@ -27,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -38,6 +42,7 @@
 #include "core/record.h"
 #include "core/source.h"
 #include "core/source_replay.h"
+#include "tests/unit/elfgen.h"
 #include "tests/unit/snapcmp.h"
 
 static int failures;
@@ -233,6 +238,87 @@ static void round_trip(struct exm_source *pm, const pid_t pids[4])
 	exm_source_close(rp);
 }
 
+/* A child maps one ELF file of each class and byte order (with the
+ * build-id first + 16 * v + i, i = 0..19, for variant v) and waits; its
+ * recorded snapshot holds each file's build-id. */
+static void build_ids(struct exm_source *pm)
+{
+	char path[8][300], rpath[300], name[320], err[512], ch;
+	struct exm_snapshot *live, *back;
+	struct exm_recorder *r;
+	struct exm_source *rp;
+	int pfd[2], found = 0;
+	pid_t child;
+
+	for (int v = 0; v < 8; v++) {
+		size_t len;
+		unsigned char *img = eg_build_id_image(
+			v & 1, v & 2, v & 4, (unsigned char)(0x40 + 16 * v),
+			&len);
+		int fd;
+
+		snprintf(path[v], sizeof(path[v]), "%s/elf%d.so", tmpdir, v);
+		fd = open(path[v], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (!img || fd < 0 || write(fd, img, len) != (ssize_t)len)
+			hard_error("%s: %s", path[v], strerror(errno));
+		close(fd);
+		free(img);
+	}
+	if (pipe(pfd))
+		hard_error("pipe");
+	child = fork();
+	if (child < 0)
+		hard_error("fork");
+	if (!child) {
+		close(pfd[0]);
+		for (int v = 0; v < 8; v++) {
+			int fd = open(path[v], O_RDONLY);
+
+			if (fd < 0 || mmap(NULL, 4096, PROT_READ, MAP_PRIVATE,
+					   fd, 0) == MAP_FAILED)
+				_exit(3);
+			close(fd);
+		}
+		if (write(pfd[1], "m", 1) != 1)
+			_exit(4);
+		pause();
+		_exit(0);
+	}
+	close(pfd[1]);
+	if (read(pfd[0], &ch, 1) != 1)
+		hard_error("the mapping child failed");
+	live = take(pm, &child, 1);
+	snprintf(rpath, sizeof(rpath), "%s/build-ids.exmrec", tmpdir);
+	if (exm_record_open(rpath, &r, err, sizeof(err)))
+		hard_error("%s", err);
+	CHECK(!exm_record_snapshot(r, live), "record: %s",
+	      exm_record_errmsg(r));
+	exm_record_close(r);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	close(pfd[0]);
+
+	snprintf(name, sizeof(name), "replay:%s", rpath);
+	rp = open_source(name);
+	back = take(rp, NULL, 0);
+	for (int v = 0; v < 8; v++) {
+		const struct exm_file *f = exm_snapshot_find_file(back, path[v]);
+		bool same = f && f->build_id_len == 20;
+
+		for (unsigned i = 0; same && i < 20; i++)
+			same = f->build_id[i] == (unsigned char)(0x40 + 16 * v + i);
+		CHECK(same, "%s (%s, %s-endian, in a %s): build-id %s", path[v],
+		      v & 1 ? "ELF64" : "ELF32", v & 2 ? "big" : "little",
+		      v & 4 ? "section" : "segment",
+		      !f ? "file not in the replay" : "not recorded as written");
+		found += same;
+	}
+	CHECK(found == 8, "%d of 8 build-ids recorded", found);
+	exm_snapshot_free(back);
+	exm_snapshot_free(live);
+	exm_source_close(rp);
+}
+
 static void kill_recorder(const pid_t pids[4])
 {
 	char path[300], err[512];
@@ -403,6 +489,7 @@ int main(void)
 	pm = open_source("pagemap");
 	start_sharer(&sharer, pids);
 	round_trip(pm, pids);
+	build_ids(pm);
 	kill_recorder(pids);
 	stop(&sharer, SIGTERM);
 	grow_diff(pm);

@@ -276,4 +276,90 @@ static inline int eg_write(const char *path, const struct eg_opts *o)
 	return ok && !rename(tmp, path) ? 0 : -1;
 }
 
+/* Store v in n bytes at p, most significant first when msb. */
+static inline void eg_wr(unsigned char *p, unsigned n, uint64_t v, bool msb)
+{
+	for (unsigned i = 0; i < n; i++)
+		p[msb ? n - 1 - i : i] = (unsigned char)(v >> (8 * i));
+}
+
+/*
+ * A minimal ELF image of either class and byte order whose only content
+ * is a GNU build-id note (20 bytes: id[i] = first + i), in a PT_NOTE
+ * segment, or with in_section in a SHT_NOTE section (then no program
+ * header at all). malloc'd, *len its size; the caller frees.
+ */
+static inline unsigned char *eg_build_id_image(bool is64, bool msb,
+					       bool in_section,
+					unsigned char first, size_t *len)
+{
+	static const char shstr[] = "\0.note.gnu.build-id\0.shstrtab";
+	size_t w = is64 ? 8 : 4, eh = is64 ? 64 : 52, phs = is64 ? 56 : 32;
+	size_t shs = is64 ? 64 : 40;
+	size_t note = eh + (in_section ? 0 : phs), strs = note + 36;
+	size_t shoff = (strs + sizeof(shstr) + 7) & ~(size_t)7;
+	size_t n = in_section ? shoff + 3 * shs : strs;
+	unsigned char *b = calloc(1, n), *p;
+
+	if (!b)
+		return NULL;
+	memcpy(b, ELFMAG, SELFMAG);
+	b[EI_CLASS] = is64 ? ELFCLASS64 : ELFCLASS32;
+	b[EI_DATA] = msb ? ELFDATA2MSB : ELFDATA2LSB;
+	b[EI_VERSION] = EV_CURRENT;
+	eg_wr(b + 16, 2, ET_DYN, msb);
+	eg_wr(b + 18, 2, msb ? (is64 ? EM_PPC64 : EM_PPC)
+			     : (is64 ? EM_X86_64 : EM_386), msb);
+	eg_wr(b + 20, 4, EV_CURRENT, msb);
+	/* e_entry, e_phoff, e_shoff, then e_flags and the sizes */
+	eg_wr(b + 24 + w, w, in_section ? 0 : eh, msb);
+	eg_wr(b + 24 + 2 * w, w, in_section ? shoff : 0, msb);
+	p = b + 24 + 3 * w + 4;
+	eg_wr(p, 2, eh, msb);
+	eg_wr(p + 2, 2, phs, msb);
+	eg_wr(p + 4, 2, in_section ? 0 : 1, msb);
+	eg_wr(p + 6, 2, shs, msb);
+	eg_wr(p + 8, 2, in_section ? 3 : 0, msb);
+	eg_wr(p + 10, 2, in_section ? 2 : 0, msb);
+	/* the note: namesz, descsz, type, "GNU", the id */
+	eg_wr(b + note, 4, 4, msb);
+	eg_wr(b + note + 4, 4, 20, msb);
+	eg_wr(b + note + 8, 4, NT_GNU_BUILD_ID, msb);
+	memcpy(b + note + 12, "GNU", 4);
+	for (unsigned i = 0; i < 20; i++)
+		b[note + 16 + i] = (unsigned char)(first + i);
+	if (!in_section) {
+		p = b + eh; /* one PT_NOTE */
+		eg_wr(p, 4, PT_NOTE, msb);
+		if (is64) {
+			eg_wr(p + 4, 4, PF_R, msb);
+			eg_wr(p + 8, 8, note, msb);
+			eg_wr(p + 32, 8, 36, msb);
+			eg_wr(p + 40, 8, 36, msb);
+			eg_wr(p + 48, 8, 4, msb);
+		} else {
+			eg_wr(p + 4, 4, note, msb);
+			eg_wr(p + 16, 4, 36, msb);
+			eg_wr(p + 20, 4, 36, msb);
+			eg_wr(p + 24, 4, PF_R, msb);
+			eg_wr(p + 28, 4, 4, msb);
+		}
+	} else {
+		/* sections: none, the note, the names */
+		memcpy(b + strs, shstr, sizeof(shstr));
+		for (unsigned i = 1; i < 3; i++) {
+			p = b + shoff + i * shs;
+			eg_wr(p, 4, i == 1 ? 1 : 20, msb); /* sh_name */
+			eg_wr(p + 4, 4, i == 1 ? SHT_NOTE : SHT_STRTAB, msb);
+			/* sh_offset, sh_size after sh_flags, sh_addr */
+			eg_wr(p + 8 + 2 * w, w, i == 1 ? note : strs, msb);
+			eg_wr(p + 8 + 3 * w, w, i == 1 ? 36 : sizeof(shstr),
+			      msb);
+			eg_wr(p + 16 + 4 * w, w, i == 1 ? 4 : 1, msb);
+		}
+	}
+	*len = n;
+	return b;
+}
+
 #endif

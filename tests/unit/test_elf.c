@@ -141,6 +141,57 @@ Test(elf, build_id_and_debuglink)
 	exm_elf_free(e);
 }
 
+/* The build-id alone (the recorder's way), from memory and through a
+ * file, in either byte order and class, from a segment or a section: the
+ * same bytes as the full parse gives. */
+Test(elf, build_id_any_byte_order)
+{
+	for (int v = 0; v < 8; v++) {
+		bool is64 = v & 1, msb = v & 2, in_sec = v & 4;
+		unsigned char first = (unsigned char)(0x40 + 16 * v), id[64];
+		size_t len, n;
+		unsigned char *img = eg_build_id_image(is64, msb, in_sec,
+						       first, &len);
+		struct exm_elf *e;
+		int fd;
+
+		cr_assert_not_null(img);
+		n = exm_elf_build_id_mem(img, len, id, sizeof(id));
+		cr_assert_eq(n, 20, "variant %d: %zu", v, n);
+		for (unsigned i = 0; i < 20; i++)
+			cr_assert_eq(id[i], (unsigned char)(first + i),
+				     "variant %d byte %u", v, i);
+		/* too long for the caller's buffer: none */
+		cr_assert_eq(exm_elf_build_id_mem(img, len, id, 19), 0);
+		e = exm_elf_parse_mem(img, len);
+		cr_assert_not_null(e);
+		cr_assert_eq(e->state, EXM_ELF_OK, "variant %d", v);
+		cr_assert_eq(e->is64, is64);
+		cr_assert_eq(e->build_id_len, 20, "variant %d", v);
+		cr_assert_eq(memcmp(e->build_id, id, 20), 0);
+		exm_elf_free(e);
+
+		memset(id, 0, sizeof(id));
+		fd = memfd_create("bid", MFD_CLOEXEC);
+		cr_assert_geq(fd, 0);
+		cr_assert_eq(write(fd, img, len), (ssize_t)len);
+		cr_assert_eq(exm_elf_build_id_fd(fd, id, sizeof(id)), 20);
+		cr_assert_eq(id[19], (unsigned char)(first + 19));
+		close(fd);
+
+		/* the note's sizes in the other byte order: no build-id */
+		img[(in_sec ? 0 : (is64 ? 56 : 32)) + (is64 ? 64 : 52) + 3] ^=
+			4;
+		img[(in_sec ? 0 : (is64 ? 56 : 32)) + (is64 ? 64 : 52)] ^= 4;
+		cr_assert_eq(exm_elf_build_id_mem(img, len, id, sizeof(id)),
+			     0, "variant %d", v);
+		free(img);
+	}
+	/* not ELF, empty */
+	cr_assert_eq(exm_elf_build_id_mem("hello, world", 12, (unsigned char[64]){ 0 }, 64), 0);
+	cr_assert_eq(exm_elf_build_id_mem("", 0, (unsigned char[64]){ 0 }, 64), 0);
+}
+
 Test(elf, demangle)
 {
 	struct eg_opts o = { 0 };

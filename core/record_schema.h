@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * record_schema.h - what the recorder (record_write.c) and the reader
+ * (record_read.c) of a recording share: the tables and their upgrades,
+ * every column of every table with its position, the statements made from
+ * them, and the checks both make of a file. Private to those two files;
+ * the interface is record.h.
+ *
+ * Each table's columns are listed once, below, in the order of the table
+ * (CREATE TABLE, then each upgrade's ALTER TABLE ADD COLUMN). The list
+ * gives the column's position (an enum: the bind index less one in an
+ * INSERT, the result column in a SELECT), its name, the schema version
+ * that added it (a SELECT reads NULL for it from an older file), and for a
+ * size or a kernel figure the bit saying it was measured. The INSERT and
+ * SELECT texts are generated from the lists, so a column is added by one
+ * line in its list (and its upgrade).
+ */
+#ifndef EXM_RECORD_SCHEMA_H
+#define EXM_RECORD_SCHEMA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sqlite3.h>
+
+#include "core/record.h"
+#include "core/snapshot.h"
+
+/* The tables of schema version 1, and upgrade_sql[v] from v to v + 1. */
+extern const char exm_rec_schema_sql[];
+extern const char *const exm_rec_upgrade_sql[EXM_RECORD_SCHEMA];
+
+/* Pagemap bits 55-61 (soft-dirty, exclusive, uffd-wp, writable PTE, zero
+ * page, KSM, file) are kept as a run's flags 0-6. */
+#define EXM_REC_FLAG_SHIFT 55
+#define EXM_REC_FLAG_MASK UINT64_C(0x7f)
+
+/* C(position, name, since, bit): bit is an EXM_HAS_* for a size column
+ * (an EXM_KPSS_* in the kernel table), else 0. */
+#define EXM_REC_SNAPSHOT(C)                                  \
+	C(RC_SNAP_ID, "id", 1, 0)                                 \
+	C(RC_SNAP_TAKEN_SEC, "taken_sec", 1, 0)                   \
+	C(RC_SNAP_TAKEN_NSEC, "taken_nsec", 1, 0)                 \
+	C(RC_SNAP_TIME_TAKEN, "time_taken", 1, 0)                 \
+	C(RC_SNAP_PAGE_SIZE, "page_size", 1, 0)                   \
+	C(RC_SNAP_MEM_TOTAL, "mem_total", 1, 0)                   \
+	C(RC_SNAP_MEM_AVAILABLE, "mem_available", 1, 0)           \
+	C(RC_SNAP_KERNEL, "kernel", 1, 0)                         \
+	C(RC_SNAP_HOSTNAME, "hostname", 1, 0)                     \
+	C(RC_SNAP_SOURCE, "source", 1, 0)                         \
+	C(RC_SNAP_SOURCE_DETAIL, "source_detail", 1, 0)           \
+	C(RC_SNAP_LIMITS, "limits", 1, 0)                         \
+	C(RC_SNAP_CAPS, "caps", 1, 0)                             \
+	C(RC_SNAP_PROC_ROOT, "proc_root", 1, 0)                   \
+	C(RC_SNAP_SKIPPED_GONE, "skipped_gone", 1, 0)             \
+	C(RC_SNAP_SKIPPED_DENIED, "skipped_denied", 1, 0)         \
+	C(RC_SNAP_MEMINFO, "meminfo", 2, 0) /* its rows, NULL: v1 */
+
+#define EXM_REC_MEMINFO(C)                 \
+	C(RC_MI_SNAPSHOT, "snapshot", 2, 0)   \
+	C(RC_MI_IDX, "idx", 2, 0)             \
+	C(RC_MI_KEY, "key", 2, 0)             \
+	C(RC_MI_VALUE, "value", 2, 0)         \
+	C(RC_MI_UNIT, "unit", 2, 0) /* 'kB', or NULL: a count */
+
+#define EXM_REC_PROCESS(C)                            \
+	C(RC_PROC_SNAPSHOT, "snapshot", 1, 0)               \
+	C(RC_PROC_IDX, "idx", 1, 0)                         \
+	C(RC_PROC_PID, "pid", 1, 0)                         \
+	C(RC_PROC_PPID, "ppid", 1, 0)                       \
+	C(RC_PROC_UID, "uid", 1, 0)                         \
+	C(RC_PROC_START_TIME, "start_time", 1, 0)           \
+	C(RC_PROC_USER, "user", 1, 0)                       \
+	C(RC_PROC_COMM, "comm", 1, 0)                       \
+	C(RC_PROC_CMDLINE, "cmdline", 1, 0)                 \
+	C(RC_PROC_CGROUP, "cgroup", 1, 0)                   \
+	C(RC_PROC_STATE, "state", 1, 0)                     \
+	C(RC_PROC_VM, "vm", 1, EXM_HAS_VM)                  \
+	C(RC_PROC_RSS, "rss", 1, EXM_HAS_RSS)               \
+	C(RC_PROC_ERSS, "erss", 1, EXM_HAS_ERSS)            \
+	C(RC_PROC_SWAP, "swap", 1, EXM_HAS_SWAP)            \
+	C(RC_PROC_ESWAP, "eswap", 1, EXM_HAS_ESWAP)         \
+	C(RC_PROC_SOLE, "sole", 1, EXM_HAS_SOLE)            \
+	C(RC_PROC_WRITABLE, "writable", 1, EXM_HAS_WRITABLE)
+
+#define EXM_REC_KERNEL(C)                                \
+	C(RC_KERN_SNAPSHOT, "snapshot", 1, 0)                  \
+	C(RC_KERN_PROC, "proc", 1, 0)                          \
+	C(RC_KERN_PSS, "pss", 1, EXM_KPSS_PSS)                 \
+	C(RC_KERN_PSS_ANON, "pss_anon", 1, EXM_KPSS_PSS_ANON)  \
+	C(RC_KERN_PSS_FILE, "pss_file", 1, EXM_KPSS_PSS_FILE)  \
+	C(RC_KERN_PSS_SHMEM, "pss_shmem", 1, EXM_KPSS_PSS_SHMEM) \
+	C(RC_KERN_PSS_DIRTY, "pss_dirty", 1, EXM_KPSS_PSS_DIRTY) \
+	C(RC_KERN_SWAP_PSS, "swap_pss", 1, EXM_KPSS_SWAP_PSS)  \
+	C(RC_KERN_RSS, "rss", 1, EXM_KPSS_RSS)
+
+#define EXM_REC_FILE(C)                        \
+	C(RC_FILE_ID, "id", 1, 0)                    \
+	C(RC_FILE_NAME, "name", 1, 0)                \
+	C(RC_FILE_DEV_MAJOR, "dev_major", 1, 0)      \
+	C(RC_FILE_DEV_MINOR, "dev_minor", 1, 0)      \
+	C(RC_FILE_INODE, "inode", 1, 0)              \
+	C(RC_FILE_BUILD_ID, "build_id", 1, 0) /* hex, NULL: none */
+
+/* A mapping's sizes are the source's own figures (a source without
+ * pages), NULL from a source with pages; has says which were measured. */
+#define EXM_REC_MAPPING(C)                              \
+	C(RC_MAP_SNAPSHOT, "snapshot", 1, 0)                 \
+	C(RC_MAP_PROC, "proc", 1, 0)                         \
+	C(RC_MAP_IDX, "idx", 1, 0)                           \
+	C(RC_MAP_START, "start", 1, 0)                       \
+	C(RC_MAP_END, "end", 1, 0)                           \
+	C(RC_MAP_OFFSET, "offset", 1, 0)                     \
+	C(RC_MAP_PERMS, "perms", 1, 0)                       \
+	C(RC_MAP_KIND, "kind", 1, 0)                         \
+	C(RC_MAP_FILE, "file", 1, 0)                         \
+	C(RC_MAP_PAGESET, "pageset", 1, 0)                   \
+	C(RC_MAP_DELETED, "deleted", 1, 0)                   \
+	C(RC_MAP_VM, "vm", 1, EXM_HAS_VM)                    \
+	C(RC_MAP_RSS, "rss", 1, EXM_HAS_RSS)                 \
+	C(RC_MAP_ERSS, "erss", 1, EXM_HAS_ERSS)              \
+	C(RC_MAP_SWAP, "swap", 1, EXM_HAS_SWAP)              \
+	C(RC_MAP_ESWAP, "eswap", 1, EXM_HAS_ESWAP)           \
+	C(RC_MAP_SOLE, "sole", 1, EXM_HAS_SOLE)              \
+	C(RC_MAP_HAS, "has", 1, 0)                           \
+	C(RC_MAP_IS_HUGETLB, "is_hugetlb", 3, 0)             \
+	C(RC_MAP_KPAGE_SIZE, "kpage_size", 3, 0)             \
+	C(RC_MAP_ZERO, "zero", 3, EXM_HAS_ZERO)              \
+	C(RC_MAP_HUGETLB, "hugetlb", 3, EXM_HAS_HUGETLB)     \
+	C(RC_MAP_EHUGETLB, "ehugetlb", 3, EXM_HAS_EHUGETLB)
+
+#define EXM_REC_PAGESET(C)          \
+	C(RC_PSET_ID, "id", 1, 0)        \
+	C(RC_PSET_PAGES, "pages", 1, 0)
+
+/* step NULL: the next frame or swap slot; 0: the same word again. */
+#define EXM_REC_RUN(C)                         \
+	C(RC_RUN_PAGESET, "pageset", 1, 0)          \
+	C(RC_RUN_OFFSET, "offset", 1, 0)            \
+	C(RC_RUN_COUNT, "count", 1, 0)              \
+	C(RC_RUN_PRESENT, "present", 1, 0)          \
+	C(RC_RUN_FIRST, "first", 1, 0)              \
+	C(RC_RUN_SWAP_TYPE, "swap_type", 1, 0)      \
+	C(RC_RUN_FLAGS, "flags", 1, 0)              \
+	C(RC_RUN_STEP, "step", 3, 0)
+
+#define EXM_REC_POS(pos, name, since, bit) pos,
+enum { EXM_REC_SNAPSHOT(EXM_REC_POS) RC_SNAP__N };
+enum { EXM_REC_MEMINFO(EXM_REC_POS) RC_MI__N };
+enum { EXM_REC_PROCESS(EXM_REC_POS) RC_PROC__N };
+enum { EXM_REC_KERNEL(EXM_REC_POS) RC_KERN__N };
+enum { EXM_REC_FILE(EXM_REC_POS) RC_FILE__N };
+enum { EXM_REC_MAPPING(EXM_REC_POS) RC_MAP__N };
+enum { EXM_REC_PAGESET(EXM_REC_POS) RC_PSET__N };
+enum { EXM_REC_RUN(EXM_REC_POS) RC_RUN__N };
+#undef EXM_REC_POS
+
+struct exm_rec_col {
+	const char *name;
+	int since; /* schema version */
+	unsigned bit;
+};
+
+struct exm_rec_table {
+	const char *name;
+	const struct exm_rec_col *cols;
+	int ncols;
+};
+
+extern const struct exm_rec_table exm_rec_snapshot, exm_rec_meminfo,
+	exm_rec_process, exm_rec_kernel, exm_rec_file, exm_rec_mapping,
+	exm_rec_pageset, exm_rec_run;
+
+/*
+ * "INSERT INTO t(every column) VALUES(?, ...)": a column's value is bound
+ * at its position + 1 (an id left unbound is given by SQLite). NULL: no
+ * memory; sqlite3_free() it.
+ */
+char *exm_rec_insert_sql(const struct exm_rec_table *t);
+
+/*
+ * "SELECT alias.column, ... FROM ..." of every column of the n tables
+ * (aliases alias[i], "" for none), NULL for a column newer than version;
+ * the columns of table i start at the sum of the column counts before it.
+ * tail follows (the FROM clause and the rest). NULL: no memory;
+ * sqlite3_free() it.
+ */
+char *exm_rec_select_sql(int version, const struct exm_rec_table *const *t,
+			 const char *const *alias, int n, const char *tail);
+
+/* The size or figure a column with a bit holds: its member in s. */
+void exm_rec_bind_sizes(sqlite3_stmt *st, const struct exm_rec_table *t,
+			const struct exm_sizes *s);
+/* The sizes of table t read from st's row from column base on (bits of
+ * the non-NULL ones in s->has, the others 0). */
+void exm_rec_col_sizes(sqlite3_stmt *st, const struct exm_rec_table *t,
+		       int base, struct exm_sizes *s);
+/* The same for the kernel's figures. */
+void exm_rec_bind_kpss(sqlite3_stmt *st, const struct exm_kpss *k);
+void exm_rec_col_kpss(sqlite3_stmt *st, struct exm_kpss *k);
+
+/* Messages quote the file's own text: escaped in place (one line, no
+ * control characters, no invalid UTF-8) within the cap bytes of s. */
+void exm_rec_one_line(char *s, size_t cap);
+
+/* "PATH: what[: SQLite's message]" in buf, one line. */
+void exm_rec_set_err(char *buf, size_t len, const char *path,
+		     const char *what, sqlite3 *db);
+
+/*
+ * A recording is a regular file of its own: anything else at path (a
+ * directory, a device, a FIFO) gets -EINVAL and one line before SQLite
+ * opens it. A path that does not exist is -ENOENT, or 0 if may_be_new
+ * (but not a symbolic link to nothing).
+ */
+int exm_rec_regular_file(const char *path, bool may_be_new, char *err,
+			 size_t errlen);
+
+/* Register the files SQLite has open for db (ownfiles.h); the name to
+ * give exm_rec_own_drop() after sqlite3_close(), or NULL (no memory). */
+char *exm_rec_own_add(sqlite3 *db);
+void exm_rec_own_drop(char *name);
+
+/* Check that db is a recording this exmtop reads: 0, or -EINVAL with why
+ * in err. *fresh is set for an empty database, *version to its schema. */
+int exm_rec_check_header(sqlite3 *db, const char *path, bool *fresh,
+			 int *version, char *err, size_t errlen);
+
+#endif
