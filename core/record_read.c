@@ -141,8 +141,8 @@ static int read_index(struct exm_recording *rec, char *err, size_t errlen)
 
 	if (prepare1(rec, &exm_rec_snapshot, "FROM snapshot ORDER BY id",
 		     &st) != SQLITE_OK) {
-		exm_rec_set_err(err, errlen, rec->path, "not an exmtop recording",
-			rec->db);
+		exm_rec_set_err(err, errlen, rec->path,
+				"not an exmtop recording", rec->db);
 		return -EINVAL;
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -172,7 +172,8 @@ static int read_index(struct exm_recording *rec, char *err, size_t errlen)
 	if (rc == SQLITE_ROW)
 		return -ENOMEM;
 	if (rc != SQLITE_DONE) {
-		exm_rec_set_err(err, errlen, rec->path, "corrupt recording", rec->db);
+		exm_rec_set_err(err, errlen, rec->path, "corrupt recording",
+				rec->db);
 		return -EINVAL;
 	}
 	return 0;
@@ -185,7 +186,8 @@ static struct exm_recording *rec_new(const char *label)
 	if (!rec)
 		return NULL;
 	snprintf(rec->path, sizeof(rec->path), "%s", label);
-	exm_rec_one_line(rec->path, sizeof(rec->path)); /* it is quoted in messages */
+	/* it is quoted in messages */
+	exm_rec_one_line(rec->path, sizeof(rec->path));
 	exm_recording_set_limits(rec, 0, 0);
 	return rec;
 }
@@ -206,11 +208,11 @@ static int check_and_index(struct exm_recording *rec, char *err,
 	int ret;
 
 	sqlite3_busy_timeout(rec->db, 5000);
-	ret = exm_rec_check_header(rec->db, rec->path, &fresh, &rec->version, err,
-			   errlen);
+	ret = exm_rec_check_header(rec->db, rec->path, &fresh, &rec->version,
+				   err, errlen);
 	if (!ret && fresh) {
-		exm_rec_set_err(err, errlen, rec->path, "not an exmtop recording",
-			NULL);
+		exm_rec_set_err(err, errlen, rec->path,
+				"not an exmtop recording", NULL);
 		ret = -EINVAL;
 	}
 	rec->n = 0;
@@ -416,8 +418,8 @@ int exm_recording_open_mem(const void *buf, size_t len,
 				SQLITE_DESERIALIZE_FREEONCLOSE |
 					SQLITE_DESERIALIZE_READONLY) !=
 	    SQLITE_OK) {
-		exm_rec_set_err(err, errlen, rec->path, "not an exmtop recording",
-			rec->db);
+		exm_rec_set_err(err, errlen, rec->path,
+				"not an exmtop recording", rec->db);
 		return rec_fail(rec, -EINVAL);
 	}
 	return open_common(rec, out, err, errlen);
@@ -648,13 +650,16 @@ static int load_runs(struct load *l, int64_t pset, uint64_t want,
 	sqlite3_reset(st);
 	sqlite3_bind_int64(st, 1, pset);
 	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		uint64_t off = (uint64_t)sqlite3_column_int64(st, RC_RUN_OFFSET);
+		uint64_t off =
+			(uint64_t)sqlite3_column_int64(st, RC_RUN_OFFSET);
 		uint64_t vpn = lo + off;
 		int64_t count = sqlite3_column_int64(st, RC_RUN_COUNT);
 		bool present = sqlite3_column_int64(st, RC_RUN_PRESENT) != 0;
-		uint64_t first = (uint64_t)sqlite3_column_int64(st, RC_RUN_FIRST);
+		uint64_t first =
+			(uint64_t)sqlite3_column_int64(st, RC_RUN_FIRST);
 		int64_t type = sqlite3_column_int64(st, RC_RUN_SWAP_TYPE);
-		uint64_t flags = (uint64_t)sqlite3_column_int64(st, RC_RUN_FLAGS);
+		uint64_t flags =
+			(uint64_t)sqlite3_column_int64(st, RC_RUN_FLAGS);
 		bool same = !col_null(st, RC_RUN_STEP); /* step 0 */
 		uint64_t base, step, limit, nkeys = same ? 1 : (uint64_t)count;
 
@@ -662,7 +667,8 @@ static int load_runs(struct load *l, int64_t pset, uint64_t want,
 		    (uint64_t)count > hi - vpn)
 			return bad(l, "page run outside its mapping");
 		if (flags > EXM_REC_FLAG_MASK || type < 0 || type > 31 ||
-		    (same && (sqlite3_column_int64(st, RC_RUN_STEP) || !present)))
+		    (same &&
+		     (sqlite3_column_int64(st, RC_RUN_STEP) || !present)))
 			return bad(l, "bad page run");
 		limit = present ? EXM_PM_PFN_MASK : EXM_PM_PFN_MASK >> 5;
 		if (first > limit || nkeys - 1 > limit - first)
@@ -784,7 +790,7 @@ static int load_maps(struct load *l, int64_t pidx, bool pages)
 		m.kind = (enum exm_kind)kind;
 		m.name = (char *)(name ? (const char *)name : "");
 		if (!pages) {
-			exm_rec_col_sizes(st, &exm_rec_mapping, 0, &m.sz);
+			exm_rec_col_sizes(st, &exm_rec_mapping, &m.sz);
 			m.sz.has &=
 				(unsigned)sqlite3_column_int64(st, RC_MAP_HAS);
 		}
@@ -851,8 +857,7 @@ static int load_procs(struct load *l, bool pages)
 		p.cgroup = (char *)sqlite3_column_text(st, RC_PROC_CGROUP);
 		p.state = (enum exm_proc_state)state;
 		if (p.state == EXM_PROC_DENIED) { /* statm: VM and resident */
-			exm_rec_col_sizes(l->proc, &exm_rec_process, 0,
-					  &p.sz);
+			exm_rec_col_sizes(l->proc, &exm_rec_process, &p.sz);
 			p.sz.has &= EXM_HAS_VM | EXM_HAS_RSS;
 		}
 		ret = l->ops->proc(l->ctx, &p);

@@ -16,82 +16,83 @@
 #include "core/format.h"
 #include "core/ownfiles.h"
 
-/* The tables of schema version 1; a new file then gets every upgrade. */
-const char exm_rec_schema_sql[] =
-	"CREATE TABLE meta(key TEXT PRIMARY KEY, value);"
-	"CREATE TABLE snapshot(id INTEGER PRIMARY KEY, taken_sec INTEGER,"
-	" taken_nsec INTEGER, time_taken REAL, page_size INTEGER,"
-	" mem_total INTEGER, mem_available INTEGER, kernel TEXT,"
-	" hostname TEXT, source TEXT, source_detail TEXT, limits TEXT,"
-	" caps INTEGER, proc_root TEXT, skipped_gone INTEGER,"
-	" skipped_denied INTEGER);"
-	"CREATE TABLE process(snapshot INTEGER, idx INTEGER, pid INTEGER,"
-	" ppid INTEGER, uid INTEGER, start_time INTEGER, user TEXT,"
-	" comm TEXT, cmdline TEXT, cgroup TEXT, state INTEGER,"
-	" vm INTEGER, rss INTEGER, erss REAL, swap INTEGER, eswap REAL,"
-	" sole INTEGER, writable INTEGER,"
-	" PRIMARY KEY(snapshot, idx)) WITHOUT ROWID;"
-	"CREATE TABLE kernel(snapshot INTEGER, proc INTEGER, pss INTEGER,"
-	" pss_anon INTEGER, pss_file INTEGER, pss_shmem INTEGER,"
-	" pss_dirty INTEGER, swap_pss INTEGER, rss INTEGER,"
-	" PRIMARY KEY(snapshot, proc)) WITHOUT ROWID;"
-	"CREATE TABLE file(id INTEGER PRIMARY KEY, name TEXT,"
-	" dev_major INTEGER, dev_minor INTEGER, inode INTEGER,"
-	" build_id TEXT);"
-	"CREATE TABLE mapping(snapshot INTEGER, proc INTEGER, idx INTEGER,"
-	" start INTEGER, end INTEGER, offset INTEGER, perms INTEGER,"
-	" kind INTEGER, file INTEGER, pageset INTEGER, deleted INTEGER,"
-	" vm INTEGER, rss INTEGER, erss REAL, swap INTEGER, eswap REAL,"
-	" sole INTEGER, has INTEGER,"
-	" PRIMARY KEY(snapshot, proc, idx)) WITHOUT ROWID;"
-	"CREATE TABLE pageset(id INTEGER PRIMARY KEY, pages INTEGER);"
-	"CREATE TABLE run(pageset INTEGER, offset INTEGER, count INTEGER,"
-	" present INTEGER, first INTEGER, swap_type INTEGER, flags INTEGER,"
-	" PRIMARY KEY(pageset, offset)) WITHOUT ROWID;"
-	"INSERT INTO meta VALUES('format', 'exmtop recording');";
+#define EXM_REC_COL(pos, name, decl, since, bit) \
+	[pos] = { name, decl, since, bit },
+#define EXM_REC_TABLE(var, table, since, nkey, list, n)                    \
+	static const struct exm_rec_col var##_cols[] = { list(EXM_REC_COL) }; \
+	const struct exm_rec_table var = { table, since, nkey, var##_cols, n }
 
-/*
- * upgrade_sql[v] takes a file from version v to v + 1. A file of an
- * older version stays readable as it is, and the recorder upgrades it
- * before appending to it.
- *
- * 2: /proc/meminfo with each snapshot. snapshot.meminfo is its number of
- * rows (NULL: the snapshot was written before version 2), meminfo holds
- * the rows as the kernel prints them (unit 'kB' or NULL for a count).
- *
- * 3: what the kernel says of a mapping (is_hugetlb, kpage_size: NULL or 0
- * the base page) and, from a source without pages, its zero, hugetlb and
- * ehugetlb sizes; a run's step (NULL: the next frame or swap slot, 0: the
- * same word again, as the zero page or a KSM page mapped at consecutive
- * addresses). Page words keep bits 59 (zero page) and 60 (KSM) among the
- * flags, which bits 55-61 always were: a file written before has neither.
- */
-const char *const exm_rec_upgrade_sql[EXM_RECORD_SCHEMA] = {
-	[1] = "ALTER TABLE snapshot ADD COLUMN meminfo INTEGER;"
-	      "CREATE TABLE meminfo(snapshot INTEGER, idx INTEGER, key TEXT,"
-	      " value INTEGER, unit TEXT, PRIMARY KEY(snapshot, idx))"
-	      " WITHOUT ROWID;",
-	[2] = "ALTER TABLE mapping ADD COLUMN is_hugetlb INTEGER;"
-	      "ALTER TABLE mapping ADD COLUMN kpage_size INTEGER;"
-	      "ALTER TABLE mapping ADD COLUMN zero INTEGER;"
-	      "ALTER TABLE mapping ADD COLUMN hugetlb INTEGER;"
-	      "ALTER TABLE mapping ADD COLUMN ehugetlb REAL;"
-	      "ALTER TABLE run ADD COLUMN step INTEGER;",
+EXM_REC_TABLE(exm_rec_snapshot, "snapshot", 1, 0, EXM_REC_SNAPSHOT,
+	      RC_SNAP__N);
+EXM_REC_TABLE(exm_rec_meminfo, "meminfo", 2, 2, EXM_REC_MEMINFO, RC_MI__N);
+EXM_REC_TABLE(exm_rec_process, "process", 1, 2, EXM_REC_PROCESS,
+	      RC_PROC__N);
+EXM_REC_TABLE(exm_rec_kernel, "kernel", 1, 2, EXM_REC_KERNEL, RC_KERN__N);
+EXM_REC_TABLE(exm_rec_file, "file", 1, 0, EXM_REC_FILE, RC_FILE__N);
+EXM_REC_TABLE(exm_rec_mapping, "mapping", 1, 3, EXM_REC_MAPPING, RC_MAP__N);
+EXM_REC_TABLE(exm_rec_pageset, "pageset", 1, 0, EXM_REC_PAGESET,
+	      RC_PSET__N);
+EXM_REC_TABLE(exm_rec_run, "run", 1, 2, EXM_REC_RUN, RC_RUN__N);
+
+/* Every table, in the order their statements are made (a table's CREATE
+ * or ALTER before the next one's). */
+static const struct exm_rec_table *const tables[] = {
+	&exm_rec_snapshot, &exm_rec_meminfo, &exm_rec_process,
+	&exm_rec_kernel,   &exm_rec_file,    &exm_rec_mapping,
+	&exm_rec_pageset,  &exm_rec_run,
 };
 
-#define EXM_REC_COL(pos, name, since, bit) [pos] = { name, since, bit },
-#define EXM_REC_TABLE(var, table, list, n)                              \
-	static const struct exm_rec_col var##_cols[] = { list(EXM_REC_COL) }; \
-	const struct exm_rec_table var = { table, var##_cols, n }
+/* CREATE TABLE t with the columns of version v and before. */
+static void create_table(sqlite3_str *s, const struct exm_rec_table *t,
+			 int v)
+{
+	const char *sep = "";
 
-EXM_REC_TABLE(exm_rec_snapshot, "snapshot", EXM_REC_SNAPSHOT, RC_SNAP__N);
-EXM_REC_TABLE(exm_rec_meminfo, "meminfo", EXM_REC_MEMINFO, RC_MI__N);
-EXM_REC_TABLE(exm_rec_process, "process", EXM_REC_PROCESS, RC_PROC__N);
-EXM_REC_TABLE(exm_rec_kernel, "kernel", EXM_REC_KERNEL, RC_KERN__N);
-EXM_REC_TABLE(exm_rec_file, "file", EXM_REC_FILE, RC_FILE__N);
-EXM_REC_TABLE(exm_rec_mapping, "mapping", EXM_REC_MAPPING, RC_MAP__N);
-EXM_REC_TABLE(exm_rec_pageset, "pageset", EXM_REC_PAGESET, RC_PSET__N);
-EXM_REC_TABLE(exm_rec_run, "run", EXM_REC_RUN, RC_RUN__N);
+	sqlite3_str_appendf(s, "CREATE TABLE %s(", t->name);
+	for (int i = 0; i < t->ncols; i++)
+		if (t->cols[i].since <= v) {
+			sqlite3_str_appendf(s, "%s%s %s", sep, t->cols[i].name,
+					    t->cols[i].decl);
+			sep = ", ";
+		}
+	if (t->nkey) {
+		sqlite3_str_appendall(s, ", PRIMARY KEY(");
+		for (int i = 0; i < t->nkey; i++)
+			sqlite3_str_appendf(s, "%s%s", i ? ", " : "",
+					    t->cols[i].name);
+		sqlite3_str_appendall(s, ")) WITHOUT ROWID;");
+	} else {
+		sqlite3_str_appendall(s, ");");
+	}
+}
+
+char *exm_rec_upgrade_sql(int v)
+{
+	sqlite3_str *s = sqlite3_str_new(NULL);
+
+	if (!v)
+		sqlite3_str_appendall(s, "CREATE TABLE meta(key TEXT PRIMARY "
+					 "KEY, value);");
+	for (size_t k = 0; k < sizeof(tables) / sizeof(tables[0]); k++) {
+		const struct exm_rec_table *t = tables[k];
+
+		if (t->since == v + 1) {
+			create_table(s, t, v + 1);
+			continue;
+		}
+		for (int i = 0; t->since <= v && i < t->ncols; i++)
+			if (t->cols[i].since == v + 1)
+				sqlite3_str_appendf(s,
+						    "ALTER TABLE %s ADD COLUMN "
+						    "%s %s;",
+						    t->name, t->cols[i].name,
+						    t->cols[i].decl);
+	}
+	if (!v)
+		sqlite3_str_appendall(s, "INSERT INTO meta VALUES('format', "
+					 "'exmtop recording');");
+	return sqlite3_str_finish(s);
+}
 
 char *exm_rec_insert_sql(const struct exm_rec_table *t)
 {
@@ -169,33 +170,32 @@ void exm_rec_bind_sizes(sqlite3_stmt *st, const struct exm_rec_table *t,
 		if (k < 0 || !(s->has & t->cols[i].bit))
 			continue; /* NULL: not measured */
 		v = (const char *)s + size_members[k].off;
-		if (size_members[k].real)
+		if (size_members[k].real) {
 			sqlite3_bind_double(st, i + 1, *(const double *)v);
-		else
-			sqlite3_bind_int64(st, i + 1,
-					   (sqlite3_int64) *
-						   (const uint64_t *)v);
+		} else {
+			uint64_t u = *(const uint64_t *)v;
+
+			sqlite3_bind_int64(st, i + 1, (sqlite3_int64)u);
+		}
 	}
 }
 
 void exm_rec_col_sizes(sqlite3_stmt *st, const struct exm_rec_table *t,
-		       int base, struct exm_sizes *s)
+		       struct exm_sizes *s)
 {
 	memset(s, 0, sizeof(*s));
 	for (int i = 0; i < t->ncols; i++) {
 		int k = size_member(t->cols[i].bit);
 		char *v;
 
-		if (k < 0 ||
-		    sqlite3_column_type(st, base + i) == SQLITE_NULL)
+		if (k < 0 || sqlite3_column_type(st, i) == SQLITE_NULL)
 			continue;
 		s->has |= t->cols[i].bit;
 		v = (char *)s + size_members[k].off;
 		if (size_members[k].real)
-			*(double *)v = sqlite3_column_double(st, base + i);
+			*(double *)v = sqlite3_column_double(st, i);
 		else
-			*(uint64_t *)v =
-				(uint64_t)sqlite3_column_int64(st, base + i);
+			*(uint64_t *)v = (uint64_t)sqlite3_column_int64(st, i);
 	}
 }
 
@@ -259,8 +259,8 @@ void exm_rec_one_line(char *s, size_t cap)
 	memcpy(s, tmp, strlen(tmp) + 1);
 }
 
-void exm_rec_set_err(char *buf, size_t len, const char *path, const char *what,
-		    sqlite3 *db)
+void exm_rec_set_err(char *buf, size_t len, const char *path,
+		     const char *what, sqlite3 *db)
 {
 	snprintf(buf, len, "%.200s: %s%s%s", path, what, db ? ": " : "",
 		 db ? sqlite3_errmsg(db) : "");
@@ -275,7 +275,7 @@ void exm_rec_set_err(char *buf, size_t len, const char *path, const char *what,
  * not a symbolic link to nothing).
  */
 int exm_rec_regular_file(const char *path, bool may_be_new, char *err,
-			size_t errlen)
+			 size_t errlen)
 {
 	struct stat st;
 	int e;
@@ -287,8 +287,9 @@ int exm_rec_regular_file(const char *path, bool may_be_new, char *err,
 		if (e == ENOENT && may_be_new && lstat(path, &st))
 			return 0;
 		snprintf(err, errlen, "%.200s: %s", path,
-			 e == ENOENT && may_be_new ? "a symbolic link to nothing"
-						   : strerror(e));
+			 e == ENOENT && may_be_new
+				 ? "a symbolic link to nothing"
+				 : strerror(e));
 		exm_rec_one_line(err, errlen);
 		return -e;
 	}
@@ -325,7 +326,7 @@ void exm_rec_own_drop(char *name)
 /* Check that db is a recording this exmtop reads: 0, or -EINVAL with why
  * in err. *fresh is set for an empty database, *version to its schema. */
 int exm_rec_check_header(sqlite3 *db, const char *path, bool *fresh,
-			int *version, char *err, size_t errlen)
+			 int *version, char *err, size_t errlen)
 {
 	sqlite3_stmt *st = NULL;
 	int64_t app = -1, ver = -1, ntables = -1;
@@ -337,7 +338,8 @@ int exm_rec_check_header(sqlite3 *db, const char *path, bool *fresh,
 			       "FROM sqlite_schema)",
 			       -1, &st, NULL) != SQLITE_OK ||
 	    sqlite3_step(st) != SQLITE_ROW) {
-		exm_rec_set_err(err, errlen, path, "not an exmtop recording", db);
+		exm_rec_set_err(err, errlen, path, "not an exmtop recording",
+				db);
 		sqlite3_finalize(st);
 		return -EINVAL;
 	}
@@ -350,7 +352,8 @@ int exm_rec_check_header(sqlite3 *db, const char *path, bool *fresh,
 	if (*fresh)
 		return 0;
 	if (app != EXM_RECORD_APP_ID) {
-		exm_rec_set_err(err, errlen, path, "not an exmtop recording", NULL);
+		exm_rec_set_err(err, errlen, path, "not an exmtop recording",
+				NULL);
 		return -EINVAL;
 	}
 	if (ver > EXM_RECORD_SCHEMA) {
@@ -362,7 +365,8 @@ int exm_rec_check_header(sqlite3 *db, const char *path, bool *fresh,
 		return -EINVAL;
 	}
 	if (ver < 1) {
-		exm_rec_set_err(err, errlen, path, "not an exmtop recording", NULL);
+		exm_rec_set_err(err, errlen, path, "not an exmtop recording",
+				NULL);
 		return -EINVAL;
 	}
 	*version = (int)ver;

@@ -160,6 +160,7 @@ static int create_or_upgrade(sqlite3 *db, const char *path, char *err,
 {
 	sqlite3_stmt *st = NULL;
 	int version = -1;
+	bool fresh;
 	char sql[128];
 
 	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL))
@@ -171,21 +172,24 @@ static int create_or_upgrade(sqlite3 *db, const char *path, char *err,
 	    sqlite3_step(st) != SQLITE_ROW)
 		goto fail;
 	version = sqlite3_column_int(st, 0);
-	if (!version && !sqlite3_column_int(st, 1)) {
-		if (sqlite3_exec(db, exm_rec_schema_sql, NULL, NULL, NULL))
-			goto fail;
-		version = 1;
-	}
+	fresh = !version && !sqlite3_column_int(st, 1);
 	sqlite3_finalize(st);
 	st = NULL;
-	if (version < 1 || version > EXM_RECORD_SCHEMA) {
-		exm_rec_set_err(err, errlen, path, "not an exmtop recording", NULL);
+	if (!fresh && (version < 1 || version > EXM_RECORD_SCHEMA)) {
+		exm_rec_set_err(err, errlen, path, "not an exmtop recording",
+				NULL);
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 		return -EINVAL;
 	}
-	for (; version < EXM_RECORD_SCHEMA; version++)
-		if (sqlite3_exec(db, exm_rec_upgrade_sql[version], NULL, NULL, NULL))
+	for (; version < EXM_RECORD_SCHEMA; version++) {
+		char *up = exm_rec_upgrade_sql(version);
+		int rc = up ? sqlite3_exec(db, up, NULL, NULL, NULL)
+			    : SQLITE_NOMEM;
+
+		sqlite3_free(up);
+		if (rc)
 			goto fail;
+	}
 	snprintf(sql, sizeof(sql),
 		 "PRAGMA application_id=%d;PRAGMA user_version=%d;",
 		 EXM_RECORD_APP_ID, EXM_RECORD_SCHEMA);
@@ -194,8 +198,8 @@ static int create_or_upgrade(sqlite3 *db, const char *path, char *err,
 		goto fail;
 	return 0;
 fail:
-	exm_rec_set_err(err, errlen, path, version < 0 ? "cannot create" :
-		"cannot upgrade", db);
+	exm_rec_set_err(err, errlen, path,
+			version < 0 ? "cannot create" : "cannot upgrade", db);
 	sqlite3_finalize(st);
 	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 	return -EIO;
@@ -211,7 +215,8 @@ int exm_record_open(const char *path, struct exm_recorder **out, char *err,
 	if (!r)
 		return -ENOMEM;
 	snprintf(r->path, sizeof(r->path), "%s", path);
-	exm_rec_one_line(r->path, sizeof(r->path)); /* it is quoted in messages */
+	/* it is quoted in messages */
+	exm_rec_one_line(r->path, sizeof(r->path));
 	ret = exm_rec_regular_file(path, true, err, errlen);
 	if (ret)
 		goto fail;

@@ -302,15 +302,18 @@ static void build_ids(struct exm_source *pm)
 	rp = open_source(name);
 	back = take(rp, NULL, 0);
 	for (int v = 0; v < 8; v++) {
-		const struct exm_file *f = exm_snapshot_find_file(back, path[v]);
+		const struct exm_file *f =
+			exm_snapshot_find_file(back, path[v]);
 		bool same = f && f->build_id_len == 20;
 
 		for (unsigned i = 0; same && i < 20; i++)
-			same = f->build_id[i] == (unsigned char)(0x40 + 16 * v + i);
+			same = f->build_id[i] ==
+			       (unsigned char)(0x40 + 16 * v + i);
 		CHECK(same, "%s (%s, %s-endian, in a %s): build-id %s", path[v],
 		      v & 1 ? "ELF64" : "ELF32", v & 2 ? "big" : "little",
 		      v & 4 ? "section" : "segment",
-		      !f ? "file not in the replay" : "not recorded as written");
+		      !f ? "file not in the replay"
+			 : "not recorded as written");
 		found += same;
 	}
 	CHECK(found == 8, "%d of 8 build-ids recorded", found);

@@ -188,8 +188,14 @@ Test(elf, build_id_any_byte_order)
 		free(img);
 	}
 	/* not ELF, empty */
-	cr_assert_eq(exm_elf_build_id_mem("hello, world", 12, (unsigned char[64]){ 0 }, 64), 0);
-	cr_assert_eq(exm_elf_build_id_mem("", 0, (unsigned char[64]){ 0 }, 64), 0);
+	{
+		unsigned char id[64];
+
+		cr_assert_eq(exm_elf_build_id_mem("hello, world", 12, id,
+						  sizeof(id)),
+			     0);
+		cr_assert_eq(exm_elf_build_id_mem("", 0, id, sizeof(id)), 0);
+	}
 }
 
 Test(elf, demangle)
