@@ -132,6 +132,12 @@ static int prepare1(struct exm_recording *rec, const struct exm_rec_table *t,
 	return prepare(rec, &t, none, 1, tail, st);
 }
 
+/* Bind the parameter :name of st (a key of the rows it reads) to v. */
+static void bind_key(sqlite3_stmt *st, const char *name, int64_t v)
+{
+	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, name), v);
+}
+
 /* After the header check: the list of snapshots. */
 static int read_index(struct exm_recording *rec, char *err, size_t errlen)
 {
@@ -529,10 +535,10 @@ static int load_meminfo(struct load *l, struct exm_sysinfo *sys,
 	int rc, ret = 0;
 
 	if (prepare1(l->rec, &exm_rec_meminfo,
-		     "FROM meminfo WHERE snapshot=?1 ORDER BY idx",
+		     "FROM meminfo WHERE snapshot=:snapshot ORDER BY idx",
 		     &st) != SQLITE_OK)
 		return step_err(l);
-	sqlite3_bind_int64(st, 1, l->snap);
+	bind_key(st, ":snapshot", l->snap);
 	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		/* the types first: reading a column may convert it */
 		int tkey = sqlite3_column_type(st, RC_MI_KEY);
@@ -578,10 +584,10 @@ static int load_sys(struct load *l, struct exm_sysinfo *sys,
 	int64_t ps, nrows;
 	int rc, nmi;
 
-	if (prepare1(l->rec, &exm_rec_snapshot, "FROM snapshot WHERE id=?1",
+	if (prepare1(l->rec, &exm_rec_snapshot, "FROM snapshot WHERE id=:id",
 		     &st) != SQLITE_OK)
 		return step_err(l);
-	sqlite3_bind_int64(st, 1, l->snap);
+	bind_key(st, ":id", l->snap);
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW) {
 		sqlite3_finalize(st);
@@ -648,7 +654,7 @@ static int load_runs(struct load *l, int64_t pset, uint64_t want,
 	int rc, ret = 0;
 
 	sqlite3_reset(st);
-	sqlite3_bind_int64(st, 1, pset);
+	bind_key(st, ":pageset", pset);
 	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		uint64_t off =
 			(uint64_t)sqlite3_column_int64(st, RC_RUN_OFFSET);
@@ -747,8 +753,8 @@ static int load_maps(struct load *l, int64_t pidx, bool pages)
 	int rc, ret = 0;
 
 	sqlite3_reset(st);
-	sqlite3_bind_int64(st, 1, l->snap);
-	sqlite3_bind_int64(st, 2, pidx);
+	bind_key(st, ":snapshot", l->snap);
+	bind_key(st, ":proc", pidx);
 	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		unsigned char bid[64];
 		struct exm_mapping m = { 0 };
@@ -817,8 +823,8 @@ static int load_kpss(struct load *l, int64_t pidx)
 	int rc;
 
 	sqlite3_reset(st);
-	sqlite3_bind_int64(st, 1, l->snap);
-	sqlite3_bind_int64(st, 2, pidx);
+	bind_key(st, ":snapshot", l->snap);
+	bind_key(st, ":proc", pidx);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_DONE)
 		return 0;
@@ -834,7 +840,7 @@ static int load_procs(struct load *l, bool pages)
 	int64_t want = 0;
 	int rc, ret = 0;
 
-	sqlite3_bind_int64(st, 1, l->snap);
+	bind_key(st, ":snapshot", l->snap);
 	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct exm_proc p = { 0 };
 		int64_t idx = sqlite3_column_int64(st, RC_PROC_IDX);
@@ -903,16 +909,20 @@ int exm_recording_load(struct exm_recording *rec, size_t idx,
 		return ret;
 	l.page_size = sys.page_size;
 	if (prepare1(rec, &exm_rec_process,
-		     "FROM process WHERE snapshot=?1 ORDER BY idx", &l.proc) ||
+		     "FROM process WHERE snapshot=:snapshot ORDER BY idx",
+		     &l.proc) ||
 	    prepare(rec, map_tables, map_aliases, 3,
 		    "FROM mapping m LEFT JOIN file f ON f.id = m.file "
 		    "LEFT JOIN pageset p ON p.id = m.pageset "
-		    "WHERE m.snapshot=?1 AND m.proc=?2 ORDER BY m.idx",
+		    "WHERE m.snapshot=:snapshot AND m.proc=:proc "
+		    "ORDER BY m.idx",
 		    &l.map) ||
 	    prepare1(rec, &exm_rec_run,
-		     "FROM run WHERE pageset=?1 ORDER BY offset", &l.run) ||
+		     "FROM run WHERE pageset=:pageset ORDER BY offset",
+		     &l.run) ||
 	    prepare1(rec, &exm_rec_kernel,
-		     "FROM kernel WHERE snapshot=?1 AND proc=?2", &l.kpss)) {
+		     "FROM kernel WHERE snapshot=:snapshot AND proc=:proc",
+		     &l.kpss)) {
 		ret = step_err(&l);
 		goto out;
 	}

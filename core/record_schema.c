@@ -328,6 +328,7 @@ void exm_rec_own_drop(char *name)
 int exm_rec_check_header(sqlite3 *db, const char *path, bool *fresh,
 			 int *version, char *err, size_t errlen)
 {
+	enum { H_APP, H_VERSION, H_TABLES }; /* the columns of the query */
 	sqlite3_stmt *st = NULL;
 	int64_t app = -1, ver = -1, ntables = -1;
 
@@ -343,9 +344,9 @@ int exm_rec_check_header(sqlite3 *db, const char *path, bool *fresh,
 		sqlite3_finalize(st);
 		return -EINVAL;
 	}
-	app = sqlite3_column_int64(st, 0);
-	ver = sqlite3_column_int64(st, 1);
-	ntables = sqlite3_column_int64(st, 2);
+	app = sqlite3_column_int64(st, H_APP);
+	ver = sqlite3_column_int64(st, H_VERSION);
+	ntables = sqlite3_column_int64(st, H_TABLES);
 	sqlite3_finalize(st);
 	*fresh = app == 0 && ver == 0 && ntables == 0;
 	*version = 0;

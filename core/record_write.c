@@ -158,6 +158,7 @@ static int run_stmt(struct exm_recorder *r, int which)
 static int create_or_upgrade(sqlite3 *db, const char *path, char *err,
 			     size_t errlen)
 {
+	enum { U_VERSION, U_TABLES }; /* the columns of the query */
 	sqlite3_stmt *st = NULL;
 	int version = -1;
 	bool fresh;
@@ -171,8 +172,8 @@ static int create_or_upgrade(sqlite3 *db, const char *path, char *err,
 			       -1, &st, NULL) != SQLITE_OK ||
 	    sqlite3_step(st) != SQLITE_ROW)
 		goto fail;
-	version = sqlite3_column_int(st, 0);
-	fresh = !version && !sqlite3_column_int(st, 1);
+	version = sqlite3_column_int(st, U_VERSION);
+	fresh = !version && !sqlite3_column_int(st, U_TABLES);
 	sqlite3_finalize(st);
 	st = NULL;
 	if (!fresh && (version < 1 || version > EXM_RECORD_SCHEMA)) {
