@@ -265,6 +265,14 @@ cp v1.exmrec v1up.exmrec
 status 0 --record v1up.exmrec --source fixture:basic -n 1
 WANT=2 golden v1up-system.csv -b --replay v1up.exmrec --system --format csv
 status 2 -b --replay v1up.exmrec --system --format json
+# the recording format, as SQLite keeps it: the tables of a new recording,
+# and of a schema 1 one upgraded by recording into it (golden with sqlite3
+# in place of exmtop)
+for f in basic v1up; do
+	EXMTOP=sqlite3 golden "$f-schema.txt" $f.exmrec "SELECT type, name,
+		tbl_name, sql FROM sqlite_schema ORDER BY rowid;
+		PRAGMA user_version; PRAGMA application_id"
+done
 status 0 --diff v1.exmrec basic.exmrec
 status 2 --diff v1.exmrec basic.exmrec --system
 status 2 --diff basic.exmrec v1.exmrec --system --format json
