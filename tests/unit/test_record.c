@@ -674,6 +674,53 @@ Test(record, schema1_replays_and_upgrades)
 	rm_recording(path);
 }
 
+/* A file of schema 2 (meminfo, but no hugetlb flags, zero sizes or run
+ * steps: as the exmtop of schema 2 upgraded a file of schema 1) replays
+ * as it is, and appending to it upgrades it to the tables of a new file. */
+Test(record, schema2_replays_and_upgrades)
+{
+	struct exm_snapshot *fx = take("fixture:basic"), *s;
+	struct exm_recorder *r;
+	char path[256], err[512];
+
+	tmp_path(path, sizeof(path), "v2.exmrec");
+	make_v1(path);
+	sql(path, "ALTER TABLE snapshot ADD COLUMN meminfo INTEGER;"
+		  "CREATE TABLE meminfo(snapshot INTEGER, idx INTEGER, key TEXT,"
+		  " value INTEGER, unit TEXT, PRIMARY KEY(snapshot, idx))"
+		  " WITHOUT ROWID; PRAGMA user_version=2");
+	for (size_t i = 0; i < 2; i++) {
+		s = load_at(path, i);
+		cr_assert(s->sys.meminfo.predates);
+		s->sys.meminfo = fx->sys.meminfo;
+		assert_same(fx, s);
+		exm_snapshot_free(s);
+	}
+	cr_assert_eq(exm_record_open(path, &r, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(exm_record_snapshot(r, fx), 0, "%s",
+		     exm_record_errmsg(r));
+	exm_record_close(r);
+	cr_assert_eq(sql_int(path, "PRAGMA user_version"),
+		     EXM_RECORD_SCHEMA);
+	/* the columns of schema 3, NULL in the old rows */
+	cr_assert_gt(sql_int(path, "SELECT count(*) FROM mapping WHERE "
+				   "snapshot < 3"),
+		     0);
+	cr_assert_eq(sql_int(path, "SELECT count(*) FROM mapping WHERE "
+				   "snapshot < 3 AND is_hugetlb IS NULL"),
+		     sql_int(path, "SELECT count(*) FROM mapping WHERE "
+				   "snapshot < 3"));
+	cr_assert_eq(sql_int(path, "SELECT count(*) FROM pragma_table_info("
+				   "'run') WHERE name = 'step'"),
+		     1);
+	s = load_at(path, 2);
+	assert_same(fx, s);
+	cr_assert(!s->sys.meminfo.predates);
+	exm_snapshot_free(s);
+	exm_snapshot_free(fx);
+	rm_recording(path);
+}
+
 /* A replayed snapshot that predates meminfo, recorded again, still does;
  * a snapshot without meminfo is recorded as having none. */
 Test(record, predates_is_kept_when_recorded_again)
