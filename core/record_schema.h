@@ -14,7 +14,8 @@
  * measured. The tables of a new file, the upgrades of an older one (ALTER
  * TABLE ADD COLUMN, or CREATE TABLE for a table of a later version), the
  * INSERT and the SELECT texts are all made from the lists: a column is
- * added by one line in its list, with the next EXM_RECORD_SCHEMA.
+ * added by one line at the end of its list (where ALTER TABLE puts it)
+ * with the next schema version, and EXM_RECORD_SCHEMA raised to it.
  *
  * The versions (record.h: EXM_RECORD_SCHEMA):
  * 2: /proc/meminfo with each snapshot. snapshot.meminfo is its number of

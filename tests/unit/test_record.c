@@ -18,6 +18,7 @@
 #include "core/builder.h"
 #include "core/elf.h"
 #include "core/record.h"
+#include "core/record_schema.h"
 #include "core/source.h"
 #include "core/source_replay.h"
 #include "tests/unit/snapcmp.h"
@@ -718,6 +719,68 @@ Test(record, schema2_replays_and_upgrades)
 	cr_assert(!s->sys.meminfo.predates);
 	exm_snapshot_free(s);
 	exm_snapshot_free(fx);
+	rm_recording(path);
+}
+
+/* The column lists (record_schema.h) are the tables of a recording:
+ * each column of a new file, in order, under its name and declared type;
+ * a list adds its newer columns after the older ones (an upgrade appends
+ * them), its key leads it, and no name is listed twice. */
+Test(record, column_lists_are_the_tables)
+{
+	static const struct exm_rec_table *const tabs[] = {
+		&exm_rec_snapshot, &exm_rec_meminfo, &exm_rec_process,
+		&exm_rec_kernel,   &exm_rec_file,    &exm_rec_mapping,
+		&exm_rec_pageset,  &exm_rec_run,
+	};
+	char path[256];
+	sqlite3 *db;
+
+	tmp_path(path, sizeof(path), "lists.exmrec");
+	record_basic(path);
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	for (size_t k = 0; k < sizeof(tabs) / sizeof(tabs[0]); k++) {
+		const struct exm_rec_table *t = tabs[k];
+		sqlite3_stmt *st;
+		int i = 0;
+
+		cr_assert_leq(t->nkey, t->ncols);
+		cr_assert_eq(sqlite3_prepare_v2(db,
+						"SELECT name, type, pk FROM "
+						"pragma_table_info(?1)",
+						-1, &st, NULL),
+			     SQLITE_OK);
+		sqlite3_bind_text(st, 1, t->name, -1, SQLITE_STATIC);
+		for (; sqlite3_step(st) == SQLITE_ROW; i++) {
+			const struct exm_rec_col *c = &t->cols[i];
+			const char *name, *type;
+			size_t n;
+
+			cr_assert_lt(i, t->ncols, "%s: more columns", t->name);
+			name = (const char *)sqlite3_column_text(st, 0);
+			type = (const char *)sqlite3_column_text(st, 1);
+			n = strlen(type);
+			cr_assert_str_eq(name, c->name, "%s column %d", t->name,
+					 i);
+			cr_assert(!strncmp(c->decl, type, n) &&
+					  (!c->decl[n] || c->decl[n] == ' '),
+				  "%s.%s: %s, listed %s", t->name, c->name,
+				  type, c->decl);
+			cr_assert_eq(sqlite3_column_int(st, 2) != 0,
+				     i < t->nkey || strstr(c->decl, "PRIMARY"),
+				     "%s.%s key", t->name, c->name);
+			cr_assert_geq(c->since, t->since);
+			cr_assert(!i || c->since >= t->cols[i - 1].since,
+				  "%s.%s: newer columns last", t->name,
+				  c->name);
+			for (int j = 0; j < i; j++)
+				cr_assert_str_neq(t->cols[j].name, c->name);
+		}
+		sqlite3_finalize(st);
+		cr_assert_eq(i, t->ncols, "%s: %d columns, listed %d", t->name,
+			     i, t->ncols);
+	}
+	sqlite3_close(db);
 	rm_recording(path);
 }
 
