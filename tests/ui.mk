@@ -47,6 +47,9 @@ UI_TESTS += tests/ui/key_aliases.sh tests/ui/bytes_key.sh \
 	tests/ui/replay_play.sh tests/ui/record_watch.sh
 TESTS += $(UI_TESTS)
 EXTRA_DIST += $(UI_TESTS) tests/ui/lib.sh tests/tmux.sh
-# Golden batch output (text, CSV, JSON of the fixtures) and exit statuses
-TESTS += tests/golden/test_golden.sh tests/golden/test_cli.sh
+# Golden batch output (text, CSV, JSON of the fixtures) and exit statuses;
+# test_modes.py: every batch mode with every option its entry of the table
+# of modes takes, and every option it refuses (--list-modes drives it)
+TESTS += tests/golden/test_golden.sh tests/golden/test_cli.sh \
+	tests/golden/test_modes.py
 EXTRA_DIST += tests/golden

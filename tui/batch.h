@@ -81,14 +81,10 @@ struct exm_source;
 /*
  * How many snapshots a batch run prints, after moving a replay to --from
  * (*status: 2 after one line when --from is bad): -n; a replay's from
- * there to its last when all, else one; a recorder without -b until
- * stopped; else one.
+ * there to its last; a recorder without -b until stopped; else one.
  */
 long tui_batch_iterations(const struct tui_opts *o, struct exm_source *src,
-			  bool all, int *status);
-
-/* Sleep d seconds between batch snapshots (EINTR resumes). */
-void tui_pause_secs(double d);
+			  int *status);
 
 /*
  * Where a batch document goes: stdout, or --output FILE through its one
@@ -103,11 +99,5 @@ FILE *tui_out_begin(const struct tui_opts *o, struct exm_outfile *of,
 		    int *status);
 int tui_out_end(const struct tui_opts *o, struct exm_outfile *of, bool ok);
 void tui_out_fini(struct exm_outfile *of);
-
-/* Run batch mode; returns the exit status. */
-int tui_batch(const struct tui_opts *o);
-
-/* Run exmtop -b --pagemap PID:ADDRESS; returns the exit status. */
-int tui_batch_pagemap(const struct tui_opts *o);
 
 #endif

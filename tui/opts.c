@@ -360,6 +360,12 @@ static int act_completion(struct tui_opts *o, const char *v)
 	return 0;
 }
 
+static int act_list_modes(struct tui_opts *o, const char *v)
+{
+	o->action = TUI_LIST_MODES;
+	return 0;
+}
+
 static int act_help(struct tui_opts *o, const char *v)
 {
 	o->action = TUI_HELP;
@@ -493,6 +499,10 @@ const struct tui_option tui_options[] = {
 	  .complete = TUI_COMP_WORDS, .words = completion_shells,
 	  .help = "print a completion script for SHELL (bash) made from "
 		  "this table and exit" },
+	{ .name = "list-modes", .set = act_list_modes,
+	  .help = "print each mode (what the options select: live, listing, "
+		  "report, sections, symbols, pagemap, diff), the formats it "
+		  "prints and the options it takes, and exit" },
 	{ .name = "help", .short_name = 'h', .set = act_help,
 	  .help = "this help" },
 	{ .name = "version", .short_name = 'V', .set = act_version,
@@ -550,6 +560,7 @@ void tui_table_letters(char *buf, size_t len)
 }
 
 #define NOPTS (sizeof(tui_options) / sizeof(tui_options[0]) - 1)
+_Static_assert(NOPTS <= 64, "struct tui_opts.given has 64 bits");
 
 /* text wrapped at 79 columns: the first line after a left column of
  * 26, the rest under it */
@@ -657,6 +668,7 @@ int tui_opts_parse(struct tui_opts *o, int argc, char **argv)
 				  : argv[optind - 1]);
 			return 2;
 		}
+		o->given |= 1ull << (op - tui_options);
 		ret = op->set(o, op->arg ? optarg : NULL);
 		if (ret)
 			return ret;

@@ -36,6 +36,7 @@ enum tui_action {
 	TUI_LIST_FIELDS,  /* --list-fields */
 	TUI_MAN,	  /* --man */
 	TUI_COMPLETION,	  /* --completion SHELL */
+	TUI_LIST_MODES,	  /* --list-modes */
 };
 
 struct tui_opts {
@@ -75,6 +76,8 @@ struct tui_opts {
 				 * the name of a report (report.h), or NULL */
 	long top;		/* --top N (0: the format's default) */
 	const char *output;	/* --output FILE (NULL: stdout) */
+	/* bit i: tui_options[i] was given (the modes' check, drive.c) */
+	unsigned long long given;
 };
 
 /* What a shell may complete an option's value with (completion.c). */
