@@ -38,6 +38,8 @@ UI_TESTS = \
 	tests/ui/responsive.sh tests/ui/page_strip.sh \
 	tests/ui/delta_column.sh tests/ui/file_strip.sh tests/ui/report_keys.sh \
 	tests/ui/report_hscroll.sh tests/ui/dumb_term.sh
+# every setting of the settings table: command line, file (W), prompt
+UI_TESTS += tests/ui/settings_roundtrip.sh
 # recordings: stepping through a replay, delta mode, the system view
 UI_TESTS += tests/ui/replay_step.sh tests/ui/delta_mode.sh \
 	tests/ui/replay_system.sh

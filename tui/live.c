@@ -518,16 +518,18 @@ static unsigned prompt_done(struct tui_live *l, bool accept,
 		break;
 	case TUI_P_DELAY:
 		if (accept) {
-			double d;
+			/* the settings table's parser: -d and the file take
+			 * the same values */
+			char why[128];
 
-			if (!exm_parse_decimal(text, true, &d) ||
-			    !(d >= 0.1 && d <= 3600)) {
-				tui_live_status(l, "delay must be 0.1 to 3600 "
-						   "seconds");
+			if (tui_setting_parse(tui_setting_find("delay", NULL), -1,
+					      &l->q.set, text, why,
+					      sizeof(why))) {
+				tui_live_status(l, "delay: %s", why);
 			} else {
-				l->q.set.delay = d;
-				l->next_due = tui_now() + d;
-				tui_live_status(l, "refreshing every %gs", d);
+				l->next_due = tui_now() + l->q.set.delay;
+				tui_live_status(l, "refreshing every %gs",
+						l->q.set.delay);
 			}
 		}
 		break;

@@ -10,6 +10,7 @@
 #include "tui/man.h"
 #include "tui/keys.h"
 #include "tui/opts.h"
+#include "tui/rc.h"
 
 /* Write s escaped for roff: backslashes doubled, a leading dot or quote
  * guarded. */
@@ -147,8 +148,19 @@ void tui_print_man(FILE *f)
 	items(f, "EXIT STATUS", tui_exits);
 	items(f, "EXAMPLES", tui_examples);
 	fputs(".SH FILES\n~/.config/exmtop/exmtoprc: settings saved from the "
-	      "live screen.\n"
-	      ".SH SEE ALSO\n.BR top (1),\n.BR smem (8),\n.BR pmap (1),\n"
+	      "live screen (key W), lines KEY = VALUE:\n", f);
+	for (const struct tui_setting *st = tui_settings_table; st->key;
+	     st++) {
+		char name[64], line[512];
+
+		tui_setting_doc(st, name, sizeof(name), line, sizeof(line));
+		fputs(".TP\n.B ", f);
+		roff(f, name);
+		fputs("\n", f);
+		roff(f, line);
+		fputs("\n", f);
+	}
+	fputs(".SH SEE ALSO\n.BR top (1),\n.BR smem (8),\n.BR pmap (1),\n"
 	      ".BR proc (5)\n",
 	      f);
 }

@@ -5,6 +5,7 @@
 #include "core/fields.h"
 #include "core/format.h"
 #include "tui/batch.h"
+#include "tui/rc.h"
 #include "tui/text.h"
 
 #include <errno.h>
@@ -48,11 +49,17 @@ static int set_iterations(struct tui_opts *o, const char *v)
 	return 0;
 }
 
+/* The settings table's parser (rc.h): the file and the prompt take the
+ * same values. */
 static int set_delay(struct tui_opts *o, const char *v)
 {
-	if (!exm_parse_decimal(v, true, &o->delay) || o->delay < 0.1 ||
-	    o->delay > 86400)
-		return bad("-d", v, "expected seconds, 0.1 to 86400");
+	struct tui_settings s;
+	char why[128];
+
+	if (tui_setting_parse(tui_setting_find("delay", NULL), -1, &s, v, why,
+			      sizeof(why)))
+		return bad("-d", v, why);
+	o->delay = s.delay;
 	return 0;
 }
 
@@ -614,6 +621,15 @@ void tui_opts_usage(FILE *f)
 	fputs("\nEnvironment:\n", f);
 	for (const struct tui_doc_item *e = tui_environ; e->name; e++)
 		wrapped(f, e->name, e->help);
+	fputs("\nSettings file (key W on the live screen writes it; the "
+	      "options win over it):\n", f);
+	for (const struct tui_setting *st = tui_settings_table; st->key;
+	     st++) {
+		char name[64], line[512];
+
+		tui_setting_doc(st, name, sizeof(name), line, sizeof(line));
+		wrapped(f, name, line);
+	}
 	fputs("\nExit status:\n", f);
 	for (const struct tui_doc_item *e = tui_exits; e->name; e++)
 		wrapped(f, e->name, e->help);
