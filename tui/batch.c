@@ -18,7 +18,6 @@
 #include "core/format.h"
 #include "core/openmetrics.h"
 #include "core/source.h"
-#include "core/source_replay.h"
 #include "tui/diff.h"
 #include "tui/drive.h"
 #include "tui/replay.h"

@@ -20,7 +20,6 @@
 #include "core/fields.h"
 #include "core/format.h"
 #include "core/source.h"
-#include "core/source_replay.h"
 #include "tui/batch.h"
 #include "tui/drive.h"
 #include "tui/query.h"

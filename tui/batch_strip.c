@@ -16,7 +16,6 @@
 #include "core/filestrip.h"
 #include "core/format.h"
 #include "core/source.h"
-#include "core/source_replay.h"
 #include "core/strip.h"
 #include "tui/batch.h"
 #include "tui/drive.h"

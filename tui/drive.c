@@ -12,7 +12,6 @@
 
 #include "core/outfile.h"
 #include "core/record.h"
-#include "core/source_replay.h"
 #include "tui/batch.h"
 #include "tui/diff.h"
 #include "tui/replay.h"
@@ -206,13 +205,13 @@ static void sleep_secs(double d)
 long tui_batch_iterations(const struct tui_opts *o, struct exm_source *src,
 			  int *status)
 {
-	size_t first = 0, n = exm_replay_count(src);
+	size_t first = 0, n = exm_source_count(src);
 
 	if (n && o->from) {
 		*status = tui_replay_pick(src, "--from", o->from, &first);
 		if (*status)
 			return 0;
-		exm_replay_seek(src, first);
+		exm_source_seek(src, first);
 	}
 	if (o->iterations > 0)
 		return o->iterations;
@@ -229,7 +228,7 @@ static int drive_loop(struct tui_run *r, const struct tui_batch_ops *ops,
 	const struct tui_opts *o = r->o;
 	bool print = !o->record || o->format_given;
 	struct exm_snapshot *prev = NULL;
-	size_t replay = exm_replay_count(src);
+	size_t replay = exm_source_count(src);
 	struct exm_outfile of;
 	int ret, status = 0;
 
@@ -243,7 +242,7 @@ static int drive_loop(struct tui_run *r, const struct tui_batch_ops *ops,
 			sleep_secs(r->q.set.delay);
 		if (stop_flag)
 			break;
-		number = replay ? exm_replay_tell(src) + 1 : (size_t)i + 1;
+		number = replay ? exm_source_tell(src) + 1 : (size_t)i + 1;
 		ret = exm_source_snapshot(src, &r->scan, &snap);
 		if (ret) {
 			tui_error("snapshot failed: %s",

@@ -11,7 +11,6 @@
 
 #include "core/format.h"
 #include "core/group.h"
-#include "core/source_replay.h"
 #include "tui/replay.h"
 #include "tui/text.h"
 #include "tui/view_elf.h"
@@ -919,7 +918,7 @@ int tui_live_init(struct tui_live *l, const struct tui_opts *o)
 	if (ret)
 		return ret;
 	l->replay_want = -1;
-	l->replay_n = exm_replay_count(l->src);
+	l->replay_n = exm_source_count(l->src);
 	if (l->replay_n) {
 		/* a replay waits for keys: [ ] step, p plays */
 		l->paused = true;

@@ -45,6 +45,8 @@ static void options(FILE *f)
 {
 	fputs(".SH OPTIONS\n", f);
 	for (const struct tui_option *op = tui_options; op->name; op++) {
+		char help[512];
+
 		fputs(".TP\n.B ", f);
 		if (op->short_name)
 			fprintf(f, "\\-%c, ", op->short_name);
@@ -56,7 +58,7 @@ static void options(FILE *f)
 			fputs("\\fR", f);
 		}
 		fputs("\n", f);
-		roff(f, op->help);
+		roff(f, tui_option_help(op, help, sizeof(help)));
 		fputs("\n", f);
 	}
 }

@@ -4,6 +4,7 @@
 
 #include "core/fields.h"
 #include "core/format.h"
+#include "core/source.h"
 #include "tui/batch.h"
 #include "tui/rc.h"
 #include "tui/text.h"
@@ -488,8 +489,7 @@ const struct tui_option tui_options[] = {
 		  "device or FIFO: written into)" },
 	{ .name = "source", .arg = "NAME", .set = set_source,
 	  .complete = TUI_COMP_SOURCE,
-	  .help = "auto, kmod (the exmap module), pagemap (root), smaps, "
-		  "replay:FILE, fixture:NAME" },
+	  .help_from = exm_source_help },
 	{ .name = "pagemap-mode", .arg = "M", .set = set_pagemap_mode,
 	  .complete = TUI_COMP_WORDS, .words = pagemap_modes,
 	  .help = "auto, scan (PAGEMAP_SCAN ioctl, Linux 6.7+) or read" },
@@ -595,6 +595,15 @@ static void wrapped(FILE *f, const char *left, const char *h)
 	}
 }
 
+const char *tui_option_help(const struct tui_option *op, char *buf,
+			    size_t len)
+{
+	if (!op->help_from)
+		return op->help;
+	op->help_from(buf, len);
+	return buf;
+}
+
 void tui_opts_usage(FILE *f)
 {
 	char letters[512];
@@ -605,14 +614,14 @@ void tui_opts_usage(FILE *f)
 	      "it (effective resident).\n\n",
 	      f);
 	for (const struct tui_option *op = tui_options; op->name; op++) {
-		char left[64];
+		char left[64], help[512];
 
 		snprintf(left, sizeof(left), "%c%c%c --%s%s%s",
 			 op->short_name ? '-' : ' ',
 			 op->short_name ? op->short_name : ' ',
 			 op->short_name ? ',' : ' ', op->name,
 			 op->arg ? " " : "", op->arg ? op->arg : "");
-		wrapped(f, left, op->help);
+		wrapped(f, left, tui_option_help(op, help, sizeof(help)));
 	}
 	tui_table_letters(letters, sizeof(letters));
 	fputs("\n--list-fields prints each field's key, title, the tables it "

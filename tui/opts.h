@@ -98,7 +98,9 @@ struct tui_option {
 	const char *name;  /* long name, without "--" */
 	char short_name;   /* or 0 */
 	const char *arg;   /* name of its value, NULL: takes none */
-	const char *help;  /* one line for --help and the manual */
+	const char *help;  /* one line for --help and the manual, */
+	/* or made from another table (--source's names) */
+	void (*help_from)(char *buf, size_t len);
 	/* Take the option (val NULL when it takes none): 0, or 2 after
 	 * printing one line on stderr for a bad value. */
 	int (*set)(struct tui_opts *o, const char *val);
@@ -129,5 +131,8 @@ int tui_opts_parse(struct tui_opts *o, int argc, char **argv);
 void tui_opts_fini(struct tui_opts *o);
 /* --help. */
 void tui_opts_usage(FILE *f);
+/* The help line of op (buf: room for one made). */
+const char *tui_option_help(const struct tui_option *op, char *buf,
+			    size_t len);
 
 #endif
