@@ -666,6 +666,17 @@ static unsigned batch_needs(const struct tui_query *q, enum tui_format fmt)
 	return needs;
 }
 
+void tui_format_names(unsigned bits, char *buf, size_t len)
+{
+	const char *names[TUI_FMT__COUNT];
+	size_t n = 0;
+
+	for (int f = 0; f < TUI_FMT__COUNT; f++)
+		if (bits & TUI_FMT_BIT(f))
+			names[n++] = tui_formats[f].name;
+	tui_text_or(buf, len, names, n);
+}
+
 void tui_out_init(const struct tui_opts *o, struct exm_outfile *of)
 {
 	exm_outfile_init(of, o->output, 0644);

@@ -75,6 +75,9 @@ struct tui_format_ops {
 		       const struct tui_report *r, long iter);
 };
 extern const struct tui_format_ops tui_formats[TUI_FMT__COUNT];
+/* The names of the formats of bits (bit f: format f; ~0u all of them),
+ * "text, csv or json", into buf. */
+void tui_format_names(unsigned bits, char *buf, size_t len);
 
 struct exm_source;
 

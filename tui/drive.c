@@ -111,28 +111,6 @@ static const char *needs(const struct tui_opts *o, const char *name)
 	return NULL;
 }
 
-static void format_names(unsigned bits, char *buf, size_t len)
-{
-	size_t k = 0, n = 0, used = 0;
-
-	for (int f = 0; f < TUI_FMT__COUNT; f++)
-		n += !!(bits & TUI_FMT_BIT(f));
-	buf[0] = 0;
-	for (int f = 0; f < TUI_FMT__COUNT && used < len; f++) {
-		int w;
-
-		if (!(bits & TUI_FMT_BIT(f)))
-			continue;
-		k++;
-		w = snprintf(buf + used, len - used, "%s%s",
-			     k == 1 ? "" : k == n ? " or " : ", ",
-			     tui_formats[f].name);
-		if (w < 0)
-			break;
-		used += (size_t)w;
-	}
-}
-
 int tui_mode_check(const struct tui_mode *m, const struct tui_opts *o)
 {
 	const char *why;
@@ -161,7 +139,7 @@ int tui_mode_check(const struct tui_mode *m, const struct tui_opts *o)
 	if (o->format_given && !(m->formats & TUI_FMT_BIT(o->format))) {
 		char names[128];
 
-		format_names(m->formats, names, sizeof(names));
+		tui_format_names(m->formats, names, sizeof(names));
 		tui_error("%s prints %s, not %s", m->what, names,
 			  tui_formats[o->format].name);
 		return 2;
@@ -172,9 +150,6 @@ int tui_mode_check(const struct tui_mode *m, const struct tui_opts *o)
 void tui_modes_list(FILE *f)
 {
 	for (const struct tui_mode *m = tui_modes; m->name; m++) {
-		char names[128];
-
-		format_names(m->formats, names, sizeof(names));
 		fprintf(f, "%s\t", m->name);
 		for (int k = 0, n = 0; k < TUI_FMT__COUNT; k++)
 			if (m->formats & TUI_FMT_BIT(k))

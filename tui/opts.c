@@ -23,14 +23,19 @@ static int bad(const char *opt, const char *val, const char *why)
 	return 2;
 }
 
-/* The value of a choice among names, or -1 (after the message). */
-static int choice(const char *opt, const char *val, const char *const *names,
-		  const char *expected)
+/* The value of a choice among names, or -1 after the message, which
+ * lists the names ("expected auto, scan or read"). */
+static int choice(const char *opt, const char *val, const char *const *names)
 {
-	for (int i = 0; names[i]; i++)
-		if (!strcmp(val, names[i]))
-			return i;
-	bad(opt, val, expected);
+	char list[128], why[160];
+	size_t n = 0;
+
+	for (; names[n]; n++)
+		if (!strcmp(val, names[n]))
+			return (int)n;
+	snprintf(why, sizeof(why), "expected %s",
+		 tui_text_or(list, sizeof(list), names, n));
+	bad(opt, val, why);
 	return -1;
 }
 
@@ -154,7 +159,13 @@ static int set_format(struct tui_opts *o, const char *v)
 			o->format_given = true;
 			return 0;
 		}
-	return bad("--format", v, "expected text, csv, json or openmetrics");
+	{
+		char names[128], why[160];
+
+		tui_format_names(~0u, names, sizeof(names));
+		snprintf(why, sizeof(why), "expected %s", names);
+		return bad("--format", v, why);
+	}
 }
 
 static int set_bytes(struct tui_opts *o, const char *v)
@@ -189,8 +200,7 @@ static const char *const pagemap_modes[] = { "auto", "scan", "read", NULL };
 
 static int set_pagemap_mode(struct tui_opts *o, const char *v)
 {
-	int i = choice("--pagemap-mode", v, pagemap_modes,
-		       "expected auto, scan or read");
+	int i = choice("--pagemap-mode", v, pagemap_modes);
 
 	if (i < 0)
 		return 2;
@@ -362,7 +372,7 @@ static const char *const completion_shells[] = { "bash", NULL };
 
 static int act_completion(struct tui_opts *o, const char *v)
 {
-	if (choice("--completion", v, completion_shells, "expected bash") < 0)
+	if (choice("--completion", v, completion_shells) < 0)
 		return 2;
 	o->action = TUI_COMPLETION;
 	return 0;
