@@ -637,12 +637,10 @@ const struct tui_format_ops tui_formats[TUI_FMT__COUNT] = {
 	[TUI_FMT_JSON] = { .name = "json", .all = true,
 			   .emit = emit_json_doc, .diff = tui_diff_json,
 			   .report = report_json },
-	/* its groups: per program, user and cgroup */
-	/* sizes and the kernel's Pss; its groups: per program, user and
+	/* its columns (openmetrics.c) and groups per program, user and
 	 * cgroup */
 	[TUI_FMT_OPENMETRICS] = { .name = "openmetrics",
-				  .needs = EXM_NEED_PAGES | EXM_NEED_KPSS |
-					   EXM_NEED_CGROUP,
+				  .needs = exm_om_needs,
 				  .emit = emit_openmetrics },
 };
 
@@ -724,6 +722,7 @@ void tui_out_fini(struct exm_outfile *of)
 static int listing_begin(struct tui_run *r)
 {
 	const struct tui_opts *o = r->o;
+	const struct tui_format_ops *fmt = &tui_formats[o->format];
 
 	if (o->format == TUI_FMT_TEXT && !o->full_cmd && isatty(1)) {
 		/* Like ps: on a terminal, long command lines are cut at its
@@ -736,10 +735,10 @@ static int listing_begin(struct tui_run *r)
 	/* Read only what the printed columns need (JSON without --fields:
 	 * every column's). */
 	tui_query_scan(&r->q,
-		       (tui_formats[o->format].all && !r->q.fields_given
+		       (fmt->all && !r->q.fields_given
 				? exm_fields_needs()
 				: batch_needs(&r->q, o->format)) |
-			       tui_formats[o->format].needs,
+			       (fmt->needs ? fmt->needs() : 0),
 		       &r->scan);
 	return 0;
 }

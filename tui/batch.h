@@ -61,7 +61,8 @@ struct tui_format_ops {
 	/* prints every column (JSON: unless --fields says which): the scan
 	 * reads what any needs */
 	bool all;
-	unsigned needs;	  /* EXM_NEED_* it reads beyond its columns' */
+	/* EXM_NEED_* it reads beyond its columns' (NULL: nothing) */
+	unsigned (*needs)(void);
 	int (*emit)(FILE *out, const struct tui_query *q,
 		    const struct exm_snapshot *snap,
 		    const struct exm_snapshot *prev, long iter);
