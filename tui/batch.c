@@ -378,6 +378,17 @@ void tui_print_json_header(FILE *f, const struct exm_snapshot *snap)
 	fputc(',', f);
 }
 
+void tui_json_doc_begin(FILE *f, const struct exm_snapshot *snap)
+{
+	fputc('{', f);
+	tui_print_json_header(f, snap);
+}
+
+void tui_json_doc_end(FILE *f)
+{
+	fputs("}\n", f);
+}
+
 void tui_print_summary(FILE *f, const struct exm_snapshot *snap)
 {
 	const struct exm_sysinfo *s = &snap->sys;
@@ -460,8 +471,7 @@ static int emit_json(FILE *out, const struct tui_query *q,
 			to[k] = from[k];
 		to[k] = -1;
 	}
-	fputc('{', out);
-	tui_print_json_header(out, snap);
+	tui_json_doc_begin(out, snap);
 	if (q->table == EXM_T_PROCS) {
 		rows = table_rows(q, snap, prev, EXM_T_PROCS, &n);
 		if (!rows)
@@ -507,7 +517,7 @@ static int emit_json(FILE *out, const struct tui_query *q,
 	fputs("\"files\":", out);
 	tui_print_json_rows(out, EXM_T_FILES, rows, n, ff);
 	free(rows);
-	fputs("}\n", out);
+	tui_json_doc_end(out);
 	return 0;
 }
 
@@ -626,7 +636,7 @@ static void report_json(FILE *out, const struct tui_query *q,
 	exm_json_str(out, r->ops->name);
 	fputs("},", out);
 	tui_report_json(out, r);
-	fputs("}\n", out);
+	tui_json_doc_end(out);
 }
 
 const struct tui_format_ops tui_formats[TUI_FMT__COUNT] = {

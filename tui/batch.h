@@ -48,6 +48,11 @@ void tui_print_json_rows(FILE *f, enum exm_table t, const struct exm_row *rows,
 /* JSON members describing the snapshot (no braces): source, page size,
  * units, totals... followed by a comma. */
 void tui_print_json_header(FILE *f, const struct exm_snapshot *snap);
+/* The frame of every JSON document of a snapshot (one line of JSON Lines):
+ * begin writes "{" and the snapshot's members (tui_print_json_header), the
+ * caller its own members, end the closing "}" and the newline. */
+void tui_json_doc_begin(FILE *f, const struct exm_snapshot *snap);
+void tui_json_doc_end(FILE *f);
 /* One summary line for text output. */
 void tui_print_summary(FILE *f, const struct exm_snapshot *snap);
 

@@ -136,8 +136,7 @@ static int emit(FILE *out, const struct tui_opts *o, const struct req *q,
 		return -ENOMEM;
 	state_word(e, word, sizeof(word));
 	if (o->format == TUI_FMT_JSON) {
-		fputc('{', out);
-		tui_print_json_header(out, snap);
+		tui_json_doc_begin(out, snap);
 		put_str(out, "file", f->name);
 		if (p)
 			fprintf(out, "\"pid\":%d,", (int)p->pid);
@@ -180,7 +179,7 @@ static int emit(FILE *out, const struct tui_opts *o, const struct req *q,
 			}
 			fputc(']', out);
 		}
-		fputs("}\n", out);
+		tui_json_doc_end(out);
 		return 0;
 	}
 	if (o->format == TUI_FMT_CSV) {

@@ -74,8 +74,7 @@ static void print_json(FILE *out, const struct exm_snapshot *snap,
 		       const struct exm_proc *p, const struct exm_mapping *m,
 		       const struct exm_strip *s)
 {
-	fputc('{', out);
-	tui_print_json_header(out, snap);
+	tui_json_doc_begin(out, snap);
 	fprintf(out, "\"pid\":%d,\"start\":\"0x%" PRIx64 "\",\"end\":\"0x%"
 		PRIx64 "\",\"file\":", (int)p->pid, m->start, m->end);
 	exm_json_str(out, m->name);
@@ -93,7 +92,8 @@ static void print_json(FILE *out, const struct exm_snapshot *snap,
 			fputs(c->state == EXM_CELL_SWAPPED ? "\"s\"" : "0",
 			      out);
 	}
-	fputs("]}\n", out);
+	fputc(']', out);
+	tui_json_doc_end(out);
 }
 
 /* The file named path that most processes map (a name can stand for
@@ -143,8 +143,7 @@ static void print_file_json(FILE *out, const struct exm_snapshot *snap,
 {
 	uint64_t ps = snap->sys.page_size;
 
-	fputc('{', out);
-	tui_print_json_header(out, snap);
+	tui_json_doc_begin(out, snap);
 	fputs("\"file\":", out);
 	exm_json_str(out, f->name);
 	fprintf(out, ",\"processes\":%" PRIu32 ",\"pages\":%" PRIu64
@@ -159,7 +158,8 @@ static void print_file_json(FILE *out, const struct exm_snapshot *snap,
 	fputs("],\"procs_per_page\":[", out);
 	for (uint64_t i = 0; i < s->npages; i++)
 		fprintf(out, "%s%" PRIu32, i ? "," : "", s->procs[i]);
-	fputs("]}\n", out);
+	fputc(']', out);
+	tui_json_doc_end(out);
 }
 
 static int file_strip(FILE *out, const struct exm_snapshot *snap,

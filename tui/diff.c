@@ -182,7 +182,7 @@ int tui_diff_json(FILE *out, const struct tui_query *q,
 		d->seconds, d->nnew, d->ngone);
 	if (df->report) {
 		tui_report_json(out, df->report);
-		fputs("}\n", out);
+		tui_json_doc_end(out);
 		return 0;
 	}
 	fputs("\"totals\":", out);
@@ -197,7 +197,7 @@ int tui_diff_json(FILE *out, const struct tui_query *q,
 	}
 	fputs(",\"files\":", out);
 	tui_print_json_rows(out, EXM_T_FILES, df->files, df->nfiles, ff);
-	fputs("}\n", out);
+	tui_json_doc_end(out);
 	return 0;
 }
 

@@ -556,22 +556,17 @@ void tui_report_text(FILE *f, const struct tui_report *r, bool exact)
 		fprintf(f, "note: %s\n", r->notes[i]);
 }
 
-/* A number as JSON or CSV: integers exact, fractions to 1/1000 byte. */
+/* A number as JSON or CSV: integers exact, fractions to 1/1000 byte as
+ * the listings print them (exm_fmt_thou). */
 static void put_num(FILE *f, const struct tui_rcol *col, double v)
 {
-	char buf[64];
-	int n;
+	char buf[EXM_FMT_THOU_LEN];
 
 	if (col->type != TUI_RT_EBYTES) {
 		fprintf(f, "%.0f", v);
 		return;
 	}
-	n = snprintf(buf, sizeof(buf), "%.3f", v);
-	while (n > 0 && buf[n - 1] == '0')
-		buf[--n] = 0;
-	if (n > 0 && buf[n - 1] == '.')
-		buf[--n] = 0;
-	fputs(strcmp(buf, "-0") ? buf : "0", f);
+	fwrite(buf, 1, exm_fmt_thou(buf, v), f);
 }
 
 void tui_report_csv(FILE *f, const struct tui_report *r, bool header,
