@@ -8,7 +8,8 @@ without a sample value below fails until it has one).
 Accepted options take effect: --output holds what stdout would have held,
 openmetrics passes `promtool check metrics`, a replay gives every snapshot
 (or -n of them, from --from), --record makes a recording of every snapshot
-printed, -n N prints N snapshots. Refused options and formats exit 2 with
+printed (--verbose says each), --scan-pids limits the scan (each snapshot
+says so), -n N prints N snapshots. Refused options and formats exit 2 with
 one line on stderr and no output. The live screen's refusals are checked
 too (they come before the screen starts).
 
@@ -302,6 +303,10 @@ def effect(mode, opt, args, r, nsnap, tmp, k, fmts):
                   for i, x in enumerate(said)),
               "%s --verbose says each of the %d snapshots recorded: %r"
               % (mode, nsnap, r.stderr))
+    elif opt == "scan-pids":
+        check(r.stdout.count("limited scan") == nsnap,
+              "%s --scan-pids: each snapshot says its scan was limited"
+              % mode)
     elif opt == "iterations" and mode != "diff":
         check(snapshots(r.stdout, "text") == 2,
               "%s -n 2 prints two snapshots" % mode)
