@@ -4,9 +4,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <math.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
