@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/fields.h"
 #include "core/format.h"
 #include "core/group.h"
 #include "core/outfile.h"
@@ -111,72 +112,62 @@ static void put_num(FILE *out, double v)
 
 /* ---- processes, groups and files: the top N rows of each ---- */
 
-enum val {
-	V_NPROCS, V_UNMEASURED, V_ERSS, V_RSS, V_ESWAP, V_SOLE, V_PSS,
-	V__COUNT
+/*
+ * The columns the exposition has, each a column of the field table
+ * (fields.h) and the name of its metric: a family per column and kind of
+ * row, over the rows of each kind whose table has the column, with the
+ * value the field table gives (a size that was not measured has no
+ * sample). A size column's metric ends in _bytes with unit bytes.
+ */
+static const struct om_col {
+	enum exm_field_id f;
+	const char *metric;
+	const char *help;
+} cols[] = {
+	{ EXM_F_NPROCS, "processes", "processes" },
+	{ EXM_F_UNMEASURED, "unmeasured_processes",
+	  "processes left out of a sum of the group (not readable); 0: every "
+	  "sum covers every process" },
+	{ EXM_F_ERSS, "effective_resident",
+	  "resident bytes divided among the processes mapping them" },
+	{ EXM_F_RSS, "resident", "resident bytes" },
+	{ EXM_F_ESWAP, "effective_swap",
+	  "swapped bytes divided among the processes mapping them" },
+	{ EXM_F_SOLE, "sole", "resident bytes no other scanned process maps" },
+	{ EXM_F_PSS, "kernel_pss", "the kernel's Pss (smaps_rollup)" },
 };
 
-static const struct {
-	const char *key, *unit, *help;
-	unsigned has; /* EXM_HAS_* needed (EXM_KPSS_PSS for pss) */
-} vals[V__COUNT] = {
-	[V_NPROCS] = { "processes", NULL, "processes", 0 },
-	[V_UNMEASURED] = { "unmeasured_processes", NULL,
-			   "processes left out of a sum of the group (not "
-			   "readable); 0: every sum covers every process",
-			   0 },
-	[V_ERSS] = { "effective_resident", "bytes",
-		     "resident bytes divided among the processes mapping them",
-		     EXM_HAS_ERSS },
-	[V_RSS] = { "resident", "bytes", "resident bytes", EXM_HAS_RSS },
-	[V_ESWAP] = { "effective_swap", "bytes",
-		      "swapped bytes divided among the processes mapping them",
-		      EXM_HAS_ESWAP },
-	[V_SOLE] = { "sole", "bytes",
-		     "resident bytes no other scanned process maps",
-		     EXM_HAS_SOLE },
-	[V_PSS] = { "kernel_pss", "bytes", "the kernel's Pss (smaps_rollup)",
-		    EXM_KPSS_PSS },
-};
+#define NCOLS (sizeof(cols) / sizeof(cols[0]))
 
-/* Value v of row r; false: not measured. */
-static bool get_val(enum val v, const struct exm_row *r, double *out)
+static bool col_is_size(const struct om_col *c)
 {
-	const struct exm_sizes *sz = &r->sz;
+	enum exm_ftype t = exm_fields[c->f].type;
 
-	if (v == V_NPROCS || v == V_UNMEASURED) {
-		*out = v == V_NPROCS ? r->nprocs : r->unmeasured;
-		return true;
-	}
-	if (v == V_PSS) {
-		*out = (double)r->kpss.pss;
-		return (r->kpss.has & EXM_KPSS_PSS) != 0;
-	}
-	if (!(sz->has & vals[v].has))
-		return false;
-	*out = v == V_ERSS ? sz->erss : v == V_RSS ? (double)sz->rss
-			 : v == V_ESWAP ? sz->eswap : (double)sz->sole;
-	return true;
+	return t == EXM_FT_SIZE || t == EXM_FT_ESIZE;
 }
 
-#define VB(v) (1u << (v))
-#define V_SIZES (VB(V_ERSS) | VB(V_RSS) | VB(V_ESWAP) | VB(V_SOLE))
+unsigned exm_om_needs(void)
+{
+	unsigned needs = EXM_NEED_CGROUP; /* the groups per cgroup */
 
-/* What kind of rows a family holds. */
+	for (size_t i = 0; i < NCOLS; i++)
+		needs |= exm_fields[cols[i].f].needs;
+	return needs;
+}
+
+/* What kind of rows a family holds, and the table of its rows. */
 enum set_kind { S_PROCESS, S_GROUP, S_FILE };
 
 static const struct {
 	const char *prefix, *what;
-	unsigned vals; /* bit per enum val */
+	enum exm_table table;
 } kinds[] = {
 	[S_PROCESS] = { "process", "Per process (top N by effective "
-		      "resident)", V_SIZES | VB(V_PSS) },
+		      "resident)", EXM_T_PROCS },
 	[S_GROUP] = { "group", "Per program, user and cgroup (top N of "
-		    "each by effective resident)",
-		    VB(V_NPROCS) | VB(V_UNMEASURED) | V_SIZES |
-			    VB(V_PSS) },
+		    "each by effective resident)", EXM_T_GROUPS },
 	[S_FILE] = { "file", "Per file or anonymous kind across processes "
-		   "(top N by effective resident)", VB(V_NPROCS) | V_SIZES },
+		   "(top N by effective resident)", EXM_T_FILES },
 };
 
 struct set {
@@ -255,25 +246,31 @@ static void labels(FILE *out, enum set_kind k, const struct set *s,
 static void write_sets(FILE *out, enum set_kind k, const struct set *sets,
 		       size_t nsets)
 {
-	for (int v = 0; v < V__COUNT; v++) {
+	enum exm_table t = kinds[k].table;
+
+	for (size_t c = 0; c < NCOLS; c++) {
+		const struct om_col *col = &cols[c];
 		char name[128], help[256];
 
-		if (!(kinds[k].vals & VB(v)))
+		if (!(exm_fields[col->f].tables & EXM_TBIT(t)))
 			continue;
 		snprintf(name, sizeof(name), "exmtop_%s_%s%s", kinds[k].prefix,
-			 vals[v].key, vals[v].unit ? "_bytes" : "");
+			 col->metric, col_is_size(col) ? "_bytes" : "");
 		snprintf(help, sizeof(help), "%s: %s.", kinds[k].what,
-			 vals[v].help);
-		exm_om_family(out, name, "gauge", vals[v].unit, help);
+			 col->help);
+		exm_om_family(out, name, "gauge",
+			      col_is_size(col) ? "bytes" : NULL, help);
 		for (size_t si = 0; si < nsets; si++)
 			for (size_t i = 0; i < sets[si].n; i++) {
-				double x;
+				struct exm_value v;
 
-				if (!get_val(v, &sets[si].v[i], &x))
-					continue;
+				exm_field_value(col->f, t, &sets[si].v[i], &v);
+				if (v.type != EXM_V_INT && v.type != EXM_V_DBL)
+					continue; /* not measured */
 				fputs(name, out);
 				labels(out, k, &sets[si], &sets[si].v[i]);
-				put_num(out, x);
+				put_num(out, v.type == EXM_V_INT ? (double)v.u
+								 : v.d);
 			}
 	}
 }

@@ -49,6 +49,10 @@ struct exm_om_opts {
 	const struct exm_proc_filter *filter;
 };
 
+/* What the exposition reads (EXM_NEED_*): its columns' and the cgroups of
+ * its groups. */
+unsigned exm_om_needs(void);
+
 /*
  * The whole exposition, ending in "# EOF". 0, -ENOMEM, or -EIO when out
  * reported a write error.

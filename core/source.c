@@ -45,7 +45,7 @@ const char *exm_source_name(size_t i, bool *takes_arg)
 {
 	if (i >= NSOURCES)
 		return NULL;
-	*takes_arg = !sources[i]->probe;
+	*takes_arg = sources[i]->arg != NULL;
 	return sources[i]->name;
 }
 
@@ -53,12 +53,12 @@ static void unknown(const char *name, size_t nlen, char *err, size_t errlen)
 {
 	size_t n = (size_t)snprintf(err, errlen, "unknown source '%.*s' (try auto",
 				    (int)(nlen > 64 ? 64 : nlen), name);
-	const char *s;
-	bool arg;
 
-	for (size_t i = 0; (s = exm_source_name(i, &arg)) && n < errlen; i++)
-		n += (size_t)snprintf(err + n, errlen - n, ", %s%s", s,
-				      arg ? ":ARG" : "");
+	for (size_t i = 0; i < NSOURCES && n < errlen; i++)
+		n += (size_t)snprintf(err + n, errlen - n, ", %s%s%s",
+				      sources[i]->name,
+				      sources[i]->arg ? ":" : "",
+				      sources[i]->arg ? sources[i]->arg : "");
 	if (n < errlen)
 		snprintf(err + n, errlen - n, ")");
 }
@@ -166,4 +166,47 @@ int exm_source_snapshot(struct exm_source *src,
 		snap->sys.time_taken = elapsed(&t0);
 	*out = snap;
 	return 0;
+}
+
+size_t exm_source_count(const struct exm_source *src)
+{
+	return src && src->ops->count ? src->ops->count(src) : 0;
+}
+
+size_t exm_source_tell(const struct exm_source *src)
+{
+	return src && src->ops->tell ? src->ops->tell(src) : 0;
+}
+
+int exm_source_seek(struct exm_source *src, size_t idx)
+{
+	return src && src->ops->seek ? src->ops->seek(src, idx) : -EINVAL;
+}
+
+int exm_source_time(const struct exm_source *src, size_t idx,
+		    struct timespec *at)
+{
+	return src && src->ops->time ? src->ops->time(src, idx, at) : -EINVAL;
+}
+
+int exm_source_seek_time(struct exm_source *src, const struct timespec *t)
+{
+	return src && src->ops->seek_time ? src->ops->seek_time(src, t)
+					  : -EINVAL;
+}
+
+void exm_source_help(char *buf, size_t len)
+{
+	size_t n = (size_t)snprintf(buf, len, "auto");
+
+	for (size_t i = 0; i < NSOURCES && n < len; i++) {
+		const struct exm_source_ops *o = sources[i];
+
+		n += (size_t)snprintf(buf + n, len - n, ", %s%s%s%s%s%s",
+				      o->name, o->arg ? ":" : "",
+				      o->arg ? o->arg : "",
+				      o->help ? " (" : "",
+				      o->help ? o->help : "",
+				      o->help ? ")" : "");
+	}
 }

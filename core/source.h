@@ -12,7 +12,9 @@
 #define EXM_SOURCE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "core/builder.h"
 #include "core/snapshot.h"
@@ -54,6 +56,21 @@ struct exm_source_ops {
 	int (*fill)(struct exm_source *src, const struct exm_scan_opts *opts,
 		    struct exm_builder *b);
 	void (*close)(struct exm_source *src);
+	/* Optional, for a source of recorded snapshots (NULL: a live one,
+	 * which has no snapshots before the next): how many, the index of
+	 * the one the next snapshot gives, move there (0 or -ERANGE), when
+	 * one was taken (0 or -ERANGE), move to the last one taken at or
+	 * before a time. Called through exm_source_count() etc. */
+	size_t (*count)(const struct exm_source *src);
+	size_t (*tell)(const struct exm_source *src);
+	int (*seek)(struct exm_source *src, size_t idx);
+	int (*time)(const struct exm_source *src, size_t idx,
+		    struct timespec *at);
+	int (*seek_time)(struct exm_source *src, const struct timespec *t);
+	/* For --source's help (exm_source_help): the name's argument after
+	 * ':' ("FILE"), NULL when it takes none; and a few words, or NULL. */
+	const char *arg;
+	const char *help;
 };
 
 struct exm_source {
@@ -81,7 +98,7 @@ int exm_source_open(const char *name, struct exm_source **out, char *err,
 void exm_source_close(struct exm_source *src);
 /*
  * The name of the registry's source i ("kmod", ...), or NULL past the
- * last; *takes_arg: it is opened as NAME:ARG (it has no probe).
+ * last; *takes_arg: it is opened as NAME:ARG (its .arg).
  */
 const char *exm_source_name(size_t i, bool *takes_arg);
 
@@ -92,6 +109,25 @@ const char *exm_source_name(size_t i, bool *takes_arg);
 int exm_source_snapshot(struct exm_source *src,
 			const struct exm_scan_opts *opts,
 			struct exm_snapshot **out);
+
+/*
+ * Seeking a source of recorded snapshots (its ops; a live source has
+ * none): exm_source_count is how many (0: a live source, the one test of
+ * "is this a recording"); tell, the index of the snapshot the next
+ * exm_source_snapshot() gives; seek makes it idx (0, -ERANGE, -EINVAL for
+ * a live source); time says when snapshot idx was taken; seek_time moves
+ * to the last one taken at or before t.
+ */
+size_t exm_source_count(const struct exm_source *src);
+size_t exm_source_tell(const struct exm_source *src);
+int exm_source_seek(struct exm_source *src, size_t idx);
+int exm_source_time(const struct exm_source *src, size_t idx,
+		    struct timespec *at);
+int exm_source_seek_time(struct exm_source *src, const struct timespec *t);
+
+/* The names --source takes, from the table of sources, with their words:
+ * "auto, kmod (the exmap module), ..., replay:FILE". */
+void exm_source_help(char *buf, size_t len);
 
 /* Whether /dev/exmap (the kernel module) exists and this process may open
  * it. */

@@ -405,6 +405,7 @@ static void fx_close(struct exm_source *src)
 
 const struct exm_source_ops exm_source_fixture = {
 	.name = "fixture",
+	.arg = "NAME",
 	.open = fx_open,
 	.fill = fx_fill,
 	.close = fx_close,

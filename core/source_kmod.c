@@ -649,6 +649,7 @@ static int km_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 
 const struct exm_source_ops exm_source_kmod = {
 	.name = "kmod",
+	.help = "the exmap module",
 	.probe = exm_kmod_available,
 	.open = km_open,
 	.fill = km_fill,

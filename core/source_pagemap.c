@@ -1148,6 +1148,7 @@ static int pm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 
 const struct exm_source_ops exm_source_pagemap = {
 	.name = "pagemap",
+	.help = "root",
 	.probe = exm_pagemap_has_pfns,
 	.open = pm_open,
 	.fill = pm_fill,

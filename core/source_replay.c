@@ -87,21 +87,21 @@ static struct replay *replay_of(const struct exm_source *src)
 	return src && src->ops == &exm_source_replay ? src->priv : NULL;
 }
 
-size_t exm_replay_count(const struct exm_source *src)
+static size_t rp_count(const struct exm_source *src)
 {
 	struct replay *rp = replay_of(src);
 
 	return rp ? exm_recording_count(rp->rec) : 0;
 }
 
-size_t exm_replay_tell(const struct exm_source *src)
+static size_t rp_tell(const struct exm_source *src)
 {
 	struct replay *rp = replay_of(src);
 
 	return rp ? rp->next : 0;
 }
 
-int exm_replay_seek(struct exm_source *src, size_t idx)
+static int rp_seek(struct exm_source *src, size_t idx)
 {
 	struct replay *rp = replay_of(src);
 
@@ -113,15 +113,15 @@ int exm_replay_seek(struct exm_source *src, size_t idx)
 	return 0;
 }
 
-int exm_replay_time(const struct exm_source *src, size_t idx,
-		    struct timespec *at)
+static int rp_time(const struct exm_source *src, size_t idx,
+		   struct timespec *at)
 {
 	struct replay *rp = replay_of(src);
 
 	return rp ? exm_recording_time(rp->rec, idx, at) : -EINVAL;
 }
 
-int exm_replay_seek_time(struct exm_source *src, const struct timespec *t)
+static int rp_seek_time(struct exm_source *src, const struct timespec *t)
 {
 	struct replay *rp = replay_of(src);
 
@@ -133,6 +133,12 @@ int exm_replay_seek_time(struct exm_source *src, const struct timespec *t)
 
 const struct exm_source_ops exm_source_replay = {
 	.name = "replay",
+	.arg = "FILE",
+	.count = rp_count,
+	.tell = rp_tell,
+	.seek = rp_seek,
+	.time = rp_time,
+	.seek_time = rp_seek_time,
 	.open = rp_open,
 	.fill = rp_fill,
 	.close = rp_close,

@@ -13,16 +13,7 @@
 
 #include "core/source.h"
 
-/* For a source opened as "replay:FILE" (others: 0 / -EINVAL). */
-size_t exm_replay_count(const struct exm_source *src);
-/* The index the next exm_source_snapshot() loads. */
-size_t exm_replay_tell(const struct exm_source *src);
-/* Make the next snapshot index idx (0 = first); 0 or -ERANGE. */
-int exm_replay_seek(struct exm_source *src, size_t idx);
-/* When snapshot idx was taken; 0 or -ERANGE (-EINVAL: not a replay). */
-int exm_replay_time(const struct exm_source *src, size_t idx,
-		    struct timespec *at);
-/* Make the next snapshot the last one taken at or before t. */
-int exm_replay_seek_time(struct exm_source *src, const struct timespec *t);
+/* Its seeking is the source interface's: exm_source_count(),
+ * exm_source_seek() and the like (source.h). */
 
 #endif

@@ -38,6 +38,8 @@ UI_TESTS = \
 	tests/ui/responsive.sh tests/ui/page_strip.sh \
 	tests/ui/delta_column.sh tests/ui/file_strip.sh tests/ui/report_keys.sh \
 	tests/ui/report_hscroll.sh tests/ui/dumb_term.sh
+# every setting of the settings table: command line, file (W), prompt
+UI_TESTS += tests/ui/settings_roundtrip.sh
 # recordings: stepping through a replay, delta mode, the system view
 UI_TESTS += tests/ui/replay_step.sh tests/ui/delta_mode.sh \
 	tests/ui/replay_system.sh
@@ -47,6 +49,9 @@ UI_TESTS += tests/ui/key_aliases.sh tests/ui/bytes_key.sh \
 	tests/ui/replay_play.sh tests/ui/record_watch.sh
 TESTS += $(UI_TESTS)
 EXTRA_DIST += $(UI_TESTS) tests/ui/lib.sh tests/tmux.sh
-# Golden batch output (text, CSV, JSON of the fixtures) and exit statuses
-TESTS += tests/golden/test_golden.sh tests/golden/test_cli.sh
+# Golden batch output (text, CSV, JSON of the fixtures) and exit statuses;
+# test_modes.py: every batch mode with every option its entry of the table
+# of modes takes, and every option it refuses (--list-modes drives it)
+TESTS += tests/golden/test_golden.sh tests/golden/test_cli.sh \
+	tests/golden/test_modes.py
 EXTRA_DIST += tests/golden

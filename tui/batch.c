@@ -4,9 +4,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <math.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -18,8 +16,8 @@
 #include "core/format.h"
 #include "core/openmetrics.h"
 #include "core/source.h"
-#include "core/source_replay.h"
 #include "tui/diff.h"
+#include "tui/drive.h"
 #include "tui/replay.h"
 #include "tui/text.h"
 #include "tui/view.h"
@@ -378,6 +376,17 @@ void tui_print_json_header(FILE *f, const struct exm_snapshot *snap)
 	fputc(',', f);
 }
 
+void tui_json_doc_begin(FILE *f, const struct exm_snapshot *snap)
+{
+	fputc('{', f);
+	tui_print_json_header(f, snap);
+}
+
+void tui_json_doc_end(FILE *f)
+{
+	fputs("}\n", f);
+}
+
 void tui_print_summary(FILE *f, const struct exm_snapshot *snap)
 {
 	const struct exm_sysinfo *s = &snap->sys;
@@ -460,8 +469,7 @@ static int emit_json(FILE *out, const struct tui_query *q,
 			to[k] = from[k];
 		to[k] = -1;
 	}
-	fputc('{', out);
-	tui_print_json_header(out, snap);
+	tui_json_doc_begin(out, snap);
 	if (q->table == EXM_T_PROCS) {
 		rows = table_rows(q, snap, prev, EXM_T_PROCS, &n);
 		if (!rows)
@@ -507,7 +515,7 @@ static int emit_json(FILE *out, const struct tui_query *q,
 	fputs("\"files\":", out);
 	tui_print_json_rows(out, EXM_T_FILES, rows, n, ff);
 	free(rows);
-	fputs("}\n", out);
+	tui_json_doc_end(out);
 	return 0;
 }
 
@@ -626,7 +634,7 @@ static void report_json(FILE *out, const struct tui_query *q,
 	exm_json_str(out, r->ops->name);
 	fputs("},", out);
 	tui_report_json(out, r);
-	fputs("}\n", out);
+	tui_json_doc_end(out);
 }
 
 const struct tui_format_ops tui_formats[TUI_FMT__COUNT] = {
@@ -637,16 +645,12 @@ const struct tui_format_ops tui_formats[TUI_FMT__COUNT] = {
 	[TUI_FMT_JSON] = { .name = "json", .all = true,
 			   .emit = emit_json_doc, .diff = tui_diff_json,
 			   .report = report_json },
-	/* its groups: per program, user and cgroup */
-	/* sizes and the kernel's Pss; its groups: per program, user and
+	/* its columns (openmetrics.c) and groups per program, user and
 	 * cgroup */
 	[TUI_FMT_OPENMETRICS] = { .name = "openmetrics",
-				  .needs = EXM_NEED_PAGES | EXM_NEED_KPSS |
-					   EXM_NEED_CGROUP,
+				  .needs = exm_om_needs,
 				  .emit = emit_openmetrics },
 };
-
-static volatile sig_atomic_t stop_flag;
 
 /* What the columns printed need: the table's, and with JSON every column
  * of the other tables it prints (files, each process's files). */
@@ -668,37 +672,15 @@ static unsigned batch_needs(const struct tui_query *q, enum tui_format fmt)
 	return needs;
 }
 
-static void on_stop(int sig)
+void tui_format_names(unsigned bits, char *buf, size_t len)
 {
-	(void)sig;
-	stop_flag = 1;
-}
+	const char *names[TUI_FMT__COUNT];
+	size_t n = 0;
 
-static void sleep_secs(double d)
-{
-	struct timespec ts = { .tv_sec = (time_t)d };
-
-	ts.tv_nsec = (long)((d - (double)ts.tv_sec) * 1e9);
-	while (!stop_flag && nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
-long tui_batch_iterations(const struct tui_opts *o, struct exm_source *src,
-			  bool all, int *status)
-{
-	size_t first = 0, n = exm_replay_count(src);
-
-	if (n && o->from) {
-		*status = tui_replay_pick(src, "--from", o->from, &first);
-		if (*status)
-			return 0;
-		exm_replay_seek(src, first);
-	}
-	if (o->iterations > 0)
-		return o->iterations;
-	if (n && all)
-		return (long)(n - first);
-	return o->record && !o->batch ? LONG_MAX : 1;
+	for (int f = 0; f < TUI_FMT__COUNT; f++)
+		if (bits & TUI_FMT_BIT(f))
+			names[n++] = tui_formats[f].name;
+	tui_text_or(buf, len, names, n);
 }
 
 void tui_out_init(const struct tui_opts *o, struct exm_outfile *of)
@@ -745,99 +727,11 @@ void tui_out_fini(struct exm_outfile *of)
 	exm_outfile_fini(of);
 }
 
-/* One snapshot: the listed table, or the report of the options. Why a
- * report could not be made is said once (*said), not for every snapshot. */
-static int emit_one(FILE *out, const struct tui_opts *o,
-		    const struct tui_query *q, const struct exm_snapshot *snap,
-		    const struct exm_snapshot *prev, long iter,
-		    struct exm_elfcache *cache, bool *said)
+static int listing_begin(struct tui_run *r)
 {
-	const struct tui_report_ops *rop;
-	struct tui_report r;
-	struct exm_proc_filter f = tui_query_filter(q);
-	struct tui_report_env env = {
-		.snap = snap, .prev = prev, .cache = cache, .filter = &f,
-	};
-	int ret;
+	const struct tui_opts *o = r->o;
+	const struct tui_format_ops *fmt = &tui_formats[o->format];
 
-	if (!o->report)
-		return tui_formats[o->format].emit(out, q, snap, prev, iter);
-	rop = tui_report_find(o->report);
-	ret = tui_report_build(rop, &env, &r);
-	/* a replayed snapshot older than the report: said once, with the
-	 * first of them; the others print nothing */
-	if (ret != -ENOMEM && !(ret == -ENODATA && *said))
-		tui_formats[o->format].report(out, q, snap, &r, iter);
-	if (ret && ret != -ENOMEM && r.nnotes && !*said)
-		tui_error("%s", r.notes[0]);
-	if (ret)
-		*said = true;
-	tui_report_fini(&r);
-	/* could not be made (said): exit status 2 when the input lacks what
-	 * it needs (a recording older than the report), else 1 */
-	if (ret == -ENODATA)
-		return 2;
-	return ret == -ENOMEM ? ret : ret ? 1 : 0;
-}
-
-int tui_batch(const struct tui_opts *o)
-{
-	struct exm_outfile of;
-	struct exm_elfcache *cache = NULL;
-	struct exm_snapshot *prev = NULL;
-	struct exm_recorder *rec = NULL;
-	struct exm_scan_opts scan;
-	struct exm_source *src;
-	struct tui_query q;
-	long iters;
-	bool print = !o->record || o->format_given, said = false;
-	int ret, status = 0;
-
-	ret = tui_query_from_opts(&q, o, false);
-	if (ret)
-		return ret;
-	/* --output: one writer for whatever is there (outfile.h) */
-	tui_out_init(o, &of);
-	if (o->report && !tui_formats[o->format].report) {
-		tui_error("--%s prints text, csv or json",
-			  o->report);
-		tui_query_fini(&q);
-		return 2;
-	}
-	if (o->report && (!(cache = exm_elfcache_new(0)) ||
-			  exm_elfcache_set_sysroot(cache, o->sysroot))) {
-		exm_elfcache_free(cache);
-		tui_query_fini(&q);
-		return 1;
-	}
-	status = tui_open_source(o, &src);
-	if (status) {
-		exm_elfcache_free(cache);
-		tui_query_fini(&q);
-		return status;
-	}
-	iters = tui_batch_iterations(o, src, true, &status);
-	if (!status && o->format == TUI_FMT_OPENMETRICS && print &&
-	    !o->output && iters > 1) {
-		/* an exposition is one snapshot: two on stdout are not one */
-		tui_error("openmetrics prints one snapshot: -n 1, or "
-			  "--output FILE (each snapshot replaces it)");
-		status = 2;
-	}
-	/* Before the recording's open: it may wait up to 30 s for another
-	 * recorder's write, and a stop asked meanwhile ends the run with
-	 * the recording whole, not the process by the signal. */
-	signal(SIGPIPE, SIG_IGN);
-	signal(SIGINT, on_stop);
-	signal(SIGTERM, on_stop);
-	if (!status && o->record)
-		status = tui_record_open(o, &rec);
-	if (status) {
-		exm_elfcache_free(cache);
-		exm_source_close(src);
-		tui_query_fini(&q);
-		return status;
-	}
 	if (o->format == TUI_FMT_TEXT && !o->full_cmd && isatty(1)) {
 		/* Like ps: on a terminal, long command lines are cut at its
 		 * width (-c shows them whole). */
@@ -848,88 +742,71 @@ int tui_batch(const struct tui_opts *o)
 	}
 	/* Read only what the printed columns need (JSON without --fields:
 	 * every column's). */
-	tui_query_scan(&q,
-		       o->report ? ~0u
-				 : (tui_formats[o->format].all && !q.fields_given
-					    ? exm_fields_needs()
-					    : batch_needs(&q, o->format)) |
-					   tui_formats[o->format].needs,
-		       &scan);
-	if (rec) /* a recording holds everything */
-		tui_query_scan(&q, ~0u, &scan);
-	for (long i = 0; i < iters && !stop_flag; i++) {
-		struct exm_snapshot *snap;
-		FILE *out;
-
-		if (i && !exm_replay_count(src)) /* a replay does not wait */
-			sleep_secs(q.set.delay);
-		if (stop_flag)
-			break;
-		g_number = exm_replay_count(src) ? exm_replay_tell(src) + 1
-						 : (size_t)i + 1;
-		ret = exm_source_snapshot(src, &scan, &snap);
-		if (ret) {
-			tui_error("snapshot failed: %s",
-				  src->errmsg[0] ? src->errmsg : strerror(-ret));
-			status = ret == -EINVAL && exm_replay_count(src) ? 2 : 1;
-			break;
-		}
-		if (rec && exm_record_snapshot(rec, snap)) {
-			tui_error("--record: %s",
-				  exm_record_errmsg(rec));
-			exm_snapshot_free(snap);
-			status = 1;
-			break;
-		}
-		if (rec && o->verbose)
-			fprintf(stderr, "exmtop: --record: snapshot %" PRId64
-				" written\n", exm_record_last_id(rec));
-		if (print) {
-			out = tui_out_begin(o, &of, &status);
-			if (!out) {
-				exm_snapshot_free(snap);
-				break;
-			}
-			ret = emit_one(out, o, &q, snap, prev, i, cache,
-				       &said);
-		} else {
-			ret = 0;
-		}
-		if (prev)
-			exm_snapshot_free(prev);
-		prev = snap; /* the deltas of the next one */
-		if (print) {
-			int e = tui_out_end(o, &of, !ret);
-
-			if (e < 0) /* the reader left (the emit may have
-				    * failed for it): stop quietly */
-				break;
-			if (e && !ret) {
-				status = e;
-				break;
-			}
-		}
-		if (ret == 2 && exm_replay_count(src)) {
-			/* a replayed snapshot older than the report (recorded
-			 * before its facts were kept): the later ones may
-			 * have them, so go on; exit status 2 at the end */
-			status = 2;
-			continue;
-		}
-		if (ret) {
-			if (ret < 0)
-				tui_error("%s", strerror(-ret));
-			status = ret > 0 ? ret : 1;
-			break;
-		}
-	}
-	if (prev)
-		exm_snapshot_free(prev);
-	tui_out_fini(&of);
-	if (rec)
-		exm_record_close(rec);
-	exm_elfcache_free(cache);
-	exm_source_close(src);
-	tui_query_fini(&q);
-	return status;
+	tui_query_scan(&r->q,
+		       (fmt->all && !r->q.fields_given
+				? exm_fields_needs()
+				: batch_needs(&r->q, o->format)) |
+			       (fmt->needs ? fmt->needs() : 0),
+		       &r->scan);
+	return 0;
 }
+
+static int listing_emit(FILE *out, struct tui_run *r,
+			const struct exm_snapshot *snap,
+			const struct exm_snapshot *prev, long iter,
+			size_t number)
+{
+	g_number = number;
+	return tui_formats[r->o->format].emit(out, &r->q, snap, prev, iter);
+}
+
+const struct tui_batch_ops tui_listing_ops = {
+	.begin = listing_begin,
+	.emit = listing_emit,
+};
+
+static int report_begin(struct tui_run *r)
+{
+	tui_query_scan(&r->q, ~0u, &r->scan);
+	return 0;
+}
+
+/* The report of the options. Why it could not be made is said once
+ * (r->said), not for every snapshot. */
+static int report_emit(FILE *out, struct tui_run *run,
+		       const struct exm_snapshot *snap,
+		       const struct exm_snapshot *prev, long iter,
+		       size_t number)
+{
+	const struct tui_query *q = &run->q;
+	const struct tui_report_ops *rop = tui_report_find(run->o->report);
+	struct tui_report r;
+	struct exm_proc_filter f = tui_query_filter(q);
+	struct tui_report_env env = {
+		.snap = snap, .prev = prev, .cache = run->cache, .filter = &f,
+	};
+	int ret;
+
+	g_number = number;
+	ret = tui_report_build(rop, &env, &r);
+	/* a replayed snapshot older than the report: said once, with the
+	 * first of them; the others print nothing */
+	if (ret != -ENOMEM && !(ret == -ENODATA && run->said))
+		tui_formats[run->o->format].report(out, q, snap, &r, iter);
+	if (ret && ret != -ENOMEM && r.nnotes && !run->said)
+		tui_error("%s", r.notes[0]);
+	if (ret)
+		run->said = true;
+	tui_report_fini(&r);
+	/* could not be made (said): exit status 2 when the input lacks what
+	 * it needs (a recording older than the report), else 1 */
+	if (ret == -ENODATA)
+		return 2;
+	return ret == -ENOMEM ? ret : ret ? 1 : 0;
+}
+
+const struct tui_batch_ops tui_report_ops = {
+	.begin = report_begin,
+	.emit = report_emit,
+	.elf = true,
+};

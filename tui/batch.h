@@ -48,6 +48,11 @@ void tui_print_json_rows(FILE *f, enum exm_table t, const struct exm_row *rows,
 /* JSON members describing the snapshot (no braces): source, page size,
  * units, totals... followed by a comma. */
 void tui_print_json_header(FILE *f, const struct exm_snapshot *snap);
+/* The frame of every JSON document of a snapshot (one line of JSON Lines):
+ * begin writes "{" and the snapshot's members (tui_print_json_header), the
+ * caller its own members, end the closing "}" and the newline. */
+void tui_json_doc_begin(FILE *f, const struct exm_snapshot *snap);
+void tui_json_doc_end(FILE *f);
 /* One summary line for text output. */
 void tui_print_summary(FILE *f, const struct exm_snapshot *snap);
 
@@ -61,7 +66,8 @@ struct tui_format_ops {
 	/* prints every column (JSON: unless --fields says which): the scan
 	 * reads what any needs */
 	bool all;
-	unsigned needs;	  /* EXM_NEED_* it reads beyond its columns' */
+	/* EXM_NEED_* it reads beyond its columns' (NULL: nothing) */
+	unsigned (*needs)(void);
 	int (*emit)(FILE *out, const struct tui_query *q,
 		    const struct exm_snapshot *snap,
 		    const struct exm_snapshot *prev, long iter);
@@ -75,20 +81,19 @@ struct tui_format_ops {
 		       const struct tui_report *r, long iter);
 };
 extern const struct tui_format_ops tui_formats[TUI_FMT__COUNT];
+/* The names of the formats of bits (bit f: format f; ~0u all of them),
+ * "text, csv or json", into buf. */
+void tui_format_names(unsigned bits, char *buf, size_t len);
 
 struct exm_source;
 
 /*
  * How many snapshots a batch run prints, after moving a replay to --from
  * (*status: 2 after one line when --from is bad): -n; a replay's from
- * there to its last when all, else one; a recorder without -b until
- * stopped; else one.
+ * there to its last; a recorder without -b until stopped; else one.
  */
 long tui_batch_iterations(const struct tui_opts *o, struct exm_source *src,
-			  bool all, int *status);
-
-/* Sleep d seconds between batch snapshots (EINTR resumes). */
-void tui_pause_secs(double d);
+			  int *status);
 
 /*
  * Where a batch document goes: stdout, or --output FILE through its one
@@ -103,11 +108,5 @@ FILE *tui_out_begin(const struct tui_opts *o, struct exm_outfile *of,
 		    int *status);
 int tui_out_end(const struct tui_opts *o, struct exm_outfile *of, bool ok);
 void tui_out_fini(struct exm_outfile *of);
-
-/* Run batch mode; returns the exit status. */
-int tui_batch(const struct tui_opts *o);
-
-/* Run exmtop -b --pagemap PID:ADDRESS; returns the exit status. */
-int tui_batch_pagemap(const struct tui_opts *o);
 
 #endif

@@ -20,8 +20,8 @@
 #include "core/fields.h"
 #include "core/format.h"
 #include "core/source.h"
-#include "core/source_replay.h"
 #include "tui/batch.h"
+#include "tui/drive.h"
 #include "tui/query.h"
 #include "tui/text.h"
 #include "tui/view.h"
@@ -33,8 +33,6 @@ struct req {
 	int fields[TUI_MAX_FIELDS + 1];
 	int sort_f;
 	bool desc, by_addr; /* by_addr: no -o given, keep address order */
-	struct exm_scan_opts scan; /* what each snapshot reads */
-	double delay;		   /* between snapshots */
 	/* why the file is unusable in detail (a build-id that differs from
 	 * the recording's), or "" */
 	const char *why;
@@ -138,8 +136,7 @@ static int emit(FILE *out, const struct tui_opts *o, const struct req *q,
 		return -ENOMEM;
 	state_word(e, word, sizeof(word));
 	if (o->format == TUI_FMT_JSON) {
-		fputc('{', out);
-		tui_print_json_header(out, snap);
+		tui_json_doc_begin(out, snap);
 		put_str(out, "file", f->name);
 		if (p)
 			fprintf(out, "\"pid\":%d,", (int)p->pid);
@@ -182,7 +179,7 @@ static int emit(FILE *out, const struct tui_opts *o, const struct req *q,
 			}
 			fputc(']', out);
 		}
-		fputs("}\n", out);
+		tui_json_doc_end(out);
 		return 0;
 	}
 	if (o->format == TUI_FMT_CSV) {
@@ -218,15 +215,30 @@ static int emit(FILE *out, const struct tui_opts *o, const struct req *q,
 	return 0;
 }
 
-static int parse_req(const struct tui_opts *o, struct req *q)
+static void elf_end(struct tui_run *r)
 {
-	char err[256];
-	const char *colon;
+	struct req *q = r->priv;
 
-	memset(q, 0, sizeof(*q));
-	if (o->sections && o->symbols) {
-		tui_error("use --sections or --symbols, not "
-			  "both");
+	if (q) {
+		free(q->file);
+		free(q->section);
+		free(q);
+	}
+	r->priv = NULL;
+}
+
+static int elf_begin(struct tui_run *r)
+{
+	const struct tui_opts *o = r->o;
+	const char *colon;
+	struct req *q = calloc(1, sizeof(*q));
+
+	if (!q)
+		return 1;
+	r->priv = q;
+	if (o->npids > 1) {
+		tui_error("--sections/--symbols take one -p PID "
+			  "(or none for all processes)");
 		return 2;
 	}
 	if (o->sections) {
@@ -251,145 +263,57 @@ static int parse_req(const struct tui_opts *o, struct req *q)
 		tui_error("empty FILE");
 		return 2;
 	}
-	{
-		struct tui_query qq;
-		int ret = tui_query_build(&qq, o, false, err, sizeof(err));
-
-		if (!ret) {
-			memcpy(q->fields, tui_query_fields(&qq, q->t),
-			       sizeof(q->fields));
-			tui_query_sort(&qq, q->t, &q->sort_f, &q->desc);
-			q->by_addr = !qq.sort_given;
-			/* Everything, of every process: sharing with other
-			 * processes decides the effective sizes even in the
-			 * context of one (-p names the context, not the
-			 * scan). */
-			tui_query_scan(&qq, ~0u, &q->scan);
-			q->scan.pids = NULL;
-			q->scan.npids = 0;
-			q->delay = qq.set.delay;
-		}
-		tui_query_fini(&qq);
-		if (ret == -ENOMEM)
-			return 1;
-		if (ret)
-			goto bad;
-	}
+	memcpy(q->fields, tui_query_fields(&r->q, q->t), sizeof(q->fields));
+	tui_query_sort(&r->q, q->t, &q->sort_f, &q->desc);
+	q->by_addr = !r->q.sort_given;
+	/* Everything, of every process: sharing with other processes decides
+	 * the effective sizes even in the context of one (-p names the
+	 * context, not the scan). */
+	tui_query_scan(&r->q, ~0u, &r->scan);
+	r->scan.pids = NULL;
+	r->scan.npids = 0;
 	return 0;
-bad:
-	tui_error("%s", err);
-	return 2;
 }
 
-void tui_pause_secs(double d)
+static int elf_emit(FILE *out, struct tui_run *r,
+		    const struct exm_snapshot *snap,
+		    const struct exm_snapshot *prev, long iter, size_t number)
 {
-	struct timespec ts = { .tv_sec = (time_t)d };
+	const struct tui_opts *o = r->o;
+	struct req *q = r->priv;
+	const struct exm_proc *p = NULL;
+	const struct exm_file *f;
+	const struct exm_elf *e;
+	char stamp[TUI_CSV_STAMP_LEN];
+	bool amb;
 
-	ts.tv_nsec = (long)((d - (double)ts.tv_sec) * 1e9);
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
+	(void)prev;
+	if (o->npids == 1) {
+		p = exm_snapshot_find_pid(snap, o->pids[0]);
+		if (!p) {
+			tui_error("process %d not found", (int)o->pids[0]);
+			return 1;
+		}
+	}
+	f = tui_elf_find_file(snap, q->file, &amb);
+	if (f && p && !exm_proc_find_pfile(p, f))
+		f = NULL;
+	if (!f) {
+		tui_error("%s: %s", q->file,
+			  amb ? "several mapped files have this name; "
+				"give the full path"
+			      : "not mapped by the scanned processes");
+		return 1;
+	}
+	e = exm_elfcache_get(r->cache, snap, p, f, tui_proc_root(snap));
+	q->why = exm_elfcache_why(r->cache);
+	return emit(out, o, q, snap, p, f, e, iter,
+		    tui_csv_stamp(stamp, snap, number));
 }
 
-int tui_batch_elf(const struct tui_opts *o)
-{
-	long iters;
-	struct exm_elfcache *cache = NULL;
-	struct exm_source *src = NULL;
-	struct exm_outfile of;
-	struct req q;
-	FILE *out;
-	int ret, end;
-
-	tui_out_init(o, &of);
-	ret = parse_req(o, &q);
-	if (ret)
-		goto out;
-	ret = tui_open_source(o, &src);
-	if (ret)
-		goto out;
-	iters = tui_batch_iterations(o, src, false, &ret);
-	if (ret)
-		goto out;
-	cache = exm_elfcache_new(0);
-	if (!cache || exm_elfcache_set_sysroot(cache, o->sysroot)) {
-		ret = 1;
-		goto out;
-	}
-	if (o->npids > 1) {
-		tui_error("--sections/--symbols take one -p PID "
-			  "(or none for all processes)");
-		ret = 2;
-		goto out;
-	}
-	for (long i = 0; i < iters; i++) {
-		const struct exm_proc *p = NULL;
-		const struct exm_file *f;
-		const struct exm_elf *e;
-		char stamp[TUI_CSV_STAMP_LEN];
-		struct exm_snapshot *snap;
-		size_t number;
-		bool amb;
-
-		if (i && !exm_replay_count(src)) /* a replay does not wait */
-			tui_pause_secs(q.delay);
-		number = exm_replay_count(src) ? exm_replay_tell(src) + 1
-					       : (size_t)i + 1;
-		ret = exm_source_snapshot(src, &q.scan, &snap);
-		if (ret) {
-			tui_error("snapshot failed: %s",
-				  src->errmsg[0] ? src->errmsg : strerror(-ret));
-			/* a damaged recording is a bad value */
-			ret = ret == -EINVAL && exm_replay_count(src) ? 2 : 1;
-			goto out;
-		}
-		if (o->npids == 1) {
-			p = exm_snapshot_find_pid(snap, o->pids[0]);
-			if (!p) {
-				tui_error("process %d not "
-					  "found", (int)o->pids[0]);
-				exm_snapshot_free(snap);
-				ret = 1;
-				goto out;
-			}
-		}
-		f = tui_elf_find_file(snap, q.file, &amb);
-		if (f && p && !exm_proc_find_pfile(p, f))
-			f = NULL;
-		if (!f) {
-			tui_error("%s: %s", q.file,
-				  amb ? "several mapped files have this name; "
-				  "give the full path"
-				  : "not mapped by the scanned processes");
-			exm_snapshot_free(snap);
-			ret = 1;
-			goto out;
-		}
-		e = exm_elfcache_get(cache, snap, p, f, tui_proc_root(snap));
-		q.why = exm_elfcache_why(cache);
-		out = tui_out_begin(o, &of, &ret);
-		if (!out) {
-			exm_snapshot_free(snap);
-			goto out;
-		}
-		ret = emit(out, o, &q, snap, p, f, e, i,
-			   tui_csv_stamp(stamp, snap, number));
-		exm_snapshot_free(snap);
-		if (ret < 0) {
-			tui_error("%s", strerror(-ret));
-			ret = 1;
-		}
-		end = tui_out_end(o, &of, !ret);
-		if (end && !ret)
-			ret = end < 0 ? 0 : end;
-		if (ret || end)
-			goto out;
-	}
-out:
-	tui_out_fini(&of);
-	exm_elfcache_free(cache);
-	if (src)
-		exm_source_close(src);
-	free(q.file);
-	free(q.section);
-	return ret;
-}
+const struct tui_batch_ops tui_elf_ops = {
+	.begin = elf_begin,
+	.emit = elf_emit,
+	.end = elf_end,
+	.elf = true,
+};

@@ -3,7 +3,8 @@
  * batch_elf.h - batch output of the ELF drill-down:
  *   exmtop -b --sections FILE [-p PID]
  *   exmtop -b --symbols FILE:SECTION [-p PID]     (SECTION "*": all)
- * in text, CSV or JSON. FILE is a mapped file's path as maps shows it, or
+ * in text, CSV or JSON: a mode of the batch driver (drive.h,
+ * tui_elf_ops). FILE is a mapped file's path as maps shows it, or
  * any path resolving to it, or its base name when that is unambiguous.
  * With one -p PID the sizes are that process's; otherwise they are sums
  * over every scanned process mapping the file.
@@ -13,9 +14,6 @@
 
 #include "core/snapshot.h"
 #include "tui/opts.h"
-
-/* Run it; returns the exit status (0, 1 on failure, 2 on bad usage). */
-int tui_batch_elf(const struct tui_opts *o);
 
 /*
  * The file of snap that arg names: exact name, else the realpath of arg,

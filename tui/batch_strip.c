@@ -16,9 +16,9 @@
 #include "core/filestrip.h"
 #include "core/format.h"
 #include "core/source.h"
-#include "core/source_replay.h"
 #include "core/strip.h"
 #include "tui/batch.h"
+#include "tui/drive.h"
 #include "tui/query.h"
 #include "tui/text.h"
 #include "tui/view_strip.h"
@@ -74,8 +74,7 @@ static void print_json(FILE *out, const struct exm_snapshot *snap,
 		       const struct exm_proc *p, const struct exm_mapping *m,
 		       const struct exm_strip *s)
 {
-	fputc('{', out);
-	tui_print_json_header(out, snap);
+	tui_json_doc_begin(out, snap);
 	fprintf(out, "\"pid\":%d,\"start\":\"0x%" PRIx64 "\",\"end\":\"0x%"
 		PRIx64 "\",\"file\":", (int)p->pid, m->start, m->end);
 	exm_json_str(out, m->name);
@@ -93,7 +92,8 @@ static void print_json(FILE *out, const struct exm_snapshot *snap,
 			fputs(c->state == EXM_CELL_SWAPPED ? "\"s\"" : "0",
 			      out);
 	}
-	fputs("]}\n", out);
+	fputc(']', out);
+	tui_json_doc_end(out);
 }
 
 /* The file named path that most processes map (a name can stand for
@@ -143,8 +143,7 @@ static void print_file_json(FILE *out, const struct exm_snapshot *snap,
 {
 	uint64_t ps = snap->sys.page_size;
 
-	fputc('{', out);
-	tui_print_json_header(out, snap);
+	tui_json_doc_begin(out, snap);
 	fputs("\"file\":", out);
 	exm_json_str(out, f->name);
 	fprintf(out, ",\"processes\":%" PRIu32 ",\"pages\":%" PRIu64
@@ -159,7 +158,8 @@ static void print_file_json(FILE *out, const struct exm_snapshot *snap,
 	fputs("],\"procs_per_page\":[", out);
 	for (uint64_t i = 0; i < s->npages; i++)
 		fprintf(out, "%s%" PRIu32, i ? "," : "", s->procs[i]);
-	fputs("]}\n", out);
+	fputc(']', out);
+	tui_json_doc_end(out);
 }
 
 static int file_strip(FILE *out, const struct exm_snapshot *snap,
@@ -197,7 +197,7 @@ static int file_strip(FILE *out, const struct exm_snapshot *snap,
 /* One snapshot's strip of PID:ADDR or of a file into out: 0, or 1 after
  * a line. */
 static int strip_one(FILE *out, const struct tui_opts *o,
-		     struct exm_snapshot *snap, bool by_file, pid_t pid,
+		     const struct exm_snapshot *snap, bool by_file, pid_t pid,
 		     uint64_t addr)
 {
 	const struct exm_proc *p;
@@ -231,65 +231,55 @@ static int strip_one(FILE *out, const struct tui_opts *o,
 	return ret ? 1 : 0;
 }
 
-int tui_batch_pagemap(const struct tui_opts *o)
-{
-	bool by_file = o->pagemap[0] == '/';
-	struct exm_scan_opts scan;
-	struct exm_source *src = NULL;
-	struct exm_outfile of;
-	uint64_t addr = 0;
-	pid_t pid = 0;
-	long iters;
-	int ret = 0;
+struct target {
+	bool by_file;
+	pid_t pid;
+	uint64_t addr;
+};
 
-	if (!by_file && parse_target(o->pagemap, &pid, &addr)) {
+static void strip_end(struct tui_run *r)
+{
+	free(r->priv);
+	r->priv = NULL;
+}
+
+static int strip_begin(struct tui_run *r)
+{
+	const struct tui_opts *o = r->o;
+	struct target *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return 1;
+	r->priv = t;
+	t->by_file = o->pagemap[0] == '/';
+	if (!t->by_file && parse_target(o->pagemap, &t->pid, &t->addr)) {
 		tui_error("invalid value '%.64s' for --pagemap: "
 			  "expected PID:ADDRESS (address in hex) or an absolute "
 			  "file name", o->pagemap);
 		return 2;
 	}
-	if (o->format != TUI_FMT_TEXT && o->format != TUI_FMT_JSON) {
-		tui_error("--pagemap prints text or json");
-		return 2;
-	}
-	ret = tui_open_source(o, &src);
-	if (ret)
-		return ret;
-	iters = tui_batch_iterations(o, src, false, &ret);
 	/* every process: they decide how many map each page */
-	memset(&scan, 0, sizeof(scan));
-	scan.include_self = o->include_self;
-	scan.pagemap_mode = o->pagemap_mode;
-	tui_out_init(o, &of);
-	for (long i = 0; !ret && i < iters; i++) {
-		struct exm_snapshot *snap;
-		FILE *out;
-		int end;
-
-		if (i && !exm_replay_count(src)) /* a replay does not wait */
-			tui_pause_secs(o->delay > 0 ? o->delay : 2);
-		ret = exm_source_snapshot(src, &scan, &snap);
-		if (ret) {
-			tui_error("snapshot failed: %s",
-				  src->errmsg[0] ? src->errmsg
-						 : strerror(-ret));
-			ret = 1;
-			break;
-		}
-		out = tui_out_begin(o, &of, &ret);
-		if (!out) {
-			exm_snapshot_free(snap);
-			break;
-		}
-		ret = strip_one(out, o, snap, by_file, pid, addr);
-		exm_snapshot_free(snap);
-		end = tui_out_end(o, &of, !ret);
-		if (end && !ret)
-			ret = end < 0 ? 0 : end;
-		if (end)
-			break;
-	}
-	tui_out_fini(&of);
-	exm_source_close(src);
-	return ret;
+	memset(&r->scan, 0, sizeof(r->scan));
+	r->scan.include_self = o->include_self;
+	r->scan.pagemap_mode = o->pagemap_mode;
+	return 0;
 }
+
+static int strip_emit(FILE *out, struct tui_run *r,
+		      const struct exm_snapshot *snap,
+		      const struct exm_snapshot *prev, long iter,
+		      size_t number)
+{
+	const struct target *t = r->priv;
+
+	(void)prev;
+	(void)iter;
+	(void)number;
+	return strip_one(out, r->o, snap, t->by_file, t->pid, t->addr);
+}
+
+const struct tui_batch_ops tui_strip_ops = {
+	.begin = strip_begin,
+	.emit = strip_emit,
+	.end = strip_end,
+};

@@ -9,7 +9,6 @@
 #include <time.h>
 
 #include "core/format.h"
-#include "core/source_replay.h"
 #include "tui/batch.h"
 #include "tui/replay.h"
 #include "tui/text.h"
@@ -183,7 +182,7 @@ int tui_diff_json(FILE *out, const struct tui_query *q,
 		d->seconds, d->nnew, d->ngone);
 	if (df->report) {
 		tui_report_json(out, df->report);
-		fputs("}\n", out);
+		tui_json_doc_end(out);
 		return 0;
 	}
 	fputs("\"totals\":", out);
@@ -198,7 +197,7 @@ int tui_diff_json(FILE *out, const struct tui_query *q,
 	}
 	fputs(",\"files\":", out);
 	tui_print_json_rows(out, EXM_T_FILES, df->files, df->nfiles, ff);
-	fputs("}\n", out);
+	tui_json_doc_end(out);
 	return 0;
 }
 
@@ -206,7 +205,7 @@ int tui_diff_json(FILE *out, const struct tui_query *q,
 static int load(struct exm_source *src, size_t idx,
 		const struct exm_scan_opts *scan, struct exm_snapshot **out)
 {
-	int ret = exm_replay_seek(src, idx);
+	int ret = exm_source_seek(src, idx);
 
 	if (!ret)
 		ret = exm_source_snapshot(src, scan, out);
@@ -290,8 +289,8 @@ int tui_batch_diff(const struct tui_opts *o)
 		goto out;
 	df.file_a = o->diff_a;
 	df.file_b = o->diff_b ? o->diff_b : o->diff_a;
-	df.count_a = exm_replay_count(sa);
-	df.count_b = exm_replay_count(sb ? sb : sa);
+	df.count_a = exm_source_count(sa);
+	df.count_b = exm_source_count(sb ? sb : sa);
 	df.to = df.count_b - 1;
 	if (o->from)
 		status = tui_replay_pick(sa, "--from", o->from, &df.from);

@@ -11,7 +11,6 @@
 
 #include "core/format.h"
 #include "core/group.h"
-#include "core/source_replay.h"
 #include "tui/replay.h"
 #include "tui/text.h"
 #include "tui/view_elf.h"
@@ -518,16 +517,18 @@ static unsigned prompt_done(struct tui_live *l, bool accept,
 		break;
 	case TUI_P_DELAY:
 		if (accept) {
-			double d;
+			/* the settings table's parser: -d and the file take
+			 * the same values */
+			char why[128];
 
-			if (!exm_parse_decimal(text, true, &d) ||
-			    !(d >= 0.1 && d <= 3600)) {
-				tui_live_status(l, "delay must be 0.1 to 3600 "
-						   "seconds");
+			if (tui_setting_parse(tui_setting_find("delay", NULL), -1,
+					      &l->q.set, text, why,
+					      sizeof(why))) {
+				tui_live_status(l, "delay: %s", why);
 			} else {
-				l->q.set.delay = d;
-				l->next_due = tui_now() + d;
-				tui_live_status(l, "refreshing every %gs", d);
+				l->next_due = tui_now() + l->q.set.delay;
+				tui_live_status(l, "refreshing every %gs",
+						l->q.set.delay);
 			}
 		}
 		break;
@@ -917,7 +918,7 @@ int tui_live_init(struct tui_live *l, const struct tui_opts *o)
 	if (ret)
 		return ret;
 	l->replay_want = -1;
-	l->replay_n = exm_replay_count(l->src);
+	l->replay_n = exm_source_count(l->src);
 	if (l->replay_n) {
 		/* a replay waits for keys: [ ] step, p plays */
 		l->paused = true;

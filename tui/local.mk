@@ -5,6 +5,7 @@ exmtop_SOURCES = \
 	tui/main.c \
 	tui/opts.c tui/opts.h \
 	tui/query.c tui/query.h \
+	tui/drive.c tui/drive.h \
 	tui/batch.c tui/batch.h \
 	tui/batch_strip.c \
 	tui/report.c tui/report.h \

@@ -10,6 +10,7 @@
 #include "tui/man.h"
 #include "tui/keys.h"
 #include "tui/opts.h"
+#include "tui/rc.h"
 
 /* Write s escaped for roff: backslashes doubled, a leading dot or quote
  * guarded. */
@@ -44,6 +45,8 @@ static void options(FILE *f)
 {
 	fputs(".SH OPTIONS\n", f);
 	for (const struct tui_option *op = tui_options; op->name; op++) {
+		char help[512];
+
 		fputs(".TP\n.B ", f);
 		if (op->short_name)
 			fprintf(f, "\\-%c, ", op->short_name);
@@ -55,7 +58,7 @@ static void options(FILE *f)
 			fputs("\\fR", f);
 		}
 		fputs("\n", f);
-		roff(f, op->help);
+		roff(f, tui_option_help(op, help, sizeof(help)));
 		fputs("\n", f);
 	}
 }
@@ -147,8 +150,19 @@ void tui_print_man(FILE *f)
 	items(f, "EXIT STATUS", tui_exits);
 	items(f, "EXAMPLES", tui_examples);
 	fputs(".SH FILES\n~/.config/exmtop/exmtoprc: settings saved from the "
-	      "live screen.\n"
-	      ".SH SEE ALSO\n.BR top (1),\n.BR smem (8),\n.BR pmap (1),\n"
+	      "live screen (key W), lines KEY = VALUE:\n", f);
+	for (const struct tui_setting *st = tui_settings_table; st->key;
+	     st++) {
+		char name[64], line[512];
+
+		tui_setting_doc(st, name, sizeof(name), line, sizeof(line));
+		fputs(".TP\n.B ", f);
+		roff(f, name);
+		fputs("\n", f);
+		roff(f, line);
+		fputs("\n", f);
+	}
+	fputs(".SH SEE ALSO\n.BR top (1),\n.BR smem (8),\n.BR pmap (1),\n"
 	      ".BR proc (5)\n",
 	      f);
 }

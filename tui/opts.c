@@ -4,7 +4,9 @@
 
 #include "core/fields.h"
 #include "core/format.h"
+#include "core/source.h"
 #include "tui/batch.h"
+#include "tui/rc.h"
 #include "tui/text.h"
 
 #include <errno.h>
@@ -21,14 +23,19 @@ static int bad(const char *opt, const char *val, const char *why)
 	return 2;
 }
 
-/* The value of a choice among names, or -1 (after the message). */
-static int choice(const char *opt, const char *val, const char *const *names,
-		  const char *expected)
+/* The value of a choice among names, or -1 after the message, which
+ * lists the names ("expected auto, scan or read"). */
+static int choice(const char *opt, const char *val, const char *const *names)
 {
-	for (int i = 0; names[i]; i++)
-		if (!strcmp(val, names[i]))
-			return i;
-	bad(opt, val, expected);
+	char list[128], why[160];
+	size_t n = 0;
+
+	for (; names[n]; n++)
+		if (!strcmp(val, names[n]))
+			return (int)n;
+	snprintf(why, sizeof(why), "expected %s",
+		 tui_text_or(list, sizeof(list), names, n));
+	bad(opt, val, why);
 	return -1;
 }
 
@@ -48,11 +55,17 @@ static int set_iterations(struct tui_opts *o, const char *v)
 	return 0;
 }
 
+/* The settings table's parser (rc.h): the file and the prompt take the
+ * same values. */
 static int set_delay(struct tui_opts *o, const char *v)
 {
-	if (!exm_parse_decimal(v, true, &o->delay) || o->delay < 0.1 ||
-	    o->delay > 86400)
-		return bad("-d", v, "expected seconds, 0.1 to 86400");
+	struct tui_settings s;
+	char why[128];
+
+	if (tui_setting_parse(tui_setting_find("delay", NULL), -1, &s, v, why,
+			      sizeof(why)))
+		return bad("-d", v, why);
+	o->delay = s.delay;
 	return 0;
 }
 
@@ -146,7 +159,13 @@ static int set_format(struct tui_opts *o, const char *v)
 			o->format_given = true;
 			return 0;
 		}
-	return bad("--format", v, "expected text, csv, json or openmetrics");
+	{
+		char names[128], why[160];
+
+		tui_format_names(~0u, names, sizeof(names));
+		snprintf(why, sizeof(why), "expected %s", names);
+		return bad("--format", v, why);
+	}
 }
 
 static int set_bytes(struct tui_opts *o, const char *v)
@@ -181,8 +200,7 @@ static const char *const pagemap_modes[] = { "auto", "scan", "read", NULL };
 
 static int set_pagemap_mode(struct tui_opts *o, const char *v)
 {
-	int i = choice("--pagemap-mode", v, pagemap_modes,
-		       "expected auto, scan or read");
+	int i = choice("--pagemap-mode", v, pagemap_modes);
 
 	if (i < 0)
 		return 2;
@@ -354,9 +372,15 @@ static const char *const completion_shells[] = { "bash", NULL };
 
 static int act_completion(struct tui_opts *o, const char *v)
 {
-	if (choice("--completion", v, completion_shells, "expected bash") < 0)
+	if (choice("--completion", v, completion_shells) < 0)
 		return 2;
 	o->action = TUI_COMPLETION;
+	return 0;
+}
+
+static int act_list_modes(struct tui_opts *o, const char *v)
+{
+	o->action = TUI_LIST_MODES;
 	return 0;
 }
 
@@ -475,8 +499,7 @@ const struct tui_option tui_options[] = {
 		  "device or FIFO: written into)" },
 	{ .name = "source", .arg = "NAME", .set = set_source,
 	  .complete = TUI_COMP_SOURCE,
-	  .help = "auto, kmod (the exmap module), pagemap (root), smaps, "
-		  "replay:FILE, fixture:NAME" },
+	  .help_from = exm_source_help },
 	{ .name = "pagemap-mode", .arg = "M", .set = set_pagemap_mode,
 	  .complete = TUI_COMP_WORDS, .words = pagemap_modes,
 	  .help = "auto, scan (PAGEMAP_SCAN ioctl, Linux 6.7+) or read" },
@@ -493,6 +516,10 @@ const struct tui_option tui_options[] = {
 	  .complete = TUI_COMP_WORDS, .words = completion_shells,
 	  .help = "print a completion script for SHELL (bash) made from "
 		  "this table and exit" },
+	{ .name = "list-modes", .set = act_list_modes,
+	  .help = "print each mode (what the options select: live, listing, "
+		  "report, sections, symbols, pagemap, diff), the formats it "
+		  "prints and the options it takes, and exit" },
 	{ .name = "help", .short_name = 'h', .set = act_help,
 	  .help = "this help" },
 	{ .name = "version", .short_name = 'V', .set = act_version,
@@ -550,6 +577,7 @@ void tui_table_letters(char *buf, size_t len)
 }
 
 #define NOPTS (sizeof(tui_options) / sizeof(tui_options[0]) - 1)
+_Static_assert(NOPTS <= 64, "struct tui_opts.given has 64 bits");
 
 /* text wrapped at 79 columns: the first line after a left column of
  * 26, the rest under it */
@@ -577,6 +605,15 @@ static void wrapped(FILE *f, const char *left, const char *h)
 	}
 }
 
+const char *tui_option_help(const struct tui_option *op, char *buf,
+			    size_t len)
+{
+	if (!op->help_from)
+		return op->help;
+	op->help_from(buf, len);
+	return buf;
+}
+
 void tui_opts_usage(FILE *f)
 {
 	char letters[512];
@@ -587,14 +624,14 @@ void tui_opts_usage(FILE *f)
 	      "it (effective resident).\n\n",
 	      f);
 	for (const struct tui_option *op = tui_options; op->name; op++) {
-		char left[64];
+		char left[64], help[512];
 
 		snprintf(left, sizeof(left), "%c%c%c --%s%s%s",
 			 op->short_name ? '-' : ' ',
 			 op->short_name ? op->short_name : ' ',
 			 op->short_name ? ',' : ' ', op->name,
 			 op->arg ? " " : "", op->arg ? op->arg : "");
-		wrapped(f, left, op->help);
+		wrapped(f, left, tui_option_help(op, help, sizeof(help)));
 	}
 	tui_table_letters(letters, sizeof(letters));
 	fputs("\n--list-fields prints each field's key, title, the tables it "
@@ -603,6 +640,15 @@ void tui_opts_usage(FILE *f)
 	fputs("\nEnvironment:\n", f);
 	for (const struct tui_doc_item *e = tui_environ; e->name; e++)
 		wrapped(f, e->name, e->help);
+	fputs("\nSettings file (key W on the live screen writes it; the "
+	      "options win over it):\n", f);
+	for (const struct tui_setting *st = tui_settings_table; st->key;
+	     st++) {
+		char name[64], line[512];
+
+		tui_setting_doc(st, name, sizeof(name), line, sizeof(line));
+		wrapped(f, name, line);
+	}
 	fputs("\nExit status:\n", f);
 	for (const struct tui_doc_item *e = tui_exits; e->name; e++)
 		wrapped(f, e->name, e->help);
@@ -657,6 +703,7 @@ int tui_opts_parse(struct tui_opts *o, int argc, char **argv)
 				  : argv[optind - 1]);
 			return 2;
 		}
+		o->given |= 1ull << (op - tui_options);
 		ret = op->set(o, op->arg ? optarg : NULL);
 		if (ret)
 			return ret;

@@ -36,6 +36,7 @@ enum tui_action {
 	TUI_LIST_FIELDS,  /* --list-fields */
 	TUI_MAN,	  /* --man */
 	TUI_COMPLETION,	  /* --completion SHELL */
+	TUI_LIST_MODES,	  /* --list-modes */
 };
 
 struct tui_opts {
@@ -75,6 +76,8 @@ struct tui_opts {
 				 * the name of a report (report.h), or NULL */
 	long top;		/* --top N (0: the format's default) */
 	const char *output;	/* --output FILE (NULL: stdout) */
+	/* bit i: tui_options[i] was given (the modes' check, drive.c) */
+	unsigned long long given;
 };
 
 /* What a shell may complete an option's value with (completion.c). */
@@ -95,7 +98,9 @@ struct tui_option {
 	const char *name;  /* long name, without "--" */
 	char short_name;   /* or 0 */
 	const char *arg;   /* name of its value, NULL: takes none */
-	const char *help;  /* one line for --help and the manual */
+	const char *help;  /* one line for --help and the manual, */
+	/* or made from another table (--source's names) */
+	void (*help_from)(char *buf, size_t len);
 	/* Take the option (val NULL when it takes none): 0, or 2 after
 	 * printing one line on stderr for a bad value. */
 	int (*set)(struct tui_opts *o, const char *val);
@@ -126,5 +131,8 @@ int tui_opts_parse(struct tui_opts *o, int argc, char **argv);
 void tui_opts_fini(struct tui_opts *o);
 /* --help. */
 void tui_opts_usage(FILE *f);
+/* The help line of op (buf: room for one made). */
+const char *tui_option_help(const struct tui_option *op, char *buf,
+			    size_t len);
 
 #endif

@@ -48,8 +48,9 @@ int tui_query_build(struct tui_query *q, const struct tui_opts *o,
 	if (o->bytes)
 		q->set.exact_bytes = true;
 	if (o->fields) {
-		if (exm_fields_parse(o->fields, t, q->set.fields[t],
-				     TUI_MAX_COLS + 1, err, errlen))
+		/* the settings table's parser: the file reads the same */
+		if (tui_setting_parse(tui_setting_find("fields", NULL), t,
+				      &q->set, o->fields, err, errlen))
 			return -EINVAL;
 		q->fields_given = true;
 	} else if (!use_rc && elf && o->format != TUI_FMT_TEXT) {
@@ -62,8 +63,8 @@ int tui_query_build(struct tui_query *q, const struct tui_opts *o,
 		q->set.fields[t][k] = -1;
 	}
 	if (o->sort_key) {
-		if (exm_sort_parse(o->sort_key, t, &q->set.sort[t],
-				   &q->set.sort_desc[t], err, errlen))
+		if (tui_setting_parse(tui_setting_find("sort", NULL), t,
+				      &q->set, o->sort_key, err, errlen))
 			return -EINVAL;
 		q->sort_given = true;
 	}

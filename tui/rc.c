@@ -6,6 +6,7 @@
 #include "core/outfile.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,65 +113,200 @@ static char *trim(char *s)
 	return s;
 }
 
-static bool parse_bool(const char *v, bool *out)
+#define MEMBER(m) offsetof(struct tui_settings, m)
+
+const struct tui_setting tui_settings_table[] = {
+	{ .key = "delay", .type = TUI_SET_SECONDS, .min = 0.1, .max = 86400,
+	  .off = MEMBER(delay), .option = "-d, key d",
+	  .help = "between snapshots" },
+	{ .key = "group", .type = TUI_SET_GROUP, .off = MEMBER(group_by),
+	  .option = "key g", .help = "grouping of the processes pane" },
+	{ .key = "full_cmd", .type = TUI_SET_BOOL, .off = MEMBER(full_cmd),
+	  .option = "-c, key c", .help = "full command lines" },
+	{ .key = "bytes", .type = TUI_SET_BOOL, .off = MEMBER(exact_bytes),
+	  .option = "--bytes, key b", .help = "exact byte counts" },
+	{ .key = "fields", .type = TUI_SET_FIELDS, .per_table = true,
+	  .option = "--fields, key f",
+	  .help = "the columns of a table (TABLE: procs, files, ...)" },
+	{ .key = "sort", .type = TUI_SET_SORT, .per_table = true,
+	  .option = "-o, keys < >", .help = "the sort of a table" },
+	{ .key = NULL },
+};
+
+const struct tui_setting *tui_setting_find(const char *key, int *t)
 {
-	if (!strcmp(v, "1") || !strcmp(v, "yes") || !strcmp(v, "true"))
-		*out = true;
-	else if (!strcmp(v, "0") || !strcmp(v, "no") || !strcmp(v, "false"))
-		*out = false;
-	else
-		return false;
-	return true;
+	if (t)
+		*t = -1;
+	for (const struct tui_setting *st = tui_settings_table; st->key;
+	     st++) {
+		size_t n = strlen(st->key);
+
+		if (strncmp(key, st->key, n))
+			continue;
+		if (!key[n] && (!st->per_table || !t))
+			return st;
+		if (st->per_table && t && key[n] == '.' &&
+		    (*t = exm_table_by_key(key + n + 1)) >= 0)
+			return st;
+		if (t)
+			*t = -1;
+	}
+	return NULL;
+}
+
+void tui_setting_expects(const struct tui_setting *st, char *buf,
+			 size_t len)
+{
+	size_t used;
+
+	switch (st->type) {
+	case TUI_SET_SECONDS:
+		snprintf(buf, len, "seconds, %g to %g", st->min, st->max);
+		break;
+	case TUI_SET_BOOL:
+		snprintf(buf, len, "1 or 0");
+		break;
+	case TUI_SET_GROUP:
+		used = (size_t)snprintf(buf, len, "one of");
+		for (int g = 0; g < EXM_GROUP__COUNT && used < len; g++)
+			used += (size_t)snprintf(buf + used, len - used,
+						 "%s %s", g ? "," : "",
+						 exm_group_name(g));
+		break;
+	case TUI_SET_FIELDS:
+		snprintf(buf, len, "field keys, KEY,KEY,...");
+		break;
+	case TUI_SET_SORT:
+		snprintf(buf, len, "a field key, as -o");
+		break;
+	}
+}
+
+void tui_setting_doc(const struct tui_setting *st, char *name,
+		     size_t namelen, char *line, size_t linelen)
+{
+	char e[128];
+
+	tui_setting_expects(st, e, sizeof(e));
+	snprintf(name, namelen, "%s%s", st->key, st->per_table ? ".TABLE" : "");
+	snprintf(line, linelen, "%s: %s (also %s)", st->help, e, st->option);
+}
+
+static int expected(const struct tui_setting *st, char *why, size_t whylen)
+{
+	char e[128];
+
+	tui_setting_expects(st, e, sizeof(e));
+	snprintf(why, whylen, "expected %s", e);
+	return -EINVAL;
+}
+
+int tui_setting_parse(const struct tui_setting *st, int t,
+		      struct tui_settings *s, const char *val, char *why,
+		      size_t whylen)
+{
+	char *m = (char *)s + st->off;
+	double d;
+	int f;
+	bool desc;
+
+	switch (st->type) {
+	case TUI_SET_SECONDS:
+		if (!exm_parse_decimal(val, true, &d) || !(d >= st->min) ||
+		    !(d <= st->max))
+			return expected(st, why, whylen);
+		memcpy(m, &d, sizeof(d));
+		return 0;
+	case TUI_SET_BOOL:
+		if (!strcmp(val, "1") || !strcmp(val, "yes") ||
+		    !strcmp(val, "true"))
+			*(bool *)(void *)m = true;
+		else if (!strcmp(val, "0") || !strcmp(val, "no") ||
+			 !strcmp(val, "false"))
+			*(bool *)(void *)m = false;
+		else
+			return expected(st, why, whylen);
+		return 0;
+	case TUI_SET_GROUP:
+		f = exm_group_by_name(val);
+		if (f < 0)
+			return expected(st, why, whylen);
+		*(enum exm_group_by *)(void *)m = (enum exm_group_by)f;
+		return 0;
+	case TUI_SET_FIELDS: {
+		int tmp[TUI_MAX_COLS + 1];
+
+		if (exm_fields_parse(val, t, tmp, TUI_MAX_COLS + 1, why,
+				     whylen))
+			return -EINVAL;
+		memcpy(s->fields[t], tmp, sizeof(tmp));
+		return 0;
+	}
+	case TUI_SET_SORT:
+		if (exm_sort_parse(val, t, &f, &desc, why, whylen))
+			return -EINVAL;
+		s->sort[t] = f;
+		s->sort_desc[t] = desc;
+		return 0;
+	}
+	return expected(st, why, whylen);
+}
+
+/* The fewest decimals that read back as d. */
+static void fmt_seconds(char *buf, size_t len, double d)
+{
+	for (int dec = 0; dec < 17; dec++) {
+		snprintf(buf, len, "%.*f", dec, d);
+		if (strtod(buf, NULL) == d)
+			return;
+	}
+}
+
+bool tui_setting_format(const struct tui_setting *st, int t,
+			const struct tui_settings *s, char *buf, size_t len)
+{
+	const char *m = (const char *)s + st->off;
+	double d;
+
+	switch (st->type) {
+	case TUI_SET_SECONDS:
+		memcpy(&d, m, sizeof(d));
+		fmt_seconds(buf, len, d);
+		return true;
+	case TUI_SET_BOOL:
+		snprintf(buf, len, "%d", *(const bool *)(const void *)m);
+		return true;
+	case TUI_SET_GROUP:
+		snprintf(buf, len, "%s",
+			 exm_group_name(*(const enum exm_group_by *)(const void *)m));
+		return true;
+	case TUI_SET_FIELDS:
+		tui_fields_format(s->fields[t], buf, len);
+		return *buf;
+	case TUI_SET_SORT:
+		if (s->sort[t] < 0)
+			return false;
+		exm_sort_format(s->sort[t], s->sort_desc[t], buf, len);
+		return true;
+	}
+	return false;
 }
 
 /* Apply one "key = value"; false with *why set when it is bad. */
 static bool apply(struct tui_settings *s, const char *key, const char *val,
 		  char *why, size_t whylen)
 {
-	int t, f;
+	int t;
+	const struct tui_setting *st = tui_setting_find(key, &t);
+	char e[128];
 
-	if (!strcmp(key, "delay")) {
-		double d;
-
-		if (!exm_parse_decimal(val, true, &d) ||
-		    !(d >= 0.1 && d <= 3600))
-			return snprintf(why, whylen, "bad delay"), false;
-		s->delay = d;
-		return true;
+	if (!st) {
+		snprintf(why, whylen, "unknown key");
+		return false;
 	}
-	if (!strcmp(key, "group")) {
-		int g = exm_group_by_name(val);
-
-		if (g < 0)
-			return snprintf(why, whylen, "bad group"), false;
-		s->group_by = (enum exm_group_by)g;
+	if (!tui_setting_parse(st, t, s, val, e, sizeof(e)))
 		return true;
-	}
-	if (!strcmp(key, "full_cmd"))
-		return parse_bool(val, &s->full_cmd) ||
-		       (snprintf(why, whylen, "bad full_cmd"), false);
-	if (!strcmp(key, "bytes"))
-		return parse_bool(val, &s->exact_bytes) ||
-		       (snprintf(why, whylen, "bad bytes"), false);
-	if (!strncmp(key, "fields.", 7) && (t = exm_table_by_key(key + 7)) >= 0) {
-		int tmp[TUI_MAX_COLS + 1];
-
-		if (exm_fields_parse(val, t, tmp, TUI_MAX_COLS + 1, why,
-				     whylen))
-			return false;
-		memcpy(s->fields[t], tmp, sizeof(tmp));
-		return true;
-	}
-	if (!strncmp(key, "sort.", 5) && (t = exm_table_by_key(key + 5)) >= 0) {
-		bool desc;
-
-		if (exm_sort_parse(val, t, &f, &desc, why, whylen))
-			return false;
-		s->sort[t] = f;
-		s->sort_desc[t] = desc;
-		return true;
-	}
-	snprintf(why, whylen, "unknown key");
+	snprintf(why, whylen, "bad %.32s: %.80s", key, e);
 	return false;
 }
 
@@ -244,20 +380,14 @@ int tui_settings_save(const struct tui_settings *s, const char *path)
 	if (!fp)
 		return -of.err;
 	fprintf(fp, "# exmtop settings, written by exmtop (key W)\n");
-	fprintf(fp, "delay = %g\n", s->delay);
-	fprintf(fp, "group = %s\n", exm_group_name(s->group_by));
-	fprintf(fp, "full_cmd = %d\n", s->full_cmd);
-	fprintf(fp, "bytes = %d\n", s->exact_bytes);
-	for (int t = 0; t < EXM_T__COUNT; t++) {
-		tui_fields_format(s->fields[t], list, sizeof(list));
-		if (*list)
-			fprintf(fp, "fields.%s = %s\n", exm_tables[t].key, list);
-		if (s->sort[t] >= 0) {
-			exm_sort_format(s->sort[t], s->sort_desc[t], list,
-					sizeof(list));
-			fprintf(fp, "sort.%s = %s\n", exm_tables[t].key, list);
-		}
-	}
+	for (const struct tui_setting *st = tui_settings_table; st->key;
+	     st++)
+		for (int t = st->per_table ? 0 : -1;
+		     t < (st->per_table ? EXM_T__COUNT : 0); t++)
+			if (tui_setting_format(st, t, s, list, sizeof(list)))
+				fprintf(fp, "%s%s%s = %s\n", st->key,
+					t < 0 ? "" : ".",
+					t < 0 ? "" : exm_tables[t].key, list);
 	err = exm_outfile_end(&of, true);
 	exm_outfile_fini(&of);
 	return err;

@@ -11,7 +11,6 @@
 #include <time.h>
 
 #include "core/format.h"
-#include "core/source_replay.h"
 #include "tui/text.h"
 
 int tui_record_open(const struct tui_opts *o, struct exm_recorder **out)
@@ -77,7 +76,7 @@ static bool parse_time(struct exm_source *src, const char *spec,
 		return same_time(t->tv_sec, &day, utc);
 	}
 	if (!shaped(spec, "dd:dd:dd") || !strptime(spec, "%H:%M:%S", &tm) ||
-	    exm_replay_time(src, 0, &first))
+	    exm_source_time(src, 0, &first))
 		return false;
 	/* on the day of the first snapshot, local time */
 	s = first.tv_sec;
@@ -94,7 +93,7 @@ static bool parse_time(struct exm_source *src, const char *spec,
 int tui_replay_pick(struct exm_source *src, const char *opt,
 		    const char *spec, size_t *idx)
 {
-	size_t n = exm_replay_count(src);
+	size_t n = exm_source_count(src);
 	unsigned long long k;
 	struct timespec t, first;
 
@@ -115,7 +114,7 @@ int tui_replay_pick(struct exm_source *src, const char *opt,
 			  "YYYY-MM-DDTHH:MM:SS[Z] or HH:MM:SS", spec, opt);
 		return 2;
 	}
-	if (!exm_replay_time(src, 0, &first) &&
+	if (!exm_source_time(src, 0, &first) &&
 	    (t.tv_sec < first.tv_sec ||
 	     (t.tv_sec == first.tv_sec && t.tv_nsec < first.tv_nsec))) {
 		/* no snapshot was taken at or before it */
@@ -128,7 +127,7 @@ int tui_replay_pick(struct exm_source *src, const char *opt,
 			  "snapshot (taken %s)", spec, opt, when);
 		return 2;
 	}
-	exm_replay_seek_time(src, &t);
-	*idx = exm_replay_tell(src);
+	exm_source_seek_time(src, &t);
+	*idx = exm_source_tell(src);
 	return 0;
 }

@@ -89,13 +89,19 @@ static void size_cell(struct tui_rcell *c, const struct exm_sizes *s,
 #define CLI_COW_MIN_PROCS 32
 #define CLI_COW_MIN_SAVED (UINT64_C(1) << 20)
 
+/* A report's column, described as the field table describes its own
+ * (fields.h): key, title and type; TEXT_COL: text only (explanations). */
+#define COL(k, t, ty) { .f = { .key = k, .title = t, .type = EXM_FT_##ty } }
+#define TEXT_COL(k, t)                                                     \
+	{ .f = { .key = k, .title = t, .type = EXM_FT_STR }, .text_only = true }
+
 enum { A_KIND, A_PID, A_SUBJECT, A_BYTES, A_TEXT, A__N };
 static const struct tui_rcol alert_cols[A__N] = {
-	[A_KIND] = { "kind", "KIND", TUI_RT_STR },
-	[A_PID] = { "pid", "PID", TUI_RT_INT },
-	[A_SUBJECT] = { "subject", "SUBJECT", TUI_RT_STR },
-	[A_BYTES] = { "bytes", "BYTES", TUI_RT_BYTES },
-	[A_TEXT] = { "explanation", "EXPLANATION", TUI_RT_STR },
+	[A_KIND] = COL("kind", "KIND", STR),
+	[A_PID] = COL("pid", "PID", INT),
+	[A_SUBJECT] = COL("subject", "SUBJECT", STR),
+	[A_BYTES] = COL("bytes", "BYTES", SIZE),
+	[A_TEXT] = COL("explanation", "EXPLANATION", STR),
 };
 
 static int build_alerts(struct tui_report *r, const struct tui_report_env *e)
@@ -171,9 +177,9 @@ static int build_alerts(struct tui_report *r, const struct tui_report_env *e)
 
 enum { S_NAME, S_BYTES, S_HELP, S__N };
 static const struct tui_rcol sys_cols[S__N] = {
-	[S_NAME] = { "name", "NAME", TUI_RT_STR },
-	[S_BYTES] = { "bytes", "BYTES", TUI_RT_BYTES },
-	[S_HELP] = { "help", "WHAT", TUI_RT_STR, .text_only = true },
+	[S_NAME] = COL("name", "NAME", STR),
+	[S_BYTES] = COL("bytes", "BYTES", SIZE),
+	[S_HELP] = TEXT_COL("help", "WHAT"),
 };
 
 /* The system view of snap into sv; else a note saying why not (what:
@@ -227,11 +233,11 @@ static int build_system(struct tui_report *r, const struct tui_report_env *e)
  * growth. */
 enum { SD_NAME, SD_BEFORE, SD_AFTER, SD_GROWTH, SD_HELP, SD__N };
 static const struct tui_rcol sysdiff_cols[SD__N] = {
-	[SD_NAME] = { "name", "NAME", TUI_RT_STR },
-	[SD_BEFORE] = { "before", "BEFORE", TUI_RT_BYTES },
-	[SD_AFTER] = { "after", "AFTER", TUI_RT_BYTES },
-	[SD_GROWTH] = { "growth", "GROWTH", TUI_RT_BYTES },
-	[SD_HELP] = { "help", "WHAT", TUI_RT_STR, .text_only = true },
+	[SD_NAME] = COL("name", "NAME", STR),
+	[SD_BEFORE] = COL("before", "BEFORE", SIZE),
+	[SD_AFTER] = COL("after", "AFTER", SIZE),
+	[SD_GROWTH] = COL("growth", "GROWTH", SIZE),
+	[SD_HELP] = TEXT_COL("help", "WHAT"),
 };
 
 static int build_system_diff(struct tui_report *r,
@@ -280,19 +286,19 @@ enum { U_FILE, U_PROCS, U_ELF,
        U_BSS_VM, U_BSS_RSS, U_BSS_ERSS,
        U_ERSS, U__N };
 static const struct tui_rcol unit_cols[U__N] = {
-	[U_FILE] = { "file", "FILE", TUI_RT_STR },
-	[U_PROCS] = { "procs", "PROCS", TUI_RT_INT },
-	[U_ELF] = { "sections", "ELF", TUI_RT_STR },
-	[U_TEXT_VM] = { "text_vm", "TEXT.VM", TUI_RT_BYTES },
-	[U_TEXT_RSS] = { "text_rss", "TEXT.RES", TUI_RT_BYTES },
-	[U_TEXT_ERSS] = { "text_erss", "TEXT.EFF", TUI_RT_EBYTES },
-	[U_DATA_VM] = { "data_vm", "DATA.VM", TUI_RT_BYTES },
-	[U_DATA_RSS] = { "data_rss", "DATA.RES", TUI_RT_BYTES },
-	[U_DATA_ERSS] = { "data_erss", "DATA.EFF", TUI_RT_EBYTES },
-	[U_BSS_VM] = { "bss_vm", "BSS.VM", TUI_RT_BYTES },
-	[U_BSS_RSS] = { "bss_rss", "BSS.RES", TUI_RT_BYTES },
-	[U_BSS_ERSS] = { "bss_erss", "BSS.EFF", TUI_RT_EBYTES },
-	[U_ERSS] = { "erss", "EFF.RES", TUI_RT_EBYTES },
+	[U_FILE] = COL("file", "FILE", STR),
+	[U_PROCS] = COL("procs", "PROCS", INT),
+	[U_ELF] = COL("sections", "ELF", STR),
+	[U_TEXT_VM] = COL("text_vm", "TEXT.VM", SIZE),
+	[U_TEXT_RSS] = COL("text_rss", "TEXT.RES", SIZE),
+	[U_TEXT_ERSS] = COL("text_erss", "TEXT.EFF", ESIZE),
+	[U_DATA_VM] = COL("data_vm", "DATA.VM", SIZE),
+	[U_DATA_RSS] = COL("data_rss", "DATA.RES", SIZE),
+	[U_DATA_ERSS] = COL("data_erss", "DATA.EFF", ESIZE),
+	[U_BSS_VM] = COL("bss_vm", "BSS.VM", SIZE),
+	[U_BSS_RSS] = COL("bss_rss", "BSS.RES", SIZE),
+	[U_BSS_ERSS] = COL("bss_erss", "BSS.EFF", ESIZE),
+	[U_ERSS] = COL("erss", "EFF.RES", ESIZE),
 };
 
 static int cmp_unit(const void *a, const void *b)
@@ -363,25 +369,25 @@ static int build_units(struct tui_report *r, const struct tui_report_env *e)
 enum { B_PID, B_COMM, B_PART0, B_SOLE = B_PART0 + EXM_BD__COUNT, B_SHARED,
        B_ERSS, B__N };
 static const struct tui_rcol bd_cols[B__N] = {
-	[B_PID] = { "pid", "PID", TUI_RT_INT },
-	[B_COMM] = { "comm", "COMMAND", TUI_RT_STR },
-	[B_PART0 + EXM_BD_STACK] = { "stack", "STACK", TUI_RT_EBYTES },
-	[B_PART0 + EXM_BD_HEAP] = { "heap", "HEAP", TUI_RT_EBYTES },
-	[B_PART0 + EXM_BD_PROG_TEXT] = { "prog_text", "P.TEXT",
-					 TUI_RT_EBYTES },
-	[B_PART0 + EXM_BD_PROG_DATA] = { "prog_data", "P.DATA",
-					 TUI_RT_EBYTES },
-	[B_PART0 + EXM_BD_PROG_BSS] = { "prog_bss", "P.BSS", TUI_RT_EBYTES },
-	[B_PART0 + EXM_BD_LIB_TEXT] = { "lib_text", "L.TEXT",
-					TUI_RT_EBYTES },
-	[B_PART0 + EXM_BD_LIB_DATA] = { "lib_data", "L.DATA",
-					TUI_RT_EBYTES },
-	[B_PART0 + EXM_BD_LIB_BSS] = { "lib_bss", "L.BSS", TUI_RT_EBYTES },
-	[B_PART0 + EXM_BD_ANON] = { "anon", "ANON", TUI_RT_EBYTES },
-	[B_PART0 + EXM_BD_OTHER] = { "other", "OTHER", TUI_RT_EBYTES },
-	[B_SOLE] = { "sole", "SOLE", TUI_RT_BYTES },
-	[B_SHARED] = { "shared", "SHARED", TUI_RT_BYTES },
-	[B_ERSS] = { "erss", "EFF.RES", TUI_RT_EBYTES },
+	[B_PID] = COL("pid", "PID", INT),
+	[B_COMM] = COL("comm", "COMMAND", STR),
+	[B_PART0 + EXM_BD_STACK] = COL("stack", "STACK", ESIZE),
+	[B_PART0 + EXM_BD_HEAP] = COL("heap", "HEAP", ESIZE),
+	[B_PART0 + EXM_BD_PROG_TEXT] = COL("prog_text", "P.TEXT",
+					 ESIZE),
+	[B_PART0 + EXM_BD_PROG_DATA] = COL("prog_data", "P.DATA",
+					 ESIZE),
+	[B_PART0 + EXM_BD_PROG_BSS] = COL("prog_bss", "P.BSS", ESIZE),
+	[B_PART0 + EXM_BD_LIB_TEXT] = COL("lib_text", "L.TEXT",
+					ESIZE),
+	[B_PART0 + EXM_BD_LIB_DATA] = COL("lib_data", "L.DATA",
+					ESIZE),
+	[B_PART0 + EXM_BD_LIB_BSS] = COL("lib_bss", "L.BSS", ESIZE),
+	[B_PART0 + EXM_BD_ANON] = COL("anon", "ANON", ESIZE),
+	[B_PART0 + EXM_BD_OTHER] = COL("other", "OTHER", ESIZE),
+	[B_SOLE] = COL("sole", "SOLE", SIZE),
+	[B_SHARED] = COL("shared", "SHARED", SIZE),
+	[B_ERSS] = COL("erss", "EFF.RES", ESIZE),
 };
 
 static int cmp_bd(const void *a, const void *b)
@@ -499,9 +505,9 @@ static char *cell_text(char *buf, size_t len, const struct tui_rcol *col,
 {
 	if (!c->has)
 		snprintf(buf, len, "-");
-	else if (col->type == TUI_RT_STR)
+	else if (col->f.type == EXM_FT_STR)
 		exm_escape(buf, len, c->s);
-	else if (col->type == TUI_RT_INT || exact)
+	else if (col->f.type == EXM_FT_INT || exact)
 		snprintf(buf, len, "%.0f", c->v);
 	else if (c->v < 0) {
 		buf[0] = '-';
@@ -521,7 +527,7 @@ void tui_report_text(FILE *f, const struct tui_report *r, bool exact)
 
 	fprintf(f, "%s\n", op->title);
 	for (size_t j = 0; j < nc && j < 32; j++) {
-		w[j] = (int)strlen(op->cols[j].title);
+		w[j] = (int)strlen(op->cols[j].f.title);
 		for (size_t i = 0; i < r->nrows; i++) {
 			int k = tui_text_width(cell_text(buf, sizeof(buf),
 							 &op->cols[j],
@@ -534,12 +540,12 @@ void tui_report_text(FILE *f, const struct tui_report *r, bool exact)
 	for (size_t i = 0; i <= r->nrows; i++) {
 		for (size_t j = 0; j < nc && j < 32; j++) {
 			const struct tui_rcol *col = &op->cols[j];
-			bool left = col->type == TUI_RT_STR;
+			bool left = col->f.type == EXM_FT_STR;
 			const char *s = i ? cell_text(buf, sizeof(buf), col,
 						      &r->cells[(i - 1) * nc +
 								j],
 						      exact)
-					  : col->title;
+					  : col->f.title;
 
 			if (j)
 				fputc(' ', f);
@@ -556,22 +562,17 @@ void tui_report_text(FILE *f, const struct tui_report *r, bool exact)
 		fprintf(f, "note: %s\n", r->notes[i]);
 }
 
-/* A number as JSON or CSV: integers exact, fractions to 1/1000 byte. */
+/* A number as JSON or CSV: integers exact, fractions to 1/1000 byte as
+ * the listings print them (exm_fmt_thou). */
 static void put_num(FILE *f, const struct tui_rcol *col, double v)
 {
-	char buf[64];
-	int n;
+	char buf[EXM_FMT_THOU_LEN];
 
-	if (col->type != TUI_RT_EBYTES) {
+	if (col->f.type != EXM_FT_ESIZE) {
 		fprintf(f, "%.0f", v);
 		return;
 	}
-	n = snprintf(buf, sizeof(buf), "%.3f", v);
-	while (n > 0 && buf[n - 1] == '0')
-		buf[--n] = 0;
-	if (n > 0 && buf[n - 1] == '.')
-		buf[--n] = 0;
-	fputs(strcmp(buf, "-0") ? buf : "0", f);
+	fwrite(buf, 1, exm_fmt_thou(buf, v), f);
 }
 
 void tui_report_csv(FILE *f, const struct tui_report *r, bool header,
@@ -588,7 +589,7 @@ void tui_report_csv(FILE *f, const struct tui_report *r, bool header,
 		for (size_t j = 0; j < nc; j++)
 			if (!op->cols[j].text_only) {
 				fprintf(f, "%s%s", first ? "" : ",",
-					op->cols[j].key);
+					op->cols[j].f.key);
 				first = false;
 			}
 		fputc('\n', f);
@@ -607,7 +608,7 @@ void tui_report_csv(FILE *f, const struct tui_report *r, bool header,
 			first = false;
 			if (!c->has)
 				continue;
-			if (op->cols[j].type == TUI_RT_STR)
+			if (op->cols[j].f.type == EXM_FT_STR)
 				exm_csv_str(f, c->s);
 			else
 				put_num(f, &op->cols[j], c->v);
@@ -634,11 +635,11 @@ void tui_report_json(FILE *f, const struct tui_report *r)
 			if (op->cols[j].text_only)
 				continue;
 			fprintf(f, "%s\"%s\":", first ? "" : ",",
-				op->cols[j].key);
+				op->cols[j].f.key);
 			first = false;
 			if (!c->has)
 				fputs("null", f);
-			else if (op->cols[j].type == TUI_RT_STR)
+			else if (op->cols[j].f.type == EXM_FT_STR)
 				exm_json_str(f, c->s);
 			else
 				put_num(f, &op->cols[j], c->v);

@@ -18,21 +18,17 @@
 #include <stdio.h>
 
 #include "core/elfcache.h"
+#include "core/fields.h"
 #include "core/group.h"
 #include "core/snapshot.h"
 
-enum tui_rtype {
-	TUI_RT_STR = 0, /* text (escaped when printed) */
-	TUI_RT_INT,	/* a count or an id */
-	TUI_RT_BYTES,	/* a size in bytes (human in text unless exact) */
-	TUI_RT_EBYTES,	/* an effective size: fractions of a byte */
-};
-
+/* A column: a field descriptor (fields.h: key for CSV headers and JSON
+ * members, title for text, and type: EXM_FT_STR text, escaped when
+ * printed; EXM_FT_INT a count or an id; EXM_FT_SIZE bytes, human in text
+ * unless exact; EXM_FT_ESIZE an effective size, fractions of a byte). */
 struct tui_rcol {
-	const char *key;   /* CSV header and JSON member */
-	const char *title; /* text header */
-	enum tui_rtype type;
-	bool text_only;	   /* shown in text only (explanations) */
+	struct exm_field f;
+	bool text_only; /* shown in text only (explanations) */
 };
 
 struct tui_rcell {

@@ -11,7 +11,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/source_replay.h"
 
 struct tui_scanner {
 	struct exm_source *src;
@@ -83,9 +82,9 @@ static void take_one(struct tui_scanner *s)
 		so.kpss_pids = kpss;
 	}
 	if (s->seek >= 0)
-		exm_replay_seek(s->src, (size_t)s->seek);
+		exm_source_seek(s->src, (size_t)s->seek);
 	s->seek = -1;
-	s->pos = exm_replay_tell(s->src);
+	s->pos = exm_source_tell(s->src);
 	pthread_mutex_unlock(&s->lock);
 	err = exm_source_snapshot(s->src, &so, &snap);
 	free(kpss);

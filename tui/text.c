@@ -223,3 +223,20 @@ void tui_error(const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "exmtop: %s\n", exm_escape(esc, sizeof(esc), raw));
 }
+
+char *tui_text_or(char *buf, size_t len, const char *const *words, size_t n)
+{
+	size_t used = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (size_t i = 0; i < n && used < len; i++) {
+		int w = snprintf(buf + used, len - used, "%s%s",
+				 !i ? "" : i == n - 1 ? " or " : ", ", words[i]);
+
+		if (w < 0)
+			break;
+		used += (size_t)w;
+	}
+	return buf;
+}

@@ -70,4 +70,8 @@ size_t tui_layout(const int *fields, size_t n, int width, int size_width,
 /* Whether f is a stretchable name column. */
 bool tui_field_is_name(int f);
 
+/* The n words as a choice, "a, b or c", into buf (cut to fit). Returns
+ * buf. */
+char *tui_text_or(char *buf, size_t len, const char *const *words, size_t n);
+
 #endif

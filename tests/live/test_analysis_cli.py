@@ -89,7 +89,7 @@ def check_alerts_units(c, bins, procs):
         c.near(u["erss"], u["text_erss"] + u["data_erss"] + u["bss_erss"],
                ta.EFF_TOL, "%s: total = text + data + bss" % kind)
 
-        s = report(["--pagemap", bins[kind], "-p", pids])[0]
+        s = report(["--pagemap", bins[kind]])[0]
         want = set()
         for off, vaddr, filesz, memsz, fl in ta.loads(bins[kind]):
             want.update(range(ta.rd(off) // PS, ta.ru(off + filesz) // PS))

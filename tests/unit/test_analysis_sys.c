@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/builder.h"
+#include "core/fields.h"
 #include "core/openmetrics.h"
 #include "core/source.h"
 #include "core/filestrip.h"
@@ -486,6 +487,64 @@ Test(openmetrics, families_samples_and_eof)
 	out = write_all(s, &o);
 	cr_assert(strstr(out, "# TYPE exmtop_user_space_bytes gauge\n"));
 	cr_assert_null(strstr(out, "\nexmtop_user_space_bytes "));
+	free(out);
+	exm_snapshot_free(s);
+}
+
+/* The exposition reads its columns through the field table: every
+ * process sample of a column is the field table's value of that row, and
+ * what it reads covers what its columns need. */
+Test(openmetrics, values_are_the_field_tables)
+{
+	static const struct {
+		enum exm_field_id f;
+		const char *family;
+	} cols[] = {
+		{ EXM_F_ERSS, "exmtop_process_effective_resident_bytes" },
+		{ EXM_F_RSS, "exmtop_process_resident_bytes" },
+		{ EXM_F_ESWAP, "exmtop_process_effective_swap_bytes" },
+		{ EXM_F_SOLE, "exmtop_process_sole_bytes" },
+		{ EXM_F_PSS, "exmtop_process_kernel_pss_bytes" },
+	};
+	struct exm_snapshot *s = small();
+	struct exm_om_opts o = { .top = 10, .groups = true, .files = true };
+	struct exm_row *rows;
+	size_t n, seen = 0;
+	char *out;
+
+	s->procs[1].kpss.has = EXM_KPSS_PSS;
+	s->procs[1].kpss.pss = 12345;
+	out = write_all(s, &o);
+	rows = exm_table_procs(s, &n);
+	cr_assert_not_null(rows);
+	for (size_t i = 0; i < n; i++)
+		for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++) {
+			char head[160];
+			struct exm_value v;
+			const char *at;
+			double want;
+
+			snprintf(head, sizeof(head), "\n%s{pid=\"%d\",",
+				 cols[c].family, (int)rows[i].proc->pid);
+			at = strstr(out, head);
+			exm_field_value(cols[c].f, EXM_T_PROCS, &rows[i], &v);
+			if (v.type == EXM_V_NONE) {
+				cr_assert_null(at, "%s: no sample", head + 1);
+				continue;
+			}
+			cr_assert_not_null(at, "%s in:\n%s", head + 1, out);
+			at = strstr(at, "} ");
+			cr_assert_not_null(at);
+			want = v.type == EXM_V_INT ? (double)v.u : v.d;
+			cr_assert_eq(strtod(at + 2, NULL), want, "%s %g",
+				     head + 1, want);
+			seen++;
+		}
+	cr_assert_geq(seen, 9, "the sizes of both processes and one Pss");
+	cr_assert_eq(exm_om_needs() &
+			     (EXM_NEED_PAGES | EXM_NEED_KPSS | EXM_NEED_CGROUP),
+		     EXM_NEED_PAGES | EXM_NEED_KPSS | EXM_NEED_CGROUP);
+	free(rows);
 	free(out);
 	exm_snapshot_free(s);
 }

@@ -146,8 +146,8 @@ Test(record, round_trip_fixtures)
 
 		cr_assert_eq(exm_source_open(name, &src, err, sizeof(err)), 0,
 			     "%s", err);
-		cr_assert_eq(exm_replay_count(src), 3);
-		cr_assert_eq(exm_replay_seek(src, i), 0);
+		cr_assert_eq(exm_source_count(src), 3);
+		cr_assert_eq(exm_source_seek(src, i), 0);
 		cr_assert_eq(exm_source_snapshot(src, &o, &b), 0, "%s",
 			     src->errmsg);
 		assert_same(a, b);
@@ -155,7 +155,7 @@ Test(record, round_trip_fixtures)
 		cr_assert_str_eq(b->sys.proc_root, "");
 		cr_assert_eq(b->sys.taken_at.tv_sec, a->sys.taken_at.tv_sec);
 		cr_assert_eq(b->sys.taken_at.tv_nsec, a->sys.taken_at.tv_nsec);
-		cr_assert_eq(exm_replay_seek(src, 3), -ERANGE);
+		cr_assert_eq(exm_source_seek(src, 3), -ERANGE);
 		exm_snapshot_free(a);
 		exm_snapshot_free(b);
 		exm_source_close(src);
@@ -190,18 +190,18 @@ Test(record, replay_steps_through_then_stays_on_the_last)
 
 	snprintf(name, sizeof(name), "replay:%s", path);
 	cr_assert_eq(exm_source_open(name, &src, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(exm_replay_count(src), 3);
+	cr_assert_eq(exm_source_count(src), 3);
 	for (int i = 0; i < 4; i++) {
-		cr_assert_eq(exm_replay_tell(src), i < 3 ? (size_t)i : 2);
+		cr_assert_eq(exm_source_tell(src), i < 3 ? (size_t)i : 2);
 		cr_assert_eq(exm_source_snapshot(src, &o, &s), 0);
 		cr_assert_eq(s->nprocs, i == 0 ? 7u : i == 1 ? 9u : 2000u);
 		exm_snapshot_free(s);
 	}
-	cr_assert_eq(exm_replay_seek_time(src, &t), 0);
-	cr_assert_eq(exm_replay_tell(src), 2);
+	cr_assert_eq(exm_source_seek_time(src, &t), 0);
+	cr_assert_eq(exm_source_tell(src), 2);
 	t.tv_sec = 1;
-	cr_assert_eq(exm_replay_seek_time(src, &t), 0);
-	cr_assert_eq(exm_replay_tell(src), 0);
+	cr_assert_eq(exm_source_seek_time(src, &t), 0);
+	cr_assert_eq(exm_source_tell(src), 0);
 	exm_source_close(src);
 	rm_recording(path);
 }

@@ -169,3 +169,143 @@ Test(ui_rc, path_from_environment)
 	unsetenv("HOME");
 	cr_assert_eq(tui_settings_path(p, sizeof(p)), -ENOENT);
 }
+
+/* Values of setting st (of table t) for the table-driven tests: the valid
+ * ones (at the ends of a range too) into ok, the refused into bad;
+ * NULL-terminated. A new type fails here until it has its samples. */
+static void samples(const struct tui_setting *st, int t, char ok[][64],
+		    char bad[][64])
+{
+	int k = 0, j = 0;
+	const int *def = exm_table_default_fields(t < 0 ? 0 : t);
+
+	switch (st->type) {
+	case TUI_SET_SECONDS:
+		snprintf(ok[k++], 64, "%g", st->min);
+		snprintf(ok[k++], 64, "%g", st->max);
+		snprintf(ok[k++], 64, "%.2f", st->max - 0.05);
+		snprintf(ok[k++], 64, "%.3f", (st->min + st->max) / 7);
+		snprintf(bad[j++], 64, "%g", st->min / 2);
+		snprintf(bad[j++], 64, "%.1f", st->max + 0.1);
+		snprintf(bad[j++], 64, "1e1");
+		snprintf(bad[j++], 64, "-1");
+		break;
+	case TUI_SET_BOOL:
+		snprintf(ok[k++], 64, "1");
+		snprintf(ok[k++], 64, "0");
+		snprintf(bad[j++], 64, "2");
+		break;
+	case TUI_SET_GROUP:
+		for (int g = 0; g < EXM_GROUP__COUNT; g++)
+			snprintf(ok[k++], 64, "%s", exm_group_name(g));
+		snprintf(bad[j++], 64, "nope");
+		break;
+	case TUI_SET_FIELDS:
+		snprintf(ok[k++], 64, "%s,%s", exm_fields[def[0]].key,
+			 exm_fields[def[1]].key);
+		snprintf(bad[j++], 64, "%s,nope", exm_fields[def[0]].key);
+		break;
+	case TUI_SET_SORT:
+		snprintf(ok[k++], 64, "+%s", exm_fields[def[0]].key);
+		snprintf(ok[k++], 64, "-%s", exm_fields[def[1]].key);
+		snprintf(bad[j++], 64, "+nope");
+		break;
+	default:
+		cr_assert_fail("setting %s: a type without samples", st->key);
+	}
+	ok[k][0] = bad[j][0] = 0;
+	bad[j + 1][0] = 0;
+}
+
+/* Whether a and b hold the same value of every setting, as the file
+ * writes them. */
+static bool same(const struct tui_settings *a, const struct tui_settings *b)
+{
+	for (const struct tui_setting *st = tui_settings_table; st->key;
+	     st++)
+		for (int t = st->per_table ? 0 : -1;
+		     t < (st->per_table ? EXM_T__COUNT : 0); t++) {
+			char x[1024] = "", y[1024] = "";
+
+			if (tui_setting_format(st, t, a, x, sizeof(x)) !=
+				    tui_setting_format(st, t, b, y, sizeof(y)) ||
+			    strcmp(x, y))
+				return false;
+		}
+	return true;
+}
+
+/* Every setting of the table, at the ends of its range: what its parser
+ * takes is written by the file (W) and read back the same with no
+ * warning; what it refuses, the file refuses too (a warning naming the
+ * key, the value left alone), with the same words. */
+Test(ui_rc, every_setting_round_trips, .init = mkdir_tmp, .fini = rm_tmp)
+{
+	char path[256], warn[512];
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/exmtoprc", dir);
+	for (const struct tui_setting *st = tui_settings_table; st->key;
+	     st++)
+		for (int t = st->per_table ? 0 : -1;
+		     t < (st->per_table ? EXM_T__COUNT : 0); t++) {
+			char ok[16][64], bad[16][64], name[64], a[1024],
+				b[1024], why[256];
+
+			snprintf(name, sizeof(name), "%s%s%s", st->key,
+				 t < 0 ? "" : ".",
+				 t < 0 ? "" : exm_tables[t].key);
+			samples(st, t, ok, bad);
+			for (int i = 0; ok[i][0]; i++, n++) {
+				struct tui_settings s, r;
+				int tt;
+
+				cr_assert_eq(tui_setting_find(name, &tt), st);
+				cr_assert_eq(tt, t);
+				tui_settings_init(&s);
+				cr_assert_eq(tui_setting_parse(st, t, &s, ok[i],
+							       why,
+							       sizeof(why)),
+					     0, "%s = %s: %s", name, ok[i],
+					     why);
+				cr_assert_eq(tui_settings_save(&s, path), 0);
+				tui_settings_init(&r);
+				cr_assert_eq(tui_settings_load(&r, path, warn,
+							       sizeof(warn)),
+					     0);
+				cr_assert_str_eq(warn, "", "%s = %s: %s", name,
+						 ok[i], warn);
+				cr_assert(tui_setting_format(st, t, &s, a,
+							     sizeof(a)));
+				cr_assert(tui_setting_format(st, t, &r, b,
+							     sizeof(b)));
+				cr_assert_str_eq(a, b, "%s = %s", name, ok[i]);
+				cr_assert(same(&s, &r), "%s = %s: read back "
+					  "other", name, ok[i]);
+			}
+			for (int i = 0; bad[i][0]; i++, n++) {
+				struct tui_settings s, r;
+				FILE *f;
+
+				tui_settings_init(&s);
+				cr_assert_eq(tui_setting_parse(st, t, &s,
+							       bad[i], why,
+							       sizeof(why)),
+					     -EINVAL, "%s = %s taken", name,
+					     bad[i]);
+				f = fopen(path, "w");
+				cr_assert_not_null(f);
+				fprintf(f, "%s = %s\n", name, bad[i]);
+				fclose(f);
+				tui_settings_init(&r);
+				tui_settings_load(&r, path, warn, sizeof(warn));
+				cr_assert(strstr(warn, name) &&
+						  strstr(warn, why),
+					  "%s = %s: %s (%s)", name, bad[i],
+					  warn, why);
+				cr_assert(same(&s, &r), "%s = %s: changed",
+					  name, bad[i]);
+			}
+		}
+	cr_assert_gt(n, 40, "%d values", n);
+}

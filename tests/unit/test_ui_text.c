@@ -145,3 +145,17 @@ Test(ui_text, skip_columns_from_the_left, .init = utf8)
 	cr_assert_eq(pad, 0);
 	cr_assert_str_eq(tui_text_skip("\xff" "ab", 1, NULL), "ab");
 }
+
+Test(ui_text, or_lists_a_choice)
+{
+	const char *const w[] = { "text", "csv", "json", "openmetrics" };
+	char b[64], small[8];
+
+	cr_assert_str_eq(tui_text_or(b, sizeof(b), w, 0), "");
+	cr_assert_str_eq(tui_text_or(b, sizeof(b), w, 1), "text");
+	cr_assert_str_eq(tui_text_or(b, sizeof(b), w, 2), "text or csv");
+	cr_assert_str_eq(tui_text_or(b, sizeof(b), w, 4),
+			 "text, csv, json or openmetrics");
+	/* cut to fit, still a string */
+	cr_assert_str_eq(tui_text_or(small, sizeof(small), w, 4), "text, c");
+}
