@@ -24,6 +24,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <sys/utsname.h>
+
+#include "core/kconfig.h"
 #include "core/kpageflags.h"
 #include "core/pagemap.h"
 #include "core/procfs.h"
@@ -68,6 +71,7 @@ enum scan_state { SCAN_UNKNOWN = 0, SCAN_YES, SCAN_NO };
 struct pm_priv {
 	_Atomic int scan; /* enum scan_state */
 	_Atomic bool any_scan, any_read;
+	_Atomic uint64_t ncounted; /* mappings counted, not read, this scan */
 	int kpf;	   /* /proc/kpageflags (of the tree read), or -1 */
 	int kpc;	   /* /proc/kpagecount (of the tree read), or -1 */
 	uint64_t zero_pfn; /* the zero page's frame, or NO_PFN */
@@ -76,6 +80,15 @@ struct pm_priv {
 	uint64_t pmd_pages;  /* base pages in a PMD (the huge zero page) */
 	uint64_t hsizes[8];  /* hugetlb page sizes, ascending (bytes) */
 	unsigned nhsizes;
+	/* smaps' private counts are per page (no CONFIG_NO_PAGE_MAPCOUNT):
+	 * read mode may count pages rather than read them (count_mapping) */
+	bool may_count;
+};
+
+/* What smaps says of one mapping, in bytes (see count_mapping). */
+struct vma_counts {
+	uint64_t rss, priv, swap, swap_pss;
+	bool known; /* its VMA had exactly the mapping's range */
 };
 
 /* One per worker thread. */
@@ -83,6 +96,7 @@ struct pm_ctx {
 	struct exm_page_region *regions;
 	size_t nregions, cap_regions;
 	bool *want;	  /* per mapping: read it (plain reads, see smaps) */
+	struct vma_counts *cnt; /* per mapping: what smaps says */
 	size_t cap_want;
 	uint64_t *words;  /* plain-read buffer */
 	bool asked, read; /* this process: PAGEMAP_SCAN used, direct reads */
@@ -120,6 +134,7 @@ static void pm_ctx_free(void *ctx)
 		return;
 	free(c->regions);
 	free(c->want);
+	free(c->cnt);
 	free(c->words);
 	free(c->counts);
 	free(c->miss);
@@ -283,8 +298,18 @@ static int pm_open(struct exm_source *src)
 	pp->huge_zero = NO_PFN;
 	learn_sizes(pp, (unsigned)sysconf(_SC_PAGESIZE));
 	if (!(src->arg && *src->arg)) {
+		struct utsname u;
+		char boot[sizeof(u.release) + 16];
+
 		pp->scan = probe_scan();
 		pp->zero_pfn = learn_zero_pfn(pp);
+		if (!uname(&u)) {
+			snprintf(boot, sizeof(boot), "/boot/config-%s",
+				 u.release);
+			pp->may_count = exm_kernel_mapcount(u.release, boot,
+							    "/proc/config.gz") ==
+					EXM_MAPCOUNT_EXACT;
+		}
 	}
 	return 0;
 }
@@ -664,6 +689,7 @@ static int scan_process(struct pm_ctx *c, struct exm_builder *b, int fd,
 struct populated {
 	const struct exm_proc *p;
 	bool *want;	/* per mapping: read it */
+	struct vma_counts *cnt; /* per mapping: smaps' counts */
 	size_t cur;	/* the mapping of the VMA being parsed, or SIZE_MAX */
 };
 
@@ -673,16 +699,38 @@ static void pop_vma(void *ctx, size_t first, bool exact, uint64_t start,
 	struct populated *pp = ctx;
 
 	pp->cur = exact ? first : SIZE_MAX;
+	if (exact)
+		pp->cnt[first].known = true;
 	if (!exact) /* changed since maps was read: read what overlaps */
 		for (size_t k = first;
 		     k < pp->p->nmaps && pp->p->maps[k].start < end; k++)
 			pp->want[k] = true;
 }
 
+#define KEY_IS(key, klen, lit) \
+	((klen) == sizeof(lit) - 1 && !memcmp((key), (lit), sizeof(lit) - 1))
+
+/* The counts count_mapping weighs. */
+static void count_kv(struct vma_counts *c, const char *key, size_t klen,
+		     uint64_t v)
+{
+	if (KEY_IS(key, klen, "Rss"))
+		c->rss = v;
+	else if (KEY_IS(key, klen, "Private_Clean") ||
+		 KEY_IS(key, klen, "Private_Dirty"))
+		c->priv += v;
+	else if (KEY_IS(key, klen, "Swap"))
+		c->swap = v;
+	else if (KEY_IS(key, klen, "SwapPss"))
+		c->swap_pss = v;
+}
+
 static void pop_kv(void *ctx, const char *key, size_t klen, uint64_t v)
 {
 	struct populated *pp = ctx;
 
+	if (pp->cur != SIZE_MAX)
+		count_kv(&pp->cnt[pp->cur], key, klen, v);
 	if (pp->cur != SIZE_MAX && v &&
 	    ((klen == 3 && !memcmp(key, "Rss", 3)) ||
 	     (klen == 4 && !memcmp(key, "Swap", 4)) ||
@@ -703,7 +751,8 @@ static void pop_kv(void *ctx, const char *key, size_t klen, uint64_t v)
 static int populated_from_smaps(struct pm_ctx *c, int dirfd,
 				const struct exm_proc *p)
 {
-	struct populated pp = { .p = p, .want = c->want, .cur = SIZE_MAX };
+	struct populated pp = { .p = p, .want = c->want, .cnt = c->cnt,
+				.cur = SIZE_MAX };
 	char *buf;
 	size_t len;
 	int ret = exm_read_file(dirfd, "smaps", &buf, &len);
@@ -711,6 +760,7 @@ static int populated_from_smaps(struct pm_ctx *c, int dirfd,
 	if (ret)
 		return ret;
 	memset(c->want, 0, p->nmaps * sizeof(*c->want));
+	memset(c->cnt, 0, p->nmaps * sizeof(*c->cnt));
 	exm_smaps_walk(buf, len, p, pop_vma, pop_kv, &pp);
 	free(buf);
 	return 0;
@@ -730,8 +780,45 @@ static bool may_hold_zero(const struct exm_mapping *m, unsigned ps)
 	       !m->inode && (m->end - m->start) / ps <= DIRECT_PAGES;
 }
 
+/*
+ * Read mode's shortcut for big mappings (issue 23): reading a mapping's
+ * frames costs 8 bytes a virtual page, but a page the kernel maps once in
+ * the whole system needs no frame: it is its process's alone whoever else
+ * is scanned, so every figure of it follows from its count. smaps says
+ * per mapping how many pages are mapped once (Private_Clean and
+ * Private_Dirty: mapcount 1) and whether every swap entry is (SwapPss,
+ * each entry's share summed, equals Swap only when every entry has one
+ * reference: a shared one falls short by 2 kB or more). A big private
+ * anonymous mapping ([anon], [heap]) all of whose pages are such is
+ * counted (exm_mapping.counted), not read. Not where the places of pages
+ * are wanted (want_places: recordings, page strips), nor in read-all
+ * mode, nor when smaps' counts of large folios are averages
+ * (CONFIG_NO_PAGE_MAPCOUNT). docs/DESIGN.md says what a counted mapping
+ * shows: every figure, but zero pages (smaps does not see them: left out
+ * of zero, as for an empty big mapping) and what lies where inside it.
+ */
+static bool count_mapping(const struct pm_ctx *c,
+			  const struct exm_scan_opts *opts,
+			  struct exm_mapping *m, const struct vma_counts *v,
+			  unsigned ps)
+{
+	if (!c->pp->may_count || opts->want_places ||
+	    opts->pagemap_mode == 3 || !v->known ||
+	    (m->end - m->start) / ps <= DIRECT_PAGES || m->inode ||
+	    (m->perms & EXM_PERM_S) ||
+	    (m->kind != EXM_KIND_ANON && m->kind != EXM_KIND_HEAP) ||
+	    v->priv != v->rss || v->swap_pss != v->swap ||
+	    v->rss % ps || v->swap % ps)
+		return false;
+	m->counted = true;
+	m->counted_rss = v->rss;
+	m->counted_swap = v->swap;
+	c->pp->ncounted++;
+	return true;
+}
+
 static int read_process(struct pm_ctx *c, struct exm_builder *b, int fd,
-			int dirfd,
+			int dirfd, const struct exm_scan_opts *opts,
 			struct exm_proc *p, unsigned ps)
 {
 	bool big = false, sel = false;
@@ -740,10 +827,15 @@ static int read_process(struct pm_ctx *c, struct exm_builder *b, int fd,
 		big = (p->maps[i].end - p->maps[i].start) / ps > DIRECT_PAGES;
 	if (big && c->cap_want < p->nmaps) {
 		bool *n = realloc(c->want, p->nmaps * sizeof(*n));
+		struct vma_counts *v;
 
 		if (!n)
 			return -ENOMEM;
 		c->want = n;
+		v = realloc(c->cnt, p->nmaps * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		c->cnt = v;
 		c->cap_want = p->nmaps;
 	}
 	if (big)
@@ -754,7 +846,9 @@ static int read_process(struct pm_ctx *c, struct exm_builder *b, int fd,
 		int ret;
 
 		if (m->kind == EXM_KIND_VSYSCALL ||
-		    (sel && !c->want[i] && !may_hold_zero(m, ps)))
+		    (sel && !c->want[i] && !may_hold_zero(m, ps)) ||
+		    (sel && count_mapping(c, opts, &p->maps[i], &c->cnt[i],
+					  ps)))
 			continue;
 		ret = read_range(c, b, fd, p, &mi, ps, m->start / ps,
 				 m->end / ps);
@@ -1013,6 +1107,12 @@ static int kpss_from_counts(struct pm_ctx *c, struct exm_builder *b,
 		ret = pss_pass(c, p, ps, 1, &n, pss, &rss);
 	if (ret)
 		return ret;
+	/* counted mappings: anonymous pages mapped once, whole shares */
+	for (size_t i = 0; i < p->nmaps; i++)
+		if (p->maps[i].counted) {
+			rss += p->maps[i].counted_rss;
+			pss[PSS_ANON] += p->maps[i].counted_rss << PSS_SHIFT;
+		}
 	/* truncated to kB once, as smaps_rollup prints them */
 	k.pss_anon = pss[PSS_ANON] >> PSS_SHIFT >> 10 << 10;
 	k.pss_file = pss[PSS_FILE] >> PSS_SHIFT >> 10 << 10;
@@ -1047,7 +1147,7 @@ static int pm_proc(struct exm_source *src, void *ctx,
 	if (fd < 0)
 		return -errno;
 	c->typed = NULL;
-	if (opts->pagemap_mode != 2 && pp->scan != SCAN_NO) {
+	if (opts->pagemap_mode < 2 && pp->scan != SCAN_NO) {
 		c->asked = c->read = false;
 		ret = scan_process(c, b, fd, p, ps,
 				   opts->pagemap_mode == 0);
@@ -1071,7 +1171,7 @@ static int pm_proc(struct exm_source *src, void *ctx,
 		}
 	}
 	if (ret == 1) {
-		ret = read_process(c, b, fd, dirfd, p, ps);
+		ret = read_process(c, b, fd, dirfd, opts, p, ps);
 		pp->any_read = true;
 	}
 	close(fd);
@@ -1123,6 +1223,7 @@ static int pm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 		pp->kpc = open(path, O_RDONLY | O_CLOEXEC);
 	}
 	pp->any_scan = pp->any_read = false;
+	pp->ncounted = 0;
 	if (opts->pagemap_mode == 1 && pp->scan == SCAN_NO) {
 		snprintf(src->errmsg, sizeof(src->errmsg),
 			 "this kernel has no PAGEMAP_SCAN ioctl (Linux 6.7+)");
@@ -1143,6 +1244,14 @@ static int pm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 		 pp->any_scan && !pp->any_read ? "PAGEMAP_SCAN"
 		 : pp->any_scan		       ? "PAGEMAP_SCAN+reads"
 					       : "chunked reads");
+	if (pp->ncounted) { /* count_mapping */
+		size_t n = strlen(b->snap->sys.source_detail);
+
+		snprintf(b->snap->sys.source_detail + n,
+			 sizeof(b->snap->sys.source_detail) - n,
+			 ", %llu big mappings counted",
+			 (unsigned long long)pp->ncounted);
+	}
 	return ret;
 }
 

@@ -260,6 +260,7 @@ int tui_batch_pagemap(const struct tui_opts *o)
 	memset(&scan, 0, sizeof(scan));
 	scan.include_self = o->include_self;
 	scan.pagemap_mode = o->pagemap_mode;
+	scan.want_places = true; /* the strip shows where pages lie */
 	tui_out_init(o, &of);
 	for (long i = 0; !ret && i < iters; i++) {
 		struct exm_snapshot *snap;

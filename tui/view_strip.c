@@ -59,6 +59,12 @@ struct exm_row *tui_strip_build(struct tui_view *v, const struct tui_build *b,
 		*why = "(the process no longer has this mapping)";
 		return NULL;
 	}
+	if (m->counted) {
+		*why = "(read mode counted this mapping's pages, each mapped "
+		       "once, without their places: --pagemap-mode read-all "
+		       "reads them)";
+		return NULL;
+	}
 	err = exm_strip_mapping(b->snap, p, m, &sp->strip);
 	if (err == -ENODATA) {
 		*why = "(this source has no per-page facts: use pagemap)";
