@@ -35,7 +35,6 @@
  *
  * Usage: sparse [-s] [-v]
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
