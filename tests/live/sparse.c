@@ -33,7 +33,8 @@
  * [vdso] and [vvar] are unmapped (link it statically): no page of its
  * processes is then mapped by a process outside them.
  *
- * Usage: sparse [-s] [-v]
+ * Usage: sparse [-s] [-v] [DIR]   (DIR: taken as the sharer takes it, so
+ * that exmlive.Sharer starts either; unused)
  */
 #include <errno.h>
 #include <signal.h>
@@ -150,8 +151,8 @@ int main(int argc, char **argv)
 			swap = 1;
 		else if (!strcmp(argv[i], "-v"))
 			novdso = 1;
-		else {
-			fprintf(stderr, "usage: sparse [-s] [-v]\n");
+		else if (argv[i][0] == '-' || i + 1 < argc) {
+			fprintf(stderr, "usage: sparse [-s] [-v] [DIR]\n");
 			return 2;
 		}
 	}
@@ -190,23 +191,22 @@ int main(int argc, char **argv)
 		pageout(swfork, 8, 0, 0);
 	}
 	printf("page_size %zu\n", ps);
-	printf("region own %lx %lx\n", (unsigned long)own,
-	       (unsigned long)(own + GIB));
-	printf("region forked %lx %lx\n", (unsigned long)forked,
-	       (unsigned long)(forked + GIB));
-	printf("region mixed %lx %lx\n", (unsigned long)mixed,
-	       (unsigned long)(mixed + GIB));
-	printf("region cowed %lx %lx\n", (unsigned long)cowed,
-	       (unsigned long)(cowed + GIB));
-	printf("region thp %lx %lx\n", (unsigned long)thp,
-	       (unsigned long)(thp + GIB));
-	printf("region empty %lx %lx\n", (unsigned long)empty,
-	       (unsigned long)(empty + GIB));
-	if (swap) {
-		printf("region swown %lx %lx\n", (unsigned long)swown,
-		       (unsigned long)(swown + GIB));
-		printf("region swfork %lx %lx\n", (unsigned long)swfork,
-		       (unsigned long)(swfork + GIB));
+	{
+		const struct {
+			const char *name;
+			const unsigned char *at;
+		} regions[] = {
+			{ "own", own },	    { "forked", forked },
+			{ "mixed", mixed }, { "cowed", cowed },
+			{ "thp", thp },	    { "empty", empty },
+			{ "swown", swown }, { "swfork", swfork },
+		};
+
+		for (size_t i = 0; i < sizeof(regions) / sizeof(*regions); i++)
+			if (regions[i].at)
+				printf("region %s %lx %lx\n", regions[i].name,
+				       (unsigned long)regions[i].at,
+				       (unsigned long)(regions[i].at + GIB));
 	}
 	fflush(stdout);
 	if (pipe(pipefd))

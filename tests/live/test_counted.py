@@ -52,42 +52,6 @@ KPSS = ("pss", "pss_anon", "pss_file", "pss_shmem")
 COUNTED = ("own", "cowed", "thp")
 
 
-class Sparse:
-    """tests/live/sparse.c, static and without [vdso], started and parsed."""
-
-    def __init__(self, swap):
-        path = exmlive.plain_program("sparse", ["-static"], "static")
-        self.proc = subprocess.Popen([path, "-v"] + (["-s"] if swap else []),
-                                     stdout=subprocess.PIPE,
-                                     start_new_session=True)
-        self.regions, self.pids = {}, []
-        for raw in self.proc.stdout:
-            w = raw.decode().split()
-            if w and w[0] == "region":
-                self.regions[w[1]] = (int(w[2], 16), int(w[3], 16))
-            elif w and w[0] == "pids":
-                self.pids = [int(x) for x in w[1:]]
-            elif w and w[0] == "ready":
-                break
-        else:
-            self.stop()
-            raise RuntimeError("sparse exited before it was ready")
-
-    def stop(self):
-        if self.proc.poll() is None:
-            for pid in self.pids:
-                try:
-                    os.kill(pid, signal.SIGCONT)
-                except ProcessLookupError:
-                    pass
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait()
-
-
 def stopped(pid):
     with open("/proc/%d/stat" % pid) as f:
         return f.read().rsplit(")", 1)[1].split()[0] in ("T", "t")
@@ -170,59 +134,64 @@ def recorded(c, tmp, pids):
 
 
 def run(c, tmp, swap):
-    sp = Sparse(swap)
-    try:
-        for pid in sp.pids:
-            os.kill(pid, signal.SIGSTOP)
-        for pid in sp.pids:
-            while not stopped(pid):
-                time.sleep(0.01)
-        modes = ["read", "read-all"] + (["scan"] if "scan" in
-                                        exmlive.pagemap_modes() else [])
-        snaps = {m: snapshot(c, m, sp.pids) for m in modes}
-        if any(s is None for s in snaps.values()):
-            return
-        for m in modes[1:]:
-            same(c, "read == %s" % m, snaps["read"], snaps[m])
-        averages = "averages mapcounts" in snaps["read"]["limits"]
-        want = 0 if averages else \
-            len(sp.pids) * (len(COUNTED) + (1 if swap else 0))
-        detail = snaps["read"]["source_detail"]
-        c.eq(detail, "chunked reads" + (", %d big mappings counted" % want
-                                        if want else ""),
-             "read mode's detail")
-        c.eq(snaps["read-all"]["source_detail"], "chunked reads",
-             "read-all's detail")
-        if swap:
-            c.check(snaps["read-all"]["totals"]["swap"] > 0,
-                    "the workload has swapped pages")
-        # the kernel's Pss from mapping counts
-        rollup = {pid: exmlive.read_rollup(pid) for pid in sp.pids}
-        kr, ka = kernel_pss(c, "read", sp.pids), \
-            kernel_pss(c, "read-all", sp.pids)
-        for pid in sp.pids:
-            c.eq(kr.get(pid), ka.get(pid),
-                 "pid %d: kernel's Pss, read == read-all" % pid)
-            c.eq(kr.get(pid), {k: rollup[pid][k] for k in KPSS},
-                 "pid %d: kernel's Pss, read == smaps_rollup" % pid)
-        # the strip of a counted region shows its pages
-        start = sp.regions["own"][0]
-        sr, sa = strip(c, "read", sp.pids[1], start), \
-            strip(c, "read-all", sp.pids[1], start)
-        c.check(sr is not None and sr == sa,
-                "strip of 'own': read == read-all")
-        c.eq(sum(1 for x in sr or () if x), 32,
-             "strip of 'own' (child 1): its 32 pages")
-        rep = recorded(c, tmp, sp.pids)
-        if rep is not None:
-            want_rows = {p["pid"]: {k: p[k] for k in exmlive.SIZE_KEYS}
-                         for p in snaps["read-all"]["processes"]}
-            got_rows = {p["pid"]: {k: p[k] for k in exmlive.SIZE_KEYS}
-                        for p in rep["processes"]}
-            c.eq(got_rows, want_rows, "recording made in read mode, "
-                 "replayed == read-all")
-    finally:
-        sp.stop()
+    with exmlive.Sharer(tmp, swap=swap, alone=True, program="sparse") as sp:
+        try:
+            compare(c, tmp, swap, sp)
+        finally:
+            for pid in sp.pids:
+                os.kill(pid, signal.SIGCONT)
+
+
+def compare(c, tmp, swap, sp):
+    for pid in sp.pids:
+        os.kill(pid, signal.SIGSTOP)
+    for pid in sp.pids:
+        while not stopped(pid):
+            time.sleep(0.01)
+    modes = ["read", "read-all"] + (["scan"] if "scan" in
+                                    exmlive.pagemap_modes() else [])
+    snaps = {m: snapshot(c, m, sp.pids) for m in modes}
+    if any(s is None for s in snaps.values()):
+        return
+    for m in modes[1:]:
+        same(c, "read == %s" % m, snaps["read"], snaps[m])
+    averages = "averages mapcounts" in snaps["read"]["limits"]
+    want = 0 if averages else \
+        len(sp.pids) * (len(COUNTED) + (1 if swap else 0))
+    detail = snaps["read"]["source_detail"]
+    c.eq(detail, "chunked reads" + (", %d big mappings counted" % want
+                                    if want else ""),
+         "read mode's detail")
+    c.eq(snaps["read-all"]["source_detail"], "chunked reads",
+         "read-all's detail")
+    if swap:
+        c.check(snaps["read-all"]["totals"]["swap"] > 0,
+                "the workload has swapped pages")
+    # the kernel's Pss from mapping counts
+    rollup = {pid: exmlive.read_rollup(pid) for pid in sp.pids}
+    kr, ka = kernel_pss(c, "read", sp.pids), \
+        kernel_pss(c, "read-all", sp.pids)
+    for pid in sp.pids:
+        c.eq(kr.get(pid), ka.get(pid),
+             "pid %d: kernel's Pss, read == read-all" % pid)
+        c.eq(kr.get(pid), {k: rollup[pid][k] for k in KPSS},
+             "pid %d: kernel's Pss, read == smaps_rollup" % pid)
+    # the strip of a counted region shows its pages
+    start = sp.regions["own"][0]
+    sr, sa = strip(c, "read", sp.pids[1], start), \
+        strip(c, "read-all", sp.pids[1], start)
+    c.check(sr is not None and sr == sa,
+            "strip of 'own': read == read-all")
+    c.eq(sum(1 for x in sr or () if x), 32,
+         "strip of 'own' (child 1): its 32 pages")
+    rep = recorded(c, tmp, sp.pids)
+    if rep is not None:
+        want_rows = {p["pid"]: {k: p[k] for k in exmlive.SIZE_KEYS}
+                     for p in snaps["read-all"]["processes"]}
+        got_rows = {p["pid"]: {k: p[k] for k in exmlive.SIZE_KEYS}
+                    for p in rep["processes"]}
+        c.eq(got_rows, want_rows, "recording made in read mode, "
+             "replayed == read-all")
 
 
 def main():
