@@ -72,6 +72,9 @@ struct pm_priv {
 	_Atomic int scan; /* enum scan_state */
 	_Atomic bool any_scan, any_read;
 	_Atomic uint64_t ncounted; /* mappings counted, not read, this scan */
+	/* big mappings read whole (every virtual page): they hold pages
+	 * shared with another mapping, or counting was not allowed */
+	_Atomic uint64_t nwhole;
 	int kpf;	   /* /proc/kpageflags (of the tree read), or -1 */
 	int kpc;	   /* /proc/kpagecount (of the tree read), or -1 */
 	uint64_t zero_pfn; /* the zero page's frame, or NO_PFN */
@@ -850,6 +853,8 @@ static int read_process(struct pm_ctx *c, struct exm_builder *b, int fd,
 		    (sel && count_mapping(c, opts, &p->maps[i], &c->cnt[i],
 					  ps)))
 			continue;
+		if ((m->end - m->start) / ps > DIRECT_PAGES)
+			c->pp->nwhole++;
 		ret = read_range(c, b, fd, p, &mi, ps, m->start / ps,
 				 m->end / ps);
 		if (ret)
@@ -1187,6 +1192,23 @@ static int pm_proc(struct exm_source *src, void *ctx,
 	return ret;
 }
 
+/* Read mode's big mappings in the source detail: how many were counted
+ * (count_mapping) and how many read whole, the cost only the module or
+ * PAGEMAP_SCAN (6.7+) avoids when a big mapping holds a shared page. */
+static void detail_counts(char *detail, size_t len, const struct pm_priv *pp)
+{
+	size_t n = strlen(detail);
+
+	if (pp->ncounted)
+		n += (size_t)snprintf(detail + n, len - n,
+				      ", %llu big mappings counted",
+				      (unsigned long long)pp->ncounted);
+	if (pp->nwhole && n < len)
+		snprintf(detail + n, len - n, ", %llu %sread whole",
+			 (unsigned long long)pp->nwhole,
+			 pp->ncounted ? "" : "big mappings ");
+}
+
 static int pm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 		   struct exm_builder *b)
 {
@@ -1223,7 +1245,7 @@ static int pm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 		pp->kpc = open(path, O_RDONLY | O_CLOEXEC);
 	}
 	pp->any_scan = pp->any_read = false;
-	pp->ncounted = 0;
+	pp->ncounted = pp->nwhole = 0;
 	if (opts->pagemap_mode == 1 && pp->scan == SCAN_NO) {
 		snprintf(src->errmsg, sizeof(src->errmsg),
 			 "this kernel has no PAGEMAP_SCAN ioctl (Linux 6.7+)");
@@ -1244,14 +1266,8 @@ static int pm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 		 pp->any_scan && !pp->any_read ? "PAGEMAP_SCAN"
 		 : pp->any_scan		       ? "PAGEMAP_SCAN+reads"
 					       : "chunked reads");
-	if (pp->ncounted) { /* count_mapping */
-		size_t n = strlen(b->snap->sys.source_detail);
-
-		snprintf(b->snap->sys.source_detail + n,
-			 sizeof(b->snap->sys.source_detail) - n,
-			 ", %llu big mappings counted",
-			 (unsigned long long)pp->ncounted);
-	}
+	detail_counts(b->snap->sys.source_detail,
+		      sizeof(b->snap->sys.source_detail), pp);
 	return ret;
 }
 

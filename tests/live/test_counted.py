@@ -19,9 +19,10 @@ Checks, on one run each:
   read mode equals read-all's (every frame read) and scan mode's
   (PAGEMAP_SCAN, Linux 6.7+), but for the time, the memory available and
   the source's detail;
-- read mode's detail says how many mappings it counted: 3 a process (4
-  with swap) where the kernel keeps per-page mapcounts, none where it
-  averages them (CONFIG_NO_PAGE_MAPCOUNT); read-all counts none;
+- read mode's detail says how many big mappings it counted, 3 a process
+  (4 with swap) where the kernel keeps per-page mapcounts, none where it
+  averages them (CONFIG_NO_PAGE_MAPCOUNT), and how many it read whole
+  (the others holding pages); read-all counts none, reads all whole;
 - the kernel's Pss figures computed from mapping counts (no
   smaps_rollup) in read mode equal read-all's and smaps_rollup's;
 - the page strip (--pagemap PID:ADDR) of a counted region is read, not
@@ -73,6 +74,14 @@ def flat(d, pre=""):
     else:
         out[pre] = d
     return out
+
+
+def detail(counted, whole):
+    """Read mode's source detail: big mappings counted, read whole."""
+    if counted:
+        return "chunked reads, %d big mappings counted, %d read whole" % (
+            counted, whole)
+    return "chunked reads, %d big mappings read whole" % whole
 
 
 def snapshot(c, mode, pids, extra=()):
@@ -155,14 +164,15 @@ def compare(c, tmp, swap, sp):
         return
     for m in modes[1:]:
         same(c, "read == %s" % m, snaps["read"], snaps[m])
+    # big mappings holding pages, a process: own, forked, mixed, cowed,
+    # thp (and swown, swfork); counted: own, cowed, thp (and swown)
+    big = len(sp.pids) * (5 + (2 if swap else 0))
     averages = "averages mapcounts" in snaps["read"]["limits"]
     want = 0 if averages else \
         len(sp.pids) * (len(COUNTED) + (1 if swap else 0))
-    detail = snaps["read"]["source_detail"]
-    c.eq(detail, "chunked reads" + (", %d big mappings counted" % want
-                                    if want else ""),
+    c.eq(snaps["read"]["source_detail"], detail(want, big - want),
          "read mode's detail")
-    c.eq(snaps["read-all"]["source_detail"], "chunked reads",
+    c.eq(snaps["read-all"]["source_detail"], detail(0, big),
          "read-all's detail")
     if swap:
         c.check(snaps["read-all"]["totals"]["swap"] > 0,
