@@ -525,6 +525,14 @@ static int plan_twins(struct plan *pl)
 			pl->gid[g] = NO_TWIN;
 			if (!m->npages || p->state == EXM_PROC_DENIED)
 				continue;
+			if (m->counted) { /* its counts are its own: no twin */
+				pl->gid[g] = (uint32_t)pl->ntwins;
+				pl->twins[pl->ntwins++] = (struct twin){
+					.p = p, .m = m, .copies = 1,
+					.owner = p->index,
+				};
+				continue;
+			}
 			pl->key[g] = words_key(m);
 			for (k = pl->key[g] & (nslots - 1);
 			     slots[k] != UINT32_MAX; k = (k + 1) & (nslots - 1)) {

@@ -24,6 +24,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <pthread.h>
 #include <sys/utsname.h>
 
 #include "core/kconfig.h"
@@ -86,7 +87,23 @@ struct pm_priv {
 	/* smaps' private counts are per page (no CONFIG_NO_PAGE_MAPCOUNT):
 	 * read mode may count pages rather than read them (count_mapping) */
 	bool may_count;
+	_Atomic uint64_t nlocated; /* of them, shared pages located */
+	/* Where big mappings read whole had pages, by range, kept across
+	 * snapshots (locate_shared): at most MAX_SEEN, then forgotten. */
+	pthread_mutex_t seen_lock;
+	struct seen *seen;
+	size_t nseen;
 };
+
+/* The virtual pages a mapping of [start, end) read whole had in use. */
+struct seen {
+	uint64_t start, end;
+	uint64_t *vpns; /* ascending */
+	size_t n;
+};
+
+#define MAX_SEEN 4096
+#define MAX_SEEN_PAGES (UINT64_C(1) << 20) /* a mapping's, to keep */
 
 /* What smaps says of one mapping, in bytes (see count_mapping). */
 struct vma_counts {
@@ -112,6 +129,8 @@ struct pm_ctx {
 	 * share frames, each is read once (open addressing, see slot_pack). */
 	uint64_t *cache;
 	size_t cache_cap, cache_n;
+	uint64_t *cand;	  /* locate_shared: the candidate pages */
+	size_t cap_cand;
 };
 
 static void *pm_ctx_new(struct exm_source *src)
@@ -142,6 +161,7 @@ static void pm_ctx_free(void *ctx)
 	free(c->counts);
 	free(c->miss);
 	free(c->cache);
+	free(c->cand);
 	free(c);
 }
 
@@ -297,6 +317,7 @@ static int pm_open(struct exm_source *src)
 		 src->arg && *src->arg ? src->arg : "/proc");
 	pp->kpf = open(path, O_RDONLY | O_CLOEXEC);
 	pp->kpc = -1; /* opened by the first scan that wants it */
+	pthread_mutex_init(&pp->seen_lock, NULL);
 	pp->zero_pfn = NO_PFN;
 	pp->huge_zero = NO_PFN;
 	learn_sizes(pp, (unsigned)sysconf(_SC_PAGESIZE));
@@ -325,6 +346,12 @@ static void pm_close(struct exm_source *src)
 		close(pp->kpf);
 	if (pp && pp->kpc >= 0)
 		close(pp->kpc);
+	if (pp) {
+		for (size_t i = 0; i < pp->nseen; i++)
+			free(pp->seen[i].vpns);
+		free(pp->seen);
+		pthread_mutex_destroy(&pp->seen_lock);
+	}
 	free(pp);
 }
 
@@ -792,27 +819,187 @@ static bool may_hold_zero(const struct exm_mapping *m, unsigned ps)
  * Private_Dirty: mapcount 1) and whether every swap entry is (SwapPss,
  * each entry's share summed, equals Swap only when every entry has one
  * reference: a shared one falls short by 2 kB or more). A big private
- * anonymous mapping ([anon], [heap]) all of whose pages are such is
- * counted (exm_mapping.counted), not read. Not where the places of pages
+ * anonymous mapping ([anon], [heap]) may be counted (exm_mapping.counted):
+ * all its pages when all are mapped once, else what remains once every
+ * shared page is located (locate_shared). Not where the places of pages
  * are wanted (want_places: recordings, page strips), nor in read-all
  * mode, nor when smaps' counts of large folios are averages
  * (CONFIG_NO_PAGE_MAPCOUNT). docs/DESIGN.md says what a counted mapping
  * shows: every figure, but zero pages (smaps does not see them: left out
  * of zero, as for an empty big mapping) and what lies where inside it.
  */
-static bool count_mapping(const struct pm_ctx *c,
+static bool may_count(const struct pm_ctx *c, const struct exm_scan_opts *opts,
+		      const struct exm_mapping *m, const struct vma_counts *v,
+		      unsigned ps)
+{
+	return c->pp->may_count && !opts->want_places &&
+	       opts->pagemap_mode != 3 && v->known &&
+	       (m->end - m->start) / ps > DIRECT_PAGES && !m->inode &&
+	       !(m->perms & EXM_PERM_S) &&
+	       (m->kind == EXM_KIND_ANON || m->kind == EXM_KIND_HEAP) &&
+	       v->priv <= v->rss && v->swap_pss == v->swap && !(v->rss % ps) &&
+	       !(v->swap % ps);
+}
+
+/* The entry of [start, end) in pp->seen, or NULL (lock held). */
+static struct seen *seen_find(struct pm_priv *pp, uint64_t start, uint64_t end)
+{
+	for (size_t i = 0; i < pp->nseen; i++)
+		if (pp->seen[i].start == start && pp->seen[i].end == end)
+			return &pp->seen[i];
+	return NULL;
+}
+
+/*
+ * After m (counts v) was read whole for its shared pages: keep where its
+ * pages are, joined to what other processes' mappings of the same range
+ * had (a fork's children share their parent's pages at its addresses).
+ * Only a help: nothing is lost when memory runs short.
+ */
+static void seen_add(struct pm_priv *pp, const struct exm_mapping *m)
+{
+	struct seen *e;
+	uint64_t *u, *old;
+	size_t n = 0, i = 0, on;
+
+	if (!m->npages || m->npages > MAX_SEEN_PAGES)
+		return;
+	pthread_mutex_lock(&pp->seen_lock);
+	e = seen_find(pp, m->start, m->end);
+	if (!e) {
+		struct seen *t;
+
+		if (pp->nseen == MAX_SEEN) { /* forget them all */
+			for (size_t k = 0; k < pp->nseen; k++)
+				free(pp->seen[k].vpns);
+			pp->nseen = 0;
+		}
+		t = realloc(pp->seen, (pp->nseen + 1) * sizeof(*t));
+		if (!t)
+			goto out;
+		pp->seen = t;
+		e = &pp->seen[pp->nseen++];
+		*e = (struct seen){ .start = m->start, .end = m->end };
+	}
+	old = e->vpns;
+	on = e->n;
+	u = malloc((on + m->npages) * sizeof(*u));
+	if (!u)
+		goto out;
+	/* the union of two ascending lists */
+	for (uint32_t r = 0; r < m->nruns; r++)
+		for (uint32_t k = 0; k < m->runs[r].count; k++) {
+			uint64_t v = m->runs[r].vpn + k;
+
+			while (i < on && old[i] < v)
+				u[n++] = old[i++];
+			if (i < on && old[i] == v)
+				i++;
+			u[n++] = v;
+		}
+	while (i < on)
+		u[n++] = old[i++];
+	free(old);
+	e->vpns = u;
+	e->n = n;
+out:
+	pthread_mutex_unlock(&pp->seen_lock);
+}
+
+/*
+ * A big mapping holding shared pages, without reading every virtual
+ * page: read only the pages where a mapping of the same range (a fork's
+ * parent or sibling) had pages. When the shared pages found there
+ * (present, not mapped once, not the zero page) are as many as smaps
+ * says the mapping holds, every shared page has its frame: those pages
+ * (and the others found) are stored, and the rest are counted, each
+ * mapped once. Else nothing is kept (0: read it whole). 1 located.
+ */
+static int locate_shared(struct pm_ctx *c, struct exm_builder *b, int fd,
+			 struct exm_mapping *m, const struct vma_counts *v,
+			 unsigned ps)
+{
+	struct pm_priv *pp = c->pp;
+	uint64_t res = 0, shared = 0, swp = 0;
+	size_t n = 0;
+	struct seen *e;
+
+	pthread_mutex_lock(&pp->seen_lock);
+	e = seen_find(pp, m->start, m->end);
+	if (e && e->n > c->cap_cand) {
+		uint64_t *t = realloc(c->cand, e->n * sizeof(*t));
+
+		if (t) {
+			c->cand = t;
+			c->cap_cand = e->n;
+		}
+	}
+	if (e && e->n <= c->cap_cand) {
+		n = e->n;
+		memcpy(c->cand, e->vpns, n * sizeof(*c->cand));
+	}
+	pthread_mutex_unlock(&pp->seen_lock);
+	if (!n)
+		return 0;
+	for (size_t i = 0; i < n;) {
+		uint64_t lo = c->cand[i];
+		size_t j = i + 1;
+		ssize_t got;
+
+		/* candidates close together: one read (the kernel walks a
+		 * PMD's worth of pages a step anyway) */
+		while (j < n && c->cand[j] - c->cand[j - 1] <= 512 &&
+		       c->cand[j] - lo < CHUNK_WORDS)
+			j++;
+		got = read_words(fd, c->words, lo, (size_t)(c->cand[j - 1] - lo + 1));
+		if (got < 0)
+			goto fail;
+		for (; i < j; i++) {
+			uint64_t vpn = c->cand[i], w;
+
+			if (vpn - lo >= (uint64_t)got || vpn * ps < m->start ||
+			    vpn * ps >= m->end)
+				continue;
+			w = c->words[vpn - lo];
+			if (!exm_pm_used(w))
+				continue;
+			mark_zero(c, m, vpn, &w, 1);
+			if (w & EXM_PM_ZERO)
+				continue; /* counted nowhere, as when counted */
+			if (exm_pm_present(w)) {
+				res++;
+				shared += !(w & EXM_PM_EXCLUSIVE);
+			} else {
+				swp++;
+			}
+			if (exm_build_pages(b, m, vpn, &w, 1))
+				goto fail;
+		}
+	}
+	if (shared * ps != v->rss - v->priv || res * ps > v->rss ||
+	    swp * ps > v->swap)
+		goto fail;
+	m->counted = true;
+	m->counted_rss = v->rss - res * ps;
+	m->counted_swap = v->swap - swp * ps;
+	pp->nlocated++;
+	return 1;
+fail:
+	exm_mapping_clear_pages(m);
+	return 0;
+}
+
+/* Count m's pages rather than read them (see may_count): true when done,
+ * false to read it whole. */
+static bool count_mapping(struct pm_ctx *c, struct exm_builder *b, int fd,
 			  const struct exm_scan_opts *opts,
 			  struct exm_mapping *m, const struct vma_counts *v,
 			  unsigned ps)
 {
-	if (!c->pp->may_count || opts->want_places ||
-	    opts->pagemap_mode == 3 || !v->known ||
-	    (m->end - m->start) / ps <= DIRECT_PAGES || m->inode ||
-	    (m->perms & EXM_PERM_S) ||
-	    (m->kind != EXM_KIND_ANON && m->kind != EXM_KIND_HEAP) ||
-	    v->priv != v->rss || v->swap_pss != v->swap ||
-	    v->rss % ps || v->swap % ps)
+	if (!may_count(c, opts, m, v, ps))
 		return false;
+	if (v->priv != v->rss)
+		return locate_shared(c, b, fd, m, v, ps) == 1;
 	m->counted = true;
 	m->counted_rss = v->rss;
 	m->counted_swap = v->swap;
@@ -850,8 +1037,8 @@ static int read_process(struct pm_ctx *c, struct exm_builder *b, int fd,
 
 		if (m->kind == EXM_KIND_VSYSCALL ||
 		    (sel && !c->want[i] && !may_hold_zero(m, ps)) ||
-		    (sel && count_mapping(c, opts, &p->maps[i], &c->cnt[i],
-					  ps)))
+		    (sel && count_mapping(c, b, fd, opts, &p->maps[i],
+					  &c->cnt[i], ps)))
 			continue;
 		if ((m->end - m->start) / ps > DIRECT_PAGES)
 			c->pp->nwhole++;
@@ -859,6 +1046,10 @@ static int read_process(struct pm_ctx *c, struct exm_builder *b, int fd,
 				 m->end / ps);
 		if (ret)
 			return ret;
+		/* read whole for its shared pages: where they are, for the
+		 * same range in other processes */
+		if (sel && may_count(c, opts, m, &c->cnt[i], ps))
+			seen_add(c->pp, m);
 	}
 	return 0;
 }
@@ -1203,10 +1394,15 @@ static void detail_counts(char *detail, size_t len, const struct pm_priv *pp)
 		n += (size_t)snprintf(detail + n, len - n,
 				      ", %llu big mappings counted",
 				      (unsigned long long)pp->ncounted);
+	if (pp->nlocated && n < len)
+		n += (size_t)snprintf(detail + n, len - n,
+				      ", %llu %slocated",
+				      (unsigned long long)pp->nlocated,
+				      pp->ncounted ? "" : "big mappings ");
 	if (pp->nwhole && n < len)
 		snprintf(detail + n, len - n, ", %llu %sread whole",
 			 (unsigned long long)pp->nwhole,
-			 pp->ncounted ? "" : "big mappings ");
+			 pp->ncounted || pp->nlocated ? "" : "big mappings ");
 }
 
 static int pm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
@@ -1245,7 +1441,7 @@ static int pm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 		pp->kpc = open(path, O_RDONLY | O_CLOEXEC);
 	}
 	pp->any_scan = pp->any_read = false;
-	pp->ncounted = pp->nwhole = 0;
+	pp->ncounted = pp->nwhole = pp->nlocated = 0;
 	if (opts->pagemap_mode == 1 && pp->scan == SCAN_NO) {
 		snprintf(src->errmsg, sizeof(src->errmsg),
 			 "this kernel has no PAGEMAP_SCAN ioctl (Linux 6.7+)");

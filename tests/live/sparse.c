@@ -17,6 +17,9 @@
  *            process: each has its own copy of each, all mapped once
  *   thp      MADV_HUGEPAGE, two 2 MiB ranges written by each process after
  *            fork (transparent huge pages where the kernel gives them)
+ *   dropped  16 pages written before fork and read by the children; then
+ *            the parent drops the last 8 (MADV_DONTNEED): the children
+ *            share those at addresses where the parent has none
  *   empty    never touched
  *   shared   MAP_SHARED anonymous, 5 pages written before fork: not a
  *            candidate (shared memory), a small mapping read as always
@@ -139,6 +142,7 @@ int main(int argc, char **argv)
 {
 	int swap = 0, novdso = 0, pipefd[2];
 	unsigned char *own, *forked, *mixed, *cowed, *thp, *empty, *shared;
+	unsigned char *dropped;
 	unsigned char *swown = NULL, *swfork = NULL;
 	pid_t pids[NCHILD + 1];
 	struct sigaction sa;
@@ -174,6 +178,7 @@ int main(int argc, char **argv)
 	cowed = reserve(0);
 	thp = reserve(0);
 	empty = reserve(0);
+	dropped = reserve(0);
 	shared = mmap(NULL, 5 * ps, PROT_READ | PROT_WRITE,
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (shared == MAP_FAILED)
@@ -184,6 +189,7 @@ int main(int argc, char **argv)
 	write_pages(forked, 32, 0, 0);
 	write_pages(mixed, 16, 0, 0);
 	write_pages(cowed, 8, 0, 0);
+	write_pages(dropped, 16, 0, 0);
 	if (swap) {
 		swown = reserve(0);
 		swfork = reserve(0);
@@ -199,6 +205,7 @@ int main(int argc, char **argv)
 			{ "own", own },	    { "forked", forked },
 			{ "mixed", mixed }, { "cowed", cowed },
 			{ "thp", thp },	    { "empty", empty },
+			{ "dropped", dropped },
 			{ "swown", swown }, { "swfork", swfork },
 		};
 
@@ -228,6 +235,7 @@ int main(int argc, char **argv)
 		write_pages(own, 32, 0, i);
 		sum += read_pages(forked, 32, 0);
 		sum += read_pages(mixed, 16, 0);
+		sum += read_pages(dropped, 16, 0);
 		write_pages(mixed, 16, 32, i);
 		write_pages(cowed, 8, 0, 0);
 		thp[0] = thp[HUGE * 8] = (unsigned char)(i + 1);
@@ -249,6 +257,9 @@ int main(int argc, char **argv)
 			die("a child died");
 	write_pages(own, 32, 0, 0);
 	write_pages(mixed, 16, 32, 0);
+	for (size_t i = 8; i < 16; i++)
+		if (madvise(dropped + i * (GIB / 64), ps, MADV_DONTNEED))
+			die("MADV_DONTNEED");
 	write_pages(cowed, 8, 0, 0);
 	thp[0] = thp[HUGE * 8] = 1;
 	if (swap) {

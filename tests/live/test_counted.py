@@ -1,16 +1,22 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Live test (root): pagemap read mode counts, rather than reads, the big
-private anonymous mappings whose pages smaps says are all mapped once
-(issue 23 item 3; source_pagemap.c's count_mapping), and every figure stays
+private anonymous mappings whose pages smaps says are all mapped once, and
+of those holding shared pages reads only where a mapping of the same range
+(a fork's parent or sibling) had pages, counting the rest (issue 23 item 3;
+source_pagemap.c's count_mapping, locate_shared), and every figure stays
 what reading every frame gives, byte for byte.
 
 The workload is tests/live/sparse.c: four processes, each with 1 GiB
 reservations holding a few pages: its own pages only (counted), pages
-shared by fork (read), both (read), copies of fork-shared pages that every
-process wrote (counted), transparent huge pages of its own (counted), none,
-and with active swap (a 64 MiB swap file through sysstate.py when none is
-on) swap entries of its own (counted) and shared by fork (read). Linked
+shared by fork (located), both (located), copies of fork-shared pages that
+every process wrote (counted), transparent huge pages of its own
+(counted), fork-shared pages the parent then dropped half of (the children
+share some where the parent has none: the first child reads it whole, the
+others locate them), none, and with active swap (a 64 MiB swap file
+through sysstate.py when none is on) swap entries of its own (counted)
+and shared by fork (read whole). Exmtop runs on one thread, so processes
+are read in pid order. Linked
 statically and without [vdso], and stopped (SIGSTOP): its figures hold
 still whatever else runs. Only its processes are scanned (--scan-pids).
 
@@ -21,8 +27,9 @@ Checks, on one run each:
   the source's detail;
 - read mode's detail says how many big mappings it counted, 3 a process
   (4 with swap) where the kernel keeps per-page mapcounts, none where it
-  averages them (CONFIG_NO_PAGE_MAPCOUNT), and how many it read whole
-  (the others holding pages); read-all counts none, reads all whole;
+  averages them (CONFIG_NO_PAGE_MAPCOUNT), how many it located (all but
+  the parent's three and the first child's dropped) and read whole;
+  read-all counts none, reads all whole;
 - the kernel's Pss figures computed from mapping counts (no
   smaps_rollup) in read mode equal read-all's and smaps_rollup's;
 - the page strip (--pagemap PID:ADDR) of a counted region is read, not
@@ -37,6 +44,7 @@ import csv
 import io
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -76,12 +84,24 @@ def flat(d, pre=""):
     return out
 
 
-def detail(counted, whole):
-    """Read mode's source detail: big mappings counted, read whole."""
-    if counted:
-        return "chunked reads, %d big mappings counted, %d read whole" % (
-            counted, whole)
-    return "chunked reads, %d big mappings read whole" % whole
+def detail_counts(detail):
+    """Read mode's source detail: big mappings counted (all pages mapped
+    once), located (shared pages found, the rest counted), read whole."""
+    got = {"counted": 0, "located": 0, "whole": 0}
+    m = re.fullmatch(r"chunked reads((?:, \d+ [a-z ]+)*)", detail)
+    if m:
+        for part in m.group(1).split(", ")[1:]:
+            num, what = part.split(" ", 1)
+            key = {"big mappings counted": "counted", "located": "located",
+                   "big mappings located": "located",
+                   "read whole": "whole",
+                   "big mappings read whole": "whole"}.get(what)
+            if key is None:
+                return {"unknown": detail}
+            got[key] = int(num)
+    else:
+        got["unknown"] = detail
+    return got
 
 
 def snapshot(c, mode, pids, extra=()):
@@ -165,15 +185,26 @@ def compare(c, tmp, swap, sp):
     for m in modes[1:]:
         same(c, "read == %s" % m, snaps["read"], snaps[m])
     # big mappings holding pages, a process: own, forked, mixed, cowed,
-    # thp (and swown, swfork); counted: own, cowed, thp (and swown)
-    big = len(sp.pids) * (5 + (2 if swap else 0))
+    # thp, dropped (and swown, swfork); all mapped once: own, cowed, thp
+    # (and swown); shared pages to locate: forked, mixed, dropped (swfork
+    # shares swap entries: read whole)
+    n = len(sp.pids)
+    big = n * (6 + (2 if swap else 0))
     averages = "averages mapcounts" in snaps["read"]["limits"]
-    want = 0 if averages else \
-        len(sp.pids) * (len(COUNTED) + (1 if swap else 0))
-    c.eq(snaps["read"]["source_detail"], detail(want, big - want),
-         "read mode's detail")
-    c.eq(snaps["read-all"]["source_detail"], detail(0, big),
-         "read-all's detail")
+    want = 0 if averages else n * (len(COUNTED) + (1 if swap else 0))
+    got = detail_counts(snaps["read"]["source_detail"])
+    c.eq(got["counted"], want, "read mode counted the mappings of pages "
+         "mapped once (%r)" % snaps["read"]["source_detail"])
+    c.eq(got["located"] + got["whole"], big - want,
+         "read mode located or read whole the others")
+    if not averages:
+        # one thread: the parent reads forked, mixed and dropped whole
+        # (its pages are where its children's shared ones are, but for
+        # dropped's last 8), child 1 dropped; the others locate them
+        c.eq(got["located"], n * 3 - 4, "shared pages located (%r)" %
+             snaps["read"]["source_detail"])
+    c.eq(detail_counts(snaps["read-all"]["source_detail"]),
+         {"counted": 0, "located": 0, "whole": big}, "read-all's detail")
     if swap:
         c.check(snaps["read-all"]["totals"]["swap"] > 0,
                 "the workload has swapped pages")
@@ -209,6 +240,9 @@ def main():
         print("SKIP: needs root (PFNs in pagemap)")
         sys.exit(exmlive.SKIP)
     c = exmlive.Checker("live counted")
+    # processes read one after the other, in pid order: which are read
+    # whole and which located is then known
+    os.environ["EXMTOP_THREADS"] = "1"
     tmp = tempfile.mkdtemp(prefix="exm-counted-", dir="/var/tmp")
     try:
         with sysstate.Changes("test_counted") as ch:
