@@ -93,6 +93,7 @@ struct pm_priv {
 	pthread_mutex_t seen_lock;
 	struct seen *seen;
 	size_t nseen;
+	uint64_t seen_pages; /* their vpns in all, at most MAX_SEEN_ALL */
 };
 
 /* The virtual pages a mapping of [start, end) read whole had in use. */
@@ -104,6 +105,7 @@ struct seen {
 
 #define MAX_SEEN 4096
 #define MAX_SEEN_PAGES (UINT64_C(1) << 20) /* a mapping's, to keep */
+#define MAX_SEEN_ALL (UINT64_C(1) << 22)   /* 32 MiB of vpns */
 
 /* What smaps says of one mapping, in bytes (see count_mapping). */
 struct vma_counts {
@@ -865,15 +867,17 @@ static void seen_add(struct pm_priv *pp, const struct exm_mapping *m)
 	if (!m->npages || m->npages > MAX_SEEN_PAGES)
 		return;
 	pthread_mutex_lock(&pp->seen_lock);
+	if (pp->nseen == MAX_SEEN ||
+	    pp->seen_pages + m->npages > MAX_SEEN_ALL) { /* forget them all */
+		for (size_t k = 0; k < pp->nseen; k++)
+			free(pp->seen[k].vpns);
+		pp->nseen = 0;
+		pp->seen_pages = 0;
+	}
 	e = seen_find(pp, m->start, m->end);
 	if (!e) {
 		struct seen *t;
 
-		if (pp->nseen == MAX_SEEN) { /* forget them all */
-			for (size_t k = 0; k < pp->nseen; k++)
-				free(pp->seen[k].vpns);
-			pp->nseen = 0;
-		}
 		t = realloc(pp->seen, (pp->nseen + 1) * sizeof(*t));
 		if (!t)
 			goto out;
@@ -901,6 +905,7 @@ static void seen_add(struct pm_priv *pp, const struct exm_mapping *m)
 		u[n++] = old[i++];
 	free(old);
 	e->vpns = u;
+	pp->seen_pages += n - on;
 	e->n = n;
 out:
 	pthread_mutex_unlock(&pp->seen_lock);
