@@ -91,6 +91,7 @@ struct pm_priv {
 	/* Where big mappings read whole had pages, by range, kept across
 	 * snapshots (locate_shared): at most MAX_SEEN, then forgotten. */
 	pthread_mutex_t seen_lock;
+	pthread_cond_t seen_done; /* an entry stopped being pending */
 	struct seen *seen;
 	size_t nseen;
 	uint64_t seen_pages; /* their vpns in all, at most MAX_SEEN_ALL */
@@ -101,6 +102,7 @@ struct seen {
 	uint64_t start, end;
 	uint64_t *vpns; /* ascending */
 	size_t n;
+	bool pending; /* a worker reads such a mapping whole: wait for it */
 };
 
 #define MAX_SEEN 4096
@@ -320,6 +322,7 @@ static int pm_open(struct exm_source *src)
 	pp->kpf = open(path, O_RDONLY | O_CLOEXEC);
 	pp->kpc = -1; /* opened by the first scan that wants it */
 	pthread_mutex_init(&pp->seen_lock, NULL);
+	pthread_cond_init(&pp->seen_done, NULL);
 	pp->zero_pfn = NO_PFN;
 	pp->huge_zero = NO_PFN;
 	learn_sizes(pp, (unsigned)sysconf(_SC_PAGESIZE));
@@ -353,6 +356,7 @@ static void pm_close(struct exm_source *src)
 			free(pp->seen[i].vpns);
 		free(pp->seen);
 		pthread_mutex_destroy(&pp->seen_lock);
+		pthread_cond_destroy(&pp->seen_done);
 	}
 	free(pp);
 }
@@ -853,20 +857,25 @@ static struct seen *seen_find(struct pm_priv *pp, uint64_t start, uint64_t end)
 }
 
 /*
- * After m (counts v) was read whole for its shared pages: keep where its
- * pages are, joined to what other processes' mappings of the same range
- * had (a fork's children share their parent's pages at its addresses).
- * Only a help: nothing is lost when memory runs short.
+ * After m was read whole for its shared pages (ok: it was read): keep
+ * where its pages are, joined to what other processes' mappings of the
+ * same range had (a fork's children share their parent's pages at its
+ * addresses), and wake the workers waiting for it. Only a help: nothing
+ * is lost when memory runs short.
  */
-static void seen_add(struct pm_priv *pp, const struct exm_mapping *m)
+static void seen_add(struct pm_priv *pp, const struct exm_mapping *m, bool ok)
 {
 	struct seen *e;
 	uint64_t *u, *old;
 	size_t n = 0, i = 0, on;
 
-	if (!m->npages || m->npages > MAX_SEEN_PAGES)
-		return;
 	pthread_mutex_lock(&pp->seen_lock);
+	e = seen_find(pp, m->start, m->end);
+	if (e)
+		e->pending = false;
+	pthread_cond_broadcast(&pp->seen_done);
+	if (!ok || !m->npages || m->npages > MAX_SEEN_PAGES)
+		goto out;
 	if (pp->nseen == MAX_SEEN ||
 	    pp->seen_pages + m->npages > MAX_SEEN_ALL) { /* forget them all */
 		for (size_t k = 0; k < pp->nseen; k++)
@@ -930,7 +939,22 @@ static int locate_shared(struct pm_ctx *c, struct exm_builder *b, int fd,
 	struct seen *e;
 
 	pthread_mutex_lock(&pp->seen_lock);
-	e = seen_find(pp, m->start, m->end);
+	/* another worker reads a mapping of this range whole: its pages
+	 * will do */
+	while ((e = seen_find(pp, m->start, m->end)) && e->pending)
+		pthread_cond_wait(&pp->seen_done, &pp->seen_lock);
+	if (!e) { /* the first: this worker reads it whole (seen_add) */
+		struct seen *t = realloc(pp->seen,
+					 (pp->nseen + 1) * sizeof(*t));
+
+		if (t) {
+			pp->seen = t;
+			pp->seen[pp->nseen++] = (struct seen){
+				.start = m->start, .end = m->end,
+				.pending = true,
+			};
+		}
+	}
 	if (e && e->n > c->cap_cand) {
 		uint64_t *t = realloc(c->cand, e->n * sizeof(*t));
 
@@ -1049,12 +1073,13 @@ static int read_process(struct pm_ctx *c, struct exm_builder *b, int fd,
 			c->pp->nwhole++;
 		ret = read_range(c, b, fd, p, &mi, ps, m->start / ps,
 				 m->end / ps);
+		/* read whole for its shared pages: where they are, for the
+		 * same range in other processes (also when it failed: who
+		 * waits for it is woken) */
+		if (sel && may_count(c, opts, m, &c->cnt[i], ps))
+			seen_add(c->pp, m, !ret);
 		if (ret)
 			return ret;
-		/* read whole for its shared pages: where they are, for the
-		 * same range in other processes */
-		if (sel && may_count(c, opts, m, &c->cnt[i], ps))
-			seen_add(c->pp, m);
 	}
 	return 0;
 }

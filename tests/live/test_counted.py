@@ -25,6 +25,8 @@ Checks, on one run each:
   read mode equals read-all's (every frame read) and scan mode's
   (PAGEMAP_SCAN, Linux 6.7+), but for the time, the memory available and
   the source's detail;
+- so does read mode on four threads (workers wait for the pages of a
+  range another reads whole);
 - read mode's detail says how many big mappings it counted, 3 a process
   (4 with swap) where the kernel keeps per-page mapcounts, none where it
   averages them (CONFIG_NO_PAGE_MAPCOUNT), how many it located (all but
@@ -205,6 +207,19 @@ def compare(c, tmp, swap, sp):
              snaps["read"]["source_detail"])
     c.eq(detail_counts(snaps["read-all"]["source_detail"]),
          {"counted": 0, "located": 0, "whole": big}, "read-all's detail")
+    # four threads: a worker that meets a range another reads whole waits
+    # for its pages (locate_shared); the same figures
+    os.environ["EXMTOP_THREADS"] = "4"
+    try:
+        four = snapshot(c, "read", sp.pids)
+    finally:
+        os.environ["EXMTOP_THREADS"] = "1"
+    if four is not None:
+        same(c, "read on four threads == read-all", four, snaps["read-all"])
+        got = detail_counts(four["source_detail"])
+        c.eq((got["counted"], got["located"] + got["whole"]),
+             (want, big - want), "four threads: mappings counted, "
+             "located or read whole (%r)" % four["source_detail"])
     if swap:
         c.check(snaps["read-all"]["totals"]["swap"] > 0,
                 "the workload has swapped pages")
