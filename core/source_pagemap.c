@@ -980,7 +980,11 @@ static int locate_shared(struct pm_ctx *c, struct exm_builder *b, int fd,
 		while (j < n && c->cand[j] - c->cand[j - 1] <= 512 &&
 		       c->cand[j] - lo < CHUNK_WORDS)
 			j++;
-		got = read_words(fd, c->words, lo, (size_t)(c->cand[j - 1] - lo + 1));
+		uint64_t run_vpn = 0;
+		size_t out = 0, run = 0; /* kept words packed in c->words */
+
+		got = read_words(fd, c->words, lo,
+				 (size_t)(c->cand[j - 1] - lo + 1));
 		if (got < 0)
 			goto fail;
 		for (; i < j; i++) {
@@ -1001,9 +1005,21 @@ static int locate_shared(struct pm_ctx *c, struct exm_builder *b, int fd,
 			} else {
 				swp++;
 			}
-			if (exm_build_pages(b, m, vpn, &w, 1))
-				goto fail;
+			/* runs of consecutive pages stored at once (out never
+			 * passes vpn - lo: packing in place is safe) */
+			if (out > run && vpn != run_vpn + (out - run)) {
+				if (exm_build_pages(b, m, run_vpn, c->words + run,
+						    (uint32_t)(out - run)))
+					goto fail;
+				run = out;
+			}
+			if (out == run)
+				run_vpn = vpn;
+			c->words[out++] = w;
 		}
+		if (out > run && exm_build_pages(b, m, run_vpn, c->words + run,
+						 (uint32_t)(out - run)))
+			goto fail;
 	}
 	if (shared * ps != v->rss - v->priv || res * ps > v->rss ||
 	    swp * ps > v->swap)
