@@ -94,20 +94,25 @@ struct pm_priv {
 	pthread_cond_t seen_done; /* an entry stopped being pending */
 	struct seen *seen;
 	size_t nseen;
-	uint64_t seen_pages; /* their vpns in all, at most MAX_SEEN_ALL */
+	uint64_t seen_runs; /* their runs in all, at most MAX_SEEN_ALL */
 };
 
-/* The virtual pages a mapping of [start, end) read whole had in use. */
+/* Consecutive virtual pages [vpn, vpn + n). */
+struct span {
+	uint64_t vpn, n;
+};
+
+/* The virtual pages mappings of [start, end) read whole had in use. */
 struct seen {
 	uint64_t start, end;
-	uint64_t *vpns; /* ascending */
+	struct span *runs; /* ascending, apart */
 	size_t n;
 	bool pending; /* a worker reads such a mapping whole: wait for it */
 };
 
 #define MAX_SEEN 4096
-#define MAX_SEEN_PAGES (UINT64_C(1) << 20) /* a mapping's, to keep */
-#define MAX_SEEN_ALL (UINT64_C(1) << 22)   /* 32 MiB of vpns */
+#define MAX_SEEN_RUNS (1u << 18)	  /* a mapping's, to keep */
+#define MAX_SEEN_ALL (UINT64_C(1) << 21) /* 32 MiB of runs */
 
 /* What smaps says of one mapping, in bytes (see count_mapping). */
 struct vma_counts {
@@ -133,8 +138,6 @@ struct pm_ctx {
 	 * share frames, each is read once (open addressing, see slot_pack). */
 	uint64_t *cache;
 	size_t cache_cap, cache_n;
-	uint64_t *cand;	  /* locate_shared: the candidate pages */
-	size_t cap_cand;
 };
 
 static void *pm_ctx_new(struct exm_source *src)
@@ -165,7 +168,6 @@ static void pm_ctx_free(void *ctx)
 	free(c->counts);
 	free(c->miss);
 	free(c->cache);
-	free(c->cand);
 	free(c);
 }
 
@@ -353,7 +355,7 @@ static void pm_close(struct exm_source *src)
 		close(pp->kpc);
 	if (pp) {
 		for (size_t i = 0; i < pp->nseen; i++)
-			free(pp->seen[i].vpns);
+			free(pp->seen[i].runs);
 		free(pp->seen);
 		pthread_mutex_destroy(&pp->seen_lock);
 		pthread_cond_destroy(&pp->seen_done);
@@ -856,6 +858,32 @@ static struct seen *seen_find(struct pm_priv *pp, uint64_t start, uint64_t end)
 	return NULL;
 }
 
+/* a (na runs) and m's runs, ascending, joined into out (room for both):
+ * how many runs out holds. */
+static size_t span_join(const struct span *a, size_t na,
+			const struct exm_mapping *m, struct span *out)
+{
+	size_t i = 0, j = 0, n = 0;
+
+	while (i < na || j < m->nruns) {
+		struct span x;
+
+		if (j == m->nruns || (i < na && a[i].vpn <= m->runs[j].vpn)) {
+			x = a[i++];
+		} else {
+			x = (struct span){ m->runs[j].vpn, m->runs[j].count };
+			j++;
+		}
+		if (n && out[n - 1].vpn + out[n - 1].n >= x.vpn) {
+			if (x.vpn + x.n > out[n - 1].vpn + out[n - 1].n)
+				out[n - 1].n = x.vpn + x.n - out[n - 1].vpn;
+		} else {
+			out[n++] = x;
+		}
+	}
+	return n;
+}
+
 /*
  * After m was read whole for its shared pages (ok: it was read): keep
  * where its pages are, joined to what other processes' mappings of the
@@ -866,56 +894,41 @@ static struct seen *seen_find(struct pm_priv *pp, uint64_t start, uint64_t end)
 static void seen_add(struct pm_priv *pp, const struct exm_mapping *m, bool ok)
 {
 	struct seen *e;
-	uint64_t *u, *old;
-	size_t n = 0, i = 0, on;
+	struct span *u;
 
 	pthread_mutex_lock(&pp->seen_lock);
 	e = seen_find(pp, m->start, m->end);
 	if (e)
 		e->pending = false;
 	pthread_cond_broadcast(&pp->seen_done);
-	if (!ok || !m->npages || m->npages > MAX_SEEN_PAGES)
+	if (!ok || !m->nruns || m->nruns > MAX_SEEN_RUNS)
 		goto out;
 	if (pp->nseen == MAX_SEEN ||
-	    pp->seen_pages + m->npages > MAX_SEEN_ALL) { /* forget them all */
+	    pp->seen_runs + m->nruns > MAX_SEEN_ALL) { /* forget them all */
 		for (size_t k = 0; k < pp->nseen; k++)
-			free(pp->seen[k].vpns);
+			free(pp->seen[k].runs);
 		pp->nseen = 0;
-		pp->seen_pages = 0;
+		pp->seen_runs = 0;
 	}
 	e = seen_find(pp, m->start, m->end);
 	if (!e) {
-		struct seen *t;
+		struct seen *t = realloc(pp->seen,
+					 (pp->nseen + 1) * sizeof(*t));
 
-		t = realloc(pp->seen, (pp->nseen + 1) * sizeof(*t));
 		if (!t)
 			goto out;
 		pp->seen = t;
 		e = &pp->seen[pp->nseen++];
 		*e = (struct seen){ .start = m->start, .end = m->end };
 	}
-	old = e->vpns;
-	on = e->n;
-	u = malloc((on + m->npages) * sizeof(*u));
+	u = malloc((e->n + m->nruns) * sizeof(*u));
 	if (!u)
 		goto out;
-	/* the union of two ascending lists */
-	for (uint32_t r = 0; r < m->nruns; r++)
-		for (uint32_t k = 0; k < m->runs[r].count; k++) {
-			uint64_t v = m->runs[r].vpn + k;
-
-			while (i < on && old[i] < v)
-				u[n++] = old[i++];
-			if (i < on && old[i] == v)
-				i++;
-			u[n++] = v;
-		}
-	while (i < on)
-		u[n++] = old[i++];
-	free(old);
-	e->vpns = u;
-	pp->seen_pages += n - on;
-	e->n = n;
+	pp->seen_runs -= e->n;
+	e->n = span_join(e->runs, e->n, m, u);
+	pp->seen_runs += e->n;
+	free(e->runs);
+	e->runs = u;
 out:
 	pthread_mutex_unlock(&pp->seen_lock);
 }
@@ -935,6 +948,7 @@ static int locate_shared(struct pm_ctx *c, struct exm_builder *b, int fd,
 {
 	struct pm_priv *pp = c->pp;
 	uint64_t res = 0, shared = 0, swp = 0;
+	struct span *cand = NULL;
 	size_t n = 0;
 	struct seen *e;
 
@@ -954,82 +968,79 @@ static int locate_shared(struct pm_ctx *c, struct exm_builder *b, int fd,
 				.pending = true,
 			};
 		}
-	}
-	if (e && e->n > c->cap_cand) {
-		uint64_t *t = realloc(c->cand, e->n * sizeof(*t));
-
-		if (t) {
-			c->cand = t;
-			c->cap_cand = e->n;
+	} else if (e->n) {
+		cand = malloc(e->n * sizeof(*cand));
+		if (cand) {
+			n = e->n;
+			memcpy(cand, e->runs, n * sizeof(*cand));
 		}
-	}
-	if (e && e->n <= c->cap_cand) {
-		n = e->n;
-		memcpy(c->cand, e->vpns, n * sizeof(*c->cand));
 	}
 	pthread_mutex_unlock(&pp->seen_lock);
 	if (!n)
 		return 0;
-	for (size_t i = 0; i < n;) {
-		uint64_t lo = c->cand[i];
-		size_t j = i + 1;
-		ssize_t got;
+	for (size_t r = 0; r < n; r++) {
+		uint64_t lo = cand[r].vpn, end = lo + cand[r].n;
 
-		/* candidates close together: one read (the kernel walks a
-		 * PMD's worth of pages a step anyway) */
-		while (j < n && c->cand[j] - c->cand[j - 1] <= 512 &&
-		       c->cand[j] - lo < CHUNK_WORDS)
-			j++;
-		uint64_t run_vpn = 0;
-		size_t out = 0, run = 0; /* kept words packed in c->words */
+		if (lo < m->start / ps)
+			lo = m->start / ps;
+		if (end > m->end / ps)
+			end = m->end / ps;
+		while (lo < end) {
+			ssize_t got = read_words(fd, c->words, lo,
+						 chunk_len(lo, end - lo));
+			size_t out = 0, run = 0; /* kept words, packed */
+			uint64_t run_vpn = 0;
 
-		got = read_words(fd, c->words, lo,
-				 (size_t)(c->cand[j - 1] - lo + 1));
-		if (got < 0)
-			goto fail;
-		for (; i < j; i++) {
-			uint64_t vpn = c->cand[i], w;
+			if (got <= 0)
+				goto fail;
+			for (ssize_t k = 0; k < got; k++) {
+				uint64_t vpn = lo + (uint64_t)k, w = c->words[k];
 
-			if (vpn - lo >= (uint64_t)got || vpn * ps < m->start ||
-			    vpn * ps >= m->end)
-				continue;
-			w = c->words[vpn - lo];
-			if (!exm_pm_used(w))
-				continue;
-			mark_zero(c, m, vpn, &w, 1);
-			if (w & EXM_PM_ZERO)
-				continue; /* counted nowhere, as when counted */
-			if (exm_pm_present(w)) {
-				res++;
-				shared += !(w & EXM_PM_EXCLUSIVE);
-			} else {
-				swp++;
+				if (!exm_pm_used(w))
+					continue;
+				mark_zero(c, m, vpn, &w, 1);
+				if (w & EXM_PM_ZERO)
+					continue; /* nowhere, as if counted */
+				if (exm_pm_present(w)) {
+					res++;
+					shared += !(w & EXM_PM_EXCLUSIVE);
+				} else {
+					swp++;
+				}
+				/* runs of consecutive pages stored at once
+				 * (out never passes k: packing in place) */
+				if (out > run &&
+				    vpn != run_vpn + (out - run)) {
+					if (exm_build_pages(b, m, run_vpn,
+							    c->words + run,
+							    (uint32_t)(out -
+								       run)))
+						goto fail;
+					run = out;
+				}
+				if (out == run)
+					run_vpn = vpn;
+				c->words[out++] = w;
 			}
-			/* runs of consecutive pages stored at once (out never
-			 * passes vpn - lo: packing in place is safe) */
-			if (out > run && vpn != run_vpn + (out - run)) {
-				if (exm_build_pages(b, m, run_vpn, c->words + run,
-						    (uint32_t)(out - run)))
-					goto fail;
-				run = out;
-			}
-			if (out == run)
-				run_vpn = vpn;
-			c->words[out++] = w;
+			if (out > run &&
+			    exm_build_pages(b, m, run_vpn, c->words + run,
+					    (uint32_t)(out - run)))
+				goto fail;
+			lo += (uint64_t)got;
 		}
-		if (out > run && exm_build_pages(b, m, run_vpn, c->words + run,
-						 (uint32_t)(out - run)))
-			goto fail;
 	}
+	free(cand);
 	if (shared * ps != v->rss - v->priv || res * ps > v->rss ||
 	    swp * ps > v->swap)
-		goto fail;
+		goto drop;
 	m->counted = true;
 	m->counted_rss = v->rss - res * ps;
 	m->counted_swap = v->swap - swp * ps;
 	pp->nlocated++;
 	return 1;
 fail:
+	free(cand);
+drop:
 	exm_mapping_clear_pages(m);
 	return 0;
 }
