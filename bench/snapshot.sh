@@ -13,6 +13,8 @@
 #   exmtop -b --format json           (every column: smaps_rollup too, for
 #                                      Pss_Dirty and SwapPss)
 #   exmtop -b --pagemap-mode read     (the path of kernels before 6.7)
+#   exmtop -b --pagemap-mode read-all (the same, every mapping's frames
+#                                      read: none counted)
 #   smem                (reads /proc/PID/smaps of every process)
 #   smemstat            (one snapshot of every process)
 # and prints best and median wall times, median CPU time (user + system),
@@ -27,7 +29,7 @@
 #   bench/snapshot.sh [-w WORKLOAD] [-r RUNS] [-R]
 #                     [-n NPROCS -g RESERVE_GIB -a SHARED_ANON_MIB
 #                      -s SHM_MIB -S SCATTER]
-# -R leaves out --pagemap-mode read (slow when other processes have huge
+# -R leaves out --pagemap-mode read and read-all (slow when other processes have huge
 # reservations, e.g. sanitizer builds' 16 TiB shadow).
 set -eu
 
@@ -84,6 +86,7 @@ for _ in $(seq "$RUNS"); do
 	time_cmd exmtop "$EXMTOP" -b
 	time_cmd exmtop_json "$EXMTOP" -b --format json
 	[ -z "$READ" ] || time_cmd exmtop_read "$EXMTOP" -b --pagemap-mode read
+	[ -z "$READ" ] || time_cmd exmtop_readall "$EXMTOP" -b --pagemap-mode read-all
 	time_cmd smem smem
 	time_cmd smemstat smemstat
 done
@@ -92,7 +95,8 @@ python3 - "$TMP" "$RUNS" "$WORKLOAD" <<'EOF'
 import os, statistics, sys
 tmp, runs, wl = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 rows = {}
-for name in ("exmtop", "exmtop_json", "exmtop_read", "smem", "smemstat"):
+for name in ("exmtop", "exmtop_json", "exmtop_read", "exmtop_readall",
+             "smem", "smemstat"):
     if not os.path.exists("%s/%s" % (tmp, name)):
         continue
     v = [l.split() for l in open("%s/%s" % (tmp, name))]
@@ -101,7 +105,8 @@ for name in ("exmtop", "exmtop_json", "exmtop_read", "smem", "smemstat"):
     rows[name] = (min(us) / 1e6, statistics.median(us) / 1e6,
                   statistics.median(cpu), max(int(x[1]) for x in v))
 labels = {"exmtop": "exmtop -b", "exmtop_json": "exmtop -b --format json",
-          "exmtop_read": "exmtop -b --pagemap-mode read"}
+          "exmtop_read": "exmtop -b --pagemap-mode read",
+          "exmtop_readall": "exmtop -b --pagemap-mode read-all"}
 print("\nworkload %s, %d runs each" % (wl, runs))
 print("%-30s %8s %10s %10s %12s" % ("", "best s", "median s", "CPU s",
                                     "peak RSS"))
@@ -110,7 +115,7 @@ for name, (best, med, cpu, kb) in rows.items():
                                                    best, med, cpu, kb / 1024))
 print("\nratios (median wall, median CPU, peak RSS); targets: <= 1.0 of "
       "smemstat's CPU and wall, <= 0.5 of smem's")
-for name in ("exmtop", "exmtop_json", "exmtop_read"):
+for name in ("exmtop", "exmtop_json", "exmtop_read", "exmtop_readall"):
     if name not in rows:
         continue
     for other, target in (("smemstat", 1.0), ("smem", 0.5)):

@@ -13,7 +13,10 @@
  * With SCATTER (the kernel module's benchmark, bench/kmod.sh) the
  * reservation is writable: the parent writes SCATTER pages spread over it
  * before fork (CoW-shared) and each child SCATTER pages of its own, and the
- * fork-shared anonymous memory asks for transparent huge pages.
+ * fork-shared anonymous memory asks for transparent huge pages. A negative
+ * SCATTER writes none before fork: each process writes -SCATTER pages of
+ * its own (a reservation holding only pages mapped once, which pagemap's
+ * read mode counts rather than reads).
  *
  * Usage: workload [NPROCS [RESERVE_GIB [SHARED_ANON_MIB [SHM_MIB [SCATTER]]]]]
  *        defaults 100 64 32 128 0
@@ -74,7 +77,9 @@ int main(int argc, char **argv)
 	size_t reserve = (size_t)(argc > 2 ? atol(argv[2]) : 64) << 30;
 	size_t anon = (size_t)(argc > 3 ? atol(argv[3]) : 32) << 20;
 	size_t shm = (size_t)(argc > 4 ? atol(argv[4]) : 128) << 20;
-	size_t scatter = (size_t)(argc > 5 ? atol(argv[5]) : 0);
+	long scatter_arg = argc > 5 ? atol(argv[5]) : 0;
+	size_t scatter = (size_t)(scatter_arg < 0 ? -scatter_arg : scatter_arg);
+	int own_only = scatter_arg < 0;
 	size_t ps = (size_t)sysconf(_SC_PAGESIZE);
 	unsigned char *res, *a, *s;
 	struct sigaction sa;
@@ -109,7 +114,8 @@ int main(int argc, char **argv)
 		die("mmap reservation");
 	if (scatter)
 		madvise(res, reserve, MADV_NOHUGEPAGE);
-	scribble(res, reserve, scatter, ps, 0);
+	if (!own_only)
+		scribble(res, reserve, scatter, ps, 0);
 	a = mmap(NULL, anon, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (a == MAP_FAILED)
@@ -153,6 +159,8 @@ int main(int argc, char **argv)
 		pids[i] = pid;
 	}
 	close(pipefd[1]);
+	if (own_only)
+		scribble(res, reserve, scatter, ps, (size_t)nprocs);
 	for (long i = 1; i < nprocs; i++) {
 		if (read(pipefd[0], &c, 1) != 1) {
 			errno = ECHILD;

@@ -16,10 +16,13 @@ WL_PID=
 #   many      2,000 small processes
 #   sparse    21 processes, each a 1 TiB reservation holding one page
 #             written per GiB (1,024, fork-shared) and 1,024 of its own
+#   sparse-own  the same, but the reservation holds only the 1,024 pages
+#             of its own (read mode counts them: nothing shared there)
 WORKLOADS="bench 100 64 32 128 0
 resident 21 1 4096 1 0
 many 2000 1 1 1 0
-sparse 21 1024 8 8 1024"
+sparse 21 1024 8 8 1024
+sparse-own 21 1024 8 8 -1024"
 
 # workload_opts SPEC HELP "$@": the options of a benchmark. The workload's
 # own, -w NAME (see WORKLOADS) or -n NPROCS -g RESERVE_GIB -a

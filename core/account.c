@@ -31,6 +31,7 @@ struct acc {
 	long double erss_big, eswap_big, ehuge_big;
 	uint64_t ksm, kbytes[ACC_EXACT + 1]; /* KSM pages: resident, shares */
 	long double eksm_big;
+	bool unknown; /* cut a counted mapping: only vm is known */
 };
 
 static void acc_eff(uint64_t *bytes, long double *big, uint64_t b,
@@ -113,6 +114,29 @@ static inline void acc_page(struct acc_ctx *x, struct acc *a, uint64_t w,
 	}
 }
 
+/*
+ * The pages of a counted mapping (exm_mapping.counted): each mapped once
+ * in the whole system, so a whole share, sole, and (anonymous, exclusive)
+ * writable in a writable private mapping, as acc_page would count its
+ * word. Where they lie is not known: a range that cuts the mapping
+ * knows only its VM.
+ */
+static void acc_counted(const struct exm_mapping *m, uint64_t start,
+			uint64_t end, struct acc *a)
+{
+	if (start != m->start || end != m->end) {
+		a->unknown = true;
+		return;
+	}
+	a->rss += m->counted_rss;
+	a->ebytes[1] += m->counted_rss;
+	a->sole += m->counted_rss;
+	if ((m->perms & EXM_PERM_W) && !(m->perms & EXM_PERM_S))
+		a->writable += m->counted_rss;
+	a->swap += m->counted_swap;
+	a->sbytes[1] += m->counted_swap;
+}
+
 /* Add the bytes [start, end) of mapping m (already clamped to it). */
 static void acc_mapping(const struct exm_snapshot *snap,
 			const struct exm_proc *p, const struct exm_mapping *m,
@@ -130,6 +154,8 @@ static void acc_mapping(const struct exm_snapshot *snap,
 	};
 
 	a->vm += end - start;
+	if (m->counted)
+		acc_counted(m, start, end, a);
 	if (!m->nruns || start >= end)
 		return;
 	/* First run whose last page is >= svpn. */
@@ -198,7 +224,7 @@ static void acc_store(const struct exm_snapshot *snap, const struct acc *a,
 	out->ehugetlb = (double)acc_sum(a->hbytes, a->ehuge_big);
 	out->ksm = a->ksm;
 	out->eksm = (double)acc_sum(a->kbytes, a->eksm_big);
-	out->has = page_has(snap);
+	out->has = a->unknown ? EXM_HAS_VM : page_has(snap);
 }
 
 int exm_range_sizes(const struct exm_snapshot *snap, const struct exm_proc *p,
@@ -499,6 +525,14 @@ static int plan_twins(struct plan *pl)
 			pl->gid[g] = NO_TWIN;
 			if (!m->npages || p->state == EXM_PROC_DENIED)
 				continue;
+			if (m->counted) { /* its counts are its own: no twin */
+				pl->gid[g] = (uint32_t)pl->ntwins;
+				pl->twins[pl->ntwins++] = (struct twin){
+					.p = p, .m = m, .copies = 1,
+					.owner = p->index,
+				};
+				continue;
+			}
 			pl->key[g] = words_key(m);
 			for (k = pl->key[g] & (nslots - 1);
 			     slots[k] != UINT32_MAX; k = (k + 1) & (nslots - 1)) {
@@ -589,6 +623,19 @@ static int collate(struct plan *pl, uint64_t nwords, unsigned nthreads)
 			return pl->ret[t];
 	snap->distinct_pages = exm_pagecount_distinct(snap->pfn_counts);
 	snap->distinct_swap = exm_pagecount_distinct(snap->swap_counts);
+	/* counted pages: each a frame (swap entry) no other page maps */
+	for (size_t i = 0; i < snap->nprocs; i++) {
+		const struct exm_proc *p = &snap->procs[i];
+
+		for (size_t j = 0; p->state != EXM_PROC_DENIED && j < p->nmaps;
+		     j++)
+			if (p->maps[j].counted) {
+				snap->distinct_pages += p->maps[j].counted_rss /
+							snap->sys.page_size;
+				snap->distinct_swap += p->maps[j].counted_swap /
+						       snap->sys.page_size;
+			}
+	}
 	snap->distinct_hugetlb = exm_pagecount_distinct(snap->huge_counts);
 	return 0;
 }
@@ -616,7 +663,7 @@ static void size_twins(void *arg, unsigned t, unsigned n)
 }
 
 /* Every mapping's sizes: its twin's, with its own length; or, without
- * pages, only its length. */
+ * page words, its length and its counted pages (acc_counted). */
 static void size_all(struct plan *pl)
 {
 	for (size_t g = 0; g < pl->nall; g++) {
@@ -626,10 +673,12 @@ static void size_all(struct plan *pl)
 		if (pl->gid[g] == NO_TWIN) {
 			struct acc a = { 0 };
 
-			if (pl->snap->procs[pl->ref[g].proc].state ==
-			    EXM_PROC_DENIED)
+			const struct exm_proc *p =
+				&pl->snap->procs[pl->ref[g].proc];
+
+			if (p->state == EXM_PROC_DENIED)
 				continue;
-			a.vm = m->end - m->start;
+			acc_mapping(pl->snap, p, m, m->start, m->end, &a);
 			acc_store(pl->snap, &a, &m->sz);
 			continue;
 		}

@@ -76,6 +76,10 @@ enum exm_ftype {
  * EXM_NEED_KPSS): Pss_Dirty and SwapPss, which page words cannot give (a
  * PTE's dirty bit, a swap entry's count), and the Pss cross-check. */
 #define EXM_NEED_ROLLUP	 (1u << 4)
+/* Not a column's: where every page lies (a recording, a page strip), so
+ * pagemap's read mode reads the frames of every mapping rather than
+ * counting the pages the kernel says are mapped once (exm_scan_opts). */
+#define EXM_NEED_PLACES	 (1u << 5)
 
 struct exm_field {
 	const char *key;   /* stable lowercase key */

@@ -157,6 +157,13 @@ int exm_swapcache_mapped(struct exm_snapshot *snap, const char *proc_root)
 	    !exm_meminfo_get(&snap->sys.meminfo, "SwapCached", &cached) ||
 	    !cached)
 		return 0;
+	/* pages counted without their frames (exm_mapping.counted) may be
+	 * in the swap cache: the row stays unknown */
+	for (size_t i = 0; i < snap->nprocs; i++)
+		for (size_t j = 0; j < snap->procs[i].nmaps; j++)
+			if (snap->procs[i].maps[j].counted &&
+			    snap->procs[i].maps[j].counted_rss)
+				return 0;
 	ret = frames_with(snap, proc_root, false, EXM_KPF_SWAPCACHE, &pfns,
 			  &in);
 	free(pfns);

@@ -691,8 +691,13 @@ static int file_id(struct exm_recorder *r, const struct exm_mapping *m,
 static int rs_mapping(void *ctx, const struct exm_mapping *m)
 {
 	struct exm_recorder *r = ctx;
-	int ret = flush_mapping(r);
+	int ret;
 
+	/* a recording keeps page runs: pages counted without their places
+	 * cannot be kept (recorders scan with want_places) */
+	if (m->counted)
+		return -EINVAL;
+	ret = flush_mapping(r);
 	if (ret)
 		return ret;
 	r->pend_file = 0;

@@ -163,6 +163,19 @@ struct exm_mapping {
 	bool pages_borrowed; /* the array lives in the snapshot's page store */
 
 	/*
+	 * Pages counted, not read (pagemap's read mode, see source_pagemap.c
+	 * and docs/DESIGN.md): counted says this mapping's pages are given
+	 * as counts only, no words. They are anonymous pages the kernel maps
+	 * once in the whole system (smaps' Private_*, and swap entries of
+	 * count 1: SwapPss = Swap), so each is its process's alone whoever is
+	 * scanned; counted_rss and counted_swap are their bytes. Where in the
+	 * mapping they lie is not known: a byte range cutting the mapping has
+	 * only its VM measured.
+	 */
+	bool counted;
+	uint64_t counted_rss, counted_swap;
+
+	/*
 	 * Sources without page identity (smaps) set these directly; page-level
 	 * sources leave them for accounting to fill.
 	 */

@@ -40,8 +40,12 @@ struct exm_scan_opts {
 	size_t nkpss_pids;
 	bool want_cmdline; /* read /proc/PID/cmdline */
 	bool want_cgroup;  /* read /proc/PID/cgroup (else ""; EXM_CAP_CGROUP) */
-	/* pagemap source: 0 auto, 1 force PAGEMAP_SCAN, 2 force plain reads */
+	/* pagemap source: 0 auto, 1 force PAGEMAP_SCAN, 2 force plain reads,
+	 * 3 plain reads of every mapping's frames (no counted mappings) */
 	int pagemap_mode;
+	/* Where every page lies is wanted (a recording, a page strip): no
+	 * mapping is counted rather than read (exm_mapping.counted). */
+	bool want_places;
 	const char *proc_root; /* "/proc" unless testing */
 };
 

@@ -24,6 +24,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <pthread.h>
+#include <sys/utsname.h>
+
+#include "core/kconfig.h"
 #include "core/kpageflags.h"
 #include "core/pagemap.h"
 #include "core/procfs.h"
@@ -68,6 +72,10 @@ enum scan_state { SCAN_UNKNOWN = 0, SCAN_YES, SCAN_NO };
 struct pm_priv {
 	_Atomic int scan; /* enum scan_state */
 	_Atomic bool any_scan, any_read;
+	_Atomic uint64_t ncounted; /* mappings counted, not read, this scan */
+	/* big mappings read whole (every virtual page): they hold pages
+	 * shared with another mapping, or counting was not allowed */
+	_Atomic uint64_t nwhole;
 	int kpf;	   /* /proc/kpageflags (of the tree read), or -1 */
 	int kpc;	   /* /proc/kpagecount (of the tree read), or -1 */
 	uint64_t zero_pfn; /* the zero page's frame, or NO_PFN */
@@ -76,6 +84,40 @@ struct pm_priv {
 	uint64_t pmd_pages;  /* base pages in a PMD (the huge zero page) */
 	uint64_t hsizes[8];  /* hugetlb page sizes, ascending (bytes) */
 	unsigned nhsizes;
+	/* smaps' private counts are per page (no CONFIG_NO_PAGE_MAPCOUNT):
+	 * read mode may count pages rather than read them (count_mapping) */
+	bool may_count;
+	_Atomic uint64_t nlocated; /* of them, shared pages located */
+	/* Where big mappings read whole had pages, by range, kept across
+	 * snapshots (locate_shared): at most MAX_SEEN, then forgotten. */
+	pthread_mutex_t seen_lock;
+	pthread_cond_t seen_done; /* an entry stopped being pending */
+	struct seen *seen;
+	size_t nseen;
+	uint64_t seen_runs; /* their runs in all, at most MAX_SEEN_ALL */
+};
+
+/* Consecutive virtual pages [vpn, vpn + n). */
+struct span {
+	uint64_t vpn, n;
+};
+
+/* The virtual pages mappings of [start, end) read whole had in use. */
+struct seen {
+	uint64_t start, end;
+	struct span *runs; /* ascending, apart */
+	size_t n;
+	bool pending; /* a worker reads such a mapping whole: wait for it */
+};
+
+#define MAX_SEEN 4096
+#define MAX_SEEN_RUNS (1u << 18)	  /* a mapping's, to keep */
+#define MAX_SEEN_ALL (UINT64_C(1) << 21) /* 32 MiB of runs */
+
+/* What smaps says of one mapping, in bytes (see count_mapping). */
+struct vma_counts {
+	uint64_t rss, priv, swap, swap_pss;
+	bool known; /* its VMA had exactly the mapping's range */
 };
 
 /* One per worker thread. */
@@ -83,6 +125,7 @@ struct pm_ctx {
 	struct exm_page_region *regions;
 	size_t nregions, cap_regions;
 	bool *want;	  /* per mapping: read it (plain reads, see smaps) */
+	struct vma_counts *cnt; /* per mapping: what smaps says */
 	size_t cap_want;
 	uint64_t *words;  /* plain-read buffer */
 	bool asked, read; /* this process: PAGEMAP_SCAN used, direct reads */
@@ -120,6 +163,7 @@ static void pm_ctx_free(void *ctx)
 		return;
 	free(c->regions);
 	free(c->want);
+	free(c->cnt);
 	free(c->words);
 	free(c->counts);
 	free(c->miss);
@@ -279,12 +323,24 @@ static int pm_open(struct exm_source *src)
 		 src->arg && *src->arg ? src->arg : "/proc");
 	pp->kpf = open(path, O_RDONLY | O_CLOEXEC);
 	pp->kpc = -1; /* opened by the first scan that wants it */
+	pthread_mutex_init(&pp->seen_lock, NULL);
+	pthread_cond_init(&pp->seen_done, NULL);
 	pp->zero_pfn = NO_PFN;
 	pp->huge_zero = NO_PFN;
 	learn_sizes(pp, (unsigned)sysconf(_SC_PAGESIZE));
 	if (!(src->arg && *src->arg)) {
+		struct utsname u;
+		char boot[sizeof(u.release) + 16];
+
 		pp->scan = probe_scan();
 		pp->zero_pfn = learn_zero_pfn(pp);
+		if (!uname(&u)) {
+			snprintf(boot, sizeof(boot), "/boot/config-%s",
+				 u.release);
+			pp->may_count = exm_kernel_mapcount(u.release, boot,
+							    "/proc/config.gz") ==
+					EXM_MAPCOUNT_EXACT;
+		}
 	}
 	return 0;
 }
@@ -297,6 +353,13 @@ static void pm_close(struct exm_source *src)
 		close(pp->kpf);
 	if (pp && pp->kpc >= 0)
 		close(pp->kpc);
+	if (pp) {
+		for (size_t i = 0; i < pp->nseen; i++)
+			free(pp->seen[i].runs);
+		free(pp->seen);
+		pthread_mutex_destroy(&pp->seen_lock);
+		pthread_cond_destroy(&pp->seen_done);
+	}
 	free(pp);
 }
 
@@ -664,6 +727,7 @@ static int scan_process(struct pm_ctx *c, struct exm_builder *b, int fd,
 struct populated {
 	const struct exm_proc *p;
 	bool *want;	/* per mapping: read it */
+	struct vma_counts *cnt; /* per mapping: smaps' counts */
 	size_t cur;	/* the mapping of the VMA being parsed, or SIZE_MAX */
 };
 
@@ -673,16 +737,38 @@ static void pop_vma(void *ctx, size_t first, bool exact, uint64_t start,
 	struct populated *pp = ctx;
 
 	pp->cur = exact ? first : SIZE_MAX;
+	if (exact)
+		pp->cnt[first].known = true;
 	if (!exact) /* changed since maps was read: read what overlaps */
 		for (size_t k = first;
 		     k < pp->p->nmaps && pp->p->maps[k].start < end; k++)
 			pp->want[k] = true;
 }
 
+#define KEY_IS(key, klen, lit) \
+	((klen) == sizeof(lit) - 1 && !memcmp((key), (lit), sizeof(lit) - 1))
+
+/* The counts count_mapping weighs. */
+static void count_kv(struct vma_counts *c, const char *key, size_t klen,
+		     uint64_t v)
+{
+	if (KEY_IS(key, klen, "Rss"))
+		c->rss = v;
+	else if (KEY_IS(key, klen, "Private_Clean") ||
+		 KEY_IS(key, klen, "Private_Dirty"))
+		c->priv += v;
+	else if (KEY_IS(key, klen, "Swap"))
+		c->swap = v;
+	else if (KEY_IS(key, klen, "SwapPss"))
+		c->swap_pss = v;
+}
+
 static void pop_kv(void *ctx, const char *key, size_t klen, uint64_t v)
 {
 	struct populated *pp = ctx;
 
+	if (pp->cur != SIZE_MAX)
+		count_kv(&pp->cnt[pp->cur], key, klen, v);
 	if (pp->cur != SIZE_MAX && v &&
 	    ((klen == 3 && !memcmp(key, "Rss", 3)) ||
 	     (klen == 4 && !memcmp(key, "Swap", 4)) ||
@@ -703,7 +789,8 @@ static void pop_kv(void *ctx, const char *key, size_t klen, uint64_t v)
 static int populated_from_smaps(struct pm_ctx *c, int dirfd,
 				const struct exm_proc *p)
 {
-	struct populated pp = { .p = p, .want = c->want, .cur = SIZE_MAX };
+	struct populated pp = { .p = p, .want = c->want, .cnt = c->cnt,
+				.cur = SIZE_MAX };
 	char *buf;
 	size_t len;
 	int ret = exm_read_file(dirfd, "smaps", &buf, &len);
@@ -711,6 +798,7 @@ static int populated_from_smaps(struct pm_ctx *c, int dirfd,
 	if (ret)
 		return ret;
 	memset(c->want, 0, p->nmaps * sizeof(*c->want));
+	memset(c->cnt, 0, p->nmaps * sizeof(*c->cnt));
 	exm_smaps_walk(buf, len, p, pop_vma, pop_kv, &pp);
 	free(buf);
 	return 0;
@@ -730,8 +818,253 @@ static bool may_hold_zero(const struct exm_mapping *m, unsigned ps)
 	       !m->inode && (m->end - m->start) / ps <= DIRECT_PAGES;
 }
 
+/*
+ * Read mode's shortcut for big mappings (issue 23): reading a mapping's
+ * frames costs 8 bytes a virtual page, but a page the kernel maps once in
+ * the whole system needs no frame: it is its process's alone whoever else
+ * is scanned, so every figure of it follows from its count. smaps says
+ * per mapping how many pages are mapped once (Private_Clean and
+ * Private_Dirty: mapcount 1) and whether every swap entry is (SwapPss,
+ * each entry's share summed, equals Swap only when every entry has one
+ * reference: a shared one falls short by 2 kB or more). A big private
+ * anonymous mapping ([anon], [heap]) may be counted (exm_mapping.counted):
+ * all its pages when all are mapped once, else what remains once every
+ * shared page is located (locate_shared). Not where the places of pages
+ * are wanted (want_places: recordings, page strips), nor in read-all
+ * mode, nor when smaps' counts of large folios are averages
+ * (CONFIG_NO_PAGE_MAPCOUNT). docs/DESIGN.md says what a counted mapping
+ * shows: every figure, but zero pages (smaps does not see them: left out
+ * of zero, as for an empty big mapping) and what lies where inside it.
+ */
+static bool may_count(const struct pm_ctx *c, const struct exm_scan_opts *opts,
+		      const struct exm_mapping *m, const struct vma_counts *v,
+		      unsigned ps)
+{
+	return c->pp->may_count && !opts->want_places &&
+	       opts->pagemap_mode != 3 && v->known &&
+	       (m->end - m->start) / ps > DIRECT_PAGES && !m->inode &&
+	       !(m->perms & EXM_PERM_S) &&
+	       (m->kind == EXM_KIND_ANON || m->kind == EXM_KIND_HEAP) &&
+	       v->priv <= v->rss && v->swap_pss == v->swap && !(v->rss % ps) &&
+	       !(v->swap % ps);
+}
+
+/* The entry of [start, end) in pp->seen, or NULL (lock held). */
+static struct seen *seen_find(struct pm_priv *pp, uint64_t start, uint64_t end)
+{
+	for (size_t i = 0; i < pp->nseen; i++)
+		if (pp->seen[i].start == start && pp->seen[i].end == end)
+			return &pp->seen[i];
+	return NULL;
+}
+
+/* a (na runs) and m's runs, ascending, joined into out (room for both):
+ * how many runs out holds. */
+static size_t span_join(const struct span *a, size_t na,
+			const struct exm_mapping *m, struct span *out)
+{
+	size_t i = 0, j = 0, n = 0;
+
+	while (i < na || j < m->nruns) {
+		struct span x;
+
+		if (j == m->nruns || (i < na && a[i].vpn <= m->runs[j].vpn)) {
+			x = a[i++];
+		} else {
+			x = (struct span){ m->runs[j].vpn, m->runs[j].count };
+			j++;
+		}
+		if (n && out[n - 1].vpn + out[n - 1].n >= x.vpn) {
+			if (x.vpn + x.n > out[n - 1].vpn + out[n - 1].n)
+				out[n - 1].n = x.vpn + x.n - out[n - 1].vpn;
+		} else {
+			out[n++] = x;
+		}
+	}
+	return n;
+}
+
+/*
+ * After m was read whole for its shared pages (ok: it was read): keep
+ * where its pages are, joined to what other processes' mappings of the
+ * same range had (a fork's children share their parent's pages at its
+ * addresses), and wake the workers waiting for it. Only a help: nothing
+ * is lost when memory runs short.
+ */
+static void seen_add(struct pm_priv *pp, const struct exm_mapping *m, bool ok)
+{
+	struct seen *e;
+	struct span *u;
+
+	pthread_mutex_lock(&pp->seen_lock);
+	e = seen_find(pp, m->start, m->end);
+	if (e)
+		e->pending = false;
+	pthread_cond_broadcast(&pp->seen_done);
+	if (!ok || !m->nruns || m->nruns > MAX_SEEN_RUNS)
+		goto out;
+	if (pp->nseen == MAX_SEEN ||
+	    pp->seen_runs + m->nruns > MAX_SEEN_ALL) { /* forget them all */
+		for (size_t k = 0; k < pp->nseen; k++)
+			free(pp->seen[k].runs);
+		pp->nseen = 0;
+		pp->seen_runs = 0;
+	}
+	e = seen_find(pp, m->start, m->end);
+	if (!e) {
+		struct seen *t = realloc(pp->seen,
+					 (pp->nseen + 1) * sizeof(*t));
+
+		if (!t)
+			goto out;
+		pp->seen = t;
+		e = &pp->seen[pp->nseen++];
+		*e = (struct seen){ .start = m->start, .end = m->end };
+	}
+	u = malloc((e->n + m->nruns) * sizeof(*u));
+	if (!u)
+		goto out;
+	pp->seen_runs -= e->n;
+	e->n = span_join(e->runs, e->n, m, u);
+	pp->seen_runs += e->n;
+	free(e->runs);
+	e->runs = u;
+out:
+	pthread_mutex_unlock(&pp->seen_lock);
+}
+
+/*
+ * A big mapping holding shared pages, without reading every virtual
+ * page: read only the pages where a mapping of the same range (a fork's
+ * parent or sibling) had pages. When the shared pages found there
+ * (present, not mapped once, not the zero page) are as many as smaps
+ * says the mapping holds, every shared page has its frame: those pages
+ * (and the others found) are stored, and the rest are counted, each
+ * mapped once. Else nothing is kept (0: read it whole). 1 located.
+ */
+static int locate_shared(struct pm_ctx *c, struct exm_builder *b, int fd,
+			 struct exm_mapping *m, const struct vma_counts *v,
+			 unsigned ps)
+{
+	struct pm_priv *pp = c->pp;
+	uint64_t res = 0, shared = 0, swp = 0;
+	struct span *cand = NULL;
+	size_t n = 0;
+	struct seen *e;
+
+	pthread_mutex_lock(&pp->seen_lock);
+	/* another worker reads a mapping of this range whole: its pages
+	 * will do */
+	while ((e = seen_find(pp, m->start, m->end)) && e->pending)
+		pthread_cond_wait(&pp->seen_done, &pp->seen_lock);
+	if (!e) { /* the first: this worker reads it whole (seen_add) */
+		struct seen *t = realloc(pp->seen,
+					 (pp->nseen + 1) * sizeof(*t));
+
+		if (t) {
+			pp->seen = t;
+			pp->seen[pp->nseen++] = (struct seen){
+				.start = m->start, .end = m->end,
+				.pending = true,
+			};
+		}
+	} else if (e->n) {
+		cand = malloc(e->n * sizeof(*cand));
+		if (cand) {
+			n = e->n;
+			memcpy(cand, e->runs, n * sizeof(*cand));
+		}
+	}
+	pthread_mutex_unlock(&pp->seen_lock);
+	if (!n)
+		return 0;
+	for (size_t r = 0; r < n; r++) {
+		uint64_t lo = cand[r].vpn, end = lo + cand[r].n;
+
+		if (lo < m->start / ps)
+			lo = m->start / ps;
+		if (end > m->end / ps)
+			end = m->end / ps;
+		while (lo < end) {
+			ssize_t got = read_words(fd, c->words, lo,
+						 chunk_len(lo, end - lo));
+			size_t out = 0, run = 0; /* kept words, packed */
+			uint64_t run_vpn = 0;
+
+			if (got <= 0)
+				goto fail;
+			for (ssize_t k = 0; k < got; k++) {
+				uint64_t vpn = lo + (uint64_t)k, w = c->words[k];
+
+				if (!exm_pm_used(w))
+					continue;
+				mark_zero(c, m, vpn, &w, 1);
+				if (w & EXM_PM_ZERO)
+					continue; /* nowhere, as if counted */
+				if (exm_pm_present(w)) {
+					res++;
+					shared += !(w & EXM_PM_EXCLUSIVE);
+				} else {
+					swp++;
+				}
+				/* runs of consecutive pages stored at once
+				 * (out never passes k: packing in place) */
+				if (out > run &&
+				    vpn != run_vpn + (out - run)) {
+					if (exm_build_pages(b, m, run_vpn,
+							    c->words + run,
+							    (uint32_t)(out -
+								       run)))
+						goto fail;
+					run = out;
+				}
+				if (out == run)
+					run_vpn = vpn;
+				c->words[out++] = w;
+			}
+			if (out > run &&
+			    exm_build_pages(b, m, run_vpn, c->words + run,
+					    (uint32_t)(out - run)))
+				goto fail;
+			lo += (uint64_t)got;
+		}
+	}
+	free(cand);
+	if (shared * ps != v->rss - v->priv || res * ps > v->rss ||
+	    swp * ps > v->swap)
+		goto drop;
+	m->counted = true;
+	m->counted_rss = v->rss - res * ps;
+	m->counted_swap = v->swap - swp * ps;
+	pp->nlocated++;
+	return 1;
+fail:
+	free(cand);
+drop:
+	exm_mapping_clear_pages(m);
+	return 0;
+}
+
+/* Count m's pages rather than read them (see may_count): true when done,
+ * false to read it whole. */
+static bool count_mapping(struct pm_ctx *c, struct exm_builder *b, int fd,
+			  const struct exm_scan_opts *opts,
+			  struct exm_mapping *m, const struct vma_counts *v,
+			  unsigned ps)
+{
+	if (!may_count(c, opts, m, v, ps))
+		return false;
+	if (v->priv != v->rss)
+		return locate_shared(c, b, fd, m, v, ps) == 1;
+	m->counted = true;
+	m->counted_rss = v->rss;
+	m->counted_swap = v->swap;
+	c->pp->ncounted++;
+	return true;
+}
+
 static int read_process(struct pm_ctx *c, struct exm_builder *b, int fd,
-			int dirfd,
+			int dirfd, const struct exm_scan_opts *opts,
 			struct exm_proc *p, unsigned ps)
 {
 	bool big = false, sel = false;
@@ -740,10 +1073,15 @@ static int read_process(struct pm_ctx *c, struct exm_builder *b, int fd,
 		big = (p->maps[i].end - p->maps[i].start) / ps > DIRECT_PAGES;
 	if (big && c->cap_want < p->nmaps) {
 		bool *n = realloc(c->want, p->nmaps * sizeof(*n));
+		struct vma_counts *v;
 
 		if (!n)
 			return -ENOMEM;
 		c->want = n;
+		v = realloc(c->cnt, p->nmaps * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		c->cnt = v;
 		c->cap_want = p->nmaps;
 	}
 	if (big)
@@ -754,10 +1092,19 @@ static int read_process(struct pm_ctx *c, struct exm_builder *b, int fd,
 		int ret;
 
 		if (m->kind == EXM_KIND_VSYSCALL ||
-		    (sel && !c->want[i] && !may_hold_zero(m, ps)))
+		    (sel && !c->want[i] && !may_hold_zero(m, ps)) ||
+		    (sel && count_mapping(c, b, fd, opts, &p->maps[i],
+					  &c->cnt[i], ps)))
 			continue;
+		if ((m->end - m->start) / ps > DIRECT_PAGES)
+			c->pp->nwhole++;
 		ret = read_range(c, b, fd, p, &mi, ps, m->start / ps,
 				 m->end / ps);
+		/* read whole for its shared pages: where they are, for the
+		 * same range in other processes (also when it failed: who
+		 * waits for it is woken) */
+		if (sel && may_count(c, opts, m, &c->cnt[i], ps))
+			seen_add(c->pp, m, !ret);
 		if (ret)
 			return ret;
 	}
@@ -1013,6 +1360,12 @@ static int kpss_from_counts(struct pm_ctx *c, struct exm_builder *b,
 		ret = pss_pass(c, p, ps, 1, &n, pss, &rss);
 	if (ret)
 		return ret;
+	/* counted mappings: anonymous pages mapped once, whole shares */
+	for (size_t i = 0; i < p->nmaps; i++)
+		if (p->maps[i].counted) {
+			rss += p->maps[i].counted_rss;
+			pss[PSS_ANON] += p->maps[i].counted_rss << PSS_SHIFT;
+		}
 	/* truncated to kB once, as smaps_rollup prints them */
 	k.pss_anon = pss[PSS_ANON] >> PSS_SHIFT >> 10 << 10;
 	k.pss_file = pss[PSS_FILE] >> PSS_SHIFT >> 10 << 10;
@@ -1047,7 +1400,7 @@ static int pm_proc(struct exm_source *src, void *ctx,
 	if (fd < 0)
 		return -errno;
 	c->typed = NULL;
-	if (opts->pagemap_mode != 2 && pp->scan != SCAN_NO) {
+	if (opts->pagemap_mode < 2 && pp->scan != SCAN_NO) {
 		c->asked = c->read = false;
 		ret = scan_process(c, b, fd, p, ps,
 				   opts->pagemap_mode == 0);
@@ -1071,7 +1424,7 @@ static int pm_proc(struct exm_source *src, void *ctx,
 		}
 	}
 	if (ret == 1) {
-		ret = read_process(c, b, fd, dirfd, p, ps);
+		ret = read_process(c, b, fd, dirfd, opts, p, ps);
 		pp->any_read = true;
 	}
 	close(fd);
@@ -1085,6 +1438,28 @@ static int pm_proc(struct exm_source *src, void *ctx,
 			ret = 0; /* figures stay unmeasured */
 	}
 	return ret;
+}
+
+/* Read mode's big mappings in the source detail: how many were counted
+ * (count_mapping) and how many read whole, the cost only the module or
+ * PAGEMAP_SCAN (6.7+) avoids when a big mapping holds a shared page. */
+static void detail_counts(char *detail, size_t len, const struct pm_priv *pp)
+{
+	size_t n = strlen(detail);
+
+	if (pp->ncounted)
+		n += (size_t)snprintf(detail + n, len - n,
+				      ", %llu big mappings counted",
+				      (unsigned long long)pp->ncounted);
+	if (pp->nlocated && n < len)
+		n += (size_t)snprintf(detail + n, len - n,
+				      ", %llu %slocated",
+				      (unsigned long long)pp->nlocated,
+				      pp->ncounted ? "" : "big mappings ");
+	if (pp->nwhole && n < len)
+		snprintf(detail + n, len - n, ", %llu %sread whole",
+			 (unsigned long long)pp->nwhole,
+			 pp->ncounted || pp->nlocated ? "" : "big mappings ");
 }
 
 static int pm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
@@ -1123,6 +1498,7 @@ static int pm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 		pp->kpc = open(path, O_RDONLY | O_CLOEXEC);
 	}
 	pp->any_scan = pp->any_read = false;
+	pp->ncounted = pp->nwhole = pp->nlocated = 0;
 	if (opts->pagemap_mode == 1 && pp->scan == SCAN_NO) {
 		snprintf(src->errmsg, sizeof(src->errmsg),
 			 "this kernel has no PAGEMAP_SCAN ioctl (Linux 6.7+)");
@@ -1143,6 +1519,8 @@ static int pm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 		 pp->any_scan && !pp->any_read ? "PAGEMAP_SCAN"
 		 : pp->any_scan		       ? "PAGEMAP_SCAN+reads"
 					       : "chunked reads");
+	detail_counts(b->snap->sys.source_detail,
+		      sizeof(b->snap->sys.source_detail), pp);
 	return ret;
 }
 

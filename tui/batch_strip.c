@@ -262,6 +262,7 @@ static int strip_begin(struct tui_run *r)
 	memset(&r->scan, 0, sizeof(r->scan));
 	r->scan.include_self = o->include_self;
 	r->scan.pagemap_mode = o->pagemap_mode;
+	r->scan.want_places = true; /* the strip shows where pages lie */
 	return 0;
 }
 

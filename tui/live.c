@@ -139,6 +139,17 @@ static void set_base(struct tui_live *l, struct exm_snapshot *s)
 		tui_scanner_dispose(l->scanner, old);
 }
 
+/* Whether snap has a mapping counted without its pages' places (pagemap
+ * read mode): a strip opened on it waits for a scan that reads them. */
+static bool snap_counted(const struct exm_snapshot *snap)
+{
+	for (size_t i = 0; snap && i < snap->nprocs; i++)
+		for (size_t j = 0; j < snap->procs[i].nmaps; j++)
+			if (snap->procs[i].maps[j].counted)
+				return true;
+	return false;
+}
+
 /* Grouped per cgroup, but the snapshot on screen has no cgroup paths: it
  * was taken before (they are read only while needed). */
 static bool lacks_cgroups(const struct tui_live *l)
@@ -240,6 +251,7 @@ unsigned tui_live_take(struct tui_live *l)
 void tui_live_rescan(struct tui_live *l)
 {
 	bool had = l->scan.want_kpss, had_rollup = l->scan.want_rollup;
+	bool had_places = l->scan.want_places;
 	unsigned needs = tui_policy_needs(l->stacks, 2, &l->q.set);
 
 	/* a replay has the kernel's figures it recorded, no more */
@@ -248,6 +260,8 @@ void tui_live_rescan(struct tui_live *l)
 	l->scan.want_cmdline = true; /* the filter matches command lines */
 	/* a recording keeps every process's cgroup */
 	l->scan.want_cgroup = (needs & EXM_NEED_CGROUP) || l->o->record;
+	/* a strip shows, a recording keeps, where every page lies */
+	l->scan.want_places = (needs & EXM_NEED_PLACES) || l->o->record;
 	if (!l->scanner)
 		return;
 	tui_scanner_set_opts(l->scanner, &l->scan);
@@ -255,6 +269,8 @@ void tui_live_rescan(struct tui_live *l)
 	    ((l->scan.want_kpss && !had &&
 	      !(l->snap->sys.caps & EXM_CAP_KPSS)) ||
 	     (l->scan.want_rollup && !had_rollup) ||
+	     (l->scan.want_places && !had_places &&
+	      snap_counted(l->snap)) ||
 	     lacks_cgroups(l)))
 		tui_live_request(l, false);
 }

@@ -196,7 +196,8 @@ static int set_source(struct tui_opts *o, const char *v)
 	return 0;
 }
 
-static const char *const pagemap_modes[] = { "auto", "scan", "read", NULL };
+static const char *const pagemap_modes[] = { "auto", "scan", "read",
+						      "read-all", NULL };
 
 static int set_pagemap_mode(struct tui_opts *o, const char *v)
 {
@@ -502,7 +503,9 @@ const struct tui_option tui_options[] = {
 	  .help_from = exm_source_help },
 	{ .name = "pagemap-mode", .arg = "M", .set = set_pagemap_mode,
 	  .complete = TUI_COMP_WORDS, .words = pagemap_modes,
-	  .help = "auto, scan (PAGEMAP_SCAN ioctl, Linux 6.7+) or read" },
+	  .help = "auto, scan (PAGEMAP_SCAN ioctl, Linux 6.7+), read, or "
+		  "read-all (read, with the frames of mappings whose pages "
+		  "the kernel says are mapped once read too)" },
 	{ .name = "include-self", .set = set_include_self,
 	  .help = "also scan exmtop's own process" },
 	{ .name = "no-color", .set = set_no_color,

@@ -55,7 +55,8 @@ struct tui_opts {
 	bool bytes;		/* --bytes: exact byte counts */
 	const char *fields;	/* --fields a,b,c (NULL = defaults) */
 	const char *source;	/* --source NAME (NULL = auto) */
-	int pagemap_mode;	/* --pagemap-mode auto|scan|read -> 0/1/2 */
+	int pagemap_mode;	/* --pagemap-mode auto|scan|read|read-all
+				 * -> 0/1/2/3 */
 	bool include_self;	/* --include-self */
 	const char *sections;	/* --sections FILE */
 	const char *symbols;	/* --symbols FILE:SECTION */

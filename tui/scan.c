@@ -81,6 +81,8 @@ static void take_one(struct tui_scanner *s)
 			so.nkpss_pids = 0;
 		so.kpss_pids = kpss;
 	}
+	if (s->rec) /* a recording keeps where every page lies */
+		so.want_places = true;
 	if (s->seek >= 0)
 		exm_source_seek(s->src, (size_t)s->seek);
 	s->seek = -1;

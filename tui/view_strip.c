@@ -35,6 +35,12 @@ void tui_strip_fini(struct tui_view *v)
 	v->priv = NULL;
 }
 
+unsigned tui_strip_needs_all(const struct tui_view *v)
+{
+	(void)v;
+	return EXM_NEED_PLACES;
+}
+
 struct exm_row *tui_strip_build(struct tui_view *v, const struct tui_build *b,
 				size_t *n, const char **why)
 {
@@ -57,6 +63,12 @@ struct exm_row *tui_strip_build(struct tui_view *v, const struct tui_build *b,
 	m = exm_proc_mapping_at(p, v->ctx.addr);
 	if (!m || m->start != v->ctx.addr) {
 		*why = "(the process no longer has this mapping)";
+		return NULL;
+	}
+	if (m->counted) {
+		*why = "(read mode counted this mapping's pages, each mapped "
+		       "once, without their places: the next refresh reads "
+		       "them)";
 		return NULL;
 	}
 	err = exm_strip_mapping(b->snap, p, m, &sp->strip);

@@ -17,6 +17,9 @@ void tui_strip_crumb(const struct tui_view *v, char *buf, size_t len);
 void tui_strip_draw(struct tui_view *v, const struct tui_canvas *c);
 unsigned tui_strip_key(struct tui_view *v, int k);
 void tui_strip_fini(struct tui_view *v);
+/* What both strips need of every scan: where every page lies
+ * (EXM_NEED_PLACES: pagemap's read mode then counts no mapping). */
+unsigned tui_strip_needs_all(const struct tui_view *v);
 
 /*
  * The per-page strip of a file across processes (core/filestrip.h): Enter

@@ -206,12 +206,12 @@ const struct tui_view_ops tui_view_strip = {
 	.name = "strip", .table = EXM_T_MAPPINGS,
 	.build = tui_strip_build, .crumb = tui_strip_crumb,
 	.draw = tui_strip_draw, .key = tui_strip_key,
-	.fini = tui_strip_fini,
+	.fini = tui_strip_fini, .needs_all = tui_strip_needs_all,
 };
 const struct tui_view_ops tui_view_fstrip = {
 	.name = "fstrip", .table = EXM_T_FILES,
 	.build = tui_fstrip_build, .crumb = tui_fstrip_crumb,
 	.draw = tui_fstrip_draw, .key = tui_fstrip_key,
-	.fini = tui_fstrip_fini,
+	.fini = tui_fstrip_fini, .needs_all = tui_strip_needs_all,
 	.enter = &tui_view_fprocs, .alt = &tui_view_sections,
 };

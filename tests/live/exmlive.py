@@ -216,11 +216,15 @@ def exmtop_json(args, user=None):
 class Sharer:
     """The sharer test program, started and parsed; a context manager."""
 
-    def __init__(self, tmpdir, user=None, swap=False, alone=False):
+    def __init__(self, tmpdir, user=None, swap=False, alone=False,
+                 program="sharer"):
         """alone: linked statically and without [vdso]: no page of its
-        processes is mapped by any other process."""
-        self.path = (plain_program("sharer", ["-static"], "static")
-                     if alone else sharer_path())
+        processes is mapped by any other process. program: another
+        fixture of tests/live that takes the same arguments and says the
+        same lines (sparse.c)."""
+        self.path = (plain_program(program, ["-static"], "static")
+                     if alone else sharer_path() if program == "sharer"
+                     else plain_program(program))
         # comm: the program's file name, at most 15 bytes
         self.comm = os.path.basename(self.path)[:15]
         cmd = as_user([self.path] + (["-s"] if swap else []) +

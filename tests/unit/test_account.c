@@ -115,6 +115,73 @@ Test(account, shared_three_ways_and_twice_in_one_process)
 	exm_snapshot_free(s);
 }
 
+/*
+ * A counted mapping (pagemap read mode: pages mapped once, counts only)
+ * beside page words: 3 resident pages and 2 swapped in a writable one, 1
+ * resident in a read-only one of another process. Every page a whole
+ * share, sole; writable where the mapping is; conserved with the
+ * distinct counts; a range cutting the mapping knows only its VM.
+ */
+Test(account, counted_pages_are_whole_sole_and_conserved)
+{
+	struct exm_snapshot *s = exm_snapshot_new();
+	struct exm_proc *p;
+	struct exm_mapping *m;
+	struct exm_sizes r;
+	double sum = 0, swsum = 0;
+
+	s->sys.page_size = PS;
+	s->sys.caps = EXM_CAP_PAGES | EXM_CAP_PFN | EXM_CAP_WRITABLE;
+	p = mkproc(s, 10);
+	m = mkmap(p, 0x10000, 2, EXM_PERM_R | EXM_PERM_W, "", 0,
+		  EXM_KIND_ANON);
+	add(m, 0, PRESENT(100, 0));
+	m = mkmap(p, 0x100000, 1024, EXM_PERM_R | EXM_PERM_W, "", 0,
+		  EXM_KIND_ANON);
+	m->counted = true;
+	m->counted_rss = 3 * PS;
+	m->counted_swap = 2 * PS;
+	p = mkproc(s, 20);
+	m = mkmap(p, 0x10000, 1, EXM_PERM_R | EXM_PERM_W, "", 0,
+		  EXM_KIND_ANON);
+	add(m, 0, PRESENT(100, 0));
+	m = mkmap(p, 0x100000, 1024, EXM_PERM_R, "", 0, EXM_KIND_ANON);
+	m->counted = true;
+	m->counted_rss = PS;
+	cr_assert_eq(exm_snapshot_account(s), 0);
+	p = &s->procs[0];
+	cr_assert_eq(p->maps[1].sz.rss, 3 * PS);
+	cr_assert_float_eq(p->maps[1].sz.erss, 3.0 * PS, 1e-9);
+	cr_assert_eq(p->maps[1].sz.sole, 3 * PS);
+	cr_assert_eq(p->maps[1].sz.writable, 3 * PS);
+	cr_assert_eq(p->maps[1].sz.swap, 2 * PS);
+	cr_assert_float_eq(p->maps[1].sz.eswap, 2.0 * PS, 1e-9);
+	cr_assert_eq(p->maps[1].sz.vm, 1024 * PS);
+	cr_assert_eq(p->sz.rss, 4 * PS);
+	cr_assert_float_eq(p->sz.erss, 3.0 * PS + PS / 2.0, 1e-9);
+	cr_assert_eq(p->sz.sole, 3 * PS);
+	cr_assert_eq(s->procs[1].maps[1].sz.writable, 0);
+	cr_assert_eq(s->procs[1].maps[1].sz.sole, PS);
+	cr_assert_eq(s->distinct_pages, 1 + 3 + 1);
+	cr_assert_eq(s->distinct_swap, 2);
+	for (size_t i = 0; i < s->nprocs; i++) {
+		sum += s->procs[i].sz.erss;
+		swsum += s->procs[i].sz.eswap;
+	}
+	cr_assert_float_eq(sum, (double)(s->distinct_pages * PS), 1e-6);
+	cr_assert_float_eq(swsum, (double)(s->distinct_swap * PS), 1e-6);
+	/* the whole mapping, alone or in a wider range: known */
+	cr_assert_eq(exm_range_sizes(s, p, NULL, 0, UINT64_MAX / 2, &r), 0);
+	cr_assert(r.has & EXM_HAS_RSS);
+	cr_assert_eq(r.rss, 4 * PS);
+	/* a range cutting it: only its VM */
+	cr_assert_eq(exm_range_sizes(s, p, &p->maps[1], 0x100000,
+				     0x100000 + PS, &r), 0);
+	cr_assert_eq(r.has, EXM_HAS_VM);
+	cr_assert_eq(r.vm, PS);
+	exm_snapshot_free(s);
+}
+
 Test(account, conservation)
 {
 	struct exm_snapshot *s = three_way();

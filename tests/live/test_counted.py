@@ -1,0 +1,279 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Live test (root): pagemap read mode counts, rather than reads, the big
+private anonymous mappings whose pages smaps says are all mapped once, and
+of those holding shared pages reads only where a mapping of the same range
+(a fork's parent or sibling) had pages, counting the rest (issue 23 item 3;
+source_pagemap.c's count_mapping, locate_shared), and every figure stays
+what reading every frame gives, byte for byte.
+
+The workload is tests/live/sparse.c: four processes, each with 1 GiB
+reservations holding a few pages: its own pages only (counted), pages
+shared by fork (located), both (located), copies of fork-shared pages that
+every process wrote (counted), transparent huge pages of its own
+(counted), fork-shared pages the parent then dropped half of (the children
+share some where the parent has none: the first child reads it whole, the
+others locate them), none, and with active swap (a 64 MiB swap file
+through sysstate.py when none is on) swap entries of its own (counted)
+and shared by fork (read whole). Exmtop runs on one thread, so processes
+are read in pid order. Linked
+statically and without [vdso], and stopped (SIGSTOP): its figures hold
+still whatever else runs. Only its processes are scanned (--scan-pids).
+
+Checks, on one run each:
+- the JSON of every figure (all fields: the kernel's from smaps_rollup) in
+  read mode equals read-all's (every frame read) and scan mode's
+  (PAGEMAP_SCAN, Linux 6.7+), but for the time, the memory available and
+  the source's detail;
+- so does read mode on four threads (workers wait for the pages of a
+  range another reads whole);
+- read mode's detail says how many big mappings it counted, 3 a process
+  (4 with swap) where the kernel keeps per-page mapcounts, none where it
+  averages them (CONFIG_NO_PAGE_MAPCOUNT), how many it located (all but
+  the parent's three and the first child's dropped) and read whole;
+  read-all counts none, reads all whole;
+- the kernel's Pss figures computed from mapping counts (no
+  smaps_rollup) in read mode equal read-all's and smaps_rollup's;
+- the page strip (--pagemap PID:ADDR) of a counted region is read, not
+  counted: the same as read-all's, with the region's pages in it;
+- a recording made in read mode holds every page (its replay equals
+  read-all's figures).
+
+No retries: a difference is a bug.
+"""
+
+import csv
+import io
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import exmlive  # noqa: E402
+import sysstate  # noqa: E402
+
+KPSS = ("pss", "pss_anon", "pss_file", "pss_shmem")
+COUNTED = ("own", "cowed", "thp")
+
+
+def stopped(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        return f.read().rsplit(")", 1)[1].split()[0] in ("T", "t")
+
+
+def swap_active():
+    with open("/proc/swaps") as f:
+        return len(f.read().splitlines()) > 1
+
+
+def flat(d, pre=""):
+    out = {}
+    if isinstance(d, dict):
+        for k, v in d.items():
+            out.update(flat(v, pre + "/" + str(k)))
+    elif isinstance(d, list):
+        for i, v in enumerate(d):
+            out.update(flat(v, pre + "/" + str(i)))
+    else:
+        out[pre] = d
+    return out
+
+
+def detail_counts(detail):
+    """Read mode's source detail: big mappings counted (all pages mapped
+    once), located (shared pages found, the rest counted), read whole."""
+    got = {"counted": 0, "located": 0, "whole": 0}
+    m = re.fullmatch(r"chunked reads((?:, \d+ [a-z ]+)*)", detail)
+    if m:
+        for part in m.group(1).split(", ")[1:]:
+            num, what = part.split(" ", 1)
+            key = {"big mappings counted": "counted", "located": "located",
+                   "big mappings located": "located",
+                   "read whole": "whole",
+                   "big mappings read whole": "whole"}.get(what)
+            if key is None:
+                return {"unknown": detail}
+            got[key] = int(num)
+    else:
+        got["unknown"] = detail
+    return got
+
+
+def snapshot(c, mode, pids, extra=()):
+    rc, out, err = exmlive.run_exmtop(
+        ["-b", "--format", "json", "--bytes", "--pagemap-mode", mode,
+         "--scan-pids", ",".join(map(str, pids))] + list(extra))
+    if not c.eq(rc, 0, "[%s] exmtop exit status (%s)" % (mode, err.strip())):
+        return None
+    return json.loads(out)
+
+
+def same(c, what, a, b):
+    """a and b equal but for what moves between two runs."""
+    fa, fb = flat(a), flat(b)
+    for k in ("/time", "/time_taken", "/source_detail", "/mem_available"):
+        fa.pop(k, None)
+        fb.pop(k, None)
+    diff = sorted(k for k in set(fa) | set(fb) if fa.get(k) != fb.get(k))
+    c.check(not diff, "%s: %d values differ, first %s" %
+            (what, len(diff), ["%s %r/%r" % (k, fa.get(k), fb.get(k))
+                               for k in diff[:4]]))
+
+
+def kernel_pss(c, mode, pids):
+    rc, out, err = exmlive.run_exmtop(
+        ["-b", "--format", "csv", "--bytes", "--pagemap-mode", mode,
+         "--scan-pids", ",".join(map(str, pids)),
+         "--fields", "pid," + ",".join(KPSS)])
+    c.eq(rc, 0, "[%s] kernel's Pss: exit status (%s)" % (mode, err.strip()))
+    return {int(r["pid"]): {k: int(r[k]) for k in KPSS}
+            for r in csv.DictReader(io.StringIO(out))}
+
+
+def strip(c, mode, pid, addr):
+    rc, out, err = exmlive.run_exmtop(
+        ["-b", "--format", "json", "--pagemap-mode", mode,
+         "--pagemap", "%d:%x" % (pid, addr)])
+    c.eq(rc, 0, "[%s] strip exit status (%s)" % (mode, err.strip()))
+    try:
+        return json.loads(out).get("pages")
+    except ValueError:
+        return None
+
+
+def recorded(c, tmp, pids):
+    """A recording made in read mode, replayed as JSON."""
+    db = os.path.join(tmp, "rec.exmtop")
+    rc, _, err = exmlive.run_exmtop(
+        ["-b", "-n", "1", "--pagemap-mode", "read", "--record", db,
+         "--scan-pids", ",".join(map(str, pids))])
+    if not c.eq(rc, 0, "--record in read mode (%s)" % err.strip()):
+        return None
+    rc, out, err = exmlive.run_exmtop(
+        ["-b", "--format", "json", "--bytes", "--source", "replay:" + db,
+         "--fields", "pid," + ",".join(exmlive.SIZE_KEYS)])
+    if not c.eq(rc, 0, "replay (%s)" % err.strip()):
+        return None
+    return json.loads(out)
+
+
+def run(c, tmp, swap):
+    with exmlive.Sharer(tmp, swap=swap, alone=True, program="sparse") as sp:
+        try:
+            compare(c, tmp, swap, sp)
+        finally:
+            for pid in sp.pids:
+                os.kill(pid, signal.SIGCONT)
+
+
+def compare(c, tmp, swap, sp):
+    for pid in sp.pids:
+        os.kill(pid, signal.SIGSTOP)
+    for pid in sp.pids:
+        while not stopped(pid):
+            time.sleep(0.01)
+    modes = ["read", "read-all"] + (["scan"] if "scan" in
+                                    exmlive.pagemap_modes() else [])
+    snaps = {m: snapshot(c, m, sp.pids) for m in modes}
+    if any(s is None for s in snaps.values()):
+        return
+    for m in modes[1:]:
+        same(c, "read == %s" % m, snaps["read"], snaps[m])
+    # big mappings holding pages, a process: own, forked, mixed, cowed,
+    # thp, dropped (and swown, swfork); all mapped once: own, cowed, thp
+    # (and swown); shared pages to locate: forked, mixed, dropped (swfork
+    # shares swap entries: read whole)
+    n = len(sp.pids)
+    big = n * (6 + (2 if swap else 0))
+    averages = "averages mapcounts" in snaps["read"]["limits"]
+    want = 0 if averages else n * (len(COUNTED) + (1 if swap else 0))
+    got = detail_counts(snaps["read"]["source_detail"])
+    c.eq(got["counted"], want, "read mode counted the mappings of pages "
+         "mapped once (%r)" % snaps["read"]["source_detail"])
+    c.eq(got["located"] + got["whole"], big - want,
+         "read mode located or read whole the others")
+    if not averages:
+        # one thread: the parent reads forked, mixed and dropped whole
+        # (its pages are where its children's shared ones are, but for
+        # dropped's last 8), child 1 dropped; the others locate them
+        c.eq(got["located"], n * 3 - 4, "shared pages located (%r)" %
+             snaps["read"]["source_detail"])
+    c.eq(detail_counts(snaps["read-all"]["source_detail"]),
+         {"counted": 0, "located": 0, "whole": big}, "read-all's detail")
+    # four threads: a worker that meets a range another reads whole waits
+    # for its pages (locate_shared); the same figures
+    os.environ["EXMTOP_THREADS"] = "4"
+    try:
+        four = snapshot(c, "read", sp.pids)
+    finally:
+        os.environ["EXMTOP_THREADS"] = "1"
+    if four is not None:
+        same(c, "read on four threads == read-all", four, snaps["read-all"])
+        got = detail_counts(four["source_detail"])
+        c.eq((got["counted"], got["located"] + got["whole"]),
+             (want, big - want), "four threads: mappings counted, "
+             "located or read whole (%r)" % four["source_detail"])
+    if swap:
+        c.check(snaps["read-all"]["totals"]["swap"] > 0,
+                "the workload has swapped pages")
+    # the kernel's Pss from mapping counts
+    rollup = {pid: exmlive.read_rollup(pid) for pid in sp.pids}
+    kr, ka = kernel_pss(c, "read", sp.pids), \
+        kernel_pss(c, "read-all", sp.pids)
+    for pid in sp.pids:
+        c.eq(kr.get(pid), ka.get(pid),
+             "pid %d: kernel's Pss, read == read-all" % pid)
+        c.eq(kr.get(pid), {k: rollup[pid][k] for k in KPSS},
+             "pid %d: kernel's Pss, read == smaps_rollup" % pid)
+    # the strip of a counted region shows its pages
+    start = sp.regions["own"][0]
+    sr, sa = strip(c, "read", sp.pids[1], start), \
+        strip(c, "read-all", sp.pids[1], start)
+    c.check(sr is not None and sr == sa,
+            "strip of 'own': read == read-all")
+    c.eq(sum(1 for x in sr or () if x), 32,
+         "strip of 'own' (child 1): its 32 pages")
+    rep = recorded(c, tmp, sp.pids)
+    if rep is not None:
+        want_rows = {p["pid"]: {k: p[k] for k in exmlive.SIZE_KEYS}
+                     for p in snaps["read-all"]["processes"]}
+        got_rows = {p["pid"]: {k: p[k] for k in exmlive.SIZE_KEYS}
+                    for p in rep["processes"]}
+        c.eq(got_rows, want_rows, "recording made in read mode, "
+             "replayed == read-all")
+
+
+def main():
+    if os.geteuid() != 0:
+        print("SKIP: needs root (PFNs in pagemap)")
+        sys.exit(exmlive.SKIP)
+    c = exmlive.Checker("live counted")
+    # processes read one after the other, in pid order: which are read
+    # whole and which located is then known
+    os.environ["EXMTOP_THREADS"] = "1"
+    tmp = tempfile.mkdtemp(prefix="exm-counted-", dir="/var/tmp")
+    try:
+        with sysstate.Changes("test_counted") as ch:
+            swap = swap_active()
+            if not swap:
+                try:
+                    ch.swapfile(64 << 20)
+                    swap = True
+                except (RuntimeError, OSError,
+                        subprocess.CalledProcessError) as e:
+                    print("note: no swap (%s): swap regions left out" % e)
+            run(c, tmp, swap)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    c.done()
+
+
+if __name__ == "__main__":
+    exmlive.run_main(main)
