@@ -133,7 +133,7 @@ static const struct {
 		      "swapped bytes divided among the processes mapping them",
 		      EXM_HAS_ESWAP },
 	[V_SOLE] = { "sole", "bytes",
-		     "resident bytes no other scanned process maps",
+		     "resident bytes on pages mapped once (the USS)",
 		     EXM_HAS_SOLE },
 	[V_PSS] = { "kernel_pss", "bytes", "the kernel's Pss (smaps_rollup)",
 		    EXM_KPSS_PSS },

@@ -433,8 +433,8 @@ static int build_breakdown(struct tui_report *r,
 	free(bd);
 	if (!ret)
 		ret = note(r, "effective resident per part (P. the program, "
-			   "L. its libraries); SOLE: resident pages no other "
-			   "process maps, SHARED: the rest of its resident");
+			   "L. its libraries); SOLE: resident pages mapped "
+			   "once, SHARED: the rest of its resident");
 	return ret;
 }
 

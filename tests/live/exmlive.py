@@ -410,7 +410,7 @@ class Oracle:
                 if w & PM_PRESENT:
                     s["rss"] += ps
                     s["erss"] += Fraction(ps, self.maps[k])
-                    if len(self.procs[k]) == 1:
+                    if self.maps[k] == 1:  # mapped once: the USS
                         s["sole"] += ps
                     if (not w & PM_FILE and w & PM_EXCLUSIVE and
                             "w" in v.perms):
