@@ -71,6 +71,10 @@ EXTRA_DIST += tests/live/test_record_files.py tests/live/test_record_full.py \
 # tests/live/kinds.c is compiled by the test with plain flags.
 TESTS += tests/live/test_kinds.py
 EXTRA_DIST += tests/live/kinds.c tests/live/test_kinds.py
+# sole is the kernel's USS in every source: a memfd one process maps twice
+# is not sole from pagemap (each mode), smaps or a replay (root; kinds.c).
+TESTS += tests/live/test_sole.py
+EXTRA_DIST += tests/live/test_sole.py
 CLEANFILES += tests/live/kinds-plain
 # The kernel's Pss from the mapping counts of the frames read (issue 23,
 # item 1): equal to smaps_rollup's for every process of a quiet workload
