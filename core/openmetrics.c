@@ -112,55 +112,68 @@ static void put_num(FILE *out, double v)
 /* ---- processes, groups and files: the top N rows of each ---- */
 
 enum val {
-	V_NPROCS, V_UNMEASURED, V_ERSS, V_RSS, V_ESWAP, V_SOLE, V_PSS,
-	V__COUNT
+	V_NPROCS, V_UNMEASURED, V_ERSS, V_RSS, V_ESWAP, V_SOLE, V_ZERO,
+	V_HUGETLB, V_EHUGETLB, V_KSM, V_KSM_SAVED, V_PSS, V__COUNT
 };
 
+/* A family's value is its field's (core/fields.c), in bytes. */
 static const struct {
-	const char *key, *unit, *help;
-	unsigned has; /* EXM_HAS_* needed (EXM_KPSS_PSS for pss) */
+	const char *key, *help;
+	int field; /* EXM_F_*; -1: a count of processes */
 } vals[V__COUNT] = {
-	[V_NPROCS] = { "processes", NULL, "processes", 0 },
-	[V_UNMEASURED] = { "unmeasured_processes", NULL,
+	[V_NPROCS] = { "processes", "processes", -1 },
+	[V_UNMEASURED] = { "unmeasured_processes",
 			   "processes left out of a sum of the group (not "
 			   "readable); 0: every sum covers every process",
-			   0 },
-	[V_ERSS] = { "effective_resident", "bytes",
+			   -1 },
+	[V_ERSS] = { "effective_resident",
 		     "resident bytes divided among the processes mapping them",
-		     EXM_HAS_ERSS },
-	[V_RSS] = { "resident", "bytes", "resident bytes", EXM_HAS_RSS },
-	[V_ESWAP] = { "effective_swap", "bytes",
+		     EXM_F_ERSS },
+	[V_RSS] = { "resident", "resident bytes", EXM_F_RSS },
+	[V_ESWAP] = { "effective_swap",
 		      "swapped bytes divided among the processes mapping them",
-		      EXM_HAS_ESWAP },
-	[V_SOLE] = { "sole", "bytes",
-		     "resident bytes on pages mapped once (the USS)",
-		     EXM_HAS_SOLE },
-	[V_PSS] = { "kernel_pss", "bytes", "the kernel's Pss (smaps_rollup)",
-		    EXM_KPSS_PSS },
+		      EXM_F_ESWAP },
+	[V_SOLE] = { "sole", "resident bytes on pages mapped once (the USS)",
+		     EXM_F_SOLE },
+	[V_ZERO] = { "zero", "bytes mapped to the zero page (not resident)",
+		     EXM_F_ZERO },
+	[V_HUGETLB] = { "hugetlb", "hugetlb bytes mapped (not resident)",
+			EXM_F_HUGETLB },
+	[V_EHUGETLB] = { "effective_hugetlb",
+			 "hugetlb bytes divided among the processes mapping "
+			 "them", EXM_F_EHUGETLB },
+	[V_KSM] = { "ksm", "resident bytes in KSM pages", EXM_F_KSM },
+	[V_KSM_SAVED] = { "ksm_saved",
+			  "what KSM saves: its bytes unmerged less their "
+			  "effective share", EXM_F_KSM_SAVED },
+	[V_PSS] = { "kernel_pss", "the kernel's Pss (smaps_rollup)",
+		    EXM_F_PSS },
 };
 
-/* Value v of row r; false: not measured. */
-static bool get_val(enum val v, const struct exm_row *r, double *out)
+/* Value v of row r of table t; false: not measured. */
+static bool get_val(enum val v, enum exm_table t, const struct exm_row *r,
+		    double *out)
 {
-	const struct exm_sizes *sz = &r->sz;
+	struct exm_value x;
 
-	if (v == V_NPROCS || v == V_UNMEASURED) {
+	if (vals[v].field < 0) {
 		*out = v == V_NPROCS ? r->nprocs : r->unmeasured;
 		return true;
 	}
-	if (v == V_PSS) {
-		*out = (double)r->kpss.pss;
-		return (r->kpss.has & EXM_KPSS_PSS) != 0;
-	}
-	if (!(sz->has & vals[v].has))
+	exm_field_value(vals[v].field, t, r, &x);
+	if (x.type == EXM_V_INT)
+		*out = (double)x.u;
+	else if (x.type == EXM_V_DBL)
+		*out = x.d;
+	else
 		return false;
-	*out = v == V_ERSS ? sz->erss : v == V_RSS ? (double)sz->rss
-			 : v == V_ESWAP ? sz->eswap : (double)sz->sole;
 	return true;
 }
 
 #define VB(v) (1u << (v))
-#define V_SIZES (VB(V_ERSS) | VB(V_RSS) | VB(V_ESWAP) | VB(V_SOLE))
+#define V_SIZES                                                          \
+	(VB(V_ERSS) | VB(V_RSS) | VB(V_ESWAP) | VB(V_SOLE) | VB(V_ZERO) | \
+	 VB(V_HUGETLB) | VB(V_EHUGETLB) | VB(V_KSM) | VB(V_KSM_SAVED))
 
 /* What kind of rows a family holds. */
 enum set_kind { S_PROCESS, S_GROUP, S_FILE };
@@ -168,15 +181,17 @@ enum set_kind { S_PROCESS, S_GROUP, S_FILE };
 static const struct {
 	const char *prefix, *what;
 	unsigned vals; /* bit per enum val */
+	enum exm_table table; /* of its rows */
 } kinds[] = {
 	[S_PROCESS] = { "process", "Per process (top N by effective "
-		      "resident)", V_SIZES | VB(V_PSS) },
+		      "resident)", V_SIZES | VB(V_PSS), EXM_T_PROCS },
 	[S_GROUP] = { "group", "Per program, user and cgroup (top N of "
 		    "each by effective resident)",
 		    VB(V_NPROCS) | VB(V_UNMEASURED) | V_SIZES |
-			    VB(V_PSS) },
+			    VB(V_PSS), EXM_T_GROUPS },
 	[S_FILE] = { "file", "Per file or anonymous kind across processes "
-		   "(top N by effective resident)", VB(V_NPROCS) | V_SIZES },
+		   "(top N by effective resident)", VB(V_NPROCS) | V_SIZES,
+		   EXM_T_FILES },
 };
 
 struct set {
@@ -260,16 +275,19 @@ static void write_sets(FILE *out, enum set_kind k, const struct set *sets,
 
 		if (!(kinds[k].vals & VB(v)))
 			continue;
+		const char *unit = vals[v].field < 0 ? NULL : "bytes";
+
 		snprintf(name, sizeof(name), "exmtop_%s_%s%s", kinds[k].prefix,
-			 vals[v].key, vals[v].unit ? "_bytes" : "");
+			 vals[v].key, unit ? "_bytes" : "");
 		snprintf(help, sizeof(help), "%s: %s.", kinds[k].what,
 			 vals[v].help);
-		exm_om_family(out, name, "gauge", vals[v].unit, help);
+		exm_om_family(out, name, "gauge", unit, help);
 		for (size_t si = 0; si < nsets; si++)
 			for (size_t i = 0; i < sets[si].n; i++) {
 				double x;
 
-				if (!get_val(v, &sets[si].v[i], &x))
+				if (!get_val(v, kinds[k].table, &sets[si].v[i],
+					     &x))
 					continue;
 				fputs(name, out);
 				labels(out, k, &sets[si], &sets[si].v[i]);
