@@ -377,9 +377,11 @@ static void write_system(FILE *out, const struct exm_sysview *sv)
 	exm_om_family(out, "exmtop_system_bytes", "gauge", "bytes",
 		      "All of RAM by use; the rows add up to MemTotal "
 		      "(unexplained may be negative).");
-	for (size_t i = 0; i < sv->nrows; i++)
-		fprintf(out, "exmtop_system_bytes{row=\"%s\"} %lld\n",
-			sv->rows[i].name, (long long)sv->rows[i].bytes);
+	for (size_t i = 0; i < sv->nrows; i++) /* unknown: no sample */
+		if (sv->rows[i].known)
+			fprintf(out, "exmtop_system_bytes{row=\"%s\"} %lld\n",
+				sv->rows[i].name,
+				(long long)sv->rows[i].bytes);
 }
 
 int exm_om_write(FILE *out, const struct exm_snapshot *snap,
