@@ -75,6 +75,10 @@ EXTRA_DIST += tests/live/kinds.c tests/live/test_kinds.py
 # is not sole from pagemap (each mode), smaps or a replay (root; kinds.c).
 TESTS += tests/live/test_sole.py
 EXTRA_DIST += tests/live/test_sole.py
+# read mode finds the zero pages of a 1 TiB reservation smaps calls empty,
+# as scan and auto do (root; kinds.c).
+TESTS += tests/live/test_zero_read.py
+EXTRA_DIST += tests/live/test_zero_read.py
 CLEANFILES += tests/live/kinds-plain
 # The kernel's Pss from the mapping counts of the frames read (issue 23,
 # item 1): equal to smaps_rollup's for every process of a quiet workload

@@ -7,6 +7,9 @@
  *                           (MAP_NORESERVE, no huge pages), N of its pages
  *                           written, scattered over all of it (page i*step
  *                           for step = pages / N, plus i % 7)
+ *   kinds zsparse SIZE N    the same reservation with the same N pages
+ *                           read, none written: N zero pages, smaps
+ *                           calls it empty (no huge pages)
  *   kinds zero SIZE thp|nothp
  *                           a private anonymous mapping of SIZE bytes,
  *                           2 MiB aligned, every page read and none
@@ -84,10 +87,11 @@ static char *aligned_anon(size_t size, size_t align, int extra)
 	return (char *)a;
 }
 
-static void sparse(size_t size, size_t n, size_t ps)
+static void sparse(size_t size, size_t n, size_t ps, int write)
 {
 	size_t pages = size / ps, step = n ? pages / n : 1;
 	char *p = aligned_anon(size, 2 << 20, MAP_NORESERVE);
+	volatile char sum = 0;
 
 	if (!n || n > pages || step < 8) {
 		errno = EINVAL;
@@ -95,8 +99,12 @@ static void sparse(size_t size, size_t n, size_t ps)
 	}
 	madvise(p, size, MADV_NOHUGEPAGE);
 	for (size_t i = 0; i < n; i++)
-		p[(i * step + i % 7) * ps] = (char)(i | 1);
-	region("sparse", p, size);
+		if (write)
+			p[(i * step + i % 7) * ps] = (char)(i | 1);
+		else
+			sum += ((volatile char *)p)[(i * step + i % 7) * ps];
+	(void)sum;
+	region(write ? "sparse" : "zsparse", p, size);
 }
 
 static void zero(size_t size, int thp)
@@ -234,9 +242,10 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	if (argc == 4 && !strcmp(argv[1], "sparse")) {
+	if (argc == 4 && (!strcmp(argv[1], "sparse") ||
+			  !strcmp(argv[1], "zsparse"))) {
 		sparse(strtoull(argv[2], NULL, 0), strtoull(argv[3], NULL, 0),
-		       ps);
+		       ps, !strcmp(argv[1], "sparse"));
 	} else if (argc == 4 && !strcmp(argv[1], "zero")) {
 		zero(strtoull(argv[2], NULL, 0), !strcmp(argv[3], "thp"));
 	} else if (argc == 4 && !strcmp(argv[1], "huge")) {
@@ -244,8 +253,8 @@ int main(int argc, char **argv)
 	} else if (argc == 3 && !strcmp(argv[1], "twice")) {
 		twice(strtoull(argv[2], NULL, 0), ps);
 	} else {
-		fprintf(stderr, "usage: kinds sparse SIZE N | zero SIZE "
-				"thp|nothp | huge N DIR | twice N\n");
+		fprintf(stderr, "usage: kinds sparse|zsparse SIZE N | zero "
+				"SIZE thp|nothp | huge N DIR | twice N\n");
 		return 2;
 	}
 	/* the page of stop read now, not after "ready" (a read of a page

@@ -40,18 +40,9 @@ ONCE = "/memfd:kinds-once (deleted)"
 
 def smaps_private_shared(pid, start):
     """(Private_*, Shared_*) bytes of pid's mapping at start, from smaps."""
-    priv = shared = 0
-    cur = False
-    with open("/proc/%d/smaps" % pid) as f:
-        for line in f:
-            w = line.split()
-            if "-" in w[0] and not w[0].endswith(":"):
-                cur = int(w[0].split("-")[0], 16) == start
-            elif cur and w[0] in ("Private_Clean:", "Private_Dirty:"):
-                priv += int(w[1]) * 1024
-            elif cur and w[0] in ("Shared_Clean:", "Shared_Dirty:"):
-                shared += int(w[1]) * 1024
-    return priv, shared
+    s = exmlive.read_smaps_vma(pid, start)
+    return (s.get("Private_Clean", 0) + s.get("Private_Dirty", 0),
+            s.get("Shared_Clean", 0) + s.get("Shared_Dirty", 0))
 
 
 def check_fixture(c, k, ps):
