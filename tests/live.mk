@@ -10,7 +10,8 @@
 # test_json_null.py (root) that an unprivileged run's JSON is null for every
 # field it did not measure; test_swapcache.py (root; a swap file and a memory
 # cgroup through sysstate.py) the swap-cache row of --system; test_ksm.py
-# (root; KSM's run through sysstate.py) the KSM and KSM.SAV columns.
+# (root; KSM's run through sysstate.py) the KSM and KSM.SAV columns, and
+# sole alike from pagemap and smaps for a process merging its own pages.
 # They run ./exmtop from the build directory (override with EXMTOP=). The
 # fixture program tests/live/sharer.c is compiled by the tests themselves
 # (exmlive.sharer_path) with plain flags, never with the build's sanitizer
