@@ -272,11 +272,10 @@ static void write_sets(FILE *out, enum set_kind k, const struct set *sets,
 {
 	for (int v = 0; v < V__COUNT; v++) {
 		char name[128], help[256];
+		const char *unit = vals[v].field < 0 ? NULL : "bytes";
 
 		if (!(kinds[k].vals & VB(v)))
 			continue;
-		const char *unit = vals[v].field < 0 ? NULL : "bytes";
-
 		snprintf(name, sizeof(name), "exmtop_%s_%s%s", kinds[k].prefix,
 			 vals[v].key, unit ? "_bytes" : "");
 		snprintf(help, sizeof(help), "%s: %s.", kinds[k].what,
