@@ -749,6 +749,8 @@ static int empty_mapping(struct pm_ctx *c, struct exm_builder *b, int fd,
 	if (c->pp->scan != SCAN_YES)
 		return 0;
 	ret = scan_mapping(c, b, fd, m, ps);
+	if (!ret) /* the header says the ioctl was used */
+		c->pp->any_scan = true;
 	return ret == 1 ? 0 : ret;
 }
 

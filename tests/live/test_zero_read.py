@@ -12,7 +12,7 @@ zero pages were missing from `zero`. Now, in scan, auto and read alike,
 the process's zero is the kernel's: the 1,000 pages (each checked in
 pagemap and /proc/kpageflags: KPF_ZERO_PAGE) plus the zero pages of its
 other mappings (pagemap and kpageflags), and resident equals the kernel's
-Rss. On a kernel without PAGEMAP_SCAN (before 6.7: read mode only) a
+Rss; read mode's header says it asked PAGEMAP_SCAN (PAGEMAP_SCAN+reads). On a kernel without PAGEMAP_SCAN (before 6.7: read mode only) a
 reservation over 4 GiB that smaps calls empty is not read (2 GiB of
 pagemap for this one; see README): there the test says so and checks
 that its zero pages are left out, every other one counted.
@@ -67,10 +67,15 @@ def main():
                 # zero_bytes: every mapping but the reservation
                 want = (N * ps if scan else 0) + \
                     test_kinds.zero_bytes(pid, ps)
-                row = test_kinds.scan(["--pagemap-mode", mode])[1].get(pid)
+                doc, rows = test_kinds.scan(["--pagemap-mode", mode])
+                row = rows.get(pid)
                 bad = test_kinds.compare(c, "[%s]" % mode, row,
                                          test_kinds.kernel(pid),
                                          erss_too=False)
+                # read mode asked PAGEMAP_SCAN about the reservation
+                det = doc.get("source_detail", "")
+                if scan and mode == "read" and det != "PAGEMAP_SCAN+reads":
+                    bad.append("[read] source_detail %r" % det)
                 if row and row.get("zero") != want:
                     bad.append("[%s] zero %r, kernel %d (%d pages in the "
                                "reservation)" % (mode, row.get("zero"),
