@@ -56,7 +56,6 @@ static long double acc_sum(const uint64_t *bytes, long double big)
 /* What acc_page needs to know about the mapping, worked out once. */
 struct acc_ctx {
 	const struct exm_snapshot *snap;
-	uint32_t index;	 /* the process's number (sole = only owner) */
 	bool pte_wr;	 /* words carry EXM_PM_WRITABLE (module) */
 	bool priv_wr;	 /* writable private mapping */
 	bool huge;	 /* a hugetlb mapping */
@@ -79,7 +78,7 @@ static inline bool page_writable(const struct acc_ctx *x, uint64_t w)
 static inline void acc_page(struct acc_ctx *x, struct acc *a, uint64_t w,
 			    uint64_t b)
 {
-	uint32_t owner, cnt;
+	uint32_t cnt;
 
 	if (w & EXM_PM_ZERO) { /* mapped, not resident (nor shared) */
 		a->zero += b;
@@ -91,12 +90,13 @@ static inline void acc_page(struct acc_ctx *x, struct acc *a, uint64_t w,
 		acc_eff(a->hbytes, &a->ehuge_big, b, cnt ? cnt : 1);
 	} else if (exm_pm_present(w)) {
 		cnt = exm_pagecount_get_hint(x->snap->pfn_counts,
-					     exm_pm_key(w), &owner, &x->hint);
+					     exm_pm_key(w), NULL, &x->hint);
 		if (!cnt)
 			cnt = 1;
 		a->rss += b;
 		acc_eff(a->ebytes, &a->erss_big, b, cnt);
-		if (owner == x->index)
+		/* sole: mapped once, as the kernel's USS (see DESIGN.md) */
+		if (cnt == 1)
 			a->sole += b;
 		if (page_writable(x, w))
 			a->writable += b;
@@ -147,7 +147,6 @@ static void acc_mapping(const struct exm_snapshot *snap,
 	uint32_t lo = 0, hi = m->nruns;
 	struct acc_ctx x = {
 		.snap = snap,
-		.index = p->index,
 		.pte_wr = (snap->sys.caps & EXM_CAP_PTE_WRITABLE) != 0,
 		.priv_wr = (m->perms & EXM_PERM_W) && !(m->perms & EXM_PERM_S),
 		.huge = m->hugetlb,
@@ -416,8 +415,8 @@ out:
  * (the same shared memory, the same resident library pages): such a
  * mapping's words are counted once, times the number of copies, and its
  * sizes computed once and copied. Exact: same words and same permissions
- * give the same sizes; if the copies belong to two or more processes,
- * each page has several owners whoever looks (sole is 0 for all).
+ * give the same sizes; with two or more copies every page is mapped more
+ * than once (sole is 0 for all).
  */
 struct twin {
 	const struct exm_proc *p; /* the first mapping with these words */

@@ -111,8 +111,8 @@ const struct exm_field exm_fields[EXM_F__COUNT] = {
 	[EXM_F_SOLE] = { .key = "sole", .title = "SOLE", .width = 7,
 			 .type = EXM_FT_SIZE, .tables = T_SIZES, .desc = true,
 			 .needs = EXM_NEED_PAGES,
-			 .help = "resident pages no other scanned process "
-				 "maps" },
+			 .help = "resident pages mapped once (the kernel's "
+				 "USS)" },
 	[EXM_F_WRITABLE] = { .key = "writable", .title = "WRITE",
 			     .width = 7, .type = EXM_FT_SIZE,
 			     .tables = T_SIZES, .desc = true,

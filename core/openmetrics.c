@@ -133,7 +133,14 @@ static const struct om_col {
 	{ EXM_F_RSS, "resident", "resident bytes" },
 	{ EXM_F_ESWAP, "effective_swap",
 	  "swapped bytes divided among the processes mapping them" },
-	{ EXM_F_SOLE, "sole", "resident bytes no other scanned process maps" },
+	{ EXM_F_SOLE, "sole", "resident bytes on pages mapped once (the USS)" },
+	{ EXM_F_ZERO, "zero", "bytes mapped to the zero page (not resident)" },
+	{ EXM_F_HUGETLB, "hugetlb", "hugetlb bytes mapped (not resident)" },
+	{ EXM_F_EHUGETLB, "effective_hugetlb",
+	  "hugetlb bytes divided among the processes mapping them" },
+	{ EXM_F_KSM, "ksm", "resident bytes in KSM pages" },
+	{ EXM_F_KSM_SAVED, "ksm_saved",
+	  "what KSM saves: its bytes unmerged less their effective share" },
 	{ EXM_F_PSS, "kernel_pss", "the kernel's Pss (smaps_rollup)" },
 };
 
@@ -356,9 +363,11 @@ static void write_system(FILE *out, const struct exm_sysview *sv)
 	exm_om_family(out, "exmtop_system_bytes", "gauge", "bytes",
 		      "All of RAM by use; the rows add up to MemTotal "
 		      "(unexplained may be negative).");
-	for (size_t i = 0; i < sv->nrows; i++)
-		fprintf(out, "exmtop_system_bytes{row=\"%s\"} %lld\n",
-			sv->rows[i].name, (long long)sv->rows[i].bytes);
+	for (size_t i = 0; i < sv->nrows; i++) /* unknown: no sample */
+		if (sv->rows[i].known)
+			fprintf(out, "exmtop_system_bytes{row=\"%s\"} %lld\n",
+				sv->rows[i].name,
+				(long long)sv->rows[i].bytes);
 }
 
 int exm_om_write(FILE *out, const struct exm_snapshot *snap,

@@ -805,17 +805,41 @@ static int populated_from_smaps(struct pm_ctx *c, int dirfd,
 }
 
 /* Only a readable private anonymous mapping can map the zero page (or
- * the huge zero page): a read fault there maps it rather than a page.
- * Such a mapping that smaps calls empty is still read for its zero pages,
- * unless it is a big reservation (over DIRECT_PAGES): reading every
- * virtual page of a JVM heap or a sanitizer's terabytes of shadow to count
- * zero pages would cost seconds a snapshot. There, and only there, read
- * mode leaves the zero pages of an otherwise empty mapping out of `zero`;
- * no other figure counts them. */
-static bool may_hold_zero(const struct exm_mapping *m, unsigned ps)
+ * the huge zero page): a read fault there maps it rather than a page. */
+static bool may_hold_zero(const struct exm_mapping *m)
 {
 	return (m->perms & EXM_PERM_R) && !(m->perms & EXM_PERM_S) &&
-	       !m->inode && (m->end - m->start) / ps <= DIRECT_PAGES;
+	       !m->inode;
+}
+
+/* The biggest mapping smaps calls empty that plain reads go through for
+ * its zero pages: 8 MiB of reads. A whole TiB costs 0.5 to 2 s here. */
+#define ZERO_READ_PAGES ((uint64_t)1 << 20) /* 4 GiB of 4 KiB pages */
+
+/*
+ * A mapping smaps calls empty, in read mode: it may still map the zero
+ * page, which smaps never counts. 1: read it (up to ZERO_READ_PAGES); 0:
+ * done, because it cannot map the zero page, or PAGEMAP_SCAN said where
+ * its zero pages are (exact at any size: a sanitizer's terabytes of
+ * shadow cost nothing), or, bigger on a kernel without PAGEMAP_SCAN
+ * (before 6.7), it is left unread and its zero pages out of `zero` (no
+ * other figure counts them; README says so); -errno.
+ */
+static int empty_mapping(struct pm_ctx *c, struct exm_builder *b, int fd,
+			 struct exm_mapping *m, unsigned ps)
+{
+	int ret;
+
+	if (!may_hold_zero(m))
+		return 0;
+	if ((m->end - m->start) / ps <= ZERO_READ_PAGES)
+		return 1;
+	if (c->pp->scan != SCAN_YES)
+		return 0;
+	ret = scan_mapping(c, b, fd, m, ps);
+	if (!ret) /* the header says the ioctl was used */
+		c->pp->any_scan = true;
+	return ret == 1 ? 0 : ret;
 }
 
 /*
@@ -1091,11 +1115,18 @@ static int read_process(struct pm_ctx *c, struct exm_builder *b, int fd,
 		size_t mi = i;
 		int ret;
 
-		if (m->kind == EXM_KIND_VSYSCALL ||
-		    (sel && !c->want[i] && !may_hold_zero(m, ps)) ||
-		    (sel && count_mapping(c, b, fd, opts, &p->maps[i],
-					  &c->cnt[i], ps)))
+		if (m->kind == EXM_KIND_VSYSCALL)
 			continue;
+		if (sel && !c->want[i]) { /* smaps calls it empty */
+			ret = empty_mapping(c, b, fd, &p->maps[i], ps);
+			if (ret < 0)
+				return ret;
+			if (!ret)
+				continue;
+		} else if (sel && count_mapping(c, b, fd, opts, &p->maps[i],
+						&c->cnt[i], ps)) {
+			continue;
+		}
 		if ((m->end - m->start) / ps > DIRECT_PAGES)
 			c->pp->nwhole++;
 		ret = read_range(c, b, fd, p, &mi, ps, m->start / ps,

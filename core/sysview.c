@@ -29,8 +29,8 @@ static const struct {
 	[EXM_SYS_SWAPCACHE_UNMAPPED] = { "swap_cache_unmapped",
 					 "swap cache no scanned process maps "
 					 "(SwapCached less the mapped "
-					 "swap-cache pages the scan saw; 0 "
-					 "when not known)" },
+					 "swap-cache pages the scan saw; "
+					 "unknown to sources without them)" },
 	[EXM_SYS_SLAB_RECLAIM] = { "slab_reclaimable",
 				   "kernel slab, reclaimable (SReclaimable)" },
 	[EXM_SYS_SLAB_UNRECLAIM] = { "slab_unreclaimable",
@@ -146,7 +146,7 @@ int exm_sysview_from_meminfo(const struct exm_snapshot *snap,
 	uint64_t ps = snap->sys.page_size, split[PK__COUNT], huse;
 	uint64_t v[EXM_SYS__COUNT] = { 0 };
 	uint64_t c[MI__COUNT] = { 0 }; /* 0 when meminfo lacks it */
-	bool has[MI__COUNT] = { 0 };
+	bool has[MI__COUNT] = { 0 }, known[EXM_SYS__COUNT];
 	int64_t sum = 0;
 	int r;
 
@@ -197,10 +197,15 @@ int exm_sysview_from_meminfo(const struct exm_snapshot *snap,
 		out->user_file);
 	v[EXM_SYS_SHMEM_UNMAPPED] = (uint64_t)less(c[MI_SHMEM],
 						   out->user_shmem);
-	/* the mapped ones are in AnonPages: in the rows above */
+	/* the mapped ones are in AnonPages: in the rows above; which are
+	 * mapped only the pagemap source says (an empty swap cache holds
+	 * none either way) */
+	memset(known, 1, sizeof(known));
 	if (has[MI_SWAPCACHED_MAPPED])
 		v[EXM_SYS_SWAPCACHE_UNMAPPED] = (uint64_t)less(
 			c[MI_SWAPCACHED], c[MI_SWAPCACHED_MAPPED]);
+	else
+		known[EXM_SYS_SWAPCACHE_UNMAPPED] = !c[MI_SWAPCACHED];
 	v[EXM_SYS_SLAB_RECLAIM] = c[MI_SRECL];
 	v[EXM_SYS_SLAB_UNRECLAIM] = c[MI_SUNRECL];
 	/* KReclaimable is SReclaimable and more (0 where the kernel lacks it) */
@@ -227,11 +232,13 @@ int exm_sysview_from_meminfo(const struct exm_snapshot *snap,
 		out->rows[i].name = rowdefs[i].name;
 		out->rows[i].help = rowdefs[i].help;
 		out->rows[i].bytes = (int64_t)v[i];
+		out->rows[i].known = known[i];
 		sum += (int64_t)v[i];
 	}
 	out->rows[EXM_SYS_UNEXPLAINED].name = rowdefs[EXM_SYS_UNEXPLAINED].name;
 	out->rows[EXM_SYS_UNEXPLAINED].help = rowdefs[EXM_SYS_UNEXPLAINED].help;
 	out->rows[EXM_SYS_UNEXPLAINED].bytes = (int64_t)out->mem_total - sum;
+	out->rows[EXM_SYS_UNEXPLAINED].known = true;
 	out->nrows = EXM_SYS__COUNT;
 	return 0;
 }

@@ -11,7 +11,9 @@
  * (Cached + Buffers - Shmem) and shared memory not mapped by one (Shmem);
  * a fourth, the swap cache no scanned process maps, is SwapCached less
  * the mapped swap-cache pages the scan saw (kpageflags.h), when the
- * snapshot knows them (else 0, and that swap cache is unexplained).
+ * snapshot knows them (the pagemap source as root); else, with pages in
+ * the swap cache, the row is unknown (bytes 0, known false: "-", JSON
+ * null) and that swap cache is in unexplained.
  * The huge page pool (Hugetlb) is split likewise: the hugetlb frames the
  * scanned processes map (exact; they are in no other row, as they are in
  * no process's resident), the pages in use (HugePages_Total less
@@ -63,6 +65,7 @@ struct exm_sysrow {
 	const char *name; /* stable key: "user_space", ..., "unexplained" */
 	const char *help; /* one line: what it is, where it comes from */
 	int64_t bytes;	  /* only "unexplained" can be negative */
+	bool known;	  /* false: not measured (bytes 0, in unexplained) */
 };
 
 struct exm_sysview {

@@ -98,7 +98,7 @@ struct exm_breakdown {
 	const struct exm_proc *proc;
 	const struct exm_file *program; /* NULL: no executable unit mapped */
 	struct exm_sizes part[EXM_BD__COUNT]; /* add up to proc->sz */
-	/* Resident bytes no other scanned process maps (proc->sz.sole) and
+	/* Resident bytes on pages mapped once (proc->sz.sole) and
 	 * the rest of its resident bytes; valid when has_sole. */
 	uint64_t sole, shared;
 	bool has_sole;

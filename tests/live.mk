@@ -10,7 +10,8 @@
 # test_json_null.py (root) that an unprivileged run's JSON is null for every
 # field it did not measure; test_swapcache.py (root; a swap file and a memory
 # cgroup through sysstate.py) the swap-cache row of --system; test_ksm.py
-# (root; KSM's run through sysstate.py) the KSM and KSM.SAV columns.
+# (root; KSM's run through sysstate.py) the KSM and KSM.SAV columns, and
+# sole alike from pagemap and smaps for a process merging its own pages.
 # They run ./exmtop from the build directory (override with EXMTOP=). The
 # fixture program tests/live/sharer.c is compiled by the tests themselves
 # (exmlive.sharer_path) with plain flags, never with the build's sanitizer
@@ -71,6 +72,14 @@ EXTRA_DIST += tests/live/test_record_files.py tests/live/test_record_full.py \
 # tests/live/kinds.c is compiled by the test with plain flags.
 TESTS += tests/live/test_kinds.py
 EXTRA_DIST += tests/live/kinds.c tests/live/test_kinds.py
+# sole is the kernel's USS in every source: a memfd one process maps twice
+# is not sole from pagemap (each mode), smaps or a replay (root; kinds.c).
+TESTS += tests/live/test_sole.py
+EXTRA_DIST += tests/live/test_sole.py
+# read mode finds the zero pages of a 1 TiB reservation smaps calls empty,
+# as scan and auto do (root; kinds.c).
+TESTS += tests/live/test_zero_read.py
+EXTRA_DIST += tests/live/test_zero_read.py
 CLEANFILES += tests/live/kinds-plain
 # The kernel's Pss from the mapping counts of the frames read (issue 23,
 # item 1): equal to smaps_rollup's for every process of a quiet workload

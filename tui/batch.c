@@ -32,6 +32,21 @@ void tui_all_fields(enum exm_table t, int *out)
 	out[k] = -1;
 }
 
+void tui_size_fields(int *out)
+{
+	int k = 0;
+
+	for (int i = 0; i < EXM_F__COUNT; i++) {
+		const struct exm_field *f = &exm_fields[i];
+
+		if ((f->type == EXM_FT_SIZE || f->type == EXM_FT_ESIZE) &&
+		    (f->tables & EXM_TBIT(EXM_T_FILES)) &&
+		    !(f->needs & EXM_NEED_KPSS) && i != EXM_F_DERSS)
+			out[k++] = i;
+	}
+	out[k] = -1;
+}
+
 static bool right_aligned(int f)
 {
 	return exm_fields[f].type != EXM_FT_STR;
@@ -327,12 +342,10 @@ void tui_print_json_rows(FILE *f, enum exm_table t, const struct exm_row *rows,
 static void json_sizes(FILE *f, const struct exm_sizes *s)
 {
 	struct exm_row r = { .sz = *s };
-	static const int keys[] = { EXM_F_VM,	 EXM_F_RSS,	EXM_F_ERSS,
-				    EXM_F_SWAP,	 EXM_F_ESWAP,	EXM_F_MAPPED,
-				    EXM_F_EMAPPED, EXM_F_SOLE,	EXM_F_WRITABLE,
-				    -1 };
+	int keys[EXM_F__COUNT + 1];
 	struct jbuf j = { .f = f };
 
+	tui_size_fields(keys);
 	json_row(&j, EXM_T_FILES, &r, keys);
 	jb_putc(&j, '}');
 	jb_flush(&j);

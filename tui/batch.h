@@ -21,6 +21,10 @@ struct tui_diff;
 
 /* All fields valid for table t, -1 terminated, in field-table order. */
 void tui_all_fields(enum exm_table t, int *out);
+/* The sizes of struct exm_sizes as columns (every size column of the files
+ * table but the growth since the last refresh), -1 terminated: the keys of
+ * a snapshot's totals and of --diff's. out holds EXM_F__COUNT + 1. */
+void tui_size_fields(int *out);
 
 /* Text table: header row and aligned columns. */
 void tui_print_text(FILE *f, enum exm_table t, const struct exm_row *rows,

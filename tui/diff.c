@@ -167,11 +167,9 @@ int tui_diff_json(FILE *out, const struct tui_query *q,
 	const struct exm_diff *d = df->d;
 	int pf[TUI_MAX_FIELDS + 1], ff[TUI_MAX_FIELDS + 1];
 	struct exm_row tot = { .flags = EXM_ROW_DELTA };
-	static const int keys[] = { EXM_F_VM, EXM_F_RSS, EXM_F_ERSS,
-				    EXM_F_SWAP, EXM_F_ESWAP, EXM_F_MAPPED,
-				    EXM_F_EMAPPED, EXM_F_SOLE, EXM_F_WRITABLE,
-				    -1 };
+	int keys[EXM_F__COUNT + 1];
 
+	tui_size_fields(keys);
 	tui_all_fields(EXM_T_PROCS, pf);
 	tui_all_fields(EXM_T_FILES, ff);
 	fputs("{\"version\":1,\"units\":\"bytes\",\"from\":", out);

@@ -121,7 +121,7 @@ const char *const tui_help_intro[] = {
 	"",
 	"Effective resident (EFF.RES): each resident page's size divided among",
 	"the processes mapping it, so the column adds up to the RAM in use.",
-	"RES counts every page fully; SOLE is what no other process maps; WRITE",
+	"RES counts every page fully; SOLE what is mapped only once; WRITE",
 	"is private memory the process could write without a copy; PSS is the",
 	"kernel's own figure (smaps_rollup). '-' means it could not be measured.",
 	"",

@@ -214,7 +214,8 @@ static int build_system(struct tui_report *r, const struct tui_report_env *e)
 		if (!c || str(&c[S_NAME], sv.rows[i].name) ||
 		    str(&c[S_HELP], sv.rows[i].help))
 			return -ENOMEM;
-		num(&c[S_BYTES], (double)sv.rows[i].bytes);
+		if (sv.rows[i].known)
+			num(&c[S_BYTES], (double)sv.rows[i].bytes);
 	}
 	ret = note(r, "rows add up to MemTotal %" PRIu64 " bytes; "
 		   "user_space is the sum of effective resident",
@@ -258,10 +259,13 @@ static int build_system_diff(struct tui_report *r,
 		if (!c || str(&c[SD_NAME], b.rows[i].name) ||
 		    str(&c[SD_HELP], b.rows[i].help))
 			return -ENOMEM;
-		num(&c[SD_BEFORE], (double)a.rows[i].bytes);
-		num(&c[SD_AFTER], (double)b.rows[i].bytes);
-		num(&c[SD_GROWTH],
-		    (double)(b.rows[i].bytes - a.rows[i].bytes));
+		if (a.rows[i].known)
+			num(&c[SD_BEFORE], (double)a.rows[i].bytes);
+		if (b.rows[i].known)
+			num(&c[SD_AFTER], (double)b.rows[i].bytes);
+		if (a.rows[i].known && b.rows[i].known)
+			num(&c[SD_GROWTH],
+			    (double)(b.rows[i].bytes - a.rows[i].bytes));
 	}
 	return note(r, "growth of each row from the earlier snapshot to the "
 		    "later; the growths add up to the change of MemTotal "
@@ -439,8 +443,8 @@ static int build_breakdown(struct tui_report *r,
 	free(bd);
 	if (!ret)
 		ret = note(r, "effective resident per part (P. the program, "
-			   "L. its libraries); SOLE: resident pages no other "
-			   "process maps, SHARED: the rest of its resident");
+			   "L. its libraries); SOLE: resident pages mapped "
+			   "once, SHARED: the rest of its resident");
 	return ret;
 }
 

@@ -78,7 +78,8 @@ status() {
 # the golden files say (they are written by exmtop itself with UPDATE=1):
 # the effective sizes of all processes add up to the distinct pages and
 # swap entries (each page divided among its sharers), and so do the totals;
-# mapped = resident + swap and emapped = erss + eswap; a process's file
+# mapped = resident + swap and emapped = erss + eswap; the totals have
+# every size a file row has (zero, hugetlb, ksm...); a process's file
 # rows add up to the process; nothing effective or sole exceeds resident.
 invariants() {
 	local out
@@ -98,6 +99,19 @@ near(d["totals"]["erss"], d["distinct_pages"] * ps, 1, "total erss")
 near(d["totals"]["eswap"], d["distinct_swap"] * ps, 1, "total eswap")
 for k in ("vm", "rss", "swap", "sole", "writable"):
     near(d["totals"][k], sum(p[k] for p in P), 0, "total " + k)
+# every size a file row has is in the totals, the sum over processes
+# (null when not measured)
+SIZES = [k for k in d["files"][0]
+         if k not in ("file", "kind", "nprocs", "derss", "change")]
+for k in SIZES:
+    v = [p[k] for p in P]
+    if k not in d["totals"]:
+        bad.append("totals: no " + k)
+    elif None in v or d["totals"][k] is None:
+        if d["totals"][k] != (None if None in v else sum(v)):
+            bad.append("total %s: %r, processes %r" % (k, d["totals"][k], v))
+    else:
+        near(d["totals"][k], sum(v), len(P), "total " + k)
 for p in P:
     w = "pid %d " % p["pid"]
     rows = p["files"] + [p]

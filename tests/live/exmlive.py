@@ -341,6 +341,20 @@ def read_rollup(pid):
     return out or None
 
 
+def read_smaps_vma(pid, start):
+    """The kB fields of pid's mapping at start in /proc/PID/smaps, in
+    bytes by key ("Rss", "Private_Clean", ...); {} when there is none."""
+    out, cur = {}, False
+    with open("/proc/%d/smaps" % pid) as f:
+        for line in f:
+            w = line.split()
+            if "-" in w[0] and not w[0].endswith(":"):
+                cur = int(w[0].split("-")[0], 16) == start
+            elif cur and len(w) == 3 and w[2] == "kB":
+                out[w[0][:-1]] = int(w[1]) * 1024
+    return out
+
+
 def all_pids():
     return sorted(int(d) for d in os.listdir("/proc") if d.isdigit())
 
@@ -414,7 +428,7 @@ class Oracle:
                 if w & PM_PRESENT:
                     s["rss"] += ps
                     s["erss"] += Fraction(ps, self.maps[k])
-                    if len(self.procs[k]) == 1:
+                    if self.maps[k] == 1:  # mapped once: the USS
                         s["sole"] += ps
                     if (not w & PM_FILE and w & PM_EXCLUSIVE and
                             "w" in v.perms):

@@ -7,6 +7,9 @@
  *                           (MAP_NORESERVE, no huge pages), N of its pages
  *                           written, scattered over all of it (page i*step
  *                           for step = pages / N, plus i % 7)
+ *   kinds zsparse SIZE N    the same reservation with the same N pages
+ *                           read, none written: N zero pages, smaps
+ *                           calls it empty (no huge pages)
  *   kinds zero SIZE thp|nothp
  *                           a private anonymous mapping of SIZE bytes,
  *                           2 MiB aligned, every page read and none
@@ -19,6 +22,11 @@
  *                           two MAP_SHARED; written, then the process forks
  *                           and the child reads all three (the private
  *                           one's pages shared until written)
+ *   kinds twice N           a memfd of N pages, written, mapped twice
+ *                           (regions twice1, twice2: each page mapped
+ *                           twice by this one process), another memfd of
+ *                           N pages mapped once (once) and N private
+ *                           anonymous pages written (anon)
  *
  * Prints "region NAME START END" lines (hex), "pids PID...", then "ready",
  * and sleeps until SIGTERM (the parent kills its child, removes the file).
@@ -79,10 +87,11 @@ static char *aligned_anon(size_t size, size_t align, int extra)
 	return (char *)a;
 }
 
-static void sparse(size_t size, size_t n, size_t ps)
+static void sparse(size_t size, size_t n, size_t ps, int write)
 {
 	size_t pages = size / ps, step = n ? pages / n : 1;
 	char *p = aligned_anon(size, 2 << 20, MAP_NORESERVE);
+	volatile char sum = 0;
 
 	if (!n || n > pages || step < 8) {
 		errno = EINVAL;
@@ -90,8 +99,12 @@ static void sparse(size_t size, size_t n, size_t ps)
 	}
 	madvise(p, size, MADV_NOHUGEPAGE);
 	for (size_t i = 0; i < n; i++)
-		p[(i * step + i % 7) * ps] = (char)(i | 1);
-	region("sparse", p, size);
+		if (write)
+			p[(i * step + i % 7) * ps] = (char)(i | 1);
+		else
+			sum += ((volatile char *)p)[(i * step + i % 7) * ps];
+	(void)sum;
+	region(write ? "sparse" : "zsparse", p, size);
 }
 
 static void zero(size_t size, int thp)
@@ -174,6 +187,52 @@ static pid_t huge(size_t n, size_t hps, const char *dir)
 	return child;
 }
 
+/* A memfd of n pages, written, mapped times times (MAP_SHARED). */
+static void memfd_mapped(const char *name, size_t n, size_t ps, int times)
+{
+	int fd = memfd_create(name, 0);
+	char *p;
+
+	if (fd < 0)
+		die("memfd_create");
+	if (ftruncate(fd, (off_t)(n * ps)))
+		die("ftruncate");
+	for (int k = 0; k < times; k++) {
+		char rname[16];
+
+		p = mmap(NULL, n * ps, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			 0);
+		if (p == MAP_FAILED)
+			die("mmap memfd");
+		if (!k)
+			memset(p, 5, n * ps);
+		else
+			for (size_t i = 0; i < n * ps; i += ps)
+				(void)((volatile char *)p)[i];
+		snprintf(rname, sizeof(rname), times > 1 ? "%s%d" : "%s",
+			 name + 6, k + 1);
+		region(rname, p, n * ps);
+	}
+	close(fd);
+}
+
+static void twice(size_t n, size_t ps)
+{
+	char *p = mmap(NULL, n * ps, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (!n) {
+		errno = EINVAL;
+		die("twice: N");
+	}
+	if (p == MAP_FAILED)
+		die("mmap");
+	memset(p, 6, n * ps);
+	region("anon", p, n * ps);
+	memfd_mapped("kinds-twice", n, ps, 2);
+	memfd_mapped("kinds-once", n, ps, 1);
+}
+
 int main(int argc, char **argv)
 {
 	size_t ps = (size_t)sysconf(_SC_PAGESIZE);
@@ -183,16 +242,19 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	if (argc == 4 && !strcmp(argv[1], "sparse")) {
+	if (argc == 4 && (!strcmp(argv[1], "sparse") ||
+			  !strcmp(argv[1], "zsparse"))) {
 		sparse(strtoull(argv[2], NULL, 0), strtoull(argv[3], NULL, 0),
-		       ps);
+		       ps, !strcmp(argv[1], "sparse"));
 	} else if (argc == 4 && !strcmp(argv[1], "zero")) {
 		zero(strtoull(argv[2], NULL, 0), !strcmp(argv[3], "thp"));
 	} else if (argc == 4 && !strcmp(argv[1], "huge")) {
 		child = huge(strtoull(argv[2], NULL, 0), 2 << 20, argv[3]);
+	} else if (argc == 3 && !strcmp(argv[1], "twice")) {
+		twice(strtoull(argv[2], NULL, 0), ps);
 	} else {
-		fprintf(stderr, "usage: kinds sparse SIZE N | zero SIZE "
-				"thp|nothp | huge N DIR\n");
+		fprintf(stderr, "usage: kinds sparse|zsparse SIZE N | zero "
+				"SIZE thp|nothp | huge N DIR | twice N\n");
 		return 2;
 	}
 	/* the page of stop read now, not after "ready" (a read of a page

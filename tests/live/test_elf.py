@@ -219,7 +219,7 @@ def byte_sizes(orc, pid, regions, lo, hi):
                 if w & PM_PRESENT:
                     s["rss"] += n
                     s["erss"] += Fraction(n, orc.maps[k])
-                    if len(orc.procs[k]) == 1:
+                    if orc.maps[k] == 1:  # mapped once: the USS
                         s["sole"] += n
                     if (not w & PM_FILE and w & PM_EXCLUSIVE and
                             "w" in v.perms):

@@ -9,7 +9,8 @@ Every field of every JSON document is classified as measured or not from
 what an unprivileged run can know, and checked both ways:
 
   - the snapshot: no page identity, so distinct_pages and distinct_swap
-    are null (not 0), and so is the total writable;
+    are null (not 0), and so are the totals of what needs it (writable,
+    ksm, ksm_saved, zero, ehugetlb), every other total a number;
   - a process of another user (denied): nmaps, every size but the vm and
     rss that /proc/PID/stat gives anyone, every kernel figure, derss and
     its files are null; the text table shows "-" for its NMAP;
@@ -79,9 +80,13 @@ def check_snapshot(c, snap, what):
                 "%s %s is null (no page identity), got %r" %
                 (what, k, snap.get(k)))
     tot = snap.get("totals") or {}
-    c.check("writable" in tot and tot["writable"] is None,
-            "%s totals.writable is null, got %r" %
-            (what, tot.get("writable")))
+    for k in NEEDS_PFN:
+        c.check(k in tot and tot[k] is None,
+                "%s totals.%s is null, got %r" % (what, k, tot.get(k)))
+    for k in ("vm", "rss", "erss", "swap", "eswap", "mapped", "emapped",
+              "sole", "hugetlb"):
+        c.check(tot.get(k) is not None,
+                "%s totals.%s measured, got %r" % (what, k, tot.get(k)))
 
 
 def check_procs(c, doc, own_pid, with_prev, what):

@@ -146,12 +146,13 @@ def mode_args(mode, pids):
     """exmtop's arguments for a pagemap mode ("smaps": that source). The
     read mode reads 8 bytes for every virtual page of every process it
     scans: minutes for a full scan with an ASan build's 20 TiB shadow
-    running beside (seen), so it scans the test's processes only (-p)."""
+    running beside (seen), so it scans the test's processes only
+    (--scan-pids: -p selects rows of a full scan)."""
     if mode == "smaps":
         return ["--source", "smaps"]
     args = ["--pagemap-mode", mode]
     if mode == "read":
-        args += ["-p", ",".join(str(p) for p in pids)]
+        args += ["--scan-pids", ",".join(str(p) for p in pids)]
     return args
 
 

@@ -23,6 +23,14 @@ process are merged, exmtop (pagemap source, every process scanned):
     another KSM user, at least the test's processes' part);
   - the processes' pages stay resident: RES and EFF.RES count them.
 
+A fourth process maps N_SELF pages of one content no other page has, so
+KSM merges them into one page it maps N_SELF times (issue 24, item 4):
+its KSM is N_SELF pages, KSM.SAV N_SELF - 1 pages, and its sole is the
+same from pagemap and from smaps, the kernel's USS (smaps_rollup
+Private_*): the merged page, mapped N_SELF times, is in neither (before,
+pagemap counted N_SELF pages of sole that smaps did not). The machine's
+sums above count its pages too.
+
 A kernel without KSM (no /sys/kernel/mm/ksm) fails the test, saying why.
 """
 
@@ -36,18 +44,21 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import exmlive  # noqa: E402
 import sysstate  # noqa: E402
+import test_kinds  # noqa: E402  (the kernel's USS)
 
 KSM = "/sys/kernel/mm/ksm"
 N = 256
+N_SELF = 128  # below max_page_sharing (256): one KSM page
 
 WORKLOAD = r"""
 import mmap, sys, time
 n = int(sys.argv[1])
 ps = mmap.PAGESIZE
+same = len(sys.argv) > 2  # every page alike (and like no other process's)
 m = mmap.mmap(-1, n * ps, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
 for i in range(n):
-    m[i * ps:(i + 1) * ps] = (b"exmtop-ksm-%08d" % i) * (ps // 19) + \
-        b"." * (ps % 19)
+    m[i * ps:(i + 1) * ps] = (b"exmtop-ksm-%08d" % (-1 if same else i)) * \
+        (ps // 19) + b"." * (ps % 19)
 m.madvise(mmap.MADV_MERGEABLE)
 print("ready", flush=True)
 time.sleep(600)
@@ -67,6 +78,43 @@ def merging(pid):
         return -1
 
 
+def anon_private(pid):
+    """The kernel's USS of pid's unnamed anonymous mappings (exmtop's
+    [anon]), summed over them from smaps: (Private_*, Shared_*)."""
+    priv = shared = 0
+    anon = False
+    with open("/proc/%d/smaps" % pid) as f:
+        for line in f:
+            w = line.split()
+            if "-" in w[0] and not w[0].endswith(":"):
+                anon = len(w) == 5  # no path: unnamed anonymous
+            elif anon and w[0] in ("Private_Clean:", "Private_Dirty:"):
+                priv += int(w[1]) * 1024
+            elif anon and w[0] in ("Shared_Clean:", "Shared_Dirty:"):
+                shared += int(w[1]) * 1024
+    return priv, shared
+
+
+def check_self(c, row, pid, ps):
+    """The process that maps one KSM page N_SELF times: KSM and KSM.SAV,
+    and the sole of its anonymous memory ([anon]: pages of its own, which
+    no process starting or exiting shares) alike from pagemap and smaps,
+    the kernel's USS of those mappings."""
+    c.eq(row.get("ksm"), N_SELF * ps, "self-merged: KSM == %d pages" % N_SELF)
+    c.near(row.get("ksm_saved"), (N_SELF - 1) * ps, exmlive.EFF_TOL,
+           "self-merged: KSM.SAV == %d pages" % (N_SELF - 1))
+    priv, shared = anon_private(pid)
+    c.check(shared >= N_SELF * ps, "self-merged: the kernel calls the "
+            "merged page shared (%d bytes Shared_*)" % shared)
+    got = []
+    for args in ([], ["--source", "smaps"]):
+        d = exmlive.exmtop_json(["--bytes", "-p", str(pid)] + args)
+        files = (d.get("processes") or [{}])[0].get("files") or []
+        got += [f.get("sole") for f in files if f.get("file") == "[anon]"]
+    c.eq(got, [priv, priv], "self-merged: [anon] sole from pagemap and "
+         "smaps == the kernel's Private_* (the merged page not in it)")
+
+
 def main():
     if os.geteuid() != 0:
         print("SKIP: needs root (KSM's run, PFNs)")
@@ -79,23 +127,26 @@ def main():
     procs = []
     with sysstate.Changes("test_ksm") as ch:
         try:
-            for _ in range(3):
-                p = subprocess.Popen([sys.executable, "-c", WORKLOAD,
-                                      str(N)], stdout=subprocess.PIPE,
-                                     text=True)
+            for args in ([str(N)],) * 3 + ([str(N_SELF), "same"],):
+                p = subprocess.Popen([sys.executable, "-c", WORKLOAD] + args,
+                                     stdout=subprocess.PIPE, text=True)
                 procs.append(p)
                 c.eq(p.stdout.readline().strip(), "ready", "workload ready")
-            pids = [p.pid for p in procs]
+            pids = [p.pid for p in procs[:3]]
+            spid = procs[3].pid
             ch.write(os.path.join(KSM, "sleep_millisecs"), "10")
             ch.write(os.path.join(KSM, "pages_to_scan"), "5000")
             ch.write(os.path.join(KSM, "run"), "1")
             deadline = time.monotonic() + 60
             while time.monotonic() < deadline and \
-                    any(merging(pid) < N for pid in pids):
+                    (any(merging(pid) < N for pid in pids) or
+                     merging(spid) < N_SELF):
                 time.sleep(0.1)
-            if not c.check(all(merging(pid) == N for pid in pids),
-                           "KSM merged all %d pages of each process: %r" %
-                           (N, [merging(pid) for pid in pids])):
+            if not c.check(all(merging(pid) == N for pid in pids) and
+                           merging(spid) == N_SELF,
+                           "KSM merged all %d pages of each process and "
+                           "%d of the fourth: %r" %
+                           (N, N_SELF, [merging(p.pid) for p in procs])):
                 return
             # stop scanning: what is merged stays merged
             ch.write(os.path.join(KSM, "run"), "0")
@@ -104,13 +155,14 @@ def main():
             d = exmlive.exmtop_json(["--bytes"])
             every = {pid: merging(pid) for pid in exmlive.all_pids()}
             others = {pid: n for pid, n in every.items()
-                      if n > 0 and pid not in pids}
+                      if n > 0 and pid not in pids + [spid]}
             # alone: no other process maps KSM pages, and none that has
             # exited left its pages counted (ksmd, stopped, has not
             # cleaned up after it)
             alone = not others and (shared, sharing) == (ksm_value(
                 "pages_shared"), ksm_value("pages_sharing")) and \
-                shared + sharing == sum(every.get(pid, 0) for pid in pids)
+                shared + sharing == sum(every.get(pid, 0)
+                                        for pid in pids + [spid])
             if not alone:
                 print("other processes with KSM pages, so the machine's "
                       "sums are not compared: %r" % others, flush=True)
@@ -125,12 +177,13 @@ def main():
                 c.check((p.get("rss") or 0) >= want,
                         "pid %d RES counts its KSM pages: %r" %
                         (pid, p.get("rss")))
+            check_self(c, rows.get(spid, {}), spid, ps)
             tot_ksm = sum(p.get("ksm") or 0 for p in rows.values())
             tot_saved = sum(p.get("ksm_saved") or 0 for p in rows.values())
             if alone:
                 c.eq(tot_ksm, sum(n for n in every.values() if n > 0) * ps,
                      "every process's KSM == their ksm_merging_pages")
-                c.eq((shared, sharing), (N, 2 * N),
+                c.eq((shared, sharing), (N + 1, 2 * N + N_SELF - 1),
                      "pages_shared and pages_sharing")
                 c.eq(tot_ksm, (shared + sharing) * ps,
                      "every process's KSM == pages_shared + pages_sharing")

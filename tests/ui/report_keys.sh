@@ -20,7 +20,7 @@ t_report_keys() {
 	expect "300 postgres     0 8.0K   2.7K   8.0K     0      0      0     0    0   85K  16K   272K    104K"
 	expect_not "400 worker"		# below the screen's 12 lines
 	keys End			# scrolled to the end: the header stays
-	expect "400 worker       0    0      0      0     0      0      0     0    0   28K  44K      0     28K"
+	expect "400 worker       0    0      0      0     0      0      0     0    0   28K  12K    32K     28K"
 	expect "PID COMMAND  STACK HEAP P.TEXT"
 	expect_not "300 postgres"
 	keys Home

@@ -380,7 +380,8 @@ Test(pagemap, decoder_on_binary_fixture)
 	cr_assert_eq(p->sz.rss, 4 * PS);
 	cr_assert_eq(p->sz.swap, PS);
 	cr_assert_float_eq(p->sz.erss, PS / 2.0 * 2 + PS * 2, 1e-9);
-	cr_assert_eq(p->sz.sole, 4 * PS); /* one process: all its own */
+	/* frame 0x1234 is mapped twice: not sole, as in the kernel's USS */
+	cr_assert_eq(p->sz.sole, 2 * PS);
 	cr_assert_eq(p->sz.writable, PS); /* only the exclusive anon page */
 	cr_assert_eq(p->kpss.pss, 8192);
 	cr_assert_str_eq(snap->sys.source_detail, "chunked reads");
@@ -701,7 +702,8 @@ Test(account, identical_mappings)
 	for (int k = 0; k < 2; k++) {
 		cr_assert_eq(c[k]->sz.rss, 2 * PS);
 		cr_assert_float_eq(c[k]->sz.erss, (double)PS, 1e-9);
-		cr_assert_eq(c[k]->sz.sole, 2 * PS); /* one process, twice */
+		/* one process, twice: mapped twice, not sole (USS) */
+		cr_assert_eq(c[k]->sz.sole, 0);
 	}
 	cr_assert_eq(s->distinct_pages, 5);
 	cr_assert_float_eq(s->total.erss, 5.0 * PS, 1e-6);
@@ -771,9 +773,10 @@ Test(pagemap, pack_round_trip)
  * hold pages and empty ones are not read (a word planted in one that
  * smaps calls empty is not seen, which shows it was not read), but for a
  * readable private anonymous one, which may map the zero page (smaps
- * never counts it), unless it is itself a big reservation (over 256 MiB:
- * reading it all would cost seconds); a forced PAGEMAP_SCAN where the
- * ioctl does not work is a clear error. */
+ * never counts it: 1 GiB read), unless it is over 4 GiB and the kernel
+ * has no PAGEMAP_SCAN (8 GiB unread: reading every page of terabytes
+ * would cost seconds); a forced PAGEMAP_SCAN where the ioctl does not
+ * work is a clear error. */
 Test(pagemap, reads_skip_what_smaps_calls_empty)
 {
 	char root[] = "/tmp/exm-fakeproc-XXXXXX", pid[600], path[700];
@@ -796,7 +799,8 @@ Test(pagemap, reads_skip_what_smaps_calls_empty)
 	    "40000000-80000000 rw-p 00000000 00:00 0 \n"
 	    "100000000-140000000 ---p 00000000 00:00 0 \n"
 	    "200000000-201000000 r--p 00000000 00:00 0 \n"
-	    "300000000-340000000 r--p 00000000 00:00 0 \n");
+	    "300000000-340000000 r--p 00000000 00:00 0 \n"
+	    "400000000-600000000 r--p 00000000 00:00 0 \n");
 	put(pid, "smaps",
 	    "10000-12000 rw-p 00000000 00:00 0 \n"
 	    "Rss:                   8 kB\nSwap:                  0 kB\n"
@@ -809,6 +813,9 @@ Test(pagemap, reads_skip_what_smaps_calls_empty)
 	    "VmFlags: rd mr mw me ac\n"
 	    "300000000-340000000 r--p 00000000 00:00 0 \n"
 	    "Rss:                   0 kB\nSwap:                  0 kB\n"
+	    "VmFlags: rd mr mw me ac\n"
+	    "400000000-600000000 r--p 00000000 00:00 0 \n"
+	    "Rss:                   0 kB\nSwap:                  0 kB\n"
 	    "VmFlags: rd mr mw me ac\n");
 	snprintf(path, sizeof(path), "%s/pagemap", pid);
 	fd = open(path, O_WRONLY | O_CREAT, 0644);
@@ -818,7 +825,8 @@ Test(pagemap, reads_skip_what_smaps_calls_empty)
 	put_word(fd, 0x40000 + 9, SWAPW(1, 0x42));
 	put_word(fd, 0x100000 + 7, PRESENT(0x102, 0)); /* "empty": unread */
 	put_word(fd, 0x200000 + 5, PRESENT(0x103, 0)); /* read: zero page? */
-	put_word(fd, 0x300000 + 3, PRESENT(0x104, 0)); /* big: unread */
+	put_word(fd, 0x300000 + 3, PRESENT(0x104, 0)); /* 1 GiB: read */
+	put_word(fd, 0x400000 + 2, PRESENT(0x105, 0)); /* 8 GiB: unread */
 	close(fd);
 
 	snprintf(name, sizeof(name), "pagemap:%s", root);
@@ -826,13 +834,14 @@ Test(pagemap, reads_skip_what_smaps_calls_empty)
 		     err);
 	cr_assert_eq(exm_source_snapshot(src, &opts, &snap), 0);
 	p = &snap->procs[0];
-	cr_assert_eq(p->nmaps, 5);
+	cr_assert_eq(p->nmaps, 6);
 	cr_assert_eq(p->maps[0].npages, 2);
 	cr_assert_eq(p->maps[1].npages, 1);
 	cr_assert_eq(p->maps[2].npages, 0);
 	cr_assert_eq(p->maps[3].npages, 1);
-	cr_assert_eq(p->maps[4].npages, 0);
-	cr_assert_eq(p->sz.rss, 3 * PS);
+	cr_assert_eq(p->maps[4].npages, 1);
+	cr_assert_eq(p->maps[5].npages, 0);
+	cr_assert_eq(p->sz.rss, 4 * PS);
 	cr_assert_eq(p->sz.swap, PS);
 	exm_snapshot_free(snap);
 

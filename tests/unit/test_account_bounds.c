@@ -99,7 +99,12 @@ Test(account_bounds, sharers_63_64_65)
 	sharers(130);
 }
 
-Test(account_bounds, page_twice_in_one_process_is_sole)
+/*
+ * Sole is the kernel's USS: pages mapped once. A page one process maps
+ * twice is not sole (smaps counts it Shared, and so does every source),
+ * though no other process maps it; a third page mapped once is.
+ */
+Test(account_bounds, page_twice_in_one_process_is_not_sole)
 {
 	struct exm_snapshot *s = snap_new(0);
 	struct exm_mapping *a, *b;
@@ -110,12 +115,14 @@ Test(account_bounds, page_twice_in_one_process_is_sole)
 	put(a, 0, PRESENT(55, EXM_PM_FILE));
 	b = map_new(s, 10, 0x20000, 1, EXM_PERM_R, EXM_KIND_FILE);
 	put(b, 0, PRESENT(55, EXM_PM_FILE));
+	b = map_new(s, 10, 0x30000, 1, EXM_PERM_R, EXM_KIND_FILE);
+	put(b, 0, PRESENT(56, EXM_PM_FILE));
 	map_new(s, 11, 0x10000, 1, EXM_PERM_R, EXM_KIND_FILE);
 	cr_assert_eq(exm_snapshot_account(s), 0);
 	p = &s->procs[0];
-	cr_assert_eq(p->sz.rss, 2 * PS);
-	cr_assert_float_eq(p->sz.erss, (double)PS, 1e-9);
-	cr_assert_eq(p->sz.sole, 2 * PS, "only this process maps it");
+	cr_assert_eq(p->sz.rss, 3 * PS);
+	cr_assert_float_eq(p->sz.erss, 2.0 * PS, 1e-9);
+	cr_assert_eq(p->sz.sole, PS, "only the page mapped once");
 	cr_assert_eq(s->procs[1].sz.sole, 0);
 	exm_snapshot_free(s);
 }

@@ -80,6 +80,15 @@ static const struct exm_meminfo *mi(const char *text)
 	return &m;
 }
 
+static bool row_known(const struct exm_sysview *v, const char *name)
+{
+	for (size_t i = 0; i < v->nrows; i++)
+		if (!strcmp(v->rows[i].name, name))
+			return v->rows[i].known;
+	cr_assert_fail("no row %s", name);
+	return false;
+}
+
 static int64_t row(const struct exm_sysview *v, const char *name)
 {
 	for (size_t i = 0; i < v->nrows; i++)
@@ -137,7 +146,9 @@ Test(sysview, rows_add_up_to_memtotal)
 }
 
 /* SwapCached less the mapped swap cache the scan saw (exmtop's own meminfo
- * row, kpageflags.h); unknown (no such row): 0, and unexplained holds it */
+ * row, kpageflags.h); without that row (a source that cannot tell, kmod):
+ * unknown while the swap cache holds pages, and unexplained holds them;
+ * known to be 0 when it holds none */
 Test(sysview, swap_cache_row)
 {
 	struct exm_snapshot *s = small();
@@ -148,11 +159,16 @@ Test(sysview, swap_cache_row)
 	cr_assert_eq(exm_sysview_from_meminfo(s, mi(meminfo), &v, err,
 					      sizeof(err)), 0, "%s", err);
 	unexpl = row(&v, "unexplained");
+	cr_assert(row_known(&v, "swap_cache_unmapped"), "SwapCached 0: known");
+	for (size_t i = 0; i < v.nrows; i++)
+		cr_assert(v.rows[i].known, "%s", v.rows[i].name);
 	/* first: meminfo's own "SwapCached: 0 kB" is then a repeat */
 	snprintf(text, sizeof(text), "SwapCached: 8000 kB\n%s", meminfo);
 	cr_assert_eq(exm_sysview_from_meminfo(s, mi(text), &v, err,
 					      sizeof(err)), 0, "%s", err);
 	cr_assert_eq(row(&v, "swap_cache_unmapped"), 0);
+	cr_assert_not(row_known(&v, "swap_cache_unmapped"));
+	cr_assert(row_known(&v, "unexplained"));
 	cr_assert_eq(row(&v, "unexplained"), unexpl);
 	snprintf(text, sizeof(text),
 		 "SwapCached: 8000 kB\nSwapCached(mapped): 3000 kB\n%s",
@@ -160,6 +176,7 @@ Test(sysview, swap_cache_row)
 	cr_assert_eq(exm_sysview_from_meminfo(s, mi(text), &v, err,
 					      sizeof(err)), 0, "%s", err);
 	cr_assert_eq(row(&v, "swap_cache_unmapped"), KB(5000));
+	cr_assert(row_known(&v, "swap_cache_unmapped"));
 	cr_assert_eq(row(&v, "unexplained"), unexpl - KB(5000));
 	/* counted at another moment than SwapCached: never negative */
 	snprintf(text, sizeof(text),
