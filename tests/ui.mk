@@ -47,6 +47,8 @@ UI_TESTS += tests/ui/key_aliases.sh tests/ui/bytes_key.sh \
 	tests/ui/replay_play.sh tests/ui/record_watch.sh
 TESTS += $(UI_TESTS)
 EXTRA_DIST += $(UI_TESTS) tests/ui/lib.sh tests/tmux.sh
-# Golden batch output (text, CSV, JSON of the fixtures) and exit statuses
+# Golden batch output (text, CSV, JSON of the fixtures) and exit statuses;
+# the golden JSON checked against the figures tests/golden/expect.py
+# computes from the fixtures itself
 TESTS += tests/golden/test_golden.sh tests/golden/test_cli.sh
 EXTRA_DIST += tests/golden
