@@ -76,6 +76,10 @@ enum exm_ftype {
  * EXM_NEED_KPSS): Pss_Dirty and SwapPss, which page words cannot give (a
  * PTE's dirty bit, a swap entry's count), and the Pss cross-check. */
 #define EXM_NEED_ROLLUP	 (1u << 4)
+/* Not a column's: the system view's swap-cache row, which needs the swap-
+ * cache frames the processes map counted (a pass over every frame and
+ * /proc/kpageflags, see kpageflags.h); a recording keeps it too. */
+#define EXM_NEED_SWAPCACHE (1u << 5)
 
 struct exm_field {
 	const char *key;   /* stable lowercase key */

@@ -637,12 +637,11 @@ const struct tui_format_ops tui_formats[TUI_FMT__COUNT] = {
 	[TUI_FMT_JSON] = { .name = "json", .all = true,
 			   .emit = emit_json_doc, .diff = tui_diff_json,
 			   .report = report_json },
-	/* its groups: per program, user and cgroup */
 	/* sizes and the kernel's Pss; its groups: per program, user and
-	 * cgroup */
+	 * cgroup; the system view with its swap-cache row */
 	[TUI_FMT_OPENMETRICS] = { .name = "openmetrics",
 				  .needs = EXM_NEED_PAGES | EXM_NEED_KPSS |
-					   EXM_NEED_CGROUP,
+					   EXM_NEED_CGROUP | EXM_NEED_SWAPCACHE,
 				  .emit = emit_openmetrics },
 };
 

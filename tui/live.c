@@ -240,7 +240,8 @@ unsigned tui_live_take(struct tui_live *l)
  */
 void tui_live_rescan(struct tui_live *l)
 {
-	bool had = l->scan.want_kpss, had_rollup = l->scan.want_rollup;
+	bool had = l->scan.want_kpss, had_rollup = l->scan.want_rollup,
+	     had_swapcache = l->scan.want_swapcache;
 	unsigned needs = tui_policy_needs(l->stacks, 2, &l->q.set);
 
 	/* a replay has the kernel's figures it recorded, no more */
@@ -249,6 +250,9 @@ void tui_live_rescan(struct tui_live *l)
 	l->scan.want_cmdline = true; /* the filter matches command lines */
 	/* a recording keeps every process's cgroup */
 	l->scan.want_cgroup = (needs & EXM_NEED_CGROUP) || l->o->record;
+	/* the system view's swap-cache row (and a recording's) */
+	l->scan.want_swapcache = ((needs & EXM_NEED_SWAPCACHE) ||
+				  l->o->record) && !l->replay_n;
 	if (!l->scanner)
 		return;
 	tui_scanner_set_opts(l->scanner, &l->scan);
@@ -256,6 +260,7 @@ void tui_live_rescan(struct tui_live *l)
 	    ((l->scan.want_kpss && !had &&
 	      !(l->snap->sys.caps & EXM_CAP_KPSS)) ||
 	     (l->scan.want_rollup && !had_rollup) ||
+	     (l->scan.want_swapcache && !had_swapcache) ||
 	     lacks_cgroups(l)))
 		tui_live_request(l, false);
 }
