@@ -14,7 +14,6 @@
 
 #include "core/format.h"
 #include "core/group.h"
-#include "core/outfile.h"
 #include "core/table.h"
 
 /* The inside of a label value, from text with no control byte in it. */
@@ -393,22 +392,5 @@ int exm_om_write(FILE *out, const struct exm_snapshot *snap,
 		fputs("# EOF\n", out);
 	if (!r && (fflush(out) || ferror(out)))
 		r = -EIO;
-	return r;
-}
-
-int exm_om_write_file(const char *path, const struct exm_snapshot *snap,
-		      const struct exm_om_opts *o)
-{
-	struct exm_outfile of;
-	FILE *f;
-	int r;
-
-	exm_outfile_init(&of, path, 0644);
-	f = exm_outfile_begin(&of);
-	if (!f)
-		return -of.err;
-	r = exm_om_write(f, snap, o);
-	r = exm_outfile_end(&of, !r) ?: r;
-	exm_outfile_fini(&of);
 	return r;
 }
