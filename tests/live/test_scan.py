@@ -18,11 +18,10 @@ the last page of a long region lost fails it.
 """
 
 import os
-import signal
+import shutil
 import sqlite3
 import sys
 import tempfile
-import shutil
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -61,6 +60,27 @@ def recorded_runs(path, pid, start):
         db.close()
 
 
+def record(c, mode, pid, start, tmp, want):
+    """pid's reservation at start as recorded in mode, checked against
+    the pages written (want) and the kernel's Rss: its run rows."""
+    rec = os.path.join(tmp, "%s.exmrec" % mode)
+    # this process only: its pages are what is compared
+    rows, bad = test_kinds.recorded_scan(
+        ["--pagemap-mode", mode, "--scan-pids", str(pid)], rec, [pid])
+    for b in bad:
+        c.check(False, b)
+    kern = test_kinds.kernel(pid)
+    c.eq((rows.get(pid) or {}).get("rss"), kern["rss"],
+         "[%s] resident is the kernel's Rss" % mode)
+    runs = recorded_runs(rec, pid, start)
+    got = [off for r in runs for off in range(r[0], r[0] + r[1])]
+    c.eq(len(got), len(want), "[%s] pages recorded in the reservation" %
+         mode)
+    c.check(got == want, "[%s] the recorded pages are the pages written, "
+            "each once" % mode)
+    return runs
+
+
 def main():
     if os.geteuid() != 0:
         print("SKIP: needs root (PFNs in pagemap)")
@@ -74,34 +94,15 @@ def main():
     pid = k.pids[0]
     start = k.regions["runs"][0]
     try:
-        os.kill(pid, signal.SIGSTOP)
-        by_mode = {}
-        for mode in exmlive.pagemap_modes():
-            rec = os.path.join(tmp, "%s.exmrec" % mode)
-            # this process only: its pages are what is compared
-            rows, bad = test_kinds.recorded_scan(
-                ["--pagemap-mode", mode, "--scan-pids", str(pid)], rec,
-                [pid])
-            for b in bad:
-                c.check(False, b)
-            kern = test_kinds.kernel(pid)
-            row = rows.get(pid) or {}
-            c.eq(row.get("rss"), kern["rss"], "[%s] resident is the "
-                 "kernel's Rss" % mode)
-            runs = recorded_runs(rec, pid, start)
-            got = [off for r in runs for off in range(r[0], r[0] + r[1])]
-            c.eq(len(got), len(want), "[%s] pages recorded in the "
-                 "reservation" % mode)
-            c.check(got == want, "[%s] the recorded pages are the pages "
-                    "written, each once" % mode)
-            by_mode[mode] = runs
-        read = by_mode.get("read")
+        with exmlive.frozen([pid]):
+            by_mode = {mode: record(c, mode, pid, start, tmp, want)
+                       for mode in exmlive.pagemap_modes()}
         for mode, runs in by_mode.items():
             if mode != "read":
-                c.check(runs == read, "[%s] recorded runs (frames, flags) "
-                        "equal the read mode's, %d rows" % (mode, len(runs)))
+                c.check(runs == by_mode["read"], "[%s] recorded runs "
+                        "(frames, flags) equal the read mode's, %d rows" %
+                        (mode, len(runs)))
     finally:
-        os.kill(pid, signal.SIGCONT)
         k.stop()
         shutil.rmtree(tmp, ignore_errors=True)
     c.done()
