@@ -273,6 +273,26 @@ class Sharer:
         self.stop()
 
 
+def recorded_runs(path, pid, start):
+    """The run rows of pid's mapping at start in the recording at path's
+    first snapshot, by offset: (offset, count, present, first, swap_type,
+    flags)."""
+    import sqlite3
+    db = sqlite3.connect(path)
+    try:
+        row = db.execute(
+            "SELECT m.pageset FROM mapping m JOIN process p ON "
+            "p.snapshot = m.snapshot AND p.idx = m.proc WHERE p.pid = ? "
+            "AND m.start = ?", (pid, start)).fetchone()
+        if not row or row[0] is None:
+            return []
+        return db.execute("SELECT offset, count, present, first, swap_type, "
+                          "flags FROM run WHERE pageset = ? ORDER BY offset",
+                          row).fetchall()
+    finally:
+        db.close()
+
+
 def is_stopped(pid):
     """Whether /proc says pid is stopped (T) or traced (t)."""
     with open("/proc/%d/stat" % pid) as f:

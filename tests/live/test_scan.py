@@ -19,7 +19,6 @@ the last page of a long region lost fails it.
 
 import os
 import shutil
-import sqlite3
 import sys
 import tempfile
 
@@ -42,24 +41,6 @@ def written_pages():
     return pages
 
 
-def recorded_runs(path, pid, start):
-    """The run rows of pid's mapping at start, in the recording's first
-    snapshot: (offset, count, present, first, swap_type, flags)."""
-    db = sqlite3.connect(path)
-    try:
-        row = db.execute(
-            "SELECT m.pageset FROM mapping m JOIN process p ON "
-            "p.snapshot = m.snapshot AND p.idx = m.proc WHERE p.pid = ? "
-            "AND m.start = ?", (pid, start)).fetchone()
-        if not row or row[0] is None:
-            return []
-        return db.execute("SELECT offset, count, present, first, swap_type, "
-                          "flags FROM run WHERE pageset = ? ORDER BY offset",
-                          row).fetchall()
-    finally:
-        db.close()
-
-
 def record(c, mode, pid, start, tmp, want):
     """pid's reservation at start as recorded in mode, checked against
     the pages written (want) and the kernel's Rss: its run rows."""
@@ -72,7 +53,7 @@ def record(c, mode, pid, start, tmp, want):
     kern = test_kinds.kernel(pid)
     c.eq((rows.get(pid) or {}).get("rss"), kern["rss"],
          "[%s] resident is the kernel's Rss" % mode)
-    runs = recorded_runs(rec, pid, start)
+    runs = exmlive.recorded_runs(rec, pid, start)
     got = [off for r in runs for off in range(r[0], r[0] + r[1])]
     c.eq(len(got), len(want), "[%s] pages recorded in the reservation" %
          mode)
