@@ -26,7 +26,8 @@ static double now(void)
 
 int main(int argc, char **argv)
 {
-	struct exm_scan_opts o = { .want_kpss = true, .want_cmdline = true };
+	struct exm_scan_opts o = { .want_kpss = true, .want_cmdline = true,
+				   .want_swapcache = true };
 	struct exm_source *src;
 	struct exm_recorder *r;
 	char err[512];

@@ -80,6 +80,10 @@ enum exm_ftype {
  * pagemap's read mode reads the frames of every mapping rather than
  * counting the pages the kernel says are mapped once (exm_scan_opts). */
 #define EXM_NEED_PLACES	 (1u << 5)
+/* Not a column's: the system view's swap-cache row, which needs the swap-
+ * cache frames the processes map counted (a pass over every frame and
+ * /proc/kpageflags, see kpageflags.h); a recording keeps it too. */
+#define EXM_NEED_SWAPCACHE (1u << 6)
 
 struct exm_field {
 	const char *key;   /* stable lowercase key */

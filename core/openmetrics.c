@@ -15,7 +15,6 @@
 #include "core/fields.h"
 #include "core/format.h"
 #include "core/group.h"
-#include "core/outfile.h"
 #include "core/table.h"
 
 /* The inside of a label value, from text with no control byte in it. */
@@ -155,7 +154,8 @@ static bool col_is_size(const struct om_col *c)
 
 unsigned exm_om_needs(void)
 {
-	unsigned needs = EXM_NEED_CGROUP; /* the groups per cgroup */
+	/* the groups per cgroup; the system view's swap-cache row */
+	unsigned needs = EXM_NEED_CGROUP | EXM_NEED_SWAPCACHE;
 
 	for (size_t i = 0; i < NCOLS; i++)
 		needs |= exm_fields[cols[i].f].needs;
@@ -399,22 +399,5 @@ int exm_om_write(FILE *out, const struct exm_snapshot *snap,
 		fputs("# EOF\n", out);
 	if (!r && (fflush(out) || ferror(out)))
 		r = -EIO;
-	return r;
-}
-
-int exm_om_write_file(const char *path, const struct exm_snapshot *snap,
-		      const struct exm_om_opts *o)
-{
-	struct exm_outfile of;
-	FILE *f;
-	int r;
-
-	exm_outfile_init(&of, path, 0644);
-	f = exm_outfile_begin(&of);
-	if (!f)
-		return -of.err;
-	r = exm_om_write(f, snap, o);
-	r = exm_outfile_end(&of, !r) ?: r;
-	exm_outfile_fini(&of);
 	return r;
 }

@@ -60,12 +60,4 @@ unsigned exm_om_needs(void);
 int exm_om_write(FILE *out, const struct exm_snapshot *snap,
 		 const struct exm_om_opts *o);
 
-/*
- * The same into path through outfile.h: a regular file atomically as the
- * textfile collector expects (a temporary file in the same directory, then
- * rename()), a device or FIFO directly. 0 or -errno.
- */
-int exm_om_write_file(const char *path, const struct exm_snapshot *snap,
-		      const struct exm_om_opts *o);
-
 #endif

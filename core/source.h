@@ -40,6 +40,9 @@ struct exm_scan_opts {
 	size_t nkpss_pids;
 	bool want_cmdline; /* read /proc/PID/cmdline */
 	bool want_cgroup;  /* read /proc/PID/cgroup (else ""; EXM_CAP_CGROUP) */
+	/* count the mapped swap-cache frames (EXM_MI_SWAPCACHE_MAPPED, the
+	 * system view's swap-cache row; else the row is unknown) */
+	bool want_swapcache;
 	/* pagemap source: 0 auto, 1 force PAGEMAP_SCAN, 2 force plain reads,
 	 * 3 plain reads of every mapping's frames (no counted mappings) */
 	int pagemap_mode;

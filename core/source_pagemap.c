@@ -1536,7 +1536,7 @@ static int pm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 		return -EOPNOTSUPP;
 	}
 	ret = exm_proc_walk(src, &o, b, &walk);
-	if (!ret)
+	if (!ret && opts->want_swapcache)
 		ret = exm_swapcache_mapped(b->snap, o.proc_root);
 	if (!ret)
 		ret = exm_ksm_mark(b->snap, o.proc_root);

@@ -71,6 +71,11 @@ EXTRA_DIST += tests/live/test_record_files.py tests/live/test_record_full.py \
 # hugetlbfs through sysstate.py, all undone after). The fixture
 # tests/live/kinds.c is compiled by the test with plain flags.
 TESTS += tests/live/test_kinds.py
+# The PAGEMAP_SCAN walk past its first call (more than 1,024 regions) and
+# regions longer than 512 pages, recorded page by page in every pagemap
+# mode against the pages written (issue 27); kinds.c's `runs`. Root.
+TESTS += tests/live/test_scan.py
+EXTRA_DIST += tests/live/test_scan.py
 EXTRA_DIST += tests/live/kinds.c tests/live/test_kinds.py
 # sole is the kernel's USS in every source: a memfd one process maps twice
 # is not sole from pagemap (each mode), smaps or a replay (root; kinds.c).

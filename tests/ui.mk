@@ -50,8 +50,10 @@ UI_TESTS += tests/ui/key_aliases.sh tests/ui/bytes_key.sh \
 TESTS += $(UI_TESTS)
 EXTRA_DIST += $(UI_TESTS) tests/ui/lib.sh tests/tmux.sh
 # Golden batch output (text, CSV, JSON of the fixtures) and exit statuses;
-# test_modes.py: every batch mode with every option its entry of the table
-# of modes takes, and every option it refuses (--list-modes drives it)
+# the golden JSON checked against the figures tests/golden/expect.py
+# computes from the fixtures itself; test_modes.py: every batch mode with
+# every option its entry of the table of modes takes, and every option it
+# refuses (--list-modes drives it)
 TESTS += tests/golden/test_golden.sh tests/golden/test_cli.sh \
 	tests/golden/test_modes.py
 EXTRA_DIST += tests/golden

@@ -659,7 +659,7 @@ const struct tui_format_ops tui_formats[TUI_FMT__COUNT] = {
 			   .emit = emit_json_doc, .diff = tui_diff_json,
 			   .report = report_json },
 	/* its columns (openmetrics.c) and groups per program, user and
-	 * cgroup */
+	 * cgroup; the system view with its swap-cache row */
 	[TUI_FMT_OPENMETRICS] = { .name = "openmetrics",
 				  .needs = exm_om_needs,
 				  .emit = emit_openmetrics },

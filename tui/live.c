@@ -250,7 +250,8 @@ unsigned tui_live_take(struct tui_live *l)
  */
 void tui_live_rescan(struct tui_live *l)
 {
-	bool had = l->scan.want_kpss, had_rollup = l->scan.want_rollup;
+	bool had = l->scan.want_kpss, had_rollup = l->scan.want_rollup,
+	     had_swapcache = l->scan.want_swapcache;
 	bool had_places = l->scan.want_places;
 	unsigned needs = tui_policy_needs(l->stacks, 2, &l->q.set);
 
@@ -262,6 +263,9 @@ void tui_live_rescan(struct tui_live *l)
 	l->scan.want_cgroup = (needs & EXM_NEED_CGROUP) || l->o->record;
 	/* a strip shows, a recording keeps, where every page lies */
 	l->scan.want_places = (needs & EXM_NEED_PLACES) || l->o->record;
+	/* the system view's swap-cache row (and a recording's) */
+	l->scan.want_swapcache = ((needs & EXM_NEED_SWAPCACHE) ||
+				  l->o->record) && !l->replay_n;
 	if (!l->scanner)
 		return;
 	tui_scanner_set_opts(l->scanner, &l->scan);
@@ -271,6 +275,7 @@ void tui_live_rescan(struct tui_live *l)
 	     (l->scan.want_rollup && !had_rollup) ||
 	     (l->scan.want_places && !had_places &&
 	      snap_counted(l->snap)) ||
+	     (l->scan.want_swapcache && !had_swapcache) ||
 	     lacks_cgroups(l)))
 		tui_live_request(l, false);
 }

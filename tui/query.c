@@ -149,6 +149,7 @@ void tui_query_scan(const struct tui_query *q, unsigned needs,
 	scan->want_cmdline = needs & EXM_NEED_CMDLINE;
 	scan->want_cgroup = needs & EXM_NEED_CGROUP;
 	scan->want_places = needs & EXM_NEED_PLACES;
+	scan->want_swapcache = needs & EXM_NEED_SWAPCACHE;
 }
 
 int tui_open_source(const struct tui_opts *o, struct exm_source **src)

@@ -461,7 +461,8 @@ const struct tui_report_ops tui_reports[] = {
 	  .needs = EXM_NEED_PAGES | EXM_NEED_KPSS | EXM_NEED_ROLLUP,
 	  .build = build_alerts },
 	{ .name = "system", .title = "System: all of RAM (MemTotal)",
-	  .cols = COLS(sys_cols), .build = build_system,
+	  .cols = COLS(sys_cols), .needs = EXM_NEED_SWAPCACHE,
+	  .build = build_system,
 	  .diff = &system_diff },
 	{ .name = "units",
 	  .title = "Executable units: programs and libraries across "

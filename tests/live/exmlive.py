@@ -7,12 +7,14 @@ core/.
 Exit codes follow automake: 0 pass, 1 fail, 77 skip, 99 hard error.
 """
 
+import contextlib
 import json
 import os
 import signal
 import struct
 import subprocess
 import sys
+import time
 from fractions import Fraction
 
 SKIP = 77
@@ -190,12 +192,12 @@ def as_user(cmd, user):
             "--init-groups", "--", user_copy(cmd[0])] + list(cmd[1:])
 
 
-def run_exmtop(args, user=None, timeout=600):
-    """Run exmtop (as user when given); returns (returncode, stdout,
-    stderr)."""
+def run_exmtop(args, user=None, timeout=600, cwd=None):
+    """Run exmtop (as user when given: a copy that user can run, see
+    user_copy); returns (returncode, stdout, stderr)."""
     cmd = as_user([EXMTOP] + list(args), user)
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       timeout=timeout)
+                       timeout=timeout, cwd=cwd)
     return p.returncode, p.stdout.decode("utf-8", "replace"), \
         p.stderr.decode("utf-8", "replace")
 
@@ -273,6 +275,49 @@ class Sharer:
 
     def __exit__(self, *exc):
         self.stop()
+
+
+def recorded_runs(path, pid, start):
+    """The run rows of pid's mapping at start in the recording at path's
+    first snapshot, by offset: (offset, count, present, first, swap_type,
+    flags)."""
+    import sqlite3
+    db = sqlite3.connect(path)
+    try:
+        row = db.execute(
+            "SELECT m.pageset FROM mapping m JOIN process p ON "
+            "p.snapshot = m.snapshot AND p.idx = m.proc WHERE p.pid = ? "
+            "AND m.start = ?", (pid, start)).fetchone()
+        if not row or row[0] is None:
+            return []
+        return db.execute("SELECT offset, count, present, first, swap_type, "
+                          "flags FROM run WHERE pageset = ? ORDER BY offset",
+                          row).fetchall()
+    finally:
+        db.close()
+
+
+def is_stopped(pid):
+    """Whether /proc says pid is stopped (T) or traced (t)."""
+    with open("/proc/%d/stat" % pid) as f:
+        return f.read().rsplit(")", 1)[1].split()[0] in ("T", "t")
+
+
+@contextlib.contextmanager
+def frozen(pids):
+    """pids stopped (SIGSTOP, waited for until /proc says so) for the
+    block, so that nothing of theirs moves while they are measured; sent
+    SIGCONT after, also when the block fails."""
+    for pid in pids:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        for pid in pids:
+            while not is_stopped(pid):
+                time.sleep(0.01)
+        yield
+    finally:
+        for pid in pids:
+            os.kill(pid, signal.SIGCONT)
 
 
 # ---------------------------------------------------------------- /proc

@@ -10,6 +10,12 @@
  *   kinds zsparse SIZE N    the same reservation with the same N pages
  *                           read, none written: N zero pages, smaps
  *                           calls it empty (no huge pages)
+ *   kinds runs SIZE N       a private anonymous reservation of SIZE bytes
+ *                           (MAP_NORESERVE, no huge pages) with N single
+ *                           pages written (page 16*i), then runs of 511,
+ *                           512, 513, 1023, 1024, 1025 and 4097 pages
+ *                           written whole, run j from page
+ *                           16*N + 8192*(j+1) + 37*j (see RUNS)
  *   kinds zero SIZE thp|nothp
  *                           a private anonymous mapping of SIZE bytes,
  *                           2 MiB aligned, every page read and none
@@ -105,6 +111,28 @@ static void sparse(size_t size, size_t n, size_t ps, int write)
 			sum += ((volatile char *)p)[(i * step + i % 7) * ps];
 	(void)sum;
 	region(write ? "sparse" : "zsparse", p, size);
+}
+
+/* the lengths of kinds runs' runs: on both sides of 512 pages (a PMD,
+ * a chunk of pagemap reads) and of 1024 */
+static const size_t RUNS[] = { 511, 512, 513, 1023, 1024, 1025, 4097 };
+
+static void runs(size_t size, size_t n, size_t ps)
+{
+	size_t nruns = sizeof(RUNS) / sizeof(RUNS[0]), pages = size / ps;
+	char *p = aligned_anon(size, 2 << 20, MAP_NORESERVE);
+
+	if (16 * n + 8192 * (nruns + 1) > pages) {
+		errno = EINVAL;
+		die("runs: SIZE too small for N");
+	}
+	madvise(p, size, MADV_NOHUGEPAGE);
+	for (size_t i = 0; i < n; i++)
+		p[16 * i * ps] = (char)(i | 1);
+	for (size_t j = 0; j < nruns; j++)
+		memset(p + (16 * n + 8192 * (j + 1) + 37 * j) * ps, (int)(j | 1),
+		       RUNS[j] * ps);
+	region("runs", p, size);
 }
 
 static void zero(size_t size, int thp)
@@ -246,6 +274,9 @@ int main(int argc, char **argv)
 			  !strcmp(argv[1], "zsparse"))) {
 		sparse(strtoull(argv[2], NULL, 0), strtoull(argv[3], NULL, 0),
 		       ps, !strcmp(argv[1], "sparse"));
+	} else if (argc == 4 && !strcmp(argv[1], "runs")) {
+		runs(strtoull(argv[2], NULL, 0), strtoull(argv[3], NULL, 0),
+		     ps);
 	} else if (argc == 4 && !strcmp(argv[1], "zero")) {
 		zero(strtoull(argv[2], NULL, 0), !strcmp(argv[3], "thp"));
 	} else if (argc == 4 && !strcmp(argv[1], "huge")) {
@@ -253,8 +284,9 @@ int main(int argc, char **argv)
 	} else if (argc == 3 && !strcmp(argv[1], "twice")) {
 		twice(strtoull(argv[2], NULL, 0), ps);
 	} else {
-		fprintf(stderr, "usage: kinds sparse|zsparse SIZE N | zero "
-				"SIZE thp|nothp | huge N DIR | twice N\n");
+		fprintf(stderr, "usage: kinds sparse|zsparse SIZE N | runs SIZE "
+				"N | zero SIZE thp|nothp | huge N DIR | twice "
+				"N\n");
 		return 2;
 	}
 	/* the page of stop read now, not after "ready" (a read of a page

@@ -18,6 +18,15 @@ SIGKILL leaves its journal behind: the next Changes() of any test, or
 `python3 tests/live/sysstate.py recover` (scripts/test runs it first),
 undoes what it names.
 
+A shell test runs itself under the same journal through the command line:
+
+    sysstate.py run NAME [--cgroup2-mount DIR] [--cgroup PATH]... -- CMD...
+
+makes the changes (a cgroup2 hierarchy mounted on DIR, made for the
+purpose; cgroup directories), runs CMD, undoes them when CMD ends or when
+this process is ended by a signal (CMD is ended first), and exits with
+CMD's status.
+
 One machine-wide lock (/run/exmtop-tests/lock) is held while changes are
 in effect, so two test runs on one machine (two checkouts, a developer and
 CI) never change the same setting at once; a journal found while holding
@@ -85,6 +94,9 @@ def _undo(entry):
                     except OSError:
                         import time
                         time.sleep(0.01)
+        elif kind == "dir":
+            if os.path.isdir(entry["path"]):
+                os.rmdir(entry["path"])
         elif kind == "file":
             if os.path.lexists(entry["path"]):
                 os.unlink(entry["path"])
@@ -240,15 +252,70 @@ class Changes:
         self._journal({"kind": "file", "path": path})
         return path
 
+    def directory(self, path):
+        """An empty directory the test creates (removed after)."""
+        self._journal({"kind": "dir", "path": path})
+        os.makedirs(path, exist_ok=True)
+        return path
+
     def command(self, argv, undo_argv):
         """Run argv now and undo_argv after."""
         self._journal({"kind": "cmd", "argv": list(undo_argv)})
         subprocess.run(argv, check=True)
 
 
+def _usage():
+    print("usage: sysstate.py recover\n"
+          "       sysstate.py run NAME [--cgroup2-mount DIR] "
+          "[--cgroup PATH]... -- CMD...", file=sys.stderr)
+    sys.exit(2)
+
+
+def _ended(signum, frame):
+    sys.exit(128 + signum)
+
+
+def run(args):
+    """sysstate.py run (see the top): CMD's exit status."""
+    import signal
+    if len(args) < 3 or "--" not in args:
+        _usage()
+    name, opts, cmd = args[0], args[1:args.index("--")], \
+        args[args.index("--") + 1:]
+    if not cmd or len(opts) % 2 or any(o not in ("--cgroup2-mount",
+                                                  "--cgroup")
+                                       for o in opts[::2]):
+        _usage()
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(sig, _ended)
+    child = None
+    with Changes(name) as ch:
+        try:
+            for opt, path in zip(opts[::2], opts[1::2]):
+                if opt == "--cgroup2-mount":
+                    ch.directory(path)
+                    ch.command(["mount", "-t", "cgroup2", "none", path],
+                               ["umount", path])
+                else:
+                    ch.cgroup(path)
+            child = subprocess.Popen(cmd)
+            rc = child.wait()
+            return 128 - rc if rc < 0 else rc
+        finally:
+            # ended by a signal: end CMD first (its own traps run)
+            if child is not None and child.poll() is None:
+                child.terminate()
+                try:
+                    child.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    child.kill()
+                    child.wait()
+
+
 if __name__ == "__main__":
     if sys.argv[1:] == ["recover"]:
         recover()
+    elif sys.argv[1:2] == ["run"]:
+        sys.exit(run(sys.argv[2:]))
     else:
-        print("usage: sysstate.py recover", file=sys.stderr)
-        sys.exit(2)
+        _usage()

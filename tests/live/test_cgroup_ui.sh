@@ -12,27 +12,27 @@
 # keep cgroups (OpenMetrics, a recording, its replay) must show theirs.
 #
 # Exit status: 0 passed, 1 failed, 77 skipped (not root, no tmux).
+#
+# The group (and the hierarchy, when one is mounted here) is made through
+# sysstate.py, which removes it when the test ends or is killed, and the
+# next run's `sysstate.py recover` removes what a SIGKILLed run left: the
+# script runs itself under `sysstate.py run`, which names the group in
+# EXM_TEST_CGROUP.
+if [ -z "${EXM_TEST_CGROUP:-}" ] && [ "$(id -u)" = 0 ]; then
+	cg=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+	set --
+	if [ -z "$cg" ]; then
+		cg=${EXMTOP_TEST_STATE:-/run/exmtop-tests}/cg2.$$
+		set -- --cgroup2-mount "$cg"
+	fi
+	EXM_TEST_CGROUP=$cg/exmtop-test-$$ exec python3 "$(dirname "$0")/sysstate.py" \
+		run test_cgroup_ui "$@" --cgroup "$cg/exmtop-test-$$" -- bash "$0"
+fi
 . "$(dirname "$0")/liveui.sh"
 
-CG=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
-MOUNTED=
-if [ -z "$CG" ]; then
-	mkdir "$WORK/cg2" && mount -t cgroup2 none "$WORK/cg2" &&
-		CG=$WORK/cg2 MOUNTED=1
-fi
-[ -n "$CG" ] || { echo "FAIL: no cgroup v2 hierarchy, none could be mounted"; exit 1; }
-NAME=exmtop-test-$$
-GROUP=$CG/$NAME
-mkdir "$GROUP" || { echo "FAIL: cannot create the cgroup $GROUP"; exit 1; }
-cleanup_cg() {
-	$T kill-server 2>/dev/null
-	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-	# rmdir once the killed sleepers have left it
-	for _ in $(seq 100); do rmdir "$GROUP" 2>/dev/null && break; sleep 0.05; done
-	[ -n "$MOUNTED" ] && umount "$WORK/cg2"
-	rm -rf "$WORK"
-}
-trap cleanup_cg EXIT
+GROUP=${EXM_TEST_CGROUP:?}
+NAME=${GROUP##*/}
+[ -d "$GROUP" ] || { echo "FAIL: no cgroup $GROUP"; exit 1; }
 
 sleepers exmcgslp 3
 for p in "${PIDS[@]}"; do echo "$p" >"$GROUP/cgroup.procs"; done

@@ -3,7 +3,7 @@
 """Live test: unprivileged JSON says null for everything it did not measure.
 
 As root, runs exmtop as the user `exmtop-test` (made through sysstate.py
-when absent, removed after) from a copy in a directory that user can enter,
+when absent, removed after) from a copy that user can run (exmlive.user_copy),
 with a process of that user running (its own, measurable through smaps).
 Every field of every JSON document is classified as measured or not from
 what an unprivileged run can know, and checked both ways:
@@ -24,10 +24,8 @@ what an unprivileged run can know, and checked both ways:
 import json
 import os
 import pwd
-import shutil
 import subprocess
 import sys
-import tempfile
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -45,8 +43,8 @@ NEEDS_PFN = ("writable", "ksm", "ksm_saved", "zero", "ehugetlb")
 NEEDS_PREV = ("derss", "change")
 
 
-def run_json(exm, args, c, what, want_rc=0):
-    rc, out, err = run_as(exm, ["-b", "--format", "json"] + args)
+def run_json(args, c, what, want_rc=0):
+    rc, out, err = run_as(["-b", "--format", "json"] + args)
     if not c.eq(rc, want_rc, "%s exit status (%s)" % (what, err.strip())):
         return []
     try:
@@ -56,13 +54,9 @@ def run_json(exm, args, c, what, want_rc=0):
         return []
 
 
-def run_as(exm, args):
-    p = subprocess.run(["setpriv", "--reuid=" + USER, "--regid=" + USER,
-                        "--init-groups", "--", exm] + args,
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       timeout=300, cwd="/")
-    return p.returncode, p.stdout.decode("utf-8", "replace"), \
-        p.stderr.decode("utf-8", "replace")
+def run_as(args):
+    """exmtop as USER (a copy USER can run: exmlive.user_copy), from /."""
+    return exmlive.run_exmtop(args, user=USER, timeout=300, cwd="/")
 
 
 def owner(pid):
@@ -129,17 +123,11 @@ def main():
         print("SKIP: needs root (runs exmtop as another user)")
         sys.exit(77)
     c = exmlive.Checker("live JSON nulls")
-    tmp = tempfile.mkdtemp(prefix="exm-null-", dir="/var/tmp")
     sleeper = None
     try:
         with sysstate.Changes("test_json_null") as ch:
             ch.user(USER)
             pw = pwd.getpwnam(USER)
-            os.chmod(tmp, 0o755)
-            # the build directory may be in a directory USER cannot enter
-            exm = os.path.join(tmp, "exmtop")
-            shutil.copy(exmlive.EXMTOP, exm)
-            os.chmod(exm, 0o755)
             sleeper = subprocess.Popen(
                 ["setpriv", "--reuid=" + USER, "--regid=" + USER,
                  "--init-groups", "--", "/bin/sleep", "300"])
@@ -150,15 +138,15 @@ def main():
                 subprocess.run(["sleep", "0.01"])
             own = sleeper.pid
 
-            docs = run_json(exm, ["--bytes"], c, "[table]")
+            docs = run_json(["--bytes"], c, "[table]")
             for d in docs:
                 check_snapshot(c, d, "[table]")
                 check_procs(c, d, own, False, "[table]")
-            docs = run_json(exm, ["-n", "2", "-d", "0.2"], c, "[-n 2]")
+            docs = run_json(["-n", "2", "-d", "0.2"], c, "[-n 2]")
             if c.eq(len(docs), 2, "[-n 2] two documents"):
                 check_snapshot(c, docs[1], "[-n 2]")
                 check_procs(c, docs[1], own, True, "[-n 2]")
-            for d in run_json(exm, ["--files"], c, "[files]"):
+            for d in run_json(["--files"], c, "[files]"):
                 check_snapshot(c, d, "[files]")
                 fs = d.get("files") or []
                 c.check(len(fs) > 0 and all(
@@ -168,7 +156,7 @@ def main():
                     "null")
             for rep in ("breakdown", "units", "alerts", "system"):
                 # no system view without page identity: said, exit 1
-                for d in run_json(exm, ["--" + rep], c, "[%s]" % rep,
+                for d in run_json(["--" + rep], c, "[%s]" % rep,
                                   1 if rep == "system" else 0):
                     check_snapshot(c, d.get("snapshot") or {},
                                    "[%s]" % rep)
@@ -192,8 +180,8 @@ def main():
                                     for n in d.get("notes") or []),
                                 "[system] says why: %r" % d.get("notes"))
             # the text table: "-" where JSON says null
-            rc, out, err = run_as(exm, ["-b", "-p", "1", "--fields",
-                                        "pid,nmaps,erss"])
+            rc, out, err = run_as(["-b", "-p", "1", "--fields",
+                                   "pid,nmaps,erss"])
             rows = [ln.split() for ln in out.splitlines()
                     if ln.split()[:1] == ["1"]]
             c.check(rc == 0 and rows == [["1", "-", "-"]],
@@ -203,7 +191,6 @@ def main():
         if sleeper is not None:
             sleeper.kill()
             sleeper.wait()
-        shutil.rmtree(tmp, ignore_errors=True)
     c.done()
 
 

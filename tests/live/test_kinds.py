@@ -53,7 +53,6 @@ three moves must be less than half the huge pages mapped (96 MiB).
 import json
 import os
 import shutil
-import sqlite3
 import struct
 import subprocess
 import sys
@@ -264,21 +263,8 @@ def written_pages(size, n, ps):
 def recorded_pages(path, pid, start):
     """The page offsets of pid's mapping at start in the recording's first
     snapshot, each with its count of run rows covering it."""
-    db = sqlite3.connect(path)
-    try:
-        row = db.execute(
-            "SELECT m.pageset FROM mapping m JOIN process p ON "
-            "p.snapshot = m.snapshot AND p.idx = m.proc WHERE p.pid = ? "
-            "AND m.start = ?", (pid, start)).fetchone()
-        if not row or row[0] is None:
-            return []
-        offs = []
-        for off, count in db.execute("SELECT offset, count FROM run WHERE "
-                                     "pageset = ? ORDER BY offset", row):
-            offs.extend(range(off, off + count))
-        return offs
-    finally:
-        db.close()
+    return [off for r in exmlive.recorded_runs(path, pid, start)
+            for off in range(r[0], r[0] + r[1])]
 
 
 def check_sparse(c, ps, modes, tmp):

@@ -30,22 +30,15 @@ import csv
 import io
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import exmlive  # noqa: E402
 
 KEYS = ("pss", "pss_anon", "pss_file", "pss_shmem")
-
-
-def stopped(pid):
-    with open("/proc/%d/stat" % pid) as f:
-        return f.read().rsplit(")", 1)[1].split()[0] in ("T", "t")
 
 
 def compare(c, mode, sh):
@@ -120,22 +113,14 @@ def main():
     c = exmlive.Checker("live kpss")
     tmp = tempfile.mkdtemp(prefix="exm-kpss-", dir="/var/tmp")
     try:
-        with exmlive.Sharer(tmp, alone=True) as sh:
-            for pid in sh.pids:
-                os.kill(pid, signal.SIGSTOP)
-            try:
-                for pid in sh.pids:
-                    while not stopped(pid):
-                        time.sleep(0.01)
-                for mode in exmlive.pagemap_modes():
-                    compare(c, mode, sh)
-                if shutil.which("strace"):
-                    reads_only_what_is_printed(c, tmp, sh.pids)
-                else:
-                    c.check(False, "strace is installed (scripts/deps.sh)")
-            finally:
-                for pid in sh.pids:
-                    os.kill(pid, signal.SIGCONT)
+        with exmlive.Sharer(tmp, alone=True) as sh, \
+                exmlive.frozen(sh.pids):
+            for mode in exmlive.pagemap_modes():
+                compare(c, mode, sh)
+            if shutil.which("strace"):
+                reads_only_what_is_printed(c, tmp, sh.pids)
+            else:
+                c.check(False, "strace is installed (scripts/deps.sh)")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     c.done()

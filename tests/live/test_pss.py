@@ -33,10 +33,8 @@ No retries: a difference is a bug, or a cause to document here.
 
 import os
 import shutil
-import signal
 import sys
 import tempfile
-import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -72,11 +70,6 @@ def row_of(name, file_path):
                 "/memfd:exm_sharer (deleted)", file_path):
         return name
     return None
-
-
-def stopped(pid):
-    with open("/proc/%d/stat" % pid) as f:
-        return f.read().rsplit(")", 1)[1].split()[0] in ("T", "t")
 
 
 def compare(c, mode, sh):
@@ -125,18 +118,9 @@ def main():
     c = exmlive.Checker("live pss")
     tmp = tempfile.mkdtemp(prefix="exm-pss-", dir="/var/tmp")
     try:
-        with exmlive.Sharer(tmp) as sh:
-            for pid in sh.pids:
-                os.kill(pid, signal.SIGSTOP)
-            try:
-                for pid in sh.pids:
-                    while not stopped(pid):
-                        time.sleep(0.01)
-                for mode in exmlive.pagemap_modes():
-                    compare(c, mode, sh)
-            finally:
-                for pid in sh.pids:
-                    os.kill(pid, signal.SIGCONT)
+        with exmlive.Sharer(tmp) as sh, exmlive.frozen(sh.pids):
+            for mode in exmlive.pagemap_modes():
+                compare(c, mode, sh)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     c.done()

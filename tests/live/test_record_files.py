@@ -37,15 +37,8 @@ USER = os.environ.get("EXMTOP_TEST_USER", "exmtop-test")
 ONLY = []
 
 
-def run(args, user=None, exe=None, timeout=60):
-    cmd = [exe or exmlive.EXMTOP] + list(args)
-    if user is not None:
-        cmd = ["setpriv", "--reuid=" + user, "--regid=" + user,
-               "--init-groups", "--"] + cmd
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       timeout=timeout)
-    return (p.returncode, p.stdout.decode("utf-8", "replace"),
-            p.stderr.decode("utf-8", "replace"))
+def run(args, user=None, timeout=60):
+    return exmlive.run_exmtop(args, user=user, timeout=timeout)
 
 
 def docs(text):
@@ -137,52 +130,44 @@ def read_only_mount(c, ch, tmp, rec, want):
 
 def unprivileged(c, ch, tmp, rec, want):
     ch.user(USER)
-    # the build directory may be closed to the user: a copy of exmtop
-    bindir = tempfile.mkdtemp(prefix="exm-recfiles-bin-", dir="/var/tmp")
-    try:
-        os.chmod(bindir, 0o755)
-        exe = os.path.join(bindir, "exmtop")
-        shutil.copy(exmlive.EXMTOP, exe)
-        os.chmod(exe, 0o755)
-        src = os.path.dirname(rec)
-        before = listing(src)
-        rc, out, err = run(["-b", "--replay", rec, "--format", "json"],
-                           user=USER, exe=exe)
-        c.eq(rc, 0, "replay as %s: exit status (%s)" % (USER, err.strip()))
-        got = docs(out) if rc == 0 else []
-        c.eq(len(got), len(want), "as %s: every snapshot" % USER)
-        c.check(got == want, "as %s: the same snapshots" % USER)
-        rc, _, err = run(["-b", "--replay", os.path.join(src, "foreign.db")],
-                         user=USER, exe=exe)
-        c.eq(rc, 2, "as %s, foreign file: exit status (%s)" %
-             (USER, err.strip()))
-        c.eq(listing(src), before, "as %s: no file left" % USER)
+    # as USER through exmlive.run_exmtop: a copy of exmtop USER can run
+    src = os.path.dirname(rec)
+    before = listing(src)
+    rc, out, err = run(["-b", "--replay", rec, "--format", "json"],
+                       user=USER)
+    c.eq(rc, 0, "replay as %s: exit status (%s)" % (USER, err.strip()))
+    got = docs(out) if rc == 0 else []
+    c.eq(len(got), len(want), "as %s: every snapshot" % USER)
+    c.check(got == want, "as %s: the same snapshots" % USER)
+    rc, _, err = run(["-b", "--replay", os.path.join(src, "foreign.db")],
+                     user=USER)
+    c.eq(rc, 2, "as %s, foreign file: exit status (%s)" %
+         (USER, err.strip()))
+    c.eq(listing(src), before, "as %s: no file left" % USER)
 
-        # while root's recorder writes it
-        live = os.path.join(src, "live.exmrec")
-        rc, _, err = run(["--record", live, "-n", "1"] + ONLY)
-        c.eq(rc, 0, "first snapshot of the live file (%s)" % err.strip())
-        w = subprocess.Popen([exmlive.EXMTOP, "--record", live, "-n", "40",
-                              "-d", "0.1"] + ONLY, stderr=subprocess.PIPE)
-        try:
-            deadline = time.time() + 20
-            while not os.path.exists(live + "-wal") and \
-                    time.time() < deadline:
-                time.sleep(0.02)
-            for k in range(3):
-                rc, out, err = run(["-b", "--replay", live, "--format",
-                                    "json"], user=USER, exe=exe)
-                c.eq(rc, 0, "as %s while recorded (%d): exit status (%s)" %
-                     (USER, k, err.strip()))
-                c.check(len(docs(out)) >= 1 if rc == 0 else False,
-                        "as %s while recorded: snapshots replayed" % USER)
-        finally:
-            _, werr = w.communicate(timeout=120)
-        c.eq(w.returncode, 0, "the recorder (%s)" % werr.decode().strip())
-        c.eq(listing(src), sorted(before + ["live.exmrec"]),
-             "as %s while recorded: no file left once both ended" % USER)
+    # while root's recorder writes it
+    live = os.path.join(src, "live.exmrec")
+    rc, _, err = run(["--record", live, "-n", "1"] + ONLY)
+    c.eq(rc, 0, "first snapshot of the live file (%s)" % err.strip())
+    w = subprocess.Popen([exmlive.EXMTOP, "--record", live, "-n", "40",
+                          "-d", "0.1"] + ONLY, stderr=subprocess.PIPE)
+    try:
+        deadline = time.time() + 20
+        while not os.path.exists(live + "-wal") and \
+                time.time() < deadline:
+            time.sleep(0.02)
+        for k in range(3):
+            rc, out, err = run(["-b", "--replay", live, "--format",
+                                "json"], user=USER)
+            c.eq(rc, 0, "as %s while recorded (%d): exit status (%s)" %
+                 (USER, k, err.strip()))
+            c.check(len(docs(out)) >= 1 if rc == 0 else False,
+                    "as %s while recorded: snapshots replayed" % USER)
     finally:
-        shutil.rmtree(bindir, ignore_errors=True)
+        _, werr = w.communicate(timeout=120)
+    c.eq(w.returncode, 0, "the recorder (%s)" % werr.decode().strip())
+    c.eq(listing(src), sorted(before + ["live.exmrec"]),
+         "as %s while recorded: no file left once both ended" % USER)
 
 
 def main():

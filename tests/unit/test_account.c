@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "core/account.h"
+#include "core/kpageflags.h"
+#include "core/meminfo.h"
 #include "core/pagemap.h"
 #include "core/source.h"
 #include "core/table.h"
@@ -317,6 +319,58 @@ static void put_word(int fd, uint64_t vpn, uint64_t w)
 	cr_assert_eq(pwrite(fd, &w, 8, (off_t)(vpn * 8)), 8);
 }
 
+/* Process pid in the fake /proc tree root: its stat (named comm), an
+ * empty command line, cgroup "/" and maps; its directory into dir. */
+static void fake_pid(const char *root, int pid, const char *comm,
+		     const char *maps, char *dir, size_t len)
+{
+	char stat[200];
+
+	snprintf(dir, len, "%s/%d", root, pid);
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	snprintf(stat, sizeof(stat),
+		 "%d (%s) S 1 %d %d 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 "
+		 "556 0 0\n", pid, comm, pid, pid);
+	put(dir, "stat", stat);
+	put(dir, "cmdline", "");
+	put(dir, "cgroup", "0::/\n");
+	put(dir, "maps", maps);
+}
+
+/* File name of dir (pagemap, kpageflags) made empty, open for put_word. */
+static int open_words(const char *dir, const char *name)
+{
+	char path[700];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	cr_assert_geq(fd, 0, "%s", path);
+	return fd;
+}
+
+/* The pagemap source reading the fake tree root; name (len bytes) holds
+ * its name, which the source keeps. */
+static struct exm_source *fake_source(const char *root, char *name,
+				      size_t len)
+{
+	struct exm_source *src;
+	char err[256];
+
+	snprintf(name, len, "pagemap:%s", root);
+	cr_assert_eq(exm_source_open(name, &src, err, sizeof(err)), 0, "%s",
+		     err);
+	return src;
+}
+
+static void rm_tree(const char *root)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	cr_assert_eq(system(cmd), 0);
+}
+
 Test(pagemap, decoder_on_binary_fixture)
 {
 	char root[] = "/tmp/exm-fakeproc-XXXXXX", pid[600], path[700];
@@ -324,8 +378,8 @@ Test(pagemap, decoder_on_binary_fixture)
 	struct exm_snapshot *snap;
 	struct exm_scan_opts opts = { .want_kpss = true, .want_cmdline = true,
 				      .want_cgroup = true };
-	char err[256], name[700];
 	const struct exm_proc *p;
+	char name[700];
 	int fd;
 
 	cr_assert_not_null(mkdtemp(root));
@@ -348,9 +402,7 @@ Test(pagemap, decoder_on_binary_fixture)
 	    "10000-14000 rw-p 00000000 00:00 0 \n"
 	    "20000-22000 r--s 00000000 08:01 77 /data/x y\n");
 	put(pid, "smaps_rollup", "Rss: 12 kB\nPss: 8 kB\n");
-	snprintf(path, sizeof(path), "%s/pagemap", pid);
-	fd = open(path, O_WRONLY | O_CREAT, 0644);
-	cr_assert_geq(fd, 0);
+	fd = open_words(pid, "pagemap");
 	put_word(fd, 0x10, PRESENT(0x1234, EXM_PM_EXCLUSIVE));
 	put_word(fd, 0x11, SWAPW(3, 0x55));
 	put_word(fd, 0x12, EXM_PM_SOFT_DIRTY); /* not present: ignored */
@@ -359,9 +411,7 @@ Test(pagemap, decoder_on_binary_fixture)
 	put_word(fd, 0x21, PRESENT(0x777, EXM_PM_FILE | EXM_PM_EXCLUSIVE));
 	close(fd);
 
-	snprintf(name, sizeof(name), "pagemap:%s", root);
-	cr_assert_eq(exm_source_open(name, &src, err, sizeof(err)), 0, "%s",
-		     err);
+	src = fake_source(root, name, sizeof(name));
 	cr_assert_eq(exm_source_snapshot(src, &opts, &snap), 0);
 	cr_assert_eq(snap->nprocs, 1);
 	p = &snap->procs[0];
@@ -396,8 +446,7 @@ Test(pagemap, decoder_on_binary_fixture)
 	cr_assert_not(snap->sys.caps & EXM_CAP_CGROUP);
 	exm_snapshot_free(snap);
 	exm_source_close(src);
-	snprintf(path, sizeof(path), "rm -rf '%s'", root);
-	cr_assert_eq(system(path), 0);
+	rm_tree(root);
 }
 
 /* Two fake processes; the kernel's figures read only for the one asked. */
@@ -405,33 +454,25 @@ static void fake_proc(const char *root, int pid)
 {
 	char dir[600];
 
-	snprintf(dir, sizeof(dir), "%s/%d", root, pid);
-	cr_assert_eq(mkdir(dir, 0755), 0);
-	put(dir, "stat",
-	    "1 (p) S 1 1 1 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 7 0 0\n");
-	put(dir, "cmdline", "p");
-	put(dir, "cgroup", "0::/\n");
-	put(dir, "maps", "10000-11000 rw-p 00000000 00:00 0 \n");
+	fake_pid(root, pid, "p", "10000-11000 rw-p 00000000 00:00 0 \n", dir,
+		 sizeof(dir));
 	put(dir, "smaps_rollup", "Rss: 4 kB\nPss: 4 kB\n");
 	put(dir, "pagemap", "");
 }
 
 Test(pagemap, kernel_figures_only_for_asked_pids)
 {
-	char root[] = "/tmp/exm-fakeproc-XXXXXX", name[600], cmd[700];
+	char root[] = "/tmp/exm-fakeproc-XXXXXX", name[600];
 	pid_t want[] = { 11 };
 	struct exm_scan_opts opts = { .want_kpss = true, .kpss_pids = want,
 				      .nkpss_pids = 1 };
 	struct exm_source *src;
 	struct exm_snapshot *snap;
-	char err[256];
 
 	cr_assert_not_null(mkdtemp(root));
 	fake_proc(root, 11);
 	fake_proc(root, 12);
-	snprintf(name, sizeof(name), "pagemap:%s", root);
-	cr_assert_eq(exm_source_open(name, &src, err, sizeof(err)), 0, "%s",
-		     err);
+	src = fake_source(root, name, sizeof(name));
 	cr_assert_eq(exm_source_snapshot(src, &opts, &snap), 0);
 	cr_assert_eq(snap->nprocs, 2);
 	cr_assert_eq(snap->procs[0].pid, 11);
@@ -440,8 +481,7 @@ Test(pagemap, kernel_figures_only_for_asked_pids)
 	cr_assert_eq(snap->procs[1].kpss.has, 0);
 	exm_snapshot_free(snap);
 	exm_source_close(src);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	cr_assert_eq(system(cmd), 0);
+	rm_tree(root);
 }
 
 /* Words are kept in 32 bits while they fit; a PFN past 2^28 or a swap key
@@ -779,28 +819,23 @@ Test(pagemap, pack_round_trip)
  * work is a clear error. */
 Test(pagemap, reads_skip_what_smaps_calls_empty)
 {
-	char root[] = "/tmp/exm-fakeproc-XXXXXX", pid[600], path[700];
+	char root[] = "/tmp/exm-fakeproc-XXXXXX", pid[600];
 	struct exm_source *src;
 	struct exm_snapshot *snap = NULL;
 	struct exm_scan_opts opts = { .pagemap_mode = 2 };
-	char err[256], name[700];
+	char name[700];
 	const struct exm_proc *p;
 	int fd;
 
 	cr_assert_not_null(mkdtemp(root));
-	snprintf(pid, sizeof(pid), "%s/4243", root);
-	cr_assert_eq(mkdir(pid, 0755), 0);
-	put(pid, "stat", "4243 (big) S 1 4243 4243 0 -1 4194560 0 0 0 0 0 0 "
-			 "0 0 20 0 1 0 556 0 0\n");
-	put(pid, "cmdline", "");
-	put(pid, "cgroup", "0::/\n");
-	put(pid, "maps",
+	fake_pid(root, 4243, "big",
 	    "10000-12000 rw-p 00000000 00:00 0 \n"
 	    "40000000-80000000 rw-p 00000000 00:00 0 \n"
 	    "100000000-140000000 ---p 00000000 00:00 0 \n"
 	    "200000000-201000000 r--p 00000000 00:00 0 \n"
 	    "300000000-340000000 r--p 00000000 00:00 0 \n"
-	    "400000000-600000000 r--p 00000000 00:00 0 \n");
+	    "400000000-600000000 r--p 00000000 00:00 0 \n",
+		 pid, sizeof(pid));
 	put(pid, "smaps",
 	    "10000-12000 rw-p 00000000 00:00 0 \n"
 	    "Rss:                   8 kB\nSwap:                  0 kB\n"
@@ -817,9 +852,7 @@ Test(pagemap, reads_skip_what_smaps_calls_empty)
 	    "400000000-600000000 r--p 00000000 00:00 0 \n"
 	    "Rss:                   0 kB\nSwap:                  0 kB\n"
 	    "VmFlags: rd mr mw me ac\n");
-	snprintf(path, sizeof(path), "%s/pagemap", pid);
-	fd = open(path, O_WRONLY | O_CREAT, 0644);
-	cr_assert_geq(fd, 0);
+	fd = open_words(pid, "pagemap");
 	put_word(fd, 0x10, PRESENT(0x100, EXM_PM_EXCLUSIVE));
 	put_word(fd, 0x11, PRESENT(0x101, EXM_PM_EXCLUSIVE));
 	put_word(fd, 0x40000 + 9, SWAPW(1, 0x42));
@@ -829,9 +862,7 @@ Test(pagemap, reads_skip_what_smaps_calls_empty)
 	put_word(fd, 0x400000 + 2, PRESENT(0x105, 0)); /* 8 GiB: unread */
 	close(fd);
 
-	snprintf(name, sizeof(name), "pagemap:%s", root);
-	cr_assert_eq(exm_source_open(name, &src, err, sizeof(err)), 0, "%s",
-		     err);
+	src = fake_source(root, name, sizeof(name));
 	cr_assert_eq(exm_source_snapshot(src, &opts, &snap), 0);
 	p = &snap->procs[0];
 	cr_assert_eq(p->nmaps, 6);
@@ -851,8 +882,7 @@ Test(pagemap, reads_skip_what_smaps_calls_empty)
 	cr_assert_null(snap);
 	cr_assert(strstr(src->errmsg, "PAGEMAP_SCAN"), "%s", src->errmsg);
 	exm_source_close(src);
-	snprintf(path, sizeof(path), "rm -rf '%s'", root);
-	cr_assert_eq(system(path), 0);
+	rm_tree(root);
 }
 
 /*
@@ -928,28 +958,21 @@ Test(account, zero_and_hugetlb_pages_are_not_resident)
  */
 Test(pagemap, kinds_from_kpageflags)
 {
-	char root[] = "/tmp/exm-fakeproc-XXXXXX", pid[600], path[700];
+	char root[] = "/tmp/exm-fakeproc-XXXXXX", pid[600];
 	struct exm_scan_opts opts = { .pagemap_mode = 2 };
 	struct exm_snapshot *snap = NULL;
 	const struct exm_proc *p;
 	struct exm_source *src;
-	char err[256], name[700];
+	char name[700];
 	uint64_t f;
 	int fd;
 
 	cr_assert_not_null(mkdtemp(root));
-	snprintf(pid, sizeof(pid), "%s/4250", root);
-	cr_assert_eq(mkdir(pid, 0755), 0);
-	put(pid, "stat", "4250 (kinds) S 1 4250 4250 0 -1 4194560 0 0 0 0 0 "
-			 "0 0 0 20 0 1 0 556 0 0\n");
-	put(pid, "cmdline", "");
-	put(pid, "cgroup", "0::/\n");
-	put(pid, "maps",
+	fake_pid(root, 4250, "kinds",
 	    "200000-600000 rw-s 00000000 00:10 77 /anon_hugepage (deleted)\n"
-	    "800000-c00000 rw-p 00000000 00:00 0 \n");
-	snprintf(path, sizeof(path), "%s/pagemap", pid);
-	fd = open(path, O_WRONLY | O_CREAT, 0644);
-	cr_assert_geq(fd, 0);
+	    "800000-c00000 rw-p 00000000 00:00 0 \n",
+		 pid, sizeof(pid));
+	fd = open_words(pid, "pagemap");
 	for (uint64_t k = 0; k < 1024; k++) {
 		put_word(fd, 0x200 + k, PRESENT(0x10000 + k, EXM_PM_FILE));
 		put_word(fd, 0x800 + k,
@@ -958,9 +981,7 @@ Test(pagemap, kinds_from_kpageflags)
 					   EXM_PM_EXCLUSIVE));
 	}
 	close(fd);
-	snprintf(path, sizeof(path), "%s/kpageflags", root);
-	fd = open(path, O_WRONLY | O_CREAT, 0644);
-	cr_assert_geq(fd, 0);
+	fd = open_words(root, "kpageflags");
 	f = 1ull << 17 | 1ull << 15; /* KPF_HUGE, KPF_COMPOUND_HEAD */
 	put_word(fd, 0x10000, f);
 	put_word(fd, 0x10200, f);
@@ -970,9 +991,7 @@ Test(pagemap, kinds_from_kpageflags)
 	put_word(fd, 0x40000, 0);
 	close(fd);
 
-	snprintf(name, sizeof(name), "pagemap:%s", root);
-	cr_assert_eq(exm_source_open(name, &src, err, sizeof(err)), 0, "%s",
-		     err);
+	src = fake_source(root, name, sizeof(name));
 	cr_assert_eq(exm_source_snapshot(src, &opts, &snap), 0);
 	p = &snap->procs[0];
 	cr_assert_eq(p->nmaps, 2);
@@ -988,15 +1007,69 @@ Test(pagemap, kinds_from_kpageflags)
 	cr_assert_eq(snap->distinct_hugetlb, 1024);
 	exm_snapshot_free(snap);
 	exm_source_close(src);
-	snprintf(path, sizeof(path), "rm -rf '%s'", root);
-	cr_assert_eq(system(path), 0);
+	rm_tree(root);
+}
+
+/*
+ * The swap-cache frames the processes map are counted (a pass over every
+ * frame and kpageflags) only when a scan asks (want_swapcache: the system
+ * view's swap-cache row, a recording); otherwise the row stays unknown.
+ */
+Test(pagemap, swapcache_counted_only_when_asked)
+{
+	char root[] = "/tmp/exm-fakeproc-XXXXXX", pid[600];
+	struct exm_scan_opts opts = { .pagemap_mode = 2 };
+	struct exm_snapshot *snap = NULL;
+	struct exm_source *src;
+	char name[700];
+	uint64_t kb = 0; /* bytes */
+	int fd;
+
+	cr_assert_not_null(mkdtemp(root));
+	put(root, "meminfo", "MemTotal:        1000000 kB\n"
+			     "SwapCached:           12 kB\n");
+	snprintf(pid, sizeof(pid), "%s/4252", root);
+	cr_assert_eq(mkdir(pid, 0755), 0);
+	put(pid, "stat", "4252 (sc) S 1 4252 4252 0 -1 4194560 0 0 0 0 0 "
+			 "0 0 0 20 0 1 0 556 0 0\n");
+	put(pid, "cmdline", "");
+	put(pid, "cgroup", "0::/\n");
+	put(pid, "maps", "10000-13000 rw-p 00000000 00:00 0 \n");
+	fd = open_words(pid, "pagemap");
+	for (uint64_t k = 0; k < 3; k++)
+		put_word(fd, 0x10 + k, PRESENT(0x100 + k, EXM_PM_EXCLUSIVE));
+	close(fd);
+	fd = open_words(root, "kpageflags");
+	put_word(fd, 0x100, 1ull << EXM_KPF_SWAPCACHE);
+	put_word(fd, 0x101, 0);
+	put_word(fd, 0x102, 1ull << EXM_KPF_SWAPCACHE);
+	close(fd);
+
+	src = fake_source(root, name, sizeof(name));
+	cr_assert_eq(exm_source_snapshot(src, &opts, &snap), 0);
+	cr_assert_eq(snap->nprocs, 1);
+	cr_assert(exm_meminfo_get(&snap->sys.meminfo, "SwapCached", &kb));
+	cr_assert_eq(kb, 12 * 1024); /* in bytes */
+	cr_assert(!exm_meminfo_get(&snap->sys.meminfo,
+				   EXM_MI_SWAPCACHE_MAPPED, &kb),
+		  "counted though not asked: %llu bytes",
+		  (unsigned long long)kb);
+	exm_snapshot_free(snap);
+	opts.want_swapcache = true;
+	cr_assert_eq(exm_source_snapshot(src, &opts, &snap), 0);
+	cr_assert(exm_meminfo_get(&snap->sys.meminfo, EXM_MI_SWAPCACHE_MAPPED,
+				  &kb));
+	cr_assert_eq(kb, 2 * PS); /* frames 0x100 and 0x102 */
+	exm_snapshot_free(snap);
+	exm_source_close(src);
+	rm_tree(root);
 }
 
 /* smaps says a mapping is hugetlb by its KernelPageSize, and how much of
  * it is mapped by Shared_Hugetlb + Private_Hugetlb (in no other size). */
 Test(smaps, hugetlb_from_kernel_page_size)
 {
-	char root[] = "/tmp/exm-fakeproc-XXXXXX", pid[600], cmd[700];
+	char root[] = "/tmp/exm-fakeproc-XXXXXX", pid[600];
 	struct exm_scan_opts opts = { 0 };
 	struct exm_snapshot *snap = NULL;
 	const struct exm_proc *p;
@@ -1004,15 +1077,10 @@ Test(smaps, hugetlb_from_kernel_page_size)
 	char err[256];
 
 	cr_assert_not_null(mkdtemp(root));
-	snprintf(pid, sizeof(pid), "%s/4251", root);
-	cr_assert_eq(mkdir(pid, 0755), 0);
-	put(pid, "stat", "4251 (kinds) S 1 4251 4251 0 -1 4194560 0 0 0 0 0 "
-			 "0 0 0 20 0 1 0 556 0 0\n");
-	put(pid, "cmdline", "");
-	put(pid, "cgroup", "0::/\n");
-	put(pid, "maps",
+	fake_pid(root, 4251, "kinds",
 	    "200000-600000 rw-s 00000000 00:10 77 /anon_hugepage (deleted)\n"
-	    "800000-c00000 rw-p 00000000 00:00 0 \n");
+	    "800000-c00000 rw-p 00000000 00:00 0 \n",
+		 pid, sizeof(pid));
 	put(pid, "smaps",
 	    "200000-600000 rw-s 00000000 00:10 77 /anon_hugepage (deleted)\n"
 	    "Rss:                   0 kB\nPss:                   0 kB\n"
@@ -1038,6 +1106,5 @@ Test(smaps, hugetlb_from_kernel_page_size)
 	cr_assert(!(p->sz.has & EXM_HAS_ZERO));
 	exm_snapshot_free(snap);
 	exm_source_close(src);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	cr_assert_eq(system(cmd), 0);
+	rm_tree(root);
 }

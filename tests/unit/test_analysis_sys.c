@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/builder.h"
@@ -629,30 +628,6 @@ Test(groups, sum_what_was_measured_and_count_the_rest)
 	cr_assert_eq(g->unmeasured, 0);
 	cr_assert_not(g->sz.has & EXM_HAS_ERSS);
 	free(rows);
-	exm_snapshot_free(s);
-}
-
-Test(openmetrics, write_file_is_atomic)
-{
-	struct exm_snapshot *s = small();
-	struct exm_om_opts o = { .top = 5 };
-	char dir[] = "/tmp/exm-om-XXXXXX", path[64], buf[64];
-	struct stat st;
-	FILE *f;
-
-	cr_assert_not_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/exmtop.prom", dir);
-	cr_assert_eq(exm_om_write_file(path, s, &o), 0);
-	cr_assert_eq(stat(path, &st), 0);
-	cr_assert_eq(st.st_mode & 0777, 0644);
-	f = fopen(path, "r");
-	cr_assert_not_null(fgets(buf, sizeof(buf), f));
-	cr_assert_eq(strncmp(buf, "# HELP exmtop_scan_processes", 28), 0);
-	fclose(f);
-	unlink(path);
-	cr_assert_eq(rmdir(dir), 0, "no temporary file left behind");
-	snprintf(path, sizeof(path), "/nonexistent-dir/x.prom");
-	cr_assert_eq(exm_om_write_file(path, s, &o), -ENOENT);
 	exm_snapshot_free(s);
 }
 

@@ -220,6 +220,15 @@ Test(outfile, directory_refused)
 	rm_dir();
 }
 
+/* A path in a directory that does not exist: -ENOENT, nothing made. */
+Test(outfile, missing_directory_refused)
+{
+	mkdir_tmp();
+	cr_assert_eq(write_doc(in_dir("no/such.prom"), "x\n"), -ENOENT);
+	cr_assert_eq(entries(), 0);
+	rm_dir();
+}
+
 /* A write that fails (the file size limit, as a full disk would) leaves a
  * file exmtop did not make as it was, and no temporary file. */
 Test(outfile, failed_write_leaves_the_file_as_it_was)

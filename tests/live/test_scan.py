@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Live test (root): the PAGEMAP_SCAN walk finds every page (issue 27).
+
+One process (tests/live/kinds.c `runs`) holds a 1 GiB private anonymous
+reservation with 1,500 single pages written (1,500 regions: more than the
+1,024 one PAGEMAP_SCAN call returns, so the walk must go on after its
+first call) and runs of 511, 512, 513, 1,023, 1,024, 1,025 and 4,097
+pages written whole (regions on both sides of 512 and 1,024 pages). The
+process is stopped (SIGSTOP) while it is measured, so nothing moves.
+
+In every pagemap mode this kernel has (scan, auto and read), exmtop's
+recording of the reservation holds exactly the pages written, each once;
+the recorded runs (frame, flags) are the same row for row in every mode
+(compared page by page with the read mode, which reads every word); and
+the process's resident equals the kernel's Rss exactly. A single page or
+the last page of a long region lost fails it.
+"""
+
+import os
+import shutil
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import exmlive  # noqa: E402
+import test_kinds  # noqa: E402
+
+GiB = 1 << 30
+SINGLES = 1500
+RUNS = (511, 512, 513, 1023, 1024, 1025, 4097)  # as in kinds.c
+
+
+def written_pages():
+    """The page offsets kinds runs writes (see kinds.c)."""
+    pages = [16 * i for i in range(SINGLES)]
+    for j, n in enumerate(RUNS):
+        first = 16 * SINGLES + 8192 * (j + 1) + 37 * j
+        pages += range(first, first + n)
+    return pages
+
+
+def record(c, mode, pid, start, tmp, want):
+    """pid's reservation at start as recorded in mode, checked against
+    the pages written (want) and the kernel's Rss: its run rows."""
+    rec = os.path.join(tmp, "%s.exmrec" % mode)
+    # this process only: its pages are what is compared
+    rows, bad = test_kinds.recorded_scan(
+        ["--pagemap-mode", mode, "--scan-pids", str(pid)], rec, [pid])
+    for b in bad:
+        c.check(False, b)
+    kern = test_kinds.kernel(pid)
+    c.eq((rows.get(pid) or {}).get("rss"), kern["rss"],
+         "[%s] resident is the kernel's Rss" % mode)
+    runs = exmlive.recorded_runs(rec, pid, start)
+    got = [off for r in runs for off in range(r[0], r[0] + r[1])]
+    c.eq(len(got), len(want), "[%s] pages recorded in the reservation" %
+         mode)
+    c.check(got == want, "[%s] the recorded pages are the pages written, "
+            "each once" % mode)
+    return runs
+
+
+def main():
+    if os.geteuid() != 0:
+        print("SKIP: needs root (PFNs in pagemap)")
+        sys.exit(exmlive.SKIP)
+    c = exmlive.Checker("live scan")
+    want = written_pages()
+    c.eq(len(set(want)), SINGLES + sum(RUNS), "the fixture's pages are "
+         "distinct")
+    tmp = tempfile.mkdtemp(prefix="exm-scan-", dir="/var/tmp")
+    k = test_kinds.Kinds("runs", GiB, SINGLES)
+    pid = k.pids[0]
+    start = k.regions["runs"][0]
+    try:
+        with exmlive.frozen([pid]):
+            by_mode = {mode: record(c, mode, pid, start, tmp, want)
+                       for mode in exmlive.pagemap_modes()}
+        for mode, runs in by_mode.items():
+            if mode != "read":
+                c.check(runs == by_mode["read"], "[%s] recorded runs "
+                        "(frames, flags) equal the read mode's, %d rows" %
+                        (mode, len(runs)))
+    finally:
+        k.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+    c.done()
+
+
+if __name__ == "__main__":
+    exmlive.run_main(main)
