@@ -10,9 +10,11 @@
 #include "core/account.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/exclusive.h"
 #include "core/pagecount.h"
 #include "core/pagemap.h"
 #include "core/parallel.h"
@@ -31,6 +33,10 @@ struct acc {
 	long double erss_big, eswap_big, ehuge_big;
 	uint64_t ksm, kbytes[ACC_EXACT + 1]; /* KSM pages: resident, shares */
 	long double eksm_big;
+	/* exclusive to the process (EXM_EXCL_*): pages mapped once, and
+	 * shares of pages it alone maps several times */
+	uint64_t excl[EXM_EXCL__COUNT];
+	long double excl_big[EXM_EXCL__COUNT];
 };
 
 static void acc_eff(uint64_t *bytes, long double *big, uint64_t b,
@@ -59,8 +65,20 @@ struct acc_ctx {
 	bool pte_wr;	 /* words carry EXM_PM_WRITABLE (module) */
 	bool priv_wr;	 /* writable private mapping */
 	bool huge;	 /* a hugetlb mapping */
+	bool shmem;	 /* a shared memory mapping (EXM_KIND_SHMEM) */
+	bool shared;	 /* MAP_SHARED */
 	const void *hint, *shint;
 };
+
+/* b bytes of a page that only this process maps, cnt times. */
+static inline void acc_excl(struct acc *a, unsigned cat, uint64_t b,
+			    uint32_t cnt)
+{
+	if (cnt <= 1)
+		a->excl[cat] += b;
+	else
+		a->excl_big[cat] += (long double)b / cnt;
+}
 
 /*
  * Writable: from the PTE when the source knows it; else the pagemap
@@ -95,8 +113,11 @@ static inline void acc_page(struct acc_ctx *x, struct acc *a, uint64_t w,
 			cnt = 1;
 		a->rss += b;
 		acc_eff(a->ebytes, &a->erss_big, b, cnt);
-		if (owner == x->index)
+		if (owner == x->index) {
 			a->sole += b;
+			if (exm_excl_resident(w, cnt))
+				acc_excl(a, exm_excl_cat(w, x->shmem), b, cnt);
+		}
 		if (page_writable(x, w))
 			a->writable += b;
 		if (w & EXM_PM_KSM) {
@@ -105,10 +126,13 @@ static inline void acc_page(struct acc_ctx *x, struct acc *a, uint64_t w,
 		}
 	} else if (exm_pm_swapped(w)) {
 		cnt = exm_pagecount_get_hint(x->snap->swap_counts,
-					     exm_pm_key(w), NULL, &x->shint);
+					     exm_pm_key(w), &owner, &x->shint);
 		if (!cnt)
 			cnt = 1;
 		a->swap += b;
+		if (owner == x->index)
+			acc_excl(a, exm_excl_swap_cat(x->shmem, x->shared), b,
+				 cnt);
 		acc_eff(a->sbytes, &a->eswap_big, b, cnt);
 	}
 }
@@ -127,6 +151,8 @@ static void acc_mapping(const struct exm_snapshot *snap,
 		.pte_wr = (snap->sys.caps & EXM_CAP_PTE_WRITABLE) != 0,
 		.priv_wr = (m->perms & EXM_PERM_W) && !(m->perms & EXM_PERM_S),
 		.huge = m->hugetlb,
+		.shmem = m->kind == EXM_KIND_SHMEM,
+		.shared = (m->perms & EXM_PERM_S) != 0,
 	};
 
 	a->vm += end - start;
@@ -180,6 +206,8 @@ static unsigned page_has(const struct exm_snapshot *snap)
 		has |= EXM_HAS_WRITABLE;
 	if (snap->sys.caps & EXM_CAP_KSM)
 		has |= EXM_HAS_KSM;
+	if (snap->sys.caps & EXM_CAP_PFN)
+		has |= EXM_HAS_EXCL;
 	return has;
 }
 
@@ -198,6 +226,12 @@ static void acc_store(const struct exm_snapshot *snap, const struct acc *a,
 	out->ehugetlb = (double)acc_sum(a->hbytes, a->ehuge_big);
 	out->ksm = a->ksm;
 	out->eksm = (double)acc_sum(a->kbytes, a->eksm_big);
+	out->freed = a->excl[EXM_EXCL_FREED] +
+		     (uint64_t)llroundl(a->excl_big[EXM_EXCL_FREED]);
+	out->cached = a->excl[EXM_EXCL_CACHED] +
+		      (uint64_t)llroundl(a->excl_big[EXM_EXCL_CACHED]);
+	out->shmem_excl = a->excl[EXM_EXCL_SHMEM] +
+			  (uint64_t)llroundl(a->excl_big[EXM_EXCL_SHMEM]);
 	out->has = page_has(snap);
 }
 

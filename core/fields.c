@@ -13,6 +13,9 @@
 #define T_ALL ((1u << EXM_T__COUNT) - 1)
 #define T_SIZES T_ALL
 #define T_KPSS (T(PROCS) | T(GROUPS))
+/* exclusive memory: of a process, a group, or the part of a process's
+ * that a file or mapping of it holds (not summed across processes) */
+#define T_EXCL (T(PROCS) | T(GROUPS) | T(PFILES) | T(FPROCS) | T(MAPPINGS))
 
 const struct exm_field exm_fields[EXM_F__COUNT] = {
 	[EXM_F_PID] = { .key = "pid", .title = "PID", .width = 7,
@@ -148,6 +151,24 @@ const struct exm_field exm_fields[EXM_F__COUNT] = {
 			      .help = "what KSM saves: its pages as they "
 				      "would cost unmerged less their "
 				      "effective share" },
+	[EXM_F_FREED] = { .key = "freed", .title = "FREED", .width = 7,
+			  .type = EXM_FT_SIZE, .tables = T_EXCL, .desc = true,
+			  .needs = EXM_NEED_PAGES,
+			  .help = "exclusive anonymous pages, private copies "
+				  "and swap: what stopping the process or "
+				  "group frees" },
+	[EXM_F_CACHED] = { .key = "cached", .title = "CACHED", .width = 7,
+			   .type = EXM_FT_SIZE, .tables = T_EXCL,
+			   .desc = true, .needs = EXM_NEED_PAGES,
+			   .help = "exclusive file pages: stay in the page "
+				   "cache when it stops" },
+	[EXM_F_SHMEM_EXCL] = { .key = "shmem_excl", .title = "SHM.EXCL",
+			       .width = 8, .type = EXM_FT_SIZE,
+			       .tables = T_EXCL, .desc = true,
+			       .needs = EXM_NEED_PAGES,
+			       .help = "exclusive shared memory, tmpfs and "
+				       "memfd pages: freed only if nothing "
+				       "else holds the file" },
 	[EXM_F_PSS] = { .key = "pss", .title = "PSS", .width = 7,
 			.type = EXM_FT_SIZE, .tables = T_KPSS, .desc = true,
 			.needs = EXM_NEED_KPSS,
@@ -395,6 +416,15 @@ static void field_value(enum exm_field_id f, enum exm_table t,
 		break;
 	case EXM_F_KSM_SAVED:
 		v_esize(v, s, EXM_HAS_KSM, (double)s->ksm - s->eksm);
+		break;
+	case EXM_F_FREED:
+		v_size(v, s, EXM_HAS_EXCL, s->freed);
+		break;
+	case EXM_F_CACHED:
+		v_size(v, s, EXM_HAS_EXCL, s->cached);
+		break;
+	case EXM_F_SHMEM_EXCL:
+		v_size(v, s, EXM_HAS_EXCL, s->shmem_excl);
 		break;
 	case EXM_F_PSS:
 		v_kpss(v, k, EXM_KPSS_PSS, k->pss);

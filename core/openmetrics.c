@@ -112,8 +112,8 @@ static void put_num(FILE *out, double v)
 /* ---- processes, groups and files: the top N rows of each ---- */
 
 enum val {
-	V_NPROCS, V_UNMEASURED, V_ERSS, V_RSS, V_ESWAP, V_SOLE, V_PSS,
-	V__COUNT
+	V_NPROCS, V_UNMEASURED, V_ERSS, V_RSS, V_ESWAP, V_SOLE, V_FREED,
+	V_CACHED, V_SHMEM_EXCL, V_PSS, V__COUNT
 };
 
 static const struct {
@@ -135,6 +135,18 @@ static const struct {
 	[V_SOLE] = { "sole", "bytes",
 		     "resident bytes no other scanned process maps",
 		     EXM_HAS_SOLE },
+	[V_FREED] = { "freed", "bytes",
+		      "exclusive anonymous pages, private copies and swap: "
+		      "freed when the process or group stops",
+		      EXM_HAS_EXCL },
+	[V_CACHED] = { "cached", "bytes",
+		       "exclusive file pages: stay in the page cache when "
+		       "the process or group stops",
+		       EXM_HAS_EXCL },
+	[V_SHMEM_EXCL] = { "shmem_exclusive", "bytes",
+			   "exclusive shared memory, tmpfs and memfd pages: "
+			   "freed only if nothing else holds the file",
+			   EXM_HAS_EXCL },
 	[V_PSS] = { "kernel_pss", "bytes", "the kernel's Pss (smaps_rollup)",
 		    EXM_KPSS_PSS },
 };
@@ -154,13 +166,35 @@ static bool get_val(enum val v, const struct exm_row *r, double *out)
 	}
 	if (!(sz->has & vals[v].has))
 		return false;
-	*out = v == V_ERSS ? sz->erss : v == V_RSS ? (double)sz->rss
-			 : v == V_ESWAP ? sz->eswap : (double)sz->sole;
+	switch (v) {
+	case V_ERSS:
+		*out = sz->erss;
+		break;
+	case V_RSS:
+		*out = (double)sz->rss;
+		break;
+	case V_ESWAP:
+		*out = sz->eswap;
+		break;
+	case V_FREED:
+		*out = (double)sz->freed;
+		break;
+	case V_CACHED:
+		*out = (double)sz->cached;
+		break;
+	case V_SHMEM_EXCL:
+		*out = (double)sz->shmem_excl;
+		break;
+	default:
+		*out = (double)sz->sole;
+		break;
+	}
 	return true;
 }
 
 #define VB(v) (1u << (v))
 #define V_SIZES (VB(V_ERSS) | VB(V_RSS) | VB(V_ESWAP) | VB(V_SOLE))
+#define V_EXCL (VB(V_FREED) | VB(V_CACHED) | VB(V_SHMEM_EXCL))
 
 /* What kind of rows a family holds. */
 enum set_kind { S_PROCESS, S_GROUP, S_FILE };
@@ -170,10 +204,10 @@ static const struct {
 	unsigned vals; /* bit per enum val */
 } kinds[] = {
 	[S_PROCESS] = { "process", "Per process (top N by effective "
-		      "resident)", V_SIZES | VB(V_PSS) },
+		      "resident)", V_SIZES | V_EXCL | VB(V_PSS) },
 	[S_GROUP] = { "group", "Per program, user and cgroup (top N of "
 		    "each by effective resident)",
-		    VB(V_NPROCS) | VB(V_UNMEASURED) | V_SIZES |
+		    VB(V_NPROCS) | VB(V_UNMEASURED) | V_SIZES | V_EXCL |
 			    VB(V_PSS) },
 	[S_FILE] = { "file", "Per file or anonymous kind across processes "
 		   "(top N by effective resident)", VB(V_NPROCS) | V_SIZES },
