@@ -757,6 +757,7 @@ static int emit_one(FILE *out, const struct tui_opts *o,
 	struct exm_proc_filter f = tui_query_filter(q);
 	struct tui_report_env env = {
 		.snap = snap, .prev = prev, .cache = cache, .filter = &f,
+		.freed_set = o->freed_set,
 	};
 	int ret;
 

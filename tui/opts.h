@@ -74,6 +74,7 @@ struct tui_opts {
 	const char *report;	/* --alerts, --system, --units, --breakdown:
 				 * the name of a report (report.h), or NULL */
 	long top;		/* --top N (0: the format's default) */
+	const char *freed_set;	/* --freed SET (report "freed") */
 	const char *output;	/* --output FILE (NULL: stdout) */
 };
 
