@@ -326,6 +326,7 @@ static int set_freed(struct tui_opts *o, const char *v)
 	if (ret)
 		return bad("--freed", v, ret == -ENOMEM ? "out of memory" : err);
 	o->freed_set = v;
+	o->batch = true; /* a batch report: no key opens it on the screen */
 	return set_report(o, "freed");
 }
 
@@ -484,7 +485,7 @@ const struct tui_option tui_options[] = {
 	  .help = "what stopping a set of processes gives back (SET: "
 		  "PID,PID..., user:NAME, cgroup:PATH or comm:NAME): its "
 		  "exclusive memory, freed, cached and shmem, beside its "
-		  "effective resident and sole" },
+		  "effective resident and sole (batch)" },
 	{ .name = "top", .arg = "N", .set = set_top,
 	  .help = "openmetrics: the N largest processes, groups and files "
 		  "(20)" },
