@@ -50,7 +50,8 @@ CLEANFILES += tests/live/sharer-plain
 # sets (--freed) against construction and a pagemap oracle, and replayed
 # (root; the fixture program freedset.c, built statically by the test).
 TESTS += tests/live/test_freed.py
-EXTRA_DIST += tests/live/test_freed.py tests/live/freedset.c
+EXTRA_DIST += tests/live/test_freed.py tests/live/freedset.c \
+	tests/live/unmap_vdso.h
 CLEANFILES += tests/live/freedset-static
 # Recordings through the binary: --record/--replay round trip, --diff of a
 # known growth, ELF of a replay and --sysroot (root).

@@ -36,6 +36,8 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "unmap_vdso.h"
+
 #define MIB (1UL << 20)
 #define BIG (64 * MIB)
 #define SLICE (8 * MIB)
@@ -60,25 +62,6 @@ static void touch_read(const volatile char *p, size_t len)
 	for (size_t o = 0; o < len; o += ps)
 		sum += p[o];
 	(void)sum;
-}
-
-static void unmap_vdso(void)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	unsigned long lo[8], hi[8];
-	char line[512];
-	int n = 0;
-
-	if (!f)
-		die("/proc/self/maps");
-	while (n < 8 && fgets(line, sizeof(line), f))
-		if ((strstr(line, "[vdso]") || strstr(line, "[vvar")) &&
-		    sscanf(line, "%lx-%lx", &lo[n], &hi[n]) == 2)
-			n++;
-	fclose(f);
-	for (int i = 0; i < n; i++)
-		if (munmap((void *)lo[i], hi[i] - lo[i]))
-			die("munmap vdso");
 }
 
 static char *shared_memfd(const char *name, size_t pages)
@@ -171,7 +154,8 @@ int main(int argc, char **argv)
 	}
 	both = shared_memfd("freedset-both", BOTH_PAGES);
 	group = shared_memfd("freedset-group", GROUP_PAGES);
-	unmap_vdso();
+	if (unmap_vdso())
+		die("unmap vdso");
 	if (pipe(ready_fd))
 		die("pipe");
 	pids[0] = spawn(outsider, both, self);
