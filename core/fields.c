@@ -198,6 +198,16 @@ const struct exm_field exm_fields[EXM_F__COUNT] = {
 			     .tables = T_KPSS, .desc = true,
 			     .needs = EXM_NEED_KPSS | EXM_NEED_ROLLUP,
 			     .help = "kernel's SwapPss" },
+	[EXM_F_OOM] = { .key = "oom", .title = "OOM", .width = 5,
+			.type = EXM_FT_INT, .tables = T_PROCLIKE,
+			.desc = true, .needs = EXM_NEED_OOM,
+			.help = "the kernel's OOM score (/proc/PID/oom_score): "
+				"the highest is killed first" },
+	[EXM_F_OOM_ADJ] = { .key = "oom_adj", .title = "OOM.ADJ", .width = 7,
+			    .type = EXM_FT_SINT, .tables = T_PROCLIKE,
+			    .desc = true, .needs = EXM_NEED_OOM,
+			    .help = "oom_score_adj: -1000 (never killed) to "
+				    "1000, added to the score" },
 	[EXM_F_DERSS] = { .key = "derss", .title = "+EFF.RES", .width = 8,
 			  .type = EXM_FT_ESIZE, .tables = T_SIZES,
 			  .desc = true, .needs = EXM_NEED_PAGES,
@@ -444,6 +454,14 @@ static void field_value(enum exm_field_id f, enum exm_table t,
 	case EXM_F_SWAP_PSS:
 		v_kpss(v, k, EXM_KPSS_SWAP_PSS, k->swap_pss);
 		break;
+	case EXM_F_OOM:
+		if (p && p->has_oom)
+			v_int(v, (uint64_t)p->oom_score);
+		break;
+	case EXM_F_OOM_ADJ:
+		if (p && p->has_oom)
+			v_int(v, (uint64_t)(int64_t)p->oom_adj);
+		break;
 	case EXM_F_DERSS:
 		if ((s->has & EXM_HAS_ERSS) && (r->prev.has & EXM_HAS_ERSS)) {
 			v->type = EXM_V_DELTA;
@@ -466,12 +484,16 @@ static int cmp_u(uint64_t a, uint64_t b)
 	return (a > b) - (a < b);
 }
 
-static int cmp_val(const struct exm_value *a, const struct exm_value *b)
+static int cmp_val(const struct exm_value *a, const struct exm_value *b,
+		   bool sint)
 {
 	if (a->type == EXM_V_NONE || b->type == EXM_V_NONE)
 		return (a->type != EXM_V_NONE) - (b->type != EXM_V_NONE);
 	switch (a->type) {
 	case EXM_V_INT:
+		if (sint)
+			return ((int64_t)a->u > (int64_t)b->u) -
+			       ((int64_t)a->u < (int64_t)b->u);
 		return cmp_u(a->u, b->u);
 	case EXM_V_DBL:
 	case EXM_V_DELTA:
@@ -492,7 +514,7 @@ int exm_row_cmp(enum exm_field_id f, enum exm_table t, const struct exm_row *a,
 
 	exm_field_value(f, t, a, &va);
 	exm_field_value(f, t, b, &vb);
-	c = cmp_val(&va, &vb);
+	c = cmp_val(&va, &vb, exm_fields[f].type == EXM_FT_SINT);
 	if (c)
 		return c;
 	if (a->proc && b->proc && a->proc->pid != b->proc->pid)

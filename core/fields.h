@@ -54,6 +54,8 @@ enum exm_field_id {
 	EXM_F_PSS_SHMEM,
 	EXM_F_PSS_DIRTY,
 	EXM_F_SWAP_PSS,
+	EXM_F_OOM,
+	EXM_F_OOM_ADJ,
 	EXM_F_DERSS,
 	EXM_F_CHANGE,
 	EXM_F__COUNT
@@ -65,6 +67,7 @@ enum exm_ftype {
 	EXM_FT_SIZE,  /* bytes (integer) */
 	EXM_FT_ESIZE, /* effective bytes (may be fractional) */
 	EXM_FT_ADDR,  /* hexadecimal address */
+	EXM_FT_SINT,  /* signed integer (in u as int64_t), right-aligned */
 };
 
 /* What a column needs read from the system (the OR over visible columns
@@ -79,6 +82,8 @@ enum exm_ftype {
  * EXM_NEED_KPSS): Pss_Dirty and SwapPss, which page words cannot give (a
  * PTE's dirty bit, a swap entry's count), and the Pss cross-check. */
 #define EXM_NEED_ROLLUP	 (1u << 4)
+/* /proc/PID/oom_score and oom_score_adj */
+#define EXM_NEED_OOM	 (1u << 5)
 
 struct exm_field {
 	const char *key;   /* stable lowercase key */

@@ -205,6 +205,10 @@ struct exm_proc {
 	size_t nmaps;
 
 	struct exm_kpss kpss; /* kernel's figures where readable */
+	/* The OOM killer's view, /proc/PID/oom_score and oom_score_adj,
+	 * when asked for (want_oom) and readable (has_oom). */
+	bool has_oom;
+	int oom_score, oom_adj;
 
 	/* Filled by accounting. */
 	struct exm_sizes sz;

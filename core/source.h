@@ -38,6 +38,7 @@ struct exm_scan_opts {
 	size_t nkpss_pids;
 	bool want_cmdline; /* read /proc/PID/cmdline */
 	bool want_cgroup;  /* read /proc/PID/cgroup (else ""; EXM_CAP_CGROUP) */
+	bool want_oom;	   /* read /proc/PID/oom_score and oom_score_adj */
 	/* pagemap source: 0 auto, 1 force PAGEMAP_SCAN, 2 force plain reads */
 	int pagemap_mode;
 	const char *proc_root; /* "/proc" unless testing */

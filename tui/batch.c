@@ -269,6 +269,9 @@ static void json_value(struct jbuf *j, int field, const struct exm_value *v)
 				*o++ = tmp[--k];
 			*o++ = '"';
 			j->n = (size_t)(o - j->b);
+		} else if (exm_fields[field].type == EXM_FT_SINT) {
+			j->n += (size_t)snprintf(o, 24, "%" PRId64,
+						 (int64_t)v->u);
 		} else {
 			j->n += exm_fmt_u64(o, v->u);
 		}

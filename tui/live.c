@@ -249,6 +249,7 @@ void tui_live_rescan(struct tui_live *l)
 	l->scan.want_cmdline = true; /* the filter matches command lines */
 	/* a recording keeps every process's cgroup */
 	l->scan.want_cgroup = (needs & EXM_NEED_CGROUP) || l->o->record;
+	l->scan.want_oom = (needs & EXM_NEED_OOM) && !l->replay_n;
 	if (!l->scanner)
 		return;
 	tui_scanner_set_opts(l->scanner, &l->scan);

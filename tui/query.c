@@ -147,6 +147,7 @@ void tui_query_scan(const struct tui_query *q, unsigned needs,
 	scan->want_rollup = needs & EXM_NEED_ROLLUP;
 	scan->want_cmdline = needs & EXM_NEED_CMDLINE;
 	scan->want_cgroup = needs & EXM_NEED_CGROUP;
+	scan->want_oom = needs & EXM_NEED_OOM;
 }
 
 int tui_open_source(const struct tui_opts *o, struct exm_source **src)

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Live test (root): the OOM and OOM.ADJ columns are the kernel's own
+/proc/PID/oom_score and oom_score_adj.
+
+Three sleeping processes get oom_score_adj 700, 0 and 300 (raised only:
+lowering it needs CAP_SYS_RESOURCE, which a container's root may lack; the
+signed printing of a negative value is a unit test); each also holds 8 MiB
+of its own memory so its score is not 0. exmtop's
+`oom` and `oom_adj` (JSON, -p) must equal what /proc says just before and
+just after the run (the processes do nothing meanwhile, so their scores
+hold still), ascending sort by oom_adj must put 0 before 300 before 700.
+A replay has no OOM figures:
+null, not 0.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import exmlive  # noqa: E402
+
+HOLDER = r"""
+import mmap, sys, time
+m = mmap.mmap(-1, 8 << 20)
+m.write(b"x" * (8 << 20))
+print("ready", flush=True)
+time.sleep(600)
+"""
+ADJS = (700, 0, 300)
+
+
+def read_oom(pid):
+    with open("/proc/%d/oom_score" % pid) as f:
+        score = int(f.read())
+    with open("/proc/%d/oom_score_adj" % pid) as f:
+        adj = int(f.read())
+    return score, adj
+
+
+def main():
+    if os.geteuid() != 0:
+        print("SKIP: needs root (lowering oom_score_adj)")
+        sys.exit(exmlive.SKIP)
+    c = exmlive.Checker("live OOM columns")
+    procs = []
+    tmp = tempfile.mkdtemp(prefix="exm-oom-")
+    try:
+        for adj in ADJS:
+            p = subprocess.Popen([sys.executable, "-c", HOLDER],
+                                 stdout=subprocess.PIPE)
+            procs.append(p)
+            p.stdout.readline()
+            with open("/proc/%d/oom_score_adj" % p.pid, "w") as f:
+                f.write(str(adj))
+        pids = [p.pid for p in procs]
+        pl = ",".join(str(p) for p in pids)
+        before = {pid: read_oom(pid) for pid in pids}
+        doc = exmlive.exmtop_json(["-p", pl, "--fields", "pid,oom,oom_adj",
+                                   "-o", "-oom_adj"])
+        after = {pid: read_oom(pid) for pid in pids}
+        rows = doc["processes"]
+        c.eq([r["pid"] for r in rows], [pids[1], pids[2], pids[0]],
+             "ascending by oom_adj: 0, 300, 700")
+        adj_of = dict(zip(pids, ADJS))
+        for r in rows:
+            adj = adj_of.get(r["pid"])
+            pid = r["pid"]
+            c.eq(before[pid], after[pid],
+                 "pid %d: its score held still during the run" % pid)
+            c.eq((r["oom"], r["oom_adj"]), before[pid],
+                 "pid %d: oom, oom_adj are /proc's" % pid)
+            c.eq(r["oom_adj"], adj, "pid %d: the adj the test set" % pid)
+            c.check(r["oom"] > 0, "pid %d: a score above 0" % pid)
+        rc, out, err = exmlive.run_exmtop(["-b", "-p", str(pids[0]),
+                                           "--fields", "pid,oom,oom_adj"])
+        c.check(rc == 0 and any(ln.split() == [str(pids[0]),
+                                               str(before[pids[0]][0]), "700"]
+                                for ln in out.splitlines()),
+                "text: %r %r" % (out, err))
+        rec = os.path.join(tmp, "r.exmrec")
+        rc, _, err = exmlive.run_exmtop(["-b", "--record", rec, "-p", pl])
+        c.eq(rc, 0, "recorded: %s" % err.strip())
+        doc = exmlive.exmtop_json(["--replay", rec, "-p", pl, "--fields",
+                                   "pid,oom,oom_adj"])
+        c.check(doc["processes"] and all(
+            r["oom"] is None and r["oom_adj"] is None
+            for r in doc["processes"]), "a replay: null, not 0")
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
+        for f in os.listdir(tmp):
+            os.unlink(os.path.join(tmp, f))
+        os.rmdir(tmp)
+    c.done()
+
+
+if __name__ == "__main__":
+    exmlive.run_main(main)
