@@ -53,7 +53,8 @@ TESTS += tests/live/test_freed.py
 EXTRA_DIST += tests/live/test_freed.py tests/live/freedset.c \
 	tests/live/unmap_vdso.h
 CLEANFILES += tests/live/freedset-static
-# The OOM and OOM.ADJ columns against /proc/PID/oom_score(_adj) (root).
+# The OOM and OOM.ADJ columns against /proc/PID/oom_score(_adj), and the
+# oom-misleading alert on a mapper of a shared region (root).
 TESTS += tests/live/test_oom.py
 EXTRA_DIST += tests/live/test_oom.py
 # Recordings through the binary: --record/--replay round trip, --diff of a

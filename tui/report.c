@@ -163,6 +163,11 @@ static int build_alerts(struct tui_report *r, const struct tui_report_env *e)
 				     "its Pss of them is an average, "
 				     "effective resident is exact"
 				   : "");
+	if (!ret && a.oom_victim)
+		ret = note(r, "oom-misleading: the OOM killer would pick pid "
+			   "%d first (oom_score %d), which would free %" PRIu64
+			   " bytes", (int)a.oom_victim->pid,
+			   a.oom_victim->oom_score, a.oom_victim->sz.freed);
 	if (!ret)
 		ret = note(r, "%zu alert%s", r->nrows,
 			   r->nrows == 1 ? "" : "s");
@@ -535,7 +540,8 @@ static const struct tui_report_ops system_diff = {
 const struct tui_report_ops tui_reports[] = {
 	{ .name = "alerts", .title = "Alerts: memory wasted or suspicious",
 	  .cols = COLS(alert_cols), .wants_prev = true,
-	  .needs = EXM_NEED_PAGES | EXM_NEED_KPSS | EXM_NEED_ROLLUP,
+	  .needs = EXM_NEED_PAGES | EXM_NEED_KPSS | EXM_NEED_ROLLUP |
+		   EXM_NEED_OOM,
 	  .build = build_alerts },
 	{ .name = "system", .title = "System: all of RAM (MemTotal)",
 	  .cols = COLS(sys_cols), .build = build_system,

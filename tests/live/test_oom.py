@@ -12,6 +12,15 @@ just after the run (the processes do nothing meanwhile, so their scores
 hold still), ascending sort by oom_adj must put 0 before 300 before 700.
 A replay has no OOM figures:
 null, not 0.
+
+The oom-misleading alert (--alerts, every process scanned): a process V that
+maps 128 MiB of a memfd another process H created (and keeps open) gets
+oom_score_adj 1000, so the kernel would kill it first; what it frees is
+only its own few MiB, while W frees the 192 MiB it wrote: the alert names V,
+and its bytes are at least 192 - 64 MiB (the other's FREED less V's). The
+control: V2, with oom_score_adj 1000 too, frees the 128 MiB it wrote itself
+(more than half of W's): no oom-misleading alert, and the note names V2 as
+the OOM killer's pick.
 """
 
 import json
@@ -26,12 +35,104 @@ import exmlive  # noqa: E402
 
 HOLDER = r"""
 import mmap, sys, time
-m = mmap.mmap(-1, 8 << 20)
+m = mmap.mmap(-1, 8 << 20, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
 m.write(b"x" * (8 << 20))
 print("ready", flush=True)
 time.sleep(600)
 """
 ADJS = (700, 0, 300)
+MIB = 1 << 20
+
+CREATOR = r"""
+import mmap, os, sys, time
+n = int(sys.argv[1]) << 20
+fd = os.memfd_create("exm-oom-shared")
+os.ftruncate(fd, n)
+m = mmap.mmap(fd, n)
+m.write(b"s" * n)
+m.close()
+print(fd, flush=True)
+time.sleep(600)
+"""
+MAPPER = r"""
+import mmap, os, sys, time
+n = int(sys.argv[2]) << 20
+fd = os.open(sys.argv[1], os.O_RDONLY)
+m = mmap.mmap(fd, n, mmap.MAP_SHARED, mmap.PROT_READ)
+sum(m[i] for i in range(0, n, mmap.PAGESIZE))
+print("ready", flush=True)
+time.sleep(600)
+"""
+WRITER = r"""
+import mmap, sys, time
+n = int(sys.argv[1]) << 20
+m = mmap.mmap(-1, n, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+m.write(b"w" * n)
+print("ready", flush=True)
+time.sleep(600)
+"""
+
+
+def started(procs, script, *args):
+    p = subprocess.Popen([sys.executable, "-c", script] +
+                         [str(a) for a in args], stdout=subprocess.PIPE)
+    procs.append(p)
+    line = p.stdout.readline().decode().strip()
+    if not line:
+        raise RuntimeError("a workload did not start")
+    return p, line
+
+
+def alerts(c, what):
+    rc, out, err = exmlive.run_exmtop(["-b", "--alerts", "--format",
+                                       "json"])
+    if not c.check(rc == 0, "%s: --alerts exit %d: %s" %
+                   (what, rc, err.strip())):
+        return [], []
+    d = json.loads(out)
+    return ([a for a in d["alerts"] if a["kind"] == "oom-misleading"],
+            d["notes"])
+
+
+def check_alert(c):
+    procs = []
+    try:
+        _, w_ready = started(procs, WRITER, 192)
+        w = procs[-1].pid
+        h, hfd = started(procs, CREATOR, 128)
+        v, _ = started(procs, MAPPER, "/proc/%d/fd/%s" % (h.pid, hfd), 128)
+        with open("/proc/%d/oom_score_adj" % v.pid, "w") as f:
+            f.write("1000")
+        found, notes = alerts(c, "shared region")
+        mine = [a for a in found if a["pid"] == v.pid]
+        c.check(len(mine) == 1, "oom-misleading names the mapper %d: %r"
+                % (v.pid, found))
+        if mine:
+            c.check(mine[0]["bytes"] >= (192 - 64) * MIB,
+                    "it would free at least 128 MiB less than another: %r"
+                    % mine[0])
+            c.check("oom_score" in mine[0]["explanation"],
+                    "the explanation gives both figures: %r" % mine[0])
+        c.check(any("pick pid %d first" % v.pid in n for n in notes),
+                "the note names the mapper as the pick: %r" % notes)
+        c.check(not any(a["pid"] in (w, h.pid) for a in found),
+                "no alert for the writer or the creator: %r" % found)
+        v.kill()
+        v.wait()
+        v2, _ = started(procs, WRITER, 128)
+        with open("/proc/%d/oom_score_adj" % v2.pid, "w") as f:
+            f.write("1000")
+        found, notes = alerts(c, "control")
+        c.check(not any(a["pid"] in (v2.pid, w, h.pid) for a in found),
+                "control: no oom-misleading alert for its processes: %r"
+                % found)
+        c.check(any("pick pid %d first" % v2.pid in n for n in notes),
+                "control: the note names the writer with adj 1000: %r"
+                % notes)
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
 
 
 def read_oom(pid):
@@ -97,6 +198,7 @@ def main():
         for f in os.listdir(tmp):
             os.unlink(os.path.join(tmp, f))
         os.rmdir(tmp)
+    check_alert(c)
     c.done()
 
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/account.h"
+#include "core/analysis.h"
 #include "core/exclusive.h"
 #include "core/group.h"
 #include "core/procset.h"
@@ -270,5 +271,51 @@ Test(procset, parse_and_match)
 			     "'%s' accepted", bad[i]);
 		exm_procset_fini(&set);
 	}
+	exm_snapshot_free(s);
+}
+
+/* oom-misleading: the OOM killer's pick (highest score, adj above -1000)
+ * frees less than half of another candidate, and at least oom_min less. */
+Test(exclusive, oom_misleading_alert)
+{
+	struct exm_snapshot *s = sample();
+	struct exm_alert_opts o;
+	struct exm_alerts a;
+
+	exm_alert_opts_init(&o);
+	o.oom_min = PS;
+	/* A frees 2 pages, B and C none */
+	s->procs[0].has_oom = s->procs[1].has_oom = s->procs[2].has_oom = true;
+	s->procs[0].oom_score = 100;
+	s->procs[1].oom_score = 50;
+	s->procs[2].oom_score = 900; /* C: picked, frees nothing */
+	cr_assert_eq(exm_alerts_find(s, NULL, &o, &a), 0);
+	cr_assert(a.checked & (1u << EXM_ALERT_OOM_MISLEADING));
+	cr_assert_eq(a.oom_victim, &s->procs[2]);
+	cr_assert_eq(a.n, 1);
+	cr_expect_eq(a.v[0].kind, EXM_ALERT_OOM_MISLEADING);
+	cr_expect_eq(a.v[0].proc, &s->procs[2]);
+	cr_expect_eq(a.v[0].other, &s->procs[0]);
+	cr_expect_eq(a.v[0].bytes, 2 * PS);
+	exm_alerts_fini(&a);
+	/* below the threshold: none */
+	o.oom_min = 3 * PS;
+	cr_assert_eq(exm_alerts_find(s, NULL, &o, &a), 0);
+	cr_expect_eq(a.n, 0);
+	exm_alerts_fini(&a);
+	/* C may not be killed: A is the pick, and frees the most */
+	o.oom_min = PS;
+	s->procs[2].oom_adj = -1000;
+	cr_assert_eq(exm_alerts_find(s, NULL, &o, &a), 0);
+	cr_expect_eq(a.oom_victim, &s->procs[0]);
+	cr_expect_eq(a.n, 0);
+	exm_alerts_fini(&a);
+	/* no score read: not checked, said why */
+	for (size_t i = 0; i < 3; i++)
+		s->procs[i].has_oom = false;
+	cr_assert_eq(exm_alerts_find(s, NULL, &o, &a), 0);
+	cr_expect(!(a.checked & (1u << EXM_ALERT_OOM_MISLEADING)));
+	cr_expect_not_null(a.why_not[EXM_ALERT_OOM_MISLEADING]);
+	exm_alerts_fini(&a);
 	exm_snapshot_free(s);
 }
