@@ -30,7 +30,7 @@
 enum exm_excl_cat {
 	EXM_EXCL_FREED = 0, /* anonymous, private copies, swap slots */
 	EXM_EXCL_CACHED,    /* file pages: stay in the page cache */
-	EXM_EXCL_SHMEM,	    /* shared memory, tmpfs, memfd */
+	EXM_EXCL_SHMEM,	    /* shared memory, memfd, /dev/shm */
 	EXM_EXCL__COUNT
 };
 

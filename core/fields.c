@@ -166,8 +166,8 @@ const struct exm_field exm_fields[EXM_F__COUNT] = {
 			       .width = 8, .type = EXM_FT_SIZE,
 			       .tables = T_EXCL, .desc = true,
 			       .needs = EXM_NEED_PAGES,
-			       .help = "exclusive shared memory, tmpfs and "
-				       "memfd pages: freed only if nothing "
+			       .help = "exclusive shared memory, memfd and "
+				       "/dev/shm pages: freed only if nothing "
 				       "else holds the file" },
 	[EXM_F_PSS] = { .key = "pss", .title = "PSS", .width = 7,
 			.type = EXM_FT_SIZE, .tables = T_KPSS, .desc = true,

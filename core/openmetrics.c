@@ -144,7 +144,7 @@ static const struct {
 		       "the process or group stops",
 		       EXM_HAS_EXCL },
 	[V_SHMEM_EXCL] = { "shmem_exclusive", "bytes",
-			   "exclusive shared memory, tmpfs and memfd pages: "
+			   "exclusive shared memory, memfd and /dev/shm pages: "
 			   "freed only if nothing else holds the file",
 			   EXM_HAS_EXCL },
 	[V_PSS] = { "kernel_pss", "bytes", "the kernel's Pss (smaps_rollup)",

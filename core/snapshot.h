@@ -93,7 +93,7 @@ struct exm_sizes {
 	 * (a process; a group row: the group): bytes of the pages every
 	 * scanned mapping of which lies in the set. freed: anonymous pages,
 	 * private copies and swap slots; cached: file pages; shmem_excl:
-	 * shared memory, tmpfs, memfd. A page counts once however many
+	 * shared memory, memfd, /dev/shm. A page counts once however many
 	 * times the set maps it.
 	 */
 	uint64_t freed, cached, shmem_excl;
