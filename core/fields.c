@@ -579,7 +579,8 @@ static const int def_symbols[] = { EXM_F_ADDR, EXM_F_SIZE, EXM_F_RSS,
 				   EXM_F_SYMBOL, END };
 static const int def_groups[] = { EXM_F_NPROCS, EXM_F_UNMEASURED,
 				  EXM_F_VM, EXM_F_RSS, EXM_F_ERSS,
-				  EXM_F_SWAP, EXM_F_SOLE, EXM_F_WRITABLE,
+				  EXM_F_SWAP, EXM_F_SOLE, EXM_F_FREED,
+				  EXM_F_WRITABLE,
 				  EXM_F_PSS, EXM_F_GROUP, END };
 
 const int *exm_table_default_fields(enum exm_table t)
