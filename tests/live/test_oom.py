@@ -145,7 +145,7 @@ def read_oom(pid):
 
 def main():
     if os.geteuid() != 0:
-        print("SKIP: needs root (lowering oom_score_adj)")
+        print("SKIP: needs root (oom_score_adj, page frame numbers)")
         sys.exit(exmlive.SKIP)
     c = exmlive.Checker("live OOM columns")
     procs = []
