@@ -5,3 +5,7 @@ EXTRA_DIST += bench/snapshot.sh bench/cpu_live.sh bench/workload.sh \
 noinst_PROGRAMS += bench/exmrecord
 bench_exmrecord_SOURCES = bench/record.c
 bench_exmrecord_LDADD = $(CORE_LIBS)
+# what the groups' exclusive figures cost beside a snapshot (issue 21)
+noinst_PROGRAMS += bench/exmexcl
+bench_exmexcl_SOURCES = bench/excl.c
+bench_exmexcl_LDADD = $(CORE_LIBS)

@@ -10,9 +10,11 @@
 #include "core/account.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/exclusive.h"
 #include "core/pagecount.h"
 #include "core/pagemap.h"
 #include "core/parallel.h"
@@ -32,6 +34,10 @@ struct acc {
 	uint64_t ksm, kbytes[ACC_EXACT + 1]; /* KSM pages: resident, shares */
 	long double eksm_big;
 	bool unknown; /* cut a counted mapping: only vm is known */
+	/* exclusive to the process (EXM_EXCL_*): pages mapped once, and
+	 * shares of pages it alone maps several times */
+	uint64_t excl[EXM_EXCL__COUNT];
+	long double excl_big[EXM_EXCL__COUNT];
 };
 
 static void acc_eff(uint64_t *bytes, long double *big, uint64_t b,
@@ -56,11 +62,24 @@ static long double acc_sum(const uint64_t *bytes, long double big)
 /* What acc_page needs to know about the mapping, worked out once. */
 struct acc_ctx {
 	const struct exm_snapshot *snap;
+	uint32_t index;	 /* the process's number (exclusive: only owner) */
 	bool pte_wr;	 /* words carry EXM_PM_WRITABLE (module) */
 	bool priv_wr;	 /* writable private mapping */
 	bool huge;	 /* a hugetlb mapping */
+	bool shmem;	 /* a shared memory mapping (EXM_KIND_SHMEM) */
+	bool shared;	 /* MAP_SHARED */
 	const void *hint, *shint;
 };
+
+/* b bytes of a page that only this process maps, cnt times. */
+static inline void acc_excl(struct acc *a, unsigned cat, uint64_t b,
+			    uint32_t cnt)
+{
+	if (cnt <= 1)
+		a->excl[cat] += b;
+	else
+		a->excl_big[cat] += (long double)b / cnt;
+}
 
 /*
  * Writable: from the PTE when the source knows it; else the pagemap
@@ -78,7 +97,7 @@ static inline bool page_writable(const struct acc_ctx *x, uint64_t w)
 static inline void acc_page(struct acc_ctx *x, struct acc *a, uint64_t w,
 			    uint64_t b)
 {
-	uint32_t cnt;
+	uint32_t owner, cnt;
 
 	if (w & EXM_PM_ZERO) { /* mapped, not resident (nor shared) */
 		a->zero += b;
@@ -90,7 +109,7 @@ static inline void acc_page(struct acc_ctx *x, struct acc *a, uint64_t w,
 		acc_eff(a->hbytes, &a->ehuge_big, b, cnt ? cnt : 1);
 	} else if (exm_pm_present(w)) {
 		cnt = exm_pagecount_get_hint(x->snap->pfn_counts,
-					     exm_pm_key(w), NULL, &x->hint);
+					     exm_pm_key(w), &owner, &x->hint);
 		if (!cnt)
 			cnt = 1;
 		a->rss += b;
@@ -98,6 +117,9 @@ static inline void acc_page(struct acc_ctx *x, struct acc *a, uint64_t w,
 		/* sole: mapped once, as the kernel's USS (see DESIGN.md) */
 		if (cnt == 1)
 			a->sole += b;
+		/* exclusive: no other scanned process maps it (FREED...) */
+		if (owner == x->index && exm_excl_resident(w, cnt))
+			acc_excl(a, exm_excl_cat(w, x->shmem), b, cnt);
 		if (page_writable(x, w))
 			a->writable += b;
 		if (w & EXM_PM_KSM) {
@@ -106,10 +128,13 @@ static inline void acc_page(struct acc_ctx *x, struct acc *a, uint64_t w,
 		}
 	} else if (exm_pm_swapped(w)) {
 		cnt = exm_pagecount_get_hint(x->snap->swap_counts,
-					     exm_pm_key(w), NULL, &x->shint);
+					     exm_pm_key(w), &owner, &x->shint);
 		if (!cnt)
 			cnt = 1;
 		a->swap += b;
+		if (owner == x->index)
+			acc_excl(a, exm_excl_swap_cat(x->shmem, x->shared), b,
+				 cnt);
 		acc_eff(a->sbytes, &a->eswap_big, b, cnt);
 	}
 }
@@ -135,6 +160,8 @@ static void acc_counted(const struct exm_mapping *m, uint64_t start,
 		a->writable += m->counted_rss;
 	a->swap += m->counted_swap;
 	a->sbytes[1] += m->counted_swap;
+	/* mapped once, anonymous and private: freed when the process exits */
+	a->excl[EXM_EXCL_FREED] += m->counted_rss + m->counted_swap;
 }
 
 /* Add the bytes [start, end) of mapping m (already clamped to it). */
@@ -147,9 +174,12 @@ static void acc_mapping(const struct exm_snapshot *snap,
 	uint32_t lo = 0, hi = m->nruns;
 	struct acc_ctx x = {
 		.snap = snap,
+		.index = p->index,
 		.pte_wr = (snap->sys.caps & EXM_CAP_PTE_WRITABLE) != 0,
 		.priv_wr = (m->perms & EXM_PERM_W) && !(m->perms & EXM_PERM_S),
 		.huge = m->hugetlb,
+		.shmem = m->kind == EXM_KIND_SHMEM,
+		.shared = (m->perms & EXM_PERM_S) != 0,
 	};
 
 	a->vm += end - start;
@@ -205,6 +235,8 @@ static unsigned page_has(const struct exm_snapshot *snap)
 		has |= EXM_HAS_WRITABLE;
 	if (snap->sys.caps & EXM_CAP_KSM)
 		has |= EXM_HAS_KSM;
+	if (snap->sys.caps & EXM_CAP_PFN)
+		has |= EXM_HAS_EXCL;
 	return has;
 }
 
@@ -223,6 +255,12 @@ static void acc_store(const struct exm_snapshot *snap, const struct acc *a,
 	out->ehugetlb = (double)acc_sum(a->hbytes, a->ehuge_big);
 	out->ksm = a->ksm;
 	out->eksm = (double)acc_sum(a->kbytes, a->eksm_big);
+	out->freed = a->excl[EXM_EXCL_FREED] +
+		     (uint64_t)llroundl(a->excl_big[EXM_EXCL_FREED]);
+	out->cached = a->excl[EXM_EXCL_CACHED] +
+		      (uint64_t)llroundl(a->excl_big[EXM_EXCL_CACHED]);
+	out->shmem_excl = a->excl[EXM_EXCL_SHMEM] +
+			  (uint64_t)llroundl(a->excl_big[EXM_EXCL_SHMEM]);
 	out->has = a->unknown ? EXM_HAS_VM : page_has(snap);
 }
 

@@ -20,6 +20,7 @@ static const char *const kind_names[EXM_ALERT__COUNT] = {
 	[EXM_ALERT_DATA_COW] = "data-cow",
 	[EXM_ALERT_ANON_GROWTH] = "anon-growth",
 	[EXM_ALERT_PSS_MISMATCH] = "pss-mismatch",
+	[EXM_ALERT_OOM_MISLEADING] = "oom-misleading",
 };
 
 const char *exm_alert_kind_name(enum exm_alert_kind k)
@@ -36,6 +37,7 @@ void exm_alert_opts_init(struct exm_alert_opts *o)
 		.cow_min_saved = 64 << 10,
 		.min_growth = 1 << 20,
 		.pss_abs = 256 << 10,
+		.oom_min = 64 << 20,
 		.pss_frac = 0.05,
 	};
 }
@@ -426,6 +428,61 @@ static int find_pss(const struct exm_snapshot *snap,
 	return 0;
 }
 
+/* ---- the OOM killer's choice against what it frees ---- */
+
+/* Whether the OOM killer may pick p, and exmtop knows what p frees. */
+static bool oom_candidate(const struct exm_proc *p)
+{
+	return p->has_oom && p->oom_adj > -1000 && !p->kthread &&
+	       p->state == EXM_PROC_OK && (p->sz.has & EXM_HAS_EXCL);
+}
+
+/* 1 when some process had its OOM score read, else 0 (not checked). */
+static int find_oom(const struct exm_snapshot *snap,
+		    const struct exm_alert_opts *o, struct exm_alerts *out,
+		    size_t *cap)
+{
+	const struct exm_proc *victim = NULL, *best = NULL;
+	bool read = false;
+	struct exm_alert a = { 0 };
+
+	for (size_t i = 0; i < snap->nprocs; i++) {
+		const struct exm_proc *p = &snap->procs[i];
+
+		read |= p->has_oom;
+		if (!oom_candidate(p))
+			continue;
+		/* the kernel's pick: the highest score (ties: the first) */
+		if (!victim || p->oom_score > victim->oom_score)
+			victim = p;
+	}
+	if (!read)
+		return 0;
+	out->oom_victim = victim;
+	for (size_t i = 0; victim && i < snap->nprocs; i++) {
+		const struct exm_proc *p = &snap->procs[i];
+
+		if (p != victim && oom_candidate(p) &&
+		    (!best || p->sz.freed > best->sz.freed))
+			best = p;
+	}
+	if (!best || best->sz.freed < 2 * victim->sz.freed ||
+	    best->sz.freed - victim->sz.freed < o->oom_min)
+		return 1;
+	a.kind = EXM_ALERT_OOM_MISLEADING;
+	a.proc = victim;
+	a.other = best;
+	a.before = victim->sz.freed;
+	a.after = best->sz.freed;
+	a.bytes = (int64_t)(best->sz.freed - victim->sz.freed);
+	snprintf(a.text, sizeof(a.text),
+		 "killed first (oom_score %d) it would free %" PRIu64
+		 " bytes; pid %d (oom_score %d) would free %" PRIu64,
+		 victim->oom_score, victim->sz.freed, (int)best->pid,
+		 best->oom_score, best->sz.freed);
+	return push(out, cap, &a) ? -ENOMEM : 1;
+}
+
 static int cmp_alert(const void *a, const void *b)
 {
 	const struct exm_alert *x = a, *y = b;
@@ -471,6 +528,22 @@ int exm_alerts_find(const struct exm_snapshot *cur,
 	} else if (!r) {
 		r = find_pss(cur, o, out, &cap);
 		out->checked |= 1u << EXM_ALERT_PSS_MISMATCH;
+	}
+	if (!(caps & EXM_CAP_PFN)) {
+		out->why_not[EXM_ALERT_OOM_MISLEADING] =
+			"needs page identity (what a process frees)";
+	} else if (o->partial_scan) {
+		out->why_not[EXM_ALERT_OOM_MISLEADING] =
+			"needs a scan of every process";
+	} else if (!r) {
+		r = find_oom(cur, o, out, &cap);
+		if (r == 1)
+			out->checked |= 1u << EXM_ALERT_OOM_MISLEADING;
+		else if (!r)
+			out->why_not[EXM_ALERT_OOM_MISLEADING] =
+				"needs the OOM scores (/proc/PID/oom_score; "
+				"not in recordings)";
+		r = r < 0 ? r : 0;
 	}
 	if (out->n)
 		qsort(out->v, out->n, sizeof(*out->v), cmp_alert);

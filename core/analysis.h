@@ -36,6 +36,16 @@
  *   Needs page identity (EXM_CAP_PFN), the kernel's figures, and a scan
  *   of every process (opts.partial_scan false).
  *
+ * EXM_ALERT_OOM_MISLEADING: the process the kernel's OOM killer would kill
+ *   first (the highest /proc/PID/oom_score among the scanned processes it
+ *   may kill, oom_score_adj above -1000) would free (exm_sizes.freed) less
+ *   than half of what another such process would, and at least oom_min
+ *   less: its score counts pages it shares (Rss), what it frees does not.
+ *   bytes is the other's freed less its own; before, after: its own freed
+ *   and the other's; other: the other process. Needs page identity, the
+ *   OOM scores (read when the alerts are asked for) and a scan of every
+ *   process.
+ *
  * Alerts borrow pointers into the snapshots; their text is plain ASCII and
  * never holds a name (names are attacker-controlled: the caller escapes
  * them when it prints the subject).
@@ -55,16 +65,19 @@ enum exm_alert_kind {
 	EXM_ALERT_DATA_COW,
 	EXM_ALERT_ANON_GROWTH,
 	EXM_ALERT_PSS_MISMATCH,
+	EXM_ALERT_OOM_MISLEADING,
 	EXM_ALERT__COUNT
 };
 
-/* "text-copies", "data-cow", "anon-growth", "pss-mismatch". */
+/* "text-copies", "data-cow", "anon-growth", "pss-mismatch",
+ * "oom-misleading". */
 const char *exm_alert_kind_name(enum exm_alert_kind k);
 
 struct exm_alert {
 	enum exm_alert_kind kind;
 	const struct exm_proc *proc; /* subject process (growth, pss) */
 	const struct exm_file *file; /* subject file (copies) */
+	const struct exm_proc *other; /* oom: the process that frees more */
 	int64_t bytes;		     /* see the kinds above */
 	uint32_t nprocs;	     /* copies: processes holding copies */
 	uint64_t npages;	     /* copies: file pages copied */
@@ -97,6 +110,7 @@ struct exm_alert_opts {
 	uint64_t min_growth;	 /* default 1 MiB */
 	uint64_t pss_abs;	 /* default 256 KiB */
 	double pss_frac;	 /* default 0.05 */
+	uint64_t oom_min;	 /* default 64 MiB */
 	struct exm_dyn_lookup dyn; /* get NULL: exm_dyn_lookup_proc, /proc */
 	/* Only some processes were scanned (-p, -u): their sharers outside
 	 * the scan make erss exceed Pss by design, so the Pss check is not
@@ -119,6 +133,8 @@ struct exm_alerts {
 	 * only for some processes, as the live screen does for the rows on
 	 * screen unless a view needs it of every process). */
 	size_t pss_compared, pss_unread;
+	/* oom-misleading: the process the OOM killer would pick, or NULL */
+	const struct exm_proc *oom_victim;
 };
 
 /*

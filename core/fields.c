@@ -13,6 +13,9 @@
 #define T_ALL ((1u << EXM_T__COUNT) - 1)
 #define T_SIZES T_ALL
 #define T_KPSS (T(PROCS) | T(GROUPS))
+/* exclusive memory: of a process, a group, or the part of a process's
+ * that a file or mapping of it holds (not summed across processes) */
+#define T_EXCL (T(PROCS) | T(GROUPS) | T(PFILES) | T(FPROCS) | T(MAPPINGS))
 
 const struct exm_field exm_fields[EXM_F__COUNT] = {
 	[EXM_F_PID] = { .key = "pid", .title = "PID", .width = 7,
@@ -148,6 +151,24 @@ const struct exm_field exm_fields[EXM_F__COUNT] = {
 			      .help = "what KSM saves: its pages as they "
 				      "would cost unmerged less their "
 				      "effective share" },
+	[EXM_F_FREED] = { .key = "freed", .title = "FREED", .width = 7,
+			  .type = EXM_FT_SIZE, .tables = T_EXCL, .desc = true,
+			  .needs = EXM_NEED_PAGES,
+			  .help = "exclusive anonymous pages, private copies "
+				  "and swap: what stopping the process or "
+				  "group frees" },
+	[EXM_F_CACHED] = { .key = "cached", .title = "CACHED", .width = 7,
+			   .type = EXM_FT_SIZE, .tables = T_EXCL,
+			   .desc = true, .needs = EXM_NEED_PAGES,
+			   .help = "exclusive file pages: stay in the page "
+				   "cache when it stops" },
+	[EXM_F_SHMEM_EXCL] = { .key = "shmem_excl", .title = "SHM.EXCL",
+			       .width = 8, .type = EXM_FT_SIZE,
+			       .tables = T_EXCL, .desc = true,
+			       .needs = EXM_NEED_PAGES,
+			       .help = "exclusive shared memory, memfd and "
+				       "/dev/shm pages: freed only if nothing "
+				       "else holds the file" },
 	[EXM_F_PSS] = { .key = "pss", .title = "PSS", .width = 7,
 			.type = EXM_FT_SIZE, .tables = T_KPSS, .desc = true,
 			.needs = EXM_NEED_KPSS,
@@ -177,6 +198,16 @@ const struct exm_field exm_fields[EXM_F__COUNT] = {
 			     .tables = T_KPSS, .desc = true,
 			     .needs = EXM_NEED_KPSS | EXM_NEED_ROLLUP,
 			     .help = "kernel's SwapPss" },
+	[EXM_F_OOM] = { .key = "oom", .title = "OOM", .width = 5,
+			.type = EXM_FT_INT, .tables = T_PROCLIKE,
+			.desc = true, .needs = EXM_NEED_OOM,
+			.help = "the kernel's OOM score (/proc/PID/oom_score): "
+				"the highest is killed first" },
+	[EXM_F_OOM_ADJ] = { .key = "oom_adj", .title = "OOM.ADJ", .width = 7,
+			    .type = EXM_FT_SINT, .tables = T_PROCLIKE,
+			    .desc = true, .needs = EXM_NEED_OOM,
+			    .help = "oom_score_adj: -1000 (never killed) to "
+				    "1000, added to the score" },
 	[EXM_F_DERSS] = { .key = "derss", .title = "+EFF.RES", .width = 8,
 			  .type = EXM_FT_ESIZE, .tables = T_SIZES,
 			  .desc = true, .needs = EXM_NEED_PAGES,
@@ -396,6 +427,15 @@ static void field_value(enum exm_field_id f, enum exm_table t,
 	case EXM_F_KSM_SAVED:
 		v_esize(v, s, EXM_HAS_KSM, (double)s->ksm - s->eksm);
 		break;
+	case EXM_F_FREED:
+		v_size(v, s, EXM_HAS_EXCL, s->freed);
+		break;
+	case EXM_F_CACHED:
+		v_size(v, s, EXM_HAS_EXCL, s->cached);
+		break;
+	case EXM_F_SHMEM_EXCL:
+		v_size(v, s, EXM_HAS_EXCL, s->shmem_excl);
+		break;
 	case EXM_F_PSS:
 		v_kpss(v, k, EXM_KPSS_PSS, k->pss);
 		break;
@@ -413,6 +453,14 @@ static void field_value(enum exm_field_id f, enum exm_table t,
 		break;
 	case EXM_F_SWAP_PSS:
 		v_kpss(v, k, EXM_KPSS_SWAP_PSS, k->swap_pss);
+		break;
+	case EXM_F_OOM:
+		if (p && p->has_oom)
+			v_int(v, (uint64_t)p->oom_score);
+		break;
+	case EXM_F_OOM_ADJ:
+		if (p && p->has_oom)
+			v_int(v, (uint64_t)(int64_t)p->oom_adj);
 		break;
 	case EXM_F_DERSS:
 		if ((s->has & EXM_HAS_ERSS) && (r->prev.has & EXM_HAS_ERSS)) {
@@ -436,12 +484,16 @@ static int cmp_u(uint64_t a, uint64_t b)
 	return (a > b) - (a < b);
 }
 
-static int cmp_val(const struct exm_value *a, const struct exm_value *b)
+static int cmp_val(const struct exm_value *a, const struct exm_value *b,
+		   bool sint)
 {
 	if (a->type == EXM_V_NONE || b->type == EXM_V_NONE)
 		return (a->type != EXM_V_NONE) - (b->type != EXM_V_NONE);
 	switch (a->type) {
 	case EXM_V_INT:
+		if (sint)
+			return ((int64_t)a->u > (int64_t)b->u) -
+			       ((int64_t)a->u < (int64_t)b->u);
 		return cmp_u(a->u, b->u);
 	case EXM_V_DBL:
 	case EXM_V_DELTA:
@@ -462,7 +514,7 @@ int exm_row_cmp(enum exm_field_id f, enum exm_table t, const struct exm_row *a,
 
 	exm_field_value(f, t, a, &va);
 	exm_field_value(f, t, b, &vb);
-	c = cmp_val(&va, &vb);
+	c = cmp_val(&va, &vb, exm_fields[f].type == EXM_FT_SINT);
 	if (c)
 		return c;
 	if (a->proc && b->proc && a->proc->pid != b->proc->pid)
@@ -527,7 +579,8 @@ static const int def_symbols[] = { EXM_F_ADDR, EXM_F_SIZE, EXM_F_RSS,
 				   EXM_F_SYMBOL, END };
 static const int def_groups[] = { EXM_F_NPROCS, EXM_F_UNMEASURED,
 				  EXM_F_VM, EXM_F_RSS, EXM_F_ERSS,
-				  EXM_F_SWAP, EXM_F_SOLE, EXM_F_WRITABLE,
+				  EXM_F_SWAP, EXM_F_SOLE, EXM_F_FREED,
+				  EXM_F_WRITABLE,
 				  EXM_F_PSS, EXM_F_GROUP, END };
 
 const int *exm_table_default_fields(enum exm_table t)

@@ -45,12 +45,17 @@ enum exm_field_id {
 	EXM_F_EHUGETLB,
 	EXM_F_KSM,
 	EXM_F_KSM_SAVED,
+	EXM_F_FREED,
+	EXM_F_CACHED,
+	EXM_F_SHMEM_EXCL,
 	EXM_F_PSS,
 	EXM_F_PSS_ANON,
 	EXM_F_PSS_FILE,
 	EXM_F_PSS_SHMEM,
 	EXM_F_PSS_DIRTY,
 	EXM_F_SWAP_PSS,
+	EXM_F_OOM,
+	EXM_F_OOM_ADJ,
 	EXM_F_DERSS,
 	EXM_F_CHANGE,
 	EXM_F__COUNT
@@ -62,6 +67,7 @@ enum exm_ftype {
 	EXM_FT_SIZE,  /* bytes (integer) */
 	EXM_FT_ESIZE, /* effective bytes (may be fractional) */
 	EXM_FT_ADDR,  /* hexadecimal address */
+	EXM_FT_SINT,  /* signed integer (in u as int64_t), right-aligned */
 };
 
 /* What a column needs read from the system (the OR over visible columns
@@ -84,6 +90,8 @@ enum exm_ftype {
  * cache frames the processes map counted (a pass over every frame and
  * /proc/kpageflags, see kpageflags.h); a recording keeps it too. */
 #define EXM_NEED_SWAPCACHE (1u << 6)
+/* /proc/PID/oom_score and oom_score_adj */
+#define EXM_NEED_OOM	 (1u << 7)
 
 struct exm_field {
 	const char *key;   /* stable lowercase key */

@@ -306,6 +306,8 @@ char *exm_fmt_value(char *buf, size_t len, enum exm_field_id f,
 			snprintf(buf, len, "%" PRIx64, v->u);
 		else if (t == EXM_FT_SIZE && !exact_bytes)
 			exm_fmt_human(buf, len, (double)v->u);
+		else if (t == EXM_FT_SINT)
+			snprintf(buf, len, "%" PRId64, (int64_t)v->u);
 		else
 			snprintf(buf, len, "%" PRIu64, v->u);
 		break;

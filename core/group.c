@@ -2,8 +2,11 @@
 /* group.c - processes grouped per program, user or cgroup. */
 #include "core/group.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "core/exclusive.h"
 
 static const char *const group_names[EXM_GROUP__COUNT] = {
 	[EXM_GROUP_NONE] = "process",
@@ -158,6 +161,45 @@ bool *exm_files_mapped_by(const struct exm_snapshot *snap,
 	return in;
 }
 
+/*
+ * A group's exclusive memory is the group's, not its members' summed (a
+ * page the members share only among themselves is in it): one pass over
+ * the members' page words for every group (exclusive.h). 0 or -ENOMEM.
+ */
+static int group_exclusive(const struct exm_snapshot *snap,
+			   const struct keyed *k, size_t nk,
+			   struct exm_row *rows, size_t ng)
+{
+	uint32_t *set_of;
+	struct exm_excl *ex;
+	int ret;
+
+	for (size_t g = 0; g < ng; g++) {
+		rows[g].sz.freed = rows[g].sz.cached = 0;
+		rows[g].sz.shmem_excl = 0;
+	}
+	if (!(snap->sys.caps & EXM_CAP_PFN) || !snap->pfn_counts)
+		return 0;
+	set_of = malloc((snap->nprocs + 1) * sizeof(*set_of));
+	ex = malloc((ng + 1) * sizeof(*ex));
+	ret = set_of && ex ? 0 : -ENOMEM;
+	for (size_t i = 0; !ret && i < snap->nprocs; i++)
+		set_of[i] = EXM_SET_NONE;
+	for (size_t i = 0, g = 0; !ret && i < nk; i++) {
+		if (i && strcmp(k[i].key, k[i - 1].key))
+			g++;
+		set_of[k[i].p->index] = (uint32_t)g;
+	}
+	if (!ret)
+		ret = exm_exclusive(snap, set_of, ng, ex);
+	for (size_t g = 0; !ret && g < ng; g++)
+		if (rows[g].sz.has & EXM_HAS_EXCL)
+			exm_excl_store(&ex[g], &rows[g].sz);
+	free(set_of);
+	free(ex);
+	return ret == -EOPNOTSUPP ? 0 : ret;
+}
+
 struct exm_row *exm_table_groups(const struct exm_snapshot *snap,
 				 enum exm_group_by by,
 				 const struct exm_proc_filter *f, size_t *n)
@@ -194,6 +236,11 @@ struct exm_row *exm_table_groups(const struct exm_snapshot *snap,
 		r->nprocs++;
 		sizes_add(&r->sz, &k[i].p->sz);
 		kpss_add(&r->kpss, &k[i].p->kpss);
+	}
+	if (group_exclusive(snap, k, nk, rows, ng)) {
+		free(k);
+		free(rows);
+		return NULL;
 	}
 	/* once every sum is known: who is missing from one */
 	for (size_t i = 0, g = 0; i < nk; i++) {

@@ -14,6 +14,8 @@ core_libexmcore_a_SOURCES = \
 	core/hugemem.c core/hugemem.h \
 	core/procfs.c core/procfs.h \
 	core/account.c core/account.h \
+	core/exclusive.c core/exclusive.h \
+	core/procset.c core/procset.h \
 	core/builder.c core/builder.h \
 	core/source.c core/source.h \
 	core/source_priv.h core/procwalk.c \

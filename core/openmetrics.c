@@ -140,6 +140,15 @@ static const struct om_col {
 	{ EXM_F_KSM, "ksm", "resident bytes in KSM pages" },
 	{ EXM_F_KSM_SAVED, "ksm_saved",
 	  "what KSM saves: its bytes unmerged less their effective share" },
+	{ EXM_F_FREED, "freed",
+	  "exclusive anonymous pages, private copies and swap: freed when the "
+	  "process or group stops" },
+	{ EXM_F_CACHED, "cached",
+	  "exclusive file pages: stay in the page cache when the process or "
+	  "group stops" },
+	{ EXM_F_SHMEM_EXCL, "shmem_exclusive",
+	  "exclusive shared memory, memfd and /dev/shm pages: freed only if "
+	  "nothing else holds the file" },
 	{ EXM_F_PSS, "kernel_pss", "the kernel's Pss (smaps_rollup)" },
 };
 

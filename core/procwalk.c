@@ -142,6 +142,32 @@ static char *read_cmdline(struct exm_pdir *d)
 	return buf;
 }
 
+/* /proc/PID/oom_score and oom_score_adj into p (has_oom when both
+ * read). */
+static void read_oom(struct exm_pdir *d, struct exm_proc *p)
+{
+	char *a, *b, *end_a, *end_b;
+	size_t la, lb;
+	long sa, sb;
+
+	if (pdir_read(d, "oom_score", &a, &la))
+		return;
+	if (pdir_read(d, "oom_score_adj", &b, &lb)) {
+		free(a);
+		return;
+	}
+	sa = strtol(a, &end_a, 10);
+	sb = strtol(b, &end_b, 10);
+	p->has_oom = end_a != a && end_b != b && sa >= 0 && sa <= 100000 &&
+		     sb >= -1000 && sb <= 1000;
+	if (p->has_oom) {
+		p->oom_score = (int)sa;
+		p->oom_adj = (int)sb;
+	}
+	free(a);
+	free(b);
+}
+
 /* The unified (v2) cgroup path, or the first listed one. */
 static char *read_cgroup(struct exm_pdir *d)
 {
@@ -346,6 +372,8 @@ static int walk_one(const struct walk *wl, struct worker *wk,
 		p->cgroup = wl->opts->want_cgroup ? read_cgroup(&d)
 						  : strdup("");
 		p->user = user_name(users, p->uid);
+		if (wl->opts->want_oom)
+			read_oom(&d, p);
 		if (!p->cmdline || !p->cgroup || !p->user)
 			r = -ENOMEM;
 	}

@@ -109,6 +109,9 @@ void exm_sizes_add(struct exm_sizes *dst, const struct exm_sizes *src)
 	dst->ehugetlb += src->ehugetlb;
 	dst->ksm += src->ksm;
 	dst->eksm += src->eksm;
+	dst->freed += src->freed;
+	dst->cached += src->cached;
+	dst->shmem_excl += src->shmem_excl;
 	dst->has = had ? (had & src->has) : src->has;
 }
 

@@ -63,7 +63,8 @@ const char *exm_kind_name(enum exm_kind kind);
 #define EXM_HAS_HUGETLB	 (1u << 8)
 #define EXM_HAS_EHUGETLB (1u << 9)
 #define EXM_HAS_KSM	 (1u << 10) /* ksm and eksm */
-#define EXM_HAS_ALL	 0x3ffu
+#define EXM_HAS_EXCL	 (1u << 11) /* freed, cached, shmem_excl */
+#define EXM_HAS_ALL	 0xfffu
 
 /*
  * The sizes of docs/DESIGN.md section 3 for one byte range. Integer sizes are
@@ -87,6 +88,15 @@ struct exm_sizes {
 	 * (what the content would cost unmerged less what it costs). */
 	uint64_t ksm;
 	double eksm;
+	/*
+	 * Exclusive memory (DESIGN.md s. 3) of the set the range belongs to
+	 * (a process; a group row: the group): bytes of the pages every
+	 * scanned mapping of which lies in the set. freed: anonymous pages,
+	 * private copies and swap slots; cached: file pages; shmem_excl:
+	 * shared memory, memfd, /dev/shm. A page counts once however many
+	 * times the set maps it.
+	 */
+	uint64_t freed, cached, shmem_excl;
 	unsigned has; /* EXM_HAS_* */
 };
 
@@ -208,6 +218,10 @@ struct exm_proc {
 	size_t nmaps;
 
 	struct exm_kpss kpss; /* kernel's figures where readable */
+	/* The OOM killer's view, /proc/PID/oom_score and oom_score_adj,
+	 * when asked for (want_oom) and readable (has_oom). */
+	bool has_oom;
+	int oom_score, oom_adj;
 
 	/* Filled by accounting. */
 	struct exm_sizes sz;

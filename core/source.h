@@ -43,6 +43,7 @@ struct exm_scan_opts {
 	/* count the mapped swap-cache frames (EXM_MI_SWAPCACHE_MAPPED, the
 	 * system view's swap-cache row; else the row is unknown) */
 	bool want_swapcache;
+	bool want_oom;	   /* read /proc/PID/oom_score and oom_score_adj */
 	/* pagemap source: 0 auto, 1 force PAGEMAP_SCAN, 2 force plain reads,
 	 * 3 plain reads of every mapping's frames (no counted mappings) */
 	int pagemap_mode;

@@ -47,6 +47,17 @@ EXTRA_DIST += \
 	tests/live/test_alerts_ui.sh \
 	tests/live/test_cgroup_ui.sh
 CLEANFILES += tests/live/sharer-plain
+# Exclusive memory (issue 21): FREED, CACHED and SHM.EXCL of processes and
+# sets (--freed) against construction and a pagemap oracle, and replayed
+# (root; the fixture program freedset.c, built statically by the test).
+TESTS += tests/live/test_freed.py
+EXTRA_DIST += tests/live/test_freed.py tests/live/freedset.c \
+	tests/live/unmap_vdso.h
+CLEANFILES += tests/live/freedset-static
+# The OOM and OOM.ADJ columns against /proc/PID/oom_score(_adj), and the
+# oom-misleading alert on a mapper of a shared region (root).
+TESTS += tests/live/test_oom.py
+EXTRA_DIST += tests/live/test_oom.py
 # Recordings through the binary: --record/--replay round trip, --diff of a
 # known growth, ELF of a replay and --sysroot (root).
 TESTS += tests/live/test_record_cli.py

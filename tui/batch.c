@@ -282,6 +282,9 @@ static void json_value(struct jbuf *j, int field, const struct exm_value *v)
 				*o++ = tmp[--k];
 			*o++ = '"';
 			j->n = (size_t)(o - j->b);
+		} else if (exm_fields[field].type == EXM_FT_SINT) {
+			j->n += (size_t)snprintf(o, 24, "%" PRId64,
+						 (int64_t)v->u);
 		} else {
 			j->n += exm_fmt_u64(o, v->u);
 		}
@@ -797,6 +800,7 @@ static int report_emit(FILE *out, struct tui_run *run,
 	struct exm_proc_filter f = tui_query_filter(q);
 	struct tui_report_env env = {
 		.snap = snap, .prev = prev, .cache = run->cache, .filter = &f,
+		.freed_set = run->o->freed_set,
 	};
 	int ret;
 

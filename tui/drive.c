@@ -47,8 +47,8 @@ const struct tui_mode tui_modes[] = {
 	  .formats = TUI_FMT_BIT(TUI_FMT_TEXT) | TUI_FMT_BIT(TUI_FMT_JSON),
 	  .batch = &tui_strip_ops },
 	{ .name = "report", .what = "a report",
-	  .accepts = SNAPS REPORTS " pid scan-pids user full-command bytes "
-			      "sysroot",
+	  .accepts = SNAPS REPORTS " freed pid scan-pids user full-command "
+			      "bytes sysroot",
 	  .formats = TABLE_FMT, .batch = &tui_report_ops },
 	{ .name = "listing", .what = "a listing",
 	  .accepts = SNAPS "sort pid scan-pids user full-command files bytes "

@@ -89,6 +89,11 @@ const struct tui_key tui_keys[] = {
 	{ .keys = { TUI_KEY_SRIGHT, 'L' }, .names = "Shift-Right L",
 	  .act = TUI_A_SCROLL_RIGHT,
 	  .help = "scroll a wide report right (Right too)" },
+	{ .keys = { 't' }, .names = "t", .act = TUI_A_TAG,
+	  .help = "tag or untag the process (a group: its processes); the "
+		  "bottom\nline sums what stopping the tagged ones gives back" },
+	{ .keys = { 'T' }, .names = "T", .act = TUI_A_UNTAG_ALL,
+	  .help = "untag every process" },
 	{ .keys = { ' ' }, .names = "Space", .act = TUI_A_REFRESH,
 	  .help = "refresh now" },
 	{ .keys = { 'p', 'Z' }, .names = "p Z", .act = TUI_A_PAUSE,

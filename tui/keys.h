@@ -58,6 +58,7 @@ enum tui_act {
 	TUI_A_REPLAY_LAST, TUI_A_DELTA, TUI_A_BASELINE,
 	TUI_A_REPORT,	/* open the report the key names (.report) */
 	TUI_A_SCROLL_LEFT, TUI_A_SCROLL_RIGHT, /* a wide report's columns */
+	TUI_A_TAG, TUI_A_UNTAG_ALL, /* the tagged processes (tags.h) */
 	TUI_A__COUNT
 };
 

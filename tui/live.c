@@ -266,6 +266,7 @@ void tui_live_rescan(struct tui_live *l)
 	/* the system view's swap-cache row (and a recording's) */
 	l->scan.want_swapcache = ((needs & EXM_NEED_SWAPCACHE) ||
 				  l->o->record) && !l->replay_n;
+	l->scan.want_oom = (needs & EXM_NEED_OOM) && !l->replay_n;
 	if (!l->scanner)
 		return;
 	tui_scanner_set_opts(l->scanner, &l->scan);
@@ -656,6 +657,45 @@ static unsigned sort_step(struct tui_live *l, int dir)
 	return TUI_R_REDRAW | TUI_R_RESCAN;
 }
 
+/* t: tag or untag the process under the cursor (on a group row: all the
+ * group's processes the row counts), then down a row, as htop's Space. */
+static unsigned tag_row(struct tui_live *l)
+{
+	struct tui_view *v = tui_live_view(l);
+	const struct exm_row *r = tui_view_selected(v);
+	enum exm_table t = tui_view_table(v);
+	int ret = 0;
+
+	if (!l->snap || !r || !r->proc ||
+	    (t != EXM_T_PROCS && t != EXM_T_FPROCS && t != EXM_T_GROUPS)) {
+		tui_live_status(l, "only processes and groups can be tagged");
+		return TUI_R_REDRAW;
+	}
+	if (t == EXM_T_GROUPS) {
+		struct exm_proc_filter f = tui_query_filter(&l->q);
+		enum exm_group_by by = l->q.set.group_by;
+		bool all = true;
+
+		for (int pass = 0; pass < 2 && !ret; pass++)
+			for (size_t i = 0; i < l->snap->nprocs && !ret; i++) {
+				const struct exm_proc *p = &l->snap->procs[i];
+
+				if (!exm_proc_filter_match(&f, p) ||
+				    strcmp(exm_group_key(p, by), r->name))
+					continue;
+				if (!pass)
+					all &= tui_tags_has(&l->tags, p);
+				else
+					ret = tui_tags_set(&l->tags, p, !all);
+			}
+	} else {
+		ret = tui_tags_set(&l->tags, r->proc, -1);
+	}
+	if (ret)
+		tui_live_status(l, "out of memory");
+	return move_cursor(l, 1);
+}
+
 static unsigned cycle_group(struct tui_live *l)
 {
 	l->q.set.group_by = (l->q.set.group_by + 1) % EXM_GROUP__COUNT;
@@ -852,6 +892,11 @@ unsigned tui_live_act(struct tui_live *l, enum tui_act a)
 	case TUI_A_DELTA:
 	case TUI_A_BASELINE:
 		return delta_mode(l, a == TUI_A_BASELINE);
+	case TUI_A_TAG:
+		return tag_row(l) | TUI_R_HANDLED;
+	case TUI_A_UNTAG_ALL:
+		tui_tags_clear(&l->tags);
+		break;
 	case TUI_A_REPORT: /* needs its key: tui_live_key */
 	case TUI_A_SCROLL_LEFT: /* the report view's (its key hook) */
 	case TUI_A_SCROLL_RIGHT:
@@ -987,6 +1032,7 @@ void tui_live_fini(struct tui_live *l)
 	if (l->prev)
 		exm_snapshot_free(l->prev);
 	free(l->last_search);
+	tui_tags_fini(&l->tags);
 	tui_policy_fini(&l->policy);
 	tui_query_fini(&l->q);
 	if (l->scanner)

@@ -19,6 +19,7 @@
 #include "tui/prompt.h"
 #include "tui/query.h"
 #include "tui/scan.h"
+#include "tui/tags.h"
 #include "tui/view.h"
 
 enum tui_mode { TUI_M_NORMAL, TUI_M_HELP, TUI_M_MENU, TUI_M_PROMPT };
@@ -54,6 +55,8 @@ struct tui_live {
 	int help_top;
 	struct tui_prompt prompt;
 	int page;		  /* rows on screen, for page keys */
+
+	struct tui_tags tags;	  /* tagged processes (t, T) */
 
 	char status[256];
 	double status_until;

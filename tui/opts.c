@@ -5,6 +5,7 @@
 #include "core/fields.h"
 #include "core/format.h"
 #include "core/source.h"
+#include "core/procset.h"
 #include "tui/batch.h"
 #include "tui/rc.h"
 #include "tui/text.h"
@@ -333,6 +334,21 @@ static int set_breakdown(struct tui_opts *o, const char *v)
 	return set_report(o, "breakdown");
 }
 
+/* The set is parsed again where the report is built (procset.h). */
+static int set_freed(struct tui_opts *o, const char *v)
+{
+	struct exm_procset s;
+	char err[128];
+	int ret = exm_procset_parse(v, &s, err, sizeof(err));
+
+	exm_procset_fini(&s);
+	if (ret)
+		return bad("--freed", v, ret == -ENOMEM ? "out of memory" : err);
+	o->freed_set = v;
+	o->batch = true; /* a batch report: no key opens it on the screen */
+	return set_report(o, "freed");
+}
+
 static int set_top(struct tui_opts *o, const char *v)
 {
 	unsigned long long n;
@@ -490,6 +506,11 @@ const struct tui_option tui_options[] = {
 	{ .name = "breakdown", .set = set_breakdown,
 	  .help = "each process by kind: stack, heap, program and library "
 		  "text/data/bss" },
+	{ .name = "freed", .arg = "SET", .set = set_freed,
+	  .help = "what stopping a set of processes gives back (SET: "
+		  "PID,PID..., user:NAME, cgroup:PATH or comm:NAME): its "
+		  "exclusive memory, freed, cached and shmem, beside its "
+		  "effective resident and sole (batch)" },
 	{ .name = "top", .arg = "N", .set = set_top,
 	  .help = "openmetrics: the N largest processes, groups and files "
 		  "(20)" },

@@ -76,6 +76,7 @@ struct tui_opts {
 	const char *report;	/* --alerts, --system, --units, --breakdown:
 				 * the name of a report (report.h), or NULL */
 	long top;		/* --top N (0: the format's default) */
+	const char *freed_set;	/* --freed SET (report "freed") */
 	const char *output;	/* --output FILE (NULL: stdout) */
 	/* bit i: tui_options[i] was given (the modes' check, drive.c) */
 	unsigned long long given;

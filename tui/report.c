@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "core/analysis.h"
+#include "core/exclusive.h"
+#include "core/procset.h"
 #include "core/format.h"
 #include "core/sysview.h"
 #include "tui/batch.h"
@@ -167,6 +169,11 @@ static int build_alerts(struct tui_report *r, const struct tui_report_env *e)
 				     "its Pss of them is an average, "
 				     "effective resident is exact"
 				   : "");
+	if (!ret && a.oom_victim)
+		ret = note(r, "oom-misleading: the OOM killer would pick pid "
+			   "%d first (oom_score %d), which would free %" PRIu64
+			   " bytes", (int)a.oom_victim->pid,
+			   a.oom_victim->oom_score, a.oom_victim->sz.freed);
 	if (!ret)
 		ret = note(r, "%zu alert%s", r->nrows,
 			   r->nrows == 1 ? "" : "s");
@@ -448,6 +455,91 @@ static int build_breakdown(struct tui_report *r,
 	return ret;
 }
 
+/* ---- what stopping a set of processes gives back (--freed) ---- */
+
+enum { F_SET, F_NPROCS, F_ERSS, F_SOLE, F_FREED, F_CACHED, F_SHMEM, F__N };
+static const struct tui_rcol freed_cols[F__N] = {
+	[F_SET] = COL("set", "SET", STR),
+	[F_NPROCS] = COL("nprocs", "NPROC", INT),
+	[F_ERSS] = COL("erss", "EFF.RES", ESIZE),
+	[F_SOLE] = COL("sole", "SOLE", SIZE),
+	[F_FREED] = COL("freed", "FREED", SIZE),
+	[F_CACHED] = COL("cached", "CACHED", SIZE),
+	[F_SHMEM] = COL("shmem_excl", "SHM.EXCL", SIZE),
+};
+
+/* The set's row: effective resident and sole summed over its members,
+ * its exclusive memory as a whole (exclusive.h). */
+static int build_freed(struct tui_report *r, const struct tui_report_env *e)
+{
+	const struct exm_snapshot *snap = e->snap;
+	struct exm_procset set;
+	struct exm_sizes sum = { 0 };
+	struct exm_excl ex;
+	struct tui_rcell *c;
+	uint32_t *set_of;
+	uint32_t n = 0, nread = 0;
+	char err[128];
+	int ret;
+
+	if (!e->freed_set)
+		return note(r, "no set given (--freed SET)") ?: -EINVAL;
+	ret = exm_procset_parse(e->freed_set, &set, err, sizeof(err));
+	if (ret)
+		return ret == -ENOMEM ? ret : note(r, "%s", err) ?: -EINVAL;
+	set_of = malloc((snap->nprocs + 1) * sizeof(*set_of));
+	c = set_of ? add_row(r) : NULL;
+	if (!c) {
+		free(set_of);
+		exm_procset_fini(&set);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < snap->nprocs; i++) {
+		const struct exm_proc *p = &snap->procs[i];
+
+		set_of[i] = EXM_SET_NONE;
+		if (!exm_procset_match(&set, p))
+			continue;
+		set_of[i] = 0;
+		n++;
+		if (p->state == EXM_PROC_DENIED)
+			continue;
+		nread++;
+		exm_sizes_add(&sum, &p->sz);
+	}
+	num(&c[F_NPROCS], n);
+	if (nread) {
+		size_cell(&c[F_ERSS], &sum, EXM_HAS_ERSS, sum.erss);
+		size_cell(&c[F_SOLE], &sum, EXM_HAS_SOLE, (double)sum.sole);
+	}
+	ret = exm_exclusive(snap, set_of, 1, &ex);
+	if (!ret) {
+		num(&c[F_FREED], (double)ex.bytes[EXM_EXCL_FREED]);
+		num(&c[F_CACHED], (double)ex.bytes[EXM_EXCL_CACHED]);
+		num(&c[F_SHMEM], (double)ex.bytes[EXM_EXCL_SHMEM]);
+	} else if (ret == -EOPNOTSUPP) {
+		ret = note(r, "exclusive memory needs page identity (source "
+			   "%s has none): shown as -", snap->sys.source);
+	}
+	free(set_of);
+	if (!ret)
+		ret = str(&c[F_SET], e->freed_set);
+	if (!ret && n > nread)
+		ret = note(r, "%u process(es) of the set could not be read: "
+			   "left out of every figure", n - nread);
+	if (!ret && !n)
+		ret = note(r, "no scanned process is in the set");
+	if (!ret)
+		ret = note(r, "FREED: anonymous pages, private copies and "
+			   "swap only the set maps (back to the free pool); "
+			   "CACHED: file pages only it maps (stay in the "
+			   "page cache); SHM.EXCL: shared memory only it "
+			   "maps (freed only if nothing else holds the "
+			   "file); SOLE and EFF.RES: summed over the members");
+	exm_procset_fini(&set);
+	return ret;
+}
+
 #define COLS(a) a, sizeof(a) / sizeof((a)[0])
 
 static const struct tui_report_ops system_diff = {
@@ -458,7 +550,8 @@ static const struct tui_report_ops system_diff = {
 const struct tui_report_ops tui_reports[] = {
 	{ .name = "alerts", .title = "Alerts: memory wasted or suspicious",
 	  .cols = COLS(alert_cols), .wants_prev = true,
-	  .needs = EXM_NEED_PAGES | EXM_NEED_KPSS | EXM_NEED_ROLLUP,
+	  .needs = EXM_NEED_PAGES | EXM_NEED_KPSS | EXM_NEED_ROLLUP |
+		   EXM_NEED_OOM,
 	  .build = build_alerts },
 	{ .name = "system", .title = "System: all of RAM (MemTotal)",
 	  .cols = COLS(sys_cols), .needs = EXM_NEED_SWAPCACHE,
@@ -471,6 +564,11 @@ const struct tui_report_ops tui_reports[] = {
 	{ .name = "breakdown",
 	  .title = "Breakdown: each process's memory by kind",
 	  .cols = COLS(bd_cols), .build = build_breakdown },
+	{ .name = "freed",
+	  .title = "Freed: what stopping the set gives back",
+	  .cols = COLS(freed_cols),
+	  .needs = EXM_NEED_PAGES | EXM_NEED_CGROUP,
+	  .build = build_freed },
 	{ .name = NULL },
 };
 

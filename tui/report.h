@@ -57,6 +57,8 @@ struct tui_report_env {
 	/* Rows of the processes it selects (-u, -p) and of the files they
 	 * map; NULL: every row. Never changes a figure. */
 	const struct exm_proc_filter *filter;
+	/* The set of --freed (procset.h text), or NULL. */
+	const char *freed_set;
 };
 
 struct tui_report_ops {

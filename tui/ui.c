@@ -446,6 +446,10 @@ static void draw_row(struct ui *u, struct tui_view *v, int y,
 			put_fit(u, y, c->x, c->w, buf, fd->type != EXM_FT_STR,
 				a);
 	}
+	/* a tagged process (t): a mark in the first column */
+	if ((t == EXM_T_PROCS || t == EXM_T_FPROCS) &&
+	    tui_tags_has(&u->l.tags, r->proc))
+		put_fit(u, y, 0, 1, "*", false, attrs[A_WARN] | A_BOLD);
 }
 
 /* A view's own drawing (draw hook) goes through this canvas. */
@@ -685,6 +689,7 @@ static void draw_menu(struct ui *u)
 static void draw(struct ui *u)
 {
 	int y = 0, h = LINES, hdr;
+	const char *sum;
 
 	curs_set(0);
 	erase();
@@ -707,7 +712,15 @@ static void draw(struct ui *u)
 		draw_crumbs(u, y);
 		y++;
 	}
-	draw_table(u, y, h - y - 1);
+	/* the tagged processes' summary above the bottom line (t) */
+	sum = h - y >= 5 ? tui_tags_summary(&u->l.tags, u->l.snap, u->l.gen,
+					    u->l.q.set.exact_bytes)
+			 : NULL;
+	draw_table(u, y, h - y - 1 - (sum != NULL));
+	if (sum) {
+		fill_line(h - 2, A_NORMAL);
+		put_esc(u, h - 2, 0, COLS, sum, attrs[A_HDRVAL]);
+	}
 	if (u->l.mode == TUI_M_PROMPT)
 		draw_prompt(u, h - 1);
 	else

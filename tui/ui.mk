@@ -9,6 +9,7 @@ exmtop_SOURCES += \
 	tui/view_report.c tui/view_report.h \
 	tui/policy.c tui/policy.h \
 	tui/live.c tui/live.h \
+	tui/tags.c tui/tags.h \
 	tui/menu.c tui/menu.h \
 	tui/prompt.c tui/prompt.h \
 	tui/text.c tui/text.h \

@@ -183,6 +183,14 @@ for f in text csv json; do
 	golden "basic-alerts.$f" -b --source fixture:basic --alerts --format $f
 done
 golden basic-alerts-n2.txt -b --source fixture:basic --alerts -n 2 -d 0.1
+# what stopping a set gives back (--freed): postgres' three share their
+# shared memory only among themselves (288K SHM.EXCL, in no member's);
+# alice's bash and its child share anonymous pages only with each other
+for f in text csv json; do
+	golden "basic-freed.$f" -b --source fixture:basic --freed comm:postgres \
+		--format $f
+done
+golden basic-freed-pids.txt -b --source fixture:basic --freed 200,201 --bytes
 golden hostile-breakdown.txt -b --source fixture:hostile --breakdown
 golden hostile-breakdown.json -b --source fixture:hostile --breakdown \
 	--format json
@@ -415,6 +423,14 @@ status 1 -b --pagemap 999:1000 --source fixture:basic
 status 2 -b --alerts --system --source fixture:basic
 status 2 -b --alerts --format openmetrics --source fixture:basic
 status 2 -b --top 0 --source fixture:basic
+# --freed SET: bad sets, and what it is not printed as or with
+for v in '' 1,,2 ,1 1, 0 -1 x 'user:' 'comm:' 'cgroup:' '1 2' 0x10 \
+	"$(printf 'comm\033[2J:x')"; do
+	status 2 -b --freed "$v" --source fixture:basic
+done
+status 2 -b --freed 1 --format openmetrics --source fixture:basic
+status 2 -b --freed 1 --alerts --source fixture:basic
+status 0 -b --freed comm:nosuch --source fixture:basic
 status 2 -b --pagemap /usr/lib/x86_64-linux-gnu/libc.so.6 --format csv \
 	--source fixture:basic
 status 1 -b --pagemap /nonexistent --source fixture:basic

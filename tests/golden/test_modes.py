@@ -107,7 +107,7 @@ def body(tmp):
     }
     # the options that select a mode (never an extra option of another)
     selects = {"diff", "sections", "symbols", "pagemap"}
-    reports = {"alerts", "system", "units", "breakdown"}
+    reports = {"alerts", "system", "units", "breakdown", "freed"}
     # A value for each option taking one (and what it needs beside it).
     sample = {
         "batch": [], "iterations": ["2"], "delay": ["0.1"],
@@ -119,7 +119,7 @@ def body(tmp):
         "pagemap": [LIBC], "record": None, "watch": [], "verbose": [],
         "replay": [rec], "sysroot": ["/"], "diff": [rec],
         "from": ["2"], "to": ["2"], "alerts": [], "system": [],
-        "units": [], "breakdown": [], "top": ["3"], "output": None,
+        "units": [], "breakdown": [], "freed": ["300"], "top": ["3"], "output": None,
         "source": ["fixture:basic"], "pagemap-mode": ["read"],
         "include-self": [], "no-color": [],
     }
@@ -165,8 +165,9 @@ def body(tmp):
         for k, opt in enumerate(sorted(everything - set(own))):
             if opt in selects or opt == "batch" and mode == "live":
                 continue  # selects another mode (or batch output)
-            if opt in reports and mode == "listing":
-                continue  # the report mode
+            if opt in reports and mode == "listing" or \
+                    opt == "freed" and mode == "live":
+                continue  # the report mode (--freed: a batch report)
             if mode == "live" and opt in ("replay", "source"):
                 continue
             args = b + ["--" + opt] + value(mode, opt, k) + \

@@ -72,6 +72,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "unmap_vdso.h"
+
 #define NPROC 4
 
 #define PRIVATE_PAGES 5
@@ -442,25 +444,6 @@ static void setup(const char *dir)
 
 static int no_vdso;
 
-/* Unmap [vdso], [vvar] and [vvar_vclock] (see -v). */
-static void unmap_vdso(void)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	unsigned long lo[8], hi[8];
-	char line[512];
-	int n = 0;
-
-	if (!f)
-		die("/proc/self/maps");
-	while (n < 8 && fgets(line, sizeof(line), f))
-		if ((strstr(line, "[vdso]") || strstr(line, "[vvar")) &&
-		    sscanf(line, "%lx-%lx", &lo[n], &hi[n]) == 2)
-			n++;
-	fclose(f);
-	for (int i = 0; i < n; i++)
-		if (munmap((void *)lo[i], hi[i] - lo[i]))
-			die("munmap vdso");
-}
 
 int main(int argc, char **argv)
 {
@@ -497,7 +480,8 @@ int main(int argc, char **argv)
 
 	setup(dir);
 	if (no_vdso) /* after setup: mkstemp asks the vdso for the time */
-		unmap_vdso();
+		if (unmap_vdso())
+		die("unmap vdso");
 	if (pipe(pipefd))
 		die("pipe");
 

@@ -15,7 +15,8 @@ what an unprivileged run can know, and checked both ways:
     rss that /proc/PID/stat gives anyone, every kernel figure, derss and
     its files are null; the text table shows "-" for its NMAP;
   - the user's own process: every size and kernel figure is a number
-    (writable and ksm are null: they need page identity), nmaps equals
+    (writable, ksm and the exclusive figures are null: they need page
+    identity), nmaps equals
     the lines of its /proc/PID/maps, and with -n 2 its derss is a number;
   - the reports (--breakdown, --units, --alerts, --system) and --files:
     what is not measured is null, the system view says why it is missing.
@@ -34,11 +35,17 @@ import sysstate  # noqa: E402
 
 USER = os.environ.get("EXMTOP_TEST_USER", "exmtop-test")
 
-# What anyone may read of any process (its identity, and vm and rss from
-# /proc/PID/stat), and the state.
-ANYONE = ("pid", "ppid", "user", "comm", "cmd", "vm", "rss", "state")
+# What anyone may read of any process (its identity, vm and rss from
+# /proc/PID/stat, the OOM scores from /proc/PID/oom_score and
+# oom_score_adj, readable by all), and the state.
+ANYONE = ("pid", "ppid", "user", "comm", "cmd", "vm", "rss", "state", "oom",
+          "oom_adj")
 # Needs page identity: never measured through smaps.
-NEEDS_PFN = ("writable", "ksm", "ksm_saved", "zero", "ehugetlb")
+NEEDS_PFN = ("writable", "ksm", "ksm_saved", "zero", "ehugetlb", "freed",
+             "cached", "shmem_excl")
+# Exclusive memory: a process's or a group's, not a file's across
+# processes (no such column in --files).
+EXCLUSIVE = ("freed", "cached", "shmem_excl")
 # Needs a previous snapshot.
 NEEDS_PREV = ("derss", "change")
 
@@ -75,6 +82,9 @@ def check_snapshot(c, snap, what):
                 (what, k, snap.get(k)))
     tot = snap.get("totals") or {}
     for k in NEEDS_PFN:
+        if k in EXCLUSIVE:  # the totals are the files' table's sizes
+            c.check(k not in tot, "%s totals have no %s" % (what, k))
+            continue
         c.check(k in tot and tot[k] is None,
                 "%s totals.%s is null, got %r" % (what, k, tot.get(k)))
     for k in ("vm", "rss", "erss", "swap", "eswap", "mapped", "emapped",
@@ -150,7 +160,9 @@ def main():
                 check_snapshot(c, d, "[files]")
                 fs = d.get("files") or []
                 c.check(len(fs) > 0 and all(
-                    all(f.get(k, 0) is None for k in NEEDS_PFN) and
+                    all(f.get(k, 0) is None for k in NEEDS_PFN
+                        if k not in EXCLUSIVE) and
+                    not any(k in f for k in EXCLUSIVE) and
                     f.get("erss") is not None for f in fs),
                     "[files] every file: erss measured; writable, ksm "
                     "null")

@@ -372,3 +372,34 @@ Test(fields, mapped_needs_both_parts)
 	cr_assert_eq(v.type, EXM_V_DBL);
 	cr_assert_eq(v.d, 1024.5 + 2048);
 }
+
+/* oom_adj is signed (-1000 to 1000): printed and sorted as such; a process
+ * whose OOM figures were not read has none ("-"), not 0. */
+Test(fields, oom_adj_signed)
+{
+	struct exm_proc p[3] = { { .pid = 1, .has_oom = true,
+				   .oom_score = 0, .oom_adj = -1000 },
+				 { .pid = 2, .has_oom = true,
+				   .oom_score = 700, .oom_adj = 300 },
+				 { .pid = 3 } };
+	struct exm_row r[3] = { { .proc = &p[1] }, { .proc = &p[0] },
+				{ .proc = &p[2] } };
+	struct exm_value v;
+	char buf[32];
+
+	exm_field_value(EXM_F_OOM_ADJ, EXM_T_PROCS, &r[1], &v);
+	cr_assert_str_eq(exm_fmt_value(buf, sizeof(buf), EXM_F_OOM_ADJ, &v,
+				       false), "-1000");
+	exm_field_value(EXM_F_OOM, EXM_T_PROCS, &r[0], &v);
+	cr_assert_str_eq(exm_fmt_value(buf, sizeof(buf), EXM_F_OOM, &v,
+				       false), "700");
+	exm_field_value(EXM_F_OOM_ADJ, EXM_T_PROCS, &r[2], &v);
+	cr_assert_eq(v.type, EXM_V_NONE);
+	exm_rows_sort(r, 3, EXM_F_OOM_ADJ, EXM_T_PROCS, false);
+	/* unmeasured lowest, then -1000 before 300 */
+	cr_assert_eq(r[0].proc->pid, 3);
+	cr_assert_eq(r[1].proc->pid, 1);
+	cr_assert_eq(r[2].proc->pid, 2);
+	exm_field_value(EXM_F_OOM, EXM_T_GROUPS, &r[1], &v);
+	cr_assert_eq(v.type, EXM_V_NONE); /* not a group's */
+}
