@@ -69,21 +69,14 @@ bool tui_ident_eq(const struct tui_ident *a, const struct tui_ident *b);
 int tui_ident_of_row(enum exm_table t, const struct exm_row *r,
 		     struct tui_ident *out);
 
-/*
- * Give every row of rows[0..n) (table t) the sizes of the row with the same
- * identity in prev (row.prev; left empty for rows new since prev), for the
- * delta columns. 0 or -ENOMEM.
- */
-int tui_rows_set_prev(enum exm_table t, struct exm_row *rows, size_t n,
-		      const struct exm_snapshot *prev);
-
 /* The /proc snap was read from, for exm_elfcache_get() (NULL: /proc). */
 static inline const char *tui_proc_root(const struct exm_snapshot *snap)
 {
 	return snap->sys.proc_root[0] ? snap->sys.proc_root : NULL;
 }
 
-/* Look the process / file of an identity up in snap; NULL if gone. */
+/* Look the process / file of an identity up in snap (core/diff.h's
+ * identity); NULL if gone. */
 const struct exm_proc *tui_ident_proc(const struct exm_snapshot *snap,
 				      const struct tui_ident *id);
 const struct exm_file *tui_ident_file(const struct exm_snapshot *snap,
@@ -96,7 +89,8 @@ struct tui_build {
 	const struct exm_snapshot *snap;
 	/* The snapshot before it (NULL: none, or the view shows no delta):
 	 * tui_view_refresh() builds the view's rows of it too and gives
-	 * every row the sizes of its match (row.prev) for delta columns. */
+	 * every row the sizes of its match (exm_rows_set_prev) for delta
+	 * columns. */
 	const struct exm_snapshot *prev;
 	/* Delta mode: prev is the baseline and every size is shown as its
 	 * growth since (EXM_ROW_DELTA). */
