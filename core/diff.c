@@ -116,22 +116,22 @@ const struct exm_proc *exm_snapshot_find_proc(const struct exm_snapshot *snap,
 const struct exm_file *exm_snapshot_same_file(const struct exm_snapshot *snap,
 					      const struct exm_ident *id)
 {
-	struct exm_ident fid;
+	struct exm_ident want = { 0 }, fid;
 
 	if (!snap || !id->has_file)
 		return NULL;
+	/* the file's part of id */
+	want.has_file = true;
+	want.kind = id->kind;
+	want.dev_major = id->dev_major;
+	want.dev_minor = id->dev_minor;
+	want.inode = id->inode;
+	want.fname = id->fname;
 	for (size_t i = 0; i < snap->nfiles; i++) {
 		struct exm_row r = { .file = snap->files[i] };
 
 		exm_ident_of_row(EXM_T_FILES, &r, &fid);
-		fid.has_proc = id->has_proc;
-		fid.pid = id->pid;
-		fid.start_time = id->start_time;
-		fid.has_name = id->has_name;
-		fid.name = id->name;
-		fid.has_addr = id->has_addr;
-		fid.addr = id->addr;
-		if (!exm_ident_cmp(&fid, id))
+		if (!exm_ident_cmp(&fid, &want))
 			return snap->files[i];
 	}
 	return NULL;

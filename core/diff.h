@@ -66,8 +66,8 @@ int exm_ident_cmp(const struct exm_ident *a, const struct exm_ident *b);
 int exm_proc_id_cmp(const struct exm_proc *p, const struct exm_proc *q);
 int exm_file_id_cmp(const struct exm_file *f, const struct exm_file *g);
 
-/* The process of snap that is the process pid started at start_time, the
- * file of snap that id names (has_file); NULL if none. */
+/* The process of snap that is the process pid started at start_time; the
+ * file of snap that is the file of id (its has_file part); NULL if none. */
 const struct exm_proc *exm_snapshot_find_proc(const struct exm_snapshot *snap,
 					      pid_t pid, uint64_t start_time);
 const struct exm_file *exm_snapshot_same_file(const struct exm_snapshot *snap,

@@ -15,8 +15,8 @@
 
 void tui_ident_fini(struct tui_ident *id)
 {
-	free(id->fname);
-	free(id->name);
+	free((char *)id->id.fname);
+	free((char *)id->id.name);
 	free(id->label);
 	memset(id, 0, sizeof(*id));
 }
@@ -35,6 +35,18 @@ static int dup_str(char **dst, const char *src)
 	return 0;
 }
 
+/* The same for a string of an owned identity. */
+static int dup_id_str(const char **dst, const char *src)
+{
+	char *s = NULL;
+
+	if (dup_str(&s, src))
+		return -ENOMEM;
+	free((char *)*dst);
+	*dst = s;
+	return 0;
+}
+
 int tui_ident_copy(struct tui_ident *dst, const struct tui_ident *src)
 {
 	memset(dst, 0, sizeof(*dst));
@@ -43,28 +55,31 @@ int tui_ident_copy(struct tui_ident *dst, const struct tui_ident *src)
 
 int tui_ident_merge(struct tui_ident *dst, const struct tui_ident *src)
 {
-	if (src->has_proc) {
-		dst->has_proc = true;
-		dst->pid = src->pid;
-		dst->start_time = src->start_time;
+	const struct exm_ident *s = &src->id;
+	struct exm_ident *d = &dst->id;
+
+	if (s->has_proc) {
+		d->has_proc = true;
+		d->pid = s->pid;
+		d->start_time = s->start_time;
 	}
-	if (src->has_file) {
-		dst->has_file = true;
-		dst->kind = src->kind;
-		dst->dev_major = src->dev_major;
-		dst->dev_minor = src->dev_minor;
-		dst->inode = src->inode;
-		if (dup_str(&dst->fname, src->fname))
+	if (s->has_file) {
+		d->has_file = true;
+		d->kind = s->kind;
+		d->dev_major = s->dev_major;
+		d->dev_minor = s->dev_minor;
+		d->inode = s->inode;
+		if (dup_id_str(&d->fname, s->fname))
 			return -ENOMEM;
 	}
-	if (src->has_name) {
-		dst->has_name = true;
-		if (dup_str(&dst->name, src->name))
+	if (s->has_name) {
+		d->has_name = true;
+		if (dup_id_str(&d->name, s->name))
 			return -ENOMEM;
 	}
-	if (src->has_addr) {
-		dst->has_addr = true;
-		dst->addr = src->addr;
+	if (s->has_addr) {
+		d->has_addr = true;
+		d->addr = s->addr;
 	}
 	if (src->label && dup_str(&dst->label, src->label))
 		return -ENOMEM;
@@ -78,45 +93,18 @@ static bool str_eq(const char *a, const char *b)
 	return !strcmp(a, b);
 }
 
-/* The identity id names, as the engine compares it (strings borrowed). */
-static void ident_core(const struct tui_ident *id, struct exm_ident *out)
-{
-	*out = (struct exm_ident){
-		.has_proc = id->has_proc, .pid = id->pid,
-		.start_time = id->start_time, .has_file = id->has_file,
-		.kind = id->kind, .dev_major = id->dev_major,
-		.dev_minor = id->dev_minor, .inode = id->inode,
-		.fname = id->fname, .has_name = id->has_name, .name = id->name,
-		.has_addr = id->has_addr, .addr = id->addr,
-	};
-}
-
 bool tui_ident_eq(const struct tui_ident *a, const struct tui_ident *b)
 {
-	struct exm_ident x, y;
-
-	ident_core(a, &x);
-	ident_core(b, &y);
-	return !exm_ident_cmp(&x, &y);
+	return !exm_ident_cmp(&a->id, &b->id);
 }
 
-/* The identity of row r of table t (core/diff.h), its strings borrowed
- * from the row and no label: for comparing without allocating. */
+/* The identity of row r of table t, its strings borrowed from the row and
+ * no label: for comparing without allocating. */
 static void ident_peek(enum exm_table t, const struct exm_row *r,
 		       struct tui_ident *out)
 {
-	struct exm_ident id;
-
-	exm_ident_of_row(t, r, &id);
-	*out = (struct tui_ident){
-		.has_proc = id.has_proc, .pid = id.pid,
-		.start_time = id.start_time, .has_file = id.has_file,
-		.kind = id.kind, .dev_major = id.dev_major,
-		.dev_minor = id.dev_minor, .inode = id.inode,
-		.fname = (char *)id.fname, .has_name = id.has_name,
-		.name = (char *)id.name, .has_addr = id.has_addr,
-		.addr = id.addr,
-	};
+	out->label = NULL;
+	exm_ident_of_row(t, r, &out->id);
 }
 
 int tui_ident_of_row(enum exm_table t, const struct exm_row *r,
@@ -129,7 +117,7 @@ int tui_ident_of_row(enum exm_table t, const struct exm_row *r,
 	ident_peek(t, r, &peek);
 	memset(out, 0, sizeof(*out));
 	err = tui_ident_merge(out, &peek);
-	if (!err && peek.has_proc) {
+	if (!err && peek.id.has_proc) {
 		if (asprintf(&out->label, "%s (%d)",
 			     r->proc->comm ? r->proc->comm : "?",
 			     (int)r->proc->pid) < 0) {
@@ -138,10 +126,11 @@ int tui_ident_of_row(enum exm_table t, const struct exm_row *r,
 		}
 	} else if (!err && t == EXM_T_MAPPINGS) {
 		snprintf(buf, sizeof(buf), "%#llx",
-			 (unsigned long long)peek.addr);
+			 (unsigned long long)peek.id.addr);
 		err = dup_str(&out->label, buf);
-	} else if (!err && (peek.fname || peek.name)) {
-		err = dup_str(&out->label, peek.fname ? peek.fname : peek.name);
+	} else if (!err && (peek.id.fname || peek.id.name)) {
+		err = dup_str(&out->label,
+			      peek.id.fname ? peek.id.fname : peek.id.name);
 	}
 	if (err)
 		tui_ident_fini(out);
@@ -151,19 +140,15 @@ int tui_ident_of_row(enum exm_table t, const struct exm_row *r,
 const struct exm_proc *tui_ident_proc(const struct exm_snapshot *snap,
 				      const struct tui_ident *id)
 {
-	if (!id->has_proc)
+	if (!id->id.has_proc)
 		return NULL;
-	return exm_snapshot_find_proc(snap, id->pid, id->start_time);
+	return exm_snapshot_find_proc(snap, id->id.pid, id->id.start_time);
 }
 
 const struct exm_file *tui_ident_file(const struct exm_snapshot *snap,
 				      const struct tui_ident *id)
 {
-	struct exm_ident x;
-
-	ident_core(id, &x);
-	x.has_proc = x.has_name = x.has_addr = false;
-	return exm_snapshot_same_file(snap, &x);
+	return exm_snapshot_same_file(snap, &id->id);
 }
 
 /* A drilled-down view: the label of the row that was entered. */
@@ -303,7 +288,8 @@ bool tui_row_matches(enum exm_table t, const struct exm_row *r,
 
 static bool ident_any(const struct tui_ident *id)
 {
-	return id->has_proc || id->has_file || id->has_name || id->has_addr;
+	return id->id.has_proc || id->id.has_file || id->id.has_name ||
+	       id->id.has_addr;
 }
 
 /* Rows of the current list in display order; sort + filter + selection. */

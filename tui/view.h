@@ -7,9 +7,9 @@
  *
  * A view never keeps pointers across snapshots. What it is about (its
  * context: a process, a file, a group, a section) and which row is selected
- * are kept as identities (struct tui_ident: pid + start time, file
- * kind/dev/inode/name, name, address) that are looked up again in every new
- * snapshot. So the selection stays on the same process or file across
+ * are kept as identities (struct tui_ident: core/diff.h's pid + start
+ * time, file kind/dev/inode/name, name, address) that are looked up again
+ * in every new snapshot. So the selection stays on the same process or file across
  * refreshes, and a view whose process exited says so instead of crashing.
  *
  * A view is a struct tui_view_ops: a build callback that returns rows of
@@ -18,8 +18,8 @@
  * it opens: .enter (Enter) and .alt ('e'), with an optional per-row child()
  * override. The context of a child is the parent's context merged with the
  * identity of the row Enter was pressed on: Enter on a file within a
- * process gives ctx.has_proc and ctx.has_file; Enter on a section row adds
- * ctx.name (the section name) and ctx.addr.
+ * process gives ctx.id.has_proc and ctx.id.has_file; Enter on a section row
+ * adds ctx.id.name (the section name) and ctx.id.addr.
  *
  * Adding a view: write its ops (views.c holds the standard ones) and name
  * it as .enter or .alt of its parent. Nothing else changes.
@@ -32,29 +32,16 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "core/diff.h"
 #include "core/fields.h"
 #include "core/group.h"
 #include "core/snapshot.h"
 #include "core/table.h"
 
-/* The identity of a process, file, group, mapping, section or symbol. */
+/* The identity of a process, file, group, mapping, section or symbol
+ * (core/diff.h's), kept across snapshots: its strings are owned. */
 struct tui_ident {
-	bool has_proc;
-	pid_t pid;
-	uint64_t start_time;
-
-	bool has_file;
-	enum exm_kind kind;
-	uint32_t dev_major, dev_minor;
-	uint64_t inode;
-	char *fname; /* file name (owned) */
-
-	bool has_name;
-	char *name; /* group key, section or symbol name (owned) */
-
-	bool has_addr;
-	uint64_t addr; /* mapping start, section or symbol address */
-
+	struct exm_ident id; /* fname and name owned */
 	char *label; /* what to call it in the breadcrumb (owned; not compared:
 		      * "comm (pid)", file name, group, section) */
 };

@@ -565,12 +565,12 @@ Test(ui_stack, plugged_in_views)
 	v = tui_stack_enter(&s, true);
 	cr_assert_eq(v->ops, &probe_ops);
 	tui_view_refresh(v, &b);
-	cr_assert(seen_ctx.has_proc);
-	cr_assert_eq(seen_ctx.pid, 1);
+	cr_assert(seen_ctx.id.has_proc);
+	cr_assert_eq(seen_ctx.id.pid, 1);
 	cr_assert_eq(v->nvis, 2);
 	/* selection by name + address */
 	tui_view_set_cursor(v, 1);
-	cr_assert_str_eq(v->sel.name, tui_view_selected(v)->name);
+	cr_assert_str_eq(v->sel.id.name, tui_view_selected(v)->name);
 	tui_stack_crumbs(&s, crumbs, sizeof(crumbs));
 	cr_assert_str_eq(crumbs, "Processes > init (1)");
 	/* probe_ops names no child */
@@ -707,26 +707,28 @@ Test(ui_view, group_keys)
 
 Test(ui_view, ident_merge_and_copy)
 {
-	struct tui_ident a = { .has_proc = true, .pid = 7, .start_time = 70 };
+	struct tui_ident a = {
+		.id = { .has_proc = true, .pid = 7, .start_time = 70 },
+	};
 	struct tui_ident b = { 0 }, c;
 
-	b.has_file = true;
-	b.kind = EXM_KIND_FILE;
-	b.inode = 42;
-	b.fname = "/lib/x.so";
+	b.id.has_file = true;
+	b.id.kind = EXM_KIND_FILE;
+	b.id.inode = 42;
+	b.id.fname = "/lib/x.so";
 	b.label = "/lib/x.so";
 	cr_assert_eq(tui_ident_copy(&c, &a), 0);
 	cr_assert(tui_ident_eq(&c, &a));
 	cr_assert_eq(tui_ident_merge(&c, &b), 0);
-	cr_assert(c.has_proc && c.has_file);
-	cr_assert_eq(c.pid, 7);
-	cr_assert_str_eq(c.fname, "/lib/x.so");
-	cr_assert_neq(c.fname, b.fname); /* copied, not borrowed */
+	cr_assert(c.id.has_proc && c.id.has_file);
+	cr_assert_eq(c.id.pid, 7);
+	cr_assert_str_eq(c.id.fname, "/lib/x.so");
+	cr_assert_neq(c.id.fname, b.id.fname); /* copied, not borrowed */
 	cr_assert_str_eq(c.label, "/lib/x.so");
 	cr_assert_not(tui_ident_eq(&c, &a));
 	tui_ident_fini(&c);
-	cr_assert_not(c.has_proc || c.has_file);
-	cr_assert_null(c.fname);
+	cr_assert_not(c.id.has_proc || c.id.has_file);
+	cr_assert_null(c.id.fname);
 }
 
 Test(ui_view, table_fields_follow_the_field_table)
