@@ -3,6 +3,7 @@
 #include "core/diff.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -233,25 +234,19 @@ const char *exm_diff_change_name(enum exm_diff_change c)
 	return (unsigned)c < 3 ? change_names[c] : "?";
 }
 
-/* The sizes of a side, or zeros measured as the other side. */
-static void side(struct exm_sizes *out, const struct exm_sizes *s,
-		 const struct exm_sizes *other)
+/*
+ * *out (size bytes: struct exm_sizes or exm_kpss, whose has member is at
+ * has_at) = side s, or, absent, zeros measured as the other side.
+ */
+static void side(void *out, const void *s, const void *other, size_t size,
+		 size_t has_at)
 {
-	memset(out, 0, sizeof(*out));
+	memset(out, 0, size);
 	if (s)
-		*out = *s;
+		memcpy(out, s, size);
 	else if (other)
-		out->has = other->has;
-}
-
-static void kside(struct exm_kpss *out, const struct exm_kpss *k,
-		  const struct exm_kpss *other)
-{
-	memset(out, 0, sizeof(*out));
-	if (k)
-		*out = *k;
-	else if (other)
-		out->has = other->has;
+		memcpy((char *)out + has_at, (const char *)other + has_at,
+		       sizeof(unsigned));
 }
 
 /* r's delta row from the sizes before (x, kx) and after (y, ky); any may
@@ -260,15 +255,18 @@ static void delta_row(struct exm_diff_row *r, const struct exm_sizes *x,
 		      const struct exm_sizes *y, const struct exm_kpss *kx,
 		      const struct exm_kpss *ky)
 {
+	const size_t hs = offsetof(struct exm_sizes, has);
+	const size_t hk = offsetof(struct exm_kpss, has);
+
 	r->row.flags = EXM_ROW_DELTA |
 		       (r->change == EXM_DIFF_NEW    ? EXM_ROW_NEW
 			: r->change == EXM_DIFF_GONE ? EXM_ROW_GONE
 						     : 0);
-	side(&r->row.sz, y, x);
-	side(&r->row.prev, x, y);
+	side(&r->row.sz, y, x, sizeof(r->row.sz), hs);
+	side(&r->row.prev, x, y, sizeof(r->row.prev), hs);
 	if (kx || ky) {
-		kside(&r->row.kpss, ky, kx);
-		kside(&r->row.prev_kpss, kx, ky);
+		side(&r->row.kpss, ky, kx, sizeof(r->row.kpss), hk);
+		side(&r->row.prev_kpss, kx, ky, sizeof(r->row.prev_kpss), hk);
 	}
 }
 

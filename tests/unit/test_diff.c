@@ -54,19 +54,29 @@ static struct exm_proc *find(struct exm_snapshot *s, pid_t pid)
 	return NULL;
 }
 
-/* The later snapshot: basic, then pid 400 maps 5 more private pages,
- * pid 201 ended, pid 700 started, pid 300 is a new process (other start
- * time). */
-static struct exm_snapshot *later(const struct exm_snapshot *a)
+/* A copy of a, accounted after edit(b) changed it. */
+static struct exm_snapshot *copy_with(const struct exm_snapshot *a,
+				      void (*edit)(struct exm_snapshot *))
 {
-	static const pid_t keep[] = { 1, 200, 300, 301, 302, 400 };
 	struct exm_snapshot *b = exm_snapshot_new();
 	struct exm_builder bl;
-	struct exm_mapping *m;
-	struct exm_proc *p;
 
 	exm_builder_init(&bl, b);
 	cr_assert_eq(exm_snapshot_emit(a, &exm_builder_sink, &bl), 0);
+	edit(b);
+	cr_assert_eq(exm_snapshot_account(b), 0);
+	return b;
+}
+
+/* The later snapshot: basic, then pid 400 maps 5 more private pages,
+ * pid 201 ended, pid 700 started, pid 300 is a new process (other start
+ * time). */
+static void grow_and_churn(struct exm_snapshot *b)
+{
+	static const pid_t keep[] = { 1, 200, 300, 301, 302, 400 };
+	struct exm_mapping *m;
+	struct exm_proc *p;
+
 	exm_snapshot_keep_pids(b, keep, 6);
 	p = find(b, 400);
 	m = exm_proc_add_mapping(p);
@@ -89,8 +99,11 @@ static struct exm_snapshot *later(const struct exm_snapshot *a)
 	m->kind = EXM_KIND_ANON;
 	m->name = strdup("");
 	cr_assert_eq(exm_mapping_add_page(m, 1, EXM_PM_PRESENT | 0x95000), 0);
-	cr_assert_eq(exm_snapshot_account(b), 0);
-	return b;
+}
+
+static struct exm_snapshot *later(const struct exm_snapshot *a)
+{
+	return copy_with(a, grow_and_churn);
 }
 
 Test(diff, growth_new_and_gone)
@@ -260,20 +273,6 @@ Test(diff, needs_accounted_snapshots)
 }
 
 /* ---- the engine: identity ---- */
-
-/* A copy of a, accounted after edit(b) changed it. */
-static struct exm_snapshot *copy_with(const struct exm_snapshot *a,
-				      void (*edit)(struct exm_snapshot *))
-{
-	struct exm_snapshot *b = exm_snapshot_new();
-	struct exm_builder bl;
-
-	exm_builder_init(&bl, b);
-	cr_assert_eq(exm_snapshot_emit(a, &exm_builder_sink, &bl), 0);
-	edit(b);
-	cr_assert_eq(exm_snapshot_account(b), 0);
-	return b;
-}
 
 /* pid 400's data file replaced under its name (another inode), its memfd
  * renamed (the same inode), and pid 300 reused by a process started
