@@ -85,24 +85,27 @@ int exm_ident_cmp(const struct exm_ident *a, const struct exm_ident *b)
 	return a->has_addr ? cmp_u64(a->addr, b->addr) : 0;
 }
 
-int exm_proc_id_cmp(const struct exm_proc *p, const struct exm_proc *q)
+/* The order of rows x and y of table t by identity. */
+static int row_id_cmp(enum exm_table t, const struct exm_row *x,
+		      const struct exm_row *y)
 {
-	struct exm_row x = { .proc = p }, y = { .proc = q };
 	struct exm_ident a, b;
 
-	exm_ident_of_row(EXM_T_PROCS, &x, &a);
-	exm_ident_of_row(EXM_T_PROCS, &y, &b);
+	exm_ident_of_row(t, x, &a);
+	exm_ident_of_row(t, y, &b);
 	return exm_ident_cmp(&a, &b);
+}
+
+int exm_proc_id_cmp(const struct exm_proc *p, const struct exm_proc *q)
+{
+	return row_id_cmp(EXM_T_PROCS, &(struct exm_row){ .proc = p },
+			  &(struct exm_row){ .proc = q });
 }
 
 int exm_file_id_cmp(const struct exm_file *f, const struct exm_file *g)
 {
-	struct exm_row x = { .file = f }, y = { .file = g };
-	struct exm_ident a, b;
-
-	exm_ident_of_row(EXM_T_FILES, &x, &a);
-	exm_ident_of_row(EXM_T_FILES, &y, &b);
-	return exm_ident_cmp(&a, &b);
+	return row_id_cmp(EXM_T_FILES, &(struct exm_row){ .file = f },
+			  &(struct exm_row){ .file = g });
 }
 
 const struct exm_proc *exm_snapshot_find_proc(const struct exm_snapshot *snap,

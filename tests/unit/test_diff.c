@@ -54,6 +54,22 @@ static struct exm_proc *find(struct exm_snapshot *s, pid_t pid)
 	return NULL;
 }
 
+/* A new private read-write mapping of p: npages pages from start. */
+static struct exm_mapping *add_map(struct exm_proc *p, uint64_t start,
+				   unsigned npages, enum exm_kind kind,
+				   const char *name)
+{
+	struct exm_mapping *m = exm_proc_add_mapping(p);
+
+	cr_assert_not_null(m);
+	m->start = start;
+	m->end = start + (uint64_t)npages * PS;
+	m->perms = EXM_PERM_R | EXM_PERM_W;
+	m->kind = kind;
+	m->name = strdup(name);
+	return m;
+}
+
 /* A copy of a, accounted after edit(b) changed it. */
 static struct exm_snapshot *copy_with(const struct exm_snapshot *a,
 				      void (*edit)(struct exm_snapshot *))
@@ -78,13 +94,7 @@ static void grow_and_churn(struct exm_snapshot *b)
 	struct exm_proc *p;
 
 	exm_snapshot_keep_pids(b, keep, 6);
-	p = find(b, 400);
-	m = exm_proc_add_mapping(p);
-	m->start = 0x9000000;
-	m->end = m->start + 8 * PS;
-	m->perms = EXM_PERM_R | EXM_PERM_W;
-	m->kind = EXM_KIND_HEAP;
-	m->name = strdup("[heap]");
+	m = add_map(find(b, 400), 0x9000000, 8, EXM_KIND_HEAP, "[heap]");
 	for (unsigned i = 0; i < 5; i++) {
 		uint64_t w = EXM_PM_PRESENT | EXM_PM_EXCLUSIVE | (0x90000 + i);
 
@@ -92,12 +102,7 @@ static void grow_and_churn(struct exm_snapshot *b)
 	}
 	find(b, 300)->start_time += 1;
 	p = snapgen_proc(b, 700, "newcomer");
-	m = exm_proc_add_mapping(p);
-	m->start = 0x1000;
-	m->end = 0x3000;
-	m->perms = EXM_PERM_R | EXM_PERM_W;
-	m->kind = EXM_KIND_ANON;
-	m->name = strdup("");
+	m = add_map(p, 0x1000, 2, EXM_KIND_ANON, "");
 	cr_assert_eq(exm_mapping_add_page(m, 1, EXM_PM_PRESENT | 0x95000), 0);
 }
 
@@ -293,12 +298,7 @@ static void replace_and_rename(struct exm_snapshot *b)
 	}
 	p = find(b, 300);
 	p->start_time += 7;
-	m = exm_proc_add_mapping(p);
-	m->start = 0x9000000;
-	m->end = m->start + 16 * PS;
-	m->perms = EXM_PERM_R | EXM_PERM_W;
-	m->kind = EXM_KIND_ANON;
-	m->name = strdup("");
+	m = add_map(p, 0x9000000, 16, EXM_KIND_ANON, "");
 	cr_assert_eq(exm_mapping_add_run(m, m->start / PS,
 					 EXM_PM_PRESENT | EXM_PM_EXCLUSIVE |
 						 0x98000,
