@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/diff.h"
 #include "core/group.h"
 #include "core/source.h"
 #include "tui/view.h"
@@ -680,6 +681,106 @@ Test(ui_view, delta_of_effective_resident)
 	exm_field_value(EXM_F_DERSS, EXM_T_PROCS, tui_view_selected(v), &val);
 	cr_assert_eq(val.type, EXM_V_NONE);
 	tui_view_free(v);
+	exm_snapshot_free(a);
+	exm_snapshot_free(prev);
+}
+
+/* Every growing field of view row r (table t) as diff row dr gives it. */
+static size_t same_growth(enum exm_table t, const struct exm_row *r,
+			  const struct exm_diff_row *dr)
+{
+	size_t n = 0;
+
+	cr_assert_not_null(dr);
+	cr_assert_eq(!!(r->flags & EXM_ROW_NEW), dr->change == EXM_DIFF_NEW);
+	for (int f = 0; f < EXM_F__COUNT; f++) {
+		double g = 0, h = 0;
+		bool m = exm_row_growth(f, t, r, &g);
+
+		cr_assert_eq(m, exm_row_growth(f, t, &dr->row, &h), "%s",
+			     exm_fields[f].key);
+		if (m) {
+			cr_assert_eq(g, h, "%s", exm_fields[f].key);
+			n++;
+		}
+	}
+	return n;
+}
+
+/*
+ * Delta mode (D) and --diff of the same two snapshots give the same
+ * growth of every size, row by row: processes, files, and the files of a
+ * process, through the live screen's views and the engine's diff.
+ */
+Test(ui_view, delta_mode_and_diff_agree)
+{
+	static const pid_t some[] = { 1, 200, 201 };
+	struct exm_snapshot *prev = fixture(some, 3);
+	struct exm_snapshot *a = fixture(NULL, 0);
+	struct tui_build b = { .snap = a, .prev = prev, .delta = true };
+	struct tui_view *v = tui_view_new(&tui_view_procs, NULL), *pf;
+	struct exm_diff_row *rows = NULL;
+	struct tui_ident ctx;
+	struct exm_diff *d;
+	size_t checked = 0, nnew = 0, n = 0;
+
+	cr_assert_eq(exm_diff_new(prev, a, &d), 0);
+	cr_assert_eq(tui_view_refresh(v, &b), 0);
+	cr_assert_eq(v->nrows, a->nprocs);
+	for (size_t i = 0; i < v->nrows; i++) {
+		const struct exm_row *r = &v->rows[i];
+
+		nnew += !!(r->flags & EXM_ROW_NEW);
+		checked += same_growth(EXM_T_PROCS, r,
+				       exm_diff_find_pid(d, r->proc->pid));
+	}
+	cr_assert_eq(nnew, 4); /* 300, 301, 302, 400 */
+	tui_view_free(v);
+
+	v = tui_view_new(&tui_view_files, NULL);
+	cr_assert_eq(tui_view_refresh(v, &b), 0);
+	for (size_t i = 0; i < v->nrows; i++) {
+		const struct exm_diff_row *dr = NULL;
+
+		for (size_t j = 0; j < d->nfiles; j++)
+			if (d->files[j].file_b == v->rows[i].file)
+				dr = &d->files[j];
+		checked += same_growth(EXM_T_FILES, &v->rows[i], dr);
+	}
+	tui_view_free(v);
+
+	/* init's files: its libc share shrank, as the diff's drill-down says */
+	cr_assert_eq(exm_diff_proc_files(exm_diff_find_pid(d, 1), &rows, &n),
+		     0);
+	v = tui_view_new(&tui_view_procs, NULL);
+	cr_assert_eq(tui_view_refresh(v, &b), 0);
+	for (size_t i = 0; i < v->nrows; i++)
+		if (v->rows[i].proc->pid == 1)
+			cr_assert_eq(tui_ident_of_row(EXM_T_PROCS, &v->rows[i],
+						      &ctx),
+				     0);
+	pf = tui_view_new(&tui_view_pfiles, &ctx);
+	cr_assert_eq(tui_view_refresh(pf, &b), 0);
+	cr_assert_eq(pf->nrows, n);
+	for (size_t i = 0; i < pf->nrows; i++) {
+		const struct exm_diff_row *dr = NULL;
+		double g;
+
+		for (size_t j = 0; j < n; j++)
+			if (rows[j].file_b == pf->rows[i].file)
+				dr = &rows[j];
+		checked += same_growth(EXM_T_PFILES, &pf->rows[i], dr);
+		if (strstr(pf->rows[i].file->name, "libc"))
+			cr_assert(exm_row_growth(EXM_F_ERSS, EXM_T_PFILES,
+						 &pf->rows[i], &g) &&
+				  g < 0);
+	}
+	cr_assert_gt(checked, 100);
+	free(rows);
+	tui_ident_fini(&ctx);
+	tui_view_free(pf);
+	tui_view_free(v);
+	exm_diff_free(d);
 	exm_snapshot_free(a);
 	exm_snapshot_free(prev);
 }
