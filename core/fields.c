@@ -417,12 +417,14 @@ static void field_value(enum exm_field_id f, enum exm_table t,
 	case EXM_F_SWAP_PSS:
 		v_kpss(v, k, EXM_KPSS_SWAP_PSS, k->swap_pss);
 		break;
-	case EXM_F_DERSS:
-		if ((s->has & EXM_HAS_ERSS) && (r->prev.has & EXM_HAS_ERSS)) {
-			v->type = EXM_V_DELTA;
-			v->d = s->erss - r->prev.erss;
-		}
+	case EXM_F_DERSS: {
+		/* effective resident's growth, as a delta row has it */
+		struct exm_row d = *r;
+
+		d.flags |= EXM_ROW_DELTA;
+		exm_field_value(EXM_F_ERSS, t, &d, v);
 		break;
+	}
 	case EXM_F_CHANGE:
 		if (r->flags & EXM_ROW_DELTA)
 			v_str(v, r->flags & EXM_ROW_NEW	   ? "new"
