@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/diff.h"
 #include "core/elf.h"
 
 static const char *const kind_names[EXM_ALERT__COUNT] = {
@@ -357,12 +358,13 @@ static int find_growth(const struct exm_snapshot *cur,
 
 	for (size_t i = 0; i < cur->nprocs; i++) {
 		const struct exm_proc *p = &cur->procs[i];
-		const struct exm_proc *q = exm_snapshot_find_pid(prev, p->pid);
+		/* the same process (pid and start time: diff.h) */
+		const struct exm_proc *q =
+			exm_snapshot_find_proc(prev, p->pid, p->start_time);
 		struct exm_alert a = { 0 };
 		uint64_t before, after;
 
-		if (!q || q->start_time != p->start_time ||
-		    !exm_proc_anon_bytes(p, &after) ||
+		if (!q || !exm_proc_anon_bytes(p, &after) ||
 		    !exm_proc_anon_bytes(q, &before) || after < before ||
 		    after - before < o->min_growth)
 			continue;

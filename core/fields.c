@@ -75,7 +75,7 @@ const struct exm_field exm_fields[EXM_F__COUNT] = {
 	[EXM_F_SIZE] = { .key = "size", .title = "SIZE", .width = 8,
 			 .type = EXM_FT_SIZE,
 			 .tables = T(SECTIONS) | T(SYMBOLS), .desc = true,
-			 .help = "size in the ELF file" },
+			 .nogrow = true, .help = "size in the ELF file" },
 	[EXM_F_PERMS] = { .key = "perms", .title = "PERM", .width = 4,
 			  .type = EXM_FT_STR, .tables = T(MAPPINGS),
 			  .help = "mapping permissions" },
@@ -211,6 +211,7 @@ const struct exm_field exm_fields[EXM_F__COUNT] = {
 	[EXM_F_DERSS] = { .key = "derss", .title = "+EFF.RES", .width = 8,
 			  .type = EXM_FT_ESIZE, .tables = T_SIZES,
 			  .desc = true, .needs = EXM_NEED_PAGES,
+			  .nogrow = true,
 			  .help = "growth of effective resident since the "
 				  "previous refresh" },
 	[EXM_F_CHANGE] = { .key = "change", .title = "CHANGE", .width = 6,
@@ -285,10 +286,12 @@ static void v_kpss(struct exm_value *v, const struct exm_kpss *k,
 static void field_value(enum exm_field_id f, enum exm_table t,
 			const struct exm_row *r, struct exm_value *v);
 
-/* The size fields, whose value a delta row gives as growth. */
-static bool is_size_field(enum exm_field_id f)
+bool exm_field_grows(enum exm_field_id f)
 {
-	return f >= EXM_F_VM && f <= EXM_F_SWAP_PSS;
+	const struct exm_field *d = &exm_fields[f];
+
+	return (d->type == EXM_FT_SIZE || d->type == EXM_FT_ESIZE) &&
+	       !d->nogrow;
 }
 
 void exm_field_value(enum exm_field_id f, enum exm_table t,
@@ -298,8 +301,8 @@ void exm_field_value(enum exm_field_id f, enum exm_table t,
 	struct exm_value b;
 
 	field_value(f, t, r, v);
-	if (!(r->flags & EXM_ROW_DELTA) || !is_size_field(f) ||
-	    v->type == EXM_V_NONE)
+	if (!(r->flags & EXM_ROW_DELTA) || v->type == EXM_V_NONE ||
+	    !exm_field_grows(f))
 		return;
 	before = *r;
 	before.sz = r->prev;
@@ -462,12 +465,14 @@ static void field_value(enum exm_field_id f, enum exm_table t,
 		if (p && p->has_oom)
 			v_int(v, (uint64_t)(int64_t)p->oom_adj);
 		break;
-	case EXM_F_DERSS:
-		if ((s->has & EXM_HAS_ERSS) && (r->prev.has & EXM_HAS_ERSS)) {
-			v->type = EXM_V_DELTA;
-			v->d = s->erss - r->prev.erss;
-		}
+	case EXM_F_DERSS: {
+		/* effective resident's growth, as a delta row has it */
+		struct exm_row d = *r;
+
+		d.flags |= EXM_ROW_DELTA;
+		exm_field_value(EXM_F_ERSS, t, &d, v);
 		break;
+	}
 	case EXM_F_CHANGE:
 		if (r->flags & EXM_ROW_DELTA)
 			v_str(v, r->flags & EXM_ROW_NEW	   ? "new"

@@ -102,12 +102,20 @@ struct exm_field {
 	unsigned tables;   /* EXM_TBIT() of the tables it applies to */
 	unsigned needs;	   /* EXM_NEED_* */
 	bool desc;	   /* natural sort is descending (sizes) */
+	/* A size that is not a figure of the row's memory (an ELF size, a
+	 * growth itself): it does not grow in delta rows. Every other size
+	 * (EXM_FT_SIZE, EXM_FT_ESIZE) does, see exm_field_grows(). */
+	bool nogrow;
 };
 
 extern const struct exm_field exm_fields[EXM_F__COUNT];
 
 /* What every column together needs (EXM_NEED_*). */
 unsigned exm_fields_needs(void);
+
+/* Whether field f is a size whose growth a delta row (table.h) gives:
+ * every size of the table but those marked nogrow. */
+bool exm_field_grows(enum exm_field_id f);
 
 /* Field id for key, or -1. */
 int exm_field_by_key(const char *key);

@@ -14,7 +14,8 @@ tests_unit_test_core_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_unit_test_core_LDADD = $(CORE_LIBS) $(CRITERION_LIBS)
 TESTS += tests/unit/test_core
 endif
-# Builder protocol, recording and replay (tests/unit/test_record.c).
+# Builder protocol, recording and replay (tests/unit/test_record.c), and
+# the identity and growth engine of --diff and delta mode (test_diff.c).
 if HAVE_CRITERION
 check_PROGRAMS += tests/unit/test_record
 tests_unit_test_record_SOURCES = \

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/diff.h"
 #include "core/format.h"
 #include "core/openmetrics.h"
 #include "core/source.h"
@@ -20,7 +21,6 @@
 #include "tui/drive.h"
 #include "tui/replay.h"
 #include "tui/text.h"
-#include "tui/view.h"
 
 void tui_all_fields(enum exm_table t, int *out)
 {
@@ -455,7 +455,7 @@ static struct exm_row *table_rows(const struct tui_query *q,
 			rows[k++] = rows[i];
 	free(in);
 	*n = k;
-	if (prev && tui_rows_set_prev(t, rows, k, prev)) {
+	if (prev && exm_rows_set_prev_snap(t, rows, k, prev)) {
 		free(rows);
 		return NULL;
 	}

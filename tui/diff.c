@@ -13,36 +13,8 @@
 #include "tui/replay.h"
 #include "tui/text.h"
 
-/* The sizes of a side, or zeros measured as the other side. */
-static void side(struct exm_sizes *out, const struct exm_sizes *s,
-		 const struct exm_sizes *other)
-{
-	memset(out, 0, sizeof(*out));
-	if (s)
-		*out = *s;
-	else if (other)
-		out->has = other->has;
-}
-
-static void kside(struct exm_kpss *out, const struct exm_kpss *k,
-		  const struct exm_kpss *other)
-{
-	memset(out, 0, sizeof(*out));
-	if (k)
-		*out = *k;
-	else if (other)
-		out->has = other->has;
-}
-
-static unsigned change_flags(const struct exm_diff_row *dr)
-{
-	return EXM_ROW_DELTA | (dr->change == EXM_DIFF_NEW    ? EXM_ROW_NEW
-				: dr->change == EXM_DIFF_GONE ? EXM_ROW_GONE
-							      : 0);
-}
-
-/* Delta rows of the processes (t EXM_T_PROCS) or files of d, -u applied,
- * sorted as the query says. Caller frees; NULL on ENOMEM. */
+/* The delta rows of the processes (t EXM_T_PROCS) or files of d, -u
+ * applied, sorted as the query says. Caller frees; NULL on ENOMEM. */
 static struct exm_row *delta_rows(const struct tui_query *q,
 				  const struct exm_diff *d, enum exm_table t,
 				  size_t *n)
@@ -55,33 +27,9 @@ static struct exm_row *delta_rows(const struct tui_query *q,
 
 	if (!rows)
 		return NULL;
-	for (size_t i = 0; i < nd; i++) {
-		const struct exm_diff_row *dr = &drs[i];
-		struct exm_row *r = &rows[k];
-
-		r->flags = change_flags(dr);
-		if (t == EXM_T_PROCS) {
-			const struct exm_proc *a = dr->proc_a, *b = dr->proc_b;
-
-			r->proc = exm_diff_row_proc(dr);
-			if (!tui_query_proc_match(q, r->proc))
-				continue;
-			side(&r->sz, b ? &b->sz : NULL, a ? &a->sz : NULL);
-			side(&r->prev, a ? &a->sz : NULL, b ? &b->sz : NULL);
-			kside(&r->kpss, b ? &b->kpss : NULL,
-			      a ? &a->kpss : NULL);
-			kside(&r->prev_kpss, a ? &a->kpss : NULL,
-			      b ? &b->kpss : NULL);
-		} else {
-			const struct exm_file *a = dr->file_a, *b = dr->file_b;
-
-			r->file = exm_diff_row_file(dr);
-			r->nprocs = r->file->nprocs;
-			side(&r->sz, b ? &b->sz : NULL, a ? &a->sz : NULL);
-			side(&r->prev, a ? &a->sz : NULL, b ? &b->sz : NULL);
-		}
-		k++;
-	}
+	for (size_t i = 0; i < nd; i++)
+		if (t != EXM_T_PROCS || tui_query_proc_match(q, drs[i].row.proc))
+			rows[k++] = drs[i].row;
 	*n = k;
 	tui_query_sort(q, t, &f, &desc);
 	exm_rows_sort(rows, k, f, t, desc);
@@ -102,13 +50,14 @@ int tui_diff_text(FILE *out, const struct tui_query *q,
 {
 	const struct exm_diff *d = df->d;
 	char ta[32], tb[32], grow[32], name_a[512], name_b[512];
-	struct exm_value v = { .type = EXM_V_DELTA, .d = d->total.erss };
+	struct exm_value v;
 
 	fmt_time(ta, sizeof(ta), d->a);
 	fmt_time(tb, sizeof(tb), d->b);
 	exm_escape(name_a, sizeof(name_a), df->file_a);
 	exm_escape(name_b, sizeof(name_b), df->file_b);
-	if (d->total.has & EXM_HAS_ERSS)
+	exm_field_value(EXM_F_ERSS, EXM_T_FILES, &d->total, &v);
+	if (v.type == EXM_V_DELTA)
 		exm_fmt_value(grow, sizeof(grow), EXM_F_ERSS, &v,
 			      q->set.exact_bytes);
 	else
@@ -166,7 +115,6 @@ int tui_diff_json(FILE *out, const struct tui_query *q,
 {
 	const struct exm_diff *d = df->d;
 	int pf[TUI_MAX_FIELDS + 1], ff[TUI_MAX_FIELDS + 1];
-	struct exm_row tot = { .flags = EXM_ROW_DELTA };
 	int keys[EXM_F__COUNT + 1];
 
 	tui_size_fields(keys);
@@ -184,10 +132,7 @@ int tui_diff_json(FILE *out, const struct tui_query *q,
 		return 0;
 	}
 	fputs("\"totals\":", out);
-	/* the growth of the totals, as a delta row prints it */
-	tot.sz = d->b->total;
-	tot.prev = d->a->total;
-	tui_print_json_rows(out, EXM_T_FILES, &tot, 1, keys);
+	tui_print_json_rows(out, EXM_T_FILES, &d->total, 1, keys);
 	if (q->table == EXM_T_PROCS) {
 		fputs(",\"processes\":", out);
 		tui_print_json_rows(out, EXM_T_PROCS, df->procs, df->nprocs,

@@ -8,14 +8,15 @@
 #include <string.h>
 
 #include "core/account.h"
+#include "core/diff.h"
 #include "core/format.h"
 
 /* ---- identities ---- */
 
 void tui_ident_fini(struct tui_ident *id)
 {
-	free(id->fname);
-	free(id->name);
+	free((char *)id->id.fname);
+	free((char *)id->id.name);
 	free(id->label);
 	memset(id, 0, sizeof(*id));
 }
@@ -34,6 +35,18 @@ static int dup_str(char **dst, const char *src)
 	return 0;
 }
 
+/* The same for a string of an owned identity. */
+static int dup_id_str(const char **dst, const char *src)
+{
+	char *s = NULL;
+
+	if (dup_str(&s, src))
+		return -ENOMEM;
+	free((char *)*dst);
+	*dst = s;
+	return 0;
+}
+
 int tui_ident_copy(struct tui_ident *dst, const struct tui_ident *src)
 {
 	memset(dst, 0, sizeof(*dst));
@@ -42,28 +55,31 @@ int tui_ident_copy(struct tui_ident *dst, const struct tui_ident *src)
 
 int tui_ident_merge(struct tui_ident *dst, const struct tui_ident *src)
 {
-	if (src->has_proc) {
-		dst->has_proc = true;
-		dst->pid = src->pid;
-		dst->start_time = src->start_time;
+	const struct exm_ident *s = &src->id;
+	struct exm_ident *d = &dst->id;
+
+	if (s->has_proc) {
+		d->has_proc = true;
+		d->pid = s->pid;
+		d->start_time = s->start_time;
 	}
-	if (src->has_file) {
-		dst->has_file = true;
-		dst->kind = src->kind;
-		dst->dev_major = src->dev_major;
-		dst->dev_minor = src->dev_minor;
-		dst->inode = src->inode;
-		if (dup_str(&dst->fname, src->fname))
+	if (s->has_file) {
+		d->has_file = true;
+		d->kind = s->kind;
+		d->dev_major = s->dev_major;
+		d->dev_minor = s->dev_minor;
+		d->inode = s->inode;
+		if (dup_id_str(&d->fname, s->fname))
 			return -ENOMEM;
 	}
-	if (src->has_name) {
-		dst->has_name = true;
-		if (dup_str(&dst->name, src->name))
+	if (s->has_name) {
+		d->has_name = true;
+		if (dup_id_str(&d->name, s->name))
 			return -ENOMEM;
 	}
-	if (src->has_addr) {
-		dst->has_addr = true;
-		dst->addr = src->addr;
+	if (s->has_addr) {
+		d->has_addr = true;
+		d->addr = s->addr;
 	}
 	if (src->label && dup_str(&dst->label, src->label))
 		return -ENOMEM;
@@ -79,22 +95,7 @@ static bool str_eq(const char *a, const char *b)
 
 bool tui_ident_eq(const struct tui_ident *a, const struct tui_ident *b)
 {
-	if (a->has_proc != b->has_proc || a->has_file != b->has_file ||
-	    a->has_name != b->has_name || a->has_addr != b->has_addr)
-		return false;
-	if (a->has_proc &&
-	    (a->pid != b->pid || a->start_time != b->start_time))
-		return false;
-	if (a->has_file &&
-	    (a->kind != b->kind || a->dev_major != b->dev_major ||
-	     a->dev_minor != b->dev_minor || a->inode != b->inode ||
-	     !str_eq(a->fname, b->fname)))
-		return false;
-	if (a->has_name && !str_eq(a->name, b->name))
-		return false;
-	if (a->has_addr && a->addr != b->addr)
-		return false;
-	return true;
+	return !exm_ident_cmp(&a->id, &b->id);
 }
 
 /* The identity of row r of table t, its strings borrowed from the row and
@@ -102,148 +103,8 @@ bool tui_ident_eq(const struct tui_ident *a, const struct tui_ident *b)
 static void ident_peek(enum exm_table t, const struct exm_row *r,
 		       struct tui_ident *out)
 {
-	memset(out, 0, sizeof(*out));
-	switch (t) {
-	case EXM_T_PROCS:
-	case EXM_T_FPROCS:
-		if (r->proc) {
-			out->has_proc = true;
-			out->pid = r->proc->pid;
-			out->start_time = r->proc->start_time;
-		}
-		break;
-	case EXM_T_FILES:
-	case EXM_T_PFILES:
-		if (r->file) {
-			out->has_file = true;
-			out->kind = r->file->kind;
-			out->dev_major = r->file->dev_major;
-			out->dev_minor = r->file->dev_minor;
-			out->inode = r->file->inode;
-			out->fname = r->file->name;
-		}
-		break;
-	case EXM_T_MAPPINGS:
-		out->has_addr = true;
-		out->addr = r->map ? r->map->start : r->addr;
-		break;
-	case EXM_T_GROUPS:
-		out->has_name = true;
-		out->name = (char *)(r->name ? r->name : "");
-		break;
-	default:
-		/* sections, symbols and anything later: name and address */
-		out->has_name = true;
-		out->name = (char *)(r->name ? r->name : "");
-		out->has_addr = true;
-		out->addr = r->addr;
-		break;
-	}
-}
-
-struct prev_key;
-static void tui_rows_match(enum exm_table t, struct exm_row *rows, size_t n,
-			   struct prev_key *keys, size_t nkeys);
-
-static int cmp_u64(uint64_t a, uint64_t b)
-{
-	return (a > b) - (a < b);
-}
-
-static int cmp_str(const char *a, const char *b)
-{
-	return strcmp(a ? a : "", b ? b : "");
-}
-
-/* A total order of identities (equal exactly when tui_ident_eq). */
-static int ident_cmp(const struct tui_ident *a, const struct tui_ident *b)
-{
-	int c;
-
-	if ((c = a->has_proc - b->has_proc) || (c = a->has_file - b->has_file) ||
-	    (c = a->has_name - b->has_name) || (c = a->has_addr - b->has_addr))
-		return c;
-	if (a->has_proc && ((c = cmp_u64((uint64_t)a->pid, (uint64_t)b->pid)) ||
-			    (c = cmp_u64(a->start_time, b->start_time))))
-		return c;
-	if (a->has_file &&
-	    ((c = cmp_u64(a->kind, b->kind)) ||
-	     (c = cmp_u64(a->dev_major, b->dev_major)) ||
-	     (c = cmp_u64(a->dev_minor, b->dev_minor)) ||
-	     (c = cmp_u64(a->inode, b->inode)) ||
-	     (c = cmp_str(a->fname, b->fname))))
-		return c;
-	if (a->has_name && (c = cmp_str(a->name, b->name)))
-		return c;
-	return a->has_addr ? cmp_u64(a->addr, b->addr) : 0;
-}
-
-struct prev_key {
-	struct tui_ident id;
-	const struct exm_sizes *sz;
-	const struct exm_kpss *kpss;
-};
-
-static int cmp_prev_key(const void *a, const void *b)
-{
-	return ident_cmp(&((const struct prev_key *)a)->id,
-			 &((const struct prev_key *)b)->id);
-}
-
-/* rows[i].prev = the sizes of the key with the same identity. */
-static void tui_rows_match(enum exm_table t, struct exm_row *rows, size_t n,
-			   struct prev_key *keys, size_t nkeys)
-{
-	if (nkeys)
-		qsort(keys, nkeys, sizeof(*keys), cmp_prev_key);
-	for (size_t i = 0; i < n; i++) {
-		struct prev_key k, *hit = NULL;
-
-		ident_peek(t, &rows[i], &k.id);
-		if (nkeys)
-			hit = bsearch(&k, keys, nkeys, sizeof(*keys),
-				      cmp_prev_key);
-		memset(&rows[i].prev, 0, sizeof(rows[i].prev));
-		memset(&rows[i].prev_kpss, 0, sizeof(rows[i].prev_kpss));
-		if (hit) {
-			rows[i].prev = *hit->sz;
-			rows[i].prev_kpss = *hit->kpss;
-		} else if (rows[i].flags & EXM_ROW_DELTA) {
-			/* new since the baseline: it grew by all it has */
-			rows[i].flags |= EXM_ROW_NEW;
-			rows[i].prev.has = rows[i].sz.has;
-			rows[i].prev_kpss.has = rows[i].kpss.has;
-		}
-	}
-}
-
-int tui_rows_set_prev(enum exm_table t, struct exm_row *rows, size_t n,
-		      const struct exm_snapshot *prev)
-{
-	struct exm_row *old;
-	struct prev_key *keys;
-	size_t nold;
-
-	if (t != EXM_T_PROCS && t != EXM_T_FILES)
-		return 0; /* other tables: from their view's own rows */
-	old = t == EXM_T_FILES ? exm_table_files(prev, &nold)
-			       : exm_table_procs(prev, &nold);
-	if (!old)
-		return -ENOMEM;
-	keys = malloc((nold + 1) * sizeof(*keys));
-	if (!keys) {
-		free(old);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < nold; i++) {
-		ident_peek(t, &old[i], &keys[i].id);
-		keys[i].sz = &old[i].sz;
-		keys[i].kpss = &old[i].kpss;
-	}
-	tui_rows_match(t, rows, n, keys, nold);
-	free(keys);
-	free(old);
-	return 0;
+	out->label = NULL;
+	exm_ident_of_row(t, r, &out->id);
 }
 
 int tui_ident_of_row(enum exm_table t, const struct exm_row *r,
@@ -256,7 +117,7 @@ int tui_ident_of_row(enum exm_table t, const struct exm_row *r,
 	ident_peek(t, r, &peek);
 	memset(out, 0, sizeof(*out));
 	err = tui_ident_merge(out, &peek);
-	if (!err && peek.has_proc) {
+	if (!err && peek.id.has_proc) {
 		if (asprintf(&out->label, "%s (%d)",
 			     r->proc->comm ? r->proc->comm : "?",
 			     (int)r->proc->pid) < 0) {
@@ -265,10 +126,11 @@ int tui_ident_of_row(enum exm_table t, const struct exm_row *r,
 		}
 	} else if (!err && t == EXM_T_MAPPINGS) {
 		snprintf(buf, sizeof(buf), "%#llx",
-			 (unsigned long long)peek.addr);
+			 (unsigned long long)peek.id.addr);
 		err = dup_str(&out->label, buf);
-	} else if (!err && (peek.fname || peek.name)) {
-		err = dup_str(&out->label, peek.fname ? peek.fname : peek.name);
+	} else if (!err && (peek.id.fname || peek.id.name)) {
+		err = dup_str(&out->label,
+			      peek.id.fname ? peek.id.fname : peek.id.name);
 	}
 	if (err)
 		tui_ident_fini(out);
@@ -278,30 +140,15 @@ int tui_ident_of_row(enum exm_table t, const struct exm_row *r,
 const struct exm_proc *tui_ident_proc(const struct exm_snapshot *snap,
 				      const struct tui_ident *id)
 {
-	const struct exm_proc *p;
-
-	if (!snap || !id->has_proc)
+	if (!id->id.has_proc)
 		return NULL;
-	p = exm_snapshot_find_pid(snap, id->pid);
-	if (!p || p->start_time != id->start_time)
-		return NULL;
-	return p;
+	return exm_snapshot_find_proc(snap, id->id.pid, id->id.start_time);
 }
 
 const struct exm_file *tui_ident_file(const struct exm_snapshot *snap,
 				      const struct tui_ident *id)
 {
-	if (!snap || !id->has_file)
-		return NULL;
-	for (size_t i = 0; i < snap->nfiles; i++) {
-		const struct exm_file *f = snap->files[i];
-
-		if (f->kind == id->kind && f->inode == id->inode &&
-		    f->dev_major == id->dev_major &&
-		    f->dev_minor == id->dev_minor && str_eq(f->name, id->fname))
-			return f;
-	}
-	return NULL;
+	return exm_snapshot_same_file(snap, &id->id);
 }
 
 /* A drilled-down view: the label of the row that was entered. */
@@ -441,7 +288,8 @@ bool tui_row_matches(enum exm_table t, const struct exm_row *r,
 
 static bool ident_any(const struct tui_ident *id)
 {
-	return id->has_proc || id->has_file || id->has_name || id->has_addr;
+	return id->id.has_proc || id->id.has_file || id->id.has_name ||
+	       id->id.has_addr;
 }
 
 /* Rows of the current list in display order; sort + filter + selection. */
@@ -490,36 +338,19 @@ static void relist(struct tui_view *v)
 	}
 }
 
-/*
- * The rows of v in b->prev, their identities in keys (what tui_rows_match
- * reads): built before the current rows, so the view's own state (why,
- * crumbs) is the current snapshot's. *old: the rows (caller frees).
- */
-static struct prev_key *prev_keys(struct tui_view *v, const struct tui_build *b,
-				  struct exm_row **old, size_t *nold)
+/* The rows of v in b->prev (caller frees; NULL when none): built before
+ * the current rows, so the view's own state (why, crumbs) is the current
+ * snapshot's. */
+static struct exm_row *prev_rows(struct tui_view *v, const struct tui_build *b,
+				 size_t *nold)
 {
 	struct tui_build pb = *b;
 	const char *why = NULL;
-	struct prev_key *keys;
 
 	pb.snap = b->prev;
 	pb.prev = NULL;
 	*nold = 0;
-	*old = v->ops->build ? v->ops->build(v, &pb, nold, &why) : NULL;
-	if (!*old)
-		return NULL;
-	keys = malloc((*nold + 1) * sizeof(*keys));
-	if (!keys) {
-		free(*old);
-		*old = NULL;
-		return NULL;
-	}
-	for (size_t i = 0; i < *nold; i++) {
-		ident_peek(v->ops->table, &(*old)[i], &keys[i].id);
-		keys[i].sz = &(*old)[i].sz;
-		keys[i].kpss = &(*old)[i].kpss;
-	}
-	return keys;
+	return v->ops->build ? v->ops->build(v, &pb, nold, &why) : NULL;
 }
 
 int tui_view_refresh(struct tui_view *v, const struct tui_build *b)
@@ -527,20 +358,25 @@ int tui_view_refresh(struct tui_view *v, const struct tui_build *b)
 	const char *why = NULL;
 	size_t n = 0, nold = 0;
 	struct exm_row *rows, *old = NULL;
-	struct prev_key *keys = NULL;
+	int err = 0;
 
 	if (b->prev && !v->ops->no_row &&
 	    (unsigned)v->ops->table < EXM_T__COUNT)
-		keys = prev_keys(v, b, &old, &nold);
+		old = prev_rows(v, b, &nold);
 	rows = v->ops->build ? v->ops->build(v, b, &n, &why) : NULL;
 	for (size_t i = 0; rows && b->delta && b->prev && i < n; i++)
 		rows[i].flags |= EXM_ROW_DELTA;
-	if (rows && (keys || (b->delta && b->prev)))
-		tui_rows_match(v->ops->table, rows, n, keys, keys ? nold : 0);
-	free(keys);
+	if (rows && (old || (b->delta && b->prev)))
+		err = exm_rows_set_prev(v->ops->table, rows, n, old,
+					old ? nold : 0);
 	free(old);
 	tui_view_clear_rows(v);
 	v->why = why;
+	if (err) {
+		free(rows);
+		rows = NULL;
+		why = NULL;
+	}
 	if (!rows) {
 		if (!why && !v->ops->no_row)
 			v->why = "(out of memory)";

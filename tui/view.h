@@ -7,9 +7,9 @@
  *
  * A view never keeps pointers across snapshots. What it is about (its
  * context: a process, a file, a group, a section) and which row is selected
- * are kept as identities (struct tui_ident: pid + start time, file
- * kind/dev/inode/name, name, address) that are looked up again in every new
- * snapshot. So the selection stays on the same process or file across
+ * are kept as identities (struct tui_ident: core/diff.h's pid + start
+ * time, file kind/dev/inode/name, name, address) that are looked up again
+ * in every new snapshot. So the selection stays on the same process or file across
  * refreshes, and a view whose process exited says so instead of crashing.
  *
  * A view is a struct tui_view_ops: a build callback that returns rows of
@@ -18,8 +18,8 @@
  * it opens: .enter (Enter) and .alt ('e'), with an optional per-row child()
  * override. The context of a child is the parent's context merged with the
  * identity of the row Enter was pressed on: Enter on a file within a
- * process gives ctx.has_proc and ctx.has_file; Enter on a section row adds
- * ctx.name (the section name) and ctx.addr.
+ * process gives ctx.id.has_proc and ctx.id.has_file; Enter on a section row
+ * adds ctx.id.name (the section name) and ctx.id.addr.
  *
  * Adding a view: write its ops (views.c holds the standard ones) and name
  * it as .enter or .alt of its parent. Nothing else changes.
@@ -32,29 +32,16 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "core/diff.h"
 #include "core/fields.h"
 #include "core/group.h"
 #include "core/snapshot.h"
 #include "core/table.h"
 
-/* The identity of a process, file, group, mapping, section or symbol. */
+/* The identity of a process, file, group, mapping, section or symbol
+ * (core/diff.h's), kept across snapshots: its strings are owned. */
 struct tui_ident {
-	bool has_proc;
-	pid_t pid;
-	uint64_t start_time;
-
-	bool has_file;
-	enum exm_kind kind;
-	uint32_t dev_major, dev_minor;
-	uint64_t inode;
-	char *fname; /* file name (owned) */
-
-	bool has_name;
-	char *name; /* group key, section or symbol name (owned) */
-
-	bool has_addr;
-	uint64_t addr; /* mapping start, section or symbol address */
-
+	struct exm_ident id; /* fname and name owned */
 	char *label; /* what to call it in the breadcrumb (owned; not compared:
 		      * "comm (pid)", file name, group, section) */
 };
@@ -69,21 +56,14 @@ bool tui_ident_eq(const struct tui_ident *a, const struct tui_ident *b);
 int tui_ident_of_row(enum exm_table t, const struct exm_row *r,
 		     struct tui_ident *out);
 
-/*
- * Give every row of rows[0..n) (table t) the sizes of the row with the same
- * identity in prev (row.prev; left empty for rows new since prev), for the
- * delta columns. 0 or -ENOMEM.
- */
-int tui_rows_set_prev(enum exm_table t, struct exm_row *rows, size_t n,
-		      const struct exm_snapshot *prev);
-
 /* The /proc snap was read from, for exm_elfcache_get() (NULL: /proc). */
 static inline const char *tui_proc_root(const struct exm_snapshot *snap)
 {
 	return snap->sys.proc_root[0] ? snap->sys.proc_root : NULL;
 }
 
-/* Look the process / file of an identity up in snap; NULL if gone. */
+/* Look the process / file of an identity up in snap (core/diff.h's
+ * identity); NULL if gone. */
 const struct exm_proc *tui_ident_proc(const struct exm_snapshot *snap,
 				      const struct tui_ident *id);
 const struct exm_file *tui_ident_file(const struct exm_snapshot *snap,
@@ -96,7 +76,8 @@ struct tui_build {
 	const struct exm_snapshot *snap;
 	/* The snapshot before it (NULL: none, or the view shows no delta):
 	 * tui_view_refresh() builds the view's rows of it too and gives
-	 * every row the sizes of its match (row.prev) for delta columns. */
+	 * every row the sizes of its match (exm_rows_set_prev) for delta
+	 * columns. */
 	const struct exm_snapshot *prev;
 	/* Delta mode: prev is the baseline and every size is shown as its
 	 * growth since (EXM_ROW_DELTA). */

@@ -78,11 +78,11 @@ static bool context(struct tui_view *v, const struct tui_build *b,
 		    const struct exm_elf **e, const char **why)
 {
 	*p = NULL;
-	if (v->ctx.has_proc) {
+	if (v->ctx.id.has_proc) {
 		*p = tui_ident_proc(b->snap, &v->ctx);
 		if (!*p) {
 			snprintf(v->why_buf, sizeof(v->why_buf),
-				 "(process %d has exited)", (int)v->ctx.pid);
+				 "(process %d has exited)", (int)v->ctx.id.pid);
 			*why = v->why_buf;
 			return false;
 		}
@@ -162,9 +162,9 @@ static bool section_context(struct tui_view *v, const struct tui_build *b,
 		return false;
 	}
 	*si = -1;
-	if (v->ctx.has_name && v->ctx.name)
-		*si = exm_elf_section_lookup(*e, v->ctx.name,
-					     v->ctx.has_addr ? v->ctx.addr : 0);
+	if (v->ctx.id.has_name && v->ctx.id.name)
+		*si = exm_elf_section_lookup(*e, v->ctx.id.name,
+					     v->ctx.id.has_addr ? v->ctx.id.addr : 0);
 	if (*si < 0) {
 		*why = "(no such section in the file)";
 		return false;
@@ -239,7 +239,7 @@ void tui_elf_crumb_sections(const struct tui_view *v, char *buf, size_t len)
 {
 	const struct elf_priv *pv = v->priv;
 
-	snprintf(buf, len, "%s: sections%s", base_name(v->ctx.fname),
+	snprintf(buf, len, "%s: sections%s", base_name(v->ctx.id.fname),
 		 pv ? pv->what : "");
 }
 
@@ -247,14 +247,14 @@ void tui_elf_crumb_symbols(const struct tui_view *v, char *buf, size_t len)
 {
 	const struct elf_priv *pv = v->priv;
 
-	snprintf(buf, len, "%s: symbols%s", v->ctx.name ? v->ctx.name : "?",
+	snprintf(buf, len, "%s: symbols%s", v->ctx.id.name ? v->ctx.id.name : "?",
 		 pv ? pv->what : "");
 }
 
 void tui_elf_crumb_section_procs(const struct tui_view *v, char *buf,
 				size_t len)
 {
-	snprintf(buf, len, "%s: processes", v->ctx.name ? v->ctx.name : "?");
+	snprintf(buf, len, "%s: processes", v->ctx.id.name ? v->ctx.id.name : "?");
 }
 
 /* A gap row is not a section: nothing below it. */

@@ -55,7 +55,7 @@ static void report_fini(struct tui_view *v)
 
 static const struct tui_report_ops *ops_of(const struct tui_view *v)
 {
-	return v->ctx.name ? tui_report_find(v->ctx.name) : NULL;
+	return v->ctx.id.name ? tui_report_find(v->ctx.id.name) : NULL;
 }
 
 static bool report_wants_prev(const struct tui_view *v)
@@ -243,7 +243,7 @@ const struct tui_view_ops tui_view_report = {
 
 struct tui_view *tui_report_push(struct tui_stack *s, const char *name)
 {
-	struct tui_ident ctx = { .has_name = true };
+	struct tui_ident ctx = { .id.has_name = true };
 	struct tui_view *v, *top = tui_stack_top(s);
 
 	if (!tui_report_find(name))
@@ -252,7 +252,7 @@ struct tui_view *tui_report_push(struct tui_stack *s, const char *name)
 		tui_stack_back(s);
 	if (s->depth >= TUI_STACK_MAX)
 		return NULL;
-	ctx.name = (char *)name;
+	ctx.id.name = name;
 	ctx.label = (char *)name;
 	v = tui_view_new(&tui_view_report, &ctx);
 	if (v)

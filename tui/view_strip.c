@@ -56,12 +56,12 @@ struct exm_row *tui_strip_build(struct tui_view *v, const struct tui_build *b,
 	exm_strip_fini(&sp->strip);
 	if (!p) {
 		snprintf(v->why_buf, sizeof(v->why_buf),
-			 "(process %d has exited)", (int)v->ctx.pid);
+			 "(process %d has exited)", (int)v->ctx.id.pid);
 		*why = v->why_buf;
 		return NULL;
 	}
-	m = exm_proc_mapping_at(p, v->ctx.addr);
-	if (!m || m->start != v->ctx.addr) {
+	m = exm_proc_mapping_at(p, v->ctx.id.addr);
+	if (!m || m->start != v->ctx.id.addr) {
 		*why = "(the process no longer has this mapping)";
 		return NULL;
 	}
@@ -92,7 +92,7 @@ struct exm_row *tui_strip_build(struct tui_view *v, const struct tui_build *b,
 
 void tui_strip_crumb(const struct tui_view *v, char *buf, size_t len)
 {
-	snprintf(buf, len, "%#" PRIx64 ": pages", v->ctx.addr);
+	snprintf(buf, len, "%#" PRIx64 ": pages", v->ctx.id.addr);
 }
 
 static enum tui_role role_of(char c)

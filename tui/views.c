@@ -49,7 +49,7 @@ static struct exm_row *build_group_procs(struct tui_view *v,
 	if (no_cgroups(b, why))
 		return NULL;
 	return exm_table_group_procs(b->snap, b->group_by,
-				     v->ctx.name ? v->ctx.name : "", n);
+				     v->ctx.id.name ? v->ctx.id.name : "", n);
 }
 
 static struct exm_row *build_files(struct tui_view *v, const struct tui_build *b,
@@ -66,7 +66,7 @@ static const struct exm_proc *ctx_proc(struct tui_view *v,
 
 	if (!p) {
 		snprintf(v->why_buf, sizeof(v->why_buf),
-			 "(process %d has exited)", (int)v->ctx.pid);
+			 "(process %d has exited)", (int)v->ctx.id.pid);
 		*why = v->why_buf;
 	}
 	return p;

@@ -438,17 +438,31 @@ static void grow_diff(struct exm_source *pm)
 	r = exm_diff_find_pid(d, g.pid);
 	CHECK(r && r->change == EXM_DIFF_SAME, "grower not in both");
 	if (r) {
-		CHECK(r->d.vm == (int64_t)mib, "vm grew %lld", (long long)r->d.vm);
-		CHECK(r->d.rss == (int64_t)mib, "rss grew %lld",
-		      (long long)r->d.rss);
-		CHECK(r->d.erss == (double)mib, "erss grew %.6f", r->d.erss);
-		CHECK(r->d.sole == (int64_t)mib, "sole grew %lld",
-		      (long long)r->d.sole);
-		CHECK(r->d.writable == (int64_t)mib, "writable grew %lld",
-		      (long long)r->d.writable);
-		CHECK(r->d.swap == 0 && r->d.eswap == 0.0, "swap changed");
-		CHECK((r->d.has & EXM_HAS_ALL) == EXM_HAS_ALL, "has %x",
-		      r->d.has);
+		double vm = 0, rss = 0, erss = 0, sole = 0, wr = 0, sw = 1,
+		       esw = 1;
+		bool all = exm_row_growth(EXM_F_VM, EXM_T_PROCS, &r->row, &vm) &&
+			   exm_row_growth(EXM_F_RSS, EXM_T_PROCS, &r->row, &rss) &&
+			   exm_row_growth(EXM_F_ERSS, EXM_T_PROCS, &r->row,
+					  &erss) &&
+			   exm_row_growth(EXM_F_SOLE, EXM_T_PROCS, &r->row,
+					  &sole) &&
+			   exm_row_growth(EXM_F_WRITABLE, EXM_T_PROCS, &r->row,
+					  &wr) &&
+			   exm_row_growth(EXM_F_SWAP, EXM_T_PROCS, &r->row, &sw) &&
+			   exm_row_growth(EXM_F_ESWAP, EXM_T_PROCS, &r->row,
+					  &esw);
+
+		CHECK(all, "a size not measured on both sides (has %x, %x)",
+		      r->row.prev.has, r->row.sz.has);
+		CHECK(vm == (double)mib, "vm grew %.0f", vm);
+		CHECK(rss == (double)mib, "rss grew %.0f", rss);
+		CHECK(erss == (double)mib, "erss grew %.6f", erss);
+		CHECK(sole == (double)mib, "sole grew %.0f", sole);
+		CHECK(wr == (double)mib, "writable grew %.0f", wr);
+		CHECK(sw == 0 && esw == 0.0, "swap changed");
+		CHECK((r->row.sz.has & r->row.prev.has & EXM_HAS_ALL) ==
+			      EXM_HAS_ALL,
+		      "has %x", r->row.sz.has & r->row.prev.has);
 	}
 	r = exm_diff_find_pid(d, y.pid);
 	CHECK(r && r->change == EXM_DIFF_NEW && !r->proc_a,

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/diff.h"
 #include "core/group.h"
 #include "core/source.h"
 #include "tui/view.h"
@@ -565,12 +566,12 @@ Test(ui_stack, plugged_in_views)
 	v = tui_stack_enter(&s, true);
 	cr_assert_eq(v->ops, &probe_ops);
 	tui_view_refresh(v, &b);
-	cr_assert(seen_ctx.has_proc);
-	cr_assert_eq(seen_ctx.pid, 1);
+	cr_assert(seen_ctx.id.has_proc);
+	cr_assert_eq(seen_ctx.id.pid, 1);
 	cr_assert_eq(v->nvis, 2);
 	/* selection by name + address */
 	tui_view_set_cursor(v, 1);
-	cr_assert_str_eq(v->sel.name, tui_view_selected(v)->name);
+	cr_assert_str_eq(v->sel.id.name, tui_view_selected(v)->name);
 	tui_stack_crumbs(&s, crumbs, sizeof(crumbs));
 	cr_assert_str_eq(crumbs, "Processes > init (1)");
 	/* probe_ops names no child */
@@ -684,6 +685,106 @@ Test(ui_view, delta_of_effective_resident)
 	exm_snapshot_free(prev);
 }
 
+/* Every growing field of view row r (table t) as diff row dr gives it. */
+static size_t same_growth(enum exm_table t, const struct exm_row *r,
+			  const struct exm_diff_row *dr)
+{
+	size_t n = 0;
+
+	cr_assert_not_null(dr);
+	cr_assert_eq(!!(r->flags & EXM_ROW_NEW), dr->change == EXM_DIFF_NEW);
+	for (int f = 0; f < EXM_F__COUNT; f++) {
+		double g = 0, h = 0;
+		bool m = exm_row_growth(f, t, r, &g);
+
+		cr_assert_eq(m, exm_row_growth(f, t, &dr->row, &h), "%s",
+			     exm_fields[f].key);
+		if (m) {
+			cr_assert_eq(g, h, "%s", exm_fields[f].key);
+			n++;
+		}
+	}
+	return n;
+}
+
+/*
+ * Delta mode (D) and --diff of the same two snapshots give the same
+ * growth of every size, row by row: processes, files, and the files of a
+ * process, through the live screen's views and the engine's diff.
+ */
+Test(ui_view, delta_mode_and_diff_agree)
+{
+	static const pid_t some[] = { 1, 200, 201 };
+	struct exm_snapshot *prev = fixture(some, 3);
+	struct exm_snapshot *a = fixture(NULL, 0);
+	struct tui_build b = { .snap = a, .prev = prev, .delta = true };
+	struct tui_view *v = tui_view_new(&tui_view_procs, NULL), *pf;
+	struct exm_diff_row *rows = NULL;
+	struct tui_ident ctx;
+	struct exm_diff *d;
+	size_t checked = 0, nnew = 0, n = 0;
+
+	cr_assert_eq(exm_diff_new(prev, a, &d), 0);
+	cr_assert_eq(tui_view_refresh(v, &b), 0);
+	cr_assert_eq(v->nrows, a->nprocs);
+	for (size_t i = 0; i < v->nrows; i++) {
+		const struct exm_row *r = &v->rows[i];
+
+		nnew += !!(r->flags & EXM_ROW_NEW);
+		checked += same_growth(EXM_T_PROCS, r,
+				       exm_diff_find_pid(d, r->proc->pid));
+	}
+	cr_assert_eq(nnew, 4); /* 300, 301, 302, 400 */
+	tui_view_free(v);
+
+	v = tui_view_new(&tui_view_files, NULL);
+	cr_assert_eq(tui_view_refresh(v, &b), 0);
+	for (size_t i = 0; i < v->nrows; i++) {
+		const struct exm_diff_row *dr = NULL;
+
+		for (size_t j = 0; j < d->nfiles; j++)
+			if (d->files[j].file_b == v->rows[i].file)
+				dr = &d->files[j];
+		checked += same_growth(EXM_T_FILES, &v->rows[i], dr);
+	}
+	tui_view_free(v);
+
+	/* init's files: its libc share shrank, as the diff's drill-down says */
+	cr_assert_eq(exm_diff_proc_files(exm_diff_find_pid(d, 1), &rows, &n),
+		     0);
+	v = tui_view_new(&tui_view_procs, NULL);
+	cr_assert_eq(tui_view_refresh(v, &b), 0);
+	for (size_t i = 0; i < v->nrows; i++)
+		if (v->rows[i].proc->pid == 1)
+			cr_assert_eq(tui_ident_of_row(EXM_T_PROCS, &v->rows[i],
+						      &ctx),
+				     0);
+	pf = tui_view_new(&tui_view_pfiles, &ctx);
+	cr_assert_eq(tui_view_refresh(pf, &b), 0);
+	cr_assert_eq(pf->nrows, n);
+	for (size_t i = 0; i < pf->nrows; i++) {
+		const struct exm_diff_row *dr = NULL;
+		double g;
+
+		for (size_t j = 0; j < n; j++)
+			if (rows[j].file_b == pf->rows[i].file)
+				dr = &rows[j];
+		checked += same_growth(EXM_T_PFILES, &pf->rows[i], dr);
+		if (strstr(pf->rows[i].file->name, "libc"))
+			cr_assert(exm_row_growth(EXM_F_ERSS, EXM_T_PFILES,
+						 &pf->rows[i], &g) &&
+				  g < 0);
+	}
+	cr_assert_gt(checked, 100);
+	free(rows);
+	tui_ident_fini(&ctx);
+	tui_view_free(pf);
+	tui_view_free(v);
+	exm_diff_free(d);
+	exm_snapshot_free(a);
+	exm_snapshot_free(prev);
+}
+
 Test(ui_view, group_keys)
 {
 	struct exm_proc p = { .comm = "bash", .user = "alice", .uid = 1000,
@@ -707,26 +808,28 @@ Test(ui_view, group_keys)
 
 Test(ui_view, ident_merge_and_copy)
 {
-	struct tui_ident a = { .has_proc = true, .pid = 7, .start_time = 70 };
+	struct tui_ident a = {
+		.id = { .has_proc = true, .pid = 7, .start_time = 70 },
+	};
 	struct tui_ident b = { 0 }, c;
 
-	b.has_file = true;
-	b.kind = EXM_KIND_FILE;
-	b.inode = 42;
-	b.fname = "/lib/x.so";
+	b.id.has_file = true;
+	b.id.kind = EXM_KIND_FILE;
+	b.id.inode = 42;
+	b.id.fname = "/lib/x.so";
 	b.label = "/lib/x.so";
 	cr_assert_eq(tui_ident_copy(&c, &a), 0);
 	cr_assert(tui_ident_eq(&c, &a));
 	cr_assert_eq(tui_ident_merge(&c, &b), 0);
-	cr_assert(c.has_proc && c.has_file);
-	cr_assert_eq(c.pid, 7);
-	cr_assert_str_eq(c.fname, "/lib/x.so");
-	cr_assert_neq(c.fname, b.fname); /* copied, not borrowed */
+	cr_assert(c.id.has_proc && c.id.has_file);
+	cr_assert_eq(c.id.pid, 7);
+	cr_assert_str_eq(c.id.fname, "/lib/x.so");
+	cr_assert_neq(c.id.fname, b.id.fname); /* copied, not borrowed */
 	cr_assert_str_eq(c.label, "/lib/x.so");
 	cr_assert_not(tui_ident_eq(&c, &a));
 	tui_ident_fini(&c);
-	cr_assert_not(c.has_proc || c.has_file);
-	cr_assert_null(c.fname);
+	cr_assert_not(c.id.has_proc || c.id.has_file);
+	cr_assert_null(c.id.fname);
 }
 
 Test(ui_view, table_fields_follow_the_field_table)

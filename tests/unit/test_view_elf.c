@@ -109,10 +109,10 @@ static struct tui_view *open_view(const struct tui_view_ops *ops,
 	if (with_proc)
 		cr_assert_eq(tui_ident_merge(&ctx, &proc_id), 0);
 	if (name) {
-		ctx.has_name = true;
-		ctx.name = strdup(name);
-		ctx.has_addr = true;
-		ctx.addr = addr;
+		ctx.id.has_name = true;
+		ctx.id.name = strdup(name);
+		ctx.id.has_addr = true;
+		ctx.id.addr = addr;
 	}
 	v = tui_view_new(ops, &ctx);
 	tui_ident_fini(&ctx);
