@@ -1045,9 +1045,10 @@ def chk_man_diff(ctx, cmd):
 
 
 EXAMPLES = {
-    # README.md: Two commands
+    # README.md: Install and first run
     "scripts/run          # install build dependencies, build, start exmtop":
         chk_scripts_run,
+    # README.md: How it is tested
     "scripts/test         # install test dependencies, build, run the whole "
     "suite": chk_scripts_test,
     # README.md: Install as a Debian package
