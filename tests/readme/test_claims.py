@@ -226,6 +226,37 @@ def c_help_man():
             assert var in h, "%s is read but not in --help" % var
 
 
+def c_caps_documented():
+    """every bit of a recorded snapshot's caps is in the README's schema"""
+    readme = open(os.path.join(SRCDIR, "README.md")).read()
+    m = re.search(r"`caps` \(bits: ([^)]*)\)", readme)
+    assert m, "no caps list in the README's schema"
+    doc = {int(b) for b in re.findall(r"(?:^|, )(\d+) ", m.group(1))}
+    path = os.path.join(TMP, "caps.exmrec")
+    run("-b", "--record", path, "-n", "1")
+    run("-b", "--record", path, "-n", "1", "--scan-pids", str(os.getpid()))
+    out = subprocess.run(["sqlite3", path, "SELECT caps FROM snapshot"],
+                         capture_output=True, text=True, check=True).stdout
+    seen = 0
+    for caps in map(int, out.split()):
+        seen |= caps
+        for bit in range(32):
+            assert not caps & (1 << bit) or (1 << bit) in doc, \
+                "caps bit %d (of %d) is not in the README" % (1 << bit, caps)
+    assert seen & 256, "--scan-pids recorded no bit 256: %s" % out.split()
+    # and every bit the code defines, but the replay's own (never stored)
+    hdr = open(os.path.join(SRCDIR, "core/snapshot.h")).read()
+    for name, bit in re.findall(r"#define (EXM_CAP_\w+)\s+\(1u << (\d+)\)",
+                                hdr):
+        assert name == "EXM_CAP_REPLAY" or (1 << int(bit)) in doc, \
+            "%s (%d) is not in the README" % (name, 1 << int(bit))
+
+
+CLAIMS = (c_om_scanned, c_om_promtool, c_from_elf_pagemap,
+          c_from_before_first, c_refused, c_pid_denied, c_schema1_once,
+          c_gap_json, c_escape, c_help_man, c_caps_documented)
+
+
 def main():
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, lambda s, f: sys.exit(128 + s))
@@ -233,16 +264,14 @@ def main():
         print("SKIP: needs root")
         sys.exit(77)
     try:
-        for c in (c_om_scanned, c_om_promtool, c_from_elf_pagemap,
-                  c_from_before_first, c_refused, c_pid_denied,
-                  c_schema1_once, c_gap_json, c_escape, c_help_man):
+        for c in CLAIMS:
             claim(c)
     finally:
         if _rec:
             _rec[0].kill()
             _rec[0].wait()
         shutil.rmtree(TMP, ignore_errors=True)
-    print("%d claims, %d failed" % (10, len(failed)))
+    print("%d claims, %d failed" % (len(CLAIMS), len(failed)))
     sys.exit(1 if failed else 0)
 
 
