@@ -252,9 +252,66 @@ def c_caps_documented():
             "%s (%d) is not in the README" % (name, 1 << int(bit))
 
 
+def fmt_regex(fmt):
+    """A printf format as a regular expression of what it prints."""
+    out, i = "", 0
+    for m in re.finditer(r"%(%|[-.\d]*[sdf])", fmt):
+        out += re.escape(fmt[i:m.start()])
+        out += "%" if m.group(1) == "%" else \
+            ".+?" if m.group(1).endswith("s") else r"[\d.]+"
+        i = m.end()
+    return out + re.escape(fmt[i:])
+
+
+def c_how_fast():
+    """How fast's figures are what `make bench` (bench/readme.sh) printed,
+    in its words, with the date; each names its script"""
+    import ast
+    readme = open(os.path.join(SRCDIR, "README.md")).read()
+    sec = readme.split("\n## How fast\n")[1].split("\n## ")[0]
+    quote = [ln[1:].strip() for ln in sec.split("\n") if ln.startswith(">")]
+    assert quote, "How fast quotes no run of make bench"
+    paras, cur = [], []
+    for ln in quote + [""]:
+        if (not ln or ln.startswith("- ")) and cur:
+            paras.append(" ".join(cur))
+            cur = []
+        if ln:
+            cur.append(ln)
+    sh = open(os.path.join(SRCDIR, "bench/readme.sh")).read()
+    code = sh.split("<<'EOF'\n")[1].split("\nEOF\n")[0]
+    fmts = []
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) \
+                and isinstance(node.left, ast.Constant) \
+                and isinstance(node.left.value, str) \
+                and len(node.left.value) > 40:
+            fmts.append(node.left.value)
+    printed = [f for f in fmts if f.startswith(("Measured", "- "))]
+    assert len(printed) == 4, "bench/readme.sh: %d paragraphs" % len(printed)
+    assert len(paras) == len(printed), \
+        "README quotes %d paragraphs, bench/readme.sh prints %d" % (
+            len(paras), len(printed))
+    for f, p in zip(printed, paras):
+        assert re.fullmatch(fmt_regex(f), p), "not in bench/readme.sh's words: " + p
+    for f in fmts:  # one tool's figures, three times in the first bullet
+        if f.startswith("`%s`"):
+            n = len(re.findall(fmt_regex(f), paras[1]))
+            assert n == 3, "%d tools in bench/readme.sh's words" % n
+    assert re.match(r"Measured 20\d\d-\d\d-\d\d \d\d:\d\d UTC with "
+                    r"`make bench`", paras[0]), paras[0]
+    runs = re.findall(r'"(\w+\.sh) -', sh.split("for s in ")[1].split("\n")[0])
+    assert runs == ["snapshot.sh", "cpu_live.sh", "record.sh"], runs
+    for script, p in zip(runs, paras[1:]):
+        assert "bench/" + script in p, "a paragraph without bench/" + script
+    for ln in sec.split("\n"):  # the older figures are a changelog's
+        assert not re.match(r"\| *6\.1", ln), "a run table in How fast"
+
+
 CLAIMS = (c_om_scanned, c_om_promtool, c_from_elf_pagemap,
           c_from_before_first, c_refused, c_pid_denied, c_schema1_once,
-          c_gap_json, c_escape, c_help_man, c_caps_documented)
+          c_gap_json, c_escape, c_help_man, c_caps_documented,
+          c_how_fast)
 
 
 def main():
