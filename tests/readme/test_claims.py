@@ -221,9 +221,12 @@ def c_help_man():
         for f in os.listdir(os.path.join(SRCDIR, d)):
             if f.endswith(".c"):
                 src += open(os.path.join(SRCDIR, d, f)).read()
-    for var in set(re.findall(r'getenv\("([A-Z_]+)"\)', src)):
-        if var not in ("TERM", "HOME"):
-            assert var in h, "%s is read but not in --help" % var
+    read = set(re.findall(r'getenv\("([A-Z_]+)"\)', src))
+    if "setlocale(LC_CTYPE, \"\")" in src:  # the locale's variables
+        read |= {"LANG", "LC_ALL", "LC_CTYPE"}
+    for var in read:
+        assert var in h, "%s is read but not in --help" % var
+        assert var in m, "%s is read but not in the manual" % var
 
 
 def c_caps_documented():
