@@ -311,10 +311,27 @@ def c_how_fast():
         assert not re.match(r"\| *6\.1", ln), "a run table in How fast"
 
 
+def c_links():
+    """the documents' links lead to files of the repository"""
+    n = 0
+    for doc in ("README.md", "kernel/README.md", "docs/DESIGN.md",
+                "docs/CHANGELOG.md"):
+        text = open(os.path.join(SRCDIR, doc)).read()
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"[a-z]+:", target):
+                continue
+            path = os.path.realpath(os.path.join(
+                SRCDIR, os.path.dirname(doc), target.split("#")[0]))
+            assert path.startswith(SRCDIR + os.sep) and \
+                os.path.exists(path), "%s links %s" % (doc, target)
+            n += 1
+    assert n >= 3, "only %d links" % n
+
+
 CLAIMS = (c_om_scanned, c_om_promtool, c_from_elf_pagemap,
           c_from_before_first, c_refused, c_pid_denied, c_schema1_once,
           c_gap_json, c_escape, c_help_man, c_caps_documented,
-          c_how_fast)
+          c_how_fast, c_links)
 
 
 def main():
