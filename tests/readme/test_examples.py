@@ -286,7 +286,10 @@ class Screen:
         Screen.n += 1
         self.sock = "exmreadme%d.%d" % (os.getpid(), Screen.n)
         self.t = ["tmux", "-L", self.sock]
-        self.out = ctx.path("screen.status")
+        # a file of its own: one shared by the screens let q of the next
+        # read the last one's status, or an empty file as its shell's
+        # redirection truncated it
+        self.out = ctx.path("screen%d.status" % Screen.n)
         cmd = " ".join(shlex.quote(a) for a in argv)
         subprocess.run(self.t + ["-f", "/dev/null", "new-session", "-d",
                                  "-s", "t", "-x", str(w), "-y", str(h),
@@ -313,8 +316,9 @@ class Screen:
         subprocess.run(self.t + ["send-keys", "-t", "t", "q"])
         end = time.time() + 10
         while time.time() < end:
-            if os.path.exists(self.out) and open(self.out).read().strip():
-                return int(open(self.out).read())
+            st = open(self.out).read() if os.path.exists(self.out) else ""
+            if st.endswith("\n"):  # echo wrote it whole
+                return int(st)
             time.sleep(0.05)
         raise Fail("q did not end the screen")
 
