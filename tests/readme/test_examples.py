@@ -303,7 +303,7 @@ class Screen:
         return subprocess.run(self.t + ["capture-pane", "-p", "-t", "t"],
                               capture_output=True, text=True).stdout
 
-    def wait(self, pat, secs=10):
+    def wait(self, pat, secs=60):  # a whole scan of a loaded machine
         end = time.time() + secs
         while time.time() < end:
             s = self.text()
