@@ -12,8 +12,8 @@
 # ships it (Debian 12's does not).
 #
 # Run as root from the build directory (or set EXMTOP= and EXMRECORD=):
-#   /work/main/bench/record.sh [-n NPROCS] [-r RUNS] [-g RESERVE_GIB]
-#                              [-a SHARED_ANON_MIB] [-s SHM_MIB]
+#   bench/record.sh [-n NPROCS] [-r RUNS] [-g RESERVE_GIB]
+#                  [-a SHARED_ANON_MIB] [-s SHM_MIB]
 set -eu
 
 SRCDIR=$(cd "$(dirname "$0")" && pwd)

@@ -560,6 +560,13 @@ const struct tui_doc_item tui_environ[] = {
 	{ "XDG_CONFIG_HOME", "the settings file is "
 	  "$XDG_CONFIG_HOME/exmtop/exmtoprc (else "
 	  "$HOME/.config/exmtop/exmtoprc)" },
+	{ "HOME", "where the settings file is without XDG_CONFIG_HOME" },
+	{ "TERM", "the live screen's terminal type (unset: vt100); one that "
+	  "cannot address the cursor (dumb) or is unknown is refused: use -b "
+	  "(exit status 2)" },
+	{ "LANG", "(or LC_ALL, LC_CTYPE) the live screen's character set: "
+	  "with UTF-8 its marks (sort arrows, ellipses) are drawn in Unicode, "
+	  "else in ASCII" },
 	{ NULL, NULL },
 };
 

@@ -222,9 +222,117 @@ def c_help_man():
         for f in os.listdir(os.path.join(SRCDIR, d)):
             if f.endswith(".c"):
                 src += open(os.path.join(SRCDIR, d, f)).read()
-    for var in set(re.findall(r'getenv\("([A-Z_]+)"\)', src)):
-        if var not in ("TERM", "HOME"):
-            assert var in h, "%s is read but not in --help" % var
+    read = set(re.findall(r'getenv\("([A-Z_]+)"\)', src))
+    if "setlocale(LC_CTYPE, \"\")" in src:  # the locale's variables
+        read |= {"LANG", "LC_ALL", "LC_CTYPE"}
+    for var in read:
+        assert var in h, "%s is read but not in --help" % var
+        assert var in m, "%s is read but not in the manual" % var
+
+
+def c_caps_documented():
+    """every bit of a recorded snapshot's caps is in the README's schema"""
+    readme = open(os.path.join(SRCDIR, "README.md")).read()
+    m = re.search(r"`caps` \(bits: ([^)]*)\)", readme)
+    assert m, "no caps list in the README's schema"
+    doc = {int(b) for b in re.findall(r"(?:^|, )(\d+) ", m.group(1))}
+    path = os.path.join(TMP, "caps.exmrec")
+    run("-b", "--record", path, "-n", "1")
+    run("-b", "--record", path, "-n", "1", "--scan-pids", str(os.getpid()))
+    out = subprocess.run(["sqlite3", path, "SELECT caps FROM snapshot"],
+                         capture_output=True, text=True, check=True).stdout
+    seen = 0
+    for caps in map(int, out.split()):
+        seen |= caps
+        for bit in range(32):
+            assert not caps & (1 << bit) or (1 << bit) in doc, \
+                "caps bit %d (of %d) is not in the README" % (1 << bit, caps)
+    assert seen & 256, "--scan-pids recorded no bit 256: %s" % out.split()
+    # and every bit the code defines, but the replay's own (never stored)
+    hdr = open(os.path.join(SRCDIR, "core/snapshot.h")).read()
+    for name, bit in re.findall(r"#define (EXM_CAP_\w+)\s+\(1u << (\d+)\)",
+                                hdr):
+        assert name == "EXM_CAP_REPLAY" or (1 << int(bit)) in doc, \
+            "%s (%d) is not in the README" % (name, 1 << int(bit))
+
+
+def fmt_regex(fmt):
+    """A printf format as a regular expression of what it prints."""
+    out, i = "", 0
+    for m in re.finditer(r"%(%|[-.\d]*[sdf])", fmt):
+        out += re.escape(fmt[i:m.start()])
+        out += "%" if m.group(1) == "%" else \
+            ".+?" if m.group(1).endswith("s") else r"[\d.]+"
+        i = m.end()
+    return out + re.escape(fmt[i:])
+
+
+def c_how_fast():
+    """How fast's figures are what `make bench` (bench/readme.sh) printed,
+    in its words, with the date; each names its script"""
+    import ast
+    readme = open(os.path.join(SRCDIR, "README.md")).read()
+    sec = readme.split("\n## How fast\n")[1].split("\n## ")[0]
+    quote = [ln[1:].strip() for ln in sec.split("\n") if ln.startswith(">")]
+    assert quote, "How fast quotes no run of make bench"
+    paras, cur = [], []
+    for ln in quote + [""]:
+        if (not ln or ln.startswith("- ")) and cur:
+            paras.append(" ".join(cur))
+            cur = []
+        if ln:
+            cur.append(ln)
+    sh = open(os.path.join(SRCDIR, "bench/readme.sh")).read()
+    code = sh.split("<<'EOF'\n")[1].split("\nEOF\n")[0]
+    fmts = []
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) \
+                and isinstance(node.left, ast.Constant) \
+                and isinstance(node.left.value, str) \
+                and len(node.left.value) > 40:
+            fmts.append(node.left.value)
+    printed = [f for f in fmts if f.startswith(("Measured", "- "))]
+    assert len(printed) == 4, "bench/readme.sh: %d paragraphs" % len(printed)
+    assert len(paras) == len(printed), \
+        "README quotes %d paragraphs, bench/readme.sh prints %d" % (
+            len(paras), len(printed))
+    for f, p in zip(printed, paras):
+        assert re.fullmatch(fmt_regex(f), p), "not in bench/readme.sh's words: " + p
+    for f in fmts:  # one tool's figures, three times in the first bullet
+        if f.startswith("`%s`"):
+            n = len(re.findall(fmt_regex(f), paras[1]))
+            assert n == 3, "%d tools in bench/readme.sh's words" % n
+    assert re.match(r"Measured 20\d\d-\d\d-\d\d \d\d:\d\d UTC with "
+                    r"`make bench`", paras[0]), paras[0]
+    runs = re.findall(r'"(\w+\.sh) -', sh.split("for s in ")[1].split("\n")[0])
+    assert runs == ["snapshot.sh", "cpu_live.sh", "record.sh"], runs
+    for script, p in zip(runs, paras[1:]):
+        assert "bench/" + script in p, "a paragraph without bench/" + script
+    for ln in sec.split("\n"):  # the older figures are a changelog's
+        assert not re.match(r"\| *6\.1", ln), "a run table in How fast"
+
+
+def c_links():
+    """the documents' links lead to files of the repository"""
+    n = 0
+    for doc in ("README.md", "kernel/README.md", "docs/DESIGN.md",
+                "docs/CHANGELOG.md"):
+        text = open(os.path.join(SRCDIR, doc)).read()
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"[a-z]+:", target):
+                continue
+            path = os.path.realpath(os.path.join(
+                SRCDIR, os.path.dirname(doc), target.split("#")[0]))
+            assert path.startswith(SRCDIR + os.sep) and \
+                os.path.exists(path), "%s links %s" % (doc, target)
+            n += 1
+    assert n >= 3, "only %d links" % n
+
+
+CLAIMS = (c_om_scanned, c_om_promtool, c_from_elf_pagemap,
+          c_from_before_first, c_refused, c_pid_denied, c_schema1_once,
+          c_gap_json, c_escape, c_help_man, c_caps_documented,
+          c_how_fast, c_links)
 
 
 def main():
@@ -234,16 +342,14 @@ def main():
         print("SKIP: needs root")
         sys.exit(77)
     try:
-        for c in (c_om_scanned, c_om_promtool, c_from_elf_pagemap,
-                  c_from_before_first, c_refused, c_pid_denied,
-                  c_schema1_once, c_gap_json, c_escape, c_help_man):
+        for c in CLAIMS:
             claim(c)
     finally:
         if _rec:
             _rec[0].kill()
             _rec[0].wait()
         shutil.rmtree(TMP, ignore_errors=True)
-    print("%d claims, %d failed" % (10, len(failed)))
+    print("%d claims, %d failed" % (len(CLAIMS), len(failed)))
     sys.exit(1 if failed else 0)
 
 

@@ -286,7 +286,10 @@ class Screen:
         Screen.n += 1
         self.sock = "exmreadme%d.%d" % (os.getpid(), Screen.n)
         self.t = ["tmux", "-L", self.sock]
-        self.out = ctx.path("screen.status")
+        # a file of its own: one shared by the screens let q of the next
+        # read the last one's status, or an empty file as its shell's
+        # redirection truncated it
+        self.out = ctx.path("screen%d.status" % Screen.n)
         cmd = " ".join(shlex.quote(a) for a in argv)
         subprocess.run(self.t + ["-f", "/dev/null", "new-session", "-d",
                                  "-s", "t", "-x", str(w), "-y", str(h),
@@ -300,7 +303,7 @@ class Screen:
         return subprocess.run(self.t + ["capture-pane", "-p", "-t", "t"],
                               capture_output=True, text=True).stdout
 
-    def wait(self, pat, secs=10):
+    def wait(self, pat, secs=60):  # a whole scan of a loaded machine
         end = time.time() + secs
         while time.time() < end:
             s = self.text()
@@ -313,8 +316,9 @@ class Screen:
         subprocess.run(self.t + ["send-keys", "-t", "t", "q"])
         end = time.time() + 10
         while time.time() < end:
-            if os.path.exists(self.out) and open(self.out).read().strip():
-                return int(open(self.out).read())
+            st = open(self.out).read() if os.path.exists(self.out) else ""
+            if st.endswith("\n"):  # echo wrote it whole
+                return int(st)
             time.sleep(0.05)
         raise Fail("q did not end the screen")
 
@@ -1045,9 +1049,10 @@ def chk_man_diff(ctx, cmd):
 
 
 EXAMPLES = {
-    # README.md: Two commands
+    # README.md: Install and first run
     "scripts/run          # install build dependencies, build, start exmtop":
         chk_scripts_run,
+    # README.md: How it is tested
     "scripts/test         # install test dependencies, build, run the whole "
     "suite": chk_scripts_test,
     # README.md: Install as a Debian package
