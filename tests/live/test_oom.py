@@ -19,12 +19,14 @@ oom_score_adj 1000, so the kernel would kill it first; what it frees is
 only its own few MiB, while W frees the 192 MiB it wrote: the alert names V,
 and its bytes are at least 192 - 64 MiB (the other's FREED less V's). The
 control: V2, with oom_score_adj 1000 too, frees the 128 MiB it wrote itself
-(more than half of W's): no oom-misleading alert, and the note names V2 as
-the OOM killer's pick.
+(more than half of W's): no oom-misleading alert setting V2 against W or H
+(another process of the machine freeing over 256 MiB may rightly be
+named), and the note names V2 as the OOM killer's pick.
 """
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -123,9 +125,16 @@ def check_alert(c):
         with open("/proc/%d/oom_score_adj" % v2.pid, "w") as f:
             f.write("1000")
         found, notes = alerts(c, "control")
-        c.check(not any(a["pid"] in (v2.pid, w, h.pid) for a in found),
-                "control: no oom-misleading alert for its processes: %r"
-                % found)
+        # another process of the machine that frees over twice V2's 128
+        # MiB (a VM, a build) rightly makes V2 a misleading pick: only an
+        # alert that sets V2 against the test's own processes is wrong
+        c.check(not any(a["pid"] in (w, h.pid) or
+                        (a["pid"] == v2.pid and
+                         re.search(r"pid (%d|%d) " % (w, h.pid),
+                                   a["explanation"]))
+                        for a in found),
+                "control: no oom-misleading alert for V2 against W or H, "
+                "nor for them: %r" % found)
         c.check(any("pick pid %d first" % v2.pid in n for n in notes),
                 "control: the note names the writer with adj 1000: %r"
                 % notes)
