@@ -5,18 +5,19 @@ every pagemap mode, `read` too (issue 24, item 2: read mode must not
 depend on smaps to find them).
 
 tests/live/kinds.c `zsparse 1 TiB 1000` reads (never writes) 1,000 pages
-scattered over a 1 TiB private anonymous reservation: 1,000 zero pages,
-and smaps says the mapping holds nothing (Rss 0, checked). The read mode
-used to skip such a mapping (over 256 MiB and empty in smaps), so its
-zero pages were missing from `zero`. Now, in scan, auto and read alike,
-the process's zero is the kernel's: the 1,000 pages (each checked in
-pagemap and /proc/kpageflags: KPF_ZERO_PAGE) plus the zero pages of its
-other mappings (pagemap and kpageflags), and the resident of its rows no
-other process maps (anonymous, heap, stack) equals the kernel's Rss of
-those mappings, all read once with the process stopped (SIGSTOP); read mode's header says it asked PAGEMAP_SCAN (PAGEMAP_SCAN+reads). On a kernel without PAGEMAP_SCAN (before 6.7: read mode only) a
-reservation over 4 GiB that smaps calls empty is not read (2 GiB of
-pagemap for this one; see README): there the test says so and checks
-that its zero pages are left out, every other one counted.
+scattered over a 1 TiB private anonymous reservation: 1,000 zero pages, and
+smaps says the mapping holds nothing (Rss 0, checked). The read mode used to
+skip such a mapping (over 256 MiB and empty in smaps), so its zero pages were
+missing from `zero`. Now, in scan, auto and read alike, the process's zero is
+the kernel's: the 1,000 pages (each checked in pagemap and /proc/kpageflags:
+KPF_ZERO_PAGE) plus the zero pages of its other mappings (pagemap and
+kpageflags), and the resident of its rows no other process maps (anonymous,
+heap, stack) equals the kernel's Rss of those mappings, all read once with the
+process stopped (SIGSTOP); read mode's header says it asked PAGEMAP_SCAN
+(PAGEMAP_SCAN+reads). On a kernel without PAGEMAP_SCAN (before 6.7: read mode
+only) a reservation over 4 GiB that smaps calls empty is not read (2 GiB of
+pagemap for this one; see README): there the test says so and checks that its
+zero pages are left out, every other one counted.
 """
 
 import os
