@@ -13,9 +13,13 @@ replay of a recording of each pagemap mode, every process scanned
 (exmtop itself too, so a page it shares with the fixture counts as the
 kernel counts it):
 
-  - the process's sole equals the kernel's USS (smaps_rollup
-    Private_Clean + Private_Dirty, read before and after the scan: a
-    run in which it moved is tried again, up to ATTEMPTS times);
+  - with the fixture stopped (SIGSTOP) for the scan and the read of its
+    smaps, the sole of each of its rows that no other process maps
+    (anonymous memory, heap, stack, both memfds) equals the kernel's
+    Private_Clean + Private_Dirty of those mappings, resident their Rss
+    and effective resident their Pss (test_kinds.compare). The process's
+    whole USS is not compared: it moves whenever another process starts
+    or stops mapping a library page the fixture maps;
   - the twice-mapped memfd's file row: resident 2 N pages, effective
     resident N pages, sole 0 (before issue 24 it was 2 N pages from
     pagemap and 0 from smaps);
@@ -54,15 +58,13 @@ def check_fixture(c, k, ps):
          "fixture: kernel's (Private, Shared) of once")
 
 
-def differences(what, row, uss, ps):
-    """row (a process's JSON) against the kernel's USS and the fixture's
-    design: a list of differences."""
+def differences(what, row, own, ps):
+    """row (a process's JSON) against the kernel's figures of its own rows
+    (own: test_kinds.own_rows) and the fixture's design: a list of
+    differences."""
     if row is None:
         return ["%s: process not listed" % what]
-    bad = []
-    if row.get("sole") != uss:
-        bad.append("%s: sole %r, kernel USS %d" % (what, row.get("sole"),
-                                                   uss))
+    bad = test_kinds.compare(what, row, own, sole_too=True)
     files = {f.get("file"): f for f in row.get("files") or []}
     want = {TWICE: {"rss": 2 * N * ps, "erss": N * ps, "sole": 0},
             ONCE: {"rss": N * ps, "erss": N * ps, "sole": N * ps}}
@@ -80,9 +82,10 @@ def differences(what, row, uss, ps):
 
 def check_source(c, what, args, pid, ps, rec=None):
     """exmtop with args (and, with rec, the replay of its recording)
-    against the kernel, tried up to ATTEMPTS times."""
-    def attempt():
-        before = test_kinds.kernel(pid)["uss"]
+    against the kernel, once, the fixture stopped meanwhile."""
+    names = dict(test_kinds.OWN_ROWS)
+    names.update({TWICE: TWICE, ONCE: ONCE})
+    with exmlive.frozen([pid]):
         if rec is None:
             rows = test_kinds.scan(args)[1]
             bad = []
@@ -92,12 +95,9 @@ def check_source(c, what, args, pid, ps, rec=None):
                 doc = exmlive.exmtop_json(["--bytes", "--replay", rec,
                                            "-p", str(pid)])
                 rows = {p["pid"]: p for p in doc["processes"]}
-        after = test_kinds.kernel(pid)["uss"]
-        if before != after:
-            return ["%s: kernel USS moved from %d to %d" % (what, before,
-                                                            after)]
-        return bad + differences(what, rows.get(pid), after, ps)
-    test_kinds.retried(c, what, attempt)
+        own = test_kinds.own_rows(pid, names)
+    test_kinds.once(c, what, bad + differences(what, rows.get(pid), own,
+                                               ps))
 
 
 def main():

@@ -5,17 +5,19 @@ every pagemap mode, `read` too (issue 24, item 2: read mode must not
 depend on smaps to find them).
 
 tests/live/kinds.c `zsparse 1 TiB 1000` reads (never writes) 1,000 pages
-scattered over a 1 TiB private anonymous reservation: 1,000 zero pages,
-and smaps says the mapping holds nothing (Rss 0, checked). The read mode
-used to skip such a mapping (over 256 MiB and empty in smaps), so its
-zero pages were missing from `zero`. Now, in scan, auto and read alike,
-the process's zero is the kernel's: the 1,000 pages (each checked in
-pagemap and /proc/kpageflags: KPF_ZERO_PAGE) plus the zero pages of its
-other mappings (pagemap and kpageflags), and resident equals the kernel's
-Rss; read mode's header says it asked PAGEMAP_SCAN (PAGEMAP_SCAN+reads). On a kernel without PAGEMAP_SCAN (before 6.7: read mode only) a
-reservation over 4 GiB that smaps calls empty is not read (2 GiB of
-pagemap for this one; see README): there the test says so and checks
-that its zero pages are left out, every other one counted.
+scattered over a 1 TiB private anonymous reservation: 1,000 zero pages, and
+smaps says the mapping holds nothing (Rss 0, checked). The read mode used to
+skip such a mapping (over 256 MiB and empty in smaps), so its zero pages were
+missing from `zero`. Now, in scan, auto and read alike, the process's zero is
+the kernel's: the 1,000 pages (each checked in pagemap and /proc/kpageflags:
+KPF_ZERO_PAGE) plus the zero pages of its other mappings (pagemap and
+kpageflags), and the resident of its rows no other process maps (anonymous,
+heap, stack) equals the kernel's Rss of those mappings, all read once with the
+process stopped (SIGSTOP); read mode's header says it asked PAGEMAP_SCAN
+(PAGEMAP_SCAN+reads). On a kernel without PAGEMAP_SCAN (before 6.7: read mode
+only) a reservation over 4 GiB that smaps calls empty is not read (2 GiB of
+pagemap for this one; see README): there the test says so and checks that its
+zero pages are left out, every other one counted.
 """
 
 import os
@@ -63,28 +65,28 @@ def main():
             print("note: no PAGEMAP_SCAN (Linux before 6.7): read mode "
                   "leaves the reservation's zero pages out (README)")
         for mode in exmlive.pagemap_modes():
-            def attempt():
+            with exmlive.frozen([pid]):
                 # zero_bytes: every mapping but the reservation
                 want = (N * ps if scan else 0) + \
                     test_kinds.zero_bytes(pid, ps)
                 doc, rows = test_kinds.scan(["--pagemap-mode", mode])
-                row = rows.get(pid)
-                bad = test_kinds.compare(c, "[%s]" % mode, row,
-                                         test_kinds.kernel(pid),
-                                         erss_too=False)
-                # read mode asked PAGEMAP_SCAN about the reservation
-                det = doc.get("source_detail", "")
-                # (then how many big mappings of other processes it
-                # counted: README's pagemap mode)
-                if scan and mode == "read" and \
-                        det.split(",")[0] != "PAGEMAP_SCAN+reads":
-                    bad.append("[read] source_detail %r" % det)
-                if row and row.get("zero") != want:
-                    bad.append("[%s] zero %r, kernel %d (%d pages in the "
-                               "reservation)" % (mode, row.get("zero"),
-                                                 want, N))
-                return bad
-            test_kinds.retried(c, "[%s] zero and Rss" % mode, attempt)
+                own = test_kinds.own_rows(pid)
+            row = rows.get(pid)
+            bad = test_kinds.compare("[%s]" % mode, row, own,
+                                     erss_too=False)
+            # read mode asked PAGEMAP_SCAN about the reservation
+            det = doc.get("source_detail", "")
+            # (then how many big mappings of other processes it
+            # counted: README's pagemap mode)
+            if scan and mode == "read" and \
+                    det.split(",")[0] != "PAGEMAP_SCAN+reads":
+                bad.append("[read] source_detail %r" % det)
+            if row and row.get("zero") != want:
+                bad.append("[%s] zero %r, kernel %d (%d pages in the "
+                           "reservation)" % (mode, row.get("zero"),
+                                             want, N))
+            test_kinds.once(c, "[%s] zero, and Rss of its own rows" % mode,
+                            bad)
     finally:
         k.stop()
     c.done()
