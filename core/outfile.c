@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/format.h"
+#include "core/ownfiles.h"
 
 void exm_outfile_init(struct exm_outfile *o, const char *path, mode_t mode)
 {
@@ -160,6 +161,12 @@ static FILE *begin(struct exm_outfile *o)
 		return begin_direct(o);
 	}
 	o->direct = false;
+	if (st.st_mode && exm_ownfiles_has(&st)) {
+		/* a rename over it would replace a recording in use */
+		fail(o, EBUSY, "it is a recording (or its -wal, -shm or "
+			       "-journal) this run has open");
+		return NULL;
+	}
 	if (S_ISDIR(st.st_mode)) {
 		fail(o, EISDIR, NULL);
 		return NULL;
@@ -169,6 +176,61 @@ static FILE *begin(struct exm_outfile *o)
 		return NULL;
 	}
 	return begin_tmp(o, &st);
+}
+
+/* path's file as an absolute name: its links followed, its directory's
+ * real path and its own name (it need not exist). NULL: cannot tell. */
+static char *absolute(const char *path)
+{
+	struct stat st;
+	char *target = NULL, *dir, *slash, *out = NULL, real[PATH_MAX];
+
+	if (resolve(path, &target, &st))
+		return NULL;
+	slash = strrchr(target, '/');
+	dir = slash ? (slash == target ? "/" : target) : ".";
+	if (slash && slash != target)
+		*slash = '\0';
+	if (realpath(dir, real)) {
+		const char *name = slash ? slash + 1 : target;
+		size_t len = strlen(real) + strlen(name) + 2;
+
+		out = malloc(len);
+		if (out)
+			snprintf(out, len, "%s/%s", strcmp(real, "/") ? real : "",
+				 name);
+	}
+	free(target);
+	return out;
+}
+
+bool exm_outfile_names_recording(const char *path, const char *recording)
+{
+	static const char *const tails[] = { "", "-wal", "-shm", "-journal" };
+	char *a = absolute(path), *b = absolute(recording);
+	bool same = false;
+
+	for (size_t i = 0; a && b && i < sizeof(tails) / sizeof(*tails); i++) {
+		size_t n = strlen(b);
+
+		same |= !strncmp(a, b, n) && !strcmp(a + n, tails[i]);
+	}
+	free(a);
+	free(b);
+	return same;
+}
+
+bool exm_outfile_is_own(const char *path)
+{
+	struct stat st;
+	char *target = NULL;
+	bool own;
+
+	if (resolve(path, &target, &st))
+		return false;
+	free(target);
+	own = st.st_mode && exm_ownfiles_has(&st);
+	return own;
 }
 
 FILE *exm_outfile_begin(struct exm_outfile *o)

@@ -40,6 +40,15 @@ void exm_outfile_init(struct exm_outfile *o, const char *path, mode_t mode);
  */
 FILE *exm_outfile_begin(struct exm_outfile *o);
 
+/* Whether path (its links followed) names a recording this process has
+ * open, or its -wal, -shm or -journal (ownfiles.h): writing it would
+ * replace the recording; exm_outfile_begin refuses it. */
+bool exm_outfile_is_own(const char *path);
+
+/* Whether path (its links followed) names the recording at `recording`
+ * or its -wal, -shm or -journal, whether they exist yet or not. */
+bool exm_outfile_names_recording(const char *path, const char *recording);
+
 /*
  * End the document begun: commit it (ok) or drop it (!ok: the temporary file
  * is removed; a direct target keeps what was written). 0 or -errno (then

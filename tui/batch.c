@@ -716,7 +716,7 @@ FILE *tui_out_begin(const struct tui_opts *o, struct exm_outfile *of,
 		tui_error("%s", of->errmsg);
 		/* nothing a file can be written to: bad input */
 		*status = of->err == EISDIR || of->err == EINVAL ||
-				  of->err == ELOOP
+				  of->err == ELOOP || of->err == EBUSY
 			  ? 2
 			  : 1;
 	}

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/format.h"
 #include "core/outfile.h"
 #include "core/record.h"
 #include "tui/batch.h"
@@ -316,8 +317,24 @@ static int drive(const struct tui_batch_ops *ops, const struct tui_opts *o)
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGINT, on_stop);
 	signal(SIGTERM, on_stop);
+	if (!status && o->record && o->output &&
+	    exm_outfile_names_recording(o->output, o->record)) {
+		char esc[160];
+
+		tui_error("--output %s: it is the recording this run writes",
+			  exm_escape(esc, sizeof(esc), o->output));
+		status = 2;
+	}
 	if (!status && o->record)
 		status = tui_record_open(o, &rec);
+	if (!status && o->output && exm_outfile_is_own(o->output)) {
+		char esc[160];
+
+		tui_error("--output %s: it is the recording this run %s",
+			  exm_escape(esc, sizeof(esc), o->output),
+			  rec ? "writes" : "reads");
+		status = 2;
+	}
 	if (!status) {
 		if (rec) { /* a recording holds every column of what the
 			    * mode scans */

@@ -93,6 +93,29 @@ b=$("$EXMTOP" -b --source replay:two.exmrec --format csv 2>&1)
 	ok "--source replay:FILE shows both snapshots as --replay does" ||
 	ko "--source replay:FILE differs from --replay FILE"
 
+# --output naming the recording a run writes or reads (or its -wal, through
+# a link too) is refused with one line and exit 2, before anything is
+# created; the recording is left whole
+sum=$(cksum < two.exmrec)
+ln -sf two.exmrec own.lnk
+for args in "--record new.exmrec --output new.exmrec" \
+	"--record new.exmrec --output ./new.exmrec-wal" \
+	"--replay two.exmrec --output two.exmrec" \
+	"--replay two.exmrec --output own.lnk" \
+	"--replay two.exmrec --sections libc.so.6 --output two.exmrec" \
+	"--diff two.exmrec --output two.exmrec"; do
+	src="-b --source fixture:basic -n 1"
+	case "$args" in --replay*) src=-b ;; --diff*) src= ;; esac
+	# shellcheck disable=SC2086
+	"$EXMTOP" $src $args >own.out 2>own.err
+	rc=$?
+	[ "$rc" = 2 ] && [ "$(wc -l <own.err)" = 1 ] && [ ! -s own.out ] &&
+		grep -q "recording" own.err &&
+		[ ! -e new.exmrec ] && [ "$(cksum < two.exmrec)" = "$sum" ] &&
+		ok "refused, nothing created or replaced: $args" ||
+		ko "$args: exit $rc: $(cat own.err)"
+done
+
 # a recorder until stopped, by SIGINT and by SIGTERM: exit 0, a sound file
 # holding the snapshots taken (at least the first: -d 0.2 over ~1 s)
 for sig in INT TERM; do
