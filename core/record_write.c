@@ -21,6 +21,9 @@
 
 /* How long a recorder waits for another one's snapshot to be written. */
 #define RECORDER_WAIT_MS 30000
+/* With --keep-size: how long a recorder waits for readers to leave the
+ * -wal after a snapshot, to empty it. */
+#define WAL_WAIT_MS 200
 
 struct file_ent {
 	char *name;
@@ -594,7 +597,7 @@ static int rs_begin(void *ctx, const struct exm_sysinfo *sys)
 	sqlite3_stmt *st = r->st[S_SNAP];
 	int ret;
 
-	int64_t oldest;
+	int64_t oldest, newest;
 
 	r->gen++; /* first: a failure forgets what this one cached */
 	if (sqlite3_exec(r->db, "BEGIN IMMEDIATE", NULL, NULL, NULL))
@@ -602,6 +605,8 @@ static int rs_begin(void *ctx, const struct exm_sysinfo *sys)
 	/* another recorder's retention dropped snapshots since ours: the
 	 * rows our caches name may be gone with them */
 	ret = query_i64(r, "SELECT min(id) FROM snapshot", &oldest);
+	if (!ret)
+		ret = query_i64(r, "SELECT max(id) FROM snapshot", &newest);
 	if (ret)
 		return ret;
 	if (r->last && oldest != r->min_seen)
@@ -615,6 +620,9 @@ static int rs_begin(void *ctx, const struct exm_sysinfo *sys)
 	r->page_size = sys->page_size;
 	r->proc = -1;
 	r->map_open = false;
+	/* the next id even when retention dropped every snapshot before:
+	 * ids only grow */
+	bind_i64(st, RC_SNAP_ID, newest + 1);
 	bind_i64(st, RC_SNAP_TAKEN_SEC, sys->taken_at.tv_sec);
 	bind_i64(st, RC_SNAP_TAKEN_NSEC, sys->taken_at.tv_nsec);
 	sqlite3_bind_double(st, RC_SNAP_TIME_TAKEN + 1, sys->time_taken);
@@ -1064,6 +1072,15 @@ static int rs_end(void *ctx, const struct exm_build_end *e)
 	r->last = r->snap;
 	/* the snapshot is in the file: whatever follows cannot undo it */
 	psets_keep(r, r->gen);
+	if (r->keep.bytes) {
+		/* the -wal beside it back to nothing, when the readers let us
+		 * within a moment (else the next snapshot tries again) */
+		sqlite3_busy_timeout(r->db, WAL_WAIT_MS);
+		sqlite3_wal_checkpoint_v2(r->db, NULL,
+					  SQLITE_CHECKPOINT_TRUNCATE, NULL,
+					  NULL);
+		sqlite3_busy_timeout(r->db, RECORDER_WAIT_MS);
+	}
 	return 0;
 }
 
