@@ -620,6 +620,8 @@ const struct tui_doc_item tui_examples[] = {
 	{ "exmtop -b --system", "all of RAM, rows adding up to MemTotal" },
 	{ "exmtop -b --record rec.exmrec -n 3 -d 1",
 	  "record three snapshots" },
+	{ "exmtop --record rec.exmrec -d 60 --keep 7d --keep-size 512M",
+	  "a recorder left running: the last week, within 512 MiB" },
 	{ "exmtop --diff rec.exmrec --from 1 --to 2",
 	  "what grew between the first two" },
 	{ NULL, NULL },
