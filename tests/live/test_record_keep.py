@@ -19,10 +19,14 @@ the snapshot's time and time taken). Then:
 and for each: every replay during the pruning succeeded, every snapshot
 left replays as it did when it was the newest, PRAGMA integrity_check is
 ok, and no page set, run or file row is left that nothing names, nor a
-mapping naming a row that is gone. Bad values exit 2 with one line.
+mapping naming a row that is gone. A recorder with --keep 4 killed with
+SIGKILL 20 times at random moments and started again each time: the file
+is never corrupt, holds the last 4 ids, and no more snapshots went
+unsaid than kills. Bad values exit 2 with one line.
 """
 import json
 import os
+import random
 import re
 import shutil
 import signal
@@ -39,6 +43,7 @@ import exmlive  # noqa: E402
 
 SECS = 3.0
 NEED = 12
+KILLS = 20
 NSLEEPERS = 20  # copies of sleep (0.3 s each, then the first again)
 WRITTEN = re.compile(r"^exmtop: --record: snapshot (\d+) written$")
 
@@ -246,6 +251,59 @@ def record(c, tmp, name, keep):
     return ids, left, sizes
 
 
+def killed(c, tmp):
+    """A recorder with --keep 4 killed with SIGKILL KILLS times at random
+    moments (during its pruning too: every snapshot prunes) and started
+    again each time: the file is never corrupt, holds the last 4 ids, and
+    each kill lost at most the snapshot being written."""
+    path = os.path.join(tmp, "killed.exmrec")
+    said, kills = [], 0
+    rng = random.Random()
+    for k in range(KILLS + 1):
+        rec = subprocess.Popen([exmlive.EXMTOP, "--record", path, "-d",
+                                "0.1", "--keep", "4", "--verbose"],
+                               stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True)
+        if k < KILLS:
+            time.sleep(rng.uniform(0.1, 0.6))
+            rec.send_signal(signal.SIGKILL)
+            kills += 1
+            first = ""
+        else:  # the last one stops cleanly once it said a snapshot (its
+            # handlers are set)
+            first = rec.stderr.readline()
+            rec.send_signal(signal.SIGTERM)
+        err = first + rec.communicate(timeout=120)[1]
+        c.eq(rec.returncode, -signal.SIGKILL if k < KILLS else 0,
+             "killed %d: the recorder's exit status" % k)
+        for line in err.splitlines():
+            m = WRITTEN.match(line)
+            c.check(m, "killed %d: the recorder said only its snapshots: "
+                    "%r" % (k, line))
+            if m:
+                said.append(int(m.group(1)))
+        if os.path.exists(path):
+            db = sqlite3.connect(path)
+            c.eq(db.execute("PRAGMA integrity_check").fetchone()[0], "ok",
+                 "killed %d: integrity_check" % k)
+            db.close()
+    c.eq(said, sorted(set(said)), "killed: ids said in increasing order")
+    db = sqlite3.connect(path)
+    left = [r[0] for r in db.execute("SELECT id FROM snapshot ORDER BY id")]
+    db.close()
+    c.eq(left, list(range(left[-1] - 3, left[-1] + 1)) if left else [],
+         "killed: the last 4 ids are left")
+    c.check(said and said[-1] == left[-1], "killed: the newest is the "
+            "last said")
+    # every id up to the newest was written once; those no recorder
+    # said (killed between its commit and its line) at most one a kill
+    unsaid = sorted(set(range(1, left[-1] + 1)) - set(said))
+    c.check(len(unsaid) <= kills, "killed: %d ids not said, %d kills" %
+            (len(unsaid), kills))
+    print("killed: %d kills, %d snapshots written, %d not said" %
+          (kills, left[-1], len(unsaid)))
+
+
 def bad_values(c, tmp):
     path = os.path.join(tmp, "bad.exmrec")
     for opt, val in (("--keep", "0"), ("--keep", "-3"), ("--keep", "2.5"),
@@ -275,6 +333,7 @@ def main():
         for k in range(NSLEEPERS):
             shutil.copy("/bin/sleep", os.path.join(tmp, "keepsleep%d" % k))
         bad_values(c, tmp)
+        killed(c, tmp)
 
         ids, left, _ = record(c, tmp, "keep4", ["--keep", "4"])
         c.check(len(ids) > 8, "keep4: more snapshots written (%d) than "

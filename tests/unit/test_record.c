@@ -1100,3 +1100,44 @@ Test(record, keep_duration_and_size)
 	exm_snapshot_free(m);
 	rm_recording(path);
 }
+
+/* A reader that listed a snapshot the recorder's retention dropped since
+ * says so (-ERANGE, one line), and reads those left. */
+Test(record, dropped_snapshot_says_so)
+{
+	struct exm_snapshot *a = take("fixture:basic"), *s;
+	struct exm_retention k = { .n = 2 };
+	struct exm_recording *rec;
+	struct exm_recorder *r;
+	struct exm_builder b;
+	char path[256], err[512];
+
+	tmp_path(path, sizeof(path), "dropped.exmrec");
+	cr_assert_eq(exm_record_open(path, &r, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(exm_record_set_retention(r, &k), 0);
+	cr_assert_eq(exm_record_snapshot(r, a), 0);
+	cr_assert_eq(exm_record_snapshot(r, a), 0);
+	cr_assert_eq(exm_recording_open(path, &rec, err, sizeof(err)), 0, "%s",
+		     err);
+	cr_assert_eq(exm_recording_count(rec), 2);
+	cr_assert_eq(exm_record_snapshot(r, a), 0); /* drops the first */
+	s = exm_snapshot_new();
+	exm_builder_init(&b, s);
+	cr_assert_eq(exm_recording_load(rec, 0, &exm_builder_sink, &b),
+		     -ERANGE);
+	cr_assert(strstr(exm_recording_errmsg(rec), "snapshot 1 was dropped"),
+		  "%s", exm_recording_errmsg(rec));
+	cr_assert_null(strchr(exm_recording_errmsg(rec), '\n'));
+	exm_snapshot_free(s);
+	s = exm_snapshot_new();
+	exm_builder_init(&b, s);
+	cr_assert_eq(exm_recording_load(rec, 1, &exm_builder_sink, &b), 0,
+		     "%s", exm_recording_errmsg(rec));
+	cr_assert_eq(exm_snapshot_account(s), 0);
+	assert_same(a, s);
+	exm_snapshot_free(s);
+	exm_recording_close(rec);
+	exm_record_close(r);
+	exm_snapshot_free(a);
+	rm_recording(path);
+}
