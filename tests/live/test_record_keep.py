@@ -253,8 +253,8 @@ def record(c, tmp, name, keep):
 
 def killed(c, tmp):
     """A recorder with --keep 4 killed with SIGKILL KILLS times at random
-    moments (during its pruning too: every snapshot prunes) and started
-    again each time: the file is never corrupt, holds the last 4 ids, and
+    moments once it wrote a snapshot (during its pruning too: every
+    snapshot prunes) and started again each time: the file is never corrupt, holds the last 4 ids, and
     each kill lost at most the snapshot being written."""
     path = os.path.join(tmp, "killed.exmrec")
     said, kills = [], 0
@@ -264,14 +264,14 @@ def killed(c, tmp):
                                 "0.1", "--keep", "4", "--verbose"],
                                stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, text=True)
+        # each one writes (a busy machine may take a while to start it),
+        # then is killed at a random moment: writing, pruning, waiting
+        first = rec.stderr.readline()
         if k < KILLS:
-            time.sleep(rng.uniform(0.1, 0.6))
+            time.sleep(rng.uniform(0.0, 0.5))
             rec.send_signal(signal.SIGKILL)
             kills += 1
-            first = ""
-        else:  # the last one stops cleanly once it said a snapshot (its
-            # handlers are set)
-            first = rec.stderr.readline()
+        else:  # the last one stops cleanly (its handlers are set)
             rec.send_signal(signal.SIGTERM)
         err = first + rec.communicate(timeout=120)[1]
         c.eq(rec.returncode, -signal.SIGKILL if k < KILLS else 0,
@@ -291,6 +291,8 @@ def killed(c, tmp):
     db = sqlite3.connect(path)
     left = [r[0] for r in db.execute("SELECT id FROM snapshot ORDER BY id")]
     db.close()
+    c.check(left and left[-1] > KILLS, "killed: each recorder wrote "
+            "(%d ids)" % (left[-1] if left else 0))
     c.eq(left, list(range(left[-1] - 3, left[-1] + 1)) if left else [],
          "killed: the last 4 ids are left")
     c.check(said and said[-1] == left[-1], "killed: the newest is the "
