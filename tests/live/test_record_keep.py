@@ -254,8 +254,9 @@ def record(c, tmp, name, keep):
 def killed(c, tmp):
     """A recorder with --keep 4 killed with SIGKILL KILLS times at random
     moments once it wrote a snapshot (during its pruning too: every
-    snapshot prunes) and started again each time: the file is never corrupt, holds the last 4 ids, and
-    each kill lost at most the snapshot being written."""
+    snapshot prunes) and started again each time: the file is never
+    corrupt, holds the last 4 ids, and each kill lost at most the snapshot
+    being written."""
     path = os.path.join(tmp, "killed.exmrec")
     said, kills = [], 0
     rng = random.Random()
@@ -264,16 +265,22 @@ def killed(c, tmp):
                                 "0.1", "--keep", "4", "--verbose"],
                                stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, text=True)
-        # each one writes (a busy machine may take a while to start it),
-        # then is killed at a random moment: writing, pruning, waiting
-        first = rec.stderr.readline()
-        if k < KILLS:
-            time.sleep(rng.uniform(0.0, 0.5))
-            rec.send_signal(signal.SIGKILL)
-            kills += 1
-        else:  # the last one stops cleanly (its handlers are set)
-            rec.send_signal(signal.SIGTERM)
-        err = first + rec.communicate(timeout=120)[1]
+        try:
+            # each one writes (a busy machine may take a while to start
+            # it), then is killed at a random moment: writing, pruning,
+            # waiting
+            first = rec.stderr.readline()
+            if k < KILLS:
+                time.sleep(rng.uniform(0.0, 0.5))
+                rec.send_signal(signal.SIGKILL)
+                kills += 1
+            else:  # the last one stops cleanly (its handlers are set)
+                rec.send_signal(signal.SIGTERM)
+            err = first + rec.communicate(timeout=120)[1]
+        finally:  # the test itself stopped: no recorder left behind
+            if rec.poll() is None:
+                rec.kill()
+                rec.wait()
         c.eq(rec.returncode, -signal.SIGKILL if k < KILLS else 0,
              "killed %d: the recorder's exit status" % k)
         for line in err.splitlines():
