@@ -511,9 +511,9 @@ static int drop_through(struct exm_recorder *r, int64_t cut)
 static int prune(struct exm_recorder *r, const struct timespec *at)
 {
 	const struct exm_retention *k = &r->keep;
-	int64_t cut = 0, n, used;
+	int64_t cut = 0, n, used = 0;
 	char sql[160];
-	int ret;
+	int ret = 0;
 
 	if (k->n) {
 		snprintf(sql, sizeof(sql), "SELECT id FROM snapshot ORDER BY "
@@ -536,16 +536,17 @@ static int prune(struct exm_recorder *r, const struct timespec *at)
 	}
 	if (cut > 0 && (ret = drop_through(r, cut)))
 		return ret;
-	while (!(ret = used_bytes(r, &used)) && k->bytes &&
+	while (k->bytes && !(ret = used_bytes(r, &used)) &&
 	       used + r->cost > (int64_t)k->bytes) {
-		int64_t drop;
+		int64_t drop, avg;
 
 		ret = query_i64(r, "SELECT count(*) FROM snapshot", &n);
 		if (ret || !n)
 			break;
 		/* as many as make the room at the average size, at least
 		 * one */
-		drop = (used + r->cost - (int64_t)k->bytes) / (used / n) + 1;
+		avg = used / n > 0 ? used / n : 1;
+		drop = (used + r->cost - (int64_t)k->bytes) / avg + 1;
 		if (drop > n)
 			drop = n;
 		snprintf(sql, sizeof(sql), "SELECT id FROM snapshot ORDER BY "
