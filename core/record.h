@@ -26,6 +26,7 @@
 #define EXM_RECORD_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <time.h>
 
 #include "core/builder.h"
@@ -65,6 +66,29 @@ int exm_record_open(const char *path, struct exm_recorder **out, char *err,
  */
 int exm_record_snapshot(struct exm_recorder *r,
 			const struct exm_snapshot *snap);
+
+/*
+ * Retention (--keep, --keep-size): before each snapshot, in its
+ * transaction, the oldest snapshots are dropped, with every page set
+ * (and its runs) and file row no remaining mapping names, so that the
+ * file keeps at most n snapshots (the new one included), none taken more
+ * than secs before the new one, and its pages in use (what SQLite's
+ * freelist does not hold) under bytes with room for the new snapshot (as
+ * big as this recorder's last one). 0: no bound of that kind. The new
+ * snapshot is always kept; a failed snapshot drops nothing. The file
+ * reuses the pages freed, so its size stays near bytes.
+ */
+struct exm_retention {
+	uint64_t n;
+	double secs;
+	uint64_t bytes;
+};
+
+/* Set the recorder's retention (it indexes mapping.pageset and .file, so
+ * that a page set no mapping names is found fast). 0 or -errno with
+ * exm_record_errmsg() saying why. */
+int exm_record_set_retention(struct exm_recorder *r,
+			     const struct exm_retention *k);
 
 /* The id (snapshot.id) of the last snapshot this recorder wrote, or 0. */
 int64_t exm_record_last_id(const struct exm_recorder *r);

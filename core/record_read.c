@@ -355,7 +355,8 @@ static int open_file(struct exm_recording *rec, char *err, size_t errlen)
 
 /* Close and open the file again (a writer came to a file read as
  * immutable), and list its snapshots anew: those listed stay where they
- * were (a recording only grows). */
+ * were (a recording only grows, unless a recorder's retention drops its
+ * oldest snapshots: exm_recording_load says so of one). */
 static int reopen(struct exm_recording *rec, char *err, size_t errlen)
 {
 	int ret;
@@ -437,6 +438,7 @@ struct load {
 	const struct exm_sink_ops *ops;
 	void *ctx;
 	int64_t snap;
+	bool dropped; /* its snapshot row is not there (any more) */
 	unsigned page_size;
 	uint64_t pages; /* words played so far */
 	sqlite3_stmt *proc, *map, *run, *kpss;
@@ -591,6 +593,7 @@ static int load_sys(struct load *l, struct exm_sysinfo *sys,
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW) {
 		sqlite3_finalize(st);
+		l->dropped = rc == SQLITE_DONE;
 		return rc == SQLITE_DONE ? bad(l, "snapshot vanished")
 					 : step_err(l);
 	}
@@ -904,9 +907,20 @@ int exm_recording_load(struct exm_recording *rec, size_t idx,
 		return -ERANGE;
 	}
 	l.snap = rec->ids[idx];
+	/* one read transaction: a recorder's retention drops a snapshot
+	 * whole, before the load or after it, never in its middle */
+	if (sqlite3_exec(rec->db, "BEGIN", NULL, NULL, NULL))
+		return step_err(&l);
 	ret = load_sys(&l, &sys, &end);
+	if (ret == -EINVAL && l.dropped) {
+		snprintf(rec->errmsg, sizeof(rec->errmsg),
+			 "%.200s: snapshot %zu was dropped by the recorder's "
+			 "retention (--keep, --keep-size)", rec->path, idx + 1);
+		exm_rec_one_line(rec->errmsg, sizeof(rec->errmsg));
+		ret = -ERANGE;
+	}
 	if (ret)
-		return ret;
+		goto out;
 	l.page_size = sys.page_size;
 	if (prepare1(rec, &exm_rec_process,
 		     "FROM process WHERE snapshot=:snapshot ORDER BY idx",
@@ -937,6 +951,7 @@ out:
 	sqlite3_finalize(l.run);
 	sqlite3_finalize(l.kpss);
 	free(l.chunks);
+	sqlite3_exec(rec->db, "COMMIT", NULL, NULL, NULL);
 	if (changed(rec)) { /* what was read may be torn */
 		snprintf(rec->errmsg, sizeof(rec->errmsg),
 			 "%.200s: a recorder wrote it while snapshot %zu was "

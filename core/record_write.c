@@ -21,6 +21,9 @@
 
 /* How long a recorder waits for another one's snapshot to be written. */
 #define RECORDER_WAIT_MS 30000
+/* With --keep-size: how long a recorder waits for readers to leave the
+ * -wal after a snapshot, to empty it. */
+#define WAL_WAIT_MS 200
 
 struct file_ent {
 	char *name;
@@ -113,7 +116,16 @@ struct exm_recorder {
 	/* files seen by this recorder: open addressing on (name, dev, ino) */
 	struct file_ent *files;
 	size_t nfiles, nslots;
+
+	/* retention (record.h) */
+	struct exm_retention keep;
+	int64_t min_seen; /* the oldest snapshot when the last one committed */
+	int64_t used;	  /* bytes in use after pruning, before the snapshot */
+	int64_t cost;	  /* bytes the last snapshot added */
 };
+
+static int psets_keep(struct exm_recorder *r, uint64_t min_gen);
+static int files_rehash(struct exm_recorder *r, size_t n, uint64_t gen);
 
 const char *exm_record_errmsg(const struct exm_recorder *r)
 {
@@ -336,21 +348,282 @@ static int insert_meminfo(struct exm_recorder *r,
 	return ret;
 }
 
+/* Forget every cached page set and file: another recorder dropped
+ * snapshots, and the rows only they named. */
+static void forget_all(struct exm_recorder *r)
+{
+	for (size_t i = 0; i < r->nps_slots; i++) {
+		free(r->psets[i].runs);
+		r->psets[i].runs = NULL;
+	}
+	r->npsets = 0;
+	for (size_t i = 0; i < r->nslots; i++) {
+		free(r->files[i].name);
+		r->files[i].name = NULL;
+	}
+	r->nfiles = 0;
+}
+
+/* The integer the query gives (0 for NULL or no row); 0 or -errno. */
+static int query_i64(struct exm_recorder *r, const char *sql, int64_t *v)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(r->db, sql, -1, &st, NULL);
+
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	*v = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_finalize(st);
+	/* no row: 0 as well */
+	return rc == SQLITE_ROW || rc == SQLITE_DONE
+		       ? 0 : db_fail(r, "cannot prune");
+}
+
+/* Bytes of the file in use: its pages less those on the freelist. */
+static int used_bytes(struct exm_recorder *r, int64_t *v)
+{
+	return query_i64(r, "SELECT ((SELECT page_count FROM "
+			    "pragma_page_count) - (SELECT freelist_count FROM "
+			    "pragma_freelist_count)) * (SELECT page_size FROM "
+			    "pragma_page_size)", v);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The ids in temp table t, sorted, in *ids (malloc'd); 0 or -errno. */
+static int gone_ids(struct exm_recorder *r, const char *t, int64_t **ids,
+		    size_t *n)
+{
+	sqlite3_stmt *st = NULL;
+	char sql[96];
+	size_t cap = 0;
+	int rc;
+
+	*ids = NULL;
+	*n = 0;
+	snprintf(sql, sizeof(sql), "SELECT id FROM temp.%s ORDER BY id", t);
+	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return db_fail(r, "cannot prune");
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == cap) {
+			size_t nc = cap ? cap * 2 : 64;
+			int64_t *ni = realloc(*ids, nc * sizeof(*ni));
+
+			if (!ni) {
+				sqlite3_finalize(st);
+				return -ENOMEM;
+			}
+			*ids = ni;
+			cap = nc;
+		}
+		(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : db_fail(r, "cannot prune");
+}
+
+/* Forget the cached page sets and files whose rows were dropped. */
+static int forget_gone(struct exm_recorder *r)
+{
+	int64_t *ids;
+	size_t n, hit = 0;
+	int ret = gone_ids(r, "exm_gone_pageset", &ids, &n);
+
+	if (ret)
+		return ret;
+	for (size_t i = 0; n && i < r->nps_slots; i++)
+		if (r->psets[i].runs && bsearch(&r->psets[i].id, ids, n,
+						sizeof(*ids), cmp_i64)) {
+			r->psets[i].gen = 0; /* psets_keep(r, 1) drops it */
+			hit++;
+		}
+	free(ids);
+	if (hit && (ret = psets_keep(r, 1)))
+		return ret;
+	ret = gone_ids(r, "exm_gone_file", &ids, &n);
+	if (ret)
+		return ret;
+	hit = 0;
+	for (size_t i = 0; n && i < r->nslots; i++)
+		if (r->files[i].name && bsearch(&r->files[i].id, ids, n,
+						sizeof(*ids), cmp_i64)) {
+			r->files[i].gen = UINT64_MAX; /* files_rehash drops it */
+			hit++;
+		}
+	free(ids);
+	if (hit)
+		ret = files_rehash(r, r->nslots, UINT64_MAX);
+	return ret;
+}
+
+/*
+ * Drop snapshots 1 to cut (ids), their rows, and the page sets (with
+ * their runs) and files that no mapping left names; the mappings name
+ * them through the indexes exm_record_set_retention made. 0 or -errno.
+ */
+static int drop_through(struct exm_recorder *r, int64_t cut)
+{
+	char *sql = sqlite3_mprintf(
+		"INSERT OR IGNORE INTO temp.exm_gone_pageset SELECT pageset "
+		"FROM mapping WHERE snapshot <= %lld AND pageset IS NOT NULL;"
+		"INSERT OR IGNORE INTO temp.exm_gone_file SELECT file "
+		"FROM mapping WHERE snapshot <= %lld AND file IS NOT NULL;"
+		"DELETE FROM mapping WHERE snapshot <= %lld;"
+		"DELETE FROM kernel WHERE snapshot <= %lld;"
+		"DELETE FROM process WHERE snapshot <= %lld;"
+		"DELETE FROM meminfo WHERE snapshot <= %lld;"
+		"DELETE FROM snapshot WHERE id <= %lld;"
+		"DELETE FROM temp.exm_gone_pageset AS g WHERE EXISTS (SELECT 1 "
+		"FROM mapping WHERE pageset = g.id);"
+		"DELETE FROM temp.exm_gone_file AS g WHERE EXISTS (SELECT 1 "
+		"FROM mapping WHERE file = g.id);"
+		"DELETE FROM run WHERE pageset IN "
+		"(SELECT id FROM temp.exm_gone_pageset);"
+		"DELETE FROM pageset WHERE id IN "
+		"(SELECT id FROM temp.exm_gone_pageset);"
+		"DELETE FROM file WHERE id IN "
+		"(SELECT id FROM temp.exm_gone_file);",
+		(long long)cut, (long long)cut, (long long)cut, (long long)cut,
+		(long long)cut, (long long)cut, (long long)cut);
+	int ret;
+
+	if (!sql)
+		return -ENOMEM;
+	ret = sqlite3_exec(r->db, sql, NULL, NULL, NULL) ? db_fail(r,
+			"cannot prune") : 0;
+	sqlite3_free(sql);
+	if (!ret)
+		ret = forget_gone(r);
+	if (sqlite3_exec(r->db, "DELETE FROM temp.exm_gone_pageset;"
+				"DELETE FROM temp.exm_gone_file;",
+			 NULL, NULL, NULL) && !ret)
+		ret = db_fail(r, "cannot prune");
+	return ret;
+}
+
+/* The retention's pruning, in the transaction of the snapshot taken at
+ * at, before its rows. 0 or -errno. */
+static int prune(struct exm_recorder *r, const struct timespec *at)
+{
+	const struct exm_retention *k = &r->keep;
+	int64_t cut = 0, n, used = 0;
+	char sql[160];
+	int ret = 0;
+
+	if (k->n) {
+		snprintf(sql, sizeof(sql), "SELECT id FROM snapshot ORDER BY "
+			 "id DESC LIMIT 1 OFFSET %" PRIu64, k->n - 1);
+		ret = query_i64(r, sql, &cut); /* fewer than n: 0 */
+		if (ret)
+			return ret;
+	}
+	if (k->secs > 0) {
+		int64_t older;
+
+		snprintf(sql, sizeof(sql), "SELECT max(id) FROM snapshot WHERE "
+			 "taken_sec + taken_nsec / 1e9 < %.9f",
+			 (double)at->tv_sec + at->tv_nsec / 1e9 - k->secs);
+		ret = query_i64(r, sql, &older);
+		if (ret)
+			return ret;
+		if (older > cut)
+			cut = older;
+	}
+	if (cut > 0 && (ret = drop_through(r, cut)))
+		return ret;
+	while (k->bytes && !(ret = used_bytes(r, &used)) &&
+	       used + r->cost > (int64_t)k->bytes) {
+		int64_t drop, avg;
+
+		ret = query_i64(r, "SELECT count(*) FROM snapshot", &n);
+		if (ret || !n)
+			break;
+		/* as many as make the room at the average size, at least
+		 * one */
+		avg = used / n > 0 ? used / n : 1;
+		drop = (used + r->cost - (int64_t)k->bytes) / avg + 1;
+		if (drop > n)
+			drop = n;
+		snprintf(sql, sizeof(sql), "SELECT id FROM snapshot ORDER BY "
+			 "id LIMIT 1 OFFSET %" PRId64, drop - 1);
+		ret = query_i64(r, sql, &cut);
+		if (!ret)
+			ret = drop_through(r, cut);
+		if (ret)
+			break;
+	}
+	r->used = used;
+	return ret;
+}
+
+int exm_record_set_retention(struct exm_recorder *r,
+			     const struct exm_retention *k)
+{
+	char sql[160];
+
+	r->keep = *k;
+	if (!k->n && !(k->secs > 0) && !k->bytes)
+		return 0;
+	if (sqlite3_exec(r->db,
+			 "CREATE INDEX IF NOT EXISTS mapping_pageset ON "
+			 "mapping(pageset);"
+			 "CREATE INDEX IF NOT EXISTS mapping_file ON "
+			 "mapping(file);"
+			 "CREATE TEMP TABLE IF NOT EXISTS exm_gone_pageset("
+			 "id INTEGER PRIMARY KEY);"
+			 "CREATE TEMP TABLE IF NOT EXISTS exm_gone_file("
+			 "id INTEGER PRIMARY KEY);",
+			 NULL, NULL, NULL))
+		return db_fail(r, "cannot index");
+	if (!k->bytes)
+		return 0;
+	/* the -wal beside it stays small too: checkpointed at an eighth of
+	 * the bound, truncated to it when it starts over */
+	snprintf(sql, sizeof(sql), "PRAGMA journal_size_limit=%" PRIu64
+		 ";PRAGMA wal_autocheckpoint=%" PRIu64 ";", k->bytes / 8,
+		 k->bytes / 8 / 4096 > 16 ? k->bytes / 8 / 4096 : 16);
+	if (sqlite3_exec(r->db, sql, NULL, NULL, NULL))
+		return db_fail(r, "cannot open");
+	return 0;
+}
+
 static int rs_begin(void *ctx, const struct exm_sysinfo *sys)
 {
 	struct exm_recorder *r = ctx;
 	sqlite3_stmt *st = r->st[S_SNAP];
 	int ret;
 
+	int64_t oldest, newest;
+
 	r->gen++; /* first: a failure forgets what this one cached */
 	if (sqlite3_exec(r->db, "BEGIN IMMEDIATE", NULL, NULL, NULL))
 		return db_fail(r, "cannot write");
+	/* another recorder's retention dropped snapshots since ours: the
+	 * rows our caches name may be gone with them */
+	ret = query_i64(r, "SELECT min(id) FROM snapshot", &oldest);
+	if (!ret)
+		ret = query_i64(r, "SELECT max(id) FROM snapshot", &newest);
+	if (ret)
+		return ret;
+	if (r->last && oldest != r->min_seen)
+		forget_all(r);
+	ret = prune(r, &sys->taken_at);
+	if (ret)
+		return ret;
 	snprintf(r->proc_root, sizeof(r->proc_root), "%s", sys->proc_root);
 	r->live = sys->proc_root[0] && !(sys->caps & EXM_CAP_REPLAY);
 	r->caps = sys->caps;
 	r->page_size = sys->page_size;
 	r->proc = -1;
 	r->map_open = false;
+	/* the next id even when retention dropped every snapshot before:
+	 * ids only grow */
+	bind_i64(st, RC_SNAP_ID, newest + 1);
 	bind_i64(st, RC_SNAP_TAKEN_SEC, sys->taken_at.tv_sec);
 	bind_i64(st, RC_SNAP_TAKEN_NSEC, sys->taken_at.tv_nsec);
 	sqlite3_bind_double(st, RC_SNAP_TIME_TAKEN + 1, sys->time_taken);
@@ -780,6 +1053,7 @@ static int rs_end(void *ctx, const struct exm_build_end *e)
 {
 	struct exm_recorder *r = ctx;
 	sqlite3_stmt *st = r->st[S_SNAP_END];
+	int64_t used;
 	int ret = flush_mapping(r);
 
 	if (ret)
@@ -788,6 +1062,10 @@ static int rs_end(void *ctx, const struct exm_build_end *e)
 	bind_u64(st, RC_SNAP_SKIPPED_DENIED, e->nskipped_denied);
 	bind_i64(st, RC_SNAP_ID, r->snap);
 	ret = run_stmt(r, S_SNAP_END);
+	if (!ret)
+		ret = query_i64(r, "SELECT min(id) FROM snapshot", &r->min_seen);
+	if (!ret && r->keep.bytes && !(ret = used_bytes(r, &used)))
+		r->cost = used > r->used ? used - r->used : 0;
 	if (!ret && sqlite3_exec(r->db, "COMMIT", NULL, NULL, NULL))
 		ret = db_fail(r, "cannot write");
 	if (ret)
@@ -795,6 +1073,15 @@ static int rs_end(void *ctx, const struct exm_build_end *e)
 	r->last = r->snap;
 	/* the snapshot is in the file: whatever follows cannot undo it */
 	psets_keep(r, r->gen);
+	if (r->keep.bytes) {
+		/* the -wal beside it back to nothing, when the readers let us
+		 * within a moment (else the next snapshot tries again) */
+		sqlite3_busy_timeout(r->db, WAL_WAIT_MS);
+		sqlite3_wal_checkpoint_v2(r->db, NULL,
+					  SQLITE_CHECKPOINT_TRUNCATE, NULL,
+					  NULL);
+		sqlite3_busy_timeout(r->db, RECORDER_WAIT_MS);
+	}
 	return 0;
 }
 
@@ -812,21 +1099,10 @@ static const struct exm_sink_ops record_sink = {
  * snapshot wrote (rs_begin counted it in r->gen). */
 static void record_forget(struct exm_recorder *r)
 {
-	if (psets_keep(r, UINT64_MAX)) { /* no memory: forget them all */
-		for (size_t i = 0; i < r->nps_slots; i++) {
-			free(r->psets[i].runs);
-			r->psets[i].runs = NULL;
-		}
-		r->npsets = 0;
-	}
-	if (files_rehash(r, r->nslots ? r->nslots : 256, r->gen)) {
-		/* no memory for a new table: forget every file */
-		for (size_t i = 0; i < r->nslots; i++) {
-			free(r->files[i].name);
-			r->files[i].name = NULL;
-		}
-		r->nfiles = 0;
-	}
+	/* no memory for new tables: forget them all */
+	if (psets_keep(r, UINT64_MAX) ||
+	    files_rehash(r, r->nslots ? r->nslots : 256, r->gen))
+		forget_all(r);
 }
 
 int exm_record_snapshot(struct exm_recorder *r,

@@ -76,6 +76,13 @@ TESTS += tests/live/test_record_files.py tests/live/test_record_full.py \
 	tests/live/test_record_soak.py
 EXTRA_DIST += tests/live/test_record_files.py tests/live/test_record_full.py \
 	tests/live/test_record_soak.py
+# Retention (issue 22): --keep N keeps the last N, --keep 1s those of the
+# last second, --keep-size 8M stays within the bound and one snapshot; no
+# row left that nothing names, replays beside the pruning succeed and
+# replay the same after it; 20 SIGKILLs of a recorder with --keep 4
+# (test_record_keep.py; root; about 30 s).
+TESTS += tests/live/test_record_keep.py
+EXTRA_DIST += tests/live/test_record_keep.py
 # Every kind of memory as the kernel counts it (issue 24): sparse
 # reservations (PAGEMAP_SCAN's batches), the zero page and the huge zero
 # page, hugetlb (root; raises nr_hugepages, sets THP to always and mounts a

@@ -28,7 +28,7 @@
 /* what every batch mode taking snapshots takes */
 #define SNAPS                                                              \
 	"batch iterations delay format source pagemap-mode include-self "  \
-	"no-color replay from record verbose output "
+	"no-color replay from record keep keep-size verbose output "
 #define REPORTS "alerts system units breakdown"
 
 /* In the order they are chosen: the first whose option is given. */
@@ -58,7 +58,7 @@ const struct tui_mode tui_modes[] = {
 	{ .name = "live", .what = "the live screen",
 	  .accepts = "iterations delay sort pid scan-pids user full-command files "
 		     "bytes fields source pagemap-mode include-self no-color "
-		     "record watch replay sysroot from " REPORTS,
+		     "record keep keep-size watch replay sysroot from " REPORTS,
 	  .run = tui_live },
 	{ .name = NULL },
 };
@@ -99,6 +99,9 @@ static const char *needs(const struct tui_opts *o, const char *name)
 {
 	if (!strcmp(name, "watch") && !o->record)
 		return "--watch goes with --record";
+	if ((!strcmp(name, "keep") || !strcmp(name, "keep-size")) &&
+	    !o->record)
+		return "--keep and --keep-size go with --record";
 	if (!strcmp(name, "verbose") && !o->record)
 		return "--verbose goes with --record, without --watch";
 	if (!strcmp(name, "from") && !o->diff_a && !o->replay_src)

@@ -242,6 +242,60 @@ static int set_record(struct tui_opts *o, const char *v)
 	return 0;
 }
 
+/* A number (decimal point allowed with frac) and a suffix among units
+ * (one character each, scale[i] its factor; none: *bare set). */
+static bool number_unit(const char *v, bool frac, const char *units,
+			const double *scale, double *out, bool *bare)
+{
+	char num[32];
+	size_t len = strlen(v);
+	const char *u = NULL;
+	double x;
+
+	*bare = len && v[len - 1] >= '0' && v[len - 1] <= '9';
+	if (!len || len >= sizeof(num) ||
+	    (!*bare && !(u = strchr(units, v[len - 1]))))
+		return false;
+	memcpy(num, v, len);
+	num[len - !*bare] = '\0';
+	if (!exm_parse_decimal(num, frac, &x))
+		return false;
+	*out = u ? x * scale[u - units] : x;
+	return true;
+}
+
+static int set_keep(struct tui_opts *o, const char *v)
+{
+	static const double secs[] = { 1, 60, 3600, 86400, 604800 };
+	double x;
+	bool bare;
+
+	if (!number_unit(v, true, "smhdw", secs, &x, &bare) || x <= 0 ||
+	    x > 1e12 || (bare && x != floor(x)))
+		return bad("--keep", v, "expected a count of snapshots or a "
+			   "duration (30m, 12h, 7d, 2w)");
+	if (bare)
+		o->keep.n = (uint64_t)x;
+	else
+		o->keep.secs = x;
+	return 0;
+}
+
+static int set_keep_size(struct tui_opts *o, const char *v)
+{
+	static const double mult[] = { 1024.0, 1048576.0, 1073741824.0,
+				       1099511627776.0 };
+	double x;
+	bool bare;
+
+	if (!number_unit(v, true, "KMGT", mult, &x, &bare) || x < 65536 ||
+	    x > 1e18)
+		return bad("--keep-size", v, "expected a size of 64K or more "
+			   "(bytes, or K, M, G, T)");
+	o->keep.bytes = (uint64_t)x;
+	return 0;
+}
+
 static int set_watch(struct tui_opts *o, const char *v)
 {
 	o->watch = true;
@@ -466,6 +520,13 @@ const struct tui_option tui_options[] = {
 	  .help = "append each snapshot to the SQLite recording FILE (no "
 		  "screen, prints nothing but errors unless --format or "
 		  "--watch; until stopped unless -n; -b: one)" },
+	{ .name = "keep", .arg = "N|DURATION", .set = set_keep,
+	  .help = "with --record: keep the last N snapshots, or those "
+		  "taken within DURATION (30m, 12h, 7d, 2w) of the newest, "
+		  "dropping the oldest as new ones are written" },
+	{ .name = "keep-size", .arg = "SIZE", .set = set_keep_size,
+	  .help = "with --record: drop the oldest snapshots so that the "
+		  "file stays within SIZE (K, M, G, T)" },
 	{ .name = "watch", .set = set_watch,
 	  .help = "with --record: the live screen too (record what you "
 		  "watch)" },
@@ -587,6 +648,8 @@ const struct tui_doc_item tui_examples[] = {
 	{ "exmtop -b --system", "all of RAM, rows adding up to MemTotal" },
 	{ "exmtop -b --record rec.exmrec -n 3 -d 1",
 	  "record three snapshots" },
+	{ "exmtop --record rec.exmrec -d 60 --keep 7d --keep-size 512M",
+	  "a recorder left running: the last week, within 512 MiB" },
 	{ "exmtop --diff rec.exmrec --from 1 --to 2",
 	  "what grew between the first two" },
 	{ NULL, NULL },

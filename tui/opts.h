@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "core/record.h"
+
 /* Batch output formats: their names and printers are tui_formats[]
  * (batch.c). */
 enum tui_format {
@@ -67,6 +69,7 @@ struct tui_opts {
 	const char *record;	/* --record FILE: append snapshots */
 	bool watch;		/* --watch: the live screen while recording */
 	bool verbose;		/* --verbose: each snapshot recorded, said */
+	struct exm_retention keep; /* --keep, --keep-size (issue 22) */
 	char *replay_src;	/* --replay FILE: "replay:FILE" (owned) */
 	const char *sysroot;	/* --sysroot DIR: target's root for ELF */
 	const char *diff_a;	/* --diff A [B] */

@@ -18,6 +18,11 @@ int tui_record_open(const struct tui_opts *o, struct exm_recorder **out)
 	char err[512] = "";
 	int ret = exm_record_open(o->record, out, err, sizeof(err));
 
+	if (!ret && (ret = exm_record_set_retention(*out, &o->keep))) {
+		snprintf(err, sizeof(err), "%s", exm_record_errmsg(*out));
+		exm_record_close(*out);
+		*out = NULL;
+	}
 	if (!ret)
 		return 0;
 	tui_error("--record: %s",

@@ -122,6 +122,7 @@ def body(tmp):
         "units": [], "breakdown": [], "freed": ["300"], "top": ["3"], "output": None,
         "source": ["fixture:basic"], "pagemap-mode": ["read"],
         "include-self": [], "no-color": [],
+        "keep": ["2"], "keep-size": ["1M"],
     }
     fields = {"sections": "section,erss", "symbols": "symbol,erss",
               "listing": "pid,erss", "diff": "pid,erss", "live": "pid",
@@ -145,8 +146,8 @@ def body(tmp):
     nrun = 0
 
     def extra(mode, opt):
-        if opt == "verbose":  # a new recording: its snapshots from 1
-            return ["--record", os.path.join(tmp, "%s-verbose" % mode)]
+        if opt in ("verbose", "keep", "keep-size"):  # a new recording
+            return ["--record", os.path.join(tmp, "%s-%s" % (mode, opt))]
         return beside.get(opt, [])
 
     def value(mode, opt, k):
@@ -304,6 +305,15 @@ def effect(mode, opt, args, r, nsnap, tmp, k, fmts):
                   for i, x in enumerate(said)),
               "%s --verbose says each of the %d snapshots recorded: %r"
               % (mode, nsnap, r.stderr))
+    elif opt in ("keep", "keep-size"):
+        path = args[args.index("--record") + 1]
+        rr = run(["-b", "--replay", path])
+        want = min(nsnap, 2) if opt == "keep" else nsnap
+        check(rr.returncode == 0 and snapshots(rr.stdout, "text") == want,
+              "%s --%s: the recording holds the last %d of the %d "
+              "snapshots taken: %d %r" % (mode, opt, want, nsnap,
+                                         snapshots(rr.stdout, "text"),
+                                         rr.stderr))
     elif opt == "scan-pids":
         check(r.stdout.count("limited scan") == nsnap,
               "%s --scan-pids: each snapshot says its scan was limited"
@@ -320,7 +330,7 @@ def effect(mode, opt, args, r, nsnap, tmp, k, fmts):
     elif opt == "top":
         promtool(r.stdout, "%s --top 3" % mode)
     if mode != "diff" and opt not in ("iterations", "from", "record",
-                                      "verbose",
+                                      "verbose", "keep", "keep-size",
                                       "output", "format", "source", "top",
                                       "pagemap-mode"):
         # a replay gives every snapshot, whatever else is asked

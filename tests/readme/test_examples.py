@@ -1041,6 +1041,49 @@ def chk_man_record(ctx, cmd):
     need(rec_count(path) == 3, "not three snapshots")
 
 
+def aged_recording(ctx, name):
+    """A recording of two snapshots of the fixture, made to have been
+    taken 8 days ago."""
+    path = ctx.path(name)
+    subprocess.run([EXMTOP, "-b", "--record", path, "-n", "2", "--source",
+                    "fixture:basic"], check=True, cwd=ctx.tmp)
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE snapshot SET taken_sec = taken_sec - 8 * 86400")
+    return path
+
+
+def rec_ids(path):
+    with sqlite3.connect(path) as db:
+        return [r[0] for r in db.execute("SELECT id FROM snapshot ORDER "
+                                         "BY id")]
+
+
+def chk_record_keep_7d(ctx, cmd):
+    """Two snapshots 8 days old go with the first new one."""
+    path = aged_recording(ctx, "k7d.exmrec")
+    ctx.run(cmd, subst=[("FILE", path)], extra=["-n", "1"])
+    need(rec_ids(path) == [3], "left: %r" % rec_ids(path))
+
+
+def chk_record_keep_size(ctx, cmd):
+    """Far within 1 GiB, none goes; the recorder indexed the mappings'
+    page sets and files to find what a dropped snapshot leaves."""
+    path = ctx.path("k1g.exmrec")
+    ctx.run(cmd, subst=[("FILE", path)], extra=["-n", "3", "-d", "0.2"])
+    need(rec_ids(path) == [1, 2, 3], "left: %r" % rec_ids(path))
+    with sqlite3.connect(path) as db:
+        idx = {r[0] for r in db.execute(
+            "SELECT name FROM sqlite_schema WHERE type = 'index' AND "
+            "tbl_name = 'mapping'")}
+    need({"mapping_pageset", "mapping_file"} <= idx, "indexes: %r" % idx)
+
+
+def chk_man_keep(ctx, cmd):
+    path = aged_recording(ctx, "mankeep.exmrec")
+    ctx.run(cmd, subst=[("rec.exmrec", path), ("-d 60", "-d 0.2 -n 2")])
+    need(rec_ids(path) == [3, 4], "left: %r" % rec_ids(path))
+
+
 def chk_man_diff(ctx, cmd):
     rec = ctx.rec()
     r = ctx.run(cmd, subst=[("rec.exmrec", rec)])
@@ -1124,6 +1167,10 @@ EXAMPLES = {
         chk_record_n,
     "exmtop --record FILE --verbose          ... saying each snapshot "
     "written": chk_record_verbose,
+    "exmtop --record FILE --keep 7d          ... dropping those older than "
+    "7 days": chk_record_keep_7d,
+    "exmtop --record FILE --keep-size 1G     ... keeping the file within "
+    "1 GiB": chk_record_keep_size,
     "exmtop -b --record FILE --format json   ... and print each as JSON":
         chk_record_json,
     "exmtop --record FILE --watch            record what the live screen "
@@ -1175,6 +1222,8 @@ EXAMPLES = {
     "man: exmtop -b --format json -n 3 -d 5": chk_man_json_lines,
     "man: exmtop -b --system": chk_system,
     "man: exmtop -b --record rec.exmrec -n 3 -d 1": chk_man_record,
+    "man: exmtop --record rec.exmrec -d 60 --keep 7d --keep-size 512M":
+        chk_man_keep,
     "man: exmtop --diff rec.exmrec --from 1 --to 2": chk_man_diff,
 }
 

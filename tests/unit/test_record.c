@@ -913,3 +913,231 @@ Test(record, own_files_are_never_opened)
 	exm_snapshot_free(a);
 	rm_recording(path);
 }
+
+/* Nothing in the file names a row that is gone, and no page set, run or
+ * file row is left that nothing names; integrity_check is ok. */
+static void assert_tidy(const char *path)
+{
+	static const char *const q[] = {
+		"SELECT count(*) FROM mapping m WHERE (m.pageset IS NOT NULL "
+		"AND NOT EXISTS (SELECT 1 FROM pageset p WHERE p.id = "
+		"m.pageset)) OR (m.file IS NOT NULL AND NOT EXISTS (SELECT 1 "
+		"FROM file f WHERE f.id = m.file))",
+		"SELECT count(*) FROM pageset p WHERE NOT EXISTS (SELECT 1 "
+		"FROM mapping m WHERE m.pageset = p.id)",
+		"SELECT count(*) FROM file f WHERE NOT EXISTS (SELECT 1 FROM "
+		"mapping m WHERE m.file = f.id)",
+		"SELECT count(*) FROM run r WHERE NOT EXISTS (SELECT 1 FROM "
+		"pageset p WHERE p.id = r.pageset)",
+		"SELECT count(*) FROM process WHERE snapshot NOT IN (SELECT id "
+		"FROM snapshot)",
+		"SELECT count(*) FROM meminfo WHERE snapshot NOT IN (SELECT id "
+		"FROM snapshot)",
+		"SELECT count(*) FROM kernel WHERE snapshot NOT IN (SELECT id "
+		"FROM snapshot)",
+		"SELECT (SELECT integrity_check FROM pragma_integrity_check) "
+		"<> 'ok'",
+	};
+
+	for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++)
+		cr_assert_eq(sql_int(path, q[i]), 0, "%s", q[i]);
+}
+
+/* --keep N: the last N stay, with the rows they name, and replay as
+ * taken; ids keep growing when every older one is dropped (N = 1), and
+ * the page sets and files the recorder had cached from a dropped snapshot
+ * are written anew, not named. */
+Test(record, keep_n_keeps_the_last_n)
+{
+	static const char *const fx[] = { "fixture:basic", "fixture:hostile",
+					  "fixture:many", "fixture:basic",
+					  "fixture:hostile" };
+	struct exm_retention k = { .n = 2 };
+	struct exm_snapshot *taken[5], *s;
+	struct exm_recorder *r;
+	char path[256], err[512];
+
+	tmp_path(path, sizeof(path), "keep.exmrec");
+	cr_assert_eq(exm_record_open(path, &r, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(exm_record_set_retention(r, &k), 0, "%s",
+		     exm_record_errmsg(r));
+	for (size_t i = 0; i < 5; i++) {
+		taken[i] = take(fx[i]);
+		cr_assert_eq(exm_record_snapshot(r, taken[i]), 0, "%s",
+			     exm_record_errmsg(r));
+		cr_assert_eq(exm_record_last_id(r), (int64_t)i + 1);
+		cr_assert_eq(sql_int(path, "SELECT count(*) FROM snapshot"),
+			     i < 2 ? (int64_t)i + 1 : 2);
+		assert_tidy(path);
+	}
+	cr_assert_eq(sql_int(path, "SELECT min(id) FROM snapshot"), 4);
+	s = load_at(path, 0);
+	assert_same(taken[3], s);
+	exm_snapshot_free(s);
+	s = load_at(path, 1);
+	assert_same(taken[4], s);
+	exm_snapshot_free(s);
+	/* one: every snapshot before the new one goes, the same fixture
+	 * again (its page sets and files were cached) */
+	k.n = 1;
+	cr_assert_eq(exm_record_set_retention(r, &k), 0);
+	for (int i = 0; i < 3; i++) {
+		cr_assert_eq(exm_record_snapshot(r, taken[0]), 0, "%s",
+			     exm_record_errmsg(r));
+		cr_assert_eq(exm_record_last_id(r), 6 + i);
+		assert_tidy(path);
+		cr_assert_eq(sql_int(path, "SELECT count(*) FROM snapshot"), 1);
+		s = load_at(path, 0);
+		assert_same(taken[0], s);
+		exm_snapshot_free(s);
+	}
+	exm_record_close(r);
+	for (size_t i = 0; i < 5; i++)
+		exm_snapshot_free(taken[i]);
+	rm_recording(path);
+}
+
+/* Another recorder's retention drops the snapshots (and the rows) this
+ * one wrote: its next snapshot names none of them. */
+Test(record, another_recorders_retention)
+{
+	struct exm_snapshot *a = take("fixture:basic");
+	struct exm_snapshot *b = take("fixture:hostile"), *s;
+	struct exm_retention k = { .n = 1 };
+	struct exm_recorder *r1, *r2;
+	char path[256], err[512];
+
+	tmp_path(path, sizeof(path), "two.exmrec");
+	cr_assert_eq(exm_record_open(path, &r1, err, sizeof(err)), 0, "%s",
+		     err);
+	cr_assert_eq(exm_record_open(path, &r2, err, sizeof(err)), 0, "%s",
+		     err);
+	cr_assert_eq(exm_record_set_retention(r2, &k), 0);
+	for (int i = 0; i < 3; i++) {
+		cr_assert_eq(exm_record_snapshot(r1, a), 0, "%s",
+			     exm_record_errmsg(r1));
+		cr_assert_eq(exm_record_snapshot(r2, b), 0, "%s",
+			     exm_record_errmsg(r2));
+		assert_tidy(path);
+	}
+	cr_assert_eq(exm_record_snapshot(r1, a), 0, "%s",
+		     exm_record_errmsg(r1));
+	assert_tidy(path);
+	cr_assert_eq(exm_record_last_id(r1), 7);
+	cr_assert_eq(sql_int(path, "SELECT count(*) FROM snapshot"), 2);
+	s = load_at(path, 0);
+	assert_same(b, s);
+	exm_snapshot_free(s);
+	s = load_at(path, 1);
+	assert_same(a, s);
+	exm_snapshot_free(s);
+	exm_record_close(r1);
+	exm_record_close(r2);
+	exm_snapshot_free(a);
+	exm_snapshot_free(b);
+	rm_recording(path);
+}
+
+/* --keep DURATION: those taken less than DURATION before the new one
+ * stay; --keep-size: the file stays within the bound and one snapshot. */
+Test(record, keep_duration_and_size)
+{
+	struct exm_snapshot *a = take("fixture:basic");
+	struct exm_snapshot *m = take("fixture:many");
+	struct exm_retention k = { .secs = 2.5 };
+	struct exm_recorder *r;
+	char path[256], err[512];
+	int64_t one, bound;
+
+	tmp_path(path, sizeof(path), "secs.exmrec");
+	cr_assert_eq(exm_record_open(path, &r, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(exm_record_set_retention(r, &k), 0);
+	for (int i = 0; i < 6; i++) {
+		a->sys.taken_at.tv_sec = 1000 + i;
+		a->sys.taken_at.tv_nsec = 0;
+		cr_assert_eq(exm_record_snapshot(r, a), 0, "%s",
+			     exm_record_errmsg(r));
+	}
+	/* at 1005: 1003 (2 s before), 1004 and 1005 */
+	cr_assert_eq(sql_int(path, "SELECT min(taken_sec) FROM snapshot"),
+		     1003);
+	cr_assert_eq(sql_int(path, "SELECT count(*) FROM snapshot"), 3);
+	assert_tidy(path);
+	exm_record_close(r);
+	rm_recording(path);
+
+	/* the size of one snapshot of 2000 processes */
+	tmp_path(path, sizeof(path), "one.exmrec");
+	cr_assert_eq(exm_record_open(path, &r, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(exm_record_snapshot(r, m), 0);
+	exm_record_close(r);
+	one = sql_int(path, "SELECT page_count * page_size FROM "
+			    "pragma_page_count, pragma_page_size");
+	rm_recording(path);
+
+	bound = 3 * one;
+	k = (struct exm_retention){ .bytes = (uint64_t)bound };
+	tmp_path(path, sizeof(path), "size.exmrec");
+	cr_assert_eq(exm_record_open(path, &r, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(exm_record_set_retention(r, &k), 0);
+	for (int i = 0; i < 12; i++) {
+		/* another process each time: snapshots of their own */
+		m->procs[0].pid = 100000 + i;
+		cr_assert_eq(exm_record_snapshot(r, m), 0, "%s",
+			     exm_record_errmsg(r));
+		cr_assert_leq(sql_int(path, "SELECT page_count * page_size "
+					    "FROM pragma_page_count, "
+					    "pragma_page_size"),
+			      bound + one, "snapshot %d", i + 1);
+	}
+	cr_assert_eq(exm_record_last_id(r), 12);
+	cr_assert_lt(sql_int(path, "SELECT count(*) FROM snapshot"), 12);
+	cr_assert_geq(sql_int(path, "SELECT count(*) FROM snapshot"), 2);
+	cr_assert_eq(sql_int(path, "SELECT max(id) FROM snapshot"), 12);
+	assert_tidy(path);
+	exm_record_close(r);
+	exm_snapshot_free(a);
+	exm_snapshot_free(m);
+	rm_recording(path);
+}
+
+/* A reader that listed a snapshot the recorder's retention dropped since
+ * says so (-ERANGE, one line), and reads those left. */
+Test(record, dropped_snapshot_says_so)
+{
+	struct exm_snapshot *a = take("fixture:basic"), *s;
+	struct exm_retention k = { .n = 2 };
+	struct exm_recording *rec;
+	struct exm_recorder *r;
+	struct exm_builder b;
+	char path[256], err[512];
+
+	tmp_path(path, sizeof(path), "dropped.exmrec");
+	cr_assert_eq(exm_record_open(path, &r, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(exm_record_set_retention(r, &k), 0);
+	cr_assert_eq(exm_record_snapshot(r, a), 0);
+	cr_assert_eq(exm_record_snapshot(r, a), 0);
+	cr_assert_eq(exm_recording_open(path, &rec, err, sizeof(err)), 0, "%s",
+		     err);
+	cr_assert_eq(exm_recording_count(rec), 2);
+	cr_assert_eq(exm_record_snapshot(r, a), 0); /* drops the first */
+	s = exm_snapshot_new();
+	exm_builder_init(&b, s);
+	cr_assert_eq(exm_recording_load(rec, 0, &exm_builder_sink, &b),
+		     -ERANGE);
+	cr_assert(strstr(exm_recording_errmsg(rec), "snapshot 1 was dropped"),
+		  "%s", exm_recording_errmsg(rec));
+	cr_assert_null(strchr(exm_recording_errmsg(rec), '\n'));
+	exm_snapshot_free(s);
+	s = exm_snapshot_new();
+	exm_builder_init(&b, s);
+	cr_assert_eq(exm_recording_load(rec, 1, &exm_builder_sink, &b), 0,
+		     "%s", exm_recording_errmsg(rec));
+	cr_assert_eq(exm_snapshot_account(s), 0);
+	assert_same(a, s);
+	exm_snapshot_free(s);
+	exm_recording_close(rec);
+	exm_record_close(r);
+	exm_snapshot_free(a);
+	rm_recording(path);
+}
