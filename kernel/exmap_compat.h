@@ -252,9 +252,10 @@ static inline bool exmap_pte_excl(struct folio *folio, struct page *page,
 }
 
 /*
- * A PMD mapping: 6.12 asks each page's precise mapcount; from 6.15 (where
- * pagemap got __folio_page_mapped_exclusively(); 7.2 and 7.3 checked) it
- * asks the head page's for every page of the PMD.
+ * A PMD mapping: 6.12 asks each page's precise mapcount; 7.2 and 7.3 ask
+ * the head page's for every page of the PMD (pagemap's
+ * __folio_page_mapped_exclusively(folio, page), page the head: taken to
+ * come with that helper in 6.15; the sources read were 7.2's and 7.3's).
  */
 static inline bool exmap_pmd_excl(struct folio *folio, struct page *head,
 				  struct page *page, bool present,
