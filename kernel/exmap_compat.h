@@ -73,8 +73,8 @@ static inline bool exmap_pmd_devmap(pmd_t pmd)
 /*
  * pagemap shows no page behind a present PMD: from 7.3 it asks
  * vm_normal_page_pmd(), which gives none for a special PMD (the huge zero
- * page is one in 7.x); up to 7.2 it took pmd_page(). pmd_special() exists
- * from 6.12, where the architecture maps PFNs by PMD.
+ * page is one in 7.2 and 7.3); up to 7.2 it took pmd_page(). pmd_special()
+ * exists where the architecture maps PFNs by PMD.
  */
 static inline bool exmap_pmd_nopage(pmd_t pmd)
 {
