@@ -143,8 +143,8 @@ static u32 exmap_page_flags(struct folio *folio)
 /* The frame of a swap entry in pagemap's layout: type | offset << 5. */
 static u64 exmap_swap_frame(swp_entry_t entry)
 {
-	unsigned long off = is_pfn_swap_entry(entry) ? swp_offset_pfn(entry) :
-						      swp_offset(entry);
+	unsigned long off = exmap_leaf_has_pfn(entry) ? exmap_leaf_pfn(entry) :
+							swp_offset(entry);
 
 	return swp_type(entry) | ((u64)off << MAX_SWAPFILES_SHIFT);
 }
@@ -173,6 +173,7 @@ static int exmap_pte(struct exmap_walk *w, struct vm_area_struct *vma,
 	struct page *page = NULL;
 	bool present = false, migration = false;
 	u32 flags = 0, mapcount = 0;
+	swp_entry_t entry;
 	u64 frame;
 
 	if (pte_present(pte)) {
@@ -192,14 +193,12 @@ static int exmap_pte(struct exmap_walk *w, struct vm_area_struct *vma,
 			page = pfn_to_page(pfn);
 		else
 			flags |= EXMAP_F_NOPAGE;
-	} else if (is_swap_pte(pte)) {
-		swp_entry_t entry = pte_to_swp_entry(pte);
-
+	} else if (exmap_pte_leaf(pte, &entry)) {
 		frame = exmap_swap_frame(entry);
 		flags = EXMAP_F_SWAP;
-		if (is_pfn_swap_entry(entry)) {
-			page = pfn_swap_entry_to_page(entry);
-			migration = is_migration_entry(entry);
+		if (exmap_leaf_has_pfn(entry)) {
+			page = exmap_leaf_page(entry);
+			migration = exmap_leaf_migration(entry);
 			flags |= EXMAP_F_MIGRATION;
 		}
 	} else {
@@ -223,7 +222,7 @@ static int exmap_huge_pmd(struct exmap_walk *w, struct vm_area_struct *vma,
 			  pmd_t pmd, unsigned long addr, unsigned long end)
 {
 	unsigned long idx = (addr & ~PMD_MASK) >> PAGE_SHIFT;
-	bool present = pmd_present(pmd), migration = false;
+	bool present = pmd_present(pmd), migration = false, nopage = false;
 	struct page *head;
 	struct folio *folio;
 	u32 flags;
@@ -238,17 +237,22 @@ static int exmap_huge_pmd(struct exmap_walk *w, struct vm_area_struct *vma,
 			flags |= EXMAP_F_WRITE;
 		if (pmd_dirty(pmd))
 			flags |= EXMAP_F_DIRTY;
+		/* as pagemap: no page behind a special PMD, from 7.3 */
+		nopage = exmap_pmd_nopage(pmd);
 	} else {
-		swp_entry_t entry = pmd_to_swp_entry(pmd);
+		swp_entry_t entry = exmap_pmd_leaf(pmd);
 
-		head = pfn_swap_entry_to_page(entry);
-		migration = is_migration_entry(entry);
+		head = exmap_leaf_page(entry);
+		migration = exmap_leaf_migration(entry);
 		frame = exmap_swap_frame(entry) +
 			((u64)idx << MAX_SWAPFILES_SHIFT);
 		flags = EXMAP_F_SWAP | EXMAP_F_HUGE | EXMAP_F_MIGRATION;
 	}
 	folio = page_folio(head);
-	flags |= exmap_page_flags(folio);
+	if (nopage)
+		flags |= EXMAP_F_NOPAGE;
+	else
+		flags |= exmap_page_flags(folio);
 	/* the huge zero page: neither anonymous nor in a file */
 	if (!folio_test_anon(folio) && !folio->mapping)
 		flags |= EXMAP_F_ZERO;
@@ -256,10 +260,10 @@ static int exmap_huge_pmd(struct exmap_walk *w, struct vm_area_struct *vma,
 		struct page *page = head + idx;
 		u32 f = flags, mapcount = 0;
 
-		if (present)
+		if (present && !nopage)
 			mapcount = exmap_mapcount(folio, page);
-		if (exmap_pmd_excl(folio, head, page, present, migration,
-				   mapcount))
+		if (!nopage && exmap_pmd_excl(folio, head, page, present,
+					      migration, mapcount))
 			f |= EXMAP_F_EXCL;
 		ret = exmap_emit(w, addr, frame, f, mapcount);
 		frame += present ? 1 : 1ull << MAX_SWAPFILES_SHIFT;
@@ -285,7 +289,7 @@ again:
 		if (pmd_none(pmd))
 			continue;
 		if (!pmd_present(pmd) || pmd_trans_huge(pmd) ||
-		    pmd_devmap(pmd)) {
+		    exmap_pmd_devmap(pmd)) {
 			ptl = pmd_lock(w->mm, pmdp);
 			pmd = *pmdp;
 			if (pmd_none(pmd)) {
@@ -293,7 +297,7 @@ again:
 				continue;
 			}
 			if (!pmd_present(pmd) || pmd_trans_huge(pmd) ||
-			    pmd_devmap(pmd)) {
+			    exmap_pmd_devmap(pmd)) {
 				ret = exmap_huge_pmd(w, vma, pmd, addr, next);
 				spin_unlock(ptl);
 				if (ret)
@@ -638,7 +642,8 @@ static void exmap_task_info(struct task_struct *task, struct exmap_scan *arg)
 	rcu_read_lock();
 	arg->ppid = pid_alive(task) ?
 		task_tgid_vnr(rcu_dereference(task->real_parent)) : 0;
-	arg->uid = from_kuid_munged(current_user_ns(), task_euid(task));
+	arg->uid = from_kuid_munged(current_user_ns(),
+				    task_cred_xxx(task, euid));
 	rcu_read_unlock();
 	arg->start_ns = timens_add_boottime_ns(task->start_boottime);
 	get_task_comm(arg->comm, task);

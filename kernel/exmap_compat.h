@@ -3,8 +3,12 @@
  * exmap_compat.h - every difference between the kernels exmap knows.
  *
  * exmap uses only what a module may use: exported symbols and what the
- * headers define inline. Known kernels: 6.1 (Debian 12) and 6.12 (Debian
- * 13, bookworm-backports). The walk in exmap.c has no #if; it calls:
+ * headers define inline. Known kernels: 6.1 (Debian 12), 6.12 (Debian 13,
+ * bookworm-backports), 7.2 (unstable) and 7.3 (trixie-backports); 6.2 to
+ * 6.11 stop the build. What changed after 6.12 is tested per feature:
+ * what the headers define where they say it (leafops.h, the devmap bit),
+ * else the version it came with (EXMAP_SINCE). The walk in exmap.c has no
+ * #if; it calls:
  *
  *   exmap_pmd_read(pmdp)          a lockless read of a PMD
  *   exmap_pte_lock(mm, pmdp, a)   map and lock the PTE table under pmdp,
@@ -19,6 +23,10 @@
  *                                 exmap_mapcount gave, when present)
  *   exmap_pmd_excl(folio, head, page, present, migration, mapcount)
  *                                 the same for one page of a PMD mapping
+ *   exmap_pmd_devmap(pmd)         a PMD mapping device memory (a leaf)
+ *   exmap_pmd_nopage(pmd)         a present PMD pagemap sees no page behind
+ *   exmap_pte_leaf(), exmap_pmd_leaf(), exmap_leaf_*()
+ *                                 a non-present entry (swap, migration...)
  *   exmap_huge_ptep_get(mm, a, p) the entry of a hugetlb page
  *   EXMAP_PFN_VALID_SHIFT         pfn_valid() gives one answer for all
  *                                 frames alike above this many bits
@@ -44,7 +52,43 @@
 #include <linux/pgtable.h>
 #include <linux/rcupdate.h>
 
-#if LINUX_VERSION_MAJOR == 6 && LINUX_VERSION_PATCHLEVEL == 1
+/* the kernel is MAJOR.MINOR or later */
+#define EXMAP_SINCE(major, minor)					\
+	(LINUX_VERSION_MAJOR * 256 + LINUX_VERSION_PATCHLEVEL >=	\
+	 (major) * 256 + (minor))
+
+/*
+ * A PMD mapping ZONE_DEVICE memory (devmap) is a leaf: pmd_devmap() exists
+ * only while the architecture has the devmap bit (gone in 7.x kernels).
+ */
+static inline bool exmap_pmd_devmap(pmd_t pmd)
+{
+#ifdef CONFIG_ARCH_HAS_PTE_DEVMAP
+	return pmd_devmap(pmd);
+#else
+	return false;
+#endif
+}
+
+/*
+ * pagemap shows no page behind a present PMD: from 7.3 it asks
+ * vm_normal_page_pmd(), which gives none for a special PMD (the huge zero
+ * page is one in 7.2 and 7.3); up to 7.2 it took pmd_page(). pmd_special()
+ * exists where the architecture maps PFNs by PMD.
+ */
+static inline bool exmap_pmd_nopage(pmd_t pmd)
+{
+#ifdef CONFIG_ARCH_SUPPORTS_PMD_PFNMAP
+	return EXMAP_SINCE(7, 3) && pmd_special(pmd);
+#else
+	return false;
+#endif
+}
+
+#if !EXMAP_SINCE(6, 1)
+#error "exmap knows Linux 6.1, and 6.12 and later; use exmtop's pagemap source"
+
+#elif !EXMAP_SINCE(6, 2)
 
 static inline pmd_t exmap_pmd_read(pmd_t *pmdp)
 {
@@ -62,7 +106,7 @@ static inline pte_t *exmap_pte_lock(struct mm_struct *mm, pmd_t *pmdp,
 	pmd_t pmd = READ_ONCE(*pmdp);
 
 	if (pmd_none(pmd) || !pmd_present(pmd) || pmd_trans_huge(pmd) ||
-	    pmd_devmap(pmd) || pmd_bad(pmd))
+	    exmap_pmd_devmap(pmd) || pmd_bad(pmd))
 		return NULL;
 	return pte_offset_map_lock(mm, pmdp, addr, ptlp);
 }
@@ -142,7 +186,10 @@ static inline bool exmap_gate(struct mm_struct *mm)
 #endif
 }
 
-#elif LINUX_VERSION_MAJOR == 6 && LINUX_VERSION_PATCHLEVEL == 12
+#elif !EXMAP_SINCE(6, 12)
+#error "exmap knows Linux 6.1, and 6.12 and later; use exmtop's pagemap source"
+
+#else /* 6.12 and later */
 
 static inline pmd_t exmap_pmd_read(pmd_t *pmdp)
 {
@@ -164,7 +211,7 @@ static inline pte_t *exmap_pte_lock(struct mm_struct *mm, pmd_t *pmdp,
 	rcu_read_lock();
 	pmd = pmdp_get_lockless(pmdp);
 	if (pmd_none(pmd) || !pmd_present(pmd) || pmd_trans_huge(pmd) ||
-	    pmd_devmap(pmd) || pmd_bad(pmd)) {
+	    exmap_pmd_devmap(pmd) || pmd_bad(pmd)) {
 		rcu_read_unlock();
 		return NULL;
 	}
@@ -204,10 +251,18 @@ static inline bool exmap_pte_excl(struct folio *folio, struct page *page,
 	return present && mapcount == 1;
 }
 
+/*
+ * A PMD mapping: 6.12 asks each page's precise mapcount; 7.2 and 7.3 ask
+ * the head page's for every page of the PMD (pagemap's
+ * __folio_page_mapped_exclusively(folio, page), page the head: taken to
+ * come with that helper in 6.15; the sources read were 7.2's and 7.3's).
+ */
 static inline bool exmap_pmd_excl(struct folio *folio, struct page *head,
 				  struct page *page, bool present,
 				  bool migration, int mapcount)
 {
+	if (EXMAP_SINCE(6, 15) && present)
+		mapcount = exmap_mapcount(folio, head);
 	return present && mapcount == 1;
 }
 
@@ -257,8 +312,91 @@ static inline bool exmap_gate(struct mm_struct *mm)
 #endif
 }
 
+#endif
+
+/*
+ * Entries that are neither none nor present (swap, migration, device,
+ * hwpoison, markers), as pagemap reads them: swapops.h's swp_entry_t
+ * tests, replaced by leafops.h's softleaf_t ones where that header exists
+ * (7.x kernels; softleaf_t is still a swp_entry_t there).
+ *
+ *   exmap_pte_leaf(pte, &entry)   false for a none or present PTE
+ *   exmap_pmd_leaf(pmd)           the entry of a non-present PMD
+ *   exmap_leaf_has_pfn(entry)     it names a frame (migration, device,
+ *                                 hwpoison), not a swap slot
+ *   exmap_leaf_pfn(entry), exmap_leaf_page(entry), exmap_leaf_migration(entry)
+ */
+#if __has_include("linux/leafops.h")
+#include <linux/leafops.h>
+
+static inline bool exmap_pte_leaf(pte_t pte, swp_entry_t *entry)
+{
+	if (pte_none(pte) || pte_present(pte))
+		return false;
+	*entry = softleaf_from_pte(pte);
+	return true;
+}
+
+static inline swp_entry_t exmap_pmd_leaf(pmd_t pmd)
+{
+	return softleaf_from_pmd(pmd);
+}
+
+static inline bool exmap_leaf_has_pfn(swp_entry_t entry)
+{
+	return softleaf_has_pfn(entry);
+}
+
+static inline unsigned long exmap_leaf_pfn(swp_entry_t entry)
+{
+	return softleaf_to_pfn(entry);
+}
+
+static inline struct page *exmap_leaf_page(swp_entry_t entry)
+{
+	return softleaf_to_page(entry);
+}
+
+static inline bool exmap_leaf_migration(swp_entry_t entry)
+{
+	return softleaf_is_migration(entry);
+}
+
 #else
-#error "exmap knows Linux 6.1 and 6.12 only; use exmtop's pagemap source"
+#include <linux/swapops.h>
+
+static inline bool exmap_pte_leaf(pte_t pte, swp_entry_t *entry)
+{
+	if (!is_swap_pte(pte))
+		return false;
+	*entry = pte_to_swp_entry(pte);
+	return true;
+}
+
+static inline swp_entry_t exmap_pmd_leaf(pmd_t pmd)
+{
+	return pmd_to_swp_entry(pmd);
+}
+
+static inline bool exmap_leaf_has_pfn(swp_entry_t entry)
+{
+	return is_pfn_swap_entry(entry);
+}
+
+static inline unsigned long exmap_leaf_pfn(swp_entry_t entry)
+{
+	return swp_offset_pfn(entry);
+}
+
+static inline struct page *exmap_leaf_page(swp_entry_t entry)
+{
+	return pfn_swap_entry_to_page(entry);
+}
+
+static inline bool exmap_leaf_migration(swp_entry_t entry)
+{
+	return is_migration_entry(entry);
+}
 #endif
 
 /* SPARSEMEM: pfn_valid() is a property of a whole subsection */
