@@ -50,6 +50,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "unmap_vdso.h"
+
 #ifndef MADV_PAGEOUT
 #define MADV_PAGEOUT 21
 #endif
@@ -121,21 +123,6 @@ static void pageout(unsigned char *r, size_t n, size_t first, int k)
 		if (madvise(r + (first + i) * (GIB / 64) + (size_t)k * ps, ps,
 			    MADV_PAGEOUT))
 			die("MADV_PAGEOUT");
-}
-
-static void unmap_vdso(void)
-{
-	char line[512];
-	FILE *f = fopen("/proc/self/maps", "re");
-	unsigned long s, e;
-
-	if (!f)
-		die("maps");
-	while (fgets(line, sizeof(line), f))
-		if ((strstr(line, "[vdso]") || strstr(line, "[vvar")) &&
-		    sscanf(line, "%lx-%lx", &s, &e) == 2)
-			munmap((void *)s, e - s);
-	fclose(f);
 }
 
 int main(int argc, char **argv)
@@ -243,8 +230,8 @@ int main(int argc, char **argv)
 			write_pages(swown, 8, 0, i);
 			pageout(swown, 8, 0, i);
 		}
-		if (novdso)
-			unmap_vdso();
+		if (novdso && unmap_vdso())
+			die("unmap [vdso]");
 		c = sum ? 'r' : 'R';
 		if (write(pipefd[1], &c, 1) != 1)
 			_exit(1);
@@ -266,8 +253,8 @@ int main(int argc, char **argv)
 		write_pages(swown, 8, 0, 0);
 		pageout(swown, 8, 0, 0);
 	}
-	if (novdso)
-		unmap_vdso();
+	if (novdso && unmap_vdso())
+		die("unmap [vdso]");
 	printf("pids %d %d %d %d\nready\n", (int)pids[0], (int)pids[1],
 	       (int)pids[2], (int)pids[3]);
 	fflush(stdout);
