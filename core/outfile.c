@@ -224,13 +224,11 @@ bool exm_outfile_is_own(const char *path)
 {
 	struct stat st;
 	char *target = NULL;
-	bool own;
 
 	if (resolve(path, &target, &st))
 		return false;
 	free(target);
-	own = st.st_mode && exm_ownfiles_has(&st);
-	return own;
+	return st.st_mode && exm_ownfiles_has(&st);
 }
 
 FILE *exm_outfile_begin(struct exm_outfile *o)
