@@ -171,12 +171,3 @@ int tui_open_source_named(const char *name, struct exm_source **src)
 	return ret == -EINVAL || (strcmp(name, "auto") && ret != -ENOMEM) ? 2
 									  : 1;
 }
-
-void tui_counts_of(const struct exm_snapshot *snap, struct tui_counts *c)
-{
-	c->scanned = 0;
-	for (size_t i = 0; i < snap->nprocs; i++)
-		c->scanned += snap->procs[i].state != EXM_PROC_DENIED;
-	c->gone = snap->nskipped_gone;
-	c->denied = snap->nskipped_denied;
-}

@@ -83,11 +83,4 @@ int tui_open_source(const struct tui_opts *o, struct exm_source **src);
 /* The same for the source called name. */
 int tui_open_source_named(const char *name, struct exm_source **src);
 
-/* The processes, files and groups as the header, the batch summary and
- * JSON count them: scanned excludes the processes that could not be read. */
-struct tui_counts {
-	size_t scanned, gone, denied;
-};
-void tui_counts_of(const struct exm_snapshot *snap, struct tui_counts *c);
-
 #endif

@@ -14,10 +14,8 @@
 #include "core/procset.h"
 #include "core/format.h"
 #include "core/sysview.h"
-#include "tui/batch.h"
 #include "core/units.h"
 #include "tui/text.h"
-#include "tui/view.h"
 
 /* ---- building ---- */
 
@@ -119,7 +117,7 @@ static int build_alerts(struct tui_report *r, const struct tui_report_env *e)
 	ao.partial_scan = (e->snap->sys.caps & EXM_CAP_LIMITED) ||
 			  !(e->snap->sys.caps & EXM_CAP_ALLPROCS);
 	ao.dyn.get = exm_dyn_lookup_proc;
-	ao.dyn.ctx = (void *)tui_proc_root(e->snap);
+	ao.dyn.ctx = (void *)exm_snapshot_proc_root(e->snap);
 	ret = exm_alerts_find(e->snap, e->prev, &ao, &a);
 	if (!ret && e->filter && !(in = exm_files_mapped_by(e->snap,
 							    e->filter)))
@@ -285,7 +283,7 @@ static const struct exm_elf_lookup *lookup_of(const struct tui_report_env *e,
 					      struct exm_elf_lookup_cache *lc)
 {
 	lc->cache = e->cache;
-	lc->proc_root = tui_proc_root(e->snap);
+	lc->proc_root = exm_snapshot_proc_root(e->snap);
 	lk->get = exm_elf_lookup_cached;
 	lk->ctx = lc;
 	return lk;
@@ -599,161 +597,4 @@ int tui_report_build(const struct tui_report_ops *ops,
 	memset(r, 0, sizeof(*r));
 	r->ops = ops;
 	return ops->build(r, e);
-}
-
-/* ---- printing ---- */
-
-static char *cell_text(char *buf, size_t len, const struct tui_rcol *col,
-		       const struct tui_rcell *c, bool exact)
-{
-	if (!c->has)
-		snprintf(buf, len, "-");
-	else if (col->f.type == EXM_FT_STR)
-		exm_escape(buf, len, c->s);
-	else if (col->f.type == EXM_FT_INT || exact)
-		snprintf(buf, len, "%.0f", c->v);
-	else if (c->v < 0) {
-		buf[0] = '-';
-		exm_fmt_human(buf + 1, len - 1, -c->v);
-	} else {
-		exm_fmt_human(buf, len, c->v);
-	}
-	return buf;
-}
-
-void tui_report_text(FILE *f, const struct tui_report *r, bool exact)
-{
-	const struct tui_report_ops *op = r->ops;
-	size_t nc = op->ncols;
-	int w[32] = { 0 };
-	char buf[1024];
-
-	fprintf(f, "%s\n", op->title);
-	for (size_t j = 0; j < nc && j < 32; j++) {
-		w[j] = (int)strlen(op->cols[j].f.title);
-		for (size_t i = 0; i < r->nrows; i++) {
-			int k = tui_text_width(cell_text(buf, sizeof(buf),
-							 &op->cols[j],
-							 &r->cells[i * nc + j],
-							 exact));
-			if (k > w[j])
-				w[j] = k;
-		}
-	}
-	for (size_t i = 0; i <= r->nrows; i++) {
-		for (size_t j = 0; j < nc && j < 32; j++) {
-			const struct tui_rcol *col = &op->cols[j];
-			bool left = col->f.type == EXM_FT_STR;
-			const char *s = i ? cell_text(buf, sizeof(buf), col,
-						      &r->cells[(i - 1) * nc +
-								j],
-						      exact)
-					  : col->f.title;
-
-			if (j)
-				fputc(' ', f);
-			/* padded by display width (names may be wide) */
-			if (!left)
-				fprintf(f, "%*s", w[j] - tui_text_width(s), "");
-			fputs(s, f);
-			if (left && j + 1 < nc)
-				fprintf(f, "%*s", w[j] - tui_text_width(s), "");
-		}
-		fputc('\n', f);
-	}
-	for (size_t i = 0; i < r->nnotes; i++)
-		fprintf(f, "note: %s\n", r->notes[i]);
-}
-
-/* A number as JSON or CSV: integers exact, fractions to 1/1000 byte as
- * the listings print them (exm_fmt_thou). */
-static void put_num(FILE *f, const struct tui_rcol *col, double v)
-{
-	char buf[EXM_FMT_THOU_LEN];
-
-	if (col->f.type != EXM_FT_ESIZE) {
-		fprintf(f, "%.0f", v);
-		return;
-	}
-	fwrite(buf, 1, exm_fmt_thou(buf, v), f);
-}
-
-void tui_report_csv(FILE *f, const struct tui_report *r, bool header,
-		    const char *stamp)
-{
-	const struct tui_report_ops *op = r->ops;
-	size_t nc = op->ncols;
-	bool first;
-
-	if (header) {
-		if (stamp)
-			fputs(TUI_CSV_STAMP_HEAD, f);
-		first = true;
-		for (size_t j = 0; j < nc; j++)
-			if (!op->cols[j].text_only) {
-				fprintf(f, "%s%s", first ? "" : ",",
-					op->cols[j].f.key);
-				first = false;
-			}
-		fputc('\n', f);
-	}
-	for (size_t i = 0; i < r->nrows; i++) {
-		if (stamp)
-			fputs(stamp, f);
-		first = true;
-		for (size_t j = 0; j < nc; j++) {
-			const struct tui_rcell *c = &r->cells[i * nc + j];
-
-			if (op->cols[j].text_only)
-				continue;
-			if (!first)
-				fputc(',', f);
-			first = false;
-			if (!c->has)
-				continue;
-			if (op->cols[j].f.type == EXM_FT_STR)
-				exm_csv_str(f, c->s);
-			else
-				put_num(f, &op->cols[j], c->v);
-		}
-		fputc('\n', f);
-	}
-}
-
-void tui_report_json(FILE *f, const struct tui_report *r)
-{
-	const struct tui_report_ops *op = r->ops;
-	size_t nc = op->ncols;
-
-	if (r->has_mem_total)
-		fprintf(f, "\"mem_total\":%" PRIu64 ",", r->mem_total);
-	fprintf(f, "\"%s\":[", op->name);
-	for (size_t i = 0; i < r->nrows; i++) {
-		bool first = true;
-
-		fputs(i ? ",{" : "{", f);
-		for (size_t j = 0; j < nc; j++) {
-			const struct tui_rcell *c = &r->cells[i * nc + j];
-
-			if (op->cols[j].text_only)
-				continue;
-			fprintf(f, "%s\"%s\":", first ? "" : ",",
-				op->cols[j].f.key);
-			first = false;
-			if (!c->has)
-				fputs("null", f);
-			else if (op->cols[j].f.type == EXM_FT_STR)
-				exm_json_str(f, c->s);
-			else
-				put_num(f, &op->cols[j], c->v);
-		}
-		fputc('}', f);
-	}
-	fputs("],\"notes\":[", f);
-	for (size_t i = 0; i < r->nnotes; i++) {
-		if (i)
-			fputc(',', f);
-		exm_json_str(f, r->notes[i]);
-	}
-	fputc(']', f);
 }

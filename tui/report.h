@@ -87,13 +87,4 @@ int tui_report_build(const struct tui_report_ops *ops,
 		     const struct tui_report_env *e, struct tui_report *r);
 void tui_report_fini(struct tui_report *r);
 
-/* Title, aligned table, notes. */
-void tui_report_text(FILE *f, const struct tui_report *r, bool exact);
-/* Header (keys) when header, then one line a row; bytes exact. */
-void tui_report_csv(FILE *f, const struct tui_report *r, bool header,
-		    const char *stamp);
-/* JSON members (no braces, no trailing comma): "NAME":[{...}],"notes":
- * [...] (and "mem_total" for the system view). */
-void tui_report_json(FILE *f, const struct tui_report *r);
-
 #endif
