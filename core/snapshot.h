@@ -379,7 +379,8 @@ const struct exm_proc *exm_snapshot_find_pid(const struct exm_snapshot *snap,
 
 /* The /proc snap was read from, for exm_elfcache_get() and the ELF
  * lookups (NULL: /proc). */
-static inline const char *exm_snapshot_proc_root(const struct exm_snapshot *snap)
+static inline const char *
+exm_snapshot_proc_root(const struct exm_snapshot *snap)
 {
 	return snap->sys.proc_root[0] ? snap->sys.proc_root : NULL;
 }

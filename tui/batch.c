@@ -249,6 +249,13 @@ static void report_json(FILE *out, const struct tui_query *q,
 	tui_json_doc_end(out);
 }
 
+static void report_om(FILE *out, const struct tui_query *q,
+		      const struct exm_snapshot *snap,
+		      const struct tui_report *r, long iter)
+{
+	tui_report_om(out, snap, r); /* a write error: the writer's to say */
+}
+
 const struct tui_format_ops tui_formats[TUI_FMT__COUNT] = {
 	[TUI_FMT_TEXT] = { .name = "text", .emit = emit_text,
 			   .diff = tui_diff_text, .report = report_text },
@@ -261,7 +268,8 @@ const struct tui_format_ops tui_formats[TUI_FMT__COUNT] = {
 	 * cgroup; the system view with its swap-cache row */
 	[TUI_FMT_OPENMETRICS] = { .name = "openmetrics",
 				  .needs = exm_om_needs,
-				  .emit = emit_openmetrics },
+				  .emit = emit_openmetrics,
+				  .report = report_om },
 };
 
 /* What the columns printed need: the table's, and with JSON every column

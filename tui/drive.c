@@ -39,10 +39,10 @@ const struct tui_mode tui_modes[] = {
 	  .formats = TABLE_FMT, .run = tui_batch_diff },
 	{ .name = "sections", .what = "--sections",
 	  .accepts = SNAPS "sections pid fields sort bytes sysroot",
-	  .formats = TABLE_FMT, .batch = &tui_elf_ops },
+	  .formats = ALL_FMT, .batch = &tui_elf_ops },
 	{ .name = "symbols", .what = "--symbols",
 	  .accepts = SNAPS "symbols pid fields sort bytes sysroot",
-	  .formats = TABLE_FMT, .batch = &tui_elf_ops },
+	  .formats = ALL_FMT, .batch = &tui_elf_ops },
 	{ .name = "pagemap", .what = "--pagemap",
 	  .accepts = SNAPS "pagemap",
 	  .formats = TUI_FMT_BIT(TUI_FMT_TEXT) | TUI_FMT_BIT(TUI_FMT_JSON),
@@ -50,7 +50,7 @@ const struct tui_mode tui_modes[] = {
 	{ .name = "report", .what = "a report",
 	  .accepts = SNAPS REPORTS " freed pid scan-pids user full-command "
 			      "bytes sysroot",
-	  .formats = TABLE_FMT, .batch = &tui_report_ops },
+	  .formats = ALL_FMT, .batch = &tui_report_ops },
 	{ .name = "listing", .what = "a listing",
 	  .accepts = SNAPS "sort pid scan-pids user full-command files bytes "
 		     "fields top",

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "core/format.h"
+#include "core/openmetrics.h"
 #include "tui/text.h"
 
 void tui_all_fields(enum exm_table t, int *out)
@@ -583,4 +584,64 @@ void tui_report_json(FILE *f, const struct tui_report *r)
 		exm_json_str(f, r->notes[i]);
 	}
 	fputc(']', f);
+}
+
+/* The labels of row i of r: its label columns that have a value. */
+static void report_om_labels(FILE *f, const struct tui_report *r, size_t i)
+{
+	const struct tui_report_ops *op = r->ops;
+	bool first = true;
+
+	for (size_t j = 0; j < op->ncols; j++) {
+		const struct tui_rcol *col = &op->cols[j];
+		const struct tui_rcell *c = &r->cells[i * op->ncols + j];
+
+		if (!col->label || !c->has)
+			continue;
+		fprintf(f, "%s%s=\"", first ? "{" : ",",
+			col->metric ? col->metric : col->f.key);
+		if (col->f.type == EXM_FT_STR)
+			exm_om_label_value(f, c->s);
+		else
+			fprintf(f, "%.0f", c->v);
+		fputc('"', f);
+		first = false;
+	}
+	fputs(first ? " " : "} ", f);
+}
+
+int tui_report_om(FILE *f, const struct exm_snapshot *snap,
+		  const struct tui_report *r)
+{
+	const struct tui_report_ops *op = r->ops;
+
+	exm_om_write_scan(f, snap);
+	if (r->has_mem_total)
+		exm_om_write_mem_total(f, r->mem_total);
+	for (size_t j = 0; j < op->ncols; j++) {
+		const struct tui_rcol *col = &op->cols[j];
+		bool size = col->f.type == EXM_FT_SIZE ||
+			    col->f.type == EXM_FT_ESIZE;
+		char raw[128], name[128], help[256];
+
+		if (col->label || !col->metric)
+			continue;
+		snprintf(raw, sizeof(raw), "exmtop_%s%s%s%s", op->name,
+			 col->metric[0] ? "_" : "", col->metric,
+			 size ? "_bytes" : "");
+		exm_om_sanitize_name(name, sizeof(name), raw);
+		snprintf(help, sizeof(help), "%s: %s (%s).", op->title,
+			 col->f.title, col->f.key);
+		exm_om_family(f, name, "gauge", size ? "bytes" : NULL, help);
+		for (size_t i = 0; i < r->nrows; i++) {
+			const struct tui_rcell *c = &r->cells[i * op->ncols + j];
+
+			if (!c->has)
+				continue; /* not measured: no sample */
+			fputs(name, f);
+			report_om_labels(f, r, i);
+			exm_om_value(f, c->v);
+		}
+	}
+	return exm_om_end(f);
 }

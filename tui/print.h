@@ -85,8 +85,8 @@ void tui_json_doc_begin(FILE *f, const struct exm_snapshot *snap,
 			const char *report);
 void tui_json_doc_end(FILE *f);
 
-/* The processes, files and groups as the live screen's header, the batch summary
- * and JSON count them: scanned excludes the processes that could not be read. */
+/* The processes as the live screen's header, the batch summary and JSON
+ * count them: scanned excludes the processes that could not be read. */
 struct tui_counts {
 	size_t scanned, gone, denied;
 };
@@ -104,5 +104,10 @@ void tui_report_csv(FILE *f, const struct tui_report *r, bool header,
 /* JSON members (no braces, no trailing comma): "NAME":[{...}],"notes":
  * [...] (and "mem_total" for the system view). */
 void tui_report_json(FILE *f, const struct tui_report *r);
+/* An OpenMetrics exposition of a report of snap: the scan's families,
+ * then a family for each figure column (report.h's metric) over the rows,
+ * each sample labelled by the row's label columns; "# EOF". 0 or -EIO. */
+int tui_report_om(FILE *f, const struct exm_snapshot *snap,
+		  const struct tui_report *r);
 
 #endif

@@ -90,17 +90,27 @@ static void size_cell(struct tui_rcell *c, const struct exm_sizes *s,
 #define CLI_COW_MIN_SAVED (UINT64_C(1) << 20)
 
 /* A report's column, described as the field table describes its own
- * (fields.h): key, title and type; TEXT_COL: text only (explanations). */
+ * (fields.h): key, title and type. LABEL: it names the row (a label of
+ * each OpenMetrics sample of the row; LABEL_AS: called m there); VAL: a
+ * figure, its OpenMetrics family m (report.h); COL: neither (text, CSV
+ * and JSON only); TEXT_COL: text only (explanations). */
 #define COL(k, t, ty) { .f = { .key = k, .title = t, .type = EXM_FT_##ty } }
+#define LABEL(k, t, ty)                                                    \
+	{ .f = { .key = k, .title = t, .type = EXM_FT_##ty }, .label = true }
+#define LABEL_AS(k, t, ty, m)                                              \
+	{ .f = { .key = k, .title = t, .type = EXM_FT_##ty }, .label = true, \
+	  .metric = m }
+#define VAL(k, t, ty, m)                                                   \
+	{ .f = { .key = k, .title = t, .type = EXM_FT_##ty }, .metric = m }
 #define TEXT_COL(k, t)                                                     \
 	{ .f = { .key = k, .title = t, .type = EXM_FT_STR }, .text_only = true }
 
 enum { A_KIND, A_PID, A_SUBJECT, A_BYTES, A_TEXT, A__N };
 static const struct tui_rcol alert_cols[A__N] = {
-	[A_KIND] = COL("kind", "KIND", STR),
-	[A_PID] = COL("pid", "PID", INT),
-	[A_SUBJECT] = COL("subject", "SUBJECT", STR),
-	[A_BYTES] = COL("bytes", "BYTES", SIZE),
+	[A_KIND] = LABEL("kind", "KIND", STR),
+	[A_PID] = LABEL("pid", "PID", INT),
+	[A_SUBJECT] = LABEL("subject", "SUBJECT", STR),
+	[A_BYTES] = VAL("bytes", "BYTES", SIZE, ""),
 	[A_TEXT] = COL("explanation", "EXPLANATION", STR),
 };
 
@@ -182,8 +192,8 @@ static int build_alerts(struct tui_report *r, const struct tui_report_env *e)
 
 enum { S_NAME, S_BYTES, S_HELP, S__N };
 static const struct tui_rcol sys_cols[S__N] = {
-	[S_NAME] = COL("name", "NAME", STR),
-	[S_BYTES] = COL("bytes", "BYTES", SIZE),
+	[S_NAME] = LABEL_AS("name", "NAME", STR, "row"),
+	[S_BYTES] = VAL("bytes", "BYTES", SIZE, ""),
 	[S_HELP] = TEXT_COL("help", "WHAT"),
 };
 
@@ -239,10 +249,10 @@ static int build_system(struct tui_report *r, const struct tui_report_env *e)
  * growth. */
 enum { SD_NAME, SD_BEFORE, SD_AFTER, SD_GROWTH, SD_HELP, SD__N };
 static const struct tui_rcol sysdiff_cols[SD__N] = {
-	[SD_NAME] = COL("name", "NAME", STR),
-	[SD_BEFORE] = COL("before", "BEFORE", SIZE),
-	[SD_AFTER] = COL("after", "AFTER", SIZE),
-	[SD_GROWTH] = COL("growth", "GROWTH", SIZE),
+	[SD_NAME] = LABEL_AS("name", "NAME", STR, "row"),
+	[SD_BEFORE] = VAL("before", "BEFORE", SIZE, "before"),
+	[SD_AFTER] = VAL("after", "AFTER", SIZE, "after"),
+	[SD_GROWTH] = VAL("growth", "GROWTH", SIZE, "growth"),
 	[SD_HELP] = TEXT_COL("help", "WHAT"),
 };
 
@@ -295,19 +305,22 @@ enum { U_FILE, U_PROCS, U_ELF,
        U_BSS_VM, U_BSS_RSS, U_BSS_ERSS,
        U_ERSS, U__N };
 static const struct tui_rcol unit_cols[U__N] = {
-	[U_FILE] = COL("file", "FILE", STR),
-	[U_PROCS] = COL("procs", "PROCS", INT),
-	[U_ELF] = COL("sections", "ELF", STR),
-	[U_TEXT_VM] = COL("text_vm", "TEXT.VM", SIZE),
-	[U_TEXT_RSS] = COL("text_rss", "TEXT.RES", SIZE),
-	[U_TEXT_ERSS] = COL("text_erss", "TEXT.EFF", ESIZE),
-	[U_DATA_VM] = COL("data_vm", "DATA.VM", SIZE),
-	[U_DATA_RSS] = COL("data_rss", "DATA.RES", SIZE),
-	[U_DATA_ERSS] = COL("data_erss", "DATA.EFF", ESIZE),
-	[U_BSS_VM] = COL("bss_vm", "BSS.VM", SIZE),
-	[U_BSS_RSS] = COL("bss_rss", "BSS.RES", SIZE),
-	[U_BSS_ERSS] = COL("bss_erss", "BSS.EFF", ESIZE),
-	[U_ERSS] = COL("erss", "EFF.RES", ESIZE),
+	[U_FILE] = LABEL("file", "FILE", STR),
+	[U_PROCS] = VAL("procs", "PROCS", INT, "processes"),
+	[U_ELF] = LABEL("sections", "ELF", STR),
+	[U_TEXT_VM] = VAL("text_vm", "TEXT.VM", SIZE, "text_vm"),
+	[U_TEXT_RSS] = VAL("text_rss", "TEXT.RES", SIZE, "text_resident"),
+	[U_TEXT_ERSS] =
+		VAL("text_erss", "TEXT.EFF", ESIZE, "text_effective_resident"),
+	[U_DATA_VM] = VAL("data_vm", "DATA.VM", SIZE, "data_vm"),
+	[U_DATA_RSS] = VAL("data_rss", "DATA.RES", SIZE, "data_resident"),
+	[U_DATA_ERSS] =
+		VAL("data_erss", "DATA.EFF", ESIZE, "data_effective_resident"),
+	[U_BSS_VM] = VAL("bss_vm", "BSS.VM", SIZE, "bss_vm"),
+	[U_BSS_RSS] = VAL("bss_rss", "BSS.RES", SIZE, "bss_resident"),
+	[U_BSS_ERSS] =
+		VAL("bss_erss", "BSS.EFF", ESIZE, "bss_effective_resident"),
+	[U_ERSS] = VAL("erss", "EFF.RES", ESIZE, "effective_resident"),
 };
 
 static int cmp_unit(const void *a, const void *b)
@@ -378,25 +391,26 @@ static int build_units(struct tui_report *r, const struct tui_report_env *e)
 enum { B_PID, B_COMM, B_PART0, B_SOLE = B_PART0 + EXM_BD__COUNT, B_SHARED,
        B_ERSS, B__N };
 static const struct tui_rcol bd_cols[B__N] = {
-	[B_PID] = COL("pid", "PID", INT),
-	[B_COMM] = COL("comm", "COMMAND", STR),
-	[B_PART0 + EXM_BD_STACK] = COL("stack", "STACK", ESIZE),
-	[B_PART0 + EXM_BD_HEAP] = COL("heap", "HEAP", ESIZE),
-	[B_PART0 + EXM_BD_PROG_TEXT] = COL("prog_text", "P.TEXT",
-					 ESIZE),
-	[B_PART0 + EXM_BD_PROG_DATA] = COL("prog_data", "P.DATA",
-					 ESIZE),
-	[B_PART0 + EXM_BD_PROG_BSS] = COL("prog_bss", "P.BSS", ESIZE),
-	[B_PART0 + EXM_BD_LIB_TEXT] = COL("lib_text", "L.TEXT",
-					ESIZE),
-	[B_PART0 + EXM_BD_LIB_DATA] = COL("lib_data", "L.DATA",
-					ESIZE),
-	[B_PART0 + EXM_BD_LIB_BSS] = COL("lib_bss", "L.BSS", ESIZE),
-	[B_PART0 + EXM_BD_ANON] = COL("anon", "ANON", ESIZE),
-	[B_PART0 + EXM_BD_OTHER] = COL("other", "OTHER", ESIZE),
-	[B_SOLE] = COL("sole", "SOLE", SIZE),
-	[B_SHARED] = COL("shared", "SHARED", SIZE),
-	[B_ERSS] = COL("erss", "EFF.RES", ESIZE),
+	[B_PID] = LABEL("pid", "PID", INT),
+	[B_COMM] = LABEL("comm", "COMMAND", STR),
+	[B_PART0 + EXM_BD_STACK] = VAL("stack", "STACK", ESIZE, "stack"),
+	[B_PART0 + EXM_BD_HEAP] = VAL("heap", "HEAP", ESIZE, "heap"),
+	[B_PART0 + EXM_BD_PROG_TEXT] =
+		VAL("prog_text", "P.TEXT", ESIZE, "prog_text"),
+	[B_PART0 + EXM_BD_PROG_DATA] =
+		VAL("prog_data", "P.DATA", ESIZE, "prog_data"),
+	[B_PART0 + EXM_BD_PROG_BSS] =
+		VAL("prog_bss", "P.BSS", ESIZE, "prog_bss"),
+	[B_PART0 + EXM_BD_LIB_TEXT] =
+		VAL("lib_text", "L.TEXT", ESIZE, "lib_text"),
+	[B_PART0 + EXM_BD_LIB_DATA] =
+		VAL("lib_data", "L.DATA", ESIZE, "lib_data"),
+	[B_PART0 + EXM_BD_LIB_BSS] = VAL("lib_bss", "L.BSS", ESIZE, "lib_bss"),
+	[B_PART0 + EXM_BD_ANON] = VAL("anon", "ANON", ESIZE, "anon"),
+	[B_PART0 + EXM_BD_OTHER] = VAL("other", "OTHER", ESIZE, "other"),
+	[B_SOLE] = VAL("sole", "SOLE", SIZE, "sole"),
+	[B_SHARED] = VAL("shared", "SHARED", SIZE, "shared"),
+	[B_ERSS] = VAL("erss", "EFF.RES", ESIZE, "effective_resident"),
 };
 
 static int cmp_bd(const void *a, const void *b)
@@ -457,13 +471,13 @@ static int build_breakdown(struct tui_report *r,
 
 enum { F_SET, F_NPROCS, F_ERSS, F_SOLE, F_FREED, F_CACHED, F_SHMEM, F__N };
 static const struct tui_rcol freed_cols[F__N] = {
-	[F_SET] = COL("set", "SET", STR),
-	[F_NPROCS] = COL("nprocs", "NPROC", INT),
-	[F_ERSS] = COL("erss", "EFF.RES", ESIZE),
-	[F_SOLE] = COL("sole", "SOLE", SIZE),
-	[F_FREED] = COL("freed", "FREED", SIZE),
-	[F_CACHED] = COL("cached", "CACHED", SIZE),
-	[F_SHMEM] = COL("shmem_excl", "SHM.EXCL", SIZE),
+	[F_SET] = LABEL("set", "SET", STR),
+	[F_NPROCS] = VAL("nprocs", "NPROC", INT, "processes"),
+	[F_ERSS] = VAL("erss", "EFF.RES", ESIZE, "effective_resident"),
+	[F_SOLE] = VAL("sole", "SOLE", SIZE, "sole"),
+	[F_FREED] = VAL("freed", "FREED", SIZE, "freed"),
+	[F_CACHED] = VAL("cached", "CACHED", SIZE, "cached"),
+	[F_SHMEM] = VAL("shmem_excl", "SHM.EXCL", SIZE, "shmem_exclusive"),
 };
 
 /* The set's row: effective resident and sole summed over its members,

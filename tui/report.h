@@ -29,6 +29,13 @@
 struct tui_rcol {
 	struct exm_field f;
 	bool text_only; /* shown in text only (explanations) */
+	/* OpenMetrics (print.h): a label column names the row: a label of
+	 * each sample of its figures, called key, or metric when set. Else
+	 * with a metric, a number column is a family of its own,
+	 * exmtop_REPORT[_METRIC][_bytes] (a size's ends in _bytes); else it
+	 * is left out (explanations). */
+	bool label;
+	const char *metric;
 };
 
 struct tui_rcell {
