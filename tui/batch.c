@@ -262,11 +262,15 @@ const struct tui_format_ops tui_formats[TUI_FMT__COUNT] = {
 	[TUI_FMT_CSV] = { .name = "csv", .emit = emit_csv,
 			  .diff = tui_diff_csv, .report = report_csv },
 	[TUI_FMT_JSON] = { .name = "json", .all = true,
+			   .help = "JSON sizes are bytes, null when not "
+				   "measured; several snapshots are JSON "
+				   "Lines, one object a line",
 			   .emit = emit_json_doc, .diff = tui_diff_json,
 			   .report = report_json },
 	/* its columns (openmetrics.c) and groups per program, user and
 	 * cgroup; the system view with its swap-cache row */
 	[TUI_FMT_OPENMETRICS] = { .name = "openmetrics",
+				  .help = "Prometheus: one snapshot",
 				  .needs = exm_om_needs,
 				  .emit = emit_openmetrics,
 				  .report = report_om },
@@ -290,6 +294,23 @@ static unsigned batch_needs(const struct tui_query *q, enum tui_format fmt)
 			needs |= exm_fields[f[k]].needs;
 	}
 	return needs;
+}
+
+void tui_format_help(char *buf, size_t len)
+{
+	size_t n = (size_t)snprintf(buf, len, "batch output: ");
+
+	for (int f = 0; f < TUI_FMT__COUNT && n < len; f++) {
+		const struct tui_format_ops *fo = &tui_formats[f];
+
+		n += (size_t)snprintf(buf + n, len - n, "%s%s%s%s%s",
+				      !f ? ""
+				      : f + 1 < TUI_FMT__COUNT ? ", "
+							       : " or ",
+				      fo->name, fo->help ? " (" : "",
+				      fo->help ? fo->help : "",
+				      fo->help ? ")" : "");
+	}
 }
 
 void tui_format_names(unsigned bits, char *buf, size_t len)

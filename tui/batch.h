@@ -26,6 +26,7 @@ struct tui_diff;
  */
 struct tui_format_ops {
 	const char *name; /* --format NAME */
+	const char *help; /* what --help says of it, or NULL */
 	/* prints every column (JSON: unless --fields says which): the scan
 	 * reads what any needs */
 	bool all;
@@ -44,6 +45,8 @@ struct tui_format_ops {
 		       const struct tui_report *r, long iter);
 };
 extern const struct tui_format_ops tui_formats[TUI_FMT__COUNT];
+/* --format's help, from the table: "batch output: text, csv, ..." */
+void tui_format_help(char *buf, size_t len);
 /* The names of the formats of bits (bit f: format f; ~0u all of them),
  * "text, csv or json", into buf. */
 void tui_format_names(unsigned bits, char *buf, size_t len);

@@ -8,6 +8,7 @@
 #include "core/procset.h"
 #include "tui/batch.h"
 #include "tui/rc.h"
+#include "tui/report.h"
 #include "tui/text.h"
 
 #include <errno.h>
@@ -356,36 +357,37 @@ static int set_to(struct tui_opts *o, const char *v)
 	return 0;
 }
 
-/* The analyses: each option names its report (report.h). */
-static int set_report(struct tui_opts *o, const char *name)
+/* The analyses: each option points at its report (report.h), whose
+ * name the option bears. */
+static int set_report(struct tui_opts *o, const struct tui_report_ops *r)
 {
-	if (o->report && strcmp(o->report, name)) {
+	if (o->report && strcmp(o->report, r->name)) {
 		tui_error("--%s and --%s cannot be combined",
-			  o->report, name);
+			  o->report, r->name);
 		return 2;
 	}
-	o->report = name;
+	o->report = r->name;
 	return 0;
 }
 
 static int set_alerts(struct tui_opts *o, const char *v)
 {
-	return set_report(o, "alerts");
+	return set_report(o, &tui_reports[TUI_REPORT_ALERTS]);
 }
 
 static int set_system(struct tui_opts *o, const char *v)
 {
-	return set_report(o, "system");
+	return set_report(o, &tui_reports[TUI_REPORT_SYSTEM]);
 }
 
 static int set_units(struct tui_opts *o, const char *v)
 {
-	return set_report(o, "units");
+	return set_report(o, &tui_reports[TUI_REPORT_UNITS]);
 }
 
 static int set_breakdown(struct tui_opts *o, const char *v)
 {
-	return set_report(o, "breakdown");
+	return set_report(o, &tui_reports[TUI_REPORT_BREAKDOWN]);
 }
 
 /* The set is parsed again where the report is built (procset.h). */
@@ -400,7 +402,7 @@ static int set_freed(struct tui_opts *o, const char *v)
 		return bad("--freed", v, ret == -ENOMEM ? "out of memory" : err);
 	o->freed_set = v;
 	o->batch = true; /* a batch report: no key opens it on the screen */
-	return set_report(o, "freed");
+	return set_report(o, &tui_reports[TUI_REPORT_FREED]);
 }
 
 static int set_top(struct tui_opts *o, const char *v)
@@ -494,11 +496,7 @@ const struct tui_option tui_options[] = {
 	{ .name = "files", .set = set_files,
 	  .help = "list files and anonymous kinds instead of processes" },
 	{ .name = "format", .arg = "FMT", .set = set_format,
-	  .complete = TUI_COMP_FORMAT,
-	  .help = "batch output: text, csv, json (JSON sizes are bytes, "
-		  "null when not measured; several snapshots are JSON Lines, "
-		  "one object a line) or openmetrics (Prometheus: one "
-		  "snapshot)" },
+	  .complete = TUI_COMP_FORMAT, .help_from = tui_format_help },
 	{ .name = "bytes", .set = set_bytes,
 	  .help = "exact byte counts instead of K/M/G" },
 	{ .name = "fields", .arg = "A,B,...", .set = set_fields,

@@ -559,29 +559,30 @@ static const struct tui_report_ops system_diff = {
 	.cols = COLS(sysdiff_cols), .build = build_system_diff,
 };
 
-const struct tui_report_ops tui_reports[] = {
-	{ .name = "alerts", .title = "Alerts: memory wasted or suspicious",
+const struct tui_report_ops tui_reports[TUI_REPORT__COUNT + 1] = {
+	[TUI_REPORT_ALERTS] = { .name = "alerts", .title = "Alerts: memory wasted or suspicious",
 	  .cols = COLS(alert_cols), .wants_prev = true,
 	  .needs = EXM_NEED_PAGES | EXM_NEED_KPSS | EXM_NEED_ROLLUP |
 		   EXM_NEED_OOM,
 	  .build = build_alerts },
-	{ .name = "system", .title = "System: all of RAM (MemTotal)",
+	[TUI_REPORT_SYSTEM] = { .name = "system",
+	  .title = "System: all of RAM (MemTotal)",
 	  .cols = COLS(sys_cols), .needs = EXM_NEED_SWAPCACHE,
 	  .build = build_system,
 	  .diff = &system_diff },
-	{ .name = "units",
+	[TUI_REPORT_UNITS] = { .name = "units",
 	  .title = "Executable units: programs and libraries across "
 		   "processes",
 	  .cols = COLS(unit_cols), .build = build_units },
-	{ .name = "breakdown",
+	[TUI_REPORT_BREAKDOWN] = { .name = "breakdown",
 	  .title = "Breakdown: each process's memory by kind",
 	  .cols = COLS(bd_cols), .build = build_breakdown },
-	{ .name = "freed",
+	[TUI_REPORT_FREED] = { .name = "freed",
 	  .title = "Freed: what stopping the set gives back",
 	  .cols = COLS(freed_cols),
 	  .needs = EXM_NEED_PAGES | EXM_NEED_CGROUP,
 	  .build = build_freed },
-	{ .name = NULL },
+	[TUI_REPORT__COUNT] = { .name = NULL },
 };
 
 const struct tui_report_ops *tui_report_find(const char *name)

@@ -7,8 +7,8 @@
  * or JSON by batch mode (exmtop -b --NAME) and drawn by the live screen's
  * report view from the same text, so both always agree.
  *
- * Adding a report: one entry in tui_reports[], one option in
- * tui_options[] and one key in tui_keys[] naming it.
+ * Adding a report: one id and one entry in tui_reports[], one option in
+ * tui_options[] and one key in tui_keys[] pointing at it.
  */
 #ifndef TUI_REPORT_H
 #define TUI_REPORT_H
@@ -82,7 +82,18 @@ struct tui_report_ops {
 	 * NULL (not offered) */
 	const struct tui_report_ops *diff;
 };
-extern const struct tui_report_ops tui_reports[]; /* name NULL ends it */
+/* The reports, each named once: its entry in tui_reports[], which the
+ * options and keys opening it point at. */
+enum tui_report_id {
+	TUI_REPORT_ALERTS,
+	TUI_REPORT_SYSTEM,
+	TUI_REPORT_UNITS,
+	TUI_REPORT_BREAKDOWN,
+	TUI_REPORT_FREED,
+	TUI_REPORT__COUNT
+};
+/* name NULL ends it */
+extern const struct tui_report_ops tui_reports[TUI_REPORT__COUNT + 1];
 
 /* The report named name, or NULL. */
 const struct tui_report_ops *tui_report_find(const char *name);
