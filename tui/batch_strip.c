@@ -260,7 +260,7 @@ static int strip_begin(struct tui_run *r)
 	/* every process: they decide how many map each page */
 	memset(&r->scan, 0, sizeof(r->scan));
 	r->scan.include_self = o->include_self;
-	r->scan.pagemap_mode = o->pagemap_mode;
+	r->scan.knob = o->knob;
 	r->scan.want_places = true; /* the strip shows where pages lie */
 	return 0;
 }

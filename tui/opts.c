@@ -198,16 +198,19 @@ static int set_source(struct tui_opts *o, const char *v)
 	return 0;
 }
 
-static const char *const pagemap_modes[] = { "auto", "scan", "read",
-						      "read-all", NULL };
-
-static int set_pagemap_mode(struct tui_opts *o, const char *v)
+/* A source's own setting: one of its words (source.h). */
+static int set_knob(struct tui_opts *o, const struct tui_option *op,
+		    const char *v)
 {
-	int i = choice("--pagemap-mode", v, pagemap_modes);
+	char name[64];
+	int i;
 
+	snprintf(name, sizeof(name), "--%s", op->name);
+	i = choice(name, v, op->knob->words);
 	if (i < 0)
 		return 2;
-	o->pagemap_mode = i;
+	o->knob = i;
+	o->knob_opt = op;
 	return 0;
 }
 
@@ -581,11 +584,8 @@ const struct tui_option tui_options[] = {
 	{ .name = "source", .arg = "NAME", .set = set_source,
 	  .complete = TUI_COMP_SOURCE,
 	  .help_from = exm_source_help },
-	{ .name = "pagemap-mode", .arg = "M", .set = set_pagemap_mode,
-	  .complete = TUI_COMP_WORDS, .words = pagemap_modes,
-	  .help = "auto, scan (PAGEMAP_SCAN ioctl, Linux 6.7+), read, or "
-		  "read-all (read, with the frames of mappings whose pages "
-		  "the kernel says are mapped once read too)" },
+	{ .name = "pagemap-mode", .arg = "M", .complete = TUI_COMP_WORDS,
+	  .knob = &exm_pagemap_knob },
 	{ .name = "include-self", .set = set_include_self,
 	  .help = "also scan exmtop's own process" },
 	{ .name = "no-color", .set = set_no_color,
@@ -700,6 +700,8 @@ static void wrapped(FILE *f, const char *left, const char *h)
 const char *tui_option_help(const struct tui_option *op, char *buf,
 			    size_t len)
 {
+	if (op->knob)
+		return op->knob->help;
 	if (!op->help_from)
 		return op->help;
 	op->help_from(buf, len);
@@ -796,7 +798,8 @@ int tui_opts_parse(struct tui_opts *o, int argc, char **argv)
 			return 2;
 		}
 		o->given |= 1ull << (op - tui_options);
-		ret = op->set(o, op->arg ? optarg : NULL);
+		ret = op->knob ? set_knob(o, op, optarg)
+			       : op->set(o, op->arg ? optarg : NULL);
 		if (ret)
 			return ret;
 	}
@@ -807,6 +810,18 @@ int tui_opts_parse(struct tui_opts *o, int argc, char **argv)
 		tui_error("unexpected argument '%s'",
 			  argv[optind]);
 		return 2;
+	}
+	/* a source's own setting goes with that source only (with --replay
+	 * it changes nothing: the snapshots were taken already) */
+	if (o->knob_opt && o->source && !o->replay_src) {
+		const struct exm_source_ops *src = exm_source_find(o->source);
+
+		if (src && src->knob != o->knob_opt->knob) {
+			tui_error("--%s is a setting of source %s, not of %s",
+				  o->knob_opt->name, o->knob_opt->knob->source,
+				  src->name);
+			return 2;
+		}
 	}
 	return 0;
 }

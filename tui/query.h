@@ -32,7 +32,7 @@ struct tui_query {
 	const pid_t *scan_pids;	/* --scan-pids: the scan (borrowed) */
 	size_t nscan_pids;
 	bool include_self;
-	int pagemap_mode;
+	int knob; /* the source's own setting (source.h) */
 	size_t top;		/* --top (0: the format's default) */
 	char rc_path[4096];	/* the settings file ("" when none) */
 	char warn[512];		/* a bad line of the settings file, or "" */

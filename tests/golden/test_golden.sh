@@ -421,6 +421,10 @@ status 2 -b --source "$(printf 'fixture:\033[5m\nx')"
 status 2 -b --replay "$(printf '/nonexistent/a\nb\033c')"
 status 1 -b --pagemap 999:1000 --source fixture:basic
 status 2 -b --alerts --system --source fixture:basic
+# a source's own setting with another source (it would do nothing)
+status 2 -b --source fixture:basic --pagemap-mode read
+status 2 -b --pagemap-mode scan --source smaps
+status 2 -b --source fixture:basic --pagemap-mode nosuch
 status 2 -b --top 0 --source fixture:basic
 # --freed SET: bad sets, and what it is not printed as or with
 for v in '' 1,,2 ,1 1, 0 -1 x 'user:' 'comm:' 'cgroup:' '1 2' 0x10 \
