@@ -256,6 +256,15 @@ static const struct tui_rcol sysdiff_cols[SD__N] = {
 	[SD_HELP] = TEXT_COL("help", "WHAT"),
 };
 
+/* A row of the system view as a value (not measured: none). */
+static struct exm_value sysrow_value(const struct exm_sysrow *row)
+{
+	struct exm_value v = { .type = row->known ? EXM_V_DBL : EXM_V_NONE,
+			       .d = (double)row->bytes };
+
+	return v;
+}
+
 static int build_system_diff(struct tui_report *r,
 			     const struct tui_report_env *e)
 {
@@ -270,17 +279,19 @@ static int build_system_diff(struct tui_report *r,
 	r->mem_total = b.mem_total;
 	for (size_t i = 0; i < b.nrows; i++) {
 		struct tui_rcell *c = add_row(r);
+		struct exm_value before = sysrow_value(&a.rows[i]),
+				 after = sysrow_value(&b.rows[i]);
 
 		if (!c || str(&c[SD_NAME], b.rows[i].name) ||
 		    str(&c[SD_HELP], b.rows[i].help))
 			return -ENOMEM;
-		if (a.rows[i].known)
-			num(&c[SD_BEFORE], (double)a.rows[i].bytes);
-		if (b.rows[i].known)
-			num(&c[SD_AFTER], (double)b.rows[i].bytes);
-		if (a.rows[i].known && b.rows[i].known)
-			num(&c[SD_GROWTH],
-			    (double)(b.rows[i].bytes - a.rows[i].bytes));
+		if (before.type != EXM_V_NONE)
+			num(&c[SD_BEFORE], before.d);
+		if (after.type != EXM_V_NONE)
+			num(&c[SD_AFTER], after.d);
+		exm_value_growth(&after, &before); /* diff.h's growth */
+		if (after.type == EXM_V_DELTA)
+			num(&c[SD_GROWTH], after.d);
 	}
 	return note(r, "growth of each row from the earlier snapshot to the "
 		    "later; the growths add up to the change of MemTotal "
