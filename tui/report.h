@@ -3,9 +3,10 @@
  * report.h - the paper's analyses as tables (no curses): alerts, the
  * system view, executable units and the per-process breakdown. Each is
  * one entry in tui_reports[] (report.c): its columns and a builder from
- * a snapshot (and the one before it). One report is printed as text, CSV
- * or JSON by batch mode (exmtop -b --NAME) and drawn by the live screen's
- * report view from the same text, so both always agree.
+ * a snapshot (and the one before it). One report is printed as text, CSV,
+ * JSON or OpenMetrics by batch mode (exmtop -b --NAME, through print.h's
+ * printers) and drawn by the live screen's report view from the same
+ * text, so both always agree.
  *
  * Adding a report: one id and one entry in tui_reports[], one option in
  * tui_options[] and one key in tui_keys[] pointing at it.
