@@ -316,8 +316,9 @@ static void write_sets(FILE *out, enum set_kind k, const struct set *sets,
 					continue; /* not measured */
 				fputs(name, out);
 				labels(out, k, &sets[si], &sets[si].v[i]);
-				exm_om_value(out, v.type == EXM_V_INT ? (double)v.u
-								 : v.d);
+				exm_om_value(out, v.type == EXM_V_INT
+							  ? (double)v.u
+							  : v.d);
 			}
 	}
 }
