@@ -322,6 +322,12 @@ out:
 
 /* ---- growth of anonymous memory ---- */
 
+/* What the anon-growth alert counts: heap, stack and anonymous kinds. */
+static bool anon_kind(enum exm_kind k)
+{
+	return k == EXM_KIND_HEAP || k == EXM_KIND_STACK || k == EXM_KIND_ANON;
+}
+
 bool exm_proc_anon_bytes(const struct exm_proc *p, uint64_t *out)
 {
 	bool swap = p->sz.has & EXM_HAS_SWAP;
@@ -333,13 +339,47 @@ bool exm_proc_anon_bytes(const struct exm_proc *p, uint64_t *out)
 		const struct exm_pfile *pf = &p->pfiles[i];
 		enum exm_kind k = pf->file->kind;
 
-		if (k != EXM_KIND_HEAP && k != EXM_KIND_STACK &&
-		    k != EXM_KIND_ANON)
+		if (!anon_kind(k))
 			continue;
 		n += pf->sz.rss + (swap ? pf->sz.swap : 0);
 	}
 	*out = n;
 	return true;
+}
+
+/*
+ * The growth of p's anonymous memory since q, the same process in the
+ * snapshot before, by the growth engine (diff.h): its heap, stack and
+ * anonymous kinds matched across the two, and the growth of each one's
+ * resident and (when both sides measured it) swapped bytes summed. *ok
+ * false: a resident size not measured. 0 or -ENOMEM.
+ */
+static int anon_growth(const struct exm_proc *q, const struct exm_proc *p,
+		       bool *ok, double *growth)
+{
+	struct exm_diff_row d = { .proc_a = q, .proc_b = p };
+	bool swap = (p->sz.has & EXM_HAS_SWAP) && (q->sz.has & EXM_HAS_SWAP);
+	struct exm_diff_row *rows;
+	size_t n;
+	double g = 0, x;
+	int ret = exm_diff_proc_files(&d, &rows, &n);
+
+	if (ret)
+		return ret;
+	*ok = true;
+	for (size_t i = 0; i < n && *ok; i++) {
+		const struct exm_row *r = &rows[i].row;
+
+		if (!anon_kind(r->file->kind))
+			continue;
+		*ok = exm_row_growth(EXM_F_RSS, EXM_T_PFILES, r, &x);
+		g += *ok ? x : 0;
+		if (swap && exm_row_growth(EXM_F_SWAP, EXM_T_PFILES, r, &x))
+			g += x;
+	}
+	free(rows);
+	*growth = g;
+	return 0;
 }
 
 static double seconds_between(const struct timespec *a,
@@ -363,21 +403,26 @@ static int find_growth(const struct exm_snapshot *cur,
 			exm_snapshot_find_proc(prev, p->pid, p->start_time);
 		struct exm_alert a = { 0 };
 		uint64_t before, after;
+		double growth;
+		bool ok;
 
 		if (!q || !exm_proc_anon_bytes(p, &after) ||
-		    !exm_proc_anon_bytes(q, &before) || after < before ||
-		    after - before < o->min_growth)
+		    !exm_proc_anon_bytes(q, &before))
+			continue;
+		if (anon_growth(q, p, &ok, &growth))
+			return -ENOMEM;
+		if (!ok || growth < (double)o->min_growth)
 			continue;
 		a.kind = EXM_ALERT_ANON_GROWTH;
 		a.proc = p;
-		a.bytes = (int64_t)(after - before);
+		a.bytes = (int64_t)growth;
 		a.before = before;
 		a.after = after;
 		a.seconds = secs;
 		snprintf(a.text, sizeof(a.text),
-			 "anonymous memory grew by %" PRIu64 " bytes in %.1f s"
+			 "anonymous memory grew by %" PRId64 " bytes in %.1f s"
 			 " (from %" PRIu64 " to %" PRIu64 "): a leak suspect",
-			 after - before, secs, before, after);
+			 a.bytes, secs, before, after);
 		if (push(out, cap, &a))
 			return -ENOMEM;
 	}

@@ -2,9 +2,10 @@
 /*
  * diff.h - the one identity and growth engine: what is the same thing in
  * two accounted snapshots, and how much each of its sizes grew. --diff
- * (two recorded snapshots), the delta columns (the previous refresh),
- * delta mode (a baseline and the live snapshot) and the anon-growth alert
- * all use it.
+ * (two recorded snapshots; with --system, the system view's rows through
+ * exm_value_growth), the delta columns (the previous refresh), delta mode
+ * (a baseline and the live snapshot) and the anon-growth alert (the
+ * growth of a process's anonymous kinds, exm_diff_proc_files) all use it.
  *
  * Identity. A process is the same process in both when its pid and its
  * start time match (a pid reused by a new process is a new process). A

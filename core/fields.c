@@ -308,13 +308,18 @@ void exm_field_value(enum exm_field_id f, enum exm_table t,
 	before.sz = r->prev;
 	before.kpss = r->prev_kpss;
 	field_value(f, t, &before, &b);
-	if (b.type == EXM_V_NONE) {
-		v->type = EXM_V_NONE;
+	exm_value_growth(v, &b);
+}
+
+void exm_value_growth(struct exm_value *after, const struct exm_value *before)
+{
+	if (after->type == EXM_V_NONE || before->type == EXM_V_NONE) {
+		after->type = EXM_V_NONE;
 		return;
 	}
-	v->d = (v->type == EXM_V_INT ? (double)v->u : v->d) -
-	       (b.type == EXM_V_INT ? (double)b.u : b.d);
-	v->type = EXM_V_DELTA;
+	after->d = (after->type == EXM_V_INT ? (double)after->u : after->d) -
+		   (before->type == EXM_V_INT ? (double)before->u : before->d);
+	after->type = EXM_V_DELTA;
 }
 
 static void field_value(enum exm_field_id f, enum exm_table t,

@@ -129,6 +129,14 @@ struct exm_value {
 	const char *s; /* borrowed from the row */
 };
 
+/*
+ * The one rule of growth (diff.h), turning *after into the change from
+ * before: EXM_V_DELTA, after minus before (negative when it shrank), or
+ * EXM_V_NONE when either is not measured. Numbers only (INT, DBL).
+ */
+void exm_value_growth(struct exm_value *after,
+		      const struct exm_value *before);
+
 /* Value of field f in row r of table t. */
 void exm_field_value(enum exm_field_id f, enum exm_table t,
 		     const struct exm_row *r, struct exm_value *v);

@@ -6,6 +6,8 @@
 #include "core/filestrip.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -152,4 +154,32 @@ void exm_file_strip_fini(struct exm_file_strip *s)
 	free(s->procs);
 	free(s->segs);
 	memset(s, 0, sizeof(*s));
+}
+
+size_t exm_file_strip_lines(const struct exm_file_strip *s)
+{
+	return (s->npages + EXM_STRIP_LINE - 1) / EXM_STRIP_LINE;
+}
+
+uint64_t exm_file_strip_line(const struct exm_file_strip *s, size_t k,
+			     char *buf)
+{
+	uint64_t first = (uint64_t)k * EXM_STRIP_LINE;
+	size_t n = 0;
+
+	for (uint64_t i = first; i < s->npages && n < EXM_STRIP_LINE; i++)
+		buf[n++] = exm_strip_count_char(s->procs[i]);
+	buf[n] = 0;
+	return first;
+}
+
+void exm_file_strip_head(const struct exm_file_strip *s, char *buf, size_t len)
+{
+	snprintf(buf, len,
+		 "%" PRIu32 " process%s map%s it: %" PRIu64 " pages of %"
+		 PRIu64 " mapped, %" PRIu64 " resident   . none  1-9 "
+		 "processes  # ten or more",
+		 s->nprocs, s->nprocs == 1 ? "" : "es",
+		 s->nprocs == 1 ? "s" : "", s->vm_pages, s->npages,
+		 s->res_pages);
 }

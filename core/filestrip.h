@@ -51,6 +51,15 @@ int exm_strip_file(const struct exm_snapshot *snap, const struct exm_file *f,
 		   struct exm_file_strip *out);
 void exm_file_strip_fini(struct exm_file_strip *s);
 
+/* Lines of 64 pages of s; line k as characters in buf (EXM_STRIP_LINE + 1
+ * bytes), returning its first page; the line above them. The live
+ * screen's file strip and --pagemap FILE print the same. */
+size_t exm_file_strip_lines(const struct exm_file_strip *s);
+uint64_t exm_file_strip_line(const struct exm_file_strip *s, size_t k,
+			     char *buf);
+void exm_file_strip_head(const struct exm_file_strip *s, char *buf,
+			 size_t len);
+
 /* Its characters: exm_strip_count_char() of strip.h. */
 
 #endif

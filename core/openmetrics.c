@@ -91,9 +91,7 @@ void exm_om_family(FILE *out, const char *name, const char *type,
 		fprintf(out, "# UNIT %s %s\n", name, unit);
 }
 
-/* A number as OpenMetrics reads it: exact for integers, else the
- * shortest decimal that reads back as the same double. */
-static void put_num(FILE *out, double v)
+void exm_om_value(FILE *out, double v)
 {
 	char buf[40];
 
@@ -172,7 +170,7 @@ unsigned exm_om_needs(void)
 }
 
 /* What kind of rows a family holds, and the table of its rows. */
-enum set_kind { S_PROCESS, S_GROUP, S_FILE };
+enum set_kind { S_PROCESS, S_GROUP, S_FILE, S_SECTION, S_SYMBOL };
 
 static const struct {
 	const char *prefix, *what;
@@ -184,12 +182,19 @@ static const struct {
 		    "each by effective resident)", EXM_T_GROUPS },
 	[S_FILE] = { "file", "Per file or anonymous kind across processes "
 		   "(top N by effective resident)", EXM_T_FILES },
+	[S_SECTION] = { "section", "Per ELF section of the file (and the "
+		      "gaps between them), of one process or across "
+		      "processes", EXM_T_SECTIONS },
+	[S_SYMBOL] = { "symbol", "Per symbol of the file, of one process "
+		     "or across processes", EXM_T_SYMBOLS },
 };
 
 struct set {
 	struct exm_row *v;
 	size_t n;
 	const char *by; /* groups: the grouping's name */
+	const char *file; /* sections, symbols: the ELF file */
+	pid_t pid;	  /* sections, symbols: of this process, or 0 */
 };
 
 static double erss_key(const struct exm_row *r)
@@ -235,6 +240,28 @@ static void top_rows(struct set *s, size_t top, bool unmeasured)
 	s->n = n;
 }
 
+/* A section's or symbol's: its file, process (when of one), name (a gap
+ * between sections has none) and address, which tells apart the rows of
+ * one name. */
+static void elf_labels(FILE *out, enum set_kind k, const struct set *s,
+		       const struct exm_row *r)
+{
+	enum exm_field_id name = k == S_SECTION ? EXM_F_SECTION : EXM_F_SYMBOL;
+	struct exm_value v;
+
+	fputs("{file=\"", out);
+	exm_om_label_value(out, s->file);
+	if (s->pid)
+		fprintf(out, "\",pid=\"%d", (int)s->pid);
+	exm_field_value(name, kinds[k].table, r, &v);
+	if (v.type == EXM_V_STR && !(r->flags & EXM_ROW_GAP)) {
+		fprintf(out, "\",%s=\"", exm_fields[name].key);
+		exm_om_label_value(out, v.s);
+	}
+	exm_field_value(EXM_F_ADDR, kinds[k].table, r, &v);
+	fprintf(out, "\",addr=\"0x%llx", (unsigned long long)v.u);
+}
+
 static void labels(FILE *out, enum set_kind k, const struct set *s,
 		   const struct exm_row *r)
 {
@@ -253,6 +280,10 @@ static void labels(FILE *out, enum set_kind k, const struct set *s,
 		fprintf(out, "{kind=\"%s\",file=\"",
 			exm_kind_name(r->file->kind));
 		exm_om_label_value(out, r->name);
+		break;
+	case S_SECTION:
+	case S_SYMBOL:
+		elf_labels(out, k, s, r);
 		break;
 	}
 	fputs("\"} ", out);
@@ -285,8 +316,9 @@ static void write_sets(FILE *out, enum set_kind k, const struct set *sets,
 					continue; /* not measured */
 				fputs(name, out);
 				labels(out, k, &sets[si], &sets[si].v[i]);
-				put_num(out, v.type == EXM_V_INT ? (double)v.u
-								 : v.d);
+				exm_om_value(out, v.type == EXM_V_INT
+							  ? (double)v.u
+							  : v.d);
 			}
 	}
 }
@@ -363,12 +395,17 @@ out:
 	return r;
 }
 
-static void write_system(FILE *out, const struct exm_sysview *sv)
+void exm_om_write_mem_total(FILE *out, uint64_t bytes)
 {
 	exm_om_family(out, "exmtop_memory_total_bytes", "gauge", "bytes",
 		      "MemTotal from /proc/meminfo.");
 	fprintf(out, "exmtop_memory_total_bytes %llu\n",
-		(unsigned long long)sv->mem_total);
+		(unsigned long long)bytes);
+}
+
+static void write_system(FILE *out, const struct exm_sysview *sv)
+{
+	exm_om_write_mem_total(out, sv->mem_total);
 	exm_om_family(out, "exmtop_system_bytes", "gauge", "bytes",
 		      "All of RAM by use; the rows add up to MemTotal "
 		      "(unexplained may be negative).");
@@ -379,11 +416,9 @@ static void write_system(FILE *out, const struct exm_sysview *sv)
 				(long long)sv->rows[i].bytes);
 }
 
-int exm_om_write(FILE *out, const struct exm_snapshot *snap,
-		 const struct exm_om_opts *o)
+void exm_om_write_scan(FILE *out, const struct exm_snapshot *snap)
 {
-	size_t top = o->top ? o->top : 20, scanned = 0;
-	int r;
+	size_t scanned = 0;
 
 	/* as JSON's scanned: those whose pages could be read */
 	for (size_t i = 0; i < snap->nprocs; i++)
@@ -394,19 +429,42 @@ int exm_om_write(FILE *out, const struct exm_snapshot *snap,
 	exm_om_family(out, "exmtop_scan_duration_seconds", "gauge", "seconds",
 		      "Time taken by the snapshot.");
 	fputs("exmtop_scan_duration_seconds ", out);
-	put_num(out, snap->sys.time_taken);
+	exm_om_value(out, snap->sys.time_taken);
 	exm_om_family(out, "exmtop_user_space_bytes", "gauge", "bytes",
 		      "Distinct resident pages mapped by scanned processes.");
 	if (snap->sys.caps & EXM_CAP_PFN) /* else unknown: no sample */
 		fprintf(out, "exmtop_user_space_bytes %llu\n",
 			(unsigned long long)(snap->distinct_pages *
 					     snap->sys.page_size));
+}
+
+int exm_om_end(FILE *out)
+{
+	fputs("# EOF\n", out);
+	return fflush(out) || ferror(out) ? -EIO : 0;
+}
+
+int exm_om_write(FILE *out, const struct exm_snapshot *snap,
+		 const struct exm_om_opts *o)
+{
+	size_t top = o->top ? o->top : 20;
+	int r;
+
+	exm_om_write_scan(out, snap);
 	r = write_rows(out, snap, o, top);
 	if (!r && o->sys)
 		write_system(out, o->sys);
-	if (!r)
-		fputs("# EOF\n", out);
-	if (!r && (fflush(out) || ferror(out)))
-		r = -EIO;
-	return r;
+	return r ? r : exm_om_end(out);
+}
+
+int exm_om_write_elf(FILE *out, const struct exm_snapshot *snap,
+		     enum exm_table t, const char *file, pid_t pid,
+		     const struct exm_row *rows, size_t n)
+{
+	struct set s = { .v = (struct exm_row *)rows, .n = n, .file = file,
+			 .pid = pid };
+
+	exm_om_write_scan(out, snap);
+	write_sets(out, t == EXM_T_SECTIONS ? S_SECTION : S_SYMBOL, &s, 1);
+	return exm_om_end(out);
 }

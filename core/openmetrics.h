@@ -21,9 +21,11 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "core/snapshot.h"
+#include "core/table.h"
 #include "core/sysview.h"
 
 struct exm_proc_filter; /* group.h */
@@ -53,11 +55,35 @@ struct exm_om_opts {
  * its groups. */
 unsigned exm_om_needs(void);
 
+/* A number as OpenMetrics reads it (exact for integers, else the shortest
+ * decimal that reads back as the same double), and the newline. */
+void exm_om_value(FILE *out, double v);
+
+/* What every exposition starts with: the processes scanned, the time the
+ * snapshot took and the distinct resident pages. */
+void exm_om_write_scan(FILE *out, const struct exm_snapshot *snap);
+/* The family of MemTotal (the system view's whole). */
+void exm_om_write_mem_total(FILE *out, uint64_t bytes);
+/* "# EOF", which ends every exposition; 0, or -EIO when out reported a
+ * write error. */
+int exm_om_end(FILE *out);
+
 /*
  * The whole exposition, ending in "# EOF". 0, -ENOMEM, or -EIO when out
  * reported a write error.
  */
 int exm_om_write(FILE *out, const struct exm_snapshot *snap,
 		 const struct exm_om_opts *o);
+
+/*
+ * The ELF sections (t EXM_T_SECTIONS) or symbols (EXM_T_SYMBOLS) of file,
+ * of process pid or across processes (pid 0), as an exposition: the scan's
+ * families, then a family exmtop_section_* or exmtop_symbol_* for each
+ * column of the exposition the table has, labelled by file, pid, name and
+ * address; "# EOF". 0 or -EIO.
+ */
+int exm_om_write_elf(FILE *out, const struct exm_snapshot *snap,
+		     enum exm_table t, const char *file, pid_t pid,
+		     const struct exm_row *rows, size_t n);
 
 #endif

@@ -377,6 +377,14 @@ void exm_snapshot_append(struct exm_snapshot *dst, struct exm_snapshot *src);
 const struct exm_proc *exm_snapshot_find_pid(const struct exm_snapshot *snap,
 					     pid_t pid);
 
+/* The /proc snap was read from, for exm_elfcache_get() and the ELF
+ * lookups (NULL: /proc). */
+static inline const char *
+exm_snapshot_proc_root(const struct exm_snapshot *snap)
+{
+	return snap->sys.proc_root[0] ? snap->sys.proc_root : NULL;
+}
+
 /* Release the page arrays of every mapping (after accounting, to save
  * memory when byte-range queries are not needed). */
 void exm_snapshot_drop_pages(struct exm_snapshot *snap);

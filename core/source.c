@@ -41,6 +41,13 @@ static const struct exm_source_ops *by_name(const char *name, size_t nlen)
 	return NULL;
 }
 
+const struct exm_source_ops *exm_source_find(const char *name)
+{
+	const char *colon = strchr(name, ':');
+
+	return by_name(name, colon ? (size_t)(colon - name) : strlen(name));
+}
+
 const char *exm_source_name(size_t i, bool *takes_arg)
 {
 	if (i >= NSOURCES)

@@ -44,17 +44,30 @@ struct exm_scan_opts {
 	 * system view's swap-cache row; else the row is unknown) */
 	bool want_swapcache;
 	bool want_oom;	   /* read /proc/PID/oom_score and oom_score_adj */
-	/* pagemap source: 0 auto, 1 force PAGEMAP_SCAN, 2 force plain reads,
-	 * 3 plain reads of every mapping's frames (no counted mappings) */
-	int pagemap_mode;
+	/* The source's own setting (its ops' knob): the index of the word
+	 * chosen, 0 (the first, its default) when none was. */
+	int knob;
 	/* Where every page lies is wanted (a recording, a page strip): no
 	 * mapping is counted rather than read (exm_mapping.counted). */
 	bool want_places;
 	const char *proc_root; /* "/proc" unless testing */
 };
 
+/*
+ * A setting of one source's own, not of the others (an option such as
+ * --pagemap-mode): the words it takes, the first its default, whose index
+ * reaches the source as exm_scan_opts.knob, and a line of help.
+ */
+struct exm_source_knob {
+	const char *source; /* the source's name, for messages */
+	const char *const *words; /* NULL-terminated */
+	const char *help;
+};
+
 struct exm_source_ops {
 	const char *name;
+	/* Optional: its own setting (NULL: none). */
+	const struct exm_source_knob *knob;
 	/* Optional: whether "auto" may choose this source here. */
 	bool (*probe)(void);
 	/* Prepare; 0 or -errno (e.g. -EPERM when this source is unusable). */
@@ -94,6 +107,17 @@ extern const struct exm_source_ops exm_source_pagemap;
 extern const struct exm_source_ops exm_source_smaps;
 extern const struct exm_source_ops exm_source_fixture;
 extern const struct exm_source_ops exm_source_replay; /* source_replay.h */
+/* pagemap's knob (--pagemap-mode), its words by index: auto (PAGEMAP_SCAN
+ * where it helps), scan (always PAGEMAP_SCAN), read (plain reads),
+ * read-all (plain reads of every mapping's frames: none counted) */
+enum exm_pagemap_mode {
+	EXM_PMODE_AUTO, EXM_PMODE_SCAN, EXM_PMODE_READ, EXM_PMODE_READ_ALL
+};
+extern const struct exm_source_knob exm_pagemap_knob;
+
+/* The ops of the source a --source NAME[:ARG] names, or NULL ("auto" or
+ * unknown). */
+const struct exm_source_ops *exm_source_find(const char *name);
 
 /*
  * Open a source by name ("auto", "pagemap", "smaps", "fixture:NAME",

@@ -865,7 +865,7 @@ static bool may_count(const struct pm_ctx *c, const struct exm_scan_opts *opts,
 		      unsigned ps)
 {
 	return c->pp->may_count && !opts->want_places &&
-	       opts->pagemap_mode != 3 && v->known &&
+	       opts->knob != EXM_PMODE_READ_ALL && v->known &&
 	       (m->end - m->start) / ps > DIRECT_PAGES && !m->inode &&
 	       !(m->perms & EXM_PERM_S) &&
 	       (m->kind == EXM_KIND_ANON || m->kind == EXM_KIND_HEAP) &&
@@ -1431,13 +1431,13 @@ static int pm_proc(struct exm_source *src, void *ctx,
 	if (fd < 0)
 		return -errno;
 	c->typed = NULL;
-	if (opts->pagemap_mode < 2 && pp->scan != SCAN_NO) {
+	if (opts->knob < EXM_PMODE_READ && pp->scan != SCAN_NO) {
 		c->asked = c->read = false;
 		ret = scan_process(c, b, fd, p, ps,
-				   opts->pagemap_mode == 0);
+				   opts->knob == EXM_PMODE_AUTO);
 		if (ret == 1) {
 			pp->scan = SCAN_NO;
-			if (opts->pagemap_mode == 1) {
+			if (opts->knob == EXM_PMODE_SCAN) {
 				snprintf(src->errmsg, sizeof(src->errmsg),
 					 "this kernel has no PAGEMAP_SCAN "
 					 "ioctl (Linux 6.7+)");
@@ -1530,7 +1530,7 @@ static int pm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 	}
 	pp->any_scan = pp->any_read = false;
 	pp->ncounted = pp->nwhole = pp->nlocated = 0;
-	if (opts->pagemap_mode == 1 && pp->scan == SCAN_NO) {
+	if (opts->knob == EXM_PMODE_SCAN && pp->scan == SCAN_NO) {
 		snprintf(src->errmsg, sizeof(src->errmsg),
 			 "this kernel has no PAGEMAP_SCAN ioctl (Linux 6.7+)");
 		return -EOPNOTSUPP;
@@ -1543,7 +1543,7 @@ static int pm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 	/* auto on a kernel with the ioctl: big mappings asked about, small
 	 * ones read at once (see DIRECT_PAGES). How the pages were read is
 	 * known only now: the one fact set after begin. */
-	if (opts->pagemap_mode == 0 && pp->scan == SCAN_YES)
+	if (opts->knob == EXM_PMODE_AUTO && pp->scan == SCAN_YES)
 		pp->any_scan = true;
 	snprintf(b->snap->sys.source_detail,
 		 sizeof(b->snap->sys.source_detail), "%s",
@@ -1555,8 +1555,22 @@ static int pm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 	return ret;
 }
 
+static const char *const pm_modes[] = {
+	[EXM_PMODE_AUTO] = "auto", [EXM_PMODE_SCAN] = "scan",
+	[EXM_PMODE_READ] = "read", [EXM_PMODE_READ_ALL] = "read-all", NULL
+};
+
+const struct exm_source_knob exm_pagemap_knob = {
+	.source = "pagemap",
+	.words = pm_modes,
+	.help = "auto, scan (PAGEMAP_SCAN ioctl, Linux 6.7+), read, or "
+		"read-all (read, with the frames of mappings whose pages the "
+		"kernel says are mapped once read too)",
+};
+
 const struct exm_source_ops exm_source_pagemap = {
 	.name = "pagemap",
+	.knob = &exm_pagemap_knob,
 	.help = "root",
 	.probe = exm_pagemap_has_pfns,
 	.open = pm_open,

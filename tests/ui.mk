@@ -13,6 +13,7 @@ tests_unit_test_ui_SOURCES = \
 	tui/view_elf.c tui/view_elf.h \
 	tui/view_strip.c tui/view_strip.h \
 	tui/view_report.c tui/view_report.h tui/report.c tui/report.h \
+	tui/print.c tui/print.h \
 	tui/keys.c tui/keys.h \
 	tui/policy.c tui/policy.h \
 	tui/text.c tui/text.h \

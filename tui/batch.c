@@ -22,409 +22,9 @@
 #include "tui/replay.h"
 #include "tui/text.h"
 
-void tui_all_fields(enum exm_table t, int *out)
-{
-	int k = 0;
-
-	for (int i = 0; i < EXM_F__COUNT; i++)
-		if (exm_fields[i].tables & EXM_TBIT(t))
-			out[k++] = i;
-	out[k] = -1;
-}
-
-void tui_size_fields(int *out)
-{
-	int k = 0;
-
-	for (int i = 0; i < EXM_F__COUNT; i++) {
-		const struct exm_field *f = &exm_fields[i];
-
-		if ((f->type == EXM_FT_SIZE || f->type == EXM_FT_ESIZE) &&
-		    (f->tables & EXM_TBIT(EXM_T_FILES)) &&
-		    !(f->needs & EXM_NEED_KPSS) && i != EXM_F_DERSS)
-			out[k++] = i;
-	}
-	out[k] = -1;
-}
-
-static bool right_aligned(int f)
-{
-	return exm_fields[f].type != EXM_FT_STR;
-}
-
-/* Print s, cut after max display columns (UTF-8 aware; 0 = no limit). s
- * is already escaped, so it holds no control characters. */
-static void put_cut(FILE *f, const char *s, int max)
-{
-	int cols = 0;
-	const char *p = s;
-
-	if (max <= 0) {
-		fputs(s, f);
-		return;
-	}
-	while (*p) {
-		const char *q = p + 1;
-
-		while ((*q & 0xc0) == 0x80)
-			q++;
-		if (++cols > max)
-			break;
-		p = q;
-	}
-	fwrite(s, 1, (size_t)(p - s), f);
-}
-
-static int g_line_max; /* terminal width for the last column, 0: none */
 /* The number of the snapshot being printed: of the run, 1 = first; of a
  * replay, its number in the recording. */
 static size_t g_number;
-
-void tui_print_text(FILE *f, enum exm_table t, const struct exm_row *rows,
-		    size_t n, const int *fields, bool exact)
-{
-	int used;
-	int w[TUI_MAX_FIELDS];
-	char buf[4096];
-	int nf = 0;
-
-	for (; fields[nf] >= 0; nf++) {
-		w[nf] = (int)strlen(exm_fields[fields[nf]].title);
-		for (size_t i = 0; i < n; i++) {
-			struct exm_value v;
-			int len;
-
-			if (!right_aligned(fields[nf]))
-				break; /* text columns are not padded */
-			exm_field_value(fields[nf], t, &rows[i], &v);
-			exm_fmt_value(buf, sizeof(buf), fields[nf], &v, exact);
-			len = (int)strlen(buf);
-			if (len > w[nf])
-				w[nf] = len;
-		}
-		if (!right_aligned(fields[nf]) && fields[nf + 1] >= 0 &&
-		    w[nf] < exm_fields[fields[nf]].width)
-			w[nf] = exm_fields[fields[nf]].width;
-	}
-	for (int j = 0; j < nf; j++) {
-		const char *title = exm_fields[fields[j]].title;
-
-		if (j)
-			fputc(' ', f);
-		if (fields[j + 1] < 0 && !right_aligned(fields[j]))
-			fputs(title, f);
-		else
-			fprintf(f, right_aligned(fields[j]) ? "%*s" : "%-*s",
-				w[j], title);
-	}
-	fputc('\n', f);
-	for (size_t i = 0; i < n; i++) {
-		used = 0;
-		for (int j = 0; j < nf; j++) {
-			struct exm_value v;
-
-			exm_field_value(fields[j], t, &rows[i], &v);
-			exm_fmt_value(buf, sizeof(buf), fields[j], &v, exact);
-			if (j)
-				fputc(' ', f);
-			used += (j ? 1 : 0) + w[j];
-			if (fields[j + 1] < 0 && !right_aligned(fields[j]))
-				put_cut(f, buf,
-					g_line_max ? g_line_max - used + w[j]
-						   : 0);
-			else
-				fprintf(f,
-					right_aligned(fields[j]) ? "%*s"
-								 : "%-*s",
-					w[j], buf);
-		}
-		fputc('\n', f);
-	}
-}
-
-static void json_bytes(FILE *f, double d);
-
-char *tui_snap_time(char *buf, size_t len, const struct exm_snapshot *snap)
-{
-	time_t t = (time_t)snap->sys.taken_at.tv_sec;
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	return buf;
-}
-
-char *tui_csv_stamp(char *buf, const struct exm_snapshot *snap, size_t number)
-{
-	char t[32];
-
-	snprintf(buf, TUI_CSV_STAMP_LEN, "%zu,%s,", number,
-		 tui_snap_time(t, sizeof(t), snap));
-	return buf;
-}
-
-void tui_print_csv(FILE *f, enum exm_table t, const struct exm_row *rows,
-		   size_t n, const int *fields, bool header, const char *stamp)
-{
-	char buf[4096];
-
-	if (header) {
-		if (stamp)
-			fputs(TUI_CSV_STAMP_HEAD, f);
-		for (int j = 0; fields[j] >= 0; j++)
-			fprintf(f, "%s%s", j ? "," : "",
-				exm_fields[fields[j]].key);
-		fputc('\n', f);
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (stamp)
-			fputs(stamp, f);
-		for (int j = 0; fields[j] >= 0; j++) {
-			struct exm_value v;
-
-			exm_field_value(fields[j], t, &rows[i], &v);
-			if (j)
-				fputc(',', f);
-			if (v.type == EXM_V_STR)
-				exm_csv_str(f, v.s);
-			else if (v.type == EXM_V_DELTA)
-				json_bytes(f, v.d); /* a plain signed number */
-			else if (v.type != EXM_V_NONE)
-				fputs(exm_fmt_value(buf, sizeof(buf),
-						    fields[j], &v, true),
-				      f);
-		}
-		fputc('\n', f);
-	}
-}
-
-/*
- * An effective size: to a thousandth of a byte, trailing zeros dropped, so
- * a section of 28 bytes shared 11 ways prints 28, not the double sum's
- * 28.000000000000004. Sums of up to 1000 rows stay within half a byte.
- */
-static void json_bytes(FILE *f, double d)
-{
-	char buf[EXM_FMT_THOU_LEN];
-
-	fwrite(buf, 1, exm_fmt_thou(buf, d), f);
-}
-
-/* JSON is built in a buffer and written in big pieces (a snapshot has
- * thousands of rows of dozens of values: no printf per value). */
-struct jbuf {
-	FILE *f;
-	size_t n;
-	char b[8192];
-};
-
-static void jb_flush(struct jbuf *j)
-{
-	if (j->n)
-		fwrite(j->b, 1, j->n, j->f);
-	j->n = 0;
-}
-
-/* Room for len (at most 256) more bytes: where they go. */
-static char *jb_room(struct jbuf *j, size_t len)
-{
-	if (sizeof(j->b) - j->n < len)
-		jb_flush(j);
-	return j->b + j->n;
-}
-
-static void jb_puts(struct jbuf *j, const char *s)
-{
-	size_t len = strlen(s);
-
-	if (len > 256) {
-		jb_flush(j);
-		fwrite(s, 1, len, j->f);
-		return;
-	}
-	memcpy(jb_room(j, len), s, len);
-	j->n += len;
-}
-
-static void jb_putc(struct jbuf *j, char c)
-{
-	*jb_room(j, 1) = c;
-	j->n++;
-}
-
-static void json_value(struct jbuf *j, int field, const struct exm_value *v)
-{
-	char *o;
-
-	switch (v->type) {
-	case EXM_V_NONE:
-		jb_puts(j, "null");
-		break;
-	case EXM_V_STR:
-		jb_flush(j);
-		exm_json_str(j->f, v->s);
-		break;
-	case EXM_V_INT:
-		o = jb_room(j, 24);
-		if (exm_fields[field].type == EXM_FT_ADDR) {
-			static const char hex[] = "0123456789abcdef";
-			char tmp[16];
-			size_t k = 0;
-			uint64_t u = v->u;
-
-			do {
-				tmp[k++] = hex[u & 15];
-				u >>= 4;
-			} while (u);
-			memcpy(o, "\"0x", 3);
-			o += 3;
-			while (k)
-				*o++ = tmp[--k];
-			*o++ = '"';
-			j->n = (size_t)(o - j->b);
-		} else if (exm_fields[field].type == EXM_FT_SINT) {
-			j->n += (size_t)snprintf(o, 24, "%" PRId64,
-						 (int64_t)v->u);
-		} else {
-			j->n += exm_fmt_u64(o, v->u);
-		}
-		break;
-	case EXM_V_DBL:
-	case EXM_V_DELTA:
-		if (isfinite(v->d))
-			j->n += exm_fmt_thou(jb_room(j, EXM_FMT_THOU_LEN), v->d);
-		else
-			jb_puts(j, "null");
-		break;
-	}
-}
-
-/* {"key":value,... of fields (the closing brace is the caller's). */
-static void json_row(struct jbuf *j, enum exm_table t,
-		     const struct exm_row *r, const int *fields)
-{
-	jb_putc(j, '{');
-	for (int k = 0; fields[k] >= 0; k++) {
-		struct exm_value v;
-
-		exm_field_value(fields[k], t, r, &v);
-		/* a gap is no section: null, never a name a section may have */
-		if (fields[k] == EXM_F_SECTION && (r->flags & EXM_ROW_GAP))
-			v.type = EXM_V_NONE;
-		if (k)
-			jb_putc(j, ',');
-		jb_putc(j, '"');
-		jb_puts(j, exm_fields[fields[k]].key);
-		jb_puts(j, "\":");
-		json_value(j, fields[k], &v);
-	}
-}
-
-static void json_rows(struct jbuf *j, enum exm_table t,
-		      const struct exm_row *rows, size_t n, const int *fields)
-{
-	jb_putc(j, '[');
-	for (size_t i = 0; i < n; i++) {
-		if (i)
-			jb_putc(j, ',');
-		json_row(j, t, &rows[i], fields);
-		jb_putc(j, '}');
-	}
-	jb_putc(j, ']');
-}
-
-void tui_print_json_rows(FILE *f, enum exm_table t, const struct exm_row *rows,
-			 size_t n, const int *fields)
-{
-	struct jbuf j = { .f = f };
-
-	json_rows(&j, t, rows, n, fields);
-	jb_flush(&j);
-}
-
-static void json_sizes(FILE *f, const struct exm_sizes *s)
-{
-	struct exm_row r = { .sz = *s };
-	int keys[EXM_F__COUNT + 1];
-	struct jbuf j = { .f = f };
-
-	tui_size_fields(keys);
-	json_row(&j, EXM_T_FILES, &r, keys);
-	jb_putc(&j, '}');
-	jb_flush(&j);
-}
-
-void tui_print_json_header(FILE *f, const struct exm_snapshot *snap)
-{
-	const struct exm_sysinfo *s = &snap->sys;
-	char tbuf[64];
-	struct tui_counts c;
-
-	tui_counts_of(snap, &c);
-	tui_snap_time(tbuf, sizeof(tbuf), snap);
-	fputs("\"version\":1,\"source\":", f);
-	exm_json_str(f, s->source);
-	fputs(",\"source_detail\":", f);
-	exm_json_str(f, s->source_detail);
-	fputs(",\"limits\":", f);
-	exm_json_str(f, s->limits);
-	fputs(",\"hostname\":", f);
-	exm_json_str(f, s->hostname);
-	fputs(",\"kernel\":", f);
-	exm_json_str(f, s->kernel);
-	fprintf(f,
-		",\"time\":\"%s\",\"time_taken\":%.6f,\"units\":\"bytes\","
-		"\"page_size\":%u,\"mem_total\":%" PRIu64
-		",\"mem_available\":%" PRIu64 ",\"scanned\":%zu,"
-		"\"skipped_gone\":%zu,\"skipped_denied\":%zu,"
-		"\"distinct_pages\":",
-		tbuf, s->time_taken, s->page_size, s->mem_total,
-		s->mem_available, snap->nprocs - snap->nskipped_denied,
-		snap->nskipped_gone, snap->nskipped_denied);
-	/* page identity (PFNs, swap entries) is what distinct counts need */
-	if (s->caps & EXM_CAP_PFN)
-		fprintf(f, "%" PRIu64 ",\"distinct_swap\":%" PRIu64,
-			snap->distinct_pages, snap->distinct_swap);
-	else
-		fputs("null,\"distinct_swap\":null", f);
-	fputs(",\"totals\":", f);
-	json_sizes(f, &snap->total);
-	fputc(',', f);
-}
-
-void tui_json_doc_begin(FILE *f, const struct exm_snapshot *snap)
-{
-	fputc('{', f);
-	tui_print_json_header(f, snap);
-}
-
-void tui_json_doc_end(FILE *f)
-{
-	fputs("}\n", f);
-}
-
-void tui_print_summary(FILE *f, const struct exm_snapshot *snap)
-{
-	const struct exm_sysinfo *s = &snap->sys;
-	char tot[16], mem[16];
-	char host[256], src[256], detail[1024], limits[1024];
-	struct tui_counts c;
-
-	tui_counts_of(snap, &c);
-	exm_fmt_human(tot, sizeof(tot), snap->total.erss);
-	exm_fmt_human(mem, sizeof(mem), (double)s->mem_total);
-	/* all escaped: a replay's detail holds its file's name */
-	fprintf(f,
-		"%s: %zu processes (%zu gone, %zu unreadable), effective "
-		"resident %s of %s RAM; %s (%s) %.3fs\n",
-		exm_escape(host, sizeof(host), s->hostname), c.scanned, c.gone,
-		c.denied, tot, mem, exm_escape(src, sizeof(src), s->source),
-		exm_escape(detail, sizeof(detail), s->source_detail),
-		s->time_taken);
-	if (s->limits[0])
-		fprintf(f, "note: %s\n",
-			exm_escape(limits, sizeof(limits), s->limits));
-}
 
 /*
  * Rows of table t (processes or files) of snap: the processes -u and -p
@@ -468,7 +68,7 @@ static int emit_json(FILE *out, const struct tui_query *q,
 {
 	int pf[TUI_MAX_FIELDS + 1], ff[TUI_MAX_FIELDS + 1];
 	int pff[TUI_MAX_FIELDS + 1], sort_f;
-	struct jbuf j = { .f = out };
+	struct tui_jbuf j = { .f = out };
 	struct exm_row *rows;
 	bool desc;
 	size_t n;
@@ -485,42 +85,42 @@ static int emit_json(FILE *out, const struct tui_query *q,
 			to[k] = from[k];
 		to[k] = -1;
 	}
-	tui_json_doc_begin(out, snap);
+	tui_json_doc_begin(out, snap, NULL);
 	if (q->table == EXM_T_PROCS) {
 		rows = table_rows(q, snap, prev, EXM_T_PROCS, &n);
 		if (!rows)
 			return -ENOMEM;
 		tui_query_sort(q, EXM_T_PROCS, &sort_f, &desc);
 		exm_rows_sort(rows, n, sort_f, EXM_T_PROCS, desc);
-		jb_puts(&j, "\"processes\":[");
+		tui_jb_puts(&j, "\"processes\":[");
 		for (size_t i = 0; i < n; i++) {
 			struct exm_row *fr;
 			size_t nf;
 
 			if (i)
-				jb_putc(&j, ',');
-			json_row(&j, EXM_T_PROCS, &rows[i], pf);
+				tui_jb_putc(&j, ',');
+			tui_jb_row(&j, EXM_T_PROCS, &rows[i], pf);
 			if (rows[i].proc->state == EXM_PROC_DENIED) {
 				/* its maps could not be read: no files known */
-				jb_puts(&j, ",\"state\":\"denied\","
+				tui_jb_puts(&j, ",\"state\":\"denied\","
 					    "\"files\":null}");
 				continue;
 			}
-			jb_puts(&j, ",\"state\":\"ok\"");
+			tui_jb_puts(&j, ",\"state\":\"ok\"");
 			fr = exm_table_pfiles(snap, rows[i].proc, &nf);
 			if (!fr) {
-				jb_flush(&j);
+				tui_jb_flush(&j);
 				free(rows);
 				return -ENOMEM;
 			}
 			exm_rows_sort(fr, nf, EXM_F_ERSS, EXM_T_PFILES, true);
-			jb_puts(&j, ",\"files\":");
-			json_rows(&j, EXM_T_PFILES, fr, nf, pff);
+			tui_jb_puts(&j, ",\"files\":");
+			tui_jb_rows(&j, EXM_T_PFILES, fr, nf, pff);
 			free(fr);
-			jb_putc(&j, '}');
+			tui_jb_putc(&j, '}');
 		}
-		jb_puts(&j, "],");
-		jb_flush(&j);
+		tui_jb_puts(&j, "],");
+		tui_jb_flush(&j);
 		free(rows);
 	}
 	rows = table_rows(q, snap, prev, EXM_T_FILES, &n);
@@ -644,13 +244,16 @@ static void report_json(FILE *out, const struct tui_query *q,
 			const struct exm_snapshot *snap,
 			const struct tui_report *r, long iter)
 {
-	fputs("{\"snapshot\":{", out);
-	tui_print_json_header(out, snap);
-	fputs("\"report\":", out);
-	exm_json_str(out, r->ops->name);
-	fputs("},", out);
+	tui_json_doc_begin(out, snap, r->ops->name);
 	tui_report_json(out, r);
 	tui_json_doc_end(out);
+}
+
+static void report_om(FILE *out, const struct tui_query *q,
+		      const struct exm_snapshot *snap,
+		      const struct tui_report *r, long iter)
+{
+	tui_report_om(out, snap, r); /* a write error: the writer's to say */
 }
 
 const struct tui_format_ops tui_formats[TUI_FMT__COUNT] = {
@@ -659,13 +262,18 @@ const struct tui_format_ops tui_formats[TUI_FMT__COUNT] = {
 	[TUI_FMT_CSV] = { .name = "csv", .emit = emit_csv,
 			  .diff = tui_diff_csv, .report = report_csv },
 	[TUI_FMT_JSON] = { .name = "json", .all = true,
+			   .help = "JSON sizes are bytes, null when not "
+				   "measured; several snapshots are JSON "
+				   "Lines, one object a line",
 			   .emit = emit_json_doc, .diff = tui_diff_json,
 			   .report = report_json },
 	/* its columns (openmetrics.c) and groups per program, user and
 	 * cgroup; the system view with its swap-cache row */
 	[TUI_FMT_OPENMETRICS] = { .name = "openmetrics",
+				  .help = "Prometheus: one snapshot",
 				  .needs = exm_om_needs,
-				  .emit = emit_openmetrics },
+				  .emit = emit_openmetrics,
+				  .report = report_om },
 };
 
 /* What the columns printed need: the table's, and with JSON every column
@@ -686,6 +294,23 @@ static unsigned batch_needs(const struct tui_query *q, enum tui_format fmt)
 			needs |= exm_fields[f[k]].needs;
 	}
 	return needs;
+}
+
+void tui_format_help(char *buf, size_t len)
+{
+	size_t n = (size_t)snprintf(buf, len, "batch output: ");
+
+	for (int f = 0; f < TUI_FMT__COUNT && n < len; f++) {
+		const struct tui_format_ops *fo = &tui_formats[f];
+
+		n += (size_t)snprintf(buf + n, len - n, "%s%s%s%s%s",
+				      !f ? ""
+				      : f + 1 < TUI_FMT__COUNT ? ", "
+							       : " or ",
+				      fo->name, fo->help ? " (" : "",
+				      fo->help ? fo->help : "",
+				      fo->help ? ")" : "");
+	}
 }
 
 void tui_format_names(unsigned bits, char *buf, size_t len)
@@ -754,7 +379,7 @@ static int listing_begin(struct tui_run *r)
 		struct winsize ws;
 
 		if (!ioctl(1, TIOCGWINSZ, &ws) && ws.ws_col >= 20)
-			g_line_max = ws.ws_col;
+			tui_print_set_width(ws.ws_col);
 	}
 	/* Read only what the printed columns need (JSON without --fields:
 	 * every column's). */

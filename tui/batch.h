@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * batch.h - non-interactive output: text tables, CSV and JSON of any rows
- * of any table, driven by the field table.
+ * batch.h - the batch formats (text, CSV, JSON, OpenMetrics) of the
+ * listing, the reports and --diff, and the one --output writer; the
+ * printers they use are print.h's.
  */
 #ifndef TUI_BATCH_H
 #define TUI_BATCH_H
@@ -13,52 +14,10 @@
 #include "core/snapshot.h"
 #include "tui/opts.h"
 #include "tui/query.h"
+#include "tui/print.h"
 #include "tui/report.h"
 
-#define TUI_MAX_FIELDS EXM_F__COUNT
-
 struct tui_diff;
-
-/* All fields valid for table t, -1 terminated, in field-table order. */
-void tui_all_fields(enum exm_table t, int *out);
-/* The sizes of struct exm_sizes as columns (every size column of the files
- * table but the growth since the last refresh), -1 terminated: the keys of
- * a snapshot's totals and of --diff's. out holds EXM_F__COUNT + 1. */
-void tui_size_fields(int *out);
-
-/* Text table: header row and aligned columns. */
-void tui_print_text(FILE *f, enum exm_table t, const struct exm_row *rows,
-		    size_t n, const int *fields, bool exact);
-/*
- * CSV: header row (keys) when header, then rows; sizes in bytes. With a
- * stamp (tui_csv_stamp: which snapshot, when), every row starts with it and
- * the header with "snapshot,time", so that rows of several snapshots in one
- * file are told apart.
- */
-void tui_print_csv(FILE *f, enum exm_table t, const struct exm_row *rows,
-		   size_t n, const int *fields, bool header, const char *stamp);
-#define TUI_CSV_STAMP_HEAD "snapshot,time,"
-#define TUI_CSV_STAMP_LEN 64
-/* "NUMBER,TIME," of snap: its number (1 = first of the run or recording)
- * and when it was taken (UTC, as JSON's "time"). Returns buf. */
-char *tui_csv_stamp(char *buf, const struct exm_snapshot *snap,
-		    size_t number);
-/* When snap was taken, "YYYY-MM-DDTHH:MM:SSZ" (at least 32 bytes). */
-char *tui_snap_time(char *buf, size_t len, const struct exm_snapshot *snap);
-/* JSON array of row objects with the given fields (sizes in bytes,
- * unmeasured as null). */
-void tui_print_json_rows(FILE *f, enum exm_table t, const struct exm_row *rows,
-			 size_t n, const int *fields);
-/* JSON members describing the snapshot (no braces): source, page size,
- * units, totals... followed by a comma. */
-void tui_print_json_header(FILE *f, const struct exm_snapshot *snap);
-/* The frame of every JSON document of a snapshot (one line of JSON Lines):
- * begin writes "{" and the snapshot's members (tui_print_json_header), the
- * caller its own members, end the closing "}" and the newline. */
-void tui_json_doc_begin(FILE *f, const struct exm_snapshot *snap);
-void tui_json_doc_end(FILE *f);
-/* One summary line for text output. */
-void tui_print_summary(FILE *f, const struct exm_snapshot *snap);
 
 /*
  * A batch output format of the listed table (processes or files): adding
@@ -67,6 +26,7 @@ void tui_print_summary(FILE *f, const struct exm_snapshot *snap);
  */
 struct tui_format_ops {
 	const char *name; /* --format NAME */
+	const char *help; /* what --help says of it, or NULL */
 	/* prints every column (JSON: unless --fields says which): the scan
 	 * reads what any needs */
 	bool all;
@@ -85,6 +45,8 @@ struct tui_format_ops {
 		       const struct tui_report *r, long iter);
 };
 extern const struct tui_format_ops tui_formats[TUI_FMT__COUNT];
+/* --format's help, from the table: "batch output: text, csv, ..." */
+void tui_format_help(char *buf, size_t len);
 /* The names of the formats of bits (bit f: format f; ~0u all of them),
  * "text, csv or json", into buf. */
 void tui_format_names(unsigned bits, char *buf, size_t len);

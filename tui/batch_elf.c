@@ -19,12 +19,12 @@
 #include "core/elfcache.h"
 #include "core/fields.h"
 #include "core/format.h"
+#include "core/openmetrics.h"
 #include "core/source.h"
 #include "tui/batch.h"
 #include "tui/drive.h"
 #include "tui/query.h"
 #include "tui/text.h"
-#include "tui/view.h"
 
 struct req {
 	char *file;	    /* FILE argument (owned) */
@@ -135,8 +135,15 @@ static int emit(FILE *out, const struct tui_opts *o, const struct req *q,
 	if (!rows)
 		return -ENOMEM;
 	state_word(e, word, sizeof(word));
+	if (o->format == TUI_FMT_OPENMETRICS) {
+		int ret = exm_om_write_elf(out, snap, q->t, f->name,
+					   p ? p->pid : 0, rows, n);
+
+		free(rows);
+		return ret;
+	}
 	if (o->format == TUI_FMT_JSON) {
-		tui_json_doc_begin(out, snap);
+		tui_json_doc_begin(out, snap, NULL);
 		put_str(out, "file", f->name);
 		if (p)
 			fprintf(out, "\"pid\":%d,", (int)p->pid);
@@ -305,7 +312,8 @@ static int elf_emit(FILE *out, struct tui_run *r,
 			      : "not mapped by the scanned processes");
 		return 1;
 	}
-	e = exm_elfcache_get(r->cache, snap, p, f, tui_proc_root(snap));
+	e = exm_elfcache_get(r->cache, snap, p, f,
+			     exm_snapshot_proc_root(snap));
 	q->why = exm_elfcache_why(r->cache);
 	return emit(out, o, q, snap, p, f, e, iter,
 		    tui_csv_stamp(stamp, snap, number));

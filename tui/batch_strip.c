@@ -21,7 +21,6 @@
 #include "tui/drive.h"
 #include "tui/query.h"
 #include "tui/text.h"
-#include "tui/view_strip.h"
 
 static int parse_target(const char *arg, pid_t *pid, uint64_t *addr)
 {
@@ -74,7 +73,7 @@ static void print_json(FILE *out, const struct exm_snapshot *snap,
 		       const struct exm_proc *p, const struct exm_mapping *m,
 		       const struct exm_strip *s)
 {
-	tui_json_doc_begin(out, snap);
+	tui_json_doc_begin(out, snap, NULL);
 	fprintf(out, "\"pid\":%d,\"start\":\"0x%" PRIx64 "\",\"end\":\"0x%"
 		PRIx64 "\",\"file\":", (int)p->pid, m->start, m->end);
 	exm_json_str(out, m->name);
@@ -123,15 +122,15 @@ static void print_file_text(FILE *out, const struct exm_snapshot *snap,
 
 	tui_print_summary(out, snap);
 	exm_escape(name, sizeof(name), f->name);
-	tui_fstrip_head(s, line, sizeof(line));
+	exm_file_strip_head(s, line, sizeof(line));
 	fprintf(out, "%s: %s\n", name, line);
 	for (size_t i = 0; i < s->nsegs; i++)
 		fprintf(out, "segment %" PRIx64 "-%" PRIx64 " %s\n",
 			s->segs[i].first * ps, s->segs[i].end * ps,
 			exm_perms_str(s->segs[i].perms));
-	for (size_t k = 0; k < tui_fstrip_lines(s); k++) {
+	for (size_t k = 0; k < exm_file_strip_lines(s); k++) {
 		char cells[EXM_STRIP_LINE + 1];
-		uint64_t first = tui_fstrip_line(s, k, cells);
+		uint64_t first = exm_file_strip_line(s, k, cells);
 
 		fprintf(out, "%16" PRIx64 " %s\n", first * ps, cells);
 	}
@@ -143,7 +142,7 @@ static void print_file_json(FILE *out, const struct exm_snapshot *snap,
 {
 	uint64_t ps = snap->sys.page_size;
 
-	tui_json_doc_begin(out, snap);
+	tui_json_doc_begin(out, snap, NULL);
 	fputs("\"file\":", out);
 	exm_json_str(out, f->name);
 	fprintf(out, ",\"processes\":%" PRIu32 ",\"pages\":%" PRIu64
@@ -261,7 +260,7 @@ static int strip_begin(struct tui_run *r)
 	/* every process: they decide how many map each page */
 	memset(&r->scan, 0, sizeof(r->scan));
 	r->scan.include_self = o->include_self;
-	r->scan.pagemap_mode = o->pagemap_mode;
+	r->scan.knob = o->knob;
 	r->scan.want_places = true; /* the strip shows where pages lie */
 	return 0;
 }

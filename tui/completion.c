@@ -53,12 +53,14 @@ static void words_body(FILE *f, const char *const *w)
 static void word_branches(FILE *f)
 {
 	for (const struct tui_option *op = tui_options; op->name; op++) {
-		if (!op->arg || op->complete != TUI_COMP_WORDS || !op->words)
+		const char *const *w = op->knob ? op->knob->words : op->words;
+
+		if (!op->arg || op->complete != TUI_COMP_WORDS || !w)
 			continue;
 		fputs("\t", f);
 		names_of(f, op);
 		fputs(")\n", f);
-		words_body(f, op->words);
+		words_body(f, w);
 	}
 }
 

@@ -10,6 +10,7 @@
 
 #include "core/format.h"
 #include "tui/batch.h"
+#include "tui/print.h"
 #include "tui/replay.h"
 #include "tui/text.h"
 
@@ -100,11 +101,8 @@ static void json_side(FILE *out, const char *file, size_t idx,
 		      const struct exm_snapshot *s)
 {
 	char t[64];
-	struct tm tm;
-	time_t sec = s->sys.taken_at.tv_sec;
 
-	gmtime_r(&sec, &tm);
-	strftime(t, sizeof(t), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	tui_snap_time(t, sizeof(t), s);
 	fputs("{\"file\":", out);
 	exm_json_str(out, file);
 	fprintf(out, ",\"snapshot\":%zu,\"time\":\"%s\"}", idx + 1, t);
@@ -120,7 +118,8 @@ int tui_diff_json(FILE *out, const struct tui_query *q,
 	tui_size_fields(keys);
 	tui_all_fields(EXM_T_PROCS, pf);
 	tui_all_fields(EXM_T_FILES, ff);
-	fputs("{\"version\":1,\"units\":\"bytes\",\"from\":", out);
+	tui_json_doc_begin(out, NULL, NULL);
+	fputs("\"from\":", out);
 	json_side(out, df->file_a, df->from, d->a);
 	fputs(",\"to\":", out);
 	json_side(out, df->file_b, df->to, d->b);

@@ -29,28 +29,35 @@
 #define SNAPS                                                              \
 	"batch iterations delay format source pagemap-mode include-self "  \
 	"no-color replay from record keep keep-size verbose output "
-#define REPORTS "alerts system units breakdown"
+/* the reports the live screen opens (a key each); a batch report, any */
+#define LIVE_REPORTS                                                       \
+	(TUI_REPORT_BIT(TUI_REPORT_ALERTS) |                               \
+	 TUI_REPORT_BIT(TUI_REPORT_SYSTEM) |                               \
+	 TUI_REPORT_BIT(TUI_REPORT_UNITS) |                                \
+	 TUI_REPORT_BIT(TUI_REPORT_BREAKDOWN))
+#define ALL_REPORTS (TUI_REPORT_BIT(TUI_REPORT__COUNT) - 1)
 
 /* In the order they are chosen: the first whose option is given. */
 const struct tui_mode tui_modes[] = {
 	{ .name = "diff", .what = "--diff",
 	  .accepts = "batch diff from to format fields sort files pid user "
-		     "bytes no-color output system",
+		     "bytes no-color output",
+	  .reports = TUI_REPORT_BIT(TUI_REPORT_SYSTEM), /* its change */
 	  .formats = TABLE_FMT, .run = tui_batch_diff },
 	{ .name = "sections", .what = "--sections",
 	  .accepts = SNAPS "sections pid fields sort bytes sysroot",
-	  .formats = TABLE_FMT, .batch = &tui_elf_ops },
+	  .formats = ALL_FMT, .batch = &tui_elf_ops },
 	{ .name = "symbols", .what = "--symbols",
 	  .accepts = SNAPS "symbols pid fields sort bytes sysroot",
-	  .formats = TABLE_FMT, .batch = &tui_elf_ops },
+	  .formats = ALL_FMT, .batch = &tui_elf_ops },
 	{ .name = "pagemap", .what = "--pagemap",
 	  .accepts = SNAPS "pagemap",
 	  .formats = TUI_FMT_BIT(TUI_FMT_TEXT) | TUI_FMT_BIT(TUI_FMT_JSON),
 	  .batch = &tui_strip_ops },
 	{ .name = "report", .what = "a report",
-	  .accepts = SNAPS REPORTS " freed pid scan-pids user full-command "
-			      "bytes sysroot",
-	  .formats = TABLE_FMT, .batch = &tui_report_ops },
+	  .accepts = SNAPS "pid scan-pids user full-command bytes sysroot",
+	  .reports = ALL_REPORTS,
+	  .formats = ALL_FMT, .batch = &tui_report_ops },
 	{ .name = "listing", .what = "a listing",
 	  .accepts = SNAPS "sort pid scan-pids user full-command files bytes "
 		     "fields top",
@@ -58,7 +65,8 @@ const struct tui_mode tui_modes[] = {
 	{ .name = "live", .what = "the live screen",
 	  .accepts = "iterations delay sort pid scan-pids user full-command files "
 		     "bytes fields source pagemap-mode include-self no-color "
-		     "record keep keep-size watch replay sysroot from " REPORTS,
+		     "record keep keep-size watch replay sysroot from",
+	  .reports = LIVE_REPORTS,
 	  .run = tui_live },
 	{ .name = NULL },
 };
@@ -115,6 +123,16 @@ static const char *needs(const struct tui_opts *o, const char *name)
 	return NULL;
 }
 
+/* Whether m takes the option called name: one of its accepts, or the
+ * option of one of its reports. */
+static bool takes(const struct tui_mode *m, const char *name)
+{
+	const struct tui_report_ops *r = tui_report_find(name);
+
+	return has_word(m->accepts, name) ||
+	       (r && (m->reports & TUI_REPORT_BIT(r - tui_reports)));
+}
+
 int tui_mode_check(const struct tui_mode *m, const struct tui_opts *o)
 {
 	const char *why;
@@ -124,7 +142,7 @@ int tui_mode_check(const struct tui_mode *m, const struct tui_opts *o)
 
 		if (!(o->given & (1ull << i)))
 			continue;
-		if (!has_word(m->accepts, name)) {
+		if (!takes(m, name)) {
 			char sh[8] = "";
 
 			if (tui_options[i].short_name)
@@ -159,7 +177,11 @@ void tui_modes_list(FILE *f)
 			if (m->formats & TUI_FMT_BIT(k))
 				fprintf(f, "%s%s", n++ ? "," : "",
 					tui_formats[k].name);
-		fprintf(f, "\t%s\n", m->accepts);
+		fprintf(f, "\t%s", m->accepts);
+		for (int r = 0; r < TUI_REPORT__COUNT; r++)
+			if (m->reports & TUI_REPORT_BIT(r))
+				fprintf(f, " %s", tui_reports[r].name);
+		fputc('\n', f);
 	}
 }
 

@@ -62,10 +62,14 @@ struct tui_mode {
 	/* the long names of the options it takes, one space apart */
 	const char *accepts;
 	unsigned formats;    /* TUI_FMT_BIT() of the formats it prints */
+	/* TUI_REPORT_BIT() of the reports (report.h) whose options (named
+	 * as the report) it takes beside accepts */
+	unsigned reports;
 	const struct tui_batch_ops *batch; /* a batch mode's, or NULL */
 	int (*run)(const struct tui_opts *o); /* else its own */
 };
 #define TUI_FMT_BIT(f) (1u << (f))
+#define TUI_REPORT_BIT(r) (1u << (r))
 extern const struct tui_mode tui_modes[];
 
 /* The mode the options select. */

@@ -2,6 +2,8 @@
 /* keys.c - the table of keys; see keys.h. */
 #include "tui/keys.h"
 
+#include "tui/report.h"
+
 #define F(n) TUI_KEY_F(n)
 
 const struct tui_key tui_keys[] = {
@@ -71,17 +73,17 @@ const struct tui_key tui_keys[] = {
 	{ .keys = { 'd', 's' }, .names = "d s", .act = TUI_A_DELAY,
 	  .help = "change the refresh interval" },
 	{ .keys = { 'A' }, .names = "A", .act = TUI_A_REPORT,
-	  .report = "alerts",
+	  .report = &tui_reports[TUI_REPORT_ALERTS],
 	  .help = "alerts: text relocations, copy-on-write data, growth, "
 		  "Pss" },
 	{ .keys = { 'S' }, .names = "S", .act = TUI_A_REPORT,
-	  .report = "system",
+	  .report = &tui_reports[TUI_REPORT_SYSTEM],
 	  .help = "system view: all of RAM, rows adding up to MemTotal" },
 	{ .keys = { 'U' }, .names = "U", .act = TUI_A_REPORT,
-	  .report = "units",
+	  .report = &tui_reports[TUI_REPORT_UNITS],
 	  .help = "programs and libraries: text, data and bss" },
 	{ .keys = { 'K' }, .names = "K", .act = TUI_A_REPORT,
-	  .report = "breakdown",
+	  .report = &tui_reports[TUI_REPORT_BREAKDOWN],
 	  .help = "each process by kind: stack, heap, text, data, bss" },
 	{ .keys = { TUI_KEY_SLEFT, 'H' }, .names = "Shift-Left H",
 	  .act = TUI_A_SCROLL_LEFT,

@@ -16,6 +16,8 @@
 
 #include <stddef.h>
 
+struct tui_report_ops; /* report.h */
+
 enum {
 	TUI_KEY_BASE = 0x110000,
 	TUI_KEY_UP = TUI_KEY_BASE,
@@ -71,7 +73,8 @@ struct tui_key {
 	const char *bar_alt; /* its label in the Files pane, or NULL */
 	const char *bar_key; /* the key the bar names */
 	int bar_pos;	   /* place in the bar, 1-based; 0: not in it */
-	const char *report; /* TUI_A_REPORT: the report's name (report.h) */
+	/* TUI_A_REPORT: the report it opens (report.h) */
+	const struct tui_report_ops *report;
 };
 
 extern const struct tui_key tui_keys[];

@@ -12,6 +12,7 @@
 #include "core/format.h"
 #include "core/group.h"
 #include "tui/replay.h"
+#include "tui/report.h"
 #include "tui/text.h"
 #include "tui/view_elf.h"
 #include "tui/view_report.h"
@@ -956,7 +957,7 @@ unsigned tui_live_key(struct tui_live *l, int k)
 		return r;
 	e = tui_key_find(k);
 	if (e && e->act == TUI_A_REPORT)
-		return open_report(l, e->report);
+		return open_report(l, e->report->name);
 	return tui_live_act(l, e ? e->act : TUI_A_NONE) | TUI_R_REDRAW;
 }
 

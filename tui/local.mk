@@ -7,6 +7,7 @@ exmtop_SOURCES = \
 	tui/query.c tui/query.h \
 	tui/drive.c tui/drive.h \
 	tui/batch.c tui/batch.h \
+	tui/print.c tui/print.h \
 	tui/batch_strip.c \
 	tui/report.c tui/report.h \
 	tui/keys.c tui/keys.h \

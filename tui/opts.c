@@ -8,6 +8,7 @@
 #include "core/procset.h"
 #include "tui/batch.h"
 #include "tui/rc.h"
+#include "tui/report.h"
 #include "tui/text.h"
 
 #include <errno.h>
@@ -197,16 +198,19 @@ static int set_source(struct tui_opts *o, const char *v)
 	return 0;
 }
 
-static const char *const pagemap_modes[] = { "auto", "scan", "read",
-						      "read-all", NULL };
-
-static int set_pagemap_mode(struct tui_opts *o, const char *v)
+/* A source's own setting: one of its words (source.h). */
+static int set_knob(struct tui_opts *o, const struct tui_option *op,
+		    const char *v)
 {
-	int i = choice("--pagemap-mode", v, pagemap_modes);
+	char name[64];
+	int i;
 
+	snprintf(name, sizeof(name), "--%s", op->name);
+	i = choice(name, v, op->knob->words);
 	if (i < 0)
 		return 2;
-	o->pagemap_mode = i;
+	o->knob = i;
+	o->knob_opt = op;
 	return 0;
 }
 
@@ -356,36 +360,37 @@ static int set_to(struct tui_opts *o, const char *v)
 	return 0;
 }
 
-/* The analyses: each option names its report (report.h). */
-static int set_report(struct tui_opts *o, const char *name)
+/* The analyses: each option points at its report (report.h), whose
+ * name the option bears. */
+static int set_report(struct tui_opts *o, const struct tui_report_ops *r)
 {
-	if (o->report && strcmp(o->report, name)) {
+	if (o->report && strcmp(o->report, r->name)) {
 		tui_error("--%s and --%s cannot be combined",
-			  o->report, name);
+			  o->report, r->name);
 		return 2;
 	}
-	o->report = name;
+	o->report = r->name;
 	return 0;
 }
 
 static int set_alerts(struct tui_opts *o, const char *v)
 {
-	return set_report(o, "alerts");
+	return set_report(o, &tui_reports[TUI_REPORT_ALERTS]);
 }
 
 static int set_system(struct tui_opts *o, const char *v)
 {
-	return set_report(o, "system");
+	return set_report(o, &tui_reports[TUI_REPORT_SYSTEM]);
 }
 
 static int set_units(struct tui_opts *o, const char *v)
 {
-	return set_report(o, "units");
+	return set_report(o, &tui_reports[TUI_REPORT_UNITS]);
 }
 
 static int set_breakdown(struct tui_opts *o, const char *v)
 {
-	return set_report(o, "breakdown");
+	return set_report(o, &tui_reports[TUI_REPORT_BREAKDOWN]);
 }
 
 /* The set is parsed again where the report is built (procset.h). */
@@ -400,7 +405,7 @@ static int set_freed(struct tui_opts *o, const char *v)
 		return bad("--freed", v, ret == -ENOMEM ? "out of memory" : err);
 	o->freed_set = v;
 	o->batch = true; /* a batch report: no key opens it on the screen */
-	return set_report(o, "freed");
+	return set_report(o, &tui_reports[TUI_REPORT_FREED]);
 }
 
 static int set_top(struct tui_opts *o, const char *v)
@@ -494,11 +499,7 @@ const struct tui_option tui_options[] = {
 	{ .name = "files", .set = set_files,
 	  .help = "list files and anonymous kinds instead of processes" },
 	{ .name = "format", .arg = "FMT", .set = set_format,
-	  .complete = TUI_COMP_FORMAT,
-	  .help = "batch output: text, csv, json (JSON sizes are bytes, "
-		  "null when not measured; several snapshots are JSON Lines, "
-		  "one object a line) or openmetrics (Prometheus: one "
-		  "snapshot)" },
+	  .complete = TUI_COMP_FORMAT, .help_from = tui_format_help },
 	{ .name = "bytes", .set = set_bytes,
 	  .help = "exact byte counts instead of K/M/G" },
 	{ .name = "fields", .arg = "A,B,...", .set = set_fields,
@@ -583,11 +584,8 @@ const struct tui_option tui_options[] = {
 	{ .name = "source", .arg = "NAME", .set = set_source,
 	  .complete = TUI_COMP_SOURCE,
 	  .help_from = exm_source_help },
-	{ .name = "pagemap-mode", .arg = "M", .set = set_pagemap_mode,
-	  .complete = TUI_COMP_WORDS, .words = pagemap_modes,
-	  .help = "auto, scan (PAGEMAP_SCAN ioctl, Linux 6.7+), read, or "
-		  "read-all (read, with the frames of mappings whose pages "
-		  "the kernel says are mapped once read too)" },
+	{ .name = "pagemap-mode", .arg = "M", .complete = TUI_COMP_WORDS,
+	  .knob = &exm_pagemap_knob },
 	{ .name = "include-self", .set = set_include_self,
 	  .help = "also scan exmtop's own process" },
 	{ .name = "no-color", .set = set_no_color,
@@ -702,6 +700,8 @@ static void wrapped(FILE *f, const char *left, const char *h)
 const char *tui_option_help(const struct tui_option *op, char *buf,
 			    size_t len)
 {
+	if (op->knob)
+		return op->knob->help;
 	if (!op->help_from)
 		return op->help;
 	op->help_from(buf, len);
@@ -798,7 +798,8 @@ int tui_opts_parse(struct tui_opts *o, int argc, char **argv)
 			return 2;
 		}
 		o->given |= 1ull << (op - tui_options);
-		ret = op->set(o, op->arg ? optarg : NULL);
+		ret = op->knob ? set_knob(o, op, optarg)
+			       : op->set(o, op->arg ? optarg : NULL);
 		if (ret)
 			return ret;
 	}
@@ -809,6 +810,18 @@ int tui_opts_parse(struct tui_opts *o, int argc, char **argv)
 		tui_error("unexpected argument '%s'",
 			  argv[optind]);
 		return 2;
+	}
+	/* a source's own setting goes with that source only (with --replay
+	 * it changes nothing: the snapshots were taken already) */
+	if (o->knob_opt && o->source && !o->replay_src) {
+		const struct exm_source_ops *src = exm_source_find(o->source);
+
+		if (src && src->knob != o->knob_opt->knob) {
+			tui_error("--%s is a setting of source %s, not of %s",
+				  o->knob_opt->name, o->knob_opt->knob->source,
+				  src->name);
+			return 2;
+		}
 	}
 	return 0;
 }

@@ -57,8 +57,10 @@ struct tui_opts {
 	bool bytes;		/* --bytes: exact byte counts */
 	const char *fields;	/* --fields a,b,c (NULL = defaults) */
 	const char *source;	/* --source NAME (NULL = auto) */
-	int pagemap_mode;	/* --pagemap-mode auto|scan|read|read-all
-				 * -> 0/1/2/3 */
+	/* A source's own setting (an option with .knob): the index of its
+	 * word (exm_scan_opts.knob), the option (NULL: none given) */
+	int knob;
+	const struct tui_option *knob_opt;
 	bool include_self;	/* --include-self */
 	const char *sections;	/* --sections FILE */
 	const char *symbols;	/* --symbols FILE:SECTION */
@@ -111,6 +113,9 @@ struct tui_option {
 	int (*set)(struct tui_opts *o, const char *val);
 	enum tui_complete complete; /* its value, for --completion */
 	const char *const *words;   /* TUI_COMP_WORDS: NULL-terminated */
+	/* A source's own setting (source.h): its words and help are the
+	 * source's, and it goes with that source only (not .set). */
+	const struct exm_source_knob *knob;
 };
 extern const struct tui_option tui_options[];
 

@@ -76,7 +76,7 @@ int tui_query_build(struct tui_query *q, const struct tui_opts *o,
 	q->nscan_pids = o->nscan_pids;
 	q->include_self = o->include_self;
 	q->top = o->top > 0 ? (size_t)o->top : 0;
-	q->pagemap_mode = o->pagemap_mode;
+	q->knob = o->knob;
 	return 0;
 }
 
@@ -143,7 +143,7 @@ void tui_query_scan(const struct tui_query *q, unsigned needs,
 	scan->pids = q->scan_pids;
 	scan->npids = q->nscan_pids;
 	scan->include_self = q->include_self;
-	scan->pagemap_mode = q->pagemap_mode;
+	scan->knob = q->knob;
 	scan->want_kpss = needs & (EXM_NEED_KPSS | EXM_NEED_ROLLUP);
 	scan->want_rollup = needs & EXM_NEED_ROLLUP;
 	scan->want_cmdline = needs & EXM_NEED_CMDLINE;
@@ -170,13 +170,4 @@ int tui_open_source_named(const char *name, struct exm_source **src)
 	 * module, not root, no such recording) is a bad --source: 2 */
 	return ret == -EINVAL || (strcmp(name, "auto") && ret != -ENOMEM) ? 2
 									  : 1;
-}
-
-void tui_counts_of(const struct exm_snapshot *snap, struct tui_counts *c)
-{
-	c->scanned = 0;
-	for (size_t i = 0; i < snap->nprocs; i++)
-		c->scanned += snap->procs[i].state != EXM_PROC_DENIED;
-	c->gone = snap->nskipped_gone;
-	c->denied = snap->nskipped_denied;
 }

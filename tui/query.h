@@ -32,7 +32,7 @@ struct tui_query {
 	const pid_t *scan_pids;	/* --scan-pids: the scan (borrowed) */
 	size_t nscan_pids;
 	bool include_self;
-	int pagemap_mode;
+	int knob; /* the source's own setting (source.h) */
 	size_t top;		/* --top (0: the format's default) */
 	char rc_path[4096];	/* the settings file ("" when none) */
 	char warn[512];		/* a bad line of the settings file, or "" */
@@ -82,12 +82,5 @@ void tui_query_scan(const struct tui_query *q, unsigned needs,
 int tui_open_source(const struct tui_opts *o, struct exm_source **src);
 /* The same for the source called name. */
 int tui_open_source_named(const char *name, struct exm_source **src);
-
-/* The processes, files and groups as the header, the batch summary and
- * JSON count them: scanned excludes the processes that could not be read. */
-struct tui_counts {
-	size_t scanned, gone, denied;
-};
-void tui_counts_of(const struct exm_snapshot *snap, struct tui_counts *c);
 
 #endif

@@ -14,10 +14,8 @@
 #include "core/procset.h"
 #include "core/format.h"
 #include "core/sysview.h"
-#include "tui/batch.h"
 #include "core/units.h"
 #include "tui/text.h"
-#include "tui/view.h"
 
 /* ---- building ---- */
 
@@ -92,17 +90,27 @@ static void size_cell(struct tui_rcell *c, const struct exm_sizes *s,
 #define CLI_COW_MIN_SAVED (UINT64_C(1) << 20)
 
 /* A report's column, described as the field table describes its own
- * (fields.h): key, title and type; TEXT_COL: text only (explanations). */
+ * (fields.h): key, title and type. LABEL: it names the row (a label of
+ * each OpenMetrics sample of the row; LABEL_AS: called m there); VAL: a
+ * figure, its OpenMetrics family m (report.h); COL: neither (text, CSV
+ * and JSON only); TEXT_COL: text only (explanations). */
 #define COL(k, t, ty) { .f = { .key = k, .title = t, .type = EXM_FT_##ty } }
+#define LABEL(k, t, ty)                                                    \
+	{ .f = { .key = k, .title = t, .type = EXM_FT_##ty }, .label = true }
+#define LABEL_AS(k, t, ty, m)                                              \
+	{ .f = { .key = k, .title = t, .type = EXM_FT_##ty }, .label = true, \
+	  .metric = m }
+#define VAL(k, t, ty, m)                                                   \
+	{ .f = { .key = k, .title = t, .type = EXM_FT_##ty }, .metric = m }
 #define TEXT_COL(k, t)                                                     \
 	{ .f = { .key = k, .title = t, .type = EXM_FT_STR }, .text_only = true }
 
 enum { A_KIND, A_PID, A_SUBJECT, A_BYTES, A_TEXT, A__N };
 static const struct tui_rcol alert_cols[A__N] = {
-	[A_KIND] = COL("kind", "KIND", STR),
-	[A_PID] = COL("pid", "PID", INT),
-	[A_SUBJECT] = COL("subject", "SUBJECT", STR),
-	[A_BYTES] = COL("bytes", "BYTES", SIZE),
+	[A_KIND] = LABEL("kind", "KIND", STR),
+	[A_PID] = LABEL("pid", "PID", INT),
+	[A_SUBJECT] = LABEL("subject", "SUBJECT", STR),
+	[A_BYTES] = VAL("bytes", "BYTES", SIZE, ""),
 	[A_TEXT] = COL("explanation", "EXPLANATION", STR),
 };
 
@@ -119,7 +127,7 @@ static int build_alerts(struct tui_report *r, const struct tui_report_env *e)
 	ao.partial_scan = (e->snap->sys.caps & EXM_CAP_LIMITED) ||
 			  !(e->snap->sys.caps & EXM_CAP_ALLPROCS);
 	ao.dyn.get = exm_dyn_lookup_proc;
-	ao.dyn.ctx = (void *)tui_proc_root(e->snap);
+	ao.dyn.ctx = (void *)exm_snapshot_proc_root(e->snap);
 	ret = exm_alerts_find(e->snap, e->prev, &ao, &a);
 	if (!ret && e->filter && !(in = exm_files_mapped_by(e->snap,
 							    e->filter)))
@@ -184,8 +192,8 @@ static int build_alerts(struct tui_report *r, const struct tui_report_env *e)
 
 enum { S_NAME, S_BYTES, S_HELP, S__N };
 static const struct tui_rcol sys_cols[S__N] = {
-	[S_NAME] = COL("name", "NAME", STR),
-	[S_BYTES] = COL("bytes", "BYTES", SIZE),
+	[S_NAME] = LABEL_AS("name", "NAME", STR, "row"),
+	[S_BYTES] = VAL("bytes", "BYTES", SIZE, ""),
 	[S_HELP] = TEXT_COL("help", "WHAT"),
 };
 
@@ -241,12 +249,21 @@ static int build_system(struct tui_report *r, const struct tui_report_env *e)
  * growth. */
 enum { SD_NAME, SD_BEFORE, SD_AFTER, SD_GROWTH, SD_HELP, SD__N };
 static const struct tui_rcol sysdiff_cols[SD__N] = {
-	[SD_NAME] = COL("name", "NAME", STR),
-	[SD_BEFORE] = COL("before", "BEFORE", SIZE),
-	[SD_AFTER] = COL("after", "AFTER", SIZE),
-	[SD_GROWTH] = COL("growth", "GROWTH", SIZE),
+	[SD_NAME] = LABEL_AS("name", "NAME", STR, "row"),
+	[SD_BEFORE] = VAL("before", "BEFORE", SIZE, "before"),
+	[SD_AFTER] = VAL("after", "AFTER", SIZE, "after"),
+	[SD_GROWTH] = VAL("growth", "GROWTH", SIZE, "growth"),
 	[SD_HELP] = TEXT_COL("help", "WHAT"),
 };
+
+/* A row of the system view as a value (not measured: none). */
+static struct exm_value sysrow_value(const struct exm_sysrow *row)
+{
+	struct exm_value v = { .type = row->known ? EXM_V_DBL : EXM_V_NONE,
+			       .d = (double)row->bytes };
+
+	return v;
+}
 
 static int build_system_diff(struct tui_report *r,
 			     const struct tui_report_env *e)
@@ -262,17 +279,19 @@ static int build_system_diff(struct tui_report *r,
 	r->mem_total = b.mem_total;
 	for (size_t i = 0; i < b.nrows; i++) {
 		struct tui_rcell *c = add_row(r);
+		struct exm_value before = sysrow_value(&a.rows[i]),
+				 after = sysrow_value(&b.rows[i]);
 
 		if (!c || str(&c[SD_NAME], b.rows[i].name) ||
 		    str(&c[SD_HELP], b.rows[i].help))
 			return -ENOMEM;
-		if (a.rows[i].known)
-			num(&c[SD_BEFORE], (double)a.rows[i].bytes);
-		if (b.rows[i].known)
-			num(&c[SD_AFTER], (double)b.rows[i].bytes);
-		if (a.rows[i].known && b.rows[i].known)
-			num(&c[SD_GROWTH],
-			    (double)(b.rows[i].bytes - a.rows[i].bytes));
+		if (before.type != EXM_V_NONE)
+			num(&c[SD_BEFORE], before.d);
+		if (after.type != EXM_V_NONE)
+			num(&c[SD_AFTER], after.d);
+		exm_value_growth(&after, &before); /* diff.h's growth */
+		if (after.type == EXM_V_DELTA)
+			num(&c[SD_GROWTH], after.d);
 	}
 	return note(r, "growth of each row from the earlier snapshot to the "
 		    "later; the growths add up to the change of MemTotal "
@@ -285,7 +304,7 @@ static const struct exm_elf_lookup *lookup_of(const struct tui_report_env *e,
 					      struct exm_elf_lookup_cache *lc)
 {
 	lc->cache = e->cache;
-	lc->proc_root = tui_proc_root(e->snap);
+	lc->proc_root = exm_snapshot_proc_root(e->snap);
 	lk->get = exm_elf_lookup_cached;
 	lk->ctx = lc;
 	return lk;
@@ -297,19 +316,22 @@ enum { U_FILE, U_PROCS, U_ELF,
        U_BSS_VM, U_BSS_RSS, U_BSS_ERSS,
        U_ERSS, U__N };
 static const struct tui_rcol unit_cols[U__N] = {
-	[U_FILE] = COL("file", "FILE", STR),
-	[U_PROCS] = COL("procs", "PROCS", INT),
-	[U_ELF] = COL("sections", "ELF", STR),
-	[U_TEXT_VM] = COL("text_vm", "TEXT.VM", SIZE),
-	[U_TEXT_RSS] = COL("text_rss", "TEXT.RES", SIZE),
-	[U_TEXT_ERSS] = COL("text_erss", "TEXT.EFF", ESIZE),
-	[U_DATA_VM] = COL("data_vm", "DATA.VM", SIZE),
-	[U_DATA_RSS] = COL("data_rss", "DATA.RES", SIZE),
-	[U_DATA_ERSS] = COL("data_erss", "DATA.EFF", ESIZE),
-	[U_BSS_VM] = COL("bss_vm", "BSS.VM", SIZE),
-	[U_BSS_RSS] = COL("bss_rss", "BSS.RES", SIZE),
-	[U_BSS_ERSS] = COL("bss_erss", "BSS.EFF", ESIZE),
-	[U_ERSS] = COL("erss", "EFF.RES", ESIZE),
+	[U_FILE] = LABEL("file", "FILE", STR),
+	[U_PROCS] = VAL("procs", "PROCS", INT, "processes"),
+	[U_ELF] = LABEL("sections", "ELF", STR),
+	[U_TEXT_VM] = VAL("text_vm", "TEXT.VM", SIZE, "text_vm"),
+	[U_TEXT_RSS] = VAL("text_rss", "TEXT.RES", SIZE, "text_resident"),
+	[U_TEXT_ERSS] =
+		VAL("text_erss", "TEXT.EFF", ESIZE, "text_effective_resident"),
+	[U_DATA_VM] = VAL("data_vm", "DATA.VM", SIZE, "data_vm"),
+	[U_DATA_RSS] = VAL("data_rss", "DATA.RES", SIZE, "data_resident"),
+	[U_DATA_ERSS] =
+		VAL("data_erss", "DATA.EFF", ESIZE, "data_effective_resident"),
+	[U_BSS_VM] = VAL("bss_vm", "BSS.VM", SIZE, "bss_vm"),
+	[U_BSS_RSS] = VAL("bss_rss", "BSS.RES", SIZE, "bss_resident"),
+	[U_BSS_ERSS] =
+		VAL("bss_erss", "BSS.EFF", ESIZE, "bss_effective_resident"),
+	[U_ERSS] = VAL("erss", "EFF.RES", ESIZE, "effective_resident"),
 };
 
 static int cmp_unit(const void *a, const void *b)
@@ -380,25 +402,26 @@ static int build_units(struct tui_report *r, const struct tui_report_env *e)
 enum { B_PID, B_COMM, B_PART0, B_SOLE = B_PART0 + EXM_BD__COUNT, B_SHARED,
        B_ERSS, B__N };
 static const struct tui_rcol bd_cols[B__N] = {
-	[B_PID] = COL("pid", "PID", INT),
-	[B_COMM] = COL("comm", "COMMAND", STR),
-	[B_PART0 + EXM_BD_STACK] = COL("stack", "STACK", ESIZE),
-	[B_PART0 + EXM_BD_HEAP] = COL("heap", "HEAP", ESIZE),
-	[B_PART0 + EXM_BD_PROG_TEXT] = COL("prog_text", "P.TEXT",
-					 ESIZE),
-	[B_PART0 + EXM_BD_PROG_DATA] = COL("prog_data", "P.DATA",
-					 ESIZE),
-	[B_PART0 + EXM_BD_PROG_BSS] = COL("prog_bss", "P.BSS", ESIZE),
-	[B_PART0 + EXM_BD_LIB_TEXT] = COL("lib_text", "L.TEXT",
-					ESIZE),
-	[B_PART0 + EXM_BD_LIB_DATA] = COL("lib_data", "L.DATA",
-					ESIZE),
-	[B_PART0 + EXM_BD_LIB_BSS] = COL("lib_bss", "L.BSS", ESIZE),
-	[B_PART0 + EXM_BD_ANON] = COL("anon", "ANON", ESIZE),
-	[B_PART0 + EXM_BD_OTHER] = COL("other", "OTHER", ESIZE),
-	[B_SOLE] = COL("sole", "SOLE", SIZE),
-	[B_SHARED] = COL("shared", "SHARED", SIZE),
-	[B_ERSS] = COL("erss", "EFF.RES", ESIZE),
+	[B_PID] = LABEL("pid", "PID", INT),
+	[B_COMM] = LABEL("comm", "COMMAND", STR),
+	[B_PART0 + EXM_BD_STACK] = VAL("stack", "STACK", ESIZE, "stack"),
+	[B_PART0 + EXM_BD_HEAP] = VAL("heap", "HEAP", ESIZE, "heap"),
+	[B_PART0 + EXM_BD_PROG_TEXT] =
+		VAL("prog_text", "P.TEXT", ESIZE, "prog_text"),
+	[B_PART0 + EXM_BD_PROG_DATA] =
+		VAL("prog_data", "P.DATA", ESIZE, "prog_data"),
+	[B_PART0 + EXM_BD_PROG_BSS] =
+		VAL("prog_bss", "P.BSS", ESIZE, "prog_bss"),
+	[B_PART0 + EXM_BD_LIB_TEXT] =
+		VAL("lib_text", "L.TEXT", ESIZE, "lib_text"),
+	[B_PART0 + EXM_BD_LIB_DATA] =
+		VAL("lib_data", "L.DATA", ESIZE, "lib_data"),
+	[B_PART0 + EXM_BD_LIB_BSS] = VAL("lib_bss", "L.BSS", ESIZE, "lib_bss"),
+	[B_PART0 + EXM_BD_ANON] = VAL("anon", "ANON", ESIZE, "anon"),
+	[B_PART0 + EXM_BD_OTHER] = VAL("other", "OTHER", ESIZE, "other"),
+	[B_SOLE] = VAL("sole", "SOLE", SIZE, "sole"),
+	[B_SHARED] = VAL("shared", "SHARED", SIZE, "shared"),
+	[B_ERSS] = VAL("erss", "EFF.RES", ESIZE, "effective_resident"),
 };
 
 static int cmp_bd(const void *a, const void *b)
@@ -459,13 +482,13 @@ static int build_breakdown(struct tui_report *r,
 
 enum { F_SET, F_NPROCS, F_ERSS, F_SOLE, F_FREED, F_CACHED, F_SHMEM, F__N };
 static const struct tui_rcol freed_cols[F__N] = {
-	[F_SET] = COL("set", "SET", STR),
-	[F_NPROCS] = COL("nprocs", "NPROC", INT),
-	[F_ERSS] = COL("erss", "EFF.RES", ESIZE),
-	[F_SOLE] = COL("sole", "SOLE", SIZE),
-	[F_FREED] = COL("freed", "FREED", SIZE),
-	[F_CACHED] = COL("cached", "CACHED", SIZE),
-	[F_SHMEM] = COL("shmem_excl", "SHM.EXCL", SIZE),
+	[F_SET] = LABEL("set", "SET", STR),
+	[F_NPROCS] = VAL("nprocs", "NPROC", INT, "processes"),
+	[F_ERSS] = VAL("erss", "EFF.RES", ESIZE, "effective_resident"),
+	[F_SOLE] = VAL("sole", "SOLE", SIZE, "sole"),
+	[F_FREED] = VAL("freed", "FREED", SIZE, "freed"),
+	[F_CACHED] = VAL("cached", "CACHED", SIZE, "cached"),
+	[F_SHMEM] = VAL("shmem_excl", "SHM.EXCL", SIZE, "shmem_exclusive"),
 };
 
 /* The set's row: effective resident and sole summed over its members,
@@ -547,29 +570,30 @@ static const struct tui_report_ops system_diff = {
 	.cols = COLS(sysdiff_cols), .build = build_system_diff,
 };
 
-const struct tui_report_ops tui_reports[] = {
-	{ .name = "alerts", .title = "Alerts: memory wasted or suspicious",
+const struct tui_report_ops tui_reports[TUI_REPORT__COUNT + 1] = {
+	[TUI_REPORT_ALERTS] = { .name = "alerts", .title = "Alerts: memory wasted or suspicious",
 	  .cols = COLS(alert_cols), .wants_prev = true,
 	  .needs = EXM_NEED_PAGES | EXM_NEED_KPSS | EXM_NEED_ROLLUP |
 		   EXM_NEED_OOM,
 	  .build = build_alerts },
-	{ .name = "system", .title = "System: all of RAM (MemTotal)",
+	[TUI_REPORT_SYSTEM] = { .name = "system",
+	  .title = "System: all of RAM (MemTotal)",
 	  .cols = COLS(sys_cols), .needs = EXM_NEED_SWAPCACHE,
 	  .build = build_system,
 	  .diff = &system_diff },
-	{ .name = "units",
+	[TUI_REPORT_UNITS] = { .name = "units",
 	  .title = "Executable units: programs and libraries across "
 		   "processes",
 	  .cols = COLS(unit_cols), .build = build_units },
-	{ .name = "breakdown",
+	[TUI_REPORT_BREAKDOWN] = { .name = "breakdown",
 	  .title = "Breakdown: each process's memory by kind",
 	  .cols = COLS(bd_cols), .build = build_breakdown },
-	{ .name = "freed",
+	[TUI_REPORT_FREED] = { .name = "freed",
 	  .title = "Freed: what stopping the set gives back",
 	  .cols = COLS(freed_cols),
 	  .needs = EXM_NEED_PAGES | EXM_NEED_CGROUP,
 	  .build = build_freed },
-	{ .name = NULL },
+	[TUI_REPORT__COUNT] = { .name = NULL },
 };
 
 const struct tui_report_ops *tui_report_find(const char *name)
@@ -599,161 +623,4 @@ int tui_report_build(const struct tui_report_ops *ops,
 	memset(r, 0, sizeof(*r));
 	r->ops = ops;
 	return ops->build(r, e);
-}
-
-/* ---- printing ---- */
-
-static char *cell_text(char *buf, size_t len, const struct tui_rcol *col,
-		       const struct tui_rcell *c, bool exact)
-{
-	if (!c->has)
-		snprintf(buf, len, "-");
-	else if (col->f.type == EXM_FT_STR)
-		exm_escape(buf, len, c->s);
-	else if (col->f.type == EXM_FT_INT || exact)
-		snprintf(buf, len, "%.0f", c->v);
-	else if (c->v < 0) {
-		buf[0] = '-';
-		exm_fmt_human(buf + 1, len - 1, -c->v);
-	} else {
-		exm_fmt_human(buf, len, c->v);
-	}
-	return buf;
-}
-
-void tui_report_text(FILE *f, const struct tui_report *r, bool exact)
-{
-	const struct tui_report_ops *op = r->ops;
-	size_t nc = op->ncols;
-	int w[32] = { 0 };
-	char buf[1024];
-
-	fprintf(f, "%s\n", op->title);
-	for (size_t j = 0; j < nc && j < 32; j++) {
-		w[j] = (int)strlen(op->cols[j].f.title);
-		for (size_t i = 0; i < r->nrows; i++) {
-			int k = tui_text_width(cell_text(buf, sizeof(buf),
-							 &op->cols[j],
-							 &r->cells[i * nc + j],
-							 exact));
-			if (k > w[j])
-				w[j] = k;
-		}
-	}
-	for (size_t i = 0; i <= r->nrows; i++) {
-		for (size_t j = 0; j < nc && j < 32; j++) {
-			const struct tui_rcol *col = &op->cols[j];
-			bool left = col->f.type == EXM_FT_STR;
-			const char *s = i ? cell_text(buf, sizeof(buf), col,
-						      &r->cells[(i - 1) * nc +
-								j],
-						      exact)
-					  : col->f.title;
-
-			if (j)
-				fputc(' ', f);
-			/* padded by display width (names may be wide) */
-			if (!left)
-				fprintf(f, "%*s", w[j] - tui_text_width(s), "");
-			fputs(s, f);
-			if (left && j + 1 < nc)
-				fprintf(f, "%*s", w[j] - tui_text_width(s), "");
-		}
-		fputc('\n', f);
-	}
-	for (size_t i = 0; i < r->nnotes; i++)
-		fprintf(f, "note: %s\n", r->notes[i]);
-}
-
-/* A number as JSON or CSV: integers exact, fractions to 1/1000 byte as
- * the listings print them (exm_fmt_thou). */
-static void put_num(FILE *f, const struct tui_rcol *col, double v)
-{
-	char buf[EXM_FMT_THOU_LEN];
-
-	if (col->f.type != EXM_FT_ESIZE) {
-		fprintf(f, "%.0f", v);
-		return;
-	}
-	fwrite(buf, 1, exm_fmt_thou(buf, v), f);
-}
-
-void tui_report_csv(FILE *f, const struct tui_report *r, bool header,
-		    const char *stamp)
-{
-	const struct tui_report_ops *op = r->ops;
-	size_t nc = op->ncols;
-	bool first;
-
-	if (header) {
-		if (stamp)
-			fputs(TUI_CSV_STAMP_HEAD, f);
-		first = true;
-		for (size_t j = 0; j < nc; j++)
-			if (!op->cols[j].text_only) {
-				fprintf(f, "%s%s", first ? "" : ",",
-					op->cols[j].f.key);
-				first = false;
-			}
-		fputc('\n', f);
-	}
-	for (size_t i = 0; i < r->nrows; i++) {
-		if (stamp)
-			fputs(stamp, f);
-		first = true;
-		for (size_t j = 0; j < nc; j++) {
-			const struct tui_rcell *c = &r->cells[i * nc + j];
-
-			if (op->cols[j].text_only)
-				continue;
-			if (!first)
-				fputc(',', f);
-			first = false;
-			if (!c->has)
-				continue;
-			if (op->cols[j].f.type == EXM_FT_STR)
-				exm_csv_str(f, c->s);
-			else
-				put_num(f, &op->cols[j], c->v);
-		}
-		fputc('\n', f);
-	}
-}
-
-void tui_report_json(FILE *f, const struct tui_report *r)
-{
-	const struct tui_report_ops *op = r->ops;
-	size_t nc = op->ncols;
-
-	if (r->has_mem_total)
-		fprintf(f, "\"mem_total\":%" PRIu64 ",", r->mem_total);
-	fprintf(f, "\"%s\":[", op->name);
-	for (size_t i = 0; i < r->nrows; i++) {
-		bool first = true;
-
-		fputs(i ? ",{" : "{", f);
-		for (size_t j = 0; j < nc; j++) {
-			const struct tui_rcell *c = &r->cells[i * nc + j];
-
-			if (op->cols[j].text_only)
-				continue;
-			fprintf(f, "%s\"%s\":", first ? "" : ",",
-				op->cols[j].f.key);
-			first = false;
-			if (!c->has)
-				fputs("null", f);
-			else if (op->cols[j].f.type == EXM_FT_STR)
-				exm_json_str(f, c->s);
-			else
-				put_num(f, &op->cols[j], c->v);
-		}
-		fputc('}', f);
-	}
-	fputs("],\"notes\":[", f);
-	for (size_t i = 0; i < r->nnotes; i++) {
-		if (i)
-			fputc(',', f);
-		exm_json_str(f, r->notes[i]);
-	}
-	fputc(']', f);
 }

@@ -3,12 +3,13 @@
  * report.h - the paper's analyses as tables (no curses): alerts, the
  * system view, executable units and the per-process breakdown. Each is
  * one entry in tui_reports[] (report.c): its columns and a builder from
- * a snapshot (and the one before it). One report is printed as text, CSV
- * or JSON by batch mode (exmtop -b --NAME) and drawn by the live screen's
- * report view from the same text, so both always agree.
+ * a snapshot (and the one before it). One report is printed as text, CSV,
+ * JSON or OpenMetrics by batch mode (exmtop -b --NAME, through print.h's
+ * printers) and drawn by the live screen's report view from the same
+ * text, so both always agree.
  *
- * Adding a report: one entry in tui_reports[], one option in
- * tui_options[] and one key in tui_keys[] naming it.
+ * Adding a report: one id and one entry in tui_reports[], one option in
+ * tui_options[] and one key in tui_keys[] pointing at it.
  */
 #ifndef TUI_REPORT_H
 #define TUI_REPORT_H
@@ -29,6 +30,13 @@
 struct tui_rcol {
 	struct exm_field f;
 	bool text_only; /* shown in text only (explanations) */
+	/* OpenMetrics (print.h): a label column names the row: a label of
+	 * each sample of its figures, called key, or metric when set. Else
+	 * with a metric, a number column is a family of its own,
+	 * exmtop_REPORT[_METRIC][_bytes] (a size's ends in _bytes); else it
+	 * is left out (explanations). */
+	bool label;
+	const char *metric;
 };
 
 struct tui_rcell {
@@ -75,7 +83,18 @@ struct tui_report_ops {
 	 * NULL (not offered) */
 	const struct tui_report_ops *diff;
 };
-extern const struct tui_report_ops tui_reports[]; /* name NULL ends it */
+/* The reports, each named once: its entry in tui_reports[], which the
+ * options and keys opening it point at. */
+enum tui_report_id {
+	TUI_REPORT_ALERTS,
+	TUI_REPORT_SYSTEM,
+	TUI_REPORT_UNITS,
+	TUI_REPORT_BREAKDOWN,
+	TUI_REPORT_FREED,
+	TUI_REPORT__COUNT
+};
+/* name NULL ends it */
+extern const struct tui_report_ops tui_reports[TUI_REPORT__COUNT + 1];
 
 /* The report named name, or NULL. */
 const struct tui_report_ops *tui_report_find(const char *name);
@@ -86,14 +105,5 @@ const struct tui_report_ops *tui_report_find(const char *name);
 int tui_report_build(const struct tui_report_ops *ops,
 		     const struct tui_report_env *e, struct tui_report *r);
 void tui_report_fini(struct tui_report *r);
-
-/* Title, aligned table, notes. */
-void tui_report_text(FILE *f, const struct tui_report *r, bool exact);
-/* Header (keys) when header, then one line a row; bytes exact. */
-void tui_report_csv(FILE *f, const struct tui_report *r, bool header,
-		    const char *stamp);
-/* JSON members (no braces, no trailing comma): "NAME":[{...}],"notes":
- * [...] (and "mem_total" for the system view). */
-void tui_report_json(FILE *f, const struct tui_report *r);
 
 #endif

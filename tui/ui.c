@@ -39,6 +39,7 @@
 #include "core/group.h"
 #include "core/source.h"
 #include "tui/live.h"
+#include "tui/print.h"
 #include "tui/termcaps.h"
 #include "tui/text.h"
 #include "tui/view_elf.h"

@@ -56,12 +56,6 @@ bool tui_ident_eq(const struct tui_ident *a, const struct tui_ident *b);
 int tui_ident_of_row(enum exm_table t, const struct exm_row *r,
 		     struct tui_ident *out);
 
-/* The /proc snap was read from, for exm_elfcache_get() (NULL: /proc). */
-static inline const char *tui_proc_root(const struct exm_snapshot *snap)
-{
-	return snap->sys.proc_root[0] ? snap->sys.proc_root : NULL;
-}
-
 /* Look the process / file of an identity up in snap (core/diff.h's
  * identity); NULL if gone. */
 const struct exm_proc *tui_ident_proc(const struct exm_snapshot *snap,

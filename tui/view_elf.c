@@ -108,7 +108,7 @@ static bool context(struct tui_view *v, const struct tui_build *b,
 		return false;
 	}
 	*e = exm_elfcache_get(cache, b->snap, *p, *f,
-			      tui_proc_root(b->snap));
+			      exm_snapshot_proc_root(b->snap));
 	return true;
 }
 

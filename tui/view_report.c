@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "tui/keys.h"
+#include "tui/print.h"
 #include "tui/report.h"
 #include "tui/text.h"
 #include "tui/view_strip.h"

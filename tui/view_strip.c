@@ -199,33 +199,6 @@ unsigned tui_strip_key(struct tui_view *v, int k)
 
 /* ---- the strip of a file across processes ---- */
 
-size_t tui_fstrip_lines(const struct exm_file_strip *s)
-{
-	return (s->npages + EXM_STRIP_LINE - 1) / EXM_STRIP_LINE;
-}
-
-uint64_t tui_fstrip_line(const struct exm_file_strip *s, size_t k, char *buf)
-{
-	uint64_t first = (uint64_t)k * EXM_STRIP_LINE;
-	size_t n = 0;
-
-	for (uint64_t i = first; i < s->npages && n < EXM_STRIP_LINE; i++)
-		buf[n++] = exm_strip_count_char(s->procs[i]);
-	buf[n] = 0;
-	return first;
-}
-
-void tui_fstrip_head(const struct exm_file_strip *s, char *buf, size_t len)
-{
-	snprintf(buf, len,
-		 "%" PRIu32 " process%s map%s it: %" PRIu64 " pages of %"
-		 PRIu64 " mapped, %" PRIu64 " resident   . none  1-9 "
-		 "processes  # ten or more",
-		 s->nprocs, s->nprocs == 1 ? "" : "es",
-		 s->nprocs == 1 ? "s" : "", s->vm_pages, s->npages,
-		 s->res_pages);
-}
-
 struct fstrip_priv {
 	struct exm_file_strip strip;
 	unsigned ps; /* page size */
@@ -303,7 +276,7 @@ void tui_fstrip_draw(struct tui_view *v, const struct tui_canvas *c)
 			  "pagemap)", TUI_ROLE_NORMAL);
 		return;
 	}
-	tui_fstrip_head(s, line, sizeof(line));
+	exm_file_strip_head(s, line, sizeof(line));
 	c->put(c, y++, 0, line, TUI_ROLE_TITLE);
 	if (y < c->h)
 		c->put(c, y, 0, "segments:", TUI_ROLE_NORMAL);
@@ -322,13 +295,13 @@ void tui_fstrip_draw(struct tui_view *v, const struct tui_canvas *c)
 		x += k;
 	}
 	y++;
-	lines = tui_fstrip_lines(s);
+	lines = exm_file_strip_lines(s);
 	fp->page = c->h - y > 0 ? c->h - y : 1;
 	if (fp->top + (size_t)fp->page > lines)
 		fp->top = lines > (size_t)fp->page ? lines - fp->page : 0;
 	for (size_t k = fp->top; y < c->h && k < lines; k++, y++) {
 		char cells[EXM_STRIP_LINE + 1], addr[24];
-		uint64_t first = tui_fstrip_line(s, k, cells);
+		uint64_t first = exm_file_strip_line(s, k, cells);
 
 		snprintf(addr, sizeof(addr), "%16" PRIx64,
 			 first * (uint64_t)fp->ps);
@@ -354,5 +327,5 @@ unsigned tui_fstrip_key(struct tui_view *v, int k)
 	if (!fp)
 		return 0;
 	return tui_scroll_key(&fp->top, fp->page,
-			      tui_fstrip_lines(&fp->strip), k);
+			      exm_file_strip_lines(&fp->strip), k);
 }

@@ -34,12 +34,6 @@ void tui_fstrip_crumb(const struct tui_view *v, char *buf, size_t len);
 void tui_fstrip_draw(struct tui_view *v, const struct tui_canvas *c);
 unsigned tui_fstrip_key(struct tui_view *v, int k);
 void tui_fstrip_fini(struct tui_view *v);
-/* Lines of 64 pages of s; line k as characters in buf (EXM_STRIP_LINE + 1
- * bytes), returning its first page; the line above them. Batch output
- * (--pagemap FILE) prints the same. */
-size_t tui_fstrip_lines(const struct exm_file_strip *s);
-uint64_t tui_fstrip_line(const struct exm_file_strip *s, size_t k, char *buf);
-void tui_fstrip_head(const struct exm_file_strip *s, char *buf, size_t len);
 
 /* Scroll *top of a text of nlines lines shown page_lines at a time by key
  * k (Up, Down, PgUp, PgDn, Home, End): TUI_R_* bits, 0 when not taken. */

@@ -421,14 +421,16 @@ status 2 -b --source "$(printf 'fixture:\033[5m\nx')"
 status 2 -b --replay "$(printf '/nonexistent/a\nb\033c')"
 status 1 -b --pagemap 999:1000 --source fixture:basic
 status 2 -b --alerts --system --source fixture:basic
-status 2 -b --alerts --format openmetrics --source fixture:basic
+# a source's own setting with another source (it would do nothing)
+status 2 -b --source fixture:basic --pagemap-mode read
+status 2 -b --pagemap-mode scan --source smaps
+status 2 -b --source fixture:basic --pagemap-mode nosuch
 status 2 -b --top 0 --source fixture:basic
 # --freed SET: bad sets, and what it is not printed as or with
 for v in '' 1,,2 ,1 1, 0 -1 x 'user:' 'comm:' 'cgroup:' '1 2' 0x10 \
 	"$(printf 'comm\033[2J:x')"; do
 	status 2 -b --freed "$v" --source fixture:basic
 done
-status 2 -b --freed 1 --format openmetrics --source fixture:basic
 status 2 -b --freed 1 --alerts --source fixture:basic
 status 0 -b --freed comm:nosuch --source fixture:basic
 status 2 -b --pagemap /usr/lib/x86_64-linux-gnu/libc.so.6 --format csv \
@@ -458,6 +460,35 @@ fi
 for f in text csv json; do
 	golden "basic-system.$f" -b --system --source fixture:basic --format $f
 done
+
+# OpenMetrics of the reports and the ELF modes (issue 26): a family for
+# each figure column, its samples labelled by the row's name columns
+# (hostile names escaped), each exposition passing promtool
+om() {
+	local name=$1 text
+	shift
+	golden "$name" "$@"
+	text=$("$EXMTOP" "$@" 2>&1)
+	if printf '%s\n' "$text" | promtool check metrics >/tmp/golden.$$ 2>&1
+	then
+		PASS=$((PASS + 1))
+		echo "ok - $name passes promtool"
+	else
+		FAIL=$((FAIL + 1))
+		echo "not ok - $name: promtool: $(head -3 /tmp/golden.$$)"
+	fi
+	rm -f /tmp/golden.$$
+}
+OM="--format openmetrics"
+om basic-units.om -b --source fixture:basic --units $OM
+om basic-breakdown.om -b --source fixture:basic --breakdown $OM
+om basic-alerts.om -b --source fixture:basic --alerts $OM
+om basic-freed.om -b --source fixture:basic --freed comm:postgres $OM
+om basic-system.om -b --source fixture:basic --system $OM
+om hostile-breakdown.om -b --source fixture:hostile --breakdown $OM
+# the fixture's libc is not the one on disk: the families, no sample
+om basic-sections.om -b --source fixture:basic --sections \
+	/usr/lib/x86_64-linux-gnu/libc.so.6 $OM
 
 echo "# $PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]

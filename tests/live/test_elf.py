@@ -21,7 +21,8 @@ touch the arrays, then wait. Then:
   3. section rows (with gap rows) add up to the library's mappings plus
      its .bss mapping, in VM, resident and effective resident;
   4. across processes: sums over the three, nprocs 3, per-process
-     breakdown present;
+     breakdown present; --format openmetrics (across and -p) passes
+     promtool and gives each section's sizes as JSON does;
   5. stripped library: symbols from the debug file (build-id), dynsym-only
      library: exported symbols only, C++ library: demangled names;
   6. a library truncated while mapped: exmtop neither fails nor crashes.
@@ -32,6 +33,7 @@ the oracle only, not against zero.
 """
 
 import os
+import re
 import shutil
 import signal
 import struct
@@ -373,7 +375,7 @@ def main():
     if os.geteuid() != 0:
         print("SKIP: needs root (PFNs in pagemap)")
         return exmlive.SKIP
-    for tool in (CC, CXX, "objcopy", "strip", "nm", "readelf"):
+    for tool in (CC, CXX, "objcopy", "strip", "nm", "readelf", "promtool"):
         if not shutil.which(tool):
             print("SKIP: %s not found" % tool)
             return exmlive.SKIP
@@ -437,6 +439,7 @@ def check_across(c, b, pids, per):
             c.eq(r[k], sum(p[k] for p in parts), "across %s %s" % (name, k))
         c.near(r["erss"], sum(p["erss"] for p in parts), 0.01,
                "across %s erss" % name)
+    check_openmetrics(c, b, pids, rows, per)
     # CSV and text print the same table.
     rc, out, err = exmlive.run_exmtop(["-b", "--format", "csv", "--sections",
                                        b["lib"]])
@@ -449,6 +452,53 @@ def check_across(c, b, pids, per):
     rc, out, err = exmlive.run_exmtop(["-b", "--sections", b["lib"]])
     c.eq(rc, 0, "text exit status")
     c.check(".bss" in out and "[gap]" in out, "text table lists sections")
+
+
+def om_samples(text):
+    """{(family, frozenset of (label, value)): value} of an exposition"""
+    out = {}
+    for ln in text.splitlines():
+        m = re.match(r'^(\w+)(?:\{(.*)\})? (\S+)$', ln)
+        if ln.startswith("#") or not m:
+            continue
+        labels = re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', m.group(2) or "")
+        out[(m.group(1), frozenset(labels))] = float(m.group(3))
+    return out
+
+
+def check_openmetrics(c, b, pids, rows, per):
+    """--format openmetrics of the sections, across the three processes and
+    of one: promtool passes, and a sample of each measured size of each
+    named section, labelled by file, pid, section and address, equal to
+    the JSON rows' (effective resident to 1/1000 byte)."""
+    one = rows_by([r for r in per[0] if r["section"] is not None],
+                  "section")
+    for pid, want in [(None, rows), (pids[0], one)]:
+        args = ["-b", "--format", "openmetrics", "--sections", b["lib"]]
+        if pid:
+            args += ["-p", str(pid)]
+        rc, out, err = exmlive.run_exmtop(args)
+        what = "openmetrics --sections%s" % (" -p" if pid else "")
+        c.eq(rc, 0, what + " exit status")
+        p = subprocess.run(["promtool", "check", "metrics"], input=out,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           universal_newlines=True)
+        c.eq(p.returncode, 0, what + " passes promtool: " + p.stdout)
+        got = om_samples(out)
+        c.check(out.endswith("# EOF\n"), what + " ends in # EOF")
+        for name, r in want.items():
+            labels = [("file", b["lib"]), ("section", name),
+                      ("addr", "0x%x" % int(r["addr"], 16))]
+            if pid:
+                labels.append(("pid", str(pid)))
+            for key, fam in (("rss", "resident"), ("sole", "sole"),
+                             ("erss", "effective_resident")):
+                v = got.get(("exmtop_section_%s_bytes" % fam,
+                             frozenset(labels)))
+                if key == "erss":
+                    c.near(v, r[key], 0.001, "%s %s %s" % (what, name, key))
+                else:
+                    c.eq(v, r[key], "%s %s %s" % (what, name, key))
 
 
 def dynsym_count(path):

@@ -822,7 +822,7 @@ Test(pagemap, reads_skip_what_smaps_calls_empty)
 	char root[] = "/tmp/exm-fakeproc-XXXXXX", pid[600];
 	struct exm_source *src;
 	struct exm_snapshot *snap = NULL;
-	struct exm_scan_opts opts = { .pagemap_mode = 2 };
+	struct exm_scan_opts opts = { .knob = EXM_PMODE_READ };
 	char name[700];
 	const struct exm_proc *p;
 	int fd;
@@ -876,7 +876,7 @@ Test(pagemap, reads_skip_what_smaps_calls_empty)
 	cr_assert_eq(p->sz.swap, PS);
 	exm_snapshot_free(snap);
 
-	opts.pagemap_mode = 1; /* PAGEMAP_SCAN on plain files: ENOTTY */
+	opts.knob = EXM_PMODE_SCAN; /* PAGEMAP_SCAN on plain files: ENOTTY */
 	snap = NULL;
 	cr_assert_eq(exm_source_snapshot(src, &opts, &snap), -EOPNOTSUPP);
 	cr_assert_null(snap);
@@ -959,7 +959,7 @@ Test(account, zero_and_hugetlb_pages_are_not_resident)
 Test(pagemap, kinds_from_kpageflags)
 {
 	char root[] = "/tmp/exm-fakeproc-XXXXXX", pid[600];
-	struct exm_scan_opts opts = { .pagemap_mode = 2 };
+	struct exm_scan_opts opts = { .knob = EXM_PMODE_READ };
 	struct exm_snapshot *snap = NULL;
 	const struct exm_proc *p;
 	struct exm_source *src;
@@ -1018,7 +1018,7 @@ Test(pagemap, kinds_from_kpageflags)
 Test(pagemap, swapcache_counted_only_when_asked)
 {
 	char root[] = "/tmp/exm-fakeproc-XXXXXX", pid[600];
-	struct exm_scan_opts opts = { .pagemap_mode = 2 };
+	struct exm_scan_opts opts = { .knob = EXM_PMODE_READ };
 	struct exm_snapshot *snap = NULL;
 	struct exm_source *src;
 	char name[700];

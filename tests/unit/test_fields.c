@@ -403,3 +403,25 @@ Test(fields, oom_adj_signed)
 	exm_field_value(EXM_F_OOM, EXM_T_GROUPS, &r[1], &v);
 	cr_assert_eq(v.type, EXM_V_NONE); /* not a group's */
 }
+
+/* The one rule of growth (exm_value_growth): after minus before, signed,
+ * counts and fractions alike; nothing when either side is unmeasured. */
+Test(fields, value_growth)
+{
+	struct exm_value a = { .type = EXM_V_INT, .u = 4096 };
+	struct exm_value b = { .type = EXM_V_INT, .u = 12288 };
+	struct exm_value none = { .type = EXM_V_NONE };
+	struct exm_value d = { .type = EXM_V_DBL, .d = 1.5 };
+
+	exm_value_growth(&a, &b); /* shrank by 8192 */
+	cr_assert_eq(a.type, EXM_V_DELTA);
+	cr_assert_float_eq(a.d, -8192.0, 1e-9);
+	exm_value_growth(&d, &(struct exm_value){ .type = EXM_V_INT, .u = 1 });
+	cr_assert_eq(d.type, EXM_V_DELTA);
+	cr_assert_float_eq(d.d, 0.5, 1e-12);
+	b = (struct exm_value){ .type = EXM_V_INT, .u = 1 };
+	exm_value_growth(&b, &none);
+	cr_assert_eq(b.type, EXM_V_NONE);
+	exm_value_growth(&none, &d);
+	cr_assert_eq(none.type, EXM_V_NONE);
+}
