@@ -138,6 +138,12 @@ struct pm_ctx {
 	 * share frames, each is read once (open addressing, see slot_pack). */
 	uint64_t *cache;
 	size_t cache_cap, cache_n;
+	/* The Pss of mappings already summed, by their words (kpss_twin) */
+	struct kpss_twin *twins;
+	size_t twin_cap, twin_n;
+	uint32_t *twin_of; /* per mapping of the process: its twin, or none */
+	uint64_t *twin_key;
+	size_t cap_twin_of;
 };
 
 static void *pm_ctx_new(struct exm_source *src)
@@ -168,6 +174,9 @@ static void pm_ctx_free(void *ctx)
 	free(c->counts);
 	free(c->miss);
 	free(c->cache);
+	free(c->twins);
+	free(c->twin_of);
+	free(c->twin_key);
 	free(c);
 }
 
@@ -1154,9 +1163,10 @@ static int read_process(struct pm_ctx *c, struct exm_builder *b, int fd,
  * PFN mapping ([vvar]) are not in the kernel's Rss or Pss. Only the
  * frames not mapped once are looked up in /proc/kpagecount, sorted and
  * read in runs, each once a snapshot and worker (processes share them:
- * the counts read are kept, by frame). Pss_Dirty and SwapPss need a PTE's dirty bit and a swap
- * entry's count, which no word says: those come from smaps_rollup
- * (want_rollup).
+ * the counts read are kept, by frame), and a mapping whose words equal
+ * an earlier one's takes that one's sum (see kpss_twin). Pss_Dirty and
+ * SwapPss need a PTE's dirty bit and a swap entry's count, which no word
+ * says: those come from smaps_rollup (want_rollup).
  */
 enum { PSS_ANON, PSS_FILE, PSS_SHMEM, PSS_NCAT };
 
@@ -1321,53 +1331,254 @@ static unsigned pss_cat(const struct pm_ctx *c, const struct exm_mapping *m,
 }
 
 /*
- * Add the Pss of p's pages to pss[] and their bytes to *rss. Pass 0 lists
+ * Add the Pss of m's pages to pss[] and their bytes to *rss. Pass 0 lists
  * in c->miss the frames mapped more than once whose count is not cached;
  * pass 1, once they are read, adds the shares. 0 or -errno.
  */
-static int pss_pass(struct pm_ctx *c, const struct exm_proc *p, unsigned ps,
-		    int pass, size_t *nmiss, uint64_t pss[PSS_NCAT],
-		    uint64_t *rss)
+static int pss_map(struct pm_ctx *c, const struct exm_mapping *m,
+		   unsigned ps, int pass, size_t *nmiss, uint64_t pss[PSS_NCAT],
+		   uint64_t *rss, const struct exm_mapping **last,
+		   bool *last_shmem)
+{
+	uint64_t full = (uint64_t)ps << PSS_SHIFT, mc;
+
+	for (uint32_t j = 0; j < m->npages; j++) {
+		uint64_t w = exm_mapping_word(m, j), pfn = exm_pm_key(w);
+
+		if (!exm_pm_resident(w))
+			continue;
+		if (pass == 0) {
+			if ((w & EXM_PM_EXCLUSIVE) || cached_count(c, pfn, &mc))
+				continue;
+			if (*nmiss == c->cap_miss) {
+				size_t cap = c->cap_miss * 2 + 1024;
+				uint64_t *t = realloc(c->miss, cap * sizeof(*t));
+
+				if (!t)
+					return -ENOMEM;
+				c->miss = t;
+				c->cap_miss = cap;
+			}
+			c->miss[(*nmiss)++] = pfn;
+			continue;
+		}
+		*rss += ps;
+		if (w & EXM_PM_EXCLUSIVE)
+			mc = 1;
+		else if (!cached_count(c, pfn, &mc))
+			mc = one_count(c, pfn);
+		pss[pss_cat(c, m, w, last, last_shmem)] +=
+			full / (mc > 1 ? mc : 1);
+	}
+	return 0;
+}
+
+/*
+ * Twins: forked processes, or processes sharing memory or a library,
+ * hold mappings with the very same page words. The mapping counts of a
+ * snapshot are read once per worker (the cache), so such a mapping's Pss
+ * is the same sum: it is summed once and taken for every twin the worker
+ * meets after it, found by a key of sampled words and compared whole (as
+ * accounting finds its twins, see account.c): a comparison of the words
+ * costs far less than a cache lookup per page. What the sum depends on
+ * besides the words is compared too: the mapping's kind and file (which
+ * decide Pss_Shmem against Pss_File). A twin is named by its place in
+ * the worker's snapshot and its pid (a place is never reused for another
+ * process once its Pss is summed: only a process whose Pss was summed
+ * enters the table, and it stays).
+ */
+#define TWIN_MIN_PAGES 64 /* smaller mappings are summed as they are */
+#define TWIN_SAMPLES 16
+#define TWIN_TRIES 4	 /* whole comparisons at most, per mapping */
+#define TWIN_SAME 16	 /* entries with one key at most */
+#define NO_TWIN UINT32_MAX
+
+struct kpss_twin {
+	uint64_t key; /* 0: an empty slot */
+	pid_t pid;
+	uint32_t proc, map; /* in the worker's snapshot */
+	uint64_t pss[PSS_NCAT], rss;
+};
+
+/* m's key (never 0), or 0 when m is not worth a twin. */
+static uint64_t twin_key(const struct exm_mapping *m)
+{
+	uint64_t h = UINT64_C(0x9e3779b97f4a7c15) ^ m->npages ^
+		     ((uint64_t)!m->pages32 << 62) ^ m->inode ^
+		     ((uint64_t)m->kind << 40);
+
+	if (m->npages < TWIN_MIN_PAGES || m->hugetlb ||
+	    m->kind == EXM_KIND_VVAR)
+		return 0;
+	for (uint32_t i = 0; i < TWIN_SAMPLES; i++) {
+		uint32_t k = (uint32_t)((uint64_t)m->npages * i / TWIN_SAMPLES);
+
+		h = (h ^ exm_mapping_word(m, k)) * UINT64_C(0xff51afd7ed558ccd);
+		h ^= h >> 32;
+	}
+	h ^= h >> 29;
+	return h ? h : 1;
+}
+
+static bool twin_same(const struct exm_mapping *a, const struct exm_mapping *b)
+{
+	if (a->npages != b->npages || !a->pages32 != !b->pages32 ||
+	    a->kind != b->kind || a->inode != b->inode ||
+	    a->dev_major != b->dev_major || a->dev_minor != b->dev_minor ||
+	    a->hugetlb != b->hugetlb)
+		return false;
+	if (a->pages32)
+		return !memcmp(a->pages32, b->pages32,
+			       (size_t)a->npages * sizeof(*a->pages32));
+	return !memcmp(a->pages, b->pages, (size_t)a->npages * sizeof(*a->pages));
+}
+
+/* The mapping a twin entry names, or NULL when it names none now. */
+static const struct exm_mapping *twin_map(const struct exm_builder *b,
+					  const struct kpss_twin *t)
+{
+	const struct exm_proc *q;
+
+	if (t->proc >= b->snap->nprocs)
+		return NULL;
+	q = &b->snap->procs[t->proc];
+	return q->pid == t->pid && t->map < q->nmaps ? &q->maps[t->map] : NULL;
+}
+
+/* The entry of a twin of m (key k), or NO_TWIN. */
+static uint32_t twin_find(const struct pm_ctx *c, const struct exm_builder *b,
+			  const struct exm_mapping *m, uint64_t k)
+{
+	unsigned tries = 0;
+
+	if (!k || !c->twin_cap)
+		return NO_TWIN;
+	for (size_t i = k & (c->twin_cap - 1); c->twins[i].key;
+	     i = (i + 1) & (c->twin_cap - 1)) {
+		const struct exm_mapping *o;
+
+		if (c->twins[i].key != k)
+			continue;
+		if (tries++ == TWIN_TRIES)
+			break;
+		o = twin_map(b, &c->twins[i]);
+		if (o && twin_same(o, m))
+			return (uint32_t)i;
+	}
+	return NO_TWIN;
+}
+
+static void twin_put(struct kpss_twin *t, size_t cap, const struct kpss_twin *e)
+{
+	size_t i = e->key & (cap - 1);
+
+	while (t[i].key)
+		i = (i + 1) & (cap - 1);
+	t[i] = *e;
+}
+
+/* Keep e's sums for the twins to come (only a help: nothing is lost when
+ * memory runs short, or when TWIN_SAME entries have e's key). */
+static void twin_add(struct pm_ctx *c, const struct kpss_twin *e)
+{
+	unsigned same = 0;
+
+	if ((c->twin_n + 1) * 2 > c->twin_cap) {
+		size_t cap = c->twin_cap ? c->twin_cap * 2 : 256;
+		struct kpss_twin *t = calloc(cap, sizeof(*t));
+
+		if (!t)
+			return;
+		for (size_t k = 0; k < c->twin_cap; k++)
+			if (c->twins[k].key)
+				twin_put(t, cap, &c->twins[k]);
+		free(c->twins);
+		c->twins = t;
+		c->twin_cap = cap;
+	}
+	for (size_t i = e->key & (c->twin_cap - 1); c->twins[i].key;
+	     i = (i + 1) & (c->twin_cap - 1))
+		if (c->twins[i].key == e->key && ++same == TWIN_SAME)
+			return;
+	twin_put(c->twins, c->twin_cap, e);
+	c->twin_n++;
+}
+
+/* Room for p's per-mapping twin facts. */
+static int twin_room(struct pm_ctx *c, size_t nmaps)
+{
+	uint32_t *o;
+	uint64_t *k;
+
+	if (c->cap_twin_of >= nmaps)
+		return 0;
+	o = realloc(c->twin_of, nmaps * sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	c->twin_of = o;
+	k = realloc(c->twin_key, nmaps * sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	c->twin_key = k;
+	c->cap_twin_of = nmaps;
+	return 0;
+}
+
+/*
+ * The Pss of p's pages from their words (see above): the sums of twins
+ * already met taken as they are found, the others summed in two passes
+ * around one read of the counts missing (pss_map), then kept for their
+ * twins (after the last step that can fail: p stays in the snapshot).
+ */
+static int pss_sum(struct pm_ctx *c, const struct exm_builder *b,
+		   const struct exm_proc *p, unsigned ps,
+		   uint64_t pss[PSS_NCAT], uint64_t *rss)
 {
 	const struct exm_mapping *last = NULL;
 	bool last_shmem = false;
-	uint64_t full = (uint64_t)ps << PSS_SHIFT, mc;
+	size_t n = 0, nmiss = 0;
+	int ret = twin_room(c, p->nmaps);
 
+	for (size_t i = 0; !ret && i < p->nmaps; i++) {
+		const struct exm_mapping *m = &p->maps[i];
+		uint32_t t;
+
+		c->twin_key[i] = twin_key(m);
+		c->twin_of[i] = t = twin_find(c, b, m, c->twin_key[i]);
+		if (t != NO_TWIN) {
+			for (unsigned k = 0; k < PSS_NCAT; k++)
+				pss[k] += c->twins[t].pss[k];
+			*rss += c->twins[t].rss;
+		} else if (!m->hugetlb && m->kind != EXM_KIND_VVAR) {
+			ret = pss_map(c, m, ps, 0, &n, pss, rss, &last,
+				      &last_shmem);
+		}
+	}
+	if (ret)
+		return ret;
+	qsort(c->miss, n, sizeof(*c->miss), cmp_u64);
+	for (size_t i = 0; i < n; i++)
+		if (!nmiss || c->miss[nmiss - 1] != c->miss[i])
+			c->miss[nmiss++] = c->miss[i];
+	ret = read_counts(c, nmiss);
+	if (ret)
+		return ret;
 	for (size_t i = 0; i < p->nmaps; i++) {
 		const struct exm_mapping *m = &p->maps[i];
+		struct kpss_twin e = { .key = c->twin_key[i], .pid = p->pid,
+				       .proc = (uint32_t)(p - b->snap->procs),
+				       .map = (uint32_t)i };
 
-		if (m->hugetlb || m->kind == EXM_KIND_VVAR)
+		if (c->twin_of[i] != NO_TWIN || m->hugetlb ||
+		    m->kind == EXM_KIND_VVAR)
 			continue;
-		for (uint32_t j = 0; j < m->npages; j++) {
-			uint64_t w = exm_mapping_word(m, j), pfn = exm_pm_key(w);
-
-			if (!exm_pm_resident(w))
-				continue;
-			if (pass == 0) {
-				if ((w & EXM_PM_EXCLUSIVE) ||
-				    cached_count(c, pfn, &mc))
-					continue;
-				if (*nmiss == c->cap_miss) {
-					size_t cap = c->cap_miss * 2 + 1024;
-					uint64_t *t = realloc(
-						c->miss, cap * sizeof(*t));
-
-					if (!t)
-						return -ENOMEM;
-					c->miss = t;
-					c->cap_miss = cap;
-				}
-				c->miss[(*nmiss)++] = pfn;
-				continue;
-			}
-			*rss += ps;
-			if (w & EXM_PM_EXCLUSIVE)
-				mc = 1;
-			else if (!cached_count(c, pfn, &mc))
-				mc = one_count(c, pfn);
-			pss[pss_cat(c, m, w, &last, &last_shmem)] +=
-				full / (mc > 1 ? mc : 1);
-		}
+		/* pass 1 cannot fail: its counts are cached or read alone */
+		pss_map(c, m, ps, 1, &n, e.pss, &e.rss, &last, &last_shmem);
+		for (unsigned k = 0; k < PSS_NCAT; k++)
+			pss[k] += e.pss[k];
+		*rss += e.rss;
+		if (e.key)
+			twin_add(c, &e);
 	}
 	return 0;
 }
@@ -1377,18 +1588,8 @@ static int kpss_from_counts(struct pm_ctx *c, struct exm_builder *b,
 {
 	uint64_t pss[PSS_NCAT] = { 0 }, rss = 0;
 	struct exm_kpss k = { 0 };
-	size_t n = 0, nmiss = 0;
-	int ret = pss_pass(c, p, ps, 0, &n, pss, &rss);
+	int ret = pss_sum(c, b, p, ps, pss, &rss);
 
-	if (ret)
-		return ret;
-	qsort(c->miss, n, sizeof(*c->miss), cmp_u64);
-	for (size_t i = 0; i < n; i++)
-		if (!nmiss || c->miss[nmiss - 1] != c->miss[i])
-			c->miss[nmiss++] = c->miss[i];
-	ret = read_counts(c, nmiss);
-	if (!ret)
-		ret = pss_pass(c, p, ps, 1, &n, pss, &rss);
 	if (ret)
 		return ret;
 	/* counted mappings: anonymous pages mapped once, whole shares */
