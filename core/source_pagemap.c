@@ -93,7 +93,8 @@ struct pm_priv {
 	pthread_mutex_t seen_lock;
 	pthread_cond_t seen_done; /* an entry stopped being pending */
 	struct seen *seen;
-	size_t nseen;
+	size_t nseen, cap_seen;
+	uint32_t *seen_idx; /* pp->seen by range: SEEN_SLOTS, or NULL */
 	uint64_t seen_runs; /* their runs in all, at most MAX_SEEN_ALL */
 };
 
@@ -111,6 +112,7 @@ struct seen {
 };
 
 #define MAX_SEEN 4096
+#define SEEN_SLOTS (2 * MAX_SEEN) /* open addressing, see seen_find */
 #define MAX_SEEN_RUNS (1u << 18)	  /* a mapping's, to keep */
 #define MAX_SEEN_ALL (UINT64_C(1) << 21) /* 32 MiB of runs */
 
@@ -366,6 +368,7 @@ static void pm_close(struct exm_source *src)
 		for (size_t i = 0; i < pp->nseen; i++)
 			free(pp->seen[i].runs);
 		free(pp->seen);
+		free(pp->seen_idx);
 		pthread_mutex_destroy(&pp->seen_lock);
 		pthread_cond_destroy(&pp->seen_done);
 	}
@@ -882,13 +885,72 @@ static bool may_count(const struct pm_ctx *c, const struct exm_scan_opts *opts,
 	       !(v->swap % ps);
 }
 
-/* The entry of [start, end) in pp->seen, or NULL (lock held). */
+static size_t seen_slot(uint64_t start, uint64_t end)
+{
+	uint64_t h = (start ^ end * UINT64_C(0x9e3779b97f4a7c15)) *
+		     UINT64_C(0xff51afd7ed558ccd);
+
+	return (size_t)(h >> 40) & (SEEN_SLOTS - 1);
+}
+
+/* The entry of [start, end) in pp->seen, or NULL (lock held): found by
+ * its range's slot in pp->seen_idx, not by a search of them all (a
+ * machine of many forked processes with big mappings keeps thousands). */
 static struct seen *seen_find(struct pm_priv *pp, uint64_t start, uint64_t end)
 {
-	for (size_t i = 0; i < pp->nseen; i++)
-		if (pp->seen[i].start == start && pp->seen[i].end == end)
-			return &pp->seen[i];
+	if (!pp->seen_idx)
+		return NULL;
+	for (size_t i = seen_slot(start, end); pp->seen_idx[i] != UINT32_MAX;
+	     i = (i + 1) & (SEEN_SLOTS - 1)) {
+		struct seen *e = &pp->seen[pp->seen_idx[i]];
+
+		if (e->start == start && e->end == end)
+			return e;
+	}
 	return NULL;
+}
+
+/* Forget every range kept (lock held). */
+static void seen_forget(struct pm_priv *pp)
+{
+	for (size_t k = 0; k < pp->nseen; k++)
+		free(pp->seen[k].runs);
+	pp->nseen = 0;
+	pp->seen_runs = 0;
+	if (pp->seen_idx)
+		memset(pp->seen_idx, 0xff, SEEN_SLOTS * sizeof(*pp->seen_idx));
+}
+
+/* A new entry for [start, end), which pp->seen does not hold (lock
+ * held), or NULL when memory runs short. Past MAX_SEEN entries, those
+ * kept are all forgotten first. */
+static struct seen *seen_new(struct pm_priv *pp, uint64_t start, uint64_t end)
+{
+	size_t i;
+
+	if (!pp->seen_idx) {
+		pp->seen_idx = malloc(SEEN_SLOTS * sizeof(*pp->seen_idx));
+		if (!pp->seen_idx)
+			return NULL;
+		memset(pp->seen_idx, 0xff, SEEN_SLOTS * sizeof(*pp->seen_idx));
+	}
+	if (pp->nseen >= MAX_SEEN)
+		seen_forget(pp);
+	if (pp->nseen == pp->cap_seen) {
+		size_t cap = pp->cap_seen ? pp->cap_seen * 2 : 16;
+		struct seen *t = realloc(pp->seen, cap * sizeof(*t));
+
+		if (!t)
+			return NULL;
+		pp->seen = t;
+		pp->cap_seen = cap;
+	}
+	for (i = seen_slot(start, end); pp->seen_idx[i] != UINT32_MAX;
+	     i = (i + 1) & (SEEN_SLOTS - 1))
+		;
+	pp->seen_idx[i] = (uint32_t)pp->nseen;
+	pp->seen[pp->nseen] = (struct seen){ .start = start, .end = end };
+	return &pp->seen[pp->nseen++];
 }
 
 /* a (na runs) and m's runs, ascending, joined into out (room for both):
@@ -936,24 +998,13 @@ static void seen_add(struct pm_priv *pp, const struct exm_mapping *m, bool ok)
 	pthread_cond_broadcast(&pp->seen_done);
 	if (!ok || !m->nruns || m->nruns > MAX_SEEN_RUNS)
 		goto out;
-	if (pp->nseen == MAX_SEEN ||
-	    pp->seen_runs + m->nruns > MAX_SEEN_ALL) { /* forget them all */
-		for (size_t k = 0; k < pp->nseen; k++)
-			free(pp->seen[k].runs);
-		pp->nseen = 0;
-		pp->seen_runs = 0;
-	}
+	if (pp->seen_runs + m->nruns > MAX_SEEN_ALL)
+		seen_forget(pp);
 	e = seen_find(pp, m->start, m->end);
-	if (!e) {
-		struct seen *t = realloc(pp->seen,
-					 (pp->nseen + 1) * sizeof(*t));
-
-		if (!t)
-			goto out;
-		pp->seen = t;
-		e = &pp->seen[pp->nseen++];
-		*e = (struct seen){ .start = m->start, .end = m->end };
-	}
+	if (!e)
+		e = seen_new(pp, m->start, m->end);
+	if (!e)
+		goto out;
 	u = malloc((e->n + m->nruns) * sizeof(*u));
 	if (!u)
 		goto out;
@@ -991,16 +1042,9 @@ static int locate_shared(struct pm_ctx *c, struct exm_builder *b, int fd,
 	while ((e = seen_find(pp, m->start, m->end)) && e->pending)
 		pthread_cond_wait(&pp->seen_done, &pp->seen_lock);
 	if (!e) { /* the first: this worker reads it whole (seen_add) */
-		struct seen *t = realloc(pp->seen,
-					 (pp->nseen + 1) * sizeof(*t));
-
-		if (t) {
-			pp->seen = t;
-			pp->seen[pp->nseen++] = (struct seen){
-				.start = m->start, .end = m->end,
-				.pending = true,
-			};
-		}
+		e = seen_new(pp, m->start, m->end);
+		if (e)
+			e->pending = true;
 	} else if (e->n) {
 		cand = malloc(e->n * sizeof(*cand));
 		if (cand) {
