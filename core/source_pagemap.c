@@ -65,6 +65,11 @@ struct exm_pm_scan_arg {
  * big mappings (reservations of gigabytes or terabytes, mostly empty) are
  * worth the question. */
 #define DIRECT_PAGES 65536 /* 256 MiB of 4 KiB pages: 512 KiB of words */
+/* A bigger mapping is read at once too when its process's resident pages
+ * are at least half its pages (dense_enough): asking first would walk
+ * mostly full page tables twice. Up to this many pages (16 MiB of words
+ * read into c->big). */
+#define DENSE_PAGES ((uint64_t)1 << 21) /* 8 GiB of 4 KiB pages */
 
 enum scan_state { SCAN_UNKNOWN = 0, SCAN_YES, SCAN_NO };
 
@@ -131,6 +136,12 @@ struct pm_ctx {
 	size_t cap_want;
 	uint64_t *words;  /* plain-read buffer */
 	bool asked, read; /* this process: PAGEMAP_SCAN used, direct reads */
+	int dirfd;	  /* the process's directory (statm, smaps) */
+	/* its resident pages (statm), UINT64_MAX before they are read,
+	 * 0 when they cannot be */
+	uint64_t resident;
+	uint64_t *big;	  /* words of a dense big mapping (DENSE_PAGES) */
+	size_t cap_big;
 	struct pm_priv *pp;
 	const struct exm_mapping *typed; /* mapping whose kind is known */
 	uint64_t *counts; /* /proc/kpagecount buffer */
@@ -173,6 +184,7 @@ static void pm_ctx_free(void *ctx)
 	free(c->want);
 	free(c->cnt);
 	free(c->words);
+	free(c->big);
 	free(c->counts);
 	free(c->miss);
 	free(c->cache);
@@ -642,23 +654,63 @@ static int read_piece(struct pm_ctx *c, struct exm_builder *b,
 	return 0;
 }
 
-/* A small mapping: read all its words at once, keep the used ones. */
+/* A small mapping (or a dense one): read all its words at once into w
+ * (room for them all), keep the used ones. */
 static int read_direct(struct pm_ctx *c, struct exm_builder *b, int fd,
-		       struct exm_mapping *m, unsigned ps)
+		       struct exm_mapping *m, unsigned ps, uint64_t *w)
 {
 	uint64_t vpn = m->start / ps, n = (m->end - m->start) / ps;
-	ssize_t got = read_words(fd, c->words, vpn, (size_t)n);
+	ssize_t got = read_words(fd, w, vpn, (size_t)n);
 	uint32_t used = 0;
 	int ret;
 
 	if (got <= 0)
 		return (int)got;
 	for (ssize_t k = 0; k < got; k++)
-		used += exm_pm_used(c->words[k]);
+		used += exm_pm_used(w[k]);
 	ret = exm_build_reserve(b, m, used);
 	if (!ret)
-		ret = store_words(c, b, m, vpn, c->words, (size_t)got, 0);
+		ret = store_words(c, b, m, vpn, w, (size_t)got, 0);
 	return ret;
+}
+
+/*
+ * Room in c->big for the words of big mapping m, when it is worth
+ * reading at once rather than asking PAGEMAP_SCAN where its pages are:
+ * at most DENSE_PAGES, and its process's resident pages (statm, read
+ * once a process) at least half its pages. Only the cost differs: both
+ * paths store the same words. NULL: ask.
+ */
+static uint64_t *dense_enough(struct pm_ctx *c, const struct exm_mapping *m,
+			      unsigned ps)
+{
+	uint64_t n = (m->end - m->start) / ps;
+
+	if (n > DENSE_PAGES)
+		return NULL;
+	if (c->resident == UINT64_MAX) {
+		unsigned long long size, res;
+		char *buf;
+		size_t len;
+
+		c->resident = 0;
+		if (!exm_read_file(c->dirfd, "statm", &buf, &len)) {
+			if (sscanf(buf, "%llu %llu", &size, &res) == 2)
+				c->resident = res;
+			free(buf);
+		}
+	}
+	if (n > 2 * c->resident)
+		return NULL;
+	if (c->cap_big < n) {
+		uint64_t *t = realloc(c->big, n * sizeof(*t));
+
+		if (!t)
+			return NULL;
+		c->big = t;
+		c->cap_big = n;
+	}
+	return c->big;
 }
 
 /* A big mapping: ask PAGEMAP_SCAN where its pages are, read only those. */
@@ -711,20 +763,26 @@ static int scan_mapping(struct pm_ctx *c, struct exm_builder *b, int fd,
 
 /*
  * The PAGEMAP_SCAN path (direct: small mappings read at once, see
- * DIRECT_PAGES; else every mapping asked about): 1 when the kernel has no
- * PAGEMAP_SCAN, 0, -errno.
+ * DIRECT_PAGES, and big ones that are dense enough; else every mapping
+ * asked about): 1 when the kernel has no PAGEMAP_SCAN, 0, -errno.
  */
 static int scan_process(struct pm_ctx *c, struct exm_builder *b, int fd,
 			struct exm_proc *p, unsigned ps, bool direct)
 {
+	c->resident = UINT64_MAX;
 	for (size_t k = 0; k < p->nmaps; k++) {
 		struct exm_mapping *m = &p->maps[k];
+		uint64_t *w = NULL;
 		int ret;
 
 		if (m->kind == EXM_KIND_VSYSCALL)
 			continue;
-		if (direct && (m->end - m->start) / ps <= DIRECT_PAGES) {
-			ret = read_direct(c, b, fd, m, ps);
+		if (direct && (m->end - m->start) / ps <= DIRECT_PAGES)
+			w = c->words;
+		else if (direct)
+			w = dense_enough(c, m, ps);
+		if (w) {
+			ret = read_direct(c, b, fd, m, ps, w);
 			c->read = true;
 		} else {
 			ret = scan_mapping(c, b, fd, m, ps);
@@ -1676,6 +1734,7 @@ static int pm_proc(struct exm_source *src, void *ctx,
 	if (fd < 0)
 		return -errno;
 	c->typed = NULL;
+	c->dirfd = dirfd;
 	if (opts->pagemap_mode < 2 && pp->scan != SCAN_NO) {
 		c->asked = c->read = false;
 		ret = scan_process(c, b, fd, p, ps,
