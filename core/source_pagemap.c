@@ -1490,7 +1490,6 @@ static int pss_map(struct pm_ctx *c, const struct exm_mapping *m,
  * enters the table, and it stays).
  */
 #define TWIN_MIN_PAGES 64 /* smaller mappings are summed as they are */
-#define TWIN_SAMPLES 16
 #define TWIN_TRIES 4	 /* whole comparisons at most, per mapping */
 #define TWIN_SAME 16	 /* entries with one key at most */
 #define NO_TWIN UINT32_MAX
@@ -1505,34 +1504,20 @@ struct kpss_twin {
 /* m's key (never 0), or 0 when m is not worth a twin. */
 static uint64_t twin_key(const struct exm_mapping *m)
 {
-	uint64_t h = UINT64_C(0x9e3779b97f4a7c15) ^ m->npages ^
-		     ((uint64_t)!m->pages32 << 62) ^ m->inode ^
-		     ((uint64_t)m->kind << 40);
+	uint64_t h;
 
 	if (m->npages < TWIN_MIN_PAGES || m->hugetlb ||
 	    m->kind == EXM_KIND_VVAR)
 		return 0;
-	for (uint32_t i = 0; i < TWIN_SAMPLES; i++) {
-		uint32_t k = (uint32_t)((uint64_t)m->npages * i / TWIN_SAMPLES);
-
-		h = (h ^ exm_mapping_word(m, k)) * UINT64_C(0xff51afd7ed558ccd);
-		h ^= h >> 32;
-	}
-	h ^= h >> 29;
+	h = exm_mapping_words_key(m) ^ m->inode ^ ((uint64_t)m->kind << 40);
 	return h ? h : 1;
 }
 
 static bool twin_same(const struct exm_mapping *a, const struct exm_mapping *b)
 {
-	if (a->npages != b->npages || !a->pages32 != !b->pages32 ||
-	    a->kind != b->kind || a->inode != b->inode ||
-	    a->dev_major != b->dev_major || a->dev_minor != b->dev_minor ||
-	    a->hugetlb != b->hugetlb)
-		return false;
-	if (a->pages32)
-		return !memcmp(a->pages32, b->pages32,
-			       (size_t)a->npages * sizeof(*a->pages32));
-	return !memcmp(a->pages, b->pages, (size_t)a->npages * sizeof(*a->pages));
+	return a->kind == b->kind && a->inode == b->inode &&
+	       a->dev_major == b->dev_major && a->dev_minor == b->dev_minor &&
+	       a->hugetlb == b->hugetlb && exm_mapping_same_words(a, b);
 }
 
 /* The mapping a twin entry names, or NULL when it names none now. */
