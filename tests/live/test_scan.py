@@ -29,7 +29,6 @@ every mode, and the resident is the kernel's Rss.
 
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -85,12 +84,11 @@ def pages(rec, pid, start):
 def scan_calls(c, pid):
     """How many PAGEMAP_SCAN calls an auto-mode snapshot of pid makes
     (strace)."""
-    p = subprocess.run(["strace", "-f", "-qq", "-e", "trace=ioctl",
-                        exmlive.EXMTOP, "-b", "--pagemap-mode", "auto",
-                        "--scan-pids", str(pid), "--fields", "pid,erss"],
-                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    c.eq(p.returncode, 0, "strace exmtop: exit status")
-    return sum(1 for line in p.stderr.decode(errors="replace").splitlines()
+    rc, err = exmlive.strace_exmtop("ioctl", [
+        "-b", "--pagemap-mode", "auto", "--scan-pids", str(pid),
+        "--fields", "pid,erss"])
+    c.eq(rc, 0, "strace exmtop: exit status")
+    return sum(1 for line in err.splitlines()
                if "PAGEMAP_SCAN" in line or "0x66, 0x10" in line)
 
 
