@@ -31,6 +31,8 @@
 #                      -s SHM_MIB -S SCATTER]
 # -R leaves out --pagemap-mode read and read-all (slow when other processes have huge
 # reservations, e.g. sanitizer builds' 16 TiB shadow).
+# EXMTOP_BASE=path also times that exmtop's -b (another build, e.g. of
+# main: a change's before and after in the same rounds).
 set -eu
 
 SRCDIR=$(cd "$(dirname "$0")" && pwd)
@@ -47,6 +49,9 @@ workload_opts "r:R" 3,32 "$@"
 EXMTOP=${EXMTOP:-./exmtop}
 [ -x "$EXMTOP" ] || { echo "snapshot.sh: no exmtop at $EXMTOP (set EXMTOP=)" >&2; exit 2; }
 EXMTOP=$(cd "$(dirname "$EXMTOP")" && pwd)/$(basename "$EXMTOP")
+BASE=${EXMTOP_BASE:-}
+[ -z "$BASE" ] || [ -x "$BASE" ] || {
+	echo "snapshot.sh: no exmtop at EXMTOP_BASE=$BASE" >&2; exit 2; }
 for t in smem smemstat python3 /usr/bin/time; do
 	command -v "$t" >/dev/null || { echo "snapshot.sh: $t not found" >&2; exit 2; }
 done
@@ -84,6 +89,7 @@ time_cmd() {
 
 for _ in $(seq "$RUNS"); do
 	time_cmd exmtop "$EXMTOP" -b
+	[ -z "$BASE" ] || time_cmd exmtop_base "$BASE" -b
 	time_cmd exmtop_json "$EXMTOP" -b --format json
 	[ -z "$READ" ] || time_cmd exmtop_read "$EXMTOP" -b --pagemap-mode read
 	[ -z "$READ" ] || time_cmd exmtop_readall "$EXMTOP" -b --pagemap-mode read-all
@@ -95,8 +101,8 @@ python3 - "$TMP" "$RUNS" "$WORKLOAD" <<'EOF'
 import os, statistics, sys
 tmp, runs, wl = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 rows = {}
-for name in ("exmtop", "exmtop_json", "exmtop_read", "exmtop_readall",
-             "smem", "smemstat"):
+for name in ("exmtop", "exmtop_base", "exmtop_json", "exmtop_read",
+             "exmtop_readall", "smem", "smemstat"):
     if not os.path.exists("%s/%s" % (tmp, name)):
         continue
     v = [l.split() for l in open("%s/%s" % (tmp, name))]
@@ -104,7 +110,8 @@ for name in ("exmtop", "exmtop_json", "exmtop_read", "exmtop_readall",
     cpu = [float(x[2]) + float(x[3]) for x in v]
     rows[name] = (min(us) / 1e6, statistics.median(us) / 1e6,
                   statistics.median(cpu), max(int(x[1]) for x in v))
-labels = {"exmtop": "exmtop -b", "exmtop_json": "exmtop -b --format json",
+labels = {"exmtop": "exmtop -b", "exmtop_base": "EXMTOP_BASE -b",
+          "exmtop_json": "exmtop -b --format json",
           "exmtop_read": "exmtop -b --pagemap-mode read",
           "exmtop_readall": "exmtop -b --pagemap-mode read-all"}
 print("\nworkload %s, %d runs each" % (wl, runs))
@@ -115,7 +122,8 @@ for name, (best, med, cpu, kb) in rows.items():
                                                    best, med, cpu, kb / 1024))
 print("\nratios (median wall, median CPU, peak RSS); targets: <= 1.0 of "
       "smemstat's CPU and wall, <= 0.5 of smem's")
-for name in ("exmtop", "exmtop_json", "exmtop_read", "exmtop_readall"):
+for name in ("exmtop", "exmtop_base", "exmtop_json", "exmtop_read",
+             "exmtop_readall"):
     if name not in rows:
         continue
     for other, target in (("smemstat", 1.0), ("smem", 0.5)):

@@ -494,35 +494,19 @@ static bool priv_writable(const struct exm_mapping *m)
  * comparisons; past MAX_SAME mappings with one key, more are not indexed
  * (a twin not found is merely sized on its own).
  */
-#define SAMPLES 16
 #define MAX_TRIES 4
 #define MAX_SAME 16 /* mappings with one key kept in the index */
 
 static uint64_t words_key(const struct exm_mapping *m)
 {
-	uint64_t h = UINT64_C(0x9e3779b97f4a7c15) ^ m->npages ^
-		     ((uint64_t)priv_writable(m) << 63) ^
-		     ((uint64_t)!m->pages32 << 62);
-
-	for (uint32_t i = 0; i < SAMPLES; i++) {
-		uint32_t k = (uint32_t)((uint64_t)m->npages * i / SAMPLES);
-
-		h = (h ^ exm_mapping_word(m, k)) * UINT64_C(0xff51afd7ed558ccd);
-		h ^= h >> 32;
-	}
-	return h ^ (h >> 29);
+	return exm_mapping_words_key(m) ^ ((uint64_t)priv_writable(m) << 63);
 }
 
 static bool same_words(const struct exm_mapping *a,
 		       const struct exm_mapping *b)
 {
-	if (a->npages != b->npages || !a->pages32 != !b->pages32 ||
-	    priv_writable(a) != priv_writable(b))
-		return false;
-	if (a->pages32)
-		return !memcmp(a->pages32, b->pages32,
-			       (size_t)a->npages * sizeof(*a->pages32));
-	return !memcmp(a->pages, b->pages, (size_t)a->npages * sizeof(*a->pages));
+	return priv_writable(a) == priv_writable(b) &&
+	       exm_mapping_same_words(a, b);
 }
 
 static struct exm_mapping *plan_map(const struct plan *pl, size_t g)

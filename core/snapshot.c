@@ -125,6 +125,34 @@ struct exm_snapshot *exm_snapshot_new(void)
 	return s;
 }
 
+uint64_t exm_mapping_words_key(const struct exm_mapping *m)
+{
+	uint64_t h = UINT64_C(0x9e3779b97f4a7c15) ^ m->npages ^
+		     ((uint64_t)!m->pages32 << 62);
+
+	for (uint32_t i = 0; i < EXM_WORDS_SAMPLES; i++) {
+		uint32_t k = (uint32_t)((uint64_t)m->npages * i /
+					EXM_WORDS_SAMPLES);
+
+		if (!m->npages)
+			break;
+		h = (h ^ exm_mapping_word(m, k)) * UINT64_C(0xff51afd7ed558ccd);
+		h ^= h >> 32;
+	}
+	return h ^ (h >> 29);
+}
+
+bool exm_mapping_same_words(const struct exm_mapping *a,
+			    const struct exm_mapping *b)
+{
+	if (a->npages != b->npages || !a->pages32 != !b->pages32)
+		return false;
+	if (a->pages32)
+		return !memcmp(a->pages32, b->pages32,
+			       (size_t)a->npages * sizeof(*a->pages32));
+	return !memcmp(a->pages, b->pages, (size_t)a->npages * sizeof(*a->pages));
+}
+
 void exm_mapping_clear_pages(struct exm_mapping *m)
 {
 	free(m->runs);

@@ -362,6 +362,17 @@ int exm_mapping_add_run(struct exm_mapping *m, uint64_t vpn, uint64_t word,
 void exm_mapping_clear_pages(struct exm_mapping *m);
 
 /*
+ * Identical mappings (fork, shared memory, the same library pages) are
+ * found by a key of m's page count, word width and EXM_WORDS_SAMPLES words
+ * spread over its array (cheap: most mappings have no twin), then compared
+ * whole: whether a's and b's page words are the same.
+ */
+#define EXM_WORDS_SAMPLES 16
+uint64_t exm_mapping_words_key(const struct exm_mapping *m);
+bool exm_mapping_same_words(const struct exm_mapping *a,
+			    const struct exm_mapping *b);
+
+/*
  * Give m room for exactly n more page words from the snapshot's page store
  * (large, huge-page backed blocks: no per-mapping allocation, few page
  * faults). Only for a mapping with no pages yet. 0 or -ENOMEM.

@@ -65,6 +65,11 @@ struct exm_pm_scan_arg {
  * big mappings (reservations of gigabytes or terabytes, mostly empty) are
  * worth the question. */
 #define DIRECT_PAGES 65536 /* 256 MiB of 4 KiB pages: 512 KiB of words */
+/* A bigger mapping is read at once too when its process's resident pages
+ * are at least half its pages (dense_enough): asking first would walk
+ * mostly full page tables twice. Up to this many pages (16 MiB of words
+ * read into c->big). */
+#define DENSE_PAGES ((uint64_t)1 << 21) /* 8 GiB of 4 KiB pages */
 
 enum scan_state { SCAN_UNKNOWN = 0, SCAN_YES, SCAN_NO };
 
@@ -93,7 +98,8 @@ struct pm_priv {
 	pthread_mutex_t seen_lock;
 	pthread_cond_t seen_done; /* an entry stopped being pending */
 	struct seen *seen;
-	size_t nseen;
+	size_t nseen, cap_seen;
+	uint32_t *seen_idx; /* pp->seen by range: SEEN_SLOTS, or NULL */
 	uint64_t seen_runs; /* their runs in all, at most MAX_SEEN_ALL */
 };
 
@@ -111,6 +117,7 @@ struct seen {
 };
 
 #define MAX_SEEN 4096
+#define SEEN_SLOTS (2 * MAX_SEEN) /* open addressing, see seen_find */
 #define MAX_SEEN_RUNS (1u << 18)	  /* a mapping's, to keep */
 #define MAX_SEEN_ALL (UINT64_C(1) << 21) /* 32 MiB of runs */
 
@@ -129,6 +136,12 @@ struct pm_ctx {
 	size_t cap_want;
 	uint64_t *words;  /* plain-read buffer */
 	bool asked, read; /* this process: PAGEMAP_SCAN used, direct reads */
+	int dirfd;	  /* the process's directory (statm, smaps) */
+	/* its resident pages (statm), UINT64_MAX before they are read,
+	 * 0 when they cannot be */
+	uint64_t resident;
+	uint64_t *big;	  /* words of a dense big mapping (DENSE_PAGES) */
+	size_t cap_big;
 	struct pm_priv *pp;
 	const struct exm_mapping *typed; /* mapping whose kind is known */
 	uint64_t *counts; /* /proc/kpagecount buffer */
@@ -138,6 +151,12 @@ struct pm_ctx {
 	 * share frames, each is read once (open addressing, see slot_pack). */
 	uint64_t *cache;
 	size_t cache_cap, cache_n;
+	/* The Pss of mappings already summed, by their words (kpss_twin) */
+	struct kpss_twin *twins;
+	size_t twin_cap, twin_n;
+	uint32_t *twin_of; /* per mapping of the process: its twin, or none */
+	uint64_t *twin_key;
+	size_t cap_twin_of;
 };
 
 static void *pm_ctx_new(struct exm_source *src)
@@ -165,9 +184,13 @@ static void pm_ctx_free(void *ctx)
 	free(c->want);
 	free(c->cnt);
 	free(c->words);
+	free(c->big);
 	free(c->counts);
 	free(c->miss);
 	free(c->cache);
+	free(c->twins);
+	free(c->twin_of);
+	free(c->twin_key);
 	free(c);
 }
 
@@ -357,6 +380,7 @@ static void pm_close(struct exm_source *src)
 		for (size_t i = 0; i < pp->nseen; i++)
 			free(pp->seen[i].runs);
 		free(pp->seen);
+		free(pp->seen_idx);
 		pthread_mutex_destroy(&pp->seen_lock);
 		pthread_cond_destroy(&pp->seen_done);
 	}
@@ -630,23 +654,63 @@ static int read_piece(struct pm_ctx *c, struct exm_builder *b,
 	return 0;
 }
 
-/* A small mapping: read all its words at once, keep the used ones. */
+/* A small mapping (or a dense one): read all its words at once into w
+ * (room for them all), keep the used ones. */
 static int read_direct(struct pm_ctx *c, struct exm_builder *b, int fd,
-		       struct exm_mapping *m, unsigned ps)
+		       struct exm_mapping *m, unsigned ps, uint64_t *w)
 {
 	uint64_t vpn = m->start / ps, n = (m->end - m->start) / ps;
-	ssize_t got = read_words(fd, c->words, vpn, (size_t)n);
+	ssize_t got = read_words(fd, w, vpn, (size_t)n);
 	uint32_t used = 0;
 	int ret;
 
 	if (got <= 0)
 		return (int)got;
 	for (ssize_t k = 0; k < got; k++)
-		used += exm_pm_used(c->words[k]);
+		used += exm_pm_used(w[k]);
 	ret = exm_build_reserve(b, m, used);
 	if (!ret)
-		ret = store_words(c, b, m, vpn, c->words, (size_t)got, 0);
+		ret = store_words(c, b, m, vpn, w, (size_t)got, 0);
 	return ret;
+}
+
+/*
+ * Room in c->big for the words of big mapping m, when it is worth
+ * reading at once rather than asking PAGEMAP_SCAN where its pages are:
+ * at most DENSE_PAGES, and its process's resident pages (statm, read
+ * once a process) at least half its pages. Only the cost differs: both
+ * paths store the same words. NULL: ask.
+ */
+static uint64_t *dense_enough(struct pm_ctx *c, const struct exm_mapping *m,
+			      unsigned ps)
+{
+	uint64_t n = (m->end - m->start) / ps;
+
+	if (n > DENSE_PAGES)
+		return NULL;
+	if (c->resident == UINT64_MAX) {
+		unsigned long long size, res;
+		char *buf;
+		size_t len;
+
+		c->resident = 0;
+		if (!exm_read_file(c->dirfd, "statm", &buf, &len)) {
+			if (sscanf(buf, "%llu %llu", &size, &res) == 2)
+				c->resident = res;
+			free(buf);
+		}
+	}
+	if (n > 2 * c->resident)
+		return NULL;
+	if (c->cap_big < n) {
+		uint64_t *t = realloc(c->big, n * sizeof(*t));
+
+		if (!t)
+			return NULL;
+		c->big = t;
+		c->cap_big = n;
+	}
+	return c->big;
 }
 
 /* A big mapping: ask PAGEMAP_SCAN where its pages are, read only those. */
@@ -699,20 +763,26 @@ static int scan_mapping(struct pm_ctx *c, struct exm_builder *b, int fd,
 
 /*
  * The PAGEMAP_SCAN path (direct: small mappings read at once, see
- * DIRECT_PAGES; else every mapping asked about): 1 when the kernel has no
- * PAGEMAP_SCAN, 0, -errno.
+ * DIRECT_PAGES, and big ones that are dense enough; else every mapping
+ * asked about): 1 when the kernel has no PAGEMAP_SCAN, 0, -errno.
  */
 static int scan_process(struct pm_ctx *c, struct exm_builder *b, int fd,
 			struct exm_proc *p, unsigned ps, bool direct)
 {
+	c->resident = UINT64_MAX;
 	for (size_t k = 0; k < p->nmaps; k++) {
 		struct exm_mapping *m = &p->maps[k];
+		uint64_t *w = NULL;
 		int ret;
 
 		if (m->kind == EXM_KIND_VSYSCALL)
 			continue;
-		if (direct && (m->end - m->start) / ps <= DIRECT_PAGES) {
-			ret = read_direct(c, b, fd, m, ps);
+		if (direct && (m->end - m->start) / ps <= DIRECT_PAGES)
+			w = c->words;
+		else if (direct)
+			w = dense_enough(c, m, ps);
+		if (w) {
+			ret = read_direct(c, b, fd, m, ps, w);
 			c->read = true;
 		} else {
 			ret = scan_mapping(c, b, fd, m, ps);
@@ -873,13 +943,72 @@ static bool may_count(const struct pm_ctx *c, const struct exm_scan_opts *opts,
 	       !(v->swap % ps);
 }
 
-/* The entry of [start, end) in pp->seen, or NULL (lock held). */
+static size_t seen_slot(uint64_t start, uint64_t end)
+{
+	uint64_t h = (start ^ end * UINT64_C(0x9e3779b97f4a7c15)) *
+		     UINT64_C(0xff51afd7ed558ccd);
+
+	return (size_t)(h >> 40) & (SEEN_SLOTS - 1);
+}
+
+/* The entry of [start, end) in pp->seen, or NULL (lock held): found by
+ * its range's slot in pp->seen_idx, not by a search of them all (a
+ * machine of many forked processes with big mappings keeps thousands). */
 static struct seen *seen_find(struct pm_priv *pp, uint64_t start, uint64_t end)
 {
-	for (size_t i = 0; i < pp->nseen; i++)
-		if (pp->seen[i].start == start && pp->seen[i].end == end)
-			return &pp->seen[i];
+	if (!pp->seen_idx)
+		return NULL;
+	for (size_t i = seen_slot(start, end); pp->seen_idx[i] != UINT32_MAX;
+	     i = (i + 1) & (SEEN_SLOTS - 1)) {
+		struct seen *e = &pp->seen[pp->seen_idx[i]];
+
+		if (e->start == start && e->end == end)
+			return e;
+	}
 	return NULL;
+}
+
+/* Forget every range kept (lock held). */
+static void seen_forget(struct pm_priv *pp)
+{
+	for (size_t k = 0; k < pp->nseen; k++)
+		free(pp->seen[k].runs);
+	pp->nseen = 0;
+	pp->seen_runs = 0;
+	if (pp->seen_idx)
+		memset(pp->seen_idx, 0xff, SEEN_SLOTS * sizeof(*pp->seen_idx));
+}
+
+/* A new entry for [start, end), which pp->seen does not hold (lock
+ * held), or NULL when memory runs short. Past MAX_SEEN entries, those
+ * kept are all forgotten first. */
+static struct seen *seen_new(struct pm_priv *pp, uint64_t start, uint64_t end)
+{
+	size_t i;
+
+	if (!pp->seen_idx) {
+		pp->seen_idx = malloc(SEEN_SLOTS * sizeof(*pp->seen_idx));
+		if (!pp->seen_idx)
+			return NULL;
+		memset(pp->seen_idx, 0xff, SEEN_SLOTS * sizeof(*pp->seen_idx));
+	}
+	if (pp->nseen >= MAX_SEEN)
+		seen_forget(pp);
+	if (pp->nseen == pp->cap_seen) {
+		size_t cap = pp->cap_seen ? pp->cap_seen * 2 : 16;
+		struct seen *t = realloc(pp->seen, cap * sizeof(*t));
+
+		if (!t)
+			return NULL;
+		pp->seen = t;
+		pp->cap_seen = cap;
+	}
+	for (i = seen_slot(start, end); pp->seen_idx[i] != UINT32_MAX;
+	     i = (i + 1) & (SEEN_SLOTS - 1))
+		;
+	pp->seen_idx[i] = (uint32_t)pp->nseen;
+	pp->seen[pp->nseen] = (struct seen){ .start = start, .end = end };
+	return &pp->seen[pp->nseen++];
 }
 
 /* a (na runs) and m's runs, ascending, joined into out (room for both):
@@ -927,24 +1056,13 @@ static void seen_add(struct pm_priv *pp, const struct exm_mapping *m, bool ok)
 	pthread_cond_broadcast(&pp->seen_done);
 	if (!ok || !m->nruns || m->nruns > MAX_SEEN_RUNS)
 		goto out;
-	if (pp->nseen == MAX_SEEN ||
-	    pp->seen_runs + m->nruns > MAX_SEEN_ALL) { /* forget them all */
-		for (size_t k = 0; k < pp->nseen; k++)
-			free(pp->seen[k].runs);
-		pp->nseen = 0;
-		pp->seen_runs = 0;
-	}
+	if (pp->seen_runs + m->nruns > MAX_SEEN_ALL)
+		seen_forget(pp);
 	e = seen_find(pp, m->start, m->end);
-	if (!e) {
-		struct seen *t = realloc(pp->seen,
-					 (pp->nseen + 1) * sizeof(*t));
-
-		if (!t)
-			goto out;
-		pp->seen = t;
-		e = &pp->seen[pp->nseen++];
-		*e = (struct seen){ .start = m->start, .end = m->end };
-	}
+	if (!e)
+		e = seen_new(pp, m->start, m->end);
+	if (!e)
+		goto out;
 	u = malloc((e->n + m->nruns) * sizeof(*u));
 	if (!u)
 		goto out;
@@ -982,16 +1100,9 @@ static int locate_shared(struct pm_ctx *c, struct exm_builder *b, int fd,
 	while ((e = seen_find(pp, m->start, m->end)) && e->pending)
 		pthread_cond_wait(&pp->seen_done, &pp->seen_lock);
 	if (!e) { /* the first: this worker reads it whole (seen_add) */
-		struct seen *t = realloc(pp->seen,
-					 (pp->nseen + 1) * sizeof(*t));
-
-		if (t) {
-			pp->seen = t;
-			pp->seen[pp->nseen++] = (struct seen){
-				.start = m->start, .end = m->end,
-				.pending = true,
-			};
-		}
+		e = seen_new(pp, m->start, m->end);
+		if (e)
+			e->pending = true;
 	} else if (e->n) {
 		cand = malloc(e->n * sizeof(*cand));
 		if (cand) {
@@ -1154,9 +1265,10 @@ static int read_process(struct pm_ctx *c, struct exm_builder *b, int fd,
  * PFN mapping ([vvar]) are not in the kernel's Rss or Pss. Only the
  * frames not mapped once are looked up in /proc/kpagecount, sorted and
  * read in runs, each once a snapshot and worker (processes share them:
- * the counts read are kept, by frame). Pss_Dirty and SwapPss need a PTE's dirty bit and a swap
- * entry's count, which no word says: those come from smaps_rollup
- * (want_rollup).
+ * the counts read are kept, by frame), and a mapping whose words equal
+ * an earlier one's takes that one's sum (see kpss_twin). Pss_Dirty and
+ * SwapPss need a PTE's dirty bit and a swap entry's count, which no word
+ * says: those come from smaps_rollup (want_rollup).
  */
 enum { PSS_ANON, PSS_FILE, PSS_SHMEM, PSS_NCAT };
 
@@ -1321,53 +1433,239 @@ static unsigned pss_cat(const struct pm_ctx *c, const struct exm_mapping *m,
 }
 
 /*
- * Add the Pss of p's pages to pss[] and their bytes to *rss. Pass 0 lists
+ * Add the Pss of m's pages to pss[] and their bytes to *rss. Pass 0 lists
  * in c->miss the frames mapped more than once whose count is not cached;
  * pass 1, once they are read, adds the shares. 0 or -errno.
  */
-static int pss_pass(struct pm_ctx *c, const struct exm_proc *p, unsigned ps,
-		    int pass, size_t *nmiss, uint64_t pss[PSS_NCAT],
-		    uint64_t *rss)
+static int pss_map(struct pm_ctx *c, const struct exm_mapping *m,
+		   unsigned ps, int pass, size_t *nmiss, uint64_t pss[PSS_NCAT],
+		   uint64_t *rss, const struct exm_mapping **last,
+		   bool *last_shmem)
+{
+	uint64_t full = (uint64_t)ps << PSS_SHIFT, mc;
+
+	for (uint32_t j = 0; j < m->npages; j++) {
+		uint64_t w = exm_mapping_word(m, j), pfn = exm_pm_key(w);
+
+		if (!exm_pm_resident(w))
+			continue;
+		if (pass == 0) {
+			if ((w & EXM_PM_EXCLUSIVE) || cached_count(c, pfn, &mc))
+				continue;
+			if (*nmiss == c->cap_miss) {
+				size_t cap = c->cap_miss * 2 + 1024;
+				uint64_t *t = realloc(c->miss, cap * sizeof(*t));
+
+				if (!t)
+					return -ENOMEM;
+				c->miss = t;
+				c->cap_miss = cap;
+			}
+			c->miss[(*nmiss)++] = pfn;
+			continue;
+		}
+		*rss += ps;
+		if (w & EXM_PM_EXCLUSIVE)
+			mc = 1;
+		else if (!cached_count(c, pfn, &mc))
+			mc = one_count(c, pfn);
+		pss[pss_cat(c, m, w, last, last_shmem)] +=
+			full / (mc > 1 ? mc : 1);
+	}
+	return 0;
+}
+
+/*
+ * Twins: forked processes, or processes sharing memory or a library,
+ * hold mappings with the very same page words. The mapping counts of a
+ * snapshot are read once per worker (the cache), so such a mapping's Pss
+ * is the same sum: it is summed once and taken for every twin the worker
+ * meets after it, found by a key of sampled words and compared whole (as
+ * accounting finds its twins, see account.c): a comparison of the words
+ * costs far less than a cache lookup per page. What the sum depends on
+ * besides the words is compared too: the mapping's kind and file (which
+ * decide Pss_Shmem against Pss_File). A twin is named by its place in
+ * the worker's snapshot and its pid (a place is never reused for another
+ * process once its Pss is summed: only a process whose Pss was summed
+ * enters the table, and it stays).
+ */
+#define TWIN_MIN_PAGES 64 /* smaller mappings are summed as they are */
+#define TWIN_TRIES 4	 /* whole comparisons at most, per mapping */
+#define TWIN_SAME 16	 /* entries with one key at most */
+#define NO_TWIN UINT32_MAX
+
+struct kpss_twin {
+	uint64_t key; /* 0: an empty slot */
+	pid_t pid;
+	uint32_t proc, map; /* in the worker's snapshot */
+	uint64_t pss[PSS_NCAT], rss;
+};
+
+/* m's key (never 0), or 0 when m is not worth a twin. */
+static uint64_t twin_key(const struct exm_mapping *m)
+{
+	uint64_t h;
+
+	if (m->npages < TWIN_MIN_PAGES || m->hugetlb ||
+	    m->kind == EXM_KIND_VVAR)
+		return 0;
+	h = exm_mapping_words_key(m) ^ m->inode ^ ((uint64_t)m->kind << 40);
+	return h ? h : 1;
+}
+
+static bool twin_same(const struct exm_mapping *a, const struct exm_mapping *b)
+{
+	return a->kind == b->kind && a->inode == b->inode &&
+	       a->dev_major == b->dev_major && a->dev_minor == b->dev_minor &&
+	       a->hugetlb == b->hugetlb && exm_mapping_same_words(a, b);
+}
+
+/* The mapping a twin entry names, or NULL when it names none now. */
+static const struct exm_mapping *twin_map(const struct exm_builder *b,
+					  const struct kpss_twin *t)
+{
+	const struct exm_proc *q;
+
+	if (t->proc >= b->snap->nprocs)
+		return NULL;
+	q = &b->snap->procs[t->proc];
+	return q->pid == t->pid && t->map < q->nmaps ? &q->maps[t->map] : NULL;
+}
+
+/* The entry of a twin of m (key k), or NO_TWIN. */
+static uint32_t twin_find(const struct pm_ctx *c, const struct exm_builder *b,
+			  const struct exm_mapping *m, uint64_t k)
+{
+	unsigned tries = 0;
+
+	if (!k || !c->twin_cap)
+		return NO_TWIN;
+	for (size_t i = k & (c->twin_cap - 1); c->twins[i].key;
+	     i = (i + 1) & (c->twin_cap - 1)) {
+		const struct exm_mapping *o;
+
+		if (c->twins[i].key != k)
+			continue;
+		if (tries++ == TWIN_TRIES)
+			break;
+		o = twin_map(b, &c->twins[i]);
+		if (o && twin_same(o, m))
+			return (uint32_t)i;
+	}
+	return NO_TWIN;
+}
+
+static void twin_put(struct kpss_twin *t, size_t cap, const struct kpss_twin *e)
+{
+	size_t i = e->key & (cap - 1);
+
+	while (t[i].key)
+		i = (i + 1) & (cap - 1);
+	t[i] = *e;
+}
+
+/* Keep e's sums for the twins to come (only a help: nothing is lost when
+ * memory runs short, or when TWIN_SAME entries have e's key). */
+static void twin_add(struct pm_ctx *c, const struct kpss_twin *e)
+{
+	unsigned same = 0;
+
+	if ((c->twin_n + 1) * 2 > c->twin_cap) {
+		size_t cap = c->twin_cap ? c->twin_cap * 2 : 256;
+		struct kpss_twin *t = calloc(cap, sizeof(*t));
+
+		if (!t)
+			return;
+		for (size_t k = 0; k < c->twin_cap; k++)
+			if (c->twins[k].key)
+				twin_put(t, cap, &c->twins[k]);
+		free(c->twins);
+		c->twins = t;
+		c->twin_cap = cap;
+	}
+	for (size_t i = e->key & (c->twin_cap - 1); c->twins[i].key;
+	     i = (i + 1) & (c->twin_cap - 1))
+		if (c->twins[i].key == e->key && ++same == TWIN_SAME)
+			return;
+	twin_put(c->twins, c->twin_cap, e);
+	c->twin_n++;
+}
+
+/* Room for p's per-mapping twin facts. */
+static int twin_room(struct pm_ctx *c, size_t nmaps)
+{
+	uint32_t *o;
+	uint64_t *k;
+
+	if (c->cap_twin_of >= nmaps)
+		return 0;
+	o = realloc(c->twin_of, nmaps * sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	c->twin_of = o;
+	k = realloc(c->twin_key, nmaps * sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	c->twin_key = k;
+	c->cap_twin_of = nmaps;
+	return 0;
+}
+
+/*
+ * The Pss of p's pages from their words (see above): the sums of twins
+ * already met taken as they are found, the others summed in two passes
+ * around one read of the counts missing (pss_map), then kept for their
+ * twins (after the last step that can fail: p stays in the snapshot).
+ */
+static int pss_sum(struct pm_ctx *c, const struct exm_builder *b,
+		   const struct exm_proc *p, unsigned ps,
+		   uint64_t pss[PSS_NCAT], uint64_t *rss)
 {
 	const struct exm_mapping *last = NULL;
 	bool last_shmem = false;
-	uint64_t full = (uint64_t)ps << PSS_SHIFT, mc;
+	size_t n = 0, nmiss = 0;
+	int ret = twin_room(c, p->nmaps);
 
+	for (size_t i = 0; !ret && i < p->nmaps; i++) {
+		const struct exm_mapping *m = &p->maps[i];
+		uint32_t t;
+
+		c->twin_key[i] = twin_key(m);
+		c->twin_of[i] = t = twin_find(c, b, m, c->twin_key[i]);
+		if (t != NO_TWIN) {
+			for (unsigned k = 0; k < PSS_NCAT; k++)
+				pss[k] += c->twins[t].pss[k];
+			*rss += c->twins[t].rss;
+		} else if (!m->hugetlb && m->kind != EXM_KIND_VVAR) {
+			ret = pss_map(c, m, ps, 0, &n, pss, rss, &last,
+				      &last_shmem);
+		}
+	}
+	if (ret)
+		return ret;
+	qsort(c->miss, n, sizeof(*c->miss), cmp_u64);
+	for (size_t i = 0; i < n; i++)
+		if (!nmiss || c->miss[nmiss - 1] != c->miss[i])
+			c->miss[nmiss++] = c->miss[i];
+	ret = read_counts(c, nmiss);
+	if (ret)
+		return ret;
 	for (size_t i = 0; i < p->nmaps; i++) {
 		const struct exm_mapping *m = &p->maps[i];
+		struct kpss_twin e = { .key = c->twin_key[i], .pid = p->pid,
+				       .proc = (uint32_t)(p - b->snap->procs),
+				       .map = (uint32_t)i };
 
-		if (m->hugetlb || m->kind == EXM_KIND_VVAR)
+		if (c->twin_of[i] != NO_TWIN || m->hugetlb ||
+		    m->kind == EXM_KIND_VVAR)
 			continue;
-		for (uint32_t j = 0; j < m->npages; j++) {
-			uint64_t w = exm_mapping_word(m, j), pfn = exm_pm_key(w);
-
-			if (!exm_pm_resident(w))
-				continue;
-			if (pass == 0) {
-				if ((w & EXM_PM_EXCLUSIVE) ||
-				    cached_count(c, pfn, &mc))
-					continue;
-				if (*nmiss == c->cap_miss) {
-					size_t cap = c->cap_miss * 2 + 1024;
-					uint64_t *t = realloc(
-						c->miss, cap * sizeof(*t));
-
-					if (!t)
-						return -ENOMEM;
-					c->miss = t;
-					c->cap_miss = cap;
-				}
-				c->miss[(*nmiss)++] = pfn;
-				continue;
-			}
-			*rss += ps;
-			if (w & EXM_PM_EXCLUSIVE)
-				mc = 1;
-			else if (!cached_count(c, pfn, &mc))
-				mc = one_count(c, pfn);
-			pss[pss_cat(c, m, w, &last, &last_shmem)] +=
-				full / (mc > 1 ? mc : 1);
-		}
+		/* pass 1 cannot fail: its counts are cached or read alone */
+		pss_map(c, m, ps, 1, &n, e.pss, &e.rss, &last, &last_shmem);
+		for (unsigned k = 0; k < PSS_NCAT; k++)
+			pss[k] += e.pss[k];
+		*rss += e.rss;
+		if (e.key)
+			twin_add(c, &e);
 	}
 	return 0;
 }
@@ -1377,18 +1675,8 @@ static int kpss_from_counts(struct pm_ctx *c, struct exm_builder *b,
 {
 	uint64_t pss[PSS_NCAT] = { 0 }, rss = 0;
 	struct exm_kpss k = { 0 };
-	size_t n = 0, nmiss = 0;
-	int ret = pss_pass(c, p, ps, 0, &n, pss, &rss);
+	int ret = pss_sum(c, b, p, ps, pss, &rss);
 
-	if (ret)
-		return ret;
-	qsort(c->miss, n, sizeof(*c->miss), cmp_u64);
-	for (size_t i = 0; i < n; i++)
-		if (!nmiss || c->miss[nmiss - 1] != c->miss[i])
-			c->miss[nmiss++] = c->miss[i];
-	ret = read_counts(c, nmiss);
-	if (!ret)
-		ret = pss_pass(c, p, ps, 1, &n, pss, &rss);
 	if (ret)
 		return ret;
 	/* counted mappings: anonymous pages mapped once, whole shares */
@@ -1431,6 +1719,7 @@ static int pm_proc(struct exm_source *src, void *ctx,
 	if (fd < 0)
 		return -errno;
 	c->typed = NULL;
+	c->dirfd = dirfd;
 	if (opts->knob < EXM_PMODE_READ && pp->scan != SCAN_NO) {
 		c->asked = c->read = false;
 		ret = scan_process(c, b, fd, p, ps,

@@ -202,6 +202,21 @@ def run_exmtop(args, user=None, timeout=600, cwd=None):
         p.stderr.decode("utf-8", "replace")
 
 
+def strace_exmtop(trace, args, out=None):
+    """Run exmtop ARGS under strace -f -qq -e trace=TRACE (its output
+    in the file out when given); returns (returncode, stderr: strace's
+    too without out). A sanitizer build's LeakSanitizer cannot run under
+    ptrace: it is left out (the other runs check leaks)."""
+    env = dict(os.environ)
+    env["ASAN_OPTIONS"] = ":".join(
+        x for x in (env.get("ASAN_OPTIONS"), "detect_leaks=0") if x)
+    p = subprocess.run(["strace", "-f", "-qq", "-e", "trace=" + trace] +
+                       (["-o", out] if out else []) + [EXMTOP] + list(args),
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                       env=env)
+    return p.returncode, p.stderr.decode("utf-8", "replace")
+
+
 def exmtop_json(args, user=None):
     rc, out, err = run_exmtop(["-b", "--format", "json"] + list(args),
                               user=user)

@@ -30,7 +30,6 @@ import csv
 import io
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -73,18 +72,11 @@ def compare(c, mode, sh):
 def opened(c, tmp, args, pids):
     """The files exmtop ARGS opened (strace), as one text."""
     trace = os.path.join(tmp, "trace")
-    cmd = ["strace", "-f", "-qq", "-e", "trace=open,openat", "-o", trace,
-           exmlive.EXMTOP, "-b", "--scan-pids",
-           ",".join(str(p) for p in pids)] + args
-    # a sanitizer build: LeakSanitizer cannot run under ptrace (the
-    # compare runs above check leaks)
-    env = dict(os.environ)
-    env["ASAN_OPTIONS"] = ":".join(
-        x for x in (env.get("ASAN_OPTIONS"), "detect_leaks=0") if x)
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       env=env)
-    c.eq(p.returncode, 0, "strace exmtop %s: exit status (%s)" %
-         (" ".join(args), p.stderr.decode(errors="replace").strip()[-300:]))
+    rc, err = exmlive.strace_exmtop(
+        "open,openat", ["-b", "--scan-pids", ",".join(str(p) for p in pids)] +
+        args, trace)
+    c.eq(rc, 0, "strace exmtop %s: exit status (%s)" %
+         (" ".join(args), err.strip()[-300:]))
     with open(trace) as f:
         return f.read()
 

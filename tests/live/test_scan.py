@@ -15,6 +15,16 @@ the recorded runs (frame, flags) are the same row for row in every mode
 (compared page by page with the read mode, which reads every word); and
 the process's resident equals the kernel's Rss exactly. A single page or
 the last page of a long region lost fails it.
+
+Big mappings whose pages are all resident (kinds `twice` with 66,000
+pages, over the 65,536 of a small mapping: two maps of one memfd,
+another memfd, private anonymous memory) are read at once in auto mode,
+not asked about (source_pagemap.c's dense_enough): an strace of it sees
+no PAGEMAP_SCAN call but exmtop's probe of its own page, every page of
+each is recorded (the private one's mapping may have merged with a
+neighbour's), the recorded pages (and their flags: not their frames,
+which compaction may move between two snapshots) equal read mode's in
+every mode, and the resident is the kernel's Rss.
 """
 
 import os
@@ -30,6 +40,7 @@ import test_kinds  # noqa: E402
 GiB = 1 << 30
 SINGLES = 1500
 RUNS = (511, 512, 513, 1023, 1024, 1025, 4097)  # as in kinds.c
+DENSE = 66000  # pages of each kinds twice region: a big mapping
 
 
 def written_pages():
@@ -62,6 +73,65 @@ def record(c, mode, pid, start, tmp, want):
     return runs
 
 
+def pages(rec, pid, start):
+    """pid's mapping at start in the recording rec, page by page: offset
+    -> (present, flags). Not the frames: the machine's compaction may move
+    a page between two modes' snapshots, stopped process or not."""
+    return {off: (r[2], r[5]) for r in exmlive.recorded_runs(rec, pid, start)
+            for off in range(r[0], r[0] + r[1])}
+
+
+def scan_calls(c, pid):
+    """How many PAGEMAP_SCAN calls an auto-mode snapshot of pid makes
+    (strace)."""
+    rc, err = exmlive.strace_exmtop("ioctl", [
+        "-b", "--pagemap-mode", "auto", "--scan-pids", str(pid),
+        "--fields", "pid,erss"])
+    c.eq(rc, 0, "strace exmtop: exit status")
+    return sum(1 for line in err.splitlines()
+               if "PAGEMAP_SCAN" in line or "0x66, 0x10" in line)
+
+
+def check_dense(c, tmp):
+    """Big mappings all resident: see the docstring."""
+    k = test_kinds.Kinds("twice", DENSE)
+    pid = k.pids[0]
+    got = {}
+    try:
+        with exmlive.frozen([pid]):
+            for mode in exmlive.pagemap_modes():
+                rec = os.path.join(tmp, "dense-%s.exmrec" % mode)
+                rows, bad = test_kinds.recorded_scan(
+                    ["--pagemap-mode", mode, "--scan-pids", str(pid)], rec,
+                    [pid])
+                for b in bad:
+                    c.check(False, b)
+                c.eq((rows.get(pid) or {}).get("rss"),
+                     test_kinds.kernel(pid)["rss"],
+                     "[%s] dense: resident is the kernel's Rss" % mode)
+                got[mode] = {name: pages(rec, pid, r[0])
+                             for name, r in k.regions.items()}
+            if "auto" in got:
+                if shutil.which("strace"):
+                    c.eq(scan_calls(c, pid), 1, "auto, dense mappings: "
+                         "PAGEMAP_SCAN called only by exmtop's probe")
+                else:
+                    c.check(False, "strace is installed (scripts/deps.sh)")
+    finally:
+        k.stop()
+    c.eq(sorted(k.regions), ["anon", "once", "twice1", "twice2"],
+         "kinds twice's regions")
+    for mode, regions in got.items():
+        for name, pg in regions.items():
+            # (the private one may have grown into a neighbour)
+            c.check(len(pg) == DENSE or (name == "anon" and len(pg) > DENSE),
+                    "[%s] dense %s: every page recorded (%d)" %
+                    (mode, name, len(pg)))
+            if mode != "read":
+                c.check(pg == got["read"][name], "[%s] dense %s: recorded "
+                        "pages equal the read mode's" % (mode, name))
+
+
 def main():
     if os.geteuid() != 0:
         print("SKIP: needs root (PFNs in pagemap)")
@@ -83,6 +153,7 @@ def main():
                 c.check(runs == by_mode["read"], "[%s] recorded runs "
                         "(frames, flags) equal the read mode's, %d rows" %
                         (mode, len(runs)))
+        check_dense(c, tmp)
     finally:
         k.stop()
         shutil.rmtree(tmp, ignore_errors=True)
