@@ -44,6 +44,8 @@ struct exm_scan_opts {
 	 * system view's swap-cache row; else the row is unknown) */
 	bool want_swapcache;
 	bool want_oom;	   /* read /proc/PID/oom_score and oom_score_adj */
+	/* with want_cgroup: each cgroup's charge (cgcharge.h) */
+	bool want_cgcharge;
 	/* pagemap source: 0 auto, 1 force PAGEMAP_SCAN, 2 force plain reads,
 	 * 3 plain reads of every mapping's frames (no counted mappings) */
 	int pagemap_mode;
