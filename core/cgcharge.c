@@ -305,15 +305,40 @@ static void note(struct exm_sysinfo *sys, const char *what)
 		 n ? "; " : "", what);
 }
 
+/* Where the cgroup v2 hierarchy is mounted (the first mount of it in
+ * /proc/self/mounts) into buf; false when it is not. */
+static bool v2_mount(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/self/mounts", "re");
+	char dir[512], type[64];
+	bool found = false;
+	int c;
+
+	if (!f)
+		return false;
+	while (!found && fscanf(f, "%*s %511s %63s", dir, type) == 2) {
+		found = !strcmp(type, "cgroup2");
+		while ((c = getc(f)) != EOF && c != '\n')
+			;
+	}
+	fclose(f);
+	if (found)
+		snprintf(buf, len, "%s", dir);
+	return found;
+}
+
 int exm_cgcharge_read(struct exm_snapshot *snap, const char *proc_root,
 		      const char *cg_root)
 {
-	const char *root = cg_root ? cg_root : "/sys/fs/cgroup";
+	char mnt[512] = "";
+	const char *root = cg_root ? cg_root : mnt;
 	int ret;
 
+	if (!cg_root)
+		v2_mount(mnt, sizeof(mnt));
 	if (!(snap->sys.caps & EXM_CAP_CGROUP) || snap->cgroups)
 		return 0;
-	if (!v2_memory(root)) {
+	if (!*root || !v2_memory(root)) {
 		snap->sys.caps |= EXM_CAP_CGROUP_V1;
 		note(&snap->sys, EXM_CGCHARGE_V1_NOTE);
 		return 0;
