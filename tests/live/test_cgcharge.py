@@ -14,7 +14,11 @@ a workload whose charging is known by construction:
     process maps;
   - 16 MiB of anonymous memory written in each.
 
-Both are stopped, memory.stat is left to settle (the kernel flushes its
+THP is off and proactive compaction too (sysstate.py, restored after), so
+that no frame of the stopped processes moves between exmtop's reading and
+the oracle's (a collapse or a migration between reading pagemap and
+kpagecgroup would misattribute a frame; /proc/vmstat's counters of moved
+pages are printed when they moved). Both are stopped, memory.stat is left to settle (the kernel flushes its
 per-cpu counters every 2 s; a read of memory.stat flushes them when many
 updates are pending), and exmtop scans the two (--scan-pids: sharing counted
 among them, as the oracle counts it) and writes OpenMetrics. Then:
@@ -59,6 +63,9 @@ F1_SIZE = 8 * MIB
 F2_SIZE = 4 * MIB
 KPF_ZERO_PAGE = 1 << 24
 CHARGE = ("current", "anon", "file", "shmem", "kernel")
+THP = "/sys/kernel/mm/transparent_hugepage/enabled"
+PROACTIVE = "/proc/sys/vm/compaction_proactiveness"
+MOVES = ("thp_collapse_alloc", "pgmigrate_success", "thp_split_page")
 NOTE = "the memory controller is not on cgroup v2 here (cgroup v1)"
 
 WORKER = r"""
@@ -171,6 +178,13 @@ def om_groups(text):
     return g
 
 
+def vmstat():
+    """The /proc/vmstat counters of pages the kernel moves."""
+    with open("/proc/vmstat") as f:
+        return {k: int(v) for k, v in (line.split() for line in f)
+                if k in MOVES}
+
+
 def kpage(name, pfns):
     """{pfn: 8-byte value of /proc/NAME} for pfns."""
     out = {}
@@ -250,6 +264,11 @@ def run_v2(c, tmp, root):
             return
     name = "exm-test-cgcharge-%d" % os.getpid()
     with sysstate.Changes("test_cgcharge") as ch:
+        # no frame of the stopped workers may move between exmtop's read
+        # and the oracle's: no THP collapse (khugepaged), no proactive
+        # compaction (kcompactd migrating pages)
+        ch.write(THP, "never")
+        ch.write(PROACTIVE, "0")
         dirs = {x: ch.cgroup(os.path.join(root, "%s-%s" % (name, x)))
                 for x in "AB"}
         keys = {x: "/%s-%s" % (name, x) for x in "AB"}
@@ -276,12 +295,17 @@ def check_v2(c, ps, pa, pb, dirs, keys):
     ino_of = {keys[x]: os.stat(dirs[x]).st_ino for x in "AB"}
     with exmlive.frozen([pa, pb]):
         time.sleep(2.5)  # the kernel's periodic flush of memory.stat
+        moves = vmstat()
         before = {x: read_charge(dirs[x]) for x in "AB"}
         rc, out, err = exmlive.run_exmtop(
             ["-b", "--format", "openmetrics", "--top", "100000",
              "--scan-pids", "%d,%d" % (pa, pb)])
         after = {x: read_charge(dirs[x]) for x in "AB"}
         ora = oracle([pa, pb], cg_of, ino_of, ps)
+        moved = {k: v - moves[k] for k, v in vmstat().items()
+                 if v != moves[k]}
+    if moved:
+        print("the kernel moved pages meanwhile: %r" % moved)
     if not c.eq(rc, 0, "exmtop exit status (%r)" % err):
         return
     groups = om_groups(out)
