@@ -238,9 +238,32 @@ static int bs_end(void *ctx, const struct exm_build_end *e)
 	return 0;
 }
 
+/* A cgroup's charge, appended (in path order: exm_cgcharge_find). */
+static int bs_cgroup(void *ctx, const struct exm_cgcharge *c)
+{
+	struct exm_builder *b = ctx;
+	struct exm_snapshot *s = b->snap;
+	struct exm_cgcharge *v;
+
+	if (s->ncgroups && strcmp(s->cgroups[s->ncgroups - 1].path,
+				  c->path) >= 0)
+		return -EINVAL;
+	v = realloc(s->cgroups, (s->ncgroups + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	s->cgroups = v;
+	v[s->ncgroups] = *c;
+	v[s->ncgroups].path = strdup(c->path);
+	if (!v[s->ncgroups].path)
+		return -ENOMEM;
+	s->ncgroups++;
+	return 0;
+}
+
 const struct exm_sink_ops exm_builder_sink = {
 	.begin = bs_begin,
 	.proc = bs_proc,
+	.cgroup = bs_cgroup,
 	.mapping = bs_mapping,
 	.pages = bs_pages,
 	.kpss = bs_kpss,
@@ -292,5 +315,7 @@ int exm_snapshot_emit(const struct exm_snapshot *snap,
 		if (!ret && p->kpss.has)
 			ret = ops->kpss(ctx, &p->kpss);
 	}
+	for (size_t i = 0; !ret && ops->cgroup && i < snap->ncgroups; i++)
+		ret = ops->cgroup(ctx, &snap->cgroups[i]);
 	return ret ? ret : ops->end(ctx, &e);
 }

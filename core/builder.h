@@ -57,6 +57,9 @@ struct exm_sink_ops {
 	int (*pages)(void *ctx, uint64_t vpn, const uint64_t *words,
 		     uint32_t n);
 	int (*kpss)(void *ctx, const struct exm_kpss *k);
+	/* Optional: the charge of a cgroup of the snapshot (after the
+	 * processes, in path order; its path borrowed). */
+	int (*cgroup)(void *ctx, const struct exm_cgcharge *c);
 	int (*end)(void *ctx, const struct exm_build_end *e);
 };
 

@@ -3,6 +3,7 @@
 #include "core/fields.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,6 +209,32 @@ const struct exm_field exm_fields[EXM_F__COUNT] = {
 			    .desc = true, .needs = EXM_NEED_OOM,
 			    .help = "oom_score_adj: -1000 (never killed) to "
 				    "1000, added to the score" },
+	/* a cgroup's charge: the kernel's, whoever's members are shown */
+#define CG(id, k, t, w, ty, h)                                              \
+	[EXM_F_CG_##id] = { .key = k, .title = t, .width = w, .type = ty,  \
+			    .tables = T(GROUPS), .desc = true,              \
+			    .nogrow = true,                                 \
+			    .needs = EXM_NEED_CGROUP | EXM_NEED_CGCHARGE |  \
+				     EXM_NEED_PLACES,                       \
+			    .help = h }
+	CG(CURRENT, "cg_current", "CG.CUR", 7, EXM_FT_SIZE,
+	   "cgroup v2 memory.current: what the kernel charges the cgroup"),
+	CG(ANON, "cg_anon", "CG.ANON", 7, EXM_FT_SIZE,
+	   "memory.stat anon of the cgroup"),
+	CG(FILE, "cg_file", "CG.FILE", 7, EXM_FT_SIZE,
+	   "memory.stat file of the cgroup (page cache, shmem included)"),
+	CG(SHMEM, "cg_shmem", "CG.SHM", 7, EXM_FT_SIZE,
+	   "memory.stat shmem of the cgroup"),
+	CG(KERNEL, "cg_kernel", "CG.KERN", 7, EXM_FT_SIZE,
+	   "memory.stat kernel of the cgroup (Linux 5.18+; else -)"),
+	CG(OTHERS, "cg_others", "CG.OTHR", 7, EXM_FT_ESIZE,
+	   "charged to the cgroup, mapped by other cgroups: their share "
+	   "of its frames"),
+	CG(ELSEWHERE, "cg_elsewhere", "CG.ELSW", 7, EXM_FT_ESIZE,
+	   "the cgroup's effective resident on frames charged elsewhere"),
+	CG(UNMAPPED, "cg_unmapped", "CG.UNMP", 7, EXM_FT_SIZE,
+	   "page cache charged to the cgroup that no scanned process maps"),
+#undef CG
 	[EXM_F_DERSS] = { .key = "derss", .title = "+EFF.RES", .width = 8,
 			  .type = EXM_FT_ESIZE, .tables = T_SIZES,
 			  .desc = true, .needs = EXM_NEED_PAGES,
@@ -281,6 +308,40 @@ static void v_kpss(struct exm_value *v, const struct exm_kpss *k,
 {
 	if (k->has & bit)
 		v_int(v, u);
+}
+
+/* A cgroup's charge figure f (EXM_F_CG_*), when c has it. */
+static void v_cg(struct exm_value *v, const struct exm_cgcharge *c,
+		 enum exm_field_id f)
+{
+#define AT(id, bit, m)                       \
+	[EXM_F_CG_##id - EXM_F_CG_CURRENT] = { \
+		bit, offsetof(struct exm_cgcharge, m) }
+	static const struct {
+		unsigned bit;
+		size_t off;
+	} at[] = {
+		AT(CURRENT, EXM_CG_CURRENT, current),
+		AT(ANON, EXM_CG_ANON, anon),
+		AT(FILE, EXM_CG_FILE, file),
+		AT(SHMEM, EXM_CG_SHMEM, shmem),
+		AT(KERNEL, EXM_CG_KERNEL, kernel),
+		AT(OTHERS, EXM_CG_FRAMES, others),
+		AT(ELSEWHERE, EXM_CG_FRAMES, elsewhere),
+		AT(UNMAPPED, EXM_CG_UNMAPPED, unmapped),
+	};
+#undef AT
+	const void *p;
+
+	if (!c || !(c->has & at[f - EXM_F_CG_CURRENT].bit))
+		return;
+	p = (const char *)c + at[f - EXM_F_CG_CURRENT].off;
+	if (exm_fields[f].type == EXM_FT_ESIZE) {
+		v->type = EXM_V_DBL;
+		v->d = *(const double *)p;
+	} else {
+		v_int(v, *(const uint64_t *)p);
+	}
 }
 
 static void field_value(enum exm_field_id f, enum exm_table t,
@@ -469,6 +530,16 @@ static void field_value(enum exm_field_id f, enum exm_table t,
 	case EXM_F_OOM_ADJ:
 		if (p && p->has_oom)
 			v_int(v, (uint64_t)(int64_t)p->oom_adj);
+		break;
+	case EXM_F_CG_CURRENT:
+	case EXM_F_CG_ANON:
+	case EXM_F_CG_FILE:
+	case EXM_F_CG_SHMEM:
+	case EXM_F_CG_KERNEL:
+	case EXM_F_CG_OTHERS:
+	case EXM_F_CG_ELSEWHERE:
+	case EXM_F_CG_UNMAPPED:
+		v_cg(v, r->cg, f);
 		break;
 	case EXM_F_DERSS: {
 		/* effective resident's growth, as a delta row has it */

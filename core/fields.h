@@ -56,6 +56,14 @@ enum exm_field_id {
 	EXM_F_SWAP_PSS,
 	EXM_F_OOM,
 	EXM_F_OOM_ADJ,
+	EXM_F_CG_CURRENT,
+	EXM_F_CG_ANON,
+	EXM_F_CG_FILE,
+	EXM_F_CG_SHMEM,
+	EXM_F_CG_KERNEL,
+	EXM_F_CG_OTHERS,
+	EXM_F_CG_ELSEWHERE,
+	EXM_F_CG_UNMAPPED,
 	EXM_F_DERSS,
 	EXM_F_CHANGE,
 	EXM_F__COUNT
@@ -92,6 +100,9 @@ enum exm_ftype {
 #define EXM_NEED_SWAPCACHE (1u << 6)
 /* /proc/PID/oom_score and oom_score_adj */
 #define EXM_NEED_OOM	 (1u << 7)
+/* each cgroup's charge (cgcharge.h): memory.current, memory.stat and the
+ * memcg of every frame (/proc/kpagecgroup) */
+#define EXM_NEED_CGCHARGE (1u << 8)
 
 struct exm_field {
 	const char *key;   /* stable lowercase key */

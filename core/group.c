@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cgcharge.h"
 #include "core/exclusive.h"
 
 static const char *const group_names[EXM_GROUP__COUNT] = {
@@ -230,6 +231,8 @@ struct exm_row *exm_table_groups(const struct exm_snapshot *snap,
 			r = &rows[ng++];
 			r->name = k[i].key;
 			r->proc = k[i].p;
+			if (by == EXM_GROUP_CGROUP)
+				r->cg = exm_cgcharge_find(snap, r->name);
 		} else {
 			r = &rows[ng - 1];
 		}

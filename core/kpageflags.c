@@ -23,14 +23,20 @@
 int exm_kpageflags_read(const char *proc_root, const uint64_t *pfns,
 			size_t n, uint64_t *flags)
 {
+	return exm_kpage_read(proc_root, "kpageflags", pfns, n, flags);
+}
+
+int exm_kpage_read(const char *proc_root, const char *name,
+		   const uint64_t *pfns, size_t n, uint64_t *flags)
+{
 	char path[512];
 	uint64_t *buf;
 	int fd, ret = 0;
 
 	if (!n)
 		return 0;
-	snprintf(path, sizeof(path), "%s/kpageflags",
-		 proc_root && *proc_root ? proc_root : "/proc");
+	snprintf(path, sizeof(path), "%s/%s",
+		 proc_root && *proc_root ? proc_root : "/proc", name);
 	buf = malloc(KPF_SPAN * sizeof(*buf));
 	if (!buf)
 		return -ENOMEM;
@@ -72,7 +78,7 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /*
- * Mappings whose frames anon_frames took, by their words' key: a mapping
+ * Mappings whose frames exm_kpage_frames took, by their words' key: a mapping
  * with the same words (a fork's, the same shared memory) adds no frame,
  * so it is skipped, not listed again and sorted (100 forks of 32 MiB:
  * 800,000 frames to sort for 8,192). Only a help: without room, every
@@ -99,16 +105,17 @@ static bool taken_twin(struct taken *t, size_t cap,
 		return false;
 	for (i = key & (cap - 1); t[i].key; i = (i + 1) & (cap - 1))
 		if (t[i].key == key && tries++ < TAKEN_TRIES &&
+		    t[i].m->hugetlb == m->hugetlb &&
 		    exm_mapping_same_words(t[i].m, m))
 			return true;
 	t[i] = (struct taken){ key, m };
 	return false;
 }
 
-/* The distinct anonymous frames of snap, ascending (caller frees); with
- * shared, only those not exclusively mapped (the zero page left out). */
-static uint64_t *anon_frames(const struct exm_snapshot *snap, bool shared,
-			     size_t *n)
+uint64_t *exm_kpage_frames(const struct exm_snapshot *snap,
+			   bool (*keep)(const struct exm_mapping *m,
+					uint64_t w, const void *arg),
+			   const void *arg, size_t *n)
 {
 	uint64_t *v = NULL;
 	size_t k = 0, cap = 0, nbig = 0, tcap = 64;
@@ -132,9 +139,7 @@ static uint64_t *anon_frames(const struct exm_snapshot *snap, bool shared,
 			for (uint32_t q = 0; q < m->npages; q++) {
 				uint64_t w = exm_mapping_word(m, q);
 
-				if (!exm_pm_present(w) || (w & EXM_PM_FILE) ||
-				    (shared && (w & (EXM_PM_EXCLUSIVE |
-						     EXM_PM_ZERO))))
+				if (!exm_pm_present(w) || !keep(m, w, arg))
 					continue;
 				if (k == cap) {
 					uint64_t *nv;
@@ -165,8 +170,19 @@ static uint64_t *anon_frames(const struct exm_snapshot *snap, bool shared,
 	return v;
 }
 
+/* An anonymous frame; with *shared, only one not exclusively mapped (the
+ * zero page left out). */
+static bool anon_frame(const struct exm_mapping *m, uint64_t w,
+		       const void *shared)
+{
+	(void)m;
+	return !(w & EXM_PM_FILE) &&
+	       !(*(const bool *)shared &&
+		 (w & (EXM_PM_EXCLUSIVE | EXM_PM_ZERO)));
+}
+
 /*
- * The anonymous frames of snap (see anon_frames) with bit of their flags
+ * The anonymous frames of snap (see anon_frame) with bit of their flags
  * set, ascending, into *out (caller frees; *n of them). 0, -ENOMEM, or
  * the -errno of reading kpageflags (*out NULL then).
  */
@@ -179,7 +195,7 @@ static int frames_with(const struct exm_snapshot *snap, const char *proc_root,
 
 	*out = NULL;
 	*n = 0;
-	pfns = anon_frames(snap, shared, &all);
+	pfns = exm_kpage_frames(snap, anon_frame, &shared, &all);
 	if (!pfns)
 		return -ENOMEM;
 	flags = malloc((all ? all : 1) * sizeof(*flags));

@@ -17,6 +17,7 @@
 #ifndef EXM_KPAGEFLAGS_H
 #define EXM_KPAGEFLAGS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,6 +37,19 @@
  */
 int exm_kpageflags_read(const char *proc_root, const uint64_t *pfns,
 			size_t n, uint64_t *flags);
+/* The same of any file of 8 bytes per frame, proc_root/name
+ * ("kpagecgroup": the inode of the memcg each frame is charged to). */
+int exm_kpage_read(const char *proc_root, const char *name,
+		   const uint64_t *pfns, size_t n, uint64_t *out);
+
+/*
+ * The distinct present frames of snap's page words for which keep(m, w,
+ * arg) holds, ascending, *n of them (caller frees); NULL on ENOMEM.
+ */
+uint64_t *exm_kpage_frames(const struct exm_snapshot *snap,
+			   bool (*keep)(const struct exm_mapping *m,
+					uint64_t w, const void *arg),
+			   const void *arg, size_t *n);
 
 /*
  * When snap's meminfo says the swap cache holds pages: count the distinct

@@ -15,6 +15,7 @@ core_libexmcore_a_SOURCES = \
 	core/procfs.c core/procfs.h \
 	core/account.c core/account.h \
 	core/exclusive.c core/exclusive.h \
+	core/cgcharge.c core/cgcharge.h \
 	core/procset.c core/procset.h \
 	core/builder.c core/builder.h \
 	core/source.c core/source.h \

@@ -147,6 +147,27 @@ static const struct om_col {
 	{ EXM_F_SHMEM_EXCL, "shmem_exclusive",
 	  "exclusive shared memory, memfd and /dev/shm pages: freed only if "
 	  "nothing else holds the file" },
+	{ EXM_F_CG_CURRENT, "charge",
+	  "groups per cgroup only: cgroup v2 memory.current, what the "
+	  "kernel charges the cgroup" },
+	{ EXM_F_CG_ANON, "charge_anon",
+	  "groups per cgroup only: memory.stat anon" },
+	{ EXM_F_CG_FILE, "charge_file",
+	  "groups per cgroup only: memory.stat file (page cache, shmem "
+	  "included)" },
+	{ EXM_F_CG_SHMEM, "charge_shmem",
+	  "groups per cgroup only: memory.stat shmem" },
+	{ EXM_F_CG_KERNEL, "charge_kernel",
+	  "groups per cgroup only: memory.stat kernel" },
+	{ EXM_F_CG_OTHERS, "charged_mapped_by_others",
+	  "groups per cgroup only: of the frames charged to the cgroup, "
+	  "the share other cgroups' processes map" },
+	{ EXM_F_CG_ELSEWHERE, "mapped_charged_elsewhere",
+	  "groups per cgroup only: the cgroup's effective resident on "
+	  "frames charged to another cgroup" },
+	{ EXM_F_CG_UNMAPPED, "charged_unmapped_cache",
+	  "groups per cgroup only: page cache charged to the cgroup that "
+	  "no scanned process maps" },
 	{ EXM_F_PSS, "kernel_pss", "the kernel's Pss (smaps_rollup)" },
 };
 

@@ -40,7 +40,7 @@
  * hugetlb flag and kernel page size, its zero and hugetlb sizes, runs of
  * one word repeated (the zero page).
  */
-#define EXM_RECORD_SCHEMA 3
+#define EXM_RECORD_SCHEMA 4
 /* PRAGMA application_id of a recording: "EXMT". */
 #define EXM_RECORD_APP_ID 0x45584d54
 

@@ -865,6 +865,16 @@ static int load_procs(struct load *l, bool pages)
 		p.cmdline = (char *)sqlite3_column_text(st, RC_PROC_CMDLINE);
 		p.cgroup = (char *)sqlite3_column_text(st, RC_PROC_CGROUP);
 		p.state = (enum exm_proc_state)state;
+		/* NULL: not read, or a file before version 4 */
+		p.has_oom = sqlite3_column_type(st, RC_PROC_OOM_SCORE) !=
+				    SQLITE_NULL &&
+			    sqlite3_column_type(st, RC_PROC_OOM_ADJ) !=
+				    SQLITE_NULL;
+		if (p.has_oom) {
+			p.oom_score =
+				sqlite3_column_int(st, RC_PROC_OOM_SCORE);
+			p.oom_adj = sqlite3_column_int(st, RC_PROC_OOM_ADJ);
+		}
 		if (p.state == EXM_PROC_DENIED) { /* statm: VM and resident */
 			exm_rec_col_sizes(l->proc, &exm_rec_process, &p.sz);
 			p.sz.has &= EXM_HAS_VM | EXM_HAS_RSS;
@@ -878,6 +888,39 @@ static int load_procs(struct load *l, bool pages)
 	if (ret)
 		return ret;
 	return rc == SQLITE_DONE ? 0 : step_err(l);
+}
+
+/* The cgroups' charge of the snapshot (schema 4; none before). */
+static int load_cgroups(struct load *l)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t want = 0;
+	int rc, ret = 0;
+
+	if (l->rec->version < 4 || !l->ops->cgroup)
+		return 0;
+	if (prepare1(l->rec, &exm_rec_cgroup,
+		     "FROM cgroup WHERE snapshot=:snapshot ORDER BY idx", &st))
+		return step_err(l);
+	bind_key(st, ":snapshot", l->snap);
+	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct exm_cgcharge c = { 0 };
+
+		c.path = (char *)sqlite3_column_text(st, RC_CG_PATH);
+		c.ino = (uint64_t)sqlite3_column_int64(st, RC_CG_INO);
+		if (sqlite3_column_int64(st, RC_CG_IDX) != want++ || !c.path) {
+			ret = bad(l, "bad cgroup row");
+			break;
+		}
+		exm_rec_col_cgroup(st, &c);
+		ret = l->ops->cgroup(l->ctx, &c);
+		if (ret == -EINVAL) /* the builder's: not in path order */
+			ret = bad(l, "cgroups out of order");
+	}
+	if (!ret && rc != SQLITE_DONE)
+		ret = step_err(l);
+	sqlite3_finalize(st);
+	return ret;
 }
 
 /* load_maps' tables: a mapping, its file and its page set (MJ_*). */
@@ -943,6 +986,9 @@ int exm_recording_load(struct exm_recording *rec, size_t idx,
 	ret = ops->begin(ctx, &sys);
 	if (!ret)
 		ret = load_procs(&l, (sys.caps & EXM_CAP_PAGES) != 0);
+	l.pid = 0;
+	if (!ret)
+		ret = load_cgroups(&l);
 	if (!ret)
 		ret = ops->end(ctx, &end);
 out:

@@ -7,6 +7,7 @@
 #include "core/record_schema.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@ EXM_REC_TABLE(exm_rec_meminfo, "meminfo", 2, 2, EXM_REC_MEMINFO, RC_MI__N);
 EXM_REC_TABLE(exm_rec_process, "process", 1, 2, EXM_REC_PROCESS,
 	      RC_PROC__N);
 EXM_REC_TABLE(exm_rec_kernel, "kernel", 1, 2, EXM_REC_KERNEL, RC_KERN__N);
+EXM_REC_TABLE(exm_rec_cgroup, "cgroup", 4, 2, EXM_REC_CGROUP, RC_CG__N);
 EXM_REC_TABLE(exm_rec_file, "file", 1, 0, EXM_REC_FILE, RC_FILE__N);
 EXM_REC_TABLE(exm_rec_mapping, "mapping", 1, 3, EXM_REC_MAPPING, RC_MAP__N);
 EXM_REC_TABLE(exm_rec_pageset, "pageset", 1, 0, EXM_REC_PAGESET,
@@ -39,7 +41,7 @@ EXM_REC_TABLE(exm_rec_run, "run", 1, 2, EXM_REC_RUN, RC_RUN__N);
 static const struct exm_rec_table *const tables[] = {
 	&exm_rec_snapshot, &exm_rec_meminfo, &exm_rec_process,
 	&exm_rec_kernel,   &exm_rec_file,    &exm_rec_mapping,
-	&exm_rec_pageset,  &exm_rec_run,
+	&exm_rec_pageset,  &exm_rec_run,     &exm_rec_cgroup,
 };
 
 /* CREATE TABLE t with the columns of version v and before. */
@@ -245,6 +247,55 @@ void exm_rec_col_kpss(sqlite3_stmt *st, struct exm_kpss *k)
 			k->has |= bit;
 			*v = (uint64_t)sqlite3_column_int64(st, i);
 		}
+	}
+}
+
+/* The member of struct exm_cgcharge at each figure column of the cgroup
+ * table (its bit in the column list says whether it is known). */
+static const struct {
+	size_t off;
+	bool real;
+} cg_members[RC_CG__N] = {
+	[RC_CG_CURRENT] = { offsetof(struct exm_cgcharge, current), false },
+	[RC_CG_ANON] = { offsetof(struct exm_cgcharge, anon), false },
+	[RC_CG_FILE] = { offsetof(struct exm_cgcharge, file), false },
+	[RC_CG_SHMEM] = { offsetof(struct exm_cgcharge, shmem), false },
+	[RC_CG_KERNEL] = { offsetof(struct exm_cgcharge, kernel), false },
+	[RC_CG_OTHERS] = { offsetof(struct exm_cgcharge, others), true },
+	[RC_CG_ELSEWHERE] = { offsetof(struct exm_cgcharge, elsewhere),
+			      true },
+	[RC_CG_UNMAPPED] = { offsetof(struct exm_cgcharge, unmapped), false },
+};
+
+void exm_rec_bind_cgroup(sqlite3_stmt *st, const struct exm_cgcharge *c)
+{
+	for (int i = 0; i < RC_CG__N; i++) {
+		const char *v = (const char *)c + cg_members[i].off;
+
+		if (!exm_rec_cgroup.cols[i].bit ||
+		    !(c->has & exm_rec_cgroup.cols[i].bit))
+			continue; /* NULL: not known */
+		if (cg_members[i].real)
+			sqlite3_bind_double(st, i + 1, *(const double *)v);
+		else
+			sqlite3_bind_int64(st, i + 1,
+					   (sqlite3_int64)*(const uint64_t *)v);
+	}
+}
+
+void exm_rec_col_cgroup(sqlite3_stmt *st, struct exm_cgcharge *c)
+{
+	for (int i = 0; i < RC_CG__N; i++) {
+		char *v = (char *)c + cg_members[i].off;
+
+		if (!exm_rec_cgroup.cols[i].bit ||
+		    sqlite3_column_type(st, i) == SQLITE_NULL)
+			continue;
+		c->has |= exm_rec_cgroup.cols[i].bit;
+		if (cg_members[i].real)
+			*(double *)v = sqlite3_column_double(st, i);
+		else
+			*(uint64_t *)v = (uint64_t)sqlite3_column_int64(st, i);
 	}
 }
 

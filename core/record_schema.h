@@ -27,6 +27,10 @@
  * same word again, as the zero page or a KSM page mapped at consecutive
  * addresses). Page words keep bits 59 (zero page) and 60 (KSM) among the
  * flags, which bits 55-61 always were: a file written before has neither.
+ * 4: the OOM killer's view of a process (oom_score, oom_adj: NULL when not
+ * read), and the cgroup table: the charge of every cgroup of the scanned
+ * processes (cgcharge.h), each figure NULL when not known; a file written
+ * before has neither (replayed, they are null).
  */
 #ifndef EXM_RECORD_SCHEMA_H
 #define EXM_RECORD_SCHEMA_H
@@ -90,7 +94,9 @@
 	C(RC_PROC_SWAP, "swap", "INTEGER", 1, EXM_HAS_SWAP)		\
 	C(RC_PROC_ESWAP, "eswap", "REAL", 1, EXM_HAS_ESWAP)		\
 	C(RC_PROC_SOLE, "sole", "INTEGER", 1, EXM_HAS_SOLE)		\
-	C(RC_PROC_WRITABLE, "writable", "INTEGER", 1, EXM_HAS_WRITABLE)
+	C(RC_PROC_WRITABLE, "writable", "INTEGER", 1, EXM_HAS_WRITABLE) \
+	C(RC_PROC_OOM_SCORE, "oom_score", "INTEGER", 4, 0)		\
+	C(RC_PROC_OOM_ADJ, "oom_adj", "INTEGER", 4, 0)
 
 #define EXM_REC_KERNEL(C)						\
 	C(RC_KERN_SNAPSHOT, "snapshot", "INTEGER", 1, 0)		\
@@ -102,6 +108,21 @@
 	C(RC_KERN_PSS_DIRTY, "pss_dirty", "INTEGER", 1, EXM_KPSS_PSS_DIRTY) \
 	C(RC_KERN_SWAP_PSS, "swap_pss", "INTEGER", 1, EXM_KPSS_SWAP_PSS) \
 	C(RC_KERN_RSS, "rss", "INTEGER", 1, EXM_KPSS_RSS)
+
+/* bit: the EXM_CG_* bit of a figure (NULL when the cgroup lacks it). */
+#define EXM_REC_CGROUP(C)						\
+	C(RC_CG_SNAPSHOT, "snapshot", "INTEGER", 4, 0)			\
+	C(RC_CG_IDX, "idx", "INTEGER", 4, 0)				\
+	C(RC_CG_PATH, "path", "TEXT", 4, 0)				\
+	C(RC_CG_INO, "ino", "INTEGER", 4, 0)				\
+	C(RC_CG_CURRENT, "current", "INTEGER", 4, EXM_CG_CURRENT)	\
+	C(RC_CG_ANON, "anon", "INTEGER", 4, EXM_CG_ANON)		\
+	C(RC_CG_FILE, "file", "INTEGER", 4, EXM_CG_FILE)		\
+	C(RC_CG_SHMEM, "shmem", "INTEGER", 4, EXM_CG_SHMEM)		\
+	C(RC_CG_KERNEL, "kernel", "INTEGER", 4, EXM_CG_KERNEL)		\
+	C(RC_CG_OTHERS, "others", "REAL", 4, EXM_CG_FRAMES)		\
+	C(RC_CG_ELSEWHERE, "elsewhere", "REAL", 4, EXM_CG_FRAMES)	\
+	C(RC_CG_UNMAPPED, "unmapped", "INTEGER", 4, EXM_CG_UNMAPPED)
 
 #define EXM_REC_FILE(C)							\
 	C(RC_FILE_ID, "id", "INTEGER PRIMARY KEY", 1, 0)		\
@@ -158,6 +179,7 @@ enum { EXM_REC_SNAPSHOT(EXM_REC_POS) RC_SNAP__N };
 enum { EXM_REC_MEMINFO(EXM_REC_POS) RC_MI__N };
 enum { EXM_REC_PROCESS(EXM_REC_POS) RC_PROC__N };
 enum { EXM_REC_KERNEL(EXM_REC_POS) RC_KERN__N };
+enum { EXM_REC_CGROUP(EXM_REC_POS) RC_CG__N };
 enum { EXM_REC_FILE(EXM_REC_POS) RC_FILE__N };
 enum { EXM_REC_MAPPING(EXM_REC_POS) RC_MAP__N };
 enum { EXM_REC_PAGESET(EXM_REC_POS) RC_PSET__N };
@@ -181,8 +203,8 @@ struct exm_rec_table {
 };
 
 extern const struct exm_rec_table exm_rec_snapshot, exm_rec_meminfo,
-	exm_rec_process, exm_rec_kernel, exm_rec_file, exm_rec_mapping,
-	exm_rec_pageset, exm_rec_run;
+	exm_rec_process, exm_rec_kernel, exm_rec_cgroup, exm_rec_file,
+	exm_rec_mapping, exm_rec_pageset, exm_rec_run;
 
 /*
  * The statements that take a file from schema version v to v + 1 (v = 0:
@@ -219,6 +241,9 @@ void exm_rec_col_sizes(sqlite3_stmt *st, const struct exm_rec_table *t,
 /* The same for the kernel table's figures (EXM_KPSS_* bits). */
 void exm_rec_bind_kpss(sqlite3_stmt *st, const struct exm_kpss *k);
 void exm_rec_col_kpss(sqlite3_stmt *st, struct exm_kpss *k);
+/* The same for the cgroup table's figures (EXM_CG_* bits). */
+void exm_rec_bind_cgroup(sqlite3_stmt *st, const struct exm_cgcharge *c);
+void exm_rec_col_cgroup(sqlite3_stmt *st, struct exm_cgcharge *c);
 
 /* Messages quote the file's own text: escaped in place (one line, no
  * control characters, no invalid UTF-8) within the cap bytes of s. */

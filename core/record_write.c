@@ -34,7 +34,7 @@ struct file_ent {
 };
 
 enum { S_SNAP, S_SNAP_END, S_PROC, S_KPSS, S_MAP, S_PSET, S_RUN, S_FILE,
-       S_MEMINFO, S__N };
+       S_MEMINFO, S_CGROUP, S__N };
 
 /* The table each statement but S_SNAP_END inserts a row into. */
 static const struct exm_rec_table *const stmt_table[S__N] = {
@@ -46,6 +46,7 @@ static const struct exm_rec_table *const stmt_table[S__N] = {
 	[S_RUN] = &exm_rec_run,
 	[S_FILE] = &exm_rec_file,
 	[S_MEMINFO] = &exm_rec_meminfo,
+	[S_CGROUP] = &exm_rec_cgroup,
 };
 
 /* The text of statement i; NULL: no memory. sqlite3_free() it. */
@@ -98,6 +99,7 @@ struct exm_recorder {
 	bool live; /* a /proc stands behind the snapshot: build-ids readable */
 	unsigned caps;
 	int64_t snap, proc, map; /* ids / indexes */
+	int64_t ncg;		 /* cgroup rows of the snapshot so far */
 	pid_t pid;
 	unsigned page_size;
 	uint64_t gen; /* snapshots begun */
@@ -475,6 +477,7 @@ static int drop_through(struct exm_recorder *r, int64_t cut)
 		"FROM mapping WHERE snapshot <= %lld AND file IS NOT NULL;"
 		"DELETE FROM mapping WHERE snapshot <= %lld;"
 		"DELETE FROM kernel WHERE snapshot <= %lld;"
+		"DELETE FROM cgroup WHERE snapshot <= %lld;"
 		"DELETE FROM process WHERE snapshot <= %lld;"
 		"DELETE FROM meminfo WHERE snapshot <= %lld;"
 		"DELETE FROM snapshot WHERE id <= %lld;"
@@ -489,7 +492,7 @@ static int drop_through(struct exm_recorder *r, int64_t cut)
 		"DELETE FROM file WHERE id IN "
 		"(SELECT id FROM temp.exm_gone_file);",
 		(long long)cut, (long long)cut, (long long)cut, (long long)cut,
-		(long long)cut, (long long)cut, (long long)cut);
+		(long long)cut, (long long)cut, (long long)cut, (long long)cut);
 	int ret;
 
 	if (!sql)
@@ -620,6 +623,7 @@ static int rs_begin(void *ctx, const struct exm_sysinfo *sys)
 	r->caps = sys->caps;
 	r->page_size = sys->page_size;
 	r->proc = -1;
+	r->ncg = 0;
 	r->map_open = false;
 	/* the next id even when retention dropped every snapshot before:
 	 * ids only grow */
@@ -836,6 +840,10 @@ static int rs_proc(void *ctx, const struct exm_proc *p)
 	bind_text(st, RC_PROC_CGROUP, p->cgroup);
 	bind_i64(st, RC_PROC_STATE, p->state);
 	exm_rec_bind_sizes(st, &exm_rec_process, &p->sz);
+	if (p->has_oom) { /* else NULL: not read */
+		bind_i64(st, RC_PROC_OOM_SCORE, p->oom_score);
+		bind_i64(st, RC_PROC_OOM_ADJ, p->oom_adj);
+	}
 	return run_stmt(r, S_PROC);
 }
 
@@ -1049,6 +1057,22 @@ static int rs_kpss(void *ctx, const struct exm_kpss *k)
 	return run_stmt(r, S_KPSS);
 }
 
+static int rs_cgroup(void *ctx, const struct exm_cgcharge *c)
+{
+	struct exm_recorder *r = ctx;
+	sqlite3_stmt *st = r->st[S_CGROUP];
+	int ret = flush_mapping(r);
+
+	if (ret)
+		return ret;
+	bind_i64(st, RC_CG_SNAPSHOT, r->snap);
+	bind_i64(st, RC_CG_IDX, r->ncg++);
+	bind_text(st, RC_CG_PATH, c->path);
+	bind_u64(st, RC_CG_INO, c->ino);
+	exm_rec_bind_cgroup(st, c);
+	return run_stmt(r, S_CGROUP);
+}
+
 static int rs_end(void *ctx, const struct exm_build_end *e)
 {
 	struct exm_recorder *r = ctx;
@@ -1091,6 +1115,7 @@ static const struct exm_sink_ops record_sink = {
 	.mapping = rs_mapping,
 	.pages = rs_pages,
 	.kpss = rs_kpss,
+	.cgroup = rs_cgroup,
 	.end = rs_end,
 };
 

@@ -199,6 +199,9 @@ void exm_snapshot_free(struct exm_snapshot *snap)
 		free(snap->files[i]);
 	}
 	free(snap->files);
+	for (size_t i = 0; i < snap->ncgroups; i++)
+		free(snap->cgroups[i].path);
+	free(snap->cgroups);
 	exm_pagecount_free(snap->pfn_counts);
 	exm_pagecount_free(snap->huge_counts);
 	exm_pagecount_free(snap->swap_counts);

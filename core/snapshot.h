@@ -266,6 +266,8 @@ struct exm_pfile {
 #define EXM_CAP_AVG_MAPCOUNT (1u << 9) /* the kernel's Pss of large folios
 					  is an average (kconfig.h) */
 #define EXM_CAP_KSM	 (1u << 10) /* page words say which are KSM pages */
+#define EXM_CAP_CGROUP_V1 (1u << 11) /* cgroup charge asked for, but the
+					memory controller is on cgroup v1 */
 
 struct exm_sysinfo {
 	unsigned page_size;
@@ -283,6 +285,38 @@ struct exm_sysinfo {
 	/* /proc/meminfo when the scan began (mem_total and mem_available
 	 * are its MemTotal and MemAvailable); n == 0: not known */
 	struct exm_meminfo meminfo;
+};
+
+/*
+ * A cgroup's memory charge (cgroup v2, DESIGN.md s. 3, "Charge"): what the
+ * kernel charges it, read from its memory.current and memory.stat, and
+ * what /proc/kpagecgroup says of the frames the scan has. One for every
+ * distinct cgroup of the scanned processes; path is its group key ("/"
+ * for the root). A figure whose bit is clear is not known (null).
+ */
+#define EXM_CG_CURRENT	(1u << 0) /* memory.current */
+#define EXM_CG_ANON	(1u << 1) /* memory.stat anon */
+#define EXM_CG_FILE	(1u << 2) /* memory.stat file */
+#define EXM_CG_SHMEM	(1u << 3) /* memory.stat shmem */
+#define EXM_CG_KERNEL	(1u << 4) /* memory.stat kernel (Linux 5.18+) */
+#define EXM_CG_FRAMES	(1u << 5) /* others, elsewhere (kpagecgroup) */
+#define EXM_CG_UNMAPPED (1u << 6) /* unmapped (file and frames) */
+struct exm_cgcharge {
+	char *path;	/* group key (owned) */
+	uint64_t ino;	/* inode of its directory: the memcg's id */
+	uint64_t current, anon, file, shmem, kernel;
+	/* Of the frames charged here that scanned processes map, the share
+	 * (each frame divided among its mappings, as effective resident)
+	 * of the mappings by processes of other cgroups. */
+	double others;
+	/* Of this cgroup's effective resident, the part on frames charged
+	 * to another memcg (or to none). */
+	double elsewhere;
+	/* memory.stat file less the file and shmem frames charged here that
+	 * scanned processes map (0 at least): page cache nobody scanned
+	 * maps. */
+	uint64_t unmapped;
+	unsigned has; /* EXM_CG_* */
 };
 
 struct exm_snapshot {
@@ -307,6 +341,10 @@ struct exm_snapshot {
 	struct exm_pagecount *swap_counts; /* share counts by swap entry */
 	struct exm_pagecount *huge_counts; /* share counts of hugetlb frames */
 	bool accounted;
+	/* The charge of every cgroup of the scanned processes, sorted by
+	 * path (cgcharge.h); NULL when not read. */
+	struct exm_cgcharge *cgroups;
+	size_t ncgroups;
 };
 
 /* Allocate an empty snapshot; NULL on ENOMEM. Free with exm_snapshot_free. */

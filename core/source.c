@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "core/account.h"
+#include "core/cgcharge.h"
 #include "core/kconfig.h"
 
 /* Every source, in the order "auto" tries them: the first whose probe
@@ -164,6 +165,11 @@ int exm_source_snapshot(struct exm_source *src,
 		exm_kernel_mapcount_note(&snap->sys);
 	if (!ret)
 		ret = exm_snapshot_account(snap);
+	/* this machine's cgroups, for the processes of its /proc */
+	if (!ret && opts && opts->want_cgcharge &&
+	    !(snap->sys.caps & EXM_CAP_REPLAY) &&
+	    !strcmp(snap->sys.proc_root, "/proc"))
+		ret = exm_cgcharge_read(snap, snap->sys.proc_root, NULL);
 	if (ret) {
 		exm_snapshot_free(snap);
 		return ret;

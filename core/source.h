@@ -47,6 +47,8 @@ struct exm_scan_opts {
 	/* The source's own setting (its ops' knob): the index of the word
 	 * chosen, 0 (the first, its default) when none was. */
 	int knob;
+	/* with want_cgroup: each cgroup's charge (cgcharge.h) */
+	bool want_cgcharge;
 	/* Where every page lies is wanted (a recording, a page strip): no
 	 * mapping is counted rather than read (exm_mapping.counted). */
 	bool want_places;

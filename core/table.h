@@ -46,6 +46,8 @@ struct exm_row {
 	 * none, e.g. a new process or no previous snapshot), for deltas. */
 	struct exm_sizes prev;
 	struct exm_kpss prev_kpss; /* and its kernel figures */
+	/* groups per cgroup: the cgroup's charge (snapshot.h), or NULL */
+	const struct exm_cgcharge *cg;
 };
 #define EXM_ROW_GAP	(1u << 0) /* section gap row: bytes no section covers */
 #define EXM_ROW_DYNSYM	(1u << 1) /* symbol from .dynsym (exported only) */

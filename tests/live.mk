@@ -58,6 +58,12 @@ CLEANFILES += tests/live/freedset-static
 # oom-misleading alert on a mapper of a shared region (root).
 TESTS += tests/live/test_oom.py
 EXTRA_DIST += tests/live/test_oom.py
+# Per cgroup, the kernel's charge against the cost (issue 21, item 3): two
+# cgroups v2 made through sysstate.py, a file charged to one and mapped by
+# the other, against memory.current/memory.stat and a kpagecgroup oracle;
+# on cgroup v1, the one note and no figure (root).
+TESTS += tests/live/test_cgcharge.py
+EXTRA_DIST += tests/live/test_cgcharge.py
 # Recordings through the binary: --record/--replay round trip, --diff of a
 # known growth, ELF of a replay and --sysroot (root).
 TESTS += tests/live/test_record_cli.py

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/cgcharge.h"
 #include "core/diff.h"
 #include "core/format.h"
 #include "core/openmetrics.h"
@@ -217,6 +218,9 @@ static int emit_openmetrics(FILE *out, const struct tui_query *q,
 
 	if (!exm_sysview_build(snap, &sv, err, sizeof(err)))
 		oo.sys = &sv;
+	/* the exposition has no place for the snapshot's notes */
+	if (!iter && (snap->sys.caps & EXM_CAP_CGROUP_V1))
+		fprintf(stderr, "exmtop: note: %s\n", EXM_CGCHARGE_V1_NOTE);
 	return exm_om_write(out, snap, &oo);
 }
 

@@ -267,7 +267,11 @@ void tui_live_rescan(struct tui_live *l)
 	/* the system view's swap-cache row (and a recording's) */
 	l->scan.want_swapcache = ((needs & EXM_NEED_SWAPCACHE) ||
 				  l->o->record) && !l->replay_n;
-	l->scan.want_oom = (needs & EXM_NEED_OOM) && !l->replay_n;
+	/* a recording keeps the OOM scores and the cgroups' charge */
+	l->scan.want_oom = ((needs & EXM_NEED_OOM) || l->o->record) &&
+			   !l->replay_n;
+	l->scan.want_cgcharge = ((needs & EXM_NEED_CGCHARGE) ||
+				 l->o->record) && !l->replay_n;
 	if (!l->scanner)
 		return;
 	tui_scanner_set_opts(l->scanner, &l->scan);

@@ -151,6 +151,7 @@ void tui_query_scan(const struct tui_query *q, unsigned needs,
 	scan->want_places = needs & EXM_NEED_PLACES;
 	scan->want_swapcache = needs & EXM_NEED_SWAPCACHE;
 	scan->want_oom = needs & EXM_NEED_OOM;
+	scan->want_cgcharge = needs & EXM_NEED_CGCHARGE;
 }
 
 int tui_open_source(const struct tui_opts *o, struct exm_source **src)

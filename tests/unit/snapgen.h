@@ -27,4 +27,21 @@ static inline struct exm_proc *snapgen_proc(struct exm_snapshot *s, pid_t pid,
 	return p;
 }
 
+/* A mapping of npages 4 KiB pages at start in p (a file's inode 77). */
+static inline struct exm_mapping *snapgen_map(struct exm_proc *p,
+					      uint64_t start, uint64_t npages,
+					      unsigned perms, const char *name,
+					      enum exm_kind kind)
+{
+	struct exm_mapping *m = exm_proc_add_mapping(p);
+
+	m->start = start;
+	m->end = start + npages * 4096;
+	m->perms = perms;
+	m->name = strdup(name);
+	m->inode = kind == EXM_KIND_ANON ? 0 : 77;
+	m->kind = kind;
+	return m;
+}
+
 #endif

@@ -23,21 +23,6 @@
 #define PRESENT(pfn, fl) (EXM_PM_PRESENT | (fl) | (uint64_t)(pfn))
 #define SWAPW(type, off) (EXM_PM_SWAPPED | ((uint64_t)(off) << 5) | (type))
 
-static struct exm_mapping *mkmap(struct exm_proc *p, uint64_t start,
-				 uint64_t npages, unsigned perms,
-				 const char *name, enum exm_kind kind)
-{
-	struct exm_mapping *m = exm_proc_add_mapping(p);
-
-	m->start = start;
-	m->end = start + npages * PS;
-	m->perms = perms;
-	m->name = strdup(name);
-	m->inode = kind == EXM_KIND_ANON ? 0 : 77;
-	m->kind = kind;
-	return m;
-}
-
 static void add(struct exm_mapping *m, uint64_t page, uint64_t w)
 {
 	cr_assert_eq(exm_mapping_add_page(m, m->start / PS + page, w), 0);
@@ -65,25 +50,25 @@ static struct exm_snapshot *sample(void)
 	s->sys.page_size = PS;
 	s->sys.caps = EXM_CAP_PAGES | EXM_CAP_PFN;
 	p = snapgen_proc(s, 1, "x");
-	m = mkmap(p, 0x10000, 5, RW, "", EXM_KIND_ANON);
+	m = snapgen_map(p, 0x10000, 5, RW, "", EXM_KIND_ANON);
 	add(m, 0, PRESENT(200, 0));
 	add(m, 1, PRESENT(201, EXCL));
 	add(m, 2, PRESENT(202, 0));
 	add(m, 3, SWAPW(1, 9));
 	add(m, 4, SWAPW(1, 10));
 	p = snapgen_proc(s, 2, "x");
-	m = mkmap(p, 0x10000, 2, RW, "", EXM_KIND_ANON);
+	m = snapgen_map(p, 0x10000, 2, RW, "", EXM_KIND_ANON);
 	add(m, 0, PRESENT(200, 0));
 	add(m, 1, SWAPW(1, 9));
-	m = mkmap(p, 0x40000, 1, EXM_PERM_R, "/lib/f", EXM_KIND_FILE);
+	m = snapgen_map(p, 0x40000, 1, EXM_PERM_R, "/lib/f", EXM_KIND_FILE);
 	add(m, 0, PRESENT(300, FILEP));
 	p = snapgen_proc(s, 3, "y");
-	m = mkmap(p, 0x40000, 1, EXM_PERM_R, "/lib/f", EXM_KIND_FILE);
+	m = snapgen_map(p, 0x40000, 1, EXM_PERM_R, "/lib/f", EXM_KIND_FILE);
 	add(m, 0, PRESENT(300, FILEP));
-	m = mkmap(p, 0x50000, 1, RW | EXM_PERM_S, "/memfd:m (deleted)",
+	m = snapgen_map(p, 0x50000, 1, RW | EXM_PERM_S, "/memfd:m (deleted)",
 		  EXM_KIND_SHMEM);
 	add(m, 0, PRESENT(400, FILEP));
-	m = mkmap(p, 0x60000, 1, RW | EXM_PERM_S, "/memfd:m (deleted)",
+	m = snapgen_map(p, 0x60000, 1, RW | EXM_PERM_S, "/memfd:m (deleted)",
 		  EXM_KIND_SHMEM);
 	add(m, 0, PRESENT(400, FILEP));
 	cr_assert_eq(exm_snapshot_account(s), 0);

@@ -17,6 +17,9 @@
 #include "core/account.h"
 #include "core/builder.h"
 #include "core/elf.h"
+#include "core/cgcharge.h"
+#include "core/fields.h"
+#include "core/group.h"
 #include "core/record.h"
 #include "core/record_schema.h"
 #include "core/source.h"
@@ -722,6 +725,144 @@ Test(record, schema2_replays_and_upgrades)
 	rm_recording(path);
 }
 
+/* A snapshot with its OOM scores and two cgroups' charge (one with every
+ * figure, one with a few), recorded into path; the snapshot is returned. */
+static struct exm_snapshot *record_oom_cgroups(const char *path)
+{
+	struct exm_snapshot *s = take("fixture:basic");
+	struct exm_recorder *r;
+	char err[512];
+
+	for (size_t i = 0; i < s->nprocs; i++) {
+		s->procs[i].has_oom = i != 1; /* one not read: NULL */
+		s->procs[i].oom_score = 100 + (int)i;
+		s->procs[i].oom_adj = (int)i - 500;
+	}
+	s->cgroups = calloc(2, sizeof(*s->cgroups));
+	cr_assert(s->cgroups);
+	s->ncgroups = 2;
+	s->cgroups[0] = (struct exm_cgcharge){
+		.path = strdup("/"), .ino = 1, .anon = 7, .file = 8,
+		.shmem = 9, .others = 0.5, .elsewhere = 4096.25,
+		.has = EXM_CG_ANON | EXM_CG_FILE | EXM_CG_SHMEM |
+		       EXM_CG_FRAMES };
+	s->cgroups[1] = (struct exm_cgcharge){
+		.path = strdup("/a.slice"), .ino = 77, .current = 1u << 30,
+		.anon = 1, .file = 2, .shmem = 3, .kernel = 4, .others = 5,
+		.elsewhere = 6, .unmapped = 7, .has = EXM_CG_CURRENT |
+		EXM_CG_ANON | EXM_CG_FILE | EXM_CG_SHMEM | EXM_CG_KERNEL |
+		EXM_CG_FRAMES | EXM_CG_UNMAPPED };
+	cr_assert_eq(exm_record_open(path, &r, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(exm_record_snapshot(r, s), 0, "%s",
+		     exm_record_errmsg(r));
+	exm_record_close(r);
+	return s;
+}
+
+static void assert_same_oom_cgroups(const struct exm_snapshot *a,
+				    const struct exm_snapshot *b)
+{
+	cr_assert_eq(a->nprocs, b->nprocs);
+	for (size_t i = 0; i < a->nprocs; i++) {
+		cr_expect_eq(a->procs[i].has_oom, b->procs[i].has_oom);
+		if (a->procs[i].has_oom) {
+			cr_expect_eq(a->procs[i].oom_score,
+				     b->procs[i].oom_score);
+			cr_expect_eq(a->procs[i].oom_adj, b->procs[i].oom_adj);
+		}
+	}
+	cr_assert_eq(a->ncgroups, b->ncgroups);
+	for (size_t i = 0; i < a->ncgroups; i++) {
+		const struct exm_cgcharge *x = &a->cgroups[i],
+					  *y = &b->cgroups[i];
+
+		cr_expect_str_eq(x->path, y->path);
+		cr_expect_eq(x->has, y->has, "%s: has %x, read %x", x->path,
+			     x->has, y->has);
+		cr_expect_eq(x->ino, y->ino);
+		cr_expect_eq(x->current, y->current);
+		cr_expect_eq(x->anon, y->anon);
+		cr_expect_eq(x->file, y->file);
+		cr_expect_eq(x->shmem, y->shmem);
+		cr_expect_eq(x->kernel, y->kernel);
+		cr_expect_eq(x->others, y->others);
+		cr_expect_eq(x->elsewhere, y->elsewhere);
+		cr_expect_eq(x->unmapped, y->unmapped);
+	}
+}
+
+/* Recordings keep the OOM scores and the cgroups' charge (schema 4), and
+ * the replay's group rows per cgroup show them. */
+Test(record, oom_and_cgroups_round_trip)
+{
+	struct exm_snapshot *s, *back;
+	struct exm_row *rows;
+	struct exm_value v;
+	char path[256];
+	size_t n;
+
+	tmp_path(path, sizeof(path), "cg.exmrec");
+	s = record_oom_cgroups(path);
+	back = load_at(path, 0);
+	assert_same(s, back);
+	assert_same_oom_cgroups(s, back);
+	cr_expect_eq(sql_int(path, "SELECT count(*) FROM process WHERE "
+				   "oom_score IS NULL"),
+		     1, "the process whose scores were not read");
+	cr_expect_eq(sql_int(path, "SELECT count(*) FROM cgroup WHERE "
+				   "current IS NULL"),
+		     1, "the root's current: not known, NULL");
+	rows = exm_table_groups(back, EXM_GROUP_CGROUP, NULL, &n);
+	cr_assert(rows);
+	for (size_t i = 0; i < n; i++) {
+		exm_field_value(EXM_F_CG_CURRENT, EXM_T_GROUPS, &rows[i], &v);
+		cr_expect_eq(v.type, exm_cgcharge_find(back, rows[i].name) &&
+						     !strcmp(rows[i].name,
+							     "/a.slice")
+					     ? EXM_V_INT
+					     : EXM_V_NONE,
+			     "%s", rows[i].name);
+	}
+	free(rows);
+	exm_snapshot_free(back);
+	exm_snapshot_free(s);
+	rm_recording(path);
+}
+
+/* A recording of schema 3 replays with no OOM score and no cgroup charge
+ * (null, not 0); recorded into, it is upgraded: the old rows keep NULL. */
+Test(record, schema3_replays_and_upgrades)
+{
+	struct exm_snapshot *s, *back;
+	char path[256];
+
+	tmp_path(path, sizeof(path), "v3.exmrec");
+	exm_snapshot_free(record_oom_cgroups(path));
+	sql(path, "DROP TABLE cgroup; ALTER TABLE process DROP COLUMN "
+		  "oom_adj; ALTER TABLE process DROP COLUMN oom_score; "
+		  "PRAGMA user_version=3");
+	back = load_at(path, 0);
+	for (size_t i = 0; i < back->nprocs; i++)
+		cr_expect(!back->procs[i].has_oom);
+	cr_expect_eq(back->ncgroups, 0);
+	exm_snapshot_free(back);
+	s = record_oom_cgroups(path);
+	cr_assert_eq(sql_int(path, "PRAGMA user_version"),
+		     EXM_RECORD_SCHEMA);
+	cr_expect_eq(sql_int(path, "SELECT count(*) FROM process WHERE "
+				   "snapshot = 1 AND oom_score IS NULL"),
+		     sql_int(path, "SELECT count(*) FROM process WHERE "
+				   "snapshot = 1"));
+	back = load_at(path, 1);
+	assert_same_oom_cgroups(s, back);
+	exm_snapshot_free(back);
+	back = load_at(path, 0);
+	cr_expect_eq(back->ncgroups, 0);
+	exm_snapshot_free(back);
+	exm_snapshot_free(s);
+	rm_recording(path);
+}
+
 /* The column lists (record_schema.h) are the tables of a recording:
  * each column of a new file, in order, under its name and declared type;
  * a list adds its newer columns after the older ones (an upgrade appends
@@ -731,7 +872,7 @@ Test(record, column_lists_are_the_tables)
 	static const struct exm_rec_table *const tabs[] = {
 		&exm_rec_snapshot, &exm_rec_meminfo, &exm_rec_process,
 		&exm_rec_kernel,   &exm_rec_file,    &exm_rec_mapping,
-		&exm_rec_pageset,  &exm_rec_run,
+		&exm_rec_pageset,  &exm_rec_run,     &exm_rec_cgroup,
 	};
 	char path[256];
 	sqlite3 *db;
