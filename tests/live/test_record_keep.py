@@ -51,6 +51,7 @@ PHASE = float(os.environ.get("EXM_KEEP_SECS", "60"))
 NEED = 12
 KILLS = 20
 BOUND = 2 << 20
+RECORDERS = []  # every recorder started: killed if the test is stopped
 WRITTEN = re.compile(r"^exmtop: --record: snapshot (\d+) written$")
 
 
@@ -141,6 +142,7 @@ def record(c, tmp, name, keep, scan):
                             "--verbose"] + keep + scan,
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                            text=True)
+    RECORDERS.append(rec)
     lines = []
     reader = threading.Thread(target=lambda: lines.extend(rec.stderr),
                               daemon=True)
@@ -251,6 +253,7 @@ def killed(c, tmp, scan, slack):
                                 "0.2", "--keep-size", "2M", "--verbose"] +
                                scan, stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, text=True)
+        RECORDERS.append(rec)
         try:
             # each one writes (a busy machine may take a while to start
             # it), then is killed at a random moment
@@ -411,6 +414,10 @@ def main():
         for j in joins:
             j()
     finally:  # also on SIGTERM (exmlive makes it an exit)
+        for rec in RECORDERS:  # the threads' own, if stopped midway
+            if rec.poll() is None:
+                rec.kill()
+                rec.wait()
         if wl:
             wl.terminate()
             wl.wait()
