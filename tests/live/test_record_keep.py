@@ -33,10 +33,10 @@ mapping naming a row that is gone. Beside them, a recorder with
 --keep-size 2M is killed with SIGKILL 20 times at random moments and
 started again each time (its first snapshot written whole, its caches
 empty): after each kill the file is not corrupt, the database within its
-bound (or the newest snapshot alone), its ids have no gap, and it holds the last
-snapshot the killed recorder said it wrote and at most one more (so at
-most the snapshot being written was lost). Bad values exit 2 with one
-line.
+bound (or the newest snapshot alone), its ids have no gap, and it holds
+the last snapshot the killed recorder said it wrote and at most one more
+(so at most the snapshot being written was lost). Bad values exit 2 with
+one line.
 """
 import json
 import os
