@@ -21,9 +21,13 @@
 
 /* How long a recorder waits for another one's snapshot to be written. */
 #define RECORDER_WAIT_MS 30000
-/* With --keep-size: how long a recorder waits for readers to leave the
- * -wal after a snapshot, to empty it. */
+/* With retention: how long a recorder waits for readers to leave the
+ * -wal, to empty it, after a snapshot and before the next one (they read
+ * one snapshot in that time); and the size it is truncated to when it
+ * starts over without --keep-size (SQLite's checkpoint size). */
 #define WAL_WAIT_MS 200
+#define WAL_WAIT_BEFORE_MS 1000
+#define WAL_LIMIT (4000 << 10)
 
 struct file_ent {
 	char *name;
@@ -253,7 +257,11 @@ int exm_record_open(const char *path, struct exm_recorder **out, char *err,
 	if (ret)
 		goto fail;
 	ret = -EIO;
-	if (sqlite3_exec(r->db, "PRAGMA journal_mode=WAL;"
+	/* a new file can give back the pages retention frees (only before
+	 * its first table): see fit_after() */
+	if ((fresh && sqlite3_exec(r->db, "PRAGMA auto_vacuum=INCREMENTAL",
+				   NULL, NULL, NULL) != SQLITE_OK) ||
+	    sqlite3_exec(r->db, "PRAGMA journal_mode=WAL;"
 				"PRAGMA synchronous=NORMAL;",
 			 NULL, NULL, NULL) != SQLITE_OK) {
 		exm_rec_set_err(err, errlen, path, "cannot open", r->db);
@@ -509,12 +517,69 @@ static int drop_through(struct exm_recorder *r, int64_t cut)
 	return ret;
 }
 
+/*
+ * --keep-size: drop the oldest snapshots, all but the newest spare ones,
+ * until the bytes in use and extra more fit in the bound; *used: the
+ * bytes in use then. 0 or -errno.
+ */
+static int fit(struct exm_recorder *r, int64_t extra, int64_t spare,
+	       int64_t *used)
+{
+	int64_t bound = (int64_t)r->keep.bytes, n, cut;
+	char sql[96];
+	int ret;
+
+	while (!(ret = used_bytes(r, used)) && *used + extra > bound) {
+		int64_t drop, avg;
+
+		ret = query_i64(r, "SELECT count(*) FROM snapshot", &n);
+		if (ret || n <= spare)
+			break;
+		/* as many as make the room at the average size, at least
+		 * one */
+		avg = *used / n > 0 ? *used / n : 1;
+		drop = (*used + extra - bound) / avg + 1;
+		if (drop > n - spare)
+			drop = n - spare;
+		snprintf(sql, sizeof(sql), "SELECT id FROM snapshot ORDER BY "
+			 "id LIMIT 1 OFFSET %" PRId64, drop - 1);
+		ret = query_i64(r, sql, &cut);
+		if (!ret)
+			ret = drop_through(r, cut);
+		if (ret)
+			break;
+	}
+	return ret;
+}
+
+/*
+ * --keep-size once the snapshot's rows are written, in its transaction:
+ * the older snapshots that do not fit with it dropped (what it really
+ * took, not what the last one did: a recorder started again writes its
+ * first snapshot whole), and the free pages given back, so the database
+ * this transaction commits is within the bound (or holds the new
+ * snapshot alone). The file is only ever written from the -wal up to the
+ * size of a committed database, so it never exceeds the bound either.
+ * A file made before auto_vacuum was set keeps its free pages for the
+ * next snapshots instead. *used: the bytes in use then. 0 or -errno.
+ */
+static int fit_after(struct exm_recorder *r, int64_t *used)
+{
+	int ret = fit(r, 0, 1, used);
+
+	if (!ret && sqlite3_exec(r->db, "PRAGMA incremental_vacuum", NULL,
+				 NULL, NULL))
+		ret = db_fail(r, "cannot prune");
+	return ret;
+}
+
 /* The retention's pruning, in the transaction of the snapshot taken at
- * at, before its rows. 0 or -errno. */
+ * at, before its rows (--keep-size's by the last snapshot's cost, to
+ * make room that this one fills; fit_after() makes sure). 0 or -errno. */
 static int prune(struct exm_recorder *r, const struct timespec *at)
 {
 	const struct exm_retention *k = &r->keep;
-	int64_t cut = 0, n, used = 0;
+	int64_t cut = 0;
 	char sql[160];
 	int ret = 0;
 
@@ -539,38 +604,25 @@ static int prune(struct exm_recorder *r, const struct timespec *at)
 	}
 	if (cut > 0 && (ret = drop_through(r, cut)))
 		return ret;
-	while (k->bytes && !(ret = used_bytes(r, &used)) &&
-	       used + r->cost > (int64_t)k->bytes) {
-		int64_t drop, avg;
+	return k->bytes ? fit(r, r->cost, 0, &r->used) : 0;
+}
 
-		ret = query_i64(r, "SELECT count(*) FROM snapshot", &n);
-		if (ret || !n)
-			break;
-		/* as many as make the room at the average size, at least
-		 * one */
-		avg = used / n > 0 ? used / n : 1;
-		drop = (used + r->cost - (int64_t)k->bytes) / avg + 1;
-		if (drop > n)
-			drop = n;
-		snprintf(sql, sizeof(sql), "SELECT id FROM snapshot ORDER BY "
-			 "id LIMIT 1 OFFSET %" PRId64, drop - 1);
-		ret = query_i64(r, sql, &cut);
-		if (!ret)
-			ret = drop_through(r, cut);
-		if (ret)
-			break;
-	}
-	r->used = used;
-	return ret;
+/* Whether k drops any snapshot. */
+static bool retains(const struct exm_retention *k)
+{
+	return k->n || k->secs > 0 || k->bytes;
 }
 
 int exm_record_set_retention(struct exm_recorder *r,
 			     const struct exm_retention *k)
 {
 	char sql[160];
+	uint64_t limit;
+	int64_t vacuum = 1;
+	int ret = 0;
 
 	r->keep = *k;
-	if (!k->n && !(k->secs > 0) && !k->bytes)
+	if (!retains(k))
 		return 0;
 	if (sqlite3_exec(r->db,
 			 "CREATE INDEX IF NOT EXISTS mapping_pageset ON "
@@ -583,16 +635,44 @@ int exm_record_set_retention(struct exm_recorder *r,
 			 "id INTEGER PRIMARY KEY);",
 			 NULL, NULL, NULL))
 		return db_fail(r, "cannot index");
-	if (!k->bytes)
-		return 0;
-	/* the -wal beside it stays small too: checkpointed at an eighth of
-	 * the bound, truncated to it when it starts over */
+	/* a file made before recordings had auto_vacuum gets it now, once,
+	 * so that --keep-size bounds its size on disk (fit_after) */
+	if (k->bytes && !(ret = query_i64(r, "PRAGMA auto_vacuum", &vacuum)) &&
+	    !vacuum && sqlite3_exec(r->db, "PRAGMA auto_vacuum=INCREMENTAL;"
+				    "VACUUM;", NULL, NULL, NULL))
+		return db_fail(r, "cannot vacuum");
+	if (ret)
+		return ret;
+	/* the -wal beside it stays small too: emptied after each snapshot
+	 * when the readers let it (rs_end), else checkpointed at an eighth
+	 * of the bound (SQLite's 1000 pages without one) and truncated to
+	 * that when it starts over */
+	limit = k->bytes ? k->bytes / 8 : WAL_LIMIT;
 	snprintf(sql, sizeof(sql), "PRAGMA journal_size_limit=%" PRIu64
-		 ";PRAGMA wal_autocheckpoint=%" PRIu64 ";", k->bytes / 8,
-		 k->bytes / 8 / 4096 > 16 ? k->bytes / 8 / 4096 : 16);
+		 ";PRAGMA wal_autocheckpoint=%" PRIu64 ";", limit,
+		 limit / 4096 > 16 ? limit / 4096 : 16);
 	if (sqlite3_exec(r->db, sql, NULL, NULL, NULL))
 		return db_fail(r, "cannot open");
 	return 0;
+}
+
+/*
+ * With retention: the -wal beside the file back to nothing, if the
+ * readers let us within a moment; else as much of it as they let into
+ * the file (SQLite's passive checkpoint). Tried after each snapshot and
+ * before the next (the readers that held the last one's frames have
+ * finished by then, and those that started since read the file alone):
+ * a replay beside the recorder holds its read transaction while it
+ * loads one snapshot, never longer (record_read.c).
+ */
+static void empty_wal(struct exm_recorder *r, int wait_ms)
+{
+	if (!retains(&r->keep))
+		return;
+	sqlite3_busy_timeout(r->db, wait_ms);
+	sqlite3_wal_checkpoint_v2(r->db, NULL, SQLITE_CHECKPOINT_TRUNCATE,
+				  NULL, NULL);
+	sqlite3_busy_timeout(r->db, RECORDER_WAIT_MS);
 }
 
 static int rs_begin(void *ctx, const struct exm_sysinfo *sys)
@@ -604,6 +684,7 @@ static int rs_begin(void *ctx, const struct exm_sysinfo *sys)
 	int64_t oldest, newest;
 
 	r->gen++; /* first: a failure forgets what this one cached */
+	empty_wal(r, WAL_WAIT_BEFORE_MS);
 	if (sqlite3_exec(r->db, "BEGIN IMMEDIATE", NULL, NULL, NULL))
 		return db_fail(r, "cannot write");
 	/* another recorder's retention dropped snapshots since ours: the
@@ -1086,10 +1167,14 @@ static int rs_end(void *ctx, const struct exm_build_end *e)
 	bind_u64(st, RC_SNAP_SKIPPED_DENIED, e->nskipped_denied);
 	bind_i64(st, RC_SNAP_ID, r->snap);
 	ret = run_stmt(r, S_SNAP_END);
+	if (!ret && r->keep.bytes && !(ret = used_bytes(r, &used))) {
+		r->cost = used > r->used ? used - r->used : 0;
+		ret = fit_after(r, &used);
+	}
+	/* after fit_after's pruning: the next snapshot's rs_begin tells
+	 * another recorder's from ours by it */
 	if (!ret)
 		ret = query_i64(r, "SELECT min(id) FROM snapshot", &r->min_seen);
-	if (!ret && r->keep.bytes && !(ret = used_bytes(r, &used)))
-		r->cost = used > r->used ? used - r->used : 0;
 	if (!ret && sqlite3_exec(r->db, "COMMIT", NULL, NULL, NULL))
 		ret = db_fail(r, "cannot write");
 	if (ret)
@@ -1097,15 +1182,7 @@ static int rs_end(void *ctx, const struct exm_build_end *e)
 	r->last = r->snap;
 	/* the snapshot is in the file: whatever follows cannot undo it */
 	psets_keep(r, r->gen);
-	if (r->keep.bytes) {
-		/* the -wal beside it back to nothing, when the readers let us
-		 * within a moment (else the next snapshot tries again) */
-		sqlite3_busy_timeout(r->db, WAL_WAIT_MS);
-		sqlite3_wal_checkpoint_v2(r->db, NULL,
-					  SQLITE_CHECKPOINT_TRUNCATE, NULL,
-					  NULL);
-		sqlite3_busy_timeout(r->db, RECORDER_WAIT_MS);
-	}
+	empty_wal(r, WAL_WAIT_MS);
 	return 0;
 }
 

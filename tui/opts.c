@@ -527,7 +527,8 @@ const struct tui_option tui_options[] = {
 		  "dropping the oldest as new ones are written" },
 	{ .name = "keep-size", .arg = "SIZE", .set = set_keep_size,
 	  .help = "with --record: drop the oldest snapshots so that the "
-		  "file stays within SIZE (K, M, G, T)" },
+		  "file stays within SIZE (K, M, G, T); with replays beside "
+		  "it, the file and its -wal within 3 x SIZE" },
 	{ .name = "watch", .set = set_watch,
 	  .help = "with --record: the live screen too (record what you "
 		  "watch)" },
