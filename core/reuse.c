@@ -211,8 +211,11 @@ static int put_kept(struct exm_builder *b, struct exm_proc *p,
 }
 
 int exm_reuse_take(struct exm_reuse *r, struct exm_builder *b,
-		   struct exm_proc *p, struct exm_pdir *d, bool want_kpss)
+		   struct exm_proc *p, struct exm_pdir *d,
+		   const struct exm_scan_opts *opts)
 {
+	bool want_kpss = exm_want_kpss(opts, p->pid);
+	bool rollup = want_kpss && opts->want_rollup;
 	struct kent *e;
 	int ret;
 
@@ -224,7 +227,7 @@ int exm_reuse_take(struct exm_reuse *r, struct exm_builder *b,
 	e = find(r, p->pid);
 	if (!e || !e->takeable || e->start_time != p->start_time ||
 	    e->key != p->change_key || e->nmaps != p->nmaps ||
-	    forced(r, p->pid) || (want_kpss && !e->kpss.has))
+	    forced(r, p->pid) || (want_kpss && !rollup && !e->kpss.has))
 		return 0;
 	for (size_t i = 0; i < p->nmaps; i++)
 		if (e->maps[i].start != p->maps[i].start ||
@@ -236,8 +239,14 @@ int exm_reuse_take(struct exm_reuse *r, struct exm_builder *b,
 			exm_mapping_clear_pages(&p->maps[i]);
 		return ret == -ENOMEM ? ret : 0;
 	}
-	if (want_kpss)
+	if (rollup) {
+		/* Pss_Dirty and SwapPss move with no counter: read again */
+		ret = exm_read_kpss(b, d, p);
+		if (exm_errno_gone(ret))
+			return ret;
+	} else if (want_kpss) {
 		exm_build_kpss(b, p, &e->kpss);
+	}
 	e->taken = r->gen;
 	return 1;
 }
@@ -789,9 +798,8 @@ int exm_reuse_snapshot(struct exm_reuse *r, struct exm_source *src,
 	full = true;
 	if (!r->have)
 		snprintf(r->st.why, sizeof(r->st.why), "first");
-	else if (opts->pids || opts->want_rollup)
-		snprintf(r->st.why, sizeof(r->st.why), "%s",
-			 opts->pids ? "listed processes" : "smaps_rollup");
+	else if (opts->pids)
+		snprintf(r->st.why, sizeof(r->st.why), "listed processes");
 	else if (now - r->last_full >= r->every)
 		snprintf(r->st.why, sizeof(r->st.why), "scheduled");
 	else if (r->have_sig && sig != r->sig)

@@ -73,10 +73,12 @@ int exm_reuse_snapshot(struct exm_reuse *r, struct exm_source *src,
 /*
  * For a source's per-process walk (any worker thread), p's identity and
  * maps read (d->key holds their hash): 1 when p's mappings got their kept
- * words (and kernel figures when want_kpss) and it needs no walk; 0 when
- * it must be walked; -errno (-ENOENT/-ESRCH: gone). r NULL: 0.
+ * words (and the kernel's figures opts asks for: kept, or read again from
+ * smaps_rollup with want_rollup) and it needs no walk; 0 when it must be
+ * walked; -errno (-ENOENT/-ESRCH: gone). r NULL: 0.
  */
 int exm_reuse_take(struct exm_reuse *r, struct exm_builder *b,
-		   struct exm_proc *p, struct exm_pdir *d, bool want_kpss);
+		   struct exm_proc *p, struct exm_pdir *d,
+		   const struct exm_scan_opts *opts);
 
 #endif

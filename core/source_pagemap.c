@@ -1479,8 +1479,7 @@ static int pm_proc(struct exm_source *src, void *ctx,
 		   const struct exm_scan_opts *opts, struct exm_builder *b,
 		   struct exm_proc *p, struct exm_pdir *d)
 {
-	int ret = exm_reuse_take(src->reuse, b, p, d,
-				 exm_want_kpss(opts, p->pid));
+	int ret = exm_reuse_take(src->reuse, b, p, d, opts);
 
 	if (ret)
 		return ret == 1 ? 0 : ret;

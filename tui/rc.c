@@ -122,9 +122,8 @@ const struct tui_setting tui_settings_table[] = {
 	  .help = "between snapshots" },
 	{ .key = "full_walk", .type = TUI_SET_SECONDS, .min = 0, .max = 86400,
 	  .off = MEMBER(full_walk), .option = "--full-walk",
-	  .help = "pagemap source: a snapshot re-reads only the processes "
-		  "that changed, and every process at least this often (0: "
-		  "always)" },
+	  .help = "every process read again at least this often; between, "
+		  "only those that changed (pagemap source; 0: always)" },
 	{ .key = "group", .type = TUI_SET_GROUP, .off = MEMBER(group_by),
 	  .option = "key g", .help = "grouping of the processes pane" },
 	{ .key = "full_cmd", .type = TUI_SET_BOOL, .off = MEMBER(full_cmd),
