@@ -227,7 +227,7 @@ int exm_reuse_take(struct exm_reuse *r, struct exm_builder *b,
 	e = find(r, p->pid);
 	if (!e || !e->takeable || e->start_time != p->start_time ||
 	    e->key != p->change_key || e->nmaps != p->nmaps ||
-	    forced(r, p->pid) || (want_kpss && !rollup && !e->kpss.has))
+	    forced(r, p->pid))
 		return 0;
 	for (size_t i = 0; i < p->nmaps; i++)
 		if (e->maps[i].start != p->maps[i].start ||
@@ -239,15 +239,15 @@ int exm_reuse_take(struct exm_reuse *r, struct exm_builder *b,
 			exm_mapping_clear_pages(&p->maps[i]);
 		return ret == -ENOMEM ? ret : 0;
 	}
+	e->taken = r->gen;
 	if (rollup) {
 		/* Pss_Dirty and SwapPss move with no counter: read again */
 		ret = exm_read_kpss(b, d, p);
 		if (exm_errno_gone(ret))
 			return ret;
 	} else if (want_kpss) {
-		exm_build_kpss(b, p, &e->kpss);
+		return 2; /* from the mapping counts, which move */
 	}
-	e->taken = r->gen;
 	return 1;
 }
 
@@ -391,16 +391,15 @@ static int delta_add(struct delta *t, uint64_t w, int64_t by)
 	return 0;
 }
 
-/* Whether the count of w's frame moved: to or from one mapping, or at
- * all when the kernel's figures (from mapping counts) are kept. */
-static bool delta_moved(const struct delta *t, uint64_t w, bool any)
+/* Whether the count of w's frame went to or from one mapping. */
+static bool delta_moved(const struct delta *t, uint64_t w)
 {
 	size_t s;
 
 	if (!counts(w) || !t->cap)
 		return false;
 	s = slot_of(t, slot_key(w));
-	return t->key[s] && t->d[s] && (any || t->cross[s]);
+	return t->key[s] && t->d[s] && t->cross[s];
 }
 
 static int delta_kent(struct delta *t, const struct kent *e, int64_t by)
@@ -414,11 +413,9 @@ static int delta_kent(struct delta *t, const struct kent *e, int64_t by)
 
 static bool kent_moved(const struct delta *t, const struct kent *e)
 {
-	bool any = e->kpss.has != 0;
-
 	for (size_t i = 0; i < e->nmaps; i++)
 		for (uint32_t j = 0; j < e->maps[i].npages; j++)
-			if (delta_moved(t, e->maps[i].words[j], any))
+			if (delta_moved(t, e->maps[i].words[j]))
 				return true;
 	return false;
 }
@@ -823,7 +820,8 @@ int exm_reuse_snapshot(struct exm_reuse *r, struct exm_source *src,
 			break;
 		exm_snapshot_free(snap);
 		snap = NULL;
-		if (pass >= 2 && !full) { /* it keeps moving: walk it all */
+		/* it keeps moving, or most would be walked again: all */
+		if (!full && (pass >= 1 || r->nforced * 2 > r->n)) {
 			full = true;
 			snprintf(r->st.why, sizeof(r->st.why), "sharers moved");
 		}

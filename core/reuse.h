@@ -8,10 +8,11 @@
  * time, in ns) and /proc/PID/maps text are all unchanged keeps the page
  * words of its last walk; only the others are walked. Then, exactly:
  *   - every frame or swap entry whose count of mappings among the scanned
- *     processes moved (a fork, an exit, a walked process mapping or
- *     dropping a page some kept process maps) marks the kept processes
- *     mapping it: their words (pagemap's exclusive bit, the kernel's Pss
- *     from mapping counts) are read again, in a second pass;
+ *     processes went to or from one (a fork, an exit, a walked process
+ *     mapping or dropping a page some kept process maps) marks the kept
+ *     processes mapping it: their words (pagemap's exclusive bit) are read
+ *     again, in a second pass (more than that: a full walk); the kernel's
+ *     Pss of a kept process is had again from its words' mapping counts;
  *   - the system's own counters that move when a page moves under its
  *     owner (/proc/vmstat's swap, reclaim, migration, THP collapse and
  *     split; KSM's sysfs counters) make the refresh a full walk;
@@ -73,9 +74,11 @@ int exm_reuse_snapshot(struct exm_reuse *r, struct exm_source *src,
 /*
  * For a source's per-process walk (any worker thread), p's identity and
  * maps read (d->key holds their hash): 1 when p's mappings got their kept
- * words (and the kernel's figures opts asks for: kept, or read again from
- * smaps_rollup with want_rollup) and it needs no walk; 0 when it must be
- * walked; -errno (-ENOENT/-ESRCH: gone). r NULL: 0.
+ * words (and the kernel's figures opts asks for from smaps_rollup, read
+ * again) and it needs no walk; 2 when the source must still give the
+ * kernel's figures from the mapping counts of those words (they move with
+ * other processes); 0 when it must be walked; -errno (-ENOENT/-ESRCH:
+ * gone). r NULL: 0.
  */
 int exm_reuse_take(struct exm_reuse *r, struct exm_builder *b,
 		   struct exm_proc *p, struct exm_pdir *d,

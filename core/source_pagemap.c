@@ -1479,8 +1479,17 @@ static int pm_proc(struct exm_source *src, void *ctx,
 		   const struct exm_scan_opts *opts, struct exm_builder *b,
 		   struct exm_proc *p, struct exm_pdir *d)
 {
+	struct pm_priv *pp = src->priv;
 	int ret = exm_reuse_take(src->reuse, b, p, d, opts);
 
+	if (ret == 2) { /* kept words: the kernel's Pss from their counts */
+		if (pp->kpc < 0 ||
+		    kpss_from_counts(ctx, b, p, b->snap->sys.page_size))
+			ret = exm_read_kpss(b, d, p);
+		else
+			ret = 0;
+		return exm_errno_gone(ret) ? ret : 0;
+	}
 	if (ret)
 		return ret == 1 ? 0 : ret;
 	return pm_walk_proc(src, ctx, opts, b, p, d);
