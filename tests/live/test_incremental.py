@@ -10,7 +10,8 @@ differ. Three workload processes (walkwork.py) act only between
 snapshots, when told, so they are quiescent while both walks read them:
 fork and exit of children writing inherited memory, writing and freeing
 memory, mremap, mprotect, a file truncated under another process's
-mapping, compaction (/proc/sys/vm/compact_memory), THP collapse
+mapping, compaction (/proc/sys/vm/compact_memory), KSM merging (KSM's
+run switched on through sysstate.py until the pages are merged), THP collapse
 (MADV_COLLAPSE), process_madvise(MADV_PAGEOUT) from another process,
 PTRACE_POKEDATA into another process, and an O_DIRECT read into memory
 shared copy-on-write with a fork parent.
@@ -35,6 +36,10 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import exmlive  # noqa: E402
+import sysstate  # noqa: E402
+
+KSM = "/sys/kernel/mm/ksm"
+KSM_PAGES = 64
 
 FULL_WALK = 6.0  # --full-walk: the schedule the exempt steps wait for
 PS = os.sysconf("SC_PAGE_SIZE")
@@ -133,6 +138,9 @@ def main():
     if os.geteuid() != 0:
         print("SKIP: needs root (pagemap's frame numbers)")
         sys.exit(exmlive.SKIP)
+    if not os.path.isdir(KSM):
+        print("FAIL: this kernel has no KSM (%s)" % KSM)
+        sys.exit(1)
     fails = []
     tmp = tempfile.mkdtemp(prefix="exm-incr-", dir=os.environ.get(
         "EXM_DISKDIR", "/var/tmp"))
@@ -147,6 +155,9 @@ def main():
     print("workers: a %d, b %d, d %d" % (a.pid, b.pid, d.pid))
     ex = None
     stats = {"incremental": 0, "all": 0, "caught": 0, "unsettled": 0}
+    # KSM's run, switched on for the KSM step, is restored at the end
+    ch = sysstate.Changes("test_incremental")
+    ch.__enter__()
     try:
         buf = a.do("alloc", 256)
         fbuf = a.do("mapfile", shared)
@@ -190,6 +201,27 @@ def main():
             stats["caught"] += len(lagged)
             lagged.clear()
 
+        def merging(pid):
+            with open("/proc/%d/ksm_merging_pages" % pid) as f:
+                return int(f.read())
+
+        def ksm_merge():
+            """Two workers' identical pages merged by KSM, then KSM
+            stopped (what is merged stays merged)."""
+            a.do("mergeable", KSM_PAGES)
+            d.do("mergeable", KSM_PAGES)
+            ch.write(os.path.join(KSM, "sleep_millisecs"), "10")
+            ch.write(os.path.join(KSM, "pages_to_scan"), "5000")
+            ch.write(os.path.join(KSM, "run"), "1")
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline and \
+                    min(merging(a.pid), merging(d.pid)) < KSM_PAGES:
+                time.sleep(0.05)
+            ch.write(os.path.join(KSM, "run"), "0")
+            if min(merging(a.pid), merging(d.pid)) < KSM_PAGES:
+                fails.append("KSM merged %d and %d of %d pages" %
+                             (merging(a.pid), merging(d.pid), KSM_PAGES))
+
         lagged = set()
         for rnd in range(ROUNDS):
             child = step("fork", a.do, "fork", buf, 64)
@@ -207,6 +239,7 @@ def main():
             step("exit", d.do, "reap")
             with open("/proc/sys/vm/compact_memory", "w") as f:
                 step("compaction", f.write, "1\n")
+            step("ksm", ksm_merge)
             step("truncate", b.do, "truncate", shared, 32 - rnd * 16)
             step("pageout", b.do, "pageout", a.pid, fbuf, 8)
             step("poke", b.do, "poke", a.pid, "%x" % (int(fbuf, 16) + PS))
@@ -220,6 +253,7 @@ def main():
         for path in (shared, private, direct):
             os.unlink(path)
         os.rmdir(tmp)
+        ch.__exit__(None, None, None)
     print("%d steps, %d incremental, %d lagging steps set right by the "
           "scheduled walk, "
           "%d snapshots unsettled" % (stats["all"], stats["incremental"],

@@ -22,6 +22,8 @@ Commands (addresses in hex):
                    the page at ADDR (the copy on write broken by the
                    kernel's get_user_pages, counted as the child's
                    fault); answers its pid
+  mergeable N      map N anonymous pages, page i holding the same bytes in
+                   every worker, and madvise(MADV_MERGEABLE) them
   reap             end the last child (it exits) and wait for it
   quit
 """
@@ -49,6 +51,7 @@ PS = os.sysconf("SC_PAGE_SIZE")
 PROT_RW = mmap.PROT_READ | mmap.PROT_WRITE
 MAP_ANON_PRIV = mmap.MAP_ANONYMOUS | mmap.MAP_PRIVATE
 MADV_DONTNEED = 4
+MADV_MERGEABLE = 12
 MADV_PAGEOUT = 21
 MADV_COLLAPSE = 25
 SYS_PIDFD_OPEN = 434
@@ -178,6 +181,14 @@ def run(cmd, a):
     elif cmd == "forkdirect":
         addr, path = int(a[0], 16), a[1]
         return "%d" % child_wait(lambda: odirect(addr, path))
+    elif cmd == "mergeable":
+        n = int(a[0])
+        addr = map_anon(n)
+        for i in range(n):
+            ctypes.memset(addr + i * PS, 0x40 + i % 64, PS)
+            ctypes.memset(addr + i * PS, i // 64 + 1, 1)
+        check(libc.madvise(addr, n * PS, MADV_MERGEABLE), "MADV_MERGEABLE")
+        return "%x" % addr
     elif cmd == "reap":
         pid, w = children.pop()
         os.close(w)
