@@ -126,7 +126,8 @@ CLEANFILES += tests/live/sparse-static
 # while workload processes (walkwork.py) fork, exit, write, free, mremap,
 # mprotect, collapse THP, read O_DIRECT into copy-on-write memory, and have
 # a file truncated, pages paged out and words poked by another process;
-# compaction, KSM merging (KSM's run through sysstate.py); what no counter
-# shows set right by the scheduled walk. Root.
+# compaction, KSM merging, swap-out by a memory cgroup's limit (KSM's run,
+# a swap file and the cgroup through sysstate.py); what no counter shows set
+# right by the scheduled walk. Root.
 TESTS += tests/live/test_incremental.py
 EXTRA_DIST += tests/live/walkwork.py tests/live/test_incremental.py

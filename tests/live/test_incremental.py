@@ -11,7 +11,9 @@ snapshots, when told, so they are quiescent while both walks read them:
 fork and exit of children writing inherited memory, writing and freeing
 memory, mremap, mprotect, a file truncated under another process's
 mapping, compaction (/proc/sys/vm/compact_memory), KSM merging (KSM's
-run switched on through sysstate.py until the pages are merged), THP collapse
+run switched on through sysstate.py until the pages are merged), swap-out
+of a worker by its memory cgroup's limit (a swap file and the cgroup
+through sysstate.py), THP collapse
 (MADV_COLLAPSE), process_madvise(MADV_PAGEOUT) from another process,
 PTRACE_POKEDATA into another process, and an O_DIRECT read into memory
 shared copy-on-write with a fork parent.
@@ -40,6 +42,8 @@ import sysstate  # noqa: E402
 
 KSM = "/sys/kernel/mm/ksm"
 KSM_PAGES = 64
+SWAP_MIB = 64  # a swap file of the test's own
+LIMIT_MIB = 6  # the cgroup's limit, under what its worker holds (20 MiB)
 
 FULL_WALK = 6.0  # --full-walk: the schedule the exempt steps wait for
 PS = os.sysconf("SC_PAGE_SIZE")
@@ -54,10 +58,14 @@ LINE = re.compile(r"exmtop: check (\d+): (equal|differs: (.*)) "
 
 
 class Worker:
-    def __init__(self):
+    def __init__(self, cgroup=None):
+        def join():
+            with open(os.path.join(cgroup, "cgroup.procs"), "w") as f:
+                f.write(str(os.getpid()))
         self.p = subprocess.Popen(
             [sys.executable, os.path.join(exmlive.SRCDIR, "walkwork.py")],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+            preexec_fn=join if cgroup else None)
         self.pid = self.p.pid
 
     def do(self, *args):
@@ -134,6 +142,32 @@ class Exmtop:
         self.p.wait(timeout=30)
 
 
+def memory_cgroup(ch):
+    """A new memory cgroup (v2 where its memory controller is enabled,
+    else v1's) and the name of its limit file, or (None, None)."""
+    name = "exm-incr-%d" % os.getpid()
+    with open("/proc/self/mounts") as f:
+        mounts = [ln.split() for ln in f]
+    for m in mounts:
+        if m[2] != "cgroup2":
+            continue
+        try:
+            with open(os.path.join(m[1], "cgroup.controllers")) as f:
+                if "memory" not in f.read().split():
+                    continue
+            with open(os.path.join(m[1], "cgroup.subtree_control"),
+                      "w") as s:
+                s.write("+memory")
+            return ch.cgroup(os.path.join(m[1], name)), "memory.max"
+        except OSError:
+            pass
+    for m in mounts:
+        if m[2] == "cgroup" and "memory" in m[3].split(","):
+            return ch.cgroup(os.path.join(m[1], name)), \
+                "memory.limit_in_bytes"
+    return None, None
+
+
 def main():
     if os.geteuid() != 0:
         print("SKIP: needs root (pagemap's frame numbers)")
@@ -150,15 +184,27 @@ def main():
     for path, n in ((shared, 64), (private, 16), (direct, 1)):
         with open(path, "wb") as f:
             f.write(os.urandom(n * PS))
-    a, b, d = Worker(), Worker(), Worker()
-    ours = {a.pid, b.pid, d.pid}
-    print("workers: a %d, b %d, d %d" % (a.pid, b.pid, d.pid))
-    ex = None
-    stats = {"incremental": 0, "all": 0, "caught": 0, "unsettled": 0}
-    # KSM's run, switched on for the KSM step, is restored at the end
+    # KSM's run, a swap file and a memory cgroup, restored at the end
     ch = sysstate.Changes("test_incremental")
     ch.__enter__()
     try:
+        ch.swapfile(SWAP_MIB << 20)
+    except (RuntimeError, subprocess.CalledProcessError) as e:
+        ch.__exit__(None, None, None)
+        print("FAIL: this machine cannot enable a swap file: %s" % e)
+        sys.exit(1)
+    cg, limit = memory_cgroup(ch)
+    if cg is None:
+        ch.__exit__(None, None, None)
+        print("FAIL: no memory cgroup (v2 or v1) can be made here")
+        sys.exit(1)
+    a, b, d, s = Worker(), Worker(), Worker(), Worker(cg)
+    ours = {a.pid, b.pid, d.pid, s.pid}
+    print("workers: a %d, b %d, d %d" % (a.pid, b.pid, d.pid))
+    ex = None
+    stats = {"incremental": 0, "all": 0, "caught": 0, "unsettled": 0}
+    try:
+        s.do("alloc", 2048)
         buf = a.do("alloc", 256)
         fbuf = a.do("mapfile", shared)
         pbuf = b.do("mapprivate", private)
@@ -240,6 +286,15 @@ def main():
             with open("/proc/sys/vm/compact_memory", "w") as f:
                 step("compaction", f.write, "1\n")
             step("ksm", ksm_merge)
+            with open(os.path.join(cg, limit), "w") as f:
+                step("swap-out", f.write, str(LIMIT_MIB << 20))
+            with open("/proc/%d/status" % s.pid) as f:
+                swapped = [int(ln.split()[1]) for ln in f
+                           if ln.startswith("VmSwap:")]
+            print("  the swapped-out worker: VmSwap %s kB" % swapped)
+            if not swapped or swapped[0] < 4096:
+                fails.append("the cgroup's limit swapped out %s kB, not "
+                             "4 MiB or more" % swapped)
             step("truncate", b.do, "truncate", shared, 32 - rnd * 16)
             step("pageout", b.do, "pageout", a.pid, fbuf, 8)
             step("poke", b.do, "poke", a.pid, "%x" % (int(fbuf, 16) + PS))
@@ -248,7 +303,7 @@ def main():
     finally:
         if ex:
             ex.stop()
-        for w in (a, b, d):
+        for w in (a, b, d, s):
             w.stop()
         for path in (shared, private, direct):
             os.unlink(path)
