@@ -142,6 +142,27 @@ class Exmtop:
         self.p.wait(timeout=30)
 
 
+def quiet(pids):
+    """Wait until each process sleeps and has not run for 30 ms: a worker
+    answers before it is back in its read, and what it runs meanwhile
+    (a copy on write after a fork) must not fall between the two walks."""
+    deadline = time.monotonic() + 5
+    for pid in pids:
+        last = None
+        while time.monotonic() < deadline:
+            try:
+                with open("/proc/%d/stat" % pid) as f:
+                    state = f.read().rsplit(")", 1)[1].split()[0]
+                with open("/proc/%d/schedstat" % pid) as f:
+                    ran = f.read().split()[0]
+            except OSError:
+                break  # gone
+            if state in "SDTt" and ran == last:
+                break
+            last = ran
+            time.sleep(0.03)
+
+
 def memory_cgroup(ch):
     """A new memory cgroup (v2 where its memory controller is enabled,
     else v1's) and the name of its limit file, or (None, None)."""
@@ -213,6 +234,7 @@ def main():
 
         def step(name, fn, *args):
             res = fn(*args)
+            quiet(ours)
             s = ex.settled(stats)
             print("  %-10s snapshot %d: %s, walked %d of %d" %
                   (name, s["n"], s["mode"], s["walked"], s["procs"]))
@@ -235,6 +257,7 @@ def main():
             """The scheduled walk sets right what the steps no counter
             shows left behind."""
             time.sleep(FULL_WALK)
+            quiet(ours)
             t = ex.settled(stats)
             print("  scheduled  snapshot %d: %s" % (t["n"], t["mode"]))
             if not t["mode"].startswith("full walk") or t["pids"] & ours:
