@@ -20,6 +20,7 @@ core_libexmcore_a_SOURCES = \
 	core/builder.c core/builder.h \
 	core/source.c core/source.h \
 	core/source_priv.h core/procwalk.c \
+	core/reuse.c core/reuse.h \
 	core/source_kmod.c kernel/exmap_abi.h \
 	core/source_pagemap.c \
 	core/source_smaps.c \

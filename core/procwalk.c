@@ -203,6 +203,13 @@ int exm_read_maps(struct exm_builder *b, struct exm_pdir *d,
 
 	if (ret)
 		return ret;
+	/* maps' text into the key stat began (reuse.h) */
+	if (d->key) {
+		for (size_t i = 0; i < len; i++)
+			d->key = (d->key ^ (unsigned char)buf[i]) *
+				 UINT64_C(0x100000001b3);
+		d->key |= 1;
+	}
 	s = buf;
 	end = buf + len;
 	while (s < end) {
@@ -319,6 +326,35 @@ struct walk {
 	} wk[EXM_MAX_THREADS];
 };
 
+/*
+ * A hash of stat's fields that move when the process's memory may have:
+ * minflt (10), majflt (12), utime (14), stime (15), num_threads (20),
+ * starttime (22), vsize (23) and rss (24); never 0. Its state, CPU and
+ * the other fields move on their own and say nothing of its pages.
+ */
+static uint64_t stat_key(const char *buf, size_t len)
+{
+	static const unsigned char want[64] = {
+		[10] = 1, [12] = 1, [14] = 1, [15] = 1, [20] = 1, [22] = 1,
+		[23] = 1, [24] = 1,
+	};
+	const char *p = buf + len, *end = buf + len;
+	uint64_t h = UINT64_C(0xcbf29ce484222325);
+	unsigned field = 2;
+
+	while (p > buf && p[-1] != ')')
+		p--;
+	for (; p < end && field < 25; p++) {
+		if (*p == ' ') {
+			field++;
+			h = (h ^ 0xff) * UINT64_C(0x100000001b3);
+		} else if (want[field]) {
+			h = (h ^ (unsigned char)*p) * UINT64_C(0x100000001b3);
+		}
+	}
+	return h | 1;
+}
+
 /* Identity from /proc/PID/stat and the directory's owner. 0; 1 for a
  * kernel thread; -errno (-ENOENT/-ESRCH: gone). */
 static int read_ident(struct exm_pdir *d, struct exm_proc *p)
@@ -336,6 +372,8 @@ static int read_ident(struct exm_pdir *d, struct exm_proc *p)
 		return r;
 	r = exm_parse_stat(buf, len, &p->comm, &p->ppid, &p->start_time,
 			   &flags);
+	if (!r)
+		d->key = stat_key(buf, len);
 	free(buf);
 	if (r)
 		return r == -ENOMEM ? r : -ESRCH;

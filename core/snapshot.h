@@ -228,6 +228,9 @@ struct exm_proc {
 	struct exm_pfile *pfiles; /* per-file/kind breakdown (owned) */
 	size_t npfiles;
 	uint32_t index; /* position in snapshot->procs */
+	/* A live source's hash of what says it changed (reuse.h); 0:
+	 * unknown. Not recorded. */
+	uint64_t change_key;
 };
 
 /* A file or anonymous kind across all processes. */

@@ -11,6 +11,7 @@
 #include "core/account.h"
 #include "core/cgcharge.h"
 #include "core/kconfig.h"
+#include "core/reuse.h"
 
 /* Every source, in the order "auto" tries them: the first whose probe
  * says it is usable here is chosen (sources without a probe are only
@@ -118,6 +119,7 @@ void exm_source_close(struct exm_source *src)
 		return;
 	if (src->ops->close)
 		src->ops->close(src);
+	exm_reuse_free(src->reuse);
 	free(src);
 }
 
@@ -141,9 +143,24 @@ static void limited(struct exm_sysinfo *sys)
 		 "only", n ? "; " : "");
 }
 
-int exm_source_snapshot(struct exm_source *src,
-			const struct exm_scan_opts *opts,
-			struct exm_snapshot **out)
+int exm_source_set_reuse(struct exm_source *src, double full_every,
+			 bool check)
+{
+	if (src->ops != &exm_source_pagemap)
+		return 0;
+	exm_reuse_free(src->reuse);
+	src->reuse = exm_reuse_new(full_every, check);
+	return src->reuse ? 0 : -ENOMEM;
+}
+
+const struct exm_reuse_stats *exm_source_reuse_stats(
+	const struct exm_source *src)
+{
+	return src ? exm_reuse_stats(src->reuse) : NULL;
+}
+
+static int take(struct exm_source *src, const struct exm_scan_opts *opts,
+		struct exm_snapshot **out)
 {
 	struct exm_snapshot *snap = exm_snapshot_new();
 	struct exm_builder b;
@@ -179,6 +196,15 @@ int exm_source_snapshot(struct exm_source *src,
 		snap->sys.time_taken = elapsed(&t0);
 	*out = snap;
 	return 0;
+}
+
+int exm_source_snapshot(struct exm_source *src,
+			const struct exm_scan_opts *opts,
+			struct exm_snapshot **out)
+{
+	if (src->reuse)
+		return exm_reuse_snapshot(src->reuse, src, opts, take, out);
+	return take(src, opts, out);
 }
 
 size_t exm_source_count(const struct exm_source *src)

@@ -102,6 +102,9 @@ struct exm_source {
 	const char *arg;     /* source argument (fixture name, file, ...) */
 	char errmsg[256];    /* set on failure: one line for the user */
 	int64_t walk_cpu_ns; /* CPU the last /proc walk took (procwalk.c) */
+	/* Refreshes that re-read only what changed (reuse.h), or NULL:
+	 * every snapshot walks every process. Owned. */
+	struct exm_reuse *reuse;
 };
 
 extern const struct exm_source_ops exm_source_kmod;
@@ -162,6 +165,19 @@ int exm_source_seek_time(struct exm_source *src, const struct timespec *t);
 /* The names --source takes, from the table of sources, with their words:
  * "auto, kmod (the exmap module), ..., replay:FILE". */
 void exm_source_help(char *buf, size_t len);
+
+/*
+ * Let src's next snapshots re-read only the processes that changed, with
+ * a full walk at least every full_every seconds (reuse.h); with check,
+ * each is also compared with a full walk (exm_reuse_stats says how).
+ * Only the pagemap source keeps words (the module's walk is cheap, the
+ * smaps source has none): for the others this does nothing. 0 or -ENOMEM.
+ */
+int exm_source_set_reuse(struct exm_source *src, double full_every,
+			 bool check);
+/* What the last snapshot re-read (reuse.h), or NULL without reuse. */
+const struct exm_reuse_stats *exm_source_reuse_stats(
+	const struct exm_source *src);
 
 /* Whether /dev/exmap (the kernel module) exists and this process may open
  * it. */

@@ -31,6 +31,7 @@
 #include "core/kpageflags.h"
 #include "core/pagemap.h"
 #include "core/procfs.h"
+#include "core/reuse.h"
 #include "core/source_priv.h"
 
 /* From <linux/fs.h> of Linux 6.7+; Debian 12's headers predate it. */
@@ -1704,9 +1705,10 @@ static void reset_pages(struct exm_proc *p)
 		exm_mapping_clear_pages(&p->maps[i]);
 }
 
-static int pm_proc(struct exm_source *src, void *ctx,
-		   const struct exm_scan_opts *opts, struct exm_builder *b,
-		   struct exm_proc *p, struct exm_pdir *d)
+static int pm_walk_proc(struct exm_source *src, void *ctx,
+			const struct exm_scan_opts *opts,
+			struct exm_builder *b, struct exm_proc *p,
+			struct exm_pdir *d)
 {
 	struct pm_priv *pp = src->priv;
 	struct pm_ctx *c = ctx;
@@ -1758,6 +1760,28 @@ static int pm_proc(struct exm_source *src, void *ctx,
 			ret = 0; /* figures stay unmeasured */
 	}
 	return ret;
+}
+
+/* A process unchanged since the last snapshot keeps its words (reuse.h);
+ * the others are walked. */
+static int pm_proc(struct exm_source *src, void *ctx,
+		   const struct exm_scan_opts *opts, struct exm_builder *b,
+		   struct exm_proc *p, struct exm_pdir *d)
+{
+	struct pm_priv *pp = src->priv;
+	int ret = exm_reuse_take(src->reuse, b, p, d, opts);
+
+	if (ret == 2) { /* kept words: the kernel's Pss from their counts */
+		if (pp->kpc < 0 ||
+		    kpss_from_counts(ctx, b, p, b->snap->sys.page_size))
+			ret = exm_read_kpss(b, d, p);
+		else
+			ret = 0;
+		return exm_errno_gone(ret) ? ret : 0;
+	}
+	if (ret)
+		return ret == 1 ? 0 : ret;
+	return pm_walk_proc(src, ctx, opts, b, p, d);
 }
 
 /* Read mode's big mappings in the source detail: how many were counted

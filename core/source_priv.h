@@ -15,6 +15,10 @@
  * when something asked for it (exm_pdir_fd). */
 struct exm_pdir {
 	int fd; /* -1 until opened */
+	/* A hash of what says the process changed: the counters of its stat
+	 * (read_ident) and the text of its maps (exm_read_maps); 0 until
+	 * both are read (reuse.h). */
+	uint64_t key;
 	char path[sizeof(((struct exm_sysinfo *)0)->proc_root) + 16];
 };
 

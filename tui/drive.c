@@ -27,7 +27,8 @@
 	 TUI_FMT_BIT(TUI_FMT_JSON))
 /* what every batch mode taking snapshots takes */
 #define SNAPS                                                              \
-	"batch iterations delay format source pagemap-mode include-self "  \
+	"batch iterations delay full-walk format source pagemap-mode "     \
+	"include-self "                                                    \
 	"no-color replay from record keep keep-size verbose output "
 /* the reports the live screen opens (a key each); a batch report, any */
 #define LIVE_REPORTS                                                       \
@@ -63,7 +64,7 @@ const struct tui_mode tui_modes[] = {
 		     "fields top",
 	  .formats = ALL_FMT, .batch = &tui_listing_ops },
 	{ .name = "live", .what = "the live screen",
-	  .accepts = "iterations delay sort pid scan-pids user full-command files "
+	  .accepts = "iterations delay full-walk sort pid scan-pids user full-command files "
 		     "bytes fields source pagemap-mode include-self no-color "
 		     "record keep keep-size watch replay sysroot from",
 	  .reports = LIVE_REPORTS,
@@ -239,8 +240,14 @@ static int drive_loop(struct tui_run *r, const struct tui_batch_ops *ops,
 		size_t number;
 		FILE *out;
 
-		if (i && !replay) /* a replay does not wait */
+		if (i && !replay && tui_check_step()) {
+			char line[64];
+
+			if (!fgets(line, sizeof(line), stdin))
+				break;
+		} else if (i && !replay) { /* a replay does not wait */
 			sleep_secs(r->q.set.delay);
+		}
 		if (stop_flag)
 			break;
 		number = replay ? exm_source_tell(src) + 1 : (size_t)i + 1;
@@ -252,6 +259,7 @@ static int drive_loop(struct tui_run *r, const struct tui_batch_ops *ops,
 			status = ret == -EINVAL && replay ? 2 : 1;
 			break;
 		}
+		tui_check_said(src, number);
 		if (rec && exm_record_snapshot(rec, snap)) {
 			tui_error("--record: %s", exm_record_errmsg(rec));
 			exm_snapshot_free(snap);
@@ -327,6 +335,8 @@ static int drive(const struct tui_batch_ops *ops, const struct tui_opts *o)
 		status = 1;
 	if (!status)
 		status = tui_open_source(o, &src);
+	if (!status)
+		status = tui_source_reuse(src, &r.q);
 	if (!status)
 		iters = tui_batch_iterations(o, src, &status);
 	if (!status && o->format == TUI_FMT_OPENMETRICS && print &&

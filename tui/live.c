@@ -986,6 +986,8 @@ int tui_live_init(struct tui_live *l, const struct tui_opts *o)
 		tui_live_status(l, "%s", l->q.warn);
 	l->pane = o->files ? 1 : 0;
 	ret = tui_open_source(o, &l->src);
+	if (!ret)
+		ret = tui_source_reuse(l->src, &l->q);
 	if (ret)
 		return ret;
 	l->replay_want = -1;

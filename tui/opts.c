@@ -71,6 +71,18 @@ static int set_delay(struct tui_opts *o, const char *v)
 	return 0;
 }
 
+static int set_full_walk(struct tui_opts *o, const char *v)
+{
+	struct tui_settings s;
+	char why[128];
+
+	if (tui_setting_parse(tui_setting_find("full_walk", NULL), -1, &s, v,
+			      why, sizeof(why)))
+		return bad("--full-walk", v, why);
+	o->full_walk = s.full_walk;
+	return 0;
+}
+
 /* The key is checked against the listed table in query.c. */
 static int set_sort(struct tui_opts *o, const char *v)
 {
@@ -479,6 +491,10 @@ const struct tui_option tui_options[] = {
 	  .set = set_iterations, .help = "number of snapshots (batch: 1)" },
 	{ .name = "delay", .short_name = 'd', .arg = "SECS",
 	  .set = set_delay, .help = "seconds between snapshots (2)" },
+	{ .name = "full-walk", .arg = "SECS", .set = set_full_walk,
+	  .help = "pagemap source: later snapshots re-read only the "
+		  "processes that changed, and every process at least every "
+		  "SECS seconds (30; 0: every snapshot)" },
 	{ .name = "sort", .short_name = 'o', .arg = "KEY", .set = set_sort,
 	  .complete = TUI_COMP_KEY,
 	  .help = "sort by field KEY: -KEY ascending, +KEY descending, KEY "
@@ -616,6 +632,11 @@ const struct tui_doc_item tui_environ[] = {
 	  "(default: one per CPU, at most 4); set, the count is fixed" },
 	{ "EXMTOP_DEBUG_DIR", "where separate debug files are looked up "
 	  "(an absolute path; default /usr/lib/debug)" },
+	{ "EXMTOP_CHECK_WALK", "a test's switch: each snapshot that re-read "
+	  "only what changed is also compared with a full walk taken right "
+	  "after it, and one line on stderr says how it went; =step: batch "
+	  "runs take each snapshot after a line read on stdin, not after "
+	  "the delay" },
 	{ "NO_COLOR", "set and not empty: no colours (as --no-color)" },
 	{ "XDG_CONFIG_HOME", "the settings file is "
 	  "$XDG_CONFIG_HOME/exmtop/exmtoprc (else "
@@ -755,6 +776,7 @@ int tui_opts_parse(struct tui_opts *o, int argc, char **argv)
 	char shorts[3 * NOPTS + 2], *s = shorts;
 	int c, idx, ret;
 
+	o->full_walk = -1; /* not given */
 	*s++ = ':'; /* a missing value is ':', not '?' */
 	for (size_t i = 0; i < NOPTS; i++) {
 		const struct tui_option *op = &tui_options[i];

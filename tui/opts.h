@@ -46,6 +46,7 @@ struct tui_opts {
 	bool batch;		/* -b */
 	long iterations;	/* -n N (0 = forever in live mode, 1 in batch) */
 	double delay;		/* -d SECS, 0 = not given (settings: 2) */
+	double full_walk;	/* --full-walk SECS, < 0 = not given */
 	const char *sort_key;	/* -o [+-]KEY, NULL = the table's natural */
 	pid_t *pids;		/* -p PID,...: rows shown (owned) */
 	size_t npids;

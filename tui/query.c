@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/group.h"
+#include "core/reuse.h"
 #include "tui/text.h"
 
 static enum exm_table listed_table(const struct tui_opts *o)
@@ -43,6 +44,8 @@ int tui_query_build(struct tui_query *q, const struct tui_opts *o,
 	}
 	if (o->delay > 0)
 		q->set.delay = o->delay;
+	if (o->full_walk >= 0)
+		q->set.full_walk = o->full_walk;
 	if (o->full_cmd)
 		q->set.full_cmd = true;
 	if (o->bytes)
@@ -157,6 +160,40 @@ void tui_query_scan(const struct tui_query *q, unsigned needs,
 int tui_open_source(const struct tui_opts *o, struct exm_source **src)
 {
 	return tui_open_source_named(o->source ? o->source : "auto", src);
+}
+
+int tui_source_reuse(struct exm_source *src, const struct tui_query *q)
+{
+	const char *check = getenv("EXMTOP_CHECK_WALK");
+
+	if (!(q->set.full_walk > 0) || exm_source_count(src))
+		return 0;
+	if (!exm_source_set_reuse(src, q->set.full_walk, check && *check))
+		return 0;
+	tui_error("out of memory");
+	return 1;
+}
+
+bool tui_check_step(void)
+{
+	const char *check = getenv("EXMTOP_CHECK_WALK");
+
+	return check && !strcmp(check, "step");
+}
+
+void tui_check_said(const struct exm_source *src, size_t number)
+{
+	const struct exm_reuse_stats *st = exm_source_reuse_stats(src);
+
+	if (!st || !st->checked)
+		return;
+	fprintf(stderr, "exmtop: check %zu: %s%s (%s%s, walked %zu of %zu, "
+		"oldest %.1f s)%s%s\n", number,
+		st->diff[0] ? "differs: " : "equal", st->diff,
+		st->full ? "full walk: " : "incremental", st->full ? st->why : "",
+		st->nwalked, st->nprocs, st->oldest,
+		st->unsettled[0] ? ", unsettled: " : "", st->unsettled);
+	fflush(stderr);
 }
 
 int tui_open_source_named(const char *name, struct exm_source **src)

@@ -81,6 +81,18 @@ void tui_query_scan(const struct tui_query *q, unsigned needs,
  */
 int tui_open_source(const struct tui_opts *o, struct exm_source **src);
 /* The same for the source called name. */
+/*
+ * Let a live source's snapshots re-read only what changed, with a full
+ * walk at least every q's full_walk seconds (0: never reuse), and with
+ * EXMTOP_CHECK_WALK set, compare each with a full walk (tui_check_said).
+ * 0, or the exit status after one line.
+ */
+int tui_source_reuse(struct exm_source *src, const struct tui_query *q);
+/* With EXMTOP_CHECK_WALK: one line on stderr saying how the last snapshot
+ * (number) compared with its full walk. */
+void tui_check_said(const struct exm_source *src, size_t number);
+/* EXMTOP_CHECK_WALK=step: batch snapshots are taken on lines of stdin. */
+bool tui_check_step(void);
 int tui_open_source_named(const char *name, struct exm_source **src);
 
 #endif

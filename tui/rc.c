@@ -50,6 +50,7 @@ void tui_settings_init(struct tui_settings *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->delay = 2.0;
+	s->full_walk = 30.0;
 	s->group_by = EXM_GROUP_NONE;
 	for (int t = 0; t < EXM_T__COUNT; t++) {
 		copy_fields(s->fields[t], exm_table_default_fields(t));
@@ -119,6 +120,10 @@ const struct tui_setting tui_settings_table[] = {
 	{ .key = "delay", .type = TUI_SET_SECONDS, .min = 0.1, .max = 86400,
 	  .off = MEMBER(delay), .option = "-d, key d",
 	  .help = "between snapshots" },
+	{ .key = "full_walk", .type = TUI_SET_SECONDS, .min = 0, .max = 86400,
+	  .off = MEMBER(full_walk), .option = "--full-walk",
+	  .help = "every process read again at least this often; between, "
+		  "only those that changed (pagemap source; 0: always)" },
 	{ .key = "group", .type = TUI_SET_GROUP, .off = MEMBER(group_by),
 	  .option = "key g", .help = "grouping of the processes pane" },
 	{ .key = "full_cmd", .type = TUI_SET_BOOL, .off = MEMBER(full_cmd),

@@ -27,6 +27,7 @@
 
 struct tui_settings {
 	double delay;		    /* seconds between snapshots */
+	double full_walk;	    /* every process read at least this often */
 	enum exm_group_by group_by; /* processes pane grouping */
 	bool full_cmd;		    /* full command lines */
 	bool exact_bytes;	    /* exact byte counts */

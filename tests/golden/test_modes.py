@@ -111,6 +111,7 @@ def body(tmp):
     # A value for each option taking one (and what it needs beside it).
     sample = {
         "batch": [], "iterations": ["2"], "delay": ["0.1"],
+        "full-walk": ["5"],
         "sort": ["-erss"], "pid": ["300"], "scan-pids": ["300"],
         "user": ["root"],
         "full-command": [], "files": [], "format": ["json"],

@@ -185,7 +185,9 @@ static void samples(const struct tui_setting *st, int t, char ok[][64],
 		snprintf(ok[k++], 64, "%g", st->max);
 		snprintf(ok[k++], 64, "%.2f", st->max - 0.05);
 		snprintf(ok[k++], 64, "%.3f", (st->min + st->max) / 7);
-		snprintf(bad[j++], 64, "%g", st->min / 2);
+		/* below the range (a range from 0: below 0) */
+		snprintf(bad[j++], 64, "%g",
+			 st->min > 0 ? st->min / 2 : st->min - 0.5);
 		snprintf(bad[j++], 64, "%.1f", st->max + 0.1);
 		snprintf(bad[j++], 64, "1e1");
 		snprintf(bad[j++], 64, "-1");

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * reuse.h - refreshes that re-read only what changed (pagemap source).
+ *
+ * Across the snapshots of one source, a process whose identity (pid, start
+ * time), /proc/PID/stat counters (fault counts, CPU times, threads,
+ * virtual and resident size), /proc/PID/schedstat (its main thread's run
+ * time, in ns) and /proc/PID/maps text are all unchanged keeps the page
+ * words of its last walk; only the others are walked. Then, exactly:
+ *   - every frame or swap entry whose count of mappings among the scanned
+ *     processes went to or from one (a fork, an exit, a walked process
+ *     mapping or dropping a page some kept process maps) marks the kept
+ *     processes mapping it: their words (pagemap's exclusive bit) are read
+ *     again, in a second pass (more than that: a full walk); the kernel's
+ *     Pss of a kept process is had again from its words' mapping counts;
+ *   - the system's own counters that move when a page moves under its
+ *     owner (/proc/vmstat's swap, reclaim, migration, THP collapse and
+ *     split; KSM's sysfs counters) make the refresh a full walk;
+ *   - a full walk also runs at least every full_every seconds, for what
+ *     no counter shows (see README, "Live refreshes").
+ * Sharer counts, effective sizes and everything else are accounted again
+ * from the kept and new words on every refresh.
+ */
+#ifndef EXM_REUSE_H
+#define EXM_REUSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/snapshot.h"
+
+struct exm_reuse;
+struct exm_source;
+struct exm_scan_opts;
+struct exm_builder;
+struct exm_pdir;
+
+/* What the last refresh did. */
+struct exm_reuse_stats {
+	size_t nwalked, nprocs; /* processes walked, of those listed */
+	unsigned passes;	/* walks (second pass: marked sharers) */
+	bool full;		/* every process walked */
+	char why[64];		/* why a full walk: "first", "vmstat pswpout" */
+	double oldest;		/* seconds since the oldest kept figures' walk */
+	/* With check: a full walk of the same moment was compared. */
+	bool checked;
+	/* the system's counters moved between the two walks (a page moved
+	 * under its owner meanwhile): the comparison says nothing; which */
+	char unsettled[64];
+	char diff[4096]; /* "pid N (what); ..." of those that differ */
+};
+
+/*
+ * New state for a source: a full walk at least every full_every seconds
+ * (> 0); with check, every refresh is also compared with a full walk
+ * taken right after it (a test's switch). NULL on ENOMEM. Owned by the
+ * source once set (exm_source_set_reuse).
+ */
+struct exm_reuse *exm_reuse_new(double full_every, bool check);
+void exm_reuse_free(struct exm_reuse *r);
+
+/* The last refresh's figures; valid until the next snapshot. */
+const struct exm_reuse_stats *exm_reuse_stats(const struct exm_reuse *r);
+
+/* One snapshot of a source (take: new, fill and account one) with reuse. */
+typedef int (*exm_take_fn)(struct exm_source *src,
+			   const struct exm_scan_opts *opts,
+			   struct exm_snapshot **out);
+int exm_reuse_snapshot(struct exm_reuse *r, struct exm_source *src,
+		       const struct exm_scan_opts *opts, exm_take_fn take,
+		       struct exm_snapshot **out);
+
+/*
+ * For a source's per-process walk (any worker thread), p's identity and
+ * maps read (d->key holds their hash): 1 when p's mappings got their kept
+ * words (and the kernel's figures opts asks for from smaps_rollup, read
+ * again) and it needs no walk; 2 when the source must still give the
+ * kernel's figures from the mapping counts of those words (they move with
+ * other processes); 0 when it must be walked; -errno (-ENOENT/-ESRCH:
+ * gone). r NULL: 0.
+ */
+int exm_reuse_take(struct exm_reuse *r, struct exm_builder *b,
+		   struct exm_proc *p, struct exm_pdir *d,
+		   const struct exm_scan_opts *opts);
+
+#endif

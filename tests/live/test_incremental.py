@@ -1,0 +1,348 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Live test (root): a snapshot that re-reads only the processes that
+changed equals a full walk of the same moment, page word for page word.
+
+exmtop runs `-b` with EXMTOP_CHECK_WALK=step: it takes a snapshot for each
+line the test writes to its stdin, and compares each with a full walk
+taken right after it (core/reuse.c), saying on stderr which processes
+differ. Three workload processes (walkwork.py) act only between
+snapshots, when told, so they are quiescent while both walks read them:
+fork and exit of children writing inherited memory, writing and freeing
+memory, mremap, mprotect, a file truncated under another process's
+mapping, compaction (/proc/sys/vm/compact_memory), KSM merging (KSM's
+run switched on through sysstate.py until the pages are merged), swap-out
+of a worker by its memory cgroup's limit (a swap file and the cgroup
+through sysstate.py), THP collapse
+(MADV_COLLAPSE), process_madvise(MADV_PAGEOUT) from another process,
+PTRACE_POKEDATA into another process, and an O_DIRECT read into memory
+shared copy-on-write with a fork parent.
+
+After each step, none of the workload's processes may differ, except
+after a step README names as waiting for the scheduled full walk
+(SCHEDULED below); then the test waits for that walk (--full-walk) and
+its snapshot must be a full walk ("scheduled") that equals, with the
+step's effect seen. Other processes of the machine are not quiescent and
+are not compared. The test also asserts that most snapshots were
+incremental (walked fewer processes than listed), or it tested nothing.
+"""
+
+import os
+import re
+import select
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import exmlive  # noqa: E402
+import sysstate  # noqa: E402
+
+KSM = "/sys/kernel/mm/ksm"
+KSM_PAGES = 64
+SWAP_MIB = 64  # a swap file of the test's own
+LIMIT_MIB = 6  # the cgroup's limit, under what its worker holds (20 MiB)
+
+FULL_WALK = 6.0  # --full-walk: the schedule the exempt steps wait for
+PS = os.sysconf("SC_PAGE_SIZE")
+ROUNDS = 1  # 2: each step again on memory the first round changed
+# Steps no counter of the target shows: they wait for the scheduled walk
+# (README, "Live refreshes"). A difference after them is allowed, and
+# the scheduled walk must then set it right.
+SCHEDULED = {"truncate", "pageout", "poke"}
+LINE = re.compile(r"exmtop: check (\d+): (equal|differs: (.*)) "
+                  r"\((full walk: [^,]*|incremental), walked (\d+) of "
+                  r"(\d+), oldest ([0-9.]+) s\)(, unsettled: .*)?$")
+
+
+class Worker:
+    def __init__(self, cgroup=None):
+        def join():
+            with open(os.path.join(cgroup, "cgroup.procs"), "w") as f:
+                f.write(str(os.getpid()))
+        self.p = subprocess.Popen(
+            [sys.executable, os.path.join(exmlive.SRCDIR, "walkwork.py")],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+            preexec_fn=join if cgroup else None)
+        self.pid = self.p.pid
+
+    def do(self, *args):
+        self.p.stdin.write(" ".join(str(a) for a in args) + "\n")
+        self.p.stdin.flush()
+        out = self.p.stdout.readline().split()
+        if not out or out[0] != "ok":
+            raise RuntimeError("worker %d: %s: %s" % (self.pid, args, out))
+        return out[1] if len(out) > 1 else None
+
+    def stop(self):
+        try:
+            self.p.stdin.write("quit\n")
+            self.p.stdin.flush()
+        except OSError:
+            pass
+        self.p.wait(timeout=10)
+
+
+class Exmtop:
+    def __init__(self, extra=()):
+        env = dict(os.environ, EXMTOP_CHECK_WALK="step")
+        self.p = subprocess.Popen(
+            [exmlive.EXMTOP, "-b", "-n", "100000", "--format", "csv",
+             "--fields", "pid,erss", "--full-walk", str(FULL_WALK)]
+            + list(extra),
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE, text=True, env=env)
+        self.first = True
+
+    def settled(self, stats):
+        """The next snapshot whose two walks saw the same system: when a
+        page moved under its owner between them (the system's counters
+        say so: someone compacts, reclaims, migrates), the comparison
+        says nothing, and the next one is taken."""
+        for _ in range(10):
+            s = self.snapshot()
+            if not s["unsettled"]:
+                return s
+            stats["unsettled"] += 1
+        raise RuntimeError("10 snapshots in a row unsettled")
+
+    def snapshot(self):
+        """The next snapshot's check line, parsed."""
+        if not self.first:
+            self.p.stdin.write("\n")
+            self.p.stdin.flush()
+        self.first = False
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            r, _, _ = select.select([self.p.stderr], [], [], 1)
+            if not r:
+                continue
+            line = self.p.stderr.readline()
+            if not line:
+                raise RuntimeError("exmtop ended: %s" % self.p.wait())
+            m = LINE.match(line.rstrip("\n"))
+            if not m:
+                print("  exmtop said: " + line.rstrip())
+                continue
+            diff = m.group(3) or ""
+            parts = {int(x.group(1)): x.group(0) for x in
+                     re.finditer(r"pid (\d+) \([^)]*\)", diff)}
+            return {"n": int(m.group(1)), "parts": parts,
+                    "pids": {int(x) for x in re.findall(r"pid (\d+)", diff)},
+                    "diff": diff, "mode": m.group(4),
+                    "walked": int(m.group(5)), "procs": int(m.group(6)),
+                    "oldest": float(m.group(7)),
+                    "unsettled": bool(m.group(8))}
+        raise RuntimeError("no check line in 60 s")
+
+    def stop(self):
+        self.p.stdin.close()
+        self.p.wait(timeout=30)
+
+
+def quiet(pids):
+    """Wait until each process sleeps and has not run for 30 ms: a worker
+    answers before it is back in its read, and what it runs meanwhile
+    (a copy on write after a fork) must not fall between the two walks."""
+    deadline = time.monotonic() + 5
+    for pid in pids:
+        last = None
+        while time.monotonic() < deadline:
+            try:
+                with open("/proc/%d/stat" % pid) as f:
+                    state = f.read().rsplit(")", 1)[1].split()[0]
+                with open("/proc/%d/schedstat" % pid) as f:
+                    ran = f.read().split()[0]
+            except OSError:
+                break  # gone
+            if state in "SDTt" and ran == last:
+                break
+            last = ran
+            time.sleep(0.03)
+
+
+def memory_cgroup(ch):
+    """A new memory cgroup (v2 where its memory controller is enabled,
+    else v1's) and the name of its limit file, or (None, None)."""
+    name = "exm-incr-%d" % os.getpid()
+    with open("/proc/self/mounts") as f:
+        mounts = [ln.split() for ln in f]
+    for m in mounts:
+        if m[2] != "cgroup2":
+            continue
+        try:
+            with open(os.path.join(m[1], "cgroup.controllers")) as f:
+                if "memory" not in f.read().split():
+                    continue
+            with open(os.path.join(m[1], "cgroup.subtree_control"),
+                      "w") as s:
+                s.write("+memory")
+            return ch.cgroup(os.path.join(m[1], name)), "memory.max"
+        except OSError:
+            pass
+    for m in mounts:
+        if m[2] == "cgroup" and "memory" in m[3].split(","):
+            return ch.cgroup(os.path.join(m[1], name)), \
+                "memory.limit_in_bytes"
+    return None, None
+
+
+def main():
+    if os.geteuid() != 0:
+        print("SKIP: needs root (pagemap's frame numbers)")
+        sys.exit(exmlive.SKIP)
+    if not os.path.isdir(KSM):
+        print("FAIL: this kernel has no KSM (%s)" % KSM)
+        sys.exit(1)
+    fails = []
+    tmp = tempfile.mkdtemp(prefix="exm-incr-", dir=os.environ.get(
+        "EXM_DISKDIR", "/var/tmp"))
+    shared = os.path.join(tmp, "shared")
+    private = os.path.join(tmp, "private")
+    direct = os.path.join(tmp, "direct")
+    for path, n in ((shared, 64), (private, 16), (direct, 1)):
+        with open(path, "wb") as f:
+            f.write(os.urandom(n * PS))
+    # KSM's run, a swap file and a memory cgroup, restored at the end
+    ch = sysstate.Changes("test_incremental")
+    ch.__enter__()
+    try:
+        ch.swapfile(SWAP_MIB << 20)
+    except (RuntimeError, subprocess.CalledProcessError) as e:
+        ch.__exit__(None, None, None)
+        print("FAIL: this machine cannot enable a swap file: %s" % e)
+        sys.exit(1)
+    cg, limit = memory_cgroup(ch)
+    if cg is None:
+        ch.__exit__(None, None, None)
+        print("FAIL: no memory cgroup (v2 or v1) can be made here")
+        sys.exit(1)
+    a, b, d, s = Worker(), Worker(), Worker(), Worker(cg)
+    ours = {a.pid, b.pid, d.pid, s.pid}
+    print("workers: a %d, b %d, d %d" % (a.pid, b.pid, d.pid))
+    ex = None
+    stats = {"incremental": 0, "all": 0, "caught": 0, "unsettled": 0}
+    try:
+        s.do("alloc", 2048)
+        buf = a.do("alloc", 256)
+        fbuf = a.do("mapfile", shared)
+        pbuf = b.do("mapprivate", private)
+        ex = Exmtop()
+        ex.snapshot()
+
+        def step(name, fn, *args):
+            res = fn(*args)
+            quiet(ours)
+            s = ex.settled(stats)
+            print("  %-10s snapshot %d: %s, walked %d of %d" %
+                  (name, s["n"], s["mode"], s["walked"], s["procs"]))
+            stats["all"] += 1
+            if s["mode"] == "incremental" and s["walked"] < s["procs"]:
+                stats["incremental"] += 1
+            bad = s["pids"] & ours
+            if bad and name in SCHEDULED:
+                lagged.add(name)
+            elif bad:
+                fails.append("%s: snapshot %d" % (name, s["n"]))
+                print("FAIL %s: snapshot %d (%s) differs: %s" %
+                      (name, s["n"], s["mode"],
+                       "; ".join(s["parts"][p] for p in sorted(bad))))
+            if s["oldest"] > FULL_WALK + 30:
+                fails.append("%s: oldest %.1f s" % (name, s["oldest"]))
+            return res
+
+        def scheduled():
+            """The scheduled walk sets right what the steps no counter
+            shows left behind."""
+            time.sleep(FULL_WALK)
+            quiet(ours)
+            t = ex.settled(stats)
+            print("  scheduled  snapshot %d: %s" % (t["n"], t["mode"]))
+            if not t["mode"].startswith("full walk") or t["pids"] & ours:
+                said = "; ".join(t["parts"][p] for p in
+                                 sorted(t["pids"] & ours))
+                fails.append("after %s: scheduled walk %s %s" %
+                             (sorted(lagged), t["mode"], said))
+                print("FAIL after %s: the scheduled walk: %s %s" %
+                      (sorted(lagged), t["mode"], said))
+            stats["caught"] += len(lagged)
+            lagged.clear()
+
+        def merging(pid):
+            with open("/proc/%d/ksm_merging_pages" % pid) as f:
+                return int(f.read())
+
+        def ksm_merge():
+            """Two workers' identical pages merged by KSM, then KSM
+            stopped (what is merged stays merged)."""
+            a.do("mergeable", KSM_PAGES)
+            d.do("mergeable", KSM_PAGES)
+            ch.write(os.path.join(KSM, "sleep_millisecs"), "10")
+            ch.write(os.path.join(KSM, "pages_to_scan"), "5000")
+            ch.write(os.path.join(KSM, "run"), "1")
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline and \
+                    min(merging(a.pid), merging(d.pid)) < KSM_PAGES:
+                time.sleep(0.05)
+            ch.write(os.path.join(KSM, "run"), "0")
+            if min(merging(a.pid), merging(d.pid)) < KSM_PAGES:
+                fails.append("KSM merged %d and %d of %d pages" %
+                             (merging(a.pid), merging(d.pid), KSM_PAGES))
+
+        lagged = set()
+        for rnd in range(ROUNDS):
+            child = step("fork", a.do, "fork", buf, 64)
+            ours.add(int(child))
+            step("write", a.do, "write", buf, 128)
+            step("free", a.do, "free", buf, 32)
+            step("exit", a.do, "reap")
+            dbuf = step("alloc", d.do, "alloc", 8)
+            dbuf = step("mremap", d.do, "mremap", dbuf, 8, 24)
+            step("mprotect", d.do, "mprotect", dbuf, 4)
+            step("collapse", d.do, "collapse")
+            dchild = step("forkdirect", d.do, "forkdirect",
+                          "%x" % (int(dbuf, 16) + 8 * PS), direct)
+            ours.add(int(dchild))
+            step("exit", d.do, "reap")
+            with open("/proc/sys/vm/compact_memory", "w") as f:
+                step("compaction", f.write, "1\n")
+            step("ksm", ksm_merge)
+            with open(os.path.join(cg, limit), "w") as f:
+                step("swap-out", f.write, str(LIMIT_MIB << 20))
+            with open("/proc/%d/status" % s.pid) as f:
+                swapped = [int(ln.split()[1]) for ln in f
+                           if ln.startswith("VmSwap:")]
+            print("  the swapped-out worker: VmSwap %s kB" % swapped)
+            if not swapped or swapped[0] < 4096:
+                fails.append("the cgroup's limit swapped out %s kB, not "
+                             "4 MiB or more" % swapped)
+            step("truncate", b.do, "truncate", shared, 32 - rnd * 16)
+            step("pageout", b.do, "pageout", a.pid, fbuf, 8)
+            step("poke", b.do, "poke", a.pid, "%x" % (int(fbuf, 16) + PS))
+            step("poke", a.do, "poke", b.pid, pbuf)
+            scheduled()
+    finally:
+        if ex:
+            ex.stop()
+        for w in (a, b, d, s):
+            w.stop()
+        for path in (shared, private, direct):
+            os.unlink(path)
+        os.rmdir(tmp)
+        ch.__exit__(None, None, None)
+    print("%d steps, %d incremental, %d lagging steps set right by the "
+          "scheduled walk, "
+          "%d snapshots unsettled" % (stats["all"], stats["incremental"],
+                                      stats["caught"], stats["unsettled"]))
+    if stats["incremental"] < 3:
+        fails.append("only %d of %d snapshots incremental" %
+                     (stats["incremental"], stats["all"]))
+    for f in fails:
+        print("FAIL: " + f)
+    sys.exit(1 if fails else 0)
+
+
+if __name__ == "__main__":
+    exmlive.run_main(main)

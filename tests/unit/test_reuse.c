@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_reuse.c - core/reuse.c on hand-made walks: a process whose key is
+ * unchanged keeps its words and is not walked; one whose key moved is;
+ * a kept process mapping a frame whose count went to or from one (its
+ * exclusive bit) is walked again in a second pass; a moved counter of
+ * the system (a fake /proc/vmstat) makes a full walk; the scheduled walk
+ * comes when due; the check compares with a full walk (it walks every
+ * process again: the tests counting walks run without it).
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/account.h"
+#include "core/builder.h"
+#include "core/pagemap.h"
+#include "core/reuse.h"
+#include "core/source.h"
+#include "core/source_priv.h"
+
+#define NP 3
+#define PRESENT(pfn) (EXM_PM_PRESENT | (uint64_t)(pfn))
+
+/* The world the fake source walks: per process, its key and 4 words. */
+static uint64_t keys[NP];
+static uint64_t words[NP][4];
+static unsigned walks[NP]; /* walks of each, all passes */
+static char root[64];	   /* a fake /proc with only vmstat */
+static struct exm_reuse *reuse;
+
+static void set_vmstat(unsigned long pswpout)
+{
+	char path[96];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/vmstat", root);
+	f = fopen(path, "w");
+	cr_assert(f);
+	fprintf(f, "nr_free_pages 100\npswpin 0\npswpout %lu\n", pswpout);
+	fclose(f);
+}
+
+static int take(struct exm_source *src, const struct exm_scan_opts *opts,
+		struct exm_snapshot **out)
+{
+	struct exm_snapshot *s = exm_snapshot_new();
+	struct exm_sysinfo sys = { .page_size = 4096 };
+	struct exm_builder b;
+
+	(void)src;
+	cr_assert(s);
+	sys.caps = EXM_CAP_PAGES | EXM_CAP_PFN;
+	exm_builder_init(&b, s);
+	cr_assert_eq(exm_build_begin(&b, &sys), 0);
+	for (int i = 0; i < NP; i++) {
+		struct exm_proc *p = exm_build_proc(&b);
+		struct exm_mapping *m;
+		struct exm_pdir d = { .fd = -1, .key = keys[i] };
+
+		snprintf(d.path, sizeof(d.path), "/nonexistent/%d", i);
+		p->pid = 100 + i;
+		p->start_time = 7;
+		p->comm = strdup("t");
+		p->cmdline = strdup("");
+		p->cgroup = strdup("");
+		p->user = strdup("root");
+		m = exm_build_mapping(&b, p);
+		m->start = 0x10000 + (uint64_t)i * 0x100000;
+		m->end = m->start + 4 * 4096;
+		m->perms = EXM_PERM_R | EXM_PERM_W;
+		m->kind = EXM_KIND_ANON;
+		m->name = strdup("");
+		if (exm_reuse_take(reuse, &b, p, &d, opts) == 1)
+			continue;
+		walks[i]++;
+		cr_assert_eq(exm_build_pages(&b, m, m->start / 4096, words[i],
+					     4), 0);
+	}
+	exm_build_end(&b, &(struct exm_build_end){ 0 });
+	cr_assert_eq(exm_snapshot_account(s), 0);
+	*out = s;
+	return 0;
+}
+
+static const struct exm_reuse_stats *refresh(void)
+{
+	struct exm_scan_opts opts = { .proc_root = root };
+	struct exm_snapshot *s = NULL;
+
+	memset(walks, 0, sizeof(walks));
+	cr_assert_eq(exm_reuse_snapshot(reuse, NULL, &opts, take, &s), 0);
+	/* what the snapshot holds is what the world says */
+	for (int i = 0; i < NP; i++) {
+		const struct exm_mapping *m = &s->procs[i].maps[0];
+
+		cr_assert_eq(m->npages, 4);
+		for (uint32_t k = 0; k < 4; k++)
+			cr_assert_eq(exm_mapping_word(m, k), words[i][k],
+				     "pid %d page %u", 100 + i, k);
+	}
+	exm_snapshot_free(s);
+	return exm_reuse_stats(reuse);
+}
+
+static void setup(void)
+{
+	snprintf(root, sizeof(root), "/tmp/exm-reuse-XXXXXX");
+	cr_assert(mkdtemp(root));
+	set_vmstat(0);
+	for (int i = 0; i < NP; i++) {
+		keys[i] = 0x1001 + (uint64_t)i * 2;
+		for (int k = 0; k < 4; k++)
+			words[i][k] = PRESENT(1000 + i * 10 + k) |
+				      EXM_PM_EXCLUSIVE;
+	}
+	reuse = exm_reuse_new(3600, false);
+	cr_assert(reuse);
+}
+
+static void teardown(void)
+{
+	char path[96];
+
+	exm_reuse_free(reuse);
+	snprintf(path, sizeof(path), "%s/vmstat", root);
+	unlink(path);
+	rmdir(root);
+}
+
+TestSuite(reuse, .init = setup, .fini = teardown);
+
+Test(reuse, unchanged_kept_changed_walked)
+{
+	const struct exm_reuse_stats *st = refresh();
+
+	cr_assert(st->full);
+	cr_assert_str_eq(st->why, "first");
+	cr_assert_eq(walks[0] + walks[1] + walks[2], 3);
+	st = refresh();
+	cr_assert_not(st->full);
+	cr_assert_eq(walks[0] + walks[1] + walks[2], 0, "nothing changed");
+	/* process 1 changes (its key): only it is walked */
+	keys[1] += 2;
+	words[1][2] = PRESENT(5555) | EXM_PM_EXCLUSIVE;
+	st = refresh();
+	cr_assert_not(st->full);
+	cr_assert_eq(walks[1], 1);
+	cr_assert_eq(walks[0] + walks[2], 0);
+	cr_assert_eq(st->nwalked, 1);
+}
+
+Test(reuse, exclusive_bit_moved_walks_the_sharer)
+{
+	refresh();
+	/* process 2 (changed) now maps process 0's first frame: process 0's
+	 * word loses its exclusive bit with no counter of its own moving */
+	keys[2] += 2;
+	words[2][0] = PRESENT(1000);
+	words[0][0] = PRESENT(1000);
+	const struct exm_reuse_stats *st = refresh();
+
+	cr_assert_not(st->full);
+	cr_assert_eq(st->passes, 2, "a second pass for the sharer");
+	cr_assert_eq(walks[0], 1, "process 0 walked again");
+	cr_assert_eq(walks[1], 0);
+	/* it lets go: exclusive again, process 0 walked again */
+	keys[2] += 2;
+	words[2][0] = PRESENT(2000) | EXM_PM_EXCLUSIVE;
+	words[0][0] = PRESENT(1000) | EXM_PM_EXCLUSIVE;
+	st = refresh();
+	cr_assert_eq(walks[0], 1);
+}
+
+Test(reuse, stale_word_is_caught_by_the_check)
+{
+	exm_reuse_free(reuse);
+	reuse = exm_reuse_new(3600, true);
+	refresh();
+	cr_assert(exm_reuse_stats(reuse)->checked);
+	cr_assert_str_eq(exm_reuse_stats(reuse)->diff, "");
+	/* a page moves under process 0 with nothing saying so: the check's
+	 * full walk sees it (the words kept are not the world's) */
+	words[0][3] = PRESENT(7777) | EXM_PM_EXCLUSIVE;
+	struct exm_scan_opts opts = { .proc_root = root };
+	struct exm_snapshot *s = NULL;
+
+	cr_assert_eq(exm_reuse_snapshot(reuse, NULL, &opts, take, &s), 0);
+	cr_assert_neq(exm_mapping_word(&s->procs[0].maps[0], 3), words[0][3]);
+	cr_assert(strstr(exm_reuse_stats(reuse)->diff, "pid 100 (words"),
+		  "%s", exm_reuse_stats(reuse)->diff);
+	exm_snapshot_free(s);
+	/* a counter of the system moves: the next one is a full walk */
+	set_vmstat(5);
+	const struct exm_reuse_stats *st = refresh();
+
+	cr_assert(st->full);
+	cr_assert_str_eq(st->why, "vmstat pswpout");
+	cr_assert_str_eq(st->diff, "");
+}
+
+Test(reuse, scheduled_walk)
+{
+	exm_reuse_free(reuse);
+	reuse = exm_reuse_new(0.3, false);
+	refresh();
+	cr_assert_not(refresh()->full);
+	usleep(350000);
+	const struct exm_reuse_stats *st = refresh();
+
+	cr_assert(st->full);
+	cr_assert_str_eq(st->why, "scheduled");
+	cr_assert_eq(walks[0] + walks[1] + walks[2], 3);
+	cr_assert_not(st->checked);
+}
