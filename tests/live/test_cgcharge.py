@@ -262,7 +262,8 @@ def read_counts():
     """Whether read mode may count a big mapping on this kernel: not where
     smaps' counts of large folios are averages or that is not known (the
     limits say CONFIG_NO_PAGE_MAPCOUNT); said when it may not."""
-    limits = exmlive.exmtop_json(["-p", str(os.getpid())]).get("limits")
+    limits = exmlive.exmtop_json(["--source", "pagemap", "-p",
+                                  str(os.getpid())]).get("limits")
     if "CONFIG_NO_PAGE_MAPCOUNT" in (limits or ""):
         print("read mode counts no big mapping on this kernel (%r): the "
               "frames-read checks are not made" % limits)
@@ -305,8 +306,8 @@ def run_v1(c, tmp):
             return
         trace = os.path.join(tmp, "strace")
         rc, err = exmlive.strace_exmtop(
-            "pread64", ["-b", "--format", "openmetrics", "--pagemap-mode",
-                        "read", "--scan-pids", str(w.pid)], out=trace)
+            "pread64", ["-b", "--format", "openmetrics", "--source", "pagemap",
+                        "--pagemap-mode", "read", "--scan-pids", str(w.pid)], out=trace)
         c.eq(rc, 0, "openmetrics under strace exit status (%r)" % err)
         got = pread_bytes(trace)
         c.check(got < SPARSE // 4096 * 8 // 16,
@@ -420,8 +421,9 @@ def check_v2_read(c, pa, pb, keys):
     if not read_counts():
         return
     rc, out, err = exmlive.run_exmtop(
-        ["-b", "--format", "openmetrics", "--top", "100000", "--pagemap-mode",
-         "read", "--scan-pids", "%d,%d" % (pa.pid, pb.pid)])
+        ["-b", "--format", "openmetrics", "--top", "100000", "--source",
+         "pagemap", "--pagemap-mode", "read", "--scan-pids",
+         "%d,%d" % (pa.pid, pb.pid)])
     c.eq(rc, 0, "openmetrics read mode exit status (%r)" % err)
     g = om_groups(out).get(keys["A"], {})
     for k in ("others", "elsewhere"):
