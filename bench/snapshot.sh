@@ -15,6 +15,9 @@
 #   exmtop -b --pagemap-mode read     (the path of kernels before 6.7)
 #   exmtop -b --pagemap-mode read-all (the same, every mapping's frames
 #                                      read: none counted)
+#   exmtop -b --format openmetrics --pagemap-mode read
+#                                     (the default metrics, the cgroup
+#                                      charge among them, on that path)
 #   smem                (reads /proc/PID/smaps of every process)
 #   smemstat            (one snapshot of every process)
 # and prints best and median wall times, median CPU time (user + system),
@@ -93,6 +96,9 @@ for _ in $(seq "$RUNS"); do
 	time_cmd exmtop_json "$EXMTOP" -b --format json
 	[ -z "$READ" ] || time_cmd exmtop_read "$EXMTOP" -b --pagemap-mode read
 	[ -z "$READ" ] || time_cmd exmtop_readall "$EXMTOP" -b --pagemap-mode read-all
+	[ -z "$READ" ] || time_cmd exmtop_om_read "$EXMTOP" -b --format openmetrics --pagemap-mode read
+	[ -z "$READ" ] || [ -z "$BASE" ] ||
+		time_cmd exmtop_base_om_read "$BASE" -b --format openmetrics --pagemap-mode read
 	time_cmd smem smem
 	time_cmd smemstat smemstat
 done
@@ -102,7 +108,8 @@ import os, statistics, sys
 tmp, runs, wl = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 rows = {}
 for name in ("exmtop", "exmtop_base", "exmtop_json", "exmtop_read",
-             "exmtop_readall", "smem", "smemstat"):
+             "exmtop_readall", "exmtop_om_read", "exmtop_base_om_read",
+             "smem", "smemstat"):
     if not os.path.exists("%s/%s" % (tmp, name)):
         continue
     v = [l.split() for l in open("%s/%s" % (tmp, name))]
@@ -113,7 +120,9 @@ for name in ("exmtop", "exmtop_base", "exmtop_json", "exmtop_read",
 labels = {"exmtop": "exmtop -b", "exmtop_base": "EXMTOP_BASE -b",
           "exmtop_json": "exmtop -b --format json",
           "exmtop_read": "exmtop -b --pagemap-mode read",
-          "exmtop_readall": "exmtop -b --pagemap-mode read-all"}
+          "exmtop_readall": "exmtop -b --pagemap-mode read-all",
+          "exmtop_om_read": "exmtop openmetrics read",
+          "exmtop_base_om_read": "EXMTOP_BASE openmetrics read"}
 print("\nworkload %s, %d runs each" % (wl, runs))
 print("%-30s %8s %10s %10s %12s" % ("", "best s", "median s", "CPU s",
                                     "peak RSS"))
@@ -123,7 +132,7 @@ for name, (best, med, cpu, kb) in rows.items():
 print("\nratios (median wall, median CPU, peak RSS); targets: <= 1.0 of "
       "smemstat's CPU and wall, <= 0.5 of smem's")
 for name in ("exmtop", "exmtop_base", "exmtop_json", "exmtop_read",
-             "exmtop_readall"):
+             "exmtop_readall", "exmtop_om_read", "exmtop_base_om_read"):
     if name not in rows:
         continue
     for other, target in (("smemstat", 1.0), ("smem", 0.5)):

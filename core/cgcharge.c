@@ -4,11 +4,13 @@
 #include "core/cgcharge.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/group.h"
 #include "core/kpageflags.h"
@@ -325,6 +327,22 @@ static bool v2_mount(char *buf, size_t len)
 	if (found)
 		snprintf(buf, len, "%s", dir);
 	return found;
+}
+
+bool exm_cgcharge_frames(const char *proc_root)
+{
+	char mnt[512], path[512];
+	int fd;
+
+	if (!v2_mount(mnt, sizeof(mnt)) || !v2_memory(mnt))
+		return false;
+	snprintf(path, sizeof(path), "%s/kpagecgroup",
+		 proc_root && *proc_root ? proc_root : "/proc");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
 }
 
 int exm_cgcharge_read(struct exm_snapshot *snap, const char *proc_root,

@@ -34,6 +34,14 @@
 int exm_cgcharge_read(struct exm_snapshot *snap, const char *proc_root,
 		      const char *cg_root);
 
+/*
+ * Whether the frames' memcgs can be read here: the memory controller on
+ * cgroup v2 and proc_root's (NULL: /proc) kpagecgroup readable. Only then
+ * does the charge need every frame read (no counted mapping); elsewhere
+ * its frame figures are null whatever the scan reads.
+ */
+bool exm_cgcharge_frames(const char *proc_root);
+
 /* The charge of the cgroup whose group key is key, or NULL. */
 const struct exm_cgcharge *exm_cgcharge_find(const struct exm_snapshot *snap,
 					     const char *key);

@@ -214,8 +214,7 @@ const struct exm_field exm_fields[EXM_F__COUNT] = {
 	[EXM_F_CG_##id] = { .key = k, .title = t, .width = w, .type = ty,  \
 			    .tables = T(GROUPS), .desc = true,              \
 			    .nogrow = true,                                 \
-			    .needs = EXM_NEED_CGROUP | EXM_NEED_CGCHARGE |  \
-				     EXM_NEED_PLACES,                       \
+			    .needs = EXM_NEED_CGROUP | EXM_NEED_CGCHARGE,  \
 			    .help = h }
 	CG(CURRENT, "cg_current", "CG.CUR", 7, EXM_FT_SIZE,
 	   "cgroup v2 memory.current: what the kernel charges the cgroup"),

@@ -101,7 +101,8 @@ enum exm_ftype {
 /* /proc/PID/oom_score and oom_score_adj */
 #define EXM_NEED_OOM	 (1u << 7)
 /* each cgroup's charge (cgcharge.h): memory.current, memory.stat and the
- * memcg of every frame (/proc/kpagecgroup) */
+ * memcg of every frame (/proc/kpagecgroup; every frame read, none counted,
+ * where that can be read: exm_cgcharge_frames) */
 #define EXM_NEED_CGCHARGE (1u << 8)
 
 struct exm_field {

@@ -163,12 +163,21 @@ static int take(struct exm_source *src, const struct exm_scan_opts *opts,
 		struct exm_snapshot **out)
 {
 	struct exm_snapshot *snap = exm_snapshot_new();
+	struct exm_scan_opts every;
 	struct exm_builder b;
 	struct timespec t0;
 	int ret;
 
 	if (!snap)
 		return -ENOMEM;
+	/* the charge compares the memcg of every frame: none counted, where
+	 * the memcgs can be read (elsewhere its figures are null anyway) */
+	if (opts && opts->want_cgcharge && !opts->want_places &&
+	    exm_cgcharge_frames(NULL)) {
+		every = *opts;
+		every.want_places = true;
+		opts = &every;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	clock_gettime(CLOCK_REALTIME, &snap->sys.taken_at);
 	src->errmsg[0] = '\0';

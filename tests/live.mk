@@ -61,7 +61,8 @@ EXTRA_DIST += tests/live/test_oom.py
 # Per cgroup, the kernel's charge against the cost (issue 21, item 3): two
 # cgroups v2 made through sysstate.py, a file charged to one and mapped by
 # the other, against memory.current/memory.stat and a kpagecgroup oracle;
-# on cgroup v1, the one note and no figure (root).
+# on cgroup v1, the one note and no figure (root). The kmod test's guest
+# runs it on cgroup v2 (tests/kmod/guest-init).
 TESTS += tests/live/test_cgcharge.py
 EXTRA_DIST += tests/live/test_cgcharge.py
 # Recordings through the binary: --record/--replay round trip, --diff of a

@@ -13,6 +13,8 @@ import sys
 SIZES = ("vm", "rss", "erss", "swap", "eswap", "sole", "zero", "hugetlb", "ehugetlb",
          "ksm", "ksm_saved")
 KPSS = ("pss", "pss_anon", "pss_file", "pss_shmem", "pss_dirty")
+# the exclusive figures (issue 21): what stopping the process gives back
+EXCL = ("freed", "cached", "shmem_excl")
 # who a process is: from the module with kmod, from /proc with pagemap
 IDENT = ("comm", "ppid", "user", "cmd")
 
@@ -65,12 +67,29 @@ for r in results:
 bench_mode = any(r[0].startswith("bench-") for r in results)
 seen = {r[0] for r in results}
 for r in ("load", "devmode", "swap", "sharer", "kinds", "compare", "kcheck",
-          "task", "maps", "unpriv") + (() if bench_mode else ("stress", "unload")):
+          "task", "maps", "unpriv") + (() if bench_mode else ("cgcharge", "stress", "unload")):
     if r not in seen:
         report(False, r, "no result")
 for line in blocks.get("compare.out", "").split("\n"):
     if line.startswith("info "):
         print("info %s: %s" % (name, line[5:]))
+# tests/live/test_cgcharge.py in the guest, on cgroup v2: each of its
+# checks counted here, a failed one with its line
+cg = blocks.get("cgcharge.out")
+if cg is not None or not bench_mode:
+    cg = cg or ""
+    report("memory controller on cgroup v2" in cg,
+           "test_cgcharge ran its cgroup v2 path", cg[-300:])
+    for line in cg.split("\n"):
+        if line.startswith("FAIL: "):
+            report(False, "test_cgcharge: " + line[6:])
+        elif line.startswith("A: ") or "moved pages" in line or "not made" in line:
+            print("info %s: test_cgcharge: %s" % (name, line))
+    m = re.search(r"^test_cgcharge: (\d+) checks passed, (\d+) failed$", cg, re.M)
+    report(m is not None and int(m.group(1)) > 0, "test_cgcharge finished its checks",
+           cg[-300:])
+    for i in range(int(m.group(1)) if m else 0):
+        report(True, "test_cgcharge (cgroup v2) check %d of %s passed" % (i + 1, m.group(1)))
 # the amd64 flavour boots with vsyscall=xonly (tests/kmod/run)
 maps_ok = [l for l in blocks.get("maps.out", "").split("\n")
            if l.startswith("ok maps:")]
@@ -156,7 +175,7 @@ def compare_sources(pset, nprocs):
             report(False, "pagemap %s JSON (%s)" % (mode, pset), why)
             continue
         pp = procs(pm)
-        bad = []
+        bad, excl_bad = [], []
         for pid, p in sorted(kp.items()):
             q = pp.get(pid)
             if q is None:
@@ -165,6 +184,9 @@ def compare_sources(pset, nprocs):
             for k in SIZES + IDENT:
                 if p.get(k) != q.get(k) and not ksm_unknown(True, k, q.get(k)):
                     bad.append("pid %d %s kmod %s pagemap %s" % (pid, k, p.get(k), q.get(k)))
+            for k in EXCL:
+                if p.get(k) is None or p.get(k) != q.get(k):
+                    excl_bad.append("pid %d %s kmod %s pagemap %s" % (pid, k, p.get(k), q.get(k)))
             fk = {f["file"]: f for f in p.get("files") or []}
             fq = {f["file"]: f for f in q.get("files") or []}
             if set(fk) != set(fq):
@@ -176,6 +198,11 @@ def compare_sources(pset, nprocs):
                         bad.append("pid %d %s %s: %s vs %s" % (pid, f, k, fk[f].get(k), fq[f].get(k)))
         report(not bad, "exmtop sizes and identity identical with --source kmod and pagemap (%s, %s)"
                % (mode, pset), "; ".join(bad[:4]))
+        # none of them all zero: the comparison is of real figures
+        tot = {k: sum(p.get(k) or 0 for p in kp.values()) for k in EXCL}
+        report(not excl_bad and tot["freed"] > 0,
+               "freed, cached and shmem_excl identical with --source kmod and pagemap (%s, %s; kmod's sums %s)"
+               % (mode, pset, ", ".join("%s %d" % (k, tot[k]) for k in EXCL)), "; ".join(excl_bad[:4]))
         if mode != "read":
             continue
         # the kernel's figures: computed from the module (bytes) against

@@ -38,6 +38,15 @@ among them, as the oracle counts it) and writes OpenMetrics. Then:
   - cg_unmapped of A is memory.stat file less the oracle's file frames
     charged to A that the two map, and at least F2's size.
 
+Every frame read: where the frames' memcgs can be read (v2), OpenMetrics
+with --pagemap-mode read gives A's others and elsewhere also once PA holds
+a big sparse private mapping (which read mode would count, frames unread,
+making them unknown); where they cannot (v1), that mapping is counted: its
+pagemap is not read (strace's pread64 bytes), as without the charge. Both
+only where read mode may count such a mapping (not where the kernel
+averages mapcounts of large folios: the limits say so; then it is said and
+not checked).
+
 Where the memory controller is not on cgroup v2 (cgroup v1), exmtop must
 say so once (stderr for OpenMetrics, with -n 2 into a file) and give no
 charge sample: that is what this test checks there, and it says which of
@@ -61,6 +70,9 @@ MIB = 1 << 20
 ANON = 16 * MIB
 F1_SIZE = 8 * MIB
 F2_SIZE = 4 * MIB
+# a big private anonymous mapping holding 64 pages: bigger than what read
+# mode always reads (DIRECT_PAGES, 256 MiB), 128 MiB of pagemap words
+SPARSE = 64 << 30
 KPF_ZERO_PAGE = 1 << 24
 CHARGE = ("current", "anon", "file", "shmem", "kernel")
 THP = "/sys/kernel/mm/transparent_hugepage/enabled"
@@ -89,6 +101,14 @@ for line in sys.stdin:
     elif cmd == "write":
         with open(a[0], "wb") as f:
             f.write(os.urandom(int(a[1])))
+    elif cmd == "sparse":
+        n = int(a[0])
+        m = mmap.mmap(-1, n, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS |
+                      0x4000)  # MAP_NORESERVE
+        m.madvise(mmap.MADV_NOHUGEPAGE)
+        for i in range(0, n, n // 64):
+            m[i] = 1
+        held.append(m)
     elif cmd == "map":
         fd = os.open(a[0], os.O_RDONLY)
         n = os.fstat(fd).st_size
@@ -238,6 +258,30 @@ def oracle(pids, cg_of, ino_of, ps):
     return res
 
 
+def read_counts():
+    """Whether read mode may count a big mapping on this kernel: not where
+    smaps' counts of large folios are averages or that is not known (the
+    limits say CONFIG_NO_PAGE_MAPCOUNT); said when it may not."""
+    limits = exmlive.exmtop_json(["--source", "pagemap", "-p",
+                                  str(os.getpid())]).get("limits")
+    if "CONFIG_NO_PAGE_MAPCOUNT" in (limits or ""):
+        print("read mode counts no big mapping on this kernel (%r): the "
+              "frames-read checks are not made" % limits)
+        return False
+    return True
+
+
+def pread_bytes(trace):
+    """The bytes pread64 returned, over an strace -o file."""
+    n = 0
+    with open(trace) as f:
+        for line in f:
+            if "pread64(" in line:
+                r = line.rsplit(" = ", 1)[-1].split()[0]
+                n += int(r) if r.isdigit() else 0
+    return n
+
+
 def run_v1(c, tmp):
     """cgroup v1: said once, no charge sample."""
     out = os.path.join(tmp, "om")
@@ -253,6 +297,25 @@ def run_v1(c, tmp):
             "no charge sample on cgroup v1")
     c.check("# TYPE exmtop_group_charge_bytes gauge" in text,
             "the charge families are there, without samples")
+    # the charge asked for (OpenMetrics' default) reads no more frames
+    # than without it here: the big mapping stays counted
+    w = Worker()
+    try:
+        w.do("sparse", SPARSE)
+        if not read_counts():
+            return
+        trace = os.path.join(tmp, "strace")
+        rc, err = exmlive.strace_exmtop(
+            "pread64", ["-b", "--format", "openmetrics", "--source", "pagemap",
+                        "--pagemap-mode", "read", "--scan-pids", str(w.pid)], out=trace)
+        c.eq(rc, 0, "openmetrics under strace exit status (%r)" % err)
+        got = pread_bytes(trace)
+        c.check(got < SPARSE // 4096 * 8 // 16,
+                "cgroup v1: OpenMetrics read %d bytes with pread64, not the "
+                "big mapping's %d of pagemap (counted)" %
+                (got, SPARSE // 4096 * 8))
+    finally:
+        w.stop()
 
 
 def run_v2(c, tmp, root):
@@ -285,6 +348,7 @@ def run_v2(c, tmp, root):
             pb.do("map", f1)
             pb.do("anon", ANON)
             check_v2(c, ps, pa.pid, pb.pid, dirs, keys)
+            check_v2_read(c, pa, pb, keys)
         finally:
             pa.stop()
             pb.stop()
@@ -348,6 +412,24 @@ def check_v2(c, ps, pa, pb, dirs, keys):
     print("A: others %d elsewhere %d unmapped %r; B: others %d elsewhere "
           "%d" % (a["others"], a["elsewhere"], got, b["others"],
                   b["elsewhere"]))
+
+
+def check_v2_read(c, pa, pb, keys):
+    """The charge in read mode once PA holds a big sparse mapping that read
+    mode would count: every frame read, A's frame figures known."""
+    pa.do("sparse", SPARSE)
+    if not read_counts():
+        return
+    rc, out, err = exmlive.run_exmtop(
+        ["-b", "--format", "openmetrics", "--top", "100000", "--source",
+         "pagemap", "--pagemap-mode", "read", "--scan-pids",
+         "%d,%d" % (pa.pid, pb.pid)])
+    c.eq(rc, 0, "openmetrics read mode exit status (%r)" % err)
+    g = om_groups(out).get(keys["A"], {})
+    for k in ("others", "elsewhere"):
+        c.check(g.get(METRIC[k]) is not None,
+                "read mode, a big sparse mapping in A: A's %s known (every "
+                "frame read): %r" % (k, g.get(METRIC[k])))
 
 
 def main():
