@@ -12,6 +12,8 @@ a workload whose charging is known by construction:
     page read: mapped by B, charged to A;
   - PA writes a file F2 and never maps it: page cache charged to A that no
     process maps;
+  - PA writes a 4 MiB memfd (shared memory charged to A) and maps it; PB
+    maps it too, through /proc/PA/fd: mapped by both, charged to A;
   - 16 MiB of anonymous memory written in each.
 
 THP is off and proactive compaction too (sysstate.py, restored after), so
@@ -31,8 +33,9 @@ among them, as the oracle counts it) and writes OpenMetrics. Then:
     independent oracle here that reads the two processes' pagemap,
     /proc/kpageflags (the zero page) and /proc/kpagecgroup itself, each
     frame divided among its mappings; and what the test arranged holds:
-    A's others and B's elsewhere hold at least half of F1 (each of its
-    pages mapped by PA and PB);
+    A's others and B's elsewhere hold at least half of F1 and of the memfd
+    (each of their pages mapped by PA and PB), and A's shmem charge holds
+    the memfd;
   - effective resident is conserved: a group's effective resident less
     its elsewhere is its share of the frames charged to itself (oracle);
   - cg_unmapped of A is memory.stat file less the oracle's file frames
@@ -70,6 +73,8 @@ MIB = 1 << 20
 ANON = 16 * MIB
 F1_SIZE = 8 * MIB
 F2_SIZE = 4 * MIB
+MEMFD_SIZE = 4 * MIB
+MEMFD_FD = 100  # the descriptor PA keeps its memfd on, opened by PB
 # a big private anonymous mapping holding 64 pages: bigger than what read
 # mode always reads (DIRECT_PAGES, 256 MiB), 128 MiB of pagemap words
 SPARSE = 64 << 30
@@ -108,6 +113,14 @@ for line in sys.stdin:
         m.madvise(mmap.MADV_NOHUGEPAGE)
         for i in range(0, n, n // 64):
             m[i] = 1
+        held.append(m)
+    elif cmd == "memfd":
+        fd = os.memfd_create("exm-cgcharge")
+        os.ftruncate(fd, int(a[0]))
+        m = mmap.mmap(fd, int(a[0]))
+        touch(m, int(a[0]), True)
+        os.dup2(fd, int(a[1]))
+        os.close(fd)
         held.append(m)
     elif cmd == "map":
         fd = os.open(a[0], os.O_RDONLY)
@@ -345,7 +358,9 @@ def run_v2(c, tmp, root):
             pa.do("map", f1)
             pa.do("write", f2, F2_SIZE)
             pa.do("anon", ANON)
+            pa.do("memfd", MEMFD_SIZE, MEMFD_FD)
             pb.do("map", f1)
+            pb.do("map", "/proc/%d/fd/%d" % (pa.pid, MEMFD_FD))
             pb.do("anon", ANON)
             check_v2(c, ps, pa.pid, pb.pid, dirs, keys)
             check_v2_read(c, pa, pb, keys)
@@ -396,10 +411,17 @@ def check_v2(c, ps, pa, pb, dirs, keys):
                 "of its own charge %r" % (x, erss, ora[keys[x]]["elsewhere"],
                                           ora[keys[x]]["own"]))
     a, b = ora[keys["A"]], ora[keys["B"]]
-    c.check(a["others"] >= F1_SIZE / 2,
-            "A's others %r hold half of F1 (B's share)" % a["others"])
-    c.check(b["elsewhere"] >= F1_SIZE / 2,
-            "B's elsewhere %r holds half of F1" % b["elsewhere"])
+    shared = (F1_SIZE + MEMFD_SIZE) / 2
+    c.check(a["others"] >= shared,
+            "A's others %r hold half of F1 and of the memfd (B's share)" %
+            a["others"])
+    c.check(b["elsewhere"] >= shared,
+            "B's elsewhere %r holds half of F1 and of the memfd" %
+            b["elsewhere"])
+    shm = groups.get(keys["A"], {}).get(METRIC["shmem"])
+    c.check(shm is not None and shm >= MEMFD_SIZE,
+            "A's shmem charge %r holds the memfd it wrote (%d)" %
+            (shm, MEMFD_SIZE))
     ga = groups.get(keys["A"], {})
     lo = min(before["A"]["file"], after["A"]["file"]) - a["mapped_file"]
     hi = max(before["A"]["file"], after["A"]["file"]) - a["mapped_file"]
