@@ -544,7 +544,7 @@ const struct tui_option tui_options[] = {
 	{ .name = "keep-size", .arg = "SIZE", .set = set_keep_size,
 	  .help = "with --record: drop the oldest snapshots so that the "
 		  "file stays within SIZE (K, M, G, T); with replays beside "
-		  "it, the file and its -wal within 3 x SIZE" },
+		  "it, the file and its -wal within 5 x SIZE" },
 	{ .name = "watch", .set = set_watch,
 	  .help = "with --record: the live screen too (record what you "
 		  "watch)" },

@@ -90,7 +90,9 @@ def detail_counts(detail):
     """Read mode's source detail: big mappings counted (all pages mapped
     once), located (shared pages found, the rest counted), read whole."""
     got = {"counted": 0, "located": 0, "whole": 0}
-    m = re.fullmatch(r"chunked reads((?:, \d+ [a-z ]+)*)", detail)
+    # what the reuse layer adds: how much of the snapshot was walked
+    walked = r"(?:, full walk \([a-z ,]+\)|, walked \d+ of \d+, oldest \d+ s)?"
+    m = re.fullmatch(r"chunked reads((?:, \d+ [a-z ]+)*)" + walked, detail)
     if m:
         for part in m.group(1).split(", ")[1:]:
             num, what = part.split(" ", 1)

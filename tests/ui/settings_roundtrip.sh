@@ -46,6 +46,7 @@ t_settings_roundtrip() {
 		group) continue ;; # a key only (tests/ui/save.sh)
 		full_cmd) opt=(-c) want="full_cmd = 1" ;;
 		bytes) opt=(--bytes) want="bytes = 1" ;;
+		full_walk) opt=(--full-walk 45) want="full_walk = 45" ;;
 		fields.TABLE) opt=(--fields pid,erss) want="fields.procs = pid,erss" ;;
 		sort.TABLE) opt=(-o -pid) want="sort.procs = -pid" ;;
 		*) fail "setting $key: no sample in this test ($text)" ;;
