@@ -71,6 +71,19 @@ static int set_delay(struct tui_opts *o, const char *v)
 	return 0;
 }
 
+/* The settings table's "group" (rc.h): the live screen's words. */
+static int set_group(struct tui_opts *o, const char *v)
+{
+	struct tui_settings s;
+	char why[128];
+
+	if (tui_setting_parse(tui_setting_find("group", NULL), -1, &s, v, why,
+			      sizeof(why)))
+		return bad("--group", v, why);
+	o->group_by = (int)s.group_by;
+	return 0;
+}
+
 static int set_full_walk(struct tui_opts *o, const char *v)
 {
 	struct tui_settings s;
@@ -512,6 +525,9 @@ const struct tui_option tui_options[] = {
 	{ .name = "full-command", .short_name = 'c', .set = set_full_cmd,
 	  .help = "full command lines: on the live screen; in batch text "
 		  "on a terminal, not cut at its width" },
+	{ .name = "group", .arg = "BY", .set = set_group,
+	  .help = "one row per program, user or cgroup (the live screen's "
+		  "group view; --fields and -o of the groups table)" },
 	{ .name = "files", .set = set_files,
 	  .help = "list files and anonymous kinds instead of processes" },
 	{ .name = "format", .arg = "FMT", .set = set_format,
