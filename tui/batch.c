@@ -27,6 +27,23 @@
  * replay, its number in the recording. */
 static size_t g_number;
 
+/* The group rows' sizes in prev (the delta columns): prev's groups of the
+ * same processes, matched by key, as the live screen's group view. */
+static int groups_set_prev(const struct tui_query *q, struct exm_row *rows,
+			   size_t n, const struct exm_snapshot *prev,
+			   const struct exm_proc_filter *f)
+{
+	size_t nold;
+	struct exm_row *old = exm_table_groups(prev, q->set.group_by, f, &nold);
+	int ret;
+
+	if (!old)
+		return -ENOMEM;
+	ret = exm_rows_set_prev(EXM_T_GROUPS, rows, n, old, nold);
+	free(old);
+	return ret;
+}
+
 /*
  * Rows of table t (processes, groups or files) of snap: the processes -u
  * and -p select, their groups (--group), or the files such a process maps
@@ -62,7 +79,9 @@ static struct exm_row *table_rows(const struct tui_query *q,
 			rows[k++] = rows[i];
 	free(in);
 	*n = k;
-	if (prev && exm_rows_set_prev_snap(t, rows, k, prev)) {
+	if (prev && (t == EXM_T_GROUPS ? groups_set_prev(q, rows, k, prev, &f)
+				       : exm_rows_set_prev_snap(t, rows, k,
+								prev))) {
 		free(rows);
 		return NULL;
 	}

@@ -4,6 +4,7 @@
 
 #include "core/fields.h"
 #include "core/format.h"
+#include "core/group.h"
 #include "core/source.h"
 #include "core/procset.h"
 #include "tui/batch.h"
@@ -82,6 +83,17 @@ static int set_group(struct tui_opts *o, const char *v)
 		return bad("--group", v, why);
 	o->group_by = (int)s.group_by;
 	return 0;
+}
+
+/* --group's help: its words are the setting's. */
+static void group_help(char *buf, size_t len)
+{
+	char e[128];
+
+	tui_setting_expects(tui_setting_find("group", NULL), e, sizeof(e));
+	snprintf(buf, len, "one row per group of processes, BY %s (the live "
+		 "screen's group view, key g); --fields and -o are then the "
+		 "groups table's", e);
 }
 
 static int set_full_walk(struct tui_opts *o, const char *v)
@@ -526,8 +538,8 @@ const struct tui_option tui_options[] = {
 	  .help = "full command lines: on the live screen; in batch text "
 		  "on a terminal, not cut at its width" },
 	{ .name = "group", .arg = "BY", .set = set_group,
-	  .help = "one row per program, user or cgroup (the live screen's "
-		  "group view; --fields and -o of the groups table)" },
+	  .complete = TUI_COMP_WORDS, .words = exm_group_names,
+	  .help_from = group_help },
 	{ .name = "files", .set = set_files,
 	  .help = "list files and anonymous kinds instead of processes" },
 	{ .name = "format", .arg = "FMT", .set = set_format,

@@ -199,6 +199,9 @@ for g in program user cgroup; do
 done
 golden basic-group-program.csv -b --source fixture:basic --group program \
 	--fields group,erss,freed,cached,shmem_excl -o -group --format csv
+# growth per group: matched by key in the snapshot before (the same: 0)
+golden basic-group-derss.csv -b --source fixture:basic --group user -n 2 \
+	-d 0.1 --fields group,erss,derss,freed --format csv
 golden basic-group-user.json -b --source fixture:basic --group user \
 	--format json
 golden basic-group-cgroup.json -b --source fixture:basic --group cgroup \
