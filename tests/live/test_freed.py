@@ -31,7 +31,10 @@ them. exmtop scans every process (pagemap source) and must give:
   - --record then --replay of the same snapshot: the same figures for the
     recorded set, and the oracle's for others; the replayed group row of
     NAME equals the replayed --freed comm:NAME;
-  - the smaps source (no page identity): null, not 0.
+  - the smaps source (no page identity): null, not 0;
+  - where cgroup v2 is mounted, the eight moved into a cgroup made for the
+    test (sysstate.py): the group row of --group cgroup for it equals
+    --freed cgroup:PATH and the oracle's.
 """
 
 import json
@@ -44,6 +47,7 @@ import tempfile
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import exmlive  # noqa: E402
+import sysstate  # noqa: E402
 
 MIB = 1 << 20
 EXTRA = 256 * 1024
@@ -174,6 +178,47 @@ def text_same(c, comm):
              "comm:'s cells" % (fmt, comm))
 
 
+def v2_root():
+    """The cgroup v2 mount (the first, as exmtop takes it), or None."""
+    with open("/proc/self/mounts") as f:
+        for line in f:
+            m = line.split()
+            if m[2] == "cgroup2":
+                return m[1]
+    return None
+
+
+def cgroup_row(c, ora, pids):
+    """The eight in a cgroup of their own: its --group cgroup row is what
+    --freed cgroup:PATH and the oracle give (the family is killed with the
+    cgroup after)."""
+    root = v2_root()
+    if not root:
+        print("note: no cgroup v2 mount: --group cgroup not checked")
+        return
+    with sysstate.Changes("test_freed") as ch:
+        d = ch.cgroup(os.path.join(root, "exm-test-freed-%d" % os.getpid()))
+        for pid in pids:
+            with open(os.path.join(d, "cgroup.procs"), "w") as f:
+                f.write(str(pid))
+        key = "/" + os.path.relpath(d, root)
+        with open("/proc/%d/cgroup" % pids[0]) as f:
+            c.check(any(ln.strip() == "0::" + key for ln in f),
+                    "moved into %s" % key)
+        rc, out, err = exmlive.run_exmtop(["-b", "--format", "json",
+                                           "--group", "cgroup"])
+        c.eq(rc, 0, "--group cgroup: exit status (%s)" % err.strip())
+        rows = [r for r in json.loads(out).get("groups") or []
+                if r.get("group") == key] if rc == 0 else []
+        gr = rows[0] if len(rows) == 1 else None
+        c.check(gr is not None, "--group cgroup: one row %s" % key)
+        fr = freed(c, ["--freed", "cgroup:" + key], "--freed cgroup:")
+        for k in CATS + ("nprocs",):
+            c.eq(gr.get(k) if gr else None, fr.get(k) if fr else -1,
+                 "group row of %s equals --freed cgroup: %s" % (key, k))
+        same(c, gr, ora.exclusive(pids), "cgroup row against the oracle")
+
+
 def same(c, got, want, what):
     for k in CATS:
         c.eq(got.get(k) if got else None, want[k], "%s: %s" % (what, k))
@@ -297,6 +342,8 @@ def main():
                   "--source smaps --freed")
         for k in CATS:
             c.eq(s.get(k, 0) if s else 0, None, "smaps: %s is null" % k)
+
+        cgroup_row(c, ora, pids)
     finally:
         try:
             os.killpg(proc.pid, signal.SIGKILL)
