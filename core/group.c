@@ -9,24 +9,25 @@
 #include "core/cgcharge.h"
 #include "core/exclusive.h"
 
-static const char *const group_names[EXM_GROUP__COUNT] = {
+const char *const exm_group_names[EXM_GROUP__COUNT + 1] = {
 	[EXM_GROUP_NONE] = "process",
 	[EXM_GROUP_PROGRAM] = "program",
 	[EXM_GROUP_USER] = "user",
 	[EXM_GROUP_CGROUP] = "cgroup",
+	[EXM_GROUP__COUNT] = NULL,
 };
 
 const char *exm_group_name(enum exm_group_by by)
 {
 	if ((unsigned)by >= EXM_GROUP__COUNT)
 		return "?";
-	return group_names[by];
+	return exm_group_names[by];
 }
 
 int exm_group_by_name(const char *name)
 {
 	for (int i = 0; i < EXM_GROUP__COUNT; i++)
-		if (!strcmp(name, group_names[i]))
+		if (!strcmp(name, exm_group_names[i]))
 			return i;
 	return -1;
 }

@@ -36,6 +36,8 @@ enum exm_group_by {
 	EXM_GROUP__COUNT
 };
 
+/* Their names, NULL-terminated (a shell completes --group with them). */
+extern const char *const exm_group_names[EXM_GROUP__COUNT + 1];
 /* "process", "program", "user", "cgroup". */
 const char *exm_group_name(enum exm_group_by by);
 /* Parse a name as above; -1 if unknown. */

@@ -27,9 +27,27 @@
  * replay, its number in the recording. */
 static size_t g_number;
 
+/* The group rows' sizes in prev (the delta columns): prev's groups of the
+ * same processes, matched by key, as the live screen's group view. */
+static int groups_set_prev(const struct tui_query *q, struct exm_row *rows,
+			   size_t n, const struct exm_snapshot *prev,
+			   const struct exm_proc_filter *f)
+{
+	size_t nold;
+	struct exm_row *old = exm_table_groups(prev, q->set.group_by, f, &nold);
+	int ret;
+
+	if (!old)
+		return -ENOMEM;
+	ret = exm_rows_set_prev(EXM_T_GROUPS, rows, n, old, nold);
+	free(old);
+	return ret;
+}
+
 /*
- * Rows of table t (processes or files) of snap: the processes -u and -p
- * select, or the files such a process maps (every file without them), each
+ * Rows of table t (processes, groups or files) of snap: the processes -u
+ * and -p select, their groups (--group), or the files such a process maps
+ * (every file without them), each
  * with its sizes in prev (if any) for the delta columns. Caller frees.
  */
 static struct exm_row *table_rows(const struct tui_query *q,
@@ -37,38 +55,49 @@ static struct exm_row *table_rows(const struct tui_query *q,
 				  const struct exm_snapshot *prev,
 				  enum exm_table t, size_t *n)
 {
-	struct exm_row *rows = t == EXM_T_FILES ? exm_table_files(snap, n)
-						: exm_table_procs(snap, n);
 	struct exm_proc_filter f = tui_query_filter(q);
+	struct exm_row *rows =
+		t == EXM_T_GROUPS  ? exm_table_groups(snap, q->set.group_by,
+						      &f, n)
+		: t == EXM_T_FILES ? exm_table_files(snap, n)
+				   : exm_table_procs(snap, n);
 	bool *in = NULL;
 	size_t k = 0;
 
 	if (!rows)
 		return NULL;
+	if (t == EXM_T_GROUPS) /* of the processes f selects */
+		k = *n;
 	if (t == EXM_T_FILES && (f.user || f.pids) &&
 	    !(in = exm_files_mapped_by(snap, &f))) {
 		free(rows);
 		return NULL;
 	}
-	for (size_t i = 0; i < *n; i++)
+	for (size_t i = 0; t != EXM_T_GROUPS && i < *n; i++)
 		if (t == EXM_T_FILES ? !in || in[rows[i].file->index]
 				     : exm_proc_filter_match(&f, rows[i].proc))
 			rows[k++] = rows[i];
 	free(in);
 	*n = k;
-	if (prev && exm_rows_set_prev_snap(t, rows, k, prev)) {
+	if (prev && (t == EXM_T_GROUPS ? groups_set_prev(q, rows, k, prev, &f)
+				       : exm_rows_set_prev_snap(t, rows, k,
+								prev))) {
 		free(rows);
 		return NULL;
 	}
 	return rows;
 }
 
+static struct exm_row *listed(const struct tui_query *q,
+			      const struct exm_snapshot *snap,
+			      const struct exm_snapshot *prev, size_t *n);
+
 static int emit_json(FILE *out, const struct tui_query *q,
 		     const struct exm_snapshot *snap,
 		     const struct exm_snapshot *prev)
 {
 	int pf[TUI_MAX_FIELDS + 1], ff[TUI_MAX_FIELDS + 1];
-	int pff[TUI_MAX_FIELDS + 1], sort_f;
+	int pff[TUI_MAX_FIELDS + 1], gf[TUI_MAX_FIELDS + 1], sort_f;
 	struct tui_jbuf j = { .f = out };
 	struct exm_row *rows;
 	bool desc;
@@ -77,8 +106,11 @@ static int emit_json(FILE *out, const struct tui_query *q,
 	tui_all_fields(EXM_T_PROCS, pf);
 	tui_all_fields(EXM_T_FILES, ff);
 	tui_all_fields(EXM_T_PFILES, pff);
+	tui_all_fields(EXM_T_GROUPS, gf);
 	if (q->fields_given) { /* the rows of the table listed: its columns */
-		int *to = q->table == EXM_T_PROCS ? pf : ff;
+		int *to = q->table == EXM_T_PROCS    ? pf
+			  : q->table == EXM_T_GROUPS ? gf
+						     : ff;
 		const int *from = q->set.fields[q->table];
 		size_t k = 0;
 
@@ -122,6 +154,15 @@ static int emit_json(FILE *out, const struct tui_query *q,
 		}
 		tui_jb_puts(&j, "],");
 		tui_jb_flush(&j);
+		free(rows);
+	} else if (q->table == EXM_T_GROUPS) {
+		rows = listed(q, snap, prev, &n);
+		if (!rows)
+			return -ENOMEM;
+		fprintf(out, "\"group_by\":\"%s\",\"groups\":",
+			exm_group_name(q->set.group_by));
+		tui_print_json_rows(out, EXM_T_GROUPS, rows, n, gf);
+		fputc(',', out);
 		free(rows);
 	}
 	rows = table_rows(q, snap, prev, EXM_T_FILES, &n);
@@ -286,6 +327,9 @@ static unsigned batch_needs(const struct tui_query *q, enum tui_format fmt)
 {
 	unsigned needs = tui_query_needs(q, q->table);
 	int f[TUI_MAX_FIELDS + 1];
+
+	if (q->table == EXM_T_GROUPS && q->set.group_by == EXM_GROUP_CGROUP)
+		needs |= EXM_NEED_CGROUP; /* the rows' keys */
 
 	if (!tui_formats[fmt].all)
 		return needs;

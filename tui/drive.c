@@ -61,7 +61,7 @@ const struct tui_mode tui_modes[] = {
 	  .formats = ALL_FMT, .batch = &tui_report_ops },
 	{ .name = "listing", .what = "a listing",
 	  .accepts = SNAPS "sort pid scan-pids user full-command files bytes "
-		     "fields top",
+		     "fields top group",
 	  .formats = ALL_FMT, .batch = &tui_listing_ops },
 	{ .name = "live", .what = "the live screen",
 	  .accepts = "iterations delay full-walk sort pid scan-pids user full-command files "
@@ -115,6 +115,12 @@ static const char *needs(const struct tui_opts *o, const char *name)
 		return "--verbose goes with --record, without --watch";
 	if (!strcmp(name, "from") && !o->diff_a && !o->replay_src)
 		return "--from goes with --diff or --replay";
+	if (!strcmp(name, "group") && o->format == TUI_FMT_OPENMETRICS)
+		return "--group goes with --format text, csv or json "
+		       "(openmetrics prints every grouping)";
+	if (!strcmp(name, "group") && o->files)
+		return "--group lists processes grouped, --files files: "
+		       "one of them";
 	if (!strcmp(name, "top") && o->format != TUI_FMT_OPENMETRICS)
 		return "--top goes with --format openmetrics";
 	if (!strcmp(name, "sysroot") && !o->replay_src)

@@ -4,6 +4,7 @@
 
 #include "core/fields.h"
 #include "core/format.h"
+#include "core/group.h"
 #include "core/source.h"
 #include "core/procset.h"
 #include "tui/batch.h"
@@ -69,6 +70,30 @@ static int set_delay(struct tui_opts *o, const char *v)
 		return bad("-d", v, why);
 	o->delay = s.delay;
 	return 0;
+}
+
+/* The settings table's "group" (rc.h): the live screen's words. */
+static int set_group(struct tui_opts *o, const char *v)
+{
+	struct tui_settings s;
+	char why[128];
+
+	if (tui_setting_parse(tui_setting_find("group", NULL), -1, &s, v, why,
+			      sizeof(why)))
+		return bad("--group", v, why);
+	o->group_by = (int)s.group_by;
+	return 0;
+}
+
+/* --group's help: its words are the setting's. */
+static void group_help(char *buf, size_t len)
+{
+	char e[128];
+
+	tui_setting_expects(tui_setting_find("group", NULL), e, sizeof(e));
+	snprintf(buf, len, "one row per group of processes, BY %s (the live "
+		 "screen's group view, key g); --fields and -o are then the "
+		 "groups table's", e);
 }
 
 static int set_full_walk(struct tui_opts *o, const char *v)
@@ -512,6 +537,9 @@ const struct tui_option tui_options[] = {
 	{ .name = "full-command", .short_name = 'c', .set = set_full_cmd,
 	  .help = "full command lines: on the live screen; in batch text "
 		  "on a terminal, not cut at its width" },
+	{ .name = "group", .arg = "BY", .set = set_group,
+	  .complete = TUI_COMP_WORDS, .words = exm_group_names,
+	  .help_from = group_help },
 	{ .name = "files", .set = set_files,
 	  .help = "list files and anonymous kinds instead of processes" },
 	{ .name = "format", .arg = "FMT", .set = set_format,

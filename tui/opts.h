@@ -82,6 +82,8 @@ struct tui_opts {
 	const char *report;	/* --alerts, --system, --units, --breakdown:
 				 * the name of a report (report.h), or NULL */
 	long top;		/* --top N (0: the format's default) */
+	int group_by;		/* --group BY: enum exm_group_by (0: per
+				 * process, as without it) */
 	const char *freed_set;	/* --freed SET (report "freed") */
 	const char *output;	/* --output FILE (NULL: stdout) */
 	/* bit i: tui_options[i] was given (the modes' check, drive.c) */

@@ -19,7 +19,9 @@ static enum exm_table listed_table(const struct tui_opts *o)
 		return EXM_T_SYMBOLS;
 	if (o->pagemap)
 		return EXM_T_MAPPINGS;
-	return o->files ? EXM_T_FILES : EXM_T_PROCS;
+	if (o->files)
+		return EXM_T_FILES;
+	return o->group_by != EXM_GROUP_NONE ? EXM_T_GROUPS : EXM_T_PROCS;
 }
 
 int tui_query_build(struct tui_query *q, const struct tui_opts *o,
@@ -46,6 +48,8 @@ int tui_query_build(struct tui_query *q, const struct tui_opts *o,
 		q->set.delay = o->delay;
 	if (o->full_walk >= 0)
 		q->set.full_walk = o->full_walk;
+	if (o->group_by != EXM_GROUP_NONE)
+		q->set.group_by = (enum exm_group_by)o->group_by;
 	if (o->full_cmd)
 		q->set.full_cmd = true;
 	if (o->bytes)

@@ -125,7 +125,7 @@ const struct tui_setting tui_settings_table[] = {
 	  .help = "every process read again at least this often; between, "
 		  "only those that changed (pagemap source; 0: always)" },
 	{ .key = "group", .type = TUI_SET_GROUP, .off = MEMBER(group_by),
-	  .option = "key g", .help = "grouping of the processes pane" },
+	  .option = "--group, key g", .help = "grouping of the processes pane" },
 	{ .key = "full_cmd", .type = TUI_SET_BOOL, .off = MEMBER(full_cmd),
 	  .option = "-c, key c", .help = "full command lines" },
 	{ .key = "bytes", .type = TUI_SET_BOOL, .off = MEMBER(exact_bytes),

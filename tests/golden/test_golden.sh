@@ -191,6 +191,22 @@ for f in text csv json; do
 		--format $f
 done
 golden basic-freed-pids.txt -b --source fixture:basic --freed 200,201 --bytes
+# the group rows (--group) with what stopping each group gives back: the
+# postgres group's FREED and SHM.EXCL equal --freed comm:postgres's above
+for g in program user cgroup; do
+	golden "basic-group-$g.txt" -b --source fixture:basic --group $g \
+		--fields nprocs,erss,sole,freed,cached,shmem_excl,group
+done
+golden basic-group-program.csv -b --source fixture:basic --group program \
+	--fields group,erss,freed,cached,shmem_excl -o -group --format csv
+# growth per group: matched by key in the snapshot before (the same: 0)
+golden basic-group-derss.csv -b --source fixture:basic --group user -n 2 \
+	-d 0.1 --fields group,erss,derss,freed --format csv
+golden basic-group-user.json -b --source fixture:basic --group user \
+	--format json
+golden basic-group-cgroup.json -b --source fixture:basic --group cgroup \
+	--fields group,nprocs,erss,freed,cached,shmem_excl,cg_current \
+	-p 200,201 --format json
 golden hostile-breakdown.txt -b --source fixture:hostile --breakdown
 golden hostile-breakdown.json -b --source fixture:hostile --breakdown \
 	--format json
@@ -433,6 +449,14 @@ for v in '' 1,,2 ,1 1, 0 -1 x 'user:' 'comm:' 'cgroup:' '1 2' 0x10 \
 done
 status 2 -b --freed 1 --alerts --source fixture:basic
 status 0 -b --freed comm:nosuch --source fixture:basic
+# --group: a grouping of the settings table, not beside openmetrics or --files
+for v in '' nosuch Program 'user '; do
+	status 2 -b --group "$v" --source fixture:basic
+done
+status 2 -b --group user --format openmetrics --source fixture:basic
+status 2 -b --group user --files --source fixture:basic
+status 2 -b --group user --fields path --source fixture:basic
+status 2 -b --group user --alerts --source fixture:basic
 status 2 -b --pagemap /usr/lib/x86_64-linux-gnu/libc.so.6 --format csv \
 	--source fixture:basic
 status 1 -b --pagemap /nonexistent --source fixture:basic

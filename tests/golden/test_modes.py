@@ -123,7 +123,7 @@ def body(tmp):
         "units": [], "breakdown": [], "freed": ["300"], "top": ["3"], "output": None,
         "source": ["fixture:basic"], "pagemap-mode": ["read"],
         "include-self": [], "no-color": [],
-        "keep": ["2"], "keep-size": ["1M"],
+        "keep": ["2"], "keep-size": ["1M"], "group": ["program"],
     }
     fields = {"sections": "section,erss", "symbols": "symbol,erss",
               "listing": "pid,erss", "diff": "pid,erss", "live": "pid",

@@ -496,6 +496,24 @@ def chk_files(ctx, cmd):
          "not files and anonymous kinds: %s" % kinds)
 
 
+def chk_group(ctx, cmd):
+    """One row per program: three sleeps of ours are in one row (NPROC at
+    least 3), each program once, with the exclusive figures."""
+    for _ in range(3):
+        ctx.sleeper()
+    r = ctx.run(cmd)
+    need(len(summaries(r.stdout)) == 1, "not one snapshot")
+    cols, rows = table(r.stdout, "NPROC")
+    need(cols[-1] == "GROUP" and {"EFF.RES", "FREED"} <= set(cols),
+         "group columns: %s" % cols)
+    names = [" ".join(w[len(cols) - 1:]) for w in rows]
+    need(len(names) > 2 and len(set(names)) == len(names),
+         "each program once: %s" % names)
+    sleep = [w for w, n in zip(rows, names) if n == "sleep"]
+    need(len(sleep) == 1 and int(sleep[0][0]) >= 3,
+         "the sleeps' row: %s" % sleep)
+
+
 def fields(letter):
     """The keys --list-fields gives as columns of the table letter."""
     out = subprocess.run([EXMTOP, "--list-fields"], capture_output=True,
@@ -1122,6 +1140,8 @@ EXAMPLES = {
     "them)": chk_scan_pids,
     "exmtop -b --files                files and anonymous kinds across "
     "processes": chk_files,
+    "exmtop -b --group program        one row per program (user, cgroup): "
+    "the live screen's groups": chk_group,
     "exmtop -b --format json          everything, sizes in bytes (null = not"
     " measured)": chk_json,
     "exmtop -b --format csv --fields pid,comm,erss,pss": chk_csv,
