@@ -45,3 +45,7 @@ core_libexmcore_a_SOURCES += \
 	core/sysview.c core/sysview.h \
 	core/openmetrics.c core/openmetrics.h \
 	core/filestrip.c core/filestrip.h
+# Grouping of processes (core/group.c) and the page strip of a mapping
+# or a file (core/strip.c).
+core_libexmcore_a_SOURCES += core/group.c core/group.h \
+	core/strip.c core/strip.h

@@ -17,10 +17,10 @@ check_PROGRAMS += tests/unit/test_view_elf
 tests_unit_test_view_elf_SOURCES = \
 	tests/unit/elfgen.h tests/unit/snapgen.h \
 	tests/unit/test_view_elf.c \
-	tui/view.c tui/view.h \
-	tui/views.c tui/views.h \
-	tui/view_strip.c tui/view_strip.h \
-	tui/view_elf.c tui/view_elf.h
+	tui/screen/view.c tui/screen/view.h \
+	tui/screen/views.c tui/screen/views.h \
+	tui/screen/view_strip.c tui/screen/view_strip.h \
+	tui/screen/view_elf.c tui/screen/view_elf.h
 tests_unit_test_view_elf_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_unit_test_view_elf_LDADD = $(CORE_LIBS) $(CRITERION_LIBS)
 TESTS += tests/unit/test_view_elf

@@ -8,17 +8,17 @@ tests_unit_test_ui_SOURCES = \
 	tests/unit/test_ui_rc.c \
 	tests/unit/test_ui_scan.c \
 	tests/unit/test_ui_policy.c \
-	tui/view.c tui/view.h \
-	tui/views.c tui/views.h \
-	tui/view_elf.c tui/view_elf.h \
-	tui/view_strip.c tui/view_strip.h \
-	tui/view_report.c tui/view_report.h tui/report.c tui/report.h \
+	tui/screen/view.c tui/screen/view.h \
+	tui/screen/views.c tui/screen/views.h \
+	tui/screen/view_elf.c tui/screen/view_elf.h \
+	tui/screen/view_strip.c tui/screen/view_strip.h \
+	tui/screen/view_report.c tui/screen/view_report.h tui/report.c tui/report.h \
 	tui/print.c tui/print.h \
-	tui/keys.c tui/keys.h \
-	tui/policy.c tui/policy.h \
+	tui/screen/keys.c tui/screen/keys.h \
+	tui/screen/policy.c tui/screen/policy.h \
 	tui/text.c tui/text.h \
 	tui/rc.c tui/rc.h \
-	tui/scan.c tui/scan.h
+	tui/screen/scan.c tui/screen/scan.h
 tests_unit_test_ui_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_unit_test_ui_LDADD = $(CORE_LIBS) $(CRITERION_LIBS) -lpthread
 TESTS += tests/unit/test_ui

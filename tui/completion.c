@@ -10,7 +10,7 @@
 
 #include "core/fields.h"
 #include "core/source.h"
-#include "tui/batch.h"
+#include "tui/batch/batch.h"
 #include "tui/completion.h"
 #include "tui/opts.h"
 

@@ -9,7 +9,7 @@
 #include "core/fields.h"
 #include "kernel/exmap_abi.h"
 #include "tui/completion.h"
-#include "tui/drive.h"
+#include "tui/batch/drive.h"
 #include "tui/man.h"
 #include "tui/opts.h"
 

@@ -8,7 +8,7 @@
 
 #include "core/fields.h"
 #include "tui/man.h"
-#include "tui/keys.h"
+#include "tui/screen/keys.h"
 #include "tui/opts.h"
 #include "tui/rc.h"
 

@@ -7,7 +7,7 @@
 #include "core/group.h"
 #include "core/source.h"
 #include "core/procset.h"
-#include "tui/batch.h"
+#include "tui/batch/batch.h"
 #include "tui/rc.h"
 #include "tui/report.h"
 #include "tui/text.h"

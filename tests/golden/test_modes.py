@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Every batch mode with every option it takes, and every option it does
-not take, driven by the table of modes (tui/drive.c) as --list-modes
+not take, driven by the table of modes (tui/batch/drive.c) as --list-modes
 prints it: a new mode or option is covered when it is added (an option
 without a sample value below fails until it has one).
 

@@ -3,7 +3,7 @@
 #
 # Screen test (root) of the live alerts view on the real system: the live
 # screen reads the kernel's Pss only for the processes on screen
-# (tui/policy.c), but the alerts view's pss-mismatch check compares every
+# (tui/screen/policy.c), but the alerts view's pss-mismatch check compares every
 # process's Pss with its effective resident, so while the view is shown
 # every process's Pss must be read (as exmtop -b --alerts does). 200
 # sleeping processes of our own (a copy of sleep named exmalertslp) are

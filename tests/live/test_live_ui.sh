@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Screen test (root) of the live UI on the real system: the kernel's Pss is
-# read only for the processes on screen (tui/policy.c), so a key that
+# read only for the processes on screen (tui/screen/policy.c), so a key that
 # scrolls onto other rows must bring theirs at once (not "-" until some
 # later refresh), and so must a snapshot that lists the rows in another
 # order than the one its request was planned from (sizes changed,

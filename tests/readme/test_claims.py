@@ -219,9 +219,10 @@ def c_help_man():
     # every variable the code reads is in the table
     src = ""
     for d in ("core", "tui"):
-        for f in os.listdir(os.path.join(SRCDIR, d)):
-            if f.endswith(".c"):
-                src += open(os.path.join(SRCDIR, d, f)).read()
+        for top, _, names in os.walk(os.path.join(SRCDIR, d)):
+            for f in names:
+                if f.endswith(".c"):
+                    src += open(os.path.join(top, f)).read()
     read = set(re.findall(r'getenv\("([A-Z_]+)"\)', src))
     if "setlocale(LC_CTYPE, \"\")" in src:  # the locale's variables
         read |= {"LANG", "LC_ALL", "LC_CTYPE"}

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Screen test of the live UI (see lib.sh): every key of tui/keys.c's key
+# Screen test of the live UI (see lib.sh): every key of tui/screen/keys.c's key
 # table that has aliases (its .names, as "F2 f" or "F1 h ?") does what its
 # first key does: a fresh exmtop given the alias shows the very screen the
 # first key gives. The table is read, not copied: a new alias is tested as
 # soon as it is added.
 . "$(dirname "$0")/lib.sh"
-KEYS_C=$(cd "$(dirname "$0")/../../tui" && pwd)/keys.c
+KEYS_C=$(cd "$(dirname "$0")/../../tui/screen" && pwd)/keys.c
 
 # tkey NAME: the tmux name of a key as the table names it ("" if tmux
 # cannot send it)

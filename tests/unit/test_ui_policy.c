@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The live screen's scan policy (tui/policy.c) on fixture snapshots: what a
+ * The live screen's scan policy (tui/screen/policy.c) on fixture snapshots: what a
  * request reads the kernel's figures for, and when the rows on screen are
  * not all covered, including the race of tests/live/test_live_ui.sh: the
  * snapshot that arrives lists the rows in another order than the one the
@@ -12,9 +12,9 @@
 
 #include "core/source.h"
 #include "core/group.h"
-#include "tui/policy.h"
-#include "tui/view_report.h"
-#include "tui/views.h"
+#include "tui/screen/policy.h"
+#include "tui/screen/view_report.h"
+#include "tui/screen/views.h"
 
 /* fixture "many": pids 1000..2999; only those from first on */
 static struct exm_snapshot *many_from(pid_t first)

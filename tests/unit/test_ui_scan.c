@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "core/source.h"
-#include "tui/scan.h"
+#include "tui/screen/scan.h"
 
 static struct exm_source *open_fixture(void)
 {

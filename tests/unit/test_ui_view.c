@@ -16,8 +16,8 @@
 #include "core/diff.h"
 #include "core/group.h"
 #include "core/source.h"
-#include "tui/view.h"
-#include "tui/views.h"
+#include "tui/screen/view.h"
+#include "tui/screen/views.h"
 
 static struct exm_snapshot *fixture(const pid_t *pids, size_t npids)
 {

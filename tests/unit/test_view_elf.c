@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * test_view_elf.c - the ELF views of the live UI (tui/view_elf.c), without
+ * test_view_elf.c - the ELF views of the live UI (tui/screen/view_elf.c), without
  * curses: rows, "why" texts, breadcrumbs, the demangling toggle and what
  * Enter / 'e' open, on a hand-built snapshot of a process mapping an
  * elfgen image written to a temporary file (opened by path: the process
@@ -21,9 +21,9 @@
 #include "core/table.h"
 #include "tests/unit/elfgen.h"
 #include "tests/unit/snapgen.h"
-#include "tui/view.h"
-#include "tui/view_elf.h"
-#include "tui/views.h"
+#include "tui/screen/view.h"
+#include "tui/screen/view_elf.h"
+#include "tui/screen/views.h"
 
 #define PID 999999 /* no such process */
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* diff.c - exmtop --diff; see diff.h. */
-#include "tui/diff.h"
+#include "tui/batch/diff.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "core/format.h"
-#include "tui/batch.h"
+#include "tui/batch/batch.h"
 #include "tui/print.h"
 #include "tui/replay.h"
 #include "tui/text.h"

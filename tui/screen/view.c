@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* view.c - lists, drill-down stack and selection keeping (no curses). */
-#include "tui/view.h"
+#include "tui/screen/view.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* scan.c - the snapshot worker thread; see scan.h. */
-#include "tui/scan.h"
+#include "tui/screen/scan.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* drive.c - the table of modes, its one check and the one batch driver;
  * see drive.h. */
-#include "tui/drive.h"
+#include "tui/batch/drive.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -13,11 +13,11 @@
 #include "core/format.h"
 #include "core/outfile.h"
 #include "core/record.h"
-#include "tui/batch.h"
-#include "tui/diff.h"
+#include "tui/batch/batch.h"
+#include "tui/batch/diff.h"
 #include "tui/replay.h"
 #include "tui/text.h"
-#include "tui/ui.h"
+#include "tui/screen/ui.h"
 
 #define ALL_FMT                                                            \
 	(TUI_FMT_BIT(TUI_FMT_TEXT) | TUI_FMT_BIT(TUI_FMT_CSV) |            \

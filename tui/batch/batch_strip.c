@@ -17,8 +17,8 @@
 #include "core/format.h"
 #include "core/source.h"
 #include "core/strip.h"
-#include "tui/batch.h"
-#include "tui/drive.h"
+#include "tui/batch/batch.h"
+#include "tui/batch/drive.h"
 #include "tui/query.h"
 #include "tui/text.h"
 

@@ -12,15 +12,15 @@
 #include <stddef.h>
 
 #include "core/source.h"
-#include "tui/keys.h"
-#include "tui/menu.h"
+#include "tui/screen/keys.h"
+#include "tui/screen/menu.h"
 #include "tui/opts.h"
-#include "tui/policy.h"
-#include "tui/prompt.h"
+#include "tui/screen/policy.h"
+#include "tui/screen/prompt.h"
 #include "tui/query.h"
-#include "tui/scan.h"
-#include "tui/tags.h"
-#include "tui/view.h"
+#include "tui/screen/scan.h"
+#include "tui/screen/tags.h"
+#include "tui/screen/view.h"
 
 enum tui_mode { TUI_M_NORMAL, TUI_M_HELP, TUI_M_MENU, TUI_M_PROMPT };
 

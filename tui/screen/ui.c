@@ -16,7 +16,7 @@
  * scan.c (worker thread).
  */
 #define NCURSES_WIDECHAR 1
-#include "tui/ui.h"
+#include "tui/screen/ui.h"
 
 #include <curses.h>
 #include <errno.h>
@@ -38,12 +38,12 @@
 #include "core/format.h"
 #include "core/group.h"
 #include "core/source.h"
-#include "tui/live.h"
+#include "tui/screen/live.h"
 #include "tui/print.h"
-#include "tui/termcaps.h"
+#include "tui/screen/termcaps.h"
 #include "tui/text.h"
-#include "tui/view_elf.h"
-#include "tui/view_report.h"
+#include "tui/screen/view_elf.h"
+#include "tui/screen/view_report.h"
 
 /* ---- terminal restoration on signals and crashes ---- */
 

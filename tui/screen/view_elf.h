@@ -20,7 +20,7 @@
 
 #include <stdbool.h>
 
-#include "tui/view.h"
+#include "tui/screen/view.h"
 
 /* The ELF views' callbacks; views.c puts them together. */
 struct exm_row *tui_elf_build_sections(struct tui_view *v,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* live.c - the live screen's state and actions; see live.h. */
-#include "tui/live.h"
+#include "tui/screen/live.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -14,9 +14,9 @@
 #include "tui/replay.h"
 #include "tui/report.h"
 #include "tui/text.h"
-#include "tui/view_elf.h"
-#include "tui/view_report.h"
-#include "tui/views.h"
+#include "tui/screen/view_elf.h"
+#include "tui/screen/view_report.h"
+#include "tui/screen/views.h"
 
 double tui_now(void)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* batch.c - text, CSV and JSON output of snapshots; see batch.h. */
-#include "tui/batch.h"
+#include "tui/batch/batch.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -18,8 +18,8 @@
 #include "core/format.h"
 #include "core/openmetrics.h"
 #include "core/source.h"
-#include "tui/diff.h"
-#include "tui/drive.h"
+#include "tui/batch/diff.h"
+#include "tui/batch/drive.h"
 #include "tui/replay.h"
 #include "tui/text.h"
 

@@ -27,7 +27,7 @@
 
 #include "core/source.h"
 #include "tui/rc.h"
-#include "tui/view.h"
+#include "tui/screen/view.h"
 
 #define TUI_POLICY_FOLLOWUPS 2
 

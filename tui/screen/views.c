@@ -3,14 +3,14 @@
  * views.c - the live screen's views and what opens what: the one place the
  * drill-down tree is written down (each view's .enter and .alt).
  */
-#include "tui/views.h"
+#include "tui/screen/views.h"
 
 #include <stdio.h>
 
 #include "core/account.h"
 #include "core/group.h"
-#include "tui/view_elf.h"
-#include "tui/view_strip.h"
+#include "tui/screen/view_elf.h"
+#include "tui/screen/view_strip.h"
 
 
 static struct exm_row *build_procs(struct tui_view *v, const struct tui_build *b,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* termcaps.c - can a terminal type show the screen; see termcaps.h. */
-#include "tui/termcaps.h"
+#include "tui/screen/termcaps.h"
 
 #include <curses.h>
 #include <errno.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* view_strip.c - the page strip view; see view_strip.h. */
-#include "tui/view_strip.h"
+#include "tui/screen/view_strip.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -10,7 +10,7 @@
 
 #include "core/fields.h"
 #include "core/strip.h"
-#include "tui/keys.h"
+#include "tui/screen/keys.h"
 
 struct strip_priv {
 	struct exm_strip strip;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* keys.c - the table of keys; see keys.h. */
-#include "tui/keys.h"
+#include "tui/screen/keys.h"
 
 #include "tui/report.h"
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* prompt.c - the bottom-line line editor; see prompt.h. */
-#include "tui/prompt.h"
+#include "tui/screen/prompt.h"
 
 #include <stdlib.h>
 #include <wctype.h>
 
-#include "tui/keys.h"
+#include "tui/screen/keys.h"
 
 void tui_prompt_open(struct tui_prompt *p, enum tui_prompt_kind kind,
 		     const char *init)

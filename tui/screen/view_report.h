@@ -9,7 +9,7 @@
 #ifndef TUI_VIEW_REPORT_H
 #define TUI_VIEW_REPORT_H
 
-#include "tui/view.h"
+#include "tui/screen/view.h"
 
 extern const struct tui_view_ops tui_view_report;
 

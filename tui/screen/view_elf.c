@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* view_elf.c - ELF sections and symbols views; see view_elf.h. */
-#include "tui/view_elf.h"
+#include "tui/screen/view_elf.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* view_report.c - the live screen's report view; see view_report.h. */
-#include "tui/view_report.h"
+#include "tui/screen/view_report.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tui/keys.h"
+#include "tui/screen/keys.h"
 #include "tui/print.h"
 #include "tui/report.h"
 #include "tui/text.h"
-#include "tui/view_strip.h"
+#include "tui/screen/view_strip.h"
 
 /* Lines above the table's rows that stay when it scrolls: title, header. */
 #define PINNED 2

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* menu.c - overlay menus; see menu.h. */
-#include "tui/menu.h"
+#include "tui/screen/menu.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/format.h"
-#include "tui/keys.h"
+#include "tui/screen/keys.h"
 
 void tui_menu_empty(struct tui_menu *m)
 {

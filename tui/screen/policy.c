@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* policy.c - what the live screen's snapshots read; see policy.h. */
-#include "tui/policy.h"
+#include "tui/screen/policy.h"
 
 #include <stdlib.h>
 #include <string.h>

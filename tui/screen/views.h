@@ -11,7 +11,7 @@
 #ifndef TUI_VIEWS_H
 #define TUI_VIEWS_H
 
-#include "tui/view.h"
+#include "tui/screen/view.h"
 
 extern const struct tui_view_ops tui_view_procs;	/* all processes */
 extern const struct tui_view_ops tui_view_groups;	/* process groups */

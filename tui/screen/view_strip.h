@@ -9,7 +9,7 @@
 #define TUI_VIEW_STRIP_H
 
 #include "core/filestrip.h"
-#include "tui/view.h"
+#include "tui/screen/view.h"
 
 struct exm_row *tui_strip_build(struct tui_view *v, const struct tui_build *b,
 				size_t *n, const char **why);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* tags.c - tagged processes and their summary; see tags.h. */
-#include "tui/tags.h"
+#include "tui/screen/tags.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
  * see batch_elf.h. Rows come from core/elf_table.c and are printed by the
  * generic printers of batch.c.
  */
-#include "tui/batch_elf.h"
+#include "tui/batch/batch_elf.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -21,8 +21,8 @@
 #include "core/format.h"
 #include "core/openmetrics.h"
 #include "core/source.h"
-#include "tui/batch.h"
-#include "tui/drive.h"
+#include "tui/batch/batch.h"
+#include "tui/batch/drive.h"
 #include "tui/query.h"
 #include "tui/text.h"
 
