@@ -40,8 +40,7 @@ struct acc {
 	long double excl_big[EXM_EXCL__COUNT];
 };
 
-static void acc_eff(uint64_t *bytes, long double *big, uint64_t b,
-		    uint32_t cnt)
+static void acc_eff(uint64_t *bytes, long double *big, uint64_t b, uint32_t cnt)
 {
 	if (cnt <= ACC_EXACT)
 		bytes[cnt] += b;
@@ -62,12 +61,12 @@ static long double acc_sum(const uint64_t *bytes, long double big)
 /* What acc_page needs to know about the mapping, worked out once. */
 struct acc_ctx {
 	const struct exm_snapshot *snap;
-	uint32_t index;	 /* the process's number (exclusive: only owner) */
-	bool pte_wr;	 /* words carry EXM_PM_WRITABLE (module) */
-	bool priv_wr;	 /* writable private mapping */
-	bool huge;	 /* a hugetlb mapping */
-	bool shmem;	 /* a shared memory mapping (EXM_KIND_SHMEM) */
-	bool shared;	 /* MAP_SHARED */
+	uint32_t index; /* the process's number (exclusive: only owner) */
+	bool pte_wr;	/* words carry EXM_PM_WRITABLE (module) */
+	bool priv_wr;	/* writable private mapping */
+	bool huge;	/* a hugetlb mapping */
+	bool shmem;	/* a shared memory mapping (EXM_KIND_SHMEM) */
+	bool shared;	/* MAP_SHARED */
 	const void *hint, *shint;
 };
 
@@ -108,8 +107,8 @@ static inline void acc_page(struct acc_ctx *x, struct acc *a, uint64_t w,
 		a->hugetlb += b;
 		acc_eff(a->hbytes, &a->ehuge_big, b, cnt ? cnt : 1);
 	} else if (exm_pm_present(w)) {
-		cnt = exm_pagecount_get_hint(x->snap->pfn_counts,
-					     exm_pm_key(w), &owner, &x->hint);
+		cnt = exm_pagecount_get_hint(x->snap->pfn_counts, exm_pm_key(w),
+					     &owner, &x->hint);
 		if (!cnt)
 			cnt = 1;
 		a->rss += b;
@@ -201,7 +200,7 @@ static void acc_mapping(const struct exm_snapshot *snap,
 		const struct exm_run *r = &m->runs[ri];
 		uint64_t v0 = r->vpn > svpn ? r->vpn : svpn;
 		uint64_t v1 = r->vpn + r->count < evpn ? r->vpn + r->count
-						      : evpn;
+						       : evpn;
 		uint32_t k0 = r->idx + (uint32_t)(v0 - r->vpn);
 
 		if (r->vpn >= evpn)
@@ -219,7 +218,8 @@ static void acc_mapping(const struct exm_snapshot *snap,
 				pa = start;
 			if (pb > end)
 				pb = end;
-			acc_page(&x, a, exm_mapping_word(m, k0 + (uint32_t)(v - v0)),
+			acc_page(&x, a,
+				 exm_mapping_word(m, k0 + (uint32_t)(v - v0)),
 				 pb - pa);
 		}
 	}
@@ -320,9 +320,9 @@ static uint64_t hash_str(const char *s, uint64_t h)
 
 static bool keyed_by_inode(const struct exm_mapping *m)
 {
-	return m->inode && (m->kind == EXM_KIND_FILE ||
-			    m->kind == EXM_KIND_SHMEM ||
-			    m->kind == EXM_KIND_DEVICE);
+	return m->inode &&
+	       (m->kind == EXM_KIND_FILE || m->kind == EXM_KIND_SHMEM ||
+		m->kind == EXM_KIND_DEVICE);
 }
 
 static uint64_t file_hash(const struct exm_mapping *m, const char *name)
@@ -351,8 +351,8 @@ static bool file_match(const struct exm_file *f, const struct exm_mapping *m,
 
 /* Display name of what m maps: the path (with " (deleted)"), or
  * "[anon]" for an unnamed anonymous mapping. Writes into buf. */
-static const char *file_name(const struct exm_mapping *m, char *buf,
-			     size_t len, bool *alloc)
+static const char *file_name(const struct exm_mapping *m, char *buf, size_t len,
+			     bool *alloc)
 {
 	*alloc = false;
 	if (m->name[0] == '\0')
@@ -392,8 +392,10 @@ static struct exm_file *file_lookup(struct exm_snapshot *snap,
 		for (size_t k = 0; k < snap->nfiles; k++) {
 			struct exm_file *g = snap->files[k];
 			struct exm_mapping probe = {
-				.inode = g->inode, .dev_major = g->dev_major,
-				.dev_minor = g->dev_minor, .kind = g->kind,
+				.inode = g->inode,
+				.dev_major = g->dev_major,
+				.dev_minor = g->dev_minor,
+				.kind = g->kind,
 			};
 			size_t j = file_hash(&probe, g->name) & (n - 1);
 
@@ -414,8 +416,9 @@ static struct exm_file *file_lookup(struct exm_snapshot *snap,
 		i = (i + 1) & (t->nslots - 1);
 	}
 	if (snap->nfiles % 256 == 0) {
-		struct exm_file **nf = realloc(
-			snap->files, (snap->nfiles + 256) * sizeof(*nf));
+		struct exm_file **nf = realloc(snap->files,
+					       (snap->nfiles + 256) *
+						       sizeof(*nf));
 
 		if (!nf)
 			goto out;
@@ -469,13 +472,13 @@ struct mref {
 
 struct plan {
 	struct exm_snapshot *snap;
-	size_t nall;	     /* mappings in all, numbered in order */
-	struct mref *ref;    /* by number */
-	uint64_t *key;	     /* by number: words_key() */
-	uint32_t *gid;	     /* by number: twin, or NO_TWIN (no pages) */
+	size_t nall;	  /* mappings in all, numbered in order */
+	struct mref *ref; /* by number */
+	uint64_t *key;	  /* by number: words_key() */
+	uint32_t *gid;	  /* by number: twin, or NO_TWIN (no pages) */
 	struct twin *twins;
 	size_t ntwins;
-	size_t next;	     /* work taken by the threads */
+	size_t next; /* work taken by the threads */
 	int ret[EXM_MAX_THREADS];
 };
 
@@ -502,8 +505,7 @@ static uint64_t words_key(const struct exm_mapping *m)
 	return exm_mapping_words_key(m) ^ ((uint64_t)priv_writable(m) << 63);
 }
 
-static bool same_words(const struct exm_mapping *a,
-		       const struct exm_mapping *b)
+static bool same_words(const struct exm_mapping *a, const struct exm_mapping *b)
 {
 	return priv_writable(a) == priv_writable(b) &&
 	       exm_mapping_same_words(a, b);
@@ -549,14 +551,17 @@ static int plan_twins(struct plan *pl)
 			if (m->counted) { /* its counts are its own: no twin */
 				pl->gid[g] = (uint32_t)pl->ntwins;
 				pl->twins[pl->ntwins++] = (struct twin){
-					.p = p, .m = m, .copies = 1,
+					.p = p,
+					.m = m,
+					.copies = 1,
 					.owner = p->index,
 				};
 				continue;
 			}
 			pl->key[g] = words_key(m);
 			for (k = pl->key[g] & (nslots - 1);
-			     slots[k] != UINT32_MAX; k = (k + 1) & (nslots - 1)) {
+			     slots[k] != UINT32_MAX;
+			     k = (k + 1) & (nslots - 1)) {
 				size_t e = slots[k];
 
 				if (pl->key[e] != pl->key[g])
@@ -572,7 +577,9 @@ static int plan_twins(struct plan *pl)
 					slots[k] = (uint32_t)g;
 				pl->gid[g] = (uint32_t)pl->ntwins;
 				pl->twins[pl->ntwins++] = (struct twin){
-					.p = p, .m = m, .copies = 1,
+					.p = p,
+					.m = m,
+					.copies = 1,
 					.owner = p->index,
 				};
 			} else {
@@ -615,10 +622,12 @@ static void collate_part(void *arg, unsigned t, unsigned n)
 	for (size_t i = 0; i < pl->ntwins; i++) {
 		const struct twin *tw = &pl->twins[i];
 		/* hugetlb frames are counted apart: not resident */
-		int ret = exm_pagecount_add_words(
-			tw->m->hugetlb ? snap->huge_counts : pfn, swp, t,
-			tw->m->pages, tw->m->pages32,
-			tw->m->npages, tw->owner, tw->copies);
+		int ret = exm_pagecount_add_words(tw->m->hugetlb
+							  ? snap->huge_counts
+							  : pfn,
+						  swp, t, tw->m->pages,
+						  tw->m->pages32, tw->m->npages,
+						  tw->owner, tw->copies);
 
 		if (ret) {
 			pl->ret[t] = ret;
@@ -762,8 +771,7 @@ static int breakdown(struct exm_snapshot *snap, struct fkey_table *t,
 			*nscratch = n;
 		}
 		if (!(*scratch)[f->index]) {
-			pf = realloc(p->pfiles,
-				     (p->npfiles + 1) * sizeof(*pf));
+			pf = realloc(p->pfiles, (p->npfiles + 1) * sizeof(*pf));
 			if (!pf)
 				return -ENOMEM;
 			p->pfiles = pf;

@@ -67,8 +67,8 @@ int exm_dyn_lookup_proc(void *ctx, const struct exm_snapshot *snap,
 			if (m->file != f)
 				continue;
 			tries++;
-			snprintf(path, sizeof(path), "%s/%d/map_files/%llx-%llx",
-				 root, (int)p->pid,
+			snprintf(path, sizeof(path),
+				 "%s/%d/map_files/%llx-%llx", root, (int)p->pid,
 				 (unsigned long long)m->start,
 				 (unsigned long long)m->end);
 			fd = exm_open_regular(path, &st);
@@ -138,7 +138,7 @@ struct copies {
 	const struct exm_dyn_lookup *lk;
 	struct copy *v;
 	size_t n, cap;
-	unsigned char *dstate; /* per file: DYN_* */
+	unsigned char *dstate;	/* per file: DYN_* */
 	struct exm_elfdyn *dyn; /* per file */
 };
 
@@ -254,7 +254,8 @@ static int judge_group(struct copies *c, size_t i, size_t j,
 	a.copies = copies;
 	if (cow) {
 		snprintf(a.text, sizeof(a.text),
-			 "%" PRIu32 " processes hold private copies of the same "
+			 "%" PRIu32
+			 " processes hold private copies of the same "
 			 "%" PRIu64 " pages of its writable data (%" PRIu64
 			 " copies): copy-on-write of data that could be "
 			 "read-only",
@@ -266,10 +267,11 @@ static int judge_group(struct copies *c, size_t i, size_t j,
 			 "%" PRIu32 " processes hold private copies of %" PRIu64
 			 " of its read-only pages (%" PRIu64 " copies): %s",
 			 np, pages, copies,
-			 a.textrel ? "text relocations (DT_TEXTREL): build it "
-				     "position independent (-fPIC)"
-				   : "not from DT_TEXTREL (written at run time, "
-				     "e.g. by a debugger)");
+			 a.textrel
+				 ? "text relocations (DT_TEXTREL): build it "
+				   "position independent (-fPIC)"
+				 : "not from DT_TEXTREL (written at run time, "
+				   "e.g. by a debugger)");
 	}
 	r = push(out, cap, &a);
 	return r;
@@ -461,8 +463,9 @@ static int find_pss(const struct exm_snapshot *snap,
 		a.before = p->kpss.pss;
 		a.after = (uint64_t)erss;
 		snprintf(a.text, sizeof(a.text),
-			 "effective resident %" PRId64 " bytes vs kernel Pss %"
-			 PRIu64 ": %s than the documented causes explain; %s",
+			 "effective resident %" PRId64
+			 " bytes vs kernel Pss %" PRIu64
+			 ": %s than the documented causes explain; %s",
 			 erss, p->kpss.pss, diff > 0 ? "more" : "less",
 			 snap->sys.caps & EXM_CAP_AVG_MAPCOUNT
 				 ? "this kernel's Pss of large folios is an "

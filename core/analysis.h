@@ -75,17 +75,17 @@ const char *exm_alert_kind_name(enum exm_alert_kind k);
 
 struct exm_alert {
 	enum exm_alert_kind kind;
-	const struct exm_proc *proc; /* subject process (growth, pss) */
-	const struct exm_file *file; /* subject file (copies) */
+	const struct exm_proc *proc;  /* subject process (growth, pss) */
+	const struct exm_file *file;  /* subject file (copies) */
 	const struct exm_proc *other; /* oom: the process that frees more */
-	int64_t bytes;		     /* see the kinds above */
-	uint32_t nprocs;	     /* copies: processes holding copies */
-	uint64_t npages;	     /* copies: file pages copied */
-	uint64_t copies;	     /* copies: private frames in all */
-	bool textrel;		     /* text copies: the file has DT_TEXTREL */
-	uint64_t before, after;	     /* growth: anonymous bytes; pss: pss, erss */
-	double seconds;		     /* growth: time between the snapshots */
-	char text[200];		     /* one line, ASCII, no names */
+	int64_t bytes;		      /* see the kinds above */
+	uint32_t nprocs;	      /* copies: processes holding copies */
+	uint64_t npages;	      /* copies: file pages copied */
+	uint64_t copies;	      /* copies: private frames in all */
+	bool textrel;		      /* text copies: the file has DT_TEXTREL */
+	uint64_t before, after; /* growth: anonymous bytes; pss: pss, erss */
+	double seconds;		/* growth: time between the snapshots */
+	char text[200];		/* one line, ASCII, no names */
 };
 
 /* How the ELF dynamic facts of a file are found. get() returns 0, or
@@ -103,14 +103,14 @@ int exm_dyn_lookup_proc(void *ctx, const struct exm_snapshot *snap,
 			const struct exm_file *f, struct exm_elfdyn *out);
 
 struct exm_alert_opts {
-	uint32_t text_min_procs; /* default 2 */
-	uint32_t cow_min_procs;	 /* default 3 */
-	uint64_t min_saved;	 /* text copies: bytes; default 64 KiB */
-	uint64_t cow_min_saved;	 /* data copies: bytes; default 64 KiB */
-	uint64_t min_growth;	 /* default 1 MiB */
-	uint64_t pss_abs;	 /* default 256 KiB */
-	double pss_frac;	 /* default 0.05 */
-	uint64_t oom_min;	 /* default 64 MiB */
+	uint32_t text_min_procs;   /* default 2 */
+	uint32_t cow_min_procs;	   /* default 3 */
+	uint64_t min_saved;	   /* text copies: bytes; default 64 KiB */
+	uint64_t cow_min_saved;	   /* data copies: bytes; default 64 KiB */
+	uint64_t min_growth;	   /* default 1 MiB */
+	uint64_t pss_abs;	   /* default 256 KiB */
+	double pss_frac;	   /* default 0.05 */
+	uint64_t oom_min;	   /* default 64 MiB */
 	struct exm_dyn_lookup dyn; /* get NULL: exm_dyn_lookup_proc, /proc */
 	/* Only some processes were scanned (-p, -u): their sharers outside
 	 * the scan make erss exceed Pss by design, so the Pss check is not

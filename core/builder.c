@@ -83,15 +83,14 @@ void exm_build_drop(struct exm_builder *b)
 	b->map = NULL;
 }
 
-struct exm_mapping *exm_build_mapping(struct exm_builder *b,
-				      struct exm_proc *p)
+struct exm_mapping *exm_build_mapping(struct exm_builder *b, struct exm_proc *p)
 {
 	b->map = exm_proc_add_mapping(p);
 	return b->map;
 }
 
-int exm_build_pages(struct exm_builder *b, struct exm_mapping *m,
-		    uint64_t vpn, const uint64_t *words, uint32_t n)
+int exm_build_pages(struct exm_builder *b, struct exm_mapping *m, uint64_t vpn,
+		    const uint64_t *words, uint32_t n)
 {
 	return exm_mapping_add_pages(m, vpn, words, n);
 }
@@ -102,8 +101,7 @@ int exm_build_run(struct exm_builder *b, struct exm_mapping *m, uint64_t vpn,
 	return exm_mapping_add_run(m, vpn, word, step, n);
 }
 
-int exm_build_reserve(struct exm_builder *b, struct exm_mapping *m,
-		      uint32_t n)
+int exm_build_reserve(struct exm_builder *b, struct exm_mapping *m, uint32_t n)
 {
 	return exm_mapping_reserve_store(b->snap, m, n);
 }
@@ -212,8 +210,7 @@ static int bs_mapping(void *ctx, const struct exm_mapping *src)
 	return 0;
 }
 
-static int bs_pages(void *ctx, uint64_t vpn, const uint64_t *words,
-		    uint32_t n)
+static int bs_pages(void *ctx, uint64_t vpn, const uint64_t *words, uint32_t n)
 {
 	struct exm_builder *b = ctx;
 
@@ -245,8 +242,8 @@ static int bs_cgroup(void *ctx, const struct exm_cgcharge *c)
 	struct exm_snapshot *s = b->snap;
 	struct exm_cgcharge *v;
 
-	if (s->ncgroups && strcmp(s->cgroups[s->ncgroups - 1].path,
-				  c->path) >= 0)
+	if (s->ncgroups &&
+	    strcmp(s->cgroups[s->ncgroups - 1].path, c->path) >= 0)
 		return -EINVAL;
 	v = realloc(s->cgroups, (s->ncgroups + 1) * sizeof(*v));
 	if (!v)
@@ -289,7 +286,8 @@ static int emit_mapping(const struct exm_mapping *m,
 			if (n > EMIT_WORDS)
 				n = EMIT_WORDS;
 			for (uint32_t k = 0; k < n; k++)
-				buf[k] = exm_mapping_word(m, run->idx + done + k);
+				buf[k] = exm_mapping_word(m,
+							  run->idx + done + k);
 			ret = ops->pages(ctx, run->vpn + done, buf, n);
 			done += n;
 		}

@@ -99,16 +99,15 @@ struct exm_mapping *exm_build_mapping(struct exm_builder *b,
 				      struct exm_proc *p);
 
 /* Page words of m, see exm_sink_ops.pages. 0 or -ENOMEM. */
-int exm_build_pages(struct exm_builder *b, struct exm_mapping *m,
-		    uint64_t vpn, const uint64_t *words, uint32_t n);
+int exm_build_pages(struct exm_builder *b, struct exm_mapping *m, uint64_t vpn,
+		    const uint64_t *words, uint32_t n);
 /* n pages whose words step apart (exm_mapping_add_run). */
 int exm_build_run(struct exm_builder *b, struct exm_mapping *m, uint64_t vpn,
 		  uint64_t word, uint64_t step, uint32_t n);
 
 /* A hint: exactly n used words of m follow (taken from the snapshot's
  * page store, no per-mapping allocation). 0 or -errno. */
-int exm_build_reserve(struct exm_builder *b, struct exm_mapping *m,
-		      uint32_t n);
+int exm_build_reserve(struct exm_builder *b, struct exm_mapping *m, uint32_t n);
 
 /* The kernel's figures of p. */
 void exm_build_kpss(struct exm_builder *b, struct exm_proc *p,

@@ -226,8 +226,9 @@ static int compare_frames(struct exm_snapshot *snap, const uint64_t *frames,
 	qsort(inos, ncg, sizeof(*inos), cmp_ino);
 	for (size_t i = 0; i < snap->nprocs; i++) {
 		const struct exm_proc *p = &snap->procs[i];
-		const struct exm_cgcharge *own = exm_cgcharge_find(
-			snap, exm_group_key(p, EXM_GROUP_CGROUP));
+		const struct exm_cgcharge *own =
+			exm_cgcharge_find(snap,
+					  exm_group_key(p, EXM_GROUP_CGROUP));
 		size_t g = (size_t)(own - snap->cgroups);
 
 		for (size_t j = 0; own && j < p->nmaps; j++) {
@@ -245,9 +246,9 @@ static int compare_frames(struct exm_snapshot *snap, const uint64_t *frames,
 				cnt = exm_pagecount_get_hint(snap->pfn_counts,
 							     pfn, NULL, &hint);
 				share = ps / (cnt ? cnt : 1);
-				to = by_ino(snap, inos,
-					    memcg[find_u64(frames, nframes,
-							   pfn)]);
+				to = by_ino(
+					snap, inos,
+					memcg[find_u64(frames, nframes, pfn)]);
 				if (to != own)
 					elsewhere[g] += share;
 				if (!to)
@@ -255,8 +256,7 @@ static int compare_frames(struct exm_snapshot *snap, const uint64_t *frames,
 				if (to != own)
 					others[to - snap->cgroups] += share;
 				if (w & EXM_PM_FILE)
-					mapped_file[to - snap->cgroups] +=
-						share;
+					mapped_file[to - snap->cgroups] += share;
 			}
 		}
 	}
@@ -287,8 +287,7 @@ static int read_frames(struct exm_snapshot *snap, const char *proc_root)
 	if (ret)
 		return ret == -EOPNOTSUPP ? 0 : ret;
 	memcg = malloc((n + 1) * sizeof(*memcg));
-	ret = memcg ? exm_kpage_read(proc_root, "kpagecgroup", frames, n,
-				     memcg)
+	ret = memcg ? exm_kpage_read(proc_root, "kpagecgroup", frames, n, memcg)
 		    : -ENOMEM;
 	if (!ret)
 		ret = compare_frames(snap, frames, memcg, n);

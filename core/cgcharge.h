@@ -21,7 +21,7 @@
 
 /* What the snapshot's limits (and a format without them, on stderr) say
  * on a machine whose memory controller is on cgroup v1. */
-#define EXM_CGCHARGE_V1_NOTE                                               \
+#define EXM_CGCHARGE_V1_NOTE                                                \
 	"no cgroup charge: the memory controller is not on cgroup v2 here " \
 	"(cgroup v1)"
 

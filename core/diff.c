@@ -67,18 +67,18 @@ int exm_ident_cmp(const struct exm_ident *a, const struct exm_ident *b)
 {
 	int c;
 
-	if ((c = a->has_proc - b->has_proc) || (c = a->has_file - b->has_file) ||
+	if ((c = a->has_proc - b->has_proc) ||
+	    (c = a->has_file - b->has_file) ||
 	    (c = a->has_name - b->has_name) || (c = a->has_addr - b->has_addr))
 		return c;
 	if (a->has_proc && ((c = cmp_u64((uint64_t)a->pid, (uint64_t)b->pid)) ||
 			    (c = cmp_u64(a->start_time, b->start_time))))
 		return c;
-	if (a->has_file &&
-	    ((c = cmp_u64(a->kind, b->kind)) ||
-	     (c = cmp_u64(a->dev_major, b->dev_major)) ||
-	     (c = cmp_u64(a->dev_minor, b->dev_minor)) ||
-	     (c = cmp_u64(a->inode, b->inode)) ||
-	     (c = cmp_str(a->fname, b->fname))))
+	if (a->has_file && ((c = cmp_u64(a->kind, b->kind)) ||
+			    (c = cmp_u64(a->dev_major, b->dev_major)) ||
+			    (c = cmp_u64(a->dev_minor, b->dev_minor)) ||
+			    (c = cmp_u64(a->inode, b->inode)) ||
+			    (c = cmp_str(a->fname, b->fname))))
 		return c;
 	if (a->has_name && (c = cmp_str(a->name, b->name)))
 		return c;
@@ -112,7 +112,7 @@ const struct exm_proc *exm_snapshot_find_proc(const struct exm_snapshot *snap,
 					      pid_t pid, uint64_t start_time)
 {
 	const struct exm_proc *p = snap ? exm_snapshot_find_pid(snap, pid)
-				       : NULL;
+					: NULL;
 
 	return p && p->start_time == start_time ? p : NULL;
 }
@@ -403,8 +403,8 @@ static int diff_files(struct exm_diff *d)
 	return ret;
 }
 
-int exm_diff_proc_files(const struct exm_diff_row *r,
-			struct exm_diff_row **out, size_t *n)
+int exm_diff_proc_files(const struct exm_diff_row *r, struct exm_diff_row **out,
+			size_t *n)
 {
 	const struct exm_proc *p = r->proc_a, *q = r->proc_b;
 	size_t na = p ? p->npfiles : 0, nb = q ? q->npfiles : 0, np = 0;
@@ -429,10 +429,10 @@ int exm_diff_proc_files(const struct exm_diff_row *r,
 			ret = -ENOMEM;
 	}
 	for (size_t i = 0; !ret && i < np; i++) {
-		const struct exm_pfile *x = pr[i].a ? exm_proc_find_pfile(p, pr[i].a)
-						    : NULL;
-		const struct exm_pfile *y = pr[i].b ? exm_proc_find_pfile(q, pr[i].b)
-						    : NULL;
+		const struct exm_pfile *x =
+			pr[i].a ? exm_proc_find_pfile(p, pr[i].a) : NULL;
+		const struct exm_pfile *y =
+			pr[i].b ? exm_proc_find_pfile(q, pr[i].b) : NULL;
 
 		rows[i].change = change_of(&pr[i]);
 		rows[i].proc_a = p;
@@ -466,7 +466,8 @@ static double erss_growth(const struct exm_diff_row *r)
 static int cmp_row(const void *x, const void *y)
 {
 	const struct exm_diff_row *a = x, *b = y;
-	const struct exm_proc *p = exm_diff_row_proc(a), *q = exm_diff_row_proc(b);
+	const struct exm_proc *p = exm_diff_row_proc(a),
+			      *q = exm_diff_row_proc(b);
 	double ga = erss_growth(a), gb = erss_growth(b);
 
 	if (ga != gb)
@@ -512,7 +513,8 @@ int exm_diff_new(const struct exm_snapshot *a, const struct exm_snapshot *b,
 	d->total.sz = b->total;
 	d->total.prev = a->total;
 	d->seconds = (double)(b->sys.taken_at.tv_sec - a->sys.taken_at.tv_sec) +
-		     (double)(b->sys.taken_at.tv_nsec - a->sys.taken_at.tv_nsec) /
+		     (double)(b->sys.taken_at.tv_nsec -
+			      a->sys.taken_at.tv_nsec) /
 			     1e9;
 	exm_diff_sort(d->procs, d->nprocs);
 	exm_diff_sort(d->files, d->nfiles);

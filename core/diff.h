@@ -123,28 +123,28 @@ struct exm_diff_row {
 };
 
 /* The process of a process row (the later one when in both). */
-static inline const struct exm_proc *
-exm_diff_row_proc(const struct exm_diff_row *r)
+static inline const struct exm_proc *exm_diff_row_proc(
+	const struct exm_diff_row *r)
 {
 	return r->proc_b ? r->proc_b : r->proc_a;
 }
 
 /* The file of a file row (the later one when in both). */
-static inline const struct exm_file *
-exm_diff_row_file(const struct exm_diff_row *r)
+static inline const struct exm_file *exm_diff_row_file(
+	const struct exm_diff_row *r)
 {
 	return r->file_b ? r->file_b : r->file_a;
 }
 
 struct exm_diff {
 	const struct exm_snapshot *a, *b; /* borrowed: outlive the diff */
-	struct exm_diff_row *procs; /* sorted, see exm_diff_sort */
+	struct exm_diff_row *procs;	  /* sorted, see exm_diff_sort */
 	size_t nprocs;
 	struct exm_diff_row *files;
 	size_t nfiles;
-	struct exm_row total;	/* growth of the totals (a files row) */
-	size_t nnew, ngone;	/* processes started / ended in between */
-	double seconds;		/* b taken this long after a */
+	struct exm_row total; /* growth of the totals (a files row) */
+	size_t nnew, ngone;   /* processes started / ended in between */
+	double seconds;	      /* b taken this long after a */
 };
 
 /*
@@ -162,8 +162,8 @@ void exm_diff_free(struct exm_diff *d);
  * (proc_a/proc_b as in r). *out (n rows, sorted by exm_diff_sort) is the
  * caller's to free(); it borrows like the diff. 0 or -ENOMEM.
  */
-int exm_diff_proc_files(const struct exm_diff_row *r,
-			struct exm_diff_row **out, size_t *n);
+int exm_diff_proc_files(const struct exm_diff_row *r, struct exm_diff_row **out,
+			size_t *n);
 
 /* Sort rows by growth of effective resident, largest first; ties by pid
  * (process rows), then by name (file rows), then vanished after present. */

@@ -46,7 +46,7 @@ static void demangle_load(void)
 /* Names are kept as pool offsets while parsing (the pool may move), then
  * turned into pointers once the pool is final. */
 #define OFF_TO_PTR(off) ((const char *)(uintptr_t)(off))
-#define PTR_TO_OFF(p)	((size_t)(uintptr_t)(p))
+#define PTR_TO_OFF(p) ((size_t)(uintptr_t)(p))
 
 struct pool {
 	char *buf;
@@ -253,11 +253,13 @@ static void read_build_id(Elf *elf, struct exm_elf *e)
 			break;
 		if (ph.p_type == PT_NOTE && ph.p_filesz > 0 &&
 		    ph.p_filesz <= 65536)
-			scan_notes(e, elf_getdata_rawchunk(
-					      elf, (int64_t)ph.p_offset,
-					      ph.p_filesz,
-					      ph.p_align == 8 ? ELF_T_NHDR8
-							      : ELF_T_NHDR));
+			scan_notes(e,
+				   elf_getdata_rawchunk(elf,
+							(int64_t)ph.p_offset,
+							ph.p_filesz,
+							ph.p_align == 8
+								? ELF_T_NHDR8
+								: ELF_T_NHDR));
 	}
 	if (elf_getshdrnum(elf, &n) != 0)
 		n = 0;
@@ -382,8 +384,7 @@ static int read_symbols(struct parse *ps, Elf_Scn *scn)
 		y->name = OFF_TO_PTR(off);
 		y->addr = s.st_value;
 		/* ARM Thumb functions have bit 0 set in their address. */
-		if (e->machine == EM_ARM &&
-		    GELF_ST_TYPE(s.st_info) == STT_FUNC)
+		if (e->machine == EM_ARM && GELF_ST_TYPE(s.st_info) == STT_FUNC)
 			y->addr &= ~(uint64_t)1;
 		y->size = s.st_size;
 		y->type = GELF_ST_TYPE(s.st_info);
@@ -570,7 +571,8 @@ static struct exm_elf *find_debug(const struct exm_elf *e, const char *path,
 				 e->build_id[0]);
 
 		for (size_t i = 1; i < e->build_id_len && n > 0 &&
-				   (size_t)n + 3 < sizeof(buf); i++)
+				   (size_t)n + 3 < sizeof(buf);
+		     i++)
 			n += snprintf(buf + n, sizeof(buf) - (size_t)n, "%02x",
 				      e->build_id[i]);
 		if (n > 0 && (size_t)n + 7 < sizeof(buf)) {

@@ -39,13 +39,13 @@ struct exm_elf_segment { /* one PT_LOAD */
 	uint32_t flags; /* PF_R/W/X */
 };
 
-struct exm_elf_section { /* SHF_ALLOC with sh_addr != 0 and sh_size != 0 */
-	const char *name;  /* never NULL; "" when unnamed */
+struct exm_elf_section {  /* SHF_ALLOC with sh_addr != 0 and sh_size != 0 */
+	const char *name; /* never NULL; "" when unnamed */
 	uint64_t addr, size;
 	uint64_t offset;
-	uint64_t flags;	   /* sh_flags */
-	uint32_t type;	   /* sh_type (SHT_NOBITS for .bss) */
-	uint32_t index;	   /* index in the file's section header table */
+	uint64_t flags; /* sh_flags */
+	uint32_t type;	/* sh_type (SHT_NOBITS for .bss) */
+	uint32_t index; /* index in the file's section header table */
 };
 
 struct exm_elf_symbol {
@@ -56,16 +56,16 @@ struct exm_elf_symbol {
 
 struct exm_elf {
 	enum exm_elf_state state;
-	int err;	    /* errno-style detail when state != OK, or 0 */
+	int err; /* errno-style detail when state != OK, or 0 */
 	bool is64;
-	uint16_t etype;	    /* ET_EXEC, ET_DYN, ... */
+	uint16_t etype; /* ET_EXEC, ET_DYN, ... */
 	uint16_t machine;
 
 	struct exm_elf_segment *segs;
 	size_t nsegs;
 	struct exm_elf_section *secs; /* sorted by address */
 	size_t nsecs;
-	struct exm_elf_symbol *syms;  /* sorted by address, then name */
+	struct exm_elf_symbol *syms; /* sorted by address, then name */
 	size_t nsyms;
 	enum exm_elf_symsrc symsrc;
 	char *debug_path; /* separate debug file used, or NULL */
@@ -76,16 +76,16 @@ struct exm_elf {
 	uint32_t debuglink_crc;
 
 	/* Private. */
-	char *pool;	   /* every name above points in here */
-	char **demangled;  /* lazily filled, one per symbol */
-	uint64_t memsize;  /* approximate bytes held, for the cache */
+	char *pool;	  /* every name above points in here */
+	char **demangled; /* lazily filled, one per symbol */
+	uint64_t memsize; /* approximate bytes held, for the cache */
 };
 
 /* Bounds applied to hostile input. */
-#define EXM_ELF_MAX_SYMS     (8u << 20)	   /* symbols kept from one table */
-#define EXM_ELF_MAX_SECS     65536u	   /* sections considered */
-#define EXM_ELF_MAX_DATA     (512u << 20)  /* bytes of one section read */
-#define EXM_ELF_NAME_MAX     1024u	   /* longer names are cut */
+#define EXM_ELF_MAX_SYMS (8u << 20)   /* symbols kept from one table */
+#define EXM_ELF_MAX_SECS 65536u	      /* sections considered */
+#define EXM_ELF_MAX_DATA (512u << 20) /* bytes of one section read */
+#define EXM_ELF_NAME_MAX 1024u	      /* longer names are cut */
 
 /* Options for exm_elf_parse_fd(). */
 #define EXM_ELF_NO_DEBUG (1u << 0) /* do not look for a separate debug file */

@@ -97,9 +97,12 @@ long exm_elf_regions(const struct exm_snapshot *snap, const struct exm_proc *p,
 		if (!maps_file(m, f))
 			continue;
 		if (e && e->state == EXM_ELF_OK)
-			si = segment_of(e, m, ps, have_last ? &last_bias : NULL);
+			si = segment_of(e, m, ps,
+					have_last ? &last_bias : NULL);
 		r[n] = (struct exm_elf_region){
-			.map = m, .start = m->start, .end = m->end,
+			.map = m,
+			.start = m->start,
+			.end = m->end,
 		};
 		if (si < 0) {
 			n++;
@@ -147,9 +150,9 @@ static bool region_elf(const struct exm_elf_region *r, uint64_t *lo,
 }
 
 /* Add the sizes of ELF range [lo, hi) of region r to sz. */
-static void add_range(const struct exm_snapshot *snap,
-		      const struct exm_proc *p, const struct exm_elf_region *r,
-		      uint64_t lo, uint64_t hi, struct exm_sizes *sz)
+static void add_range(const struct exm_snapshot *snap, const struct exm_proc *p,
+		      const struct exm_elf_region *r, uint64_t lo, uint64_t hi,
+		      struct exm_sizes *sz)
 {
 	uint64_t rlo, rhi;
 	struct exm_sizes t;

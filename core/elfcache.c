@@ -164,8 +164,8 @@ int exm_open_mapped(const char *proc_root, pid_t pid,
 	struct stat st;
 	int fd;
 
-	snprintf(path, sizeof(path), "%.256s/%d/map_files/%llx-%llx",
-		 proc_root, (int)pid, (unsigned long long)m->start,
+	snprintf(path, sizeof(path), "%.256s/%d/map_files/%llx-%llx", proc_root,
+		 (int)pid, (unsigned long long)m->start,
 		 (unsigned long long)m->end);
 	fd = exm_open_regular(path, &st);
 	if (fd >= 0 && (uint64_t)st.st_ino != m->inode) {
@@ -247,7 +247,8 @@ static const struct exm_elf *get_by_path(struct exm_elfcache *c,
 	int fd;
 
 	snprintf(path, sizeof(path), "%s%s",
-		 c->sysroot && strcmp(c->sysroot, "/") ? c->sysroot : "", clean);
+		 c->sysroot && strcmp(c->sysroot, "/") ? c->sysroot : "",
+		 clean);
 	fd = exm_open_regular(path, &st);
 	if (fd < 0) {
 		snprintf(c->why, sizeof(c->why), "%.300s: %s", path,
@@ -288,8 +289,9 @@ const struct exm_elf *exm_elfcache_get(struct exm_elfcache *c,
 	} else {
 		size_t tries = 0;
 
-		for (size_t i = 0; i < snap->nprocs && fd < 0 &&
-				   tries < MAX_OPEN_TRIES; i++) {
+		for (size_t i = 0;
+		     i < snap->nprocs && fd < 0 && tries < MAX_OPEN_TRIES;
+		     i++) {
 			const struct exm_mapping *m =
 				first_mapping(&snap->procs[i], f);
 

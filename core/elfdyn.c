@@ -12,7 +12,7 @@
 
 /* Bounds for hostile input. */
 #define MAX_PHDRS 65535u
-#define MAX_DYN	  (1u << 20) /* bytes of PT_DYNAMIC read */
+#define MAX_DYN (1u << 20) /* bytes of PT_DYNAMIC read */
 
 static int parse(Elf *elf, struct exm_elfdyn *out)
 {

@@ -20,10 +20,11 @@
 #include <stdint.h>
 
 struct exm_elfdyn {
-	bool ok;	  /* parsed as ELF; the rest is meaningless otherwise */
-	bool textrel;	  /* DT_TEXTREL or DF_TEXTREL */
-	bool has_relro;	  /* a PT_GNU_RELRO header */
-	uint64_t relro_offset, relro_size; /* its file range (p_offset, p_memsz) */
+	bool ok;	/* parsed as ELF; the rest is meaningless otherwise */
+	bool textrel;	/* DT_TEXTREL or DF_TEXTREL */
+	bool has_relro; /* a PT_GNU_RELRO header */
+	uint64_t relro_offset,
+		relro_size; /* its file range (p_offset, p_memsz) */
 };
 
 /* Parse the file open on fd (offset untouched). 0, or -EINVAL when it is

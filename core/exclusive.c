@@ -75,7 +75,9 @@ static int xadd(struct xtab *t, uint64_t key1, uint32_t set, uint32_t cnt,
 	}
 	x = xfind(t, key1);
 	if (!x->key1) {
-		*x = (struct xent){ .key1 = key1, .set = set, .cnt = cnt,
+		*x = (struct xent){ .key1 = key1,
+				    .set = set,
+				    .cnt = cnt,
 				    .cat = (uint8_t)cat };
 		t->n++;
 	} else if (x->set != set) {
@@ -92,8 +94,8 @@ struct xwalk {
 	const void *hint, *shint;
 };
 
-static int walk_word(struct xwalk *x, const struct exm_mapping *m,
-		     uint64_t w, uint32_t set)
+static int walk_word(struct xwalk *x, const struct exm_mapping *m, uint64_t w,
+		     uint32_t set)
 {
 	uint64_t ps = x->snap->sys.page_size;
 	bool shmem = m->kind == EXM_KIND_SHMEM;
@@ -103,8 +105,8 @@ static int walk_word(struct xwalk *x, const struct exm_mapping *m,
 	if (w & EXM_PM_ZERO)
 		return 0;
 	if (exm_pm_present(w)) {
-		cnt = exm_pagecount_get_hint(x->snap->pfn_counts,
-					     exm_pm_key(w), NULL, &x->hint);
+		cnt = exm_pagecount_get_hint(x->snap->pfn_counts, exm_pm_key(w),
+					     NULL, &x->hint);
 		cat = exm_excl_cat(w, shmem);
 		if (cnt <= 1) {
 			if (exm_excl_resident(w, 1))
@@ -115,8 +117,8 @@ static int walk_word(struct xwalk *x, const struct exm_mapping *m,
 	}
 	if (!exm_pm_swapped(w))
 		return 0;
-	cnt = exm_pagecount_get_hint(x->snap->swap_counts, exm_pm_key(w),
-				     NULL, &x->shint);
+	cnt = exm_pagecount_get_hint(x->snap->swap_counts, exm_pm_key(w), NULL,
+				     &x->shint);
 	cat = exm_excl_swap_cat(shmem, (m->perms & EXM_PERM_S) != 0);
 	if (cnt <= 1) {
 		x->out[set].bytes[cat] += ps;

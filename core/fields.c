@@ -18,6 +18,7 @@
  * that a file or mapping of it holds (not summed across processes) */
 #define T_EXCL (T(PROCS) | T(GROUPS) | T(PFILES) | T(FPROCS) | T(MAPPINGS))
 
+/* clang-format off */
 const struct exm_field exm_fields[EXM_F__COUNT] = {
 	[EXM_F_PID] = { .key = "pid", .title = "PID", .width = 7,
 			.type = EXM_FT_INT, .tables = T_PROCLIKE,
@@ -246,6 +247,7 @@ const struct exm_field exm_fields[EXM_F__COUNT] = {
 			   .help = "in delta mode and --diff: same, new "
 				   "(since the baseline) or gone" },
 };
+/* clang-format on */
 
 unsigned exm_fields_needs(void)
 {
@@ -302,8 +304,8 @@ static void v_esize(struct exm_value *v, const struct exm_sizes *s,
 	}
 }
 
-static void v_kpss(struct exm_value *v, const struct exm_kpss *k,
-		   unsigned bit, uint64_t u)
+static void v_kpss(struct exm_value *v, const struct exm_kpss *k, unsigned bit,
+		   uint64_t u)
 {
 	if (k->has & bit)
 		v_int(v, u);
@@ -313,9 +315,11 @@ static void v_kpss(struct exm_value *v, const struct exm_kpss *k,
 static void v_cg(struct exm_value *v, const struct exm_cgcharge *c,
 		 enum exm_field_id f)
 {
-#define AT(id, bit, m)                       \
-	[EXM_F_CG_##id - EXM_F_CG_CURRENT] = { \
-		bit, offsetof(struct exm_cgcharge, m) }
+#define AT(id, bit, m)                           \
+	[EXM_F_CG_##id - EXM_F_CG_CURRENT] = {   \
+		bit,                             \
+		offsetof(struct exm_cgcharge, m) \
+	}
 	static const struct {
 		unsigned bit;
 		size_t off;
@@ -630,53 +634,57 @@ void exm_rows_sort(struct exm_row *rows, size_t n, enum exm_field_id f,
 }
 
 #define END -1
-static const int def_procs[] = { EXM_F_PID, EXM_F_USER, EXM_F_VM,
-				 EXM_F_RSS, EXM_F_ERSS, EXM_F_SWAP,
+static const int def_procs[] = { EXM_F_PID,   EXM_F_USER, EXM_F_VM,
+				 EXM_F_RSS,   EXM_F_ERSS, EXM_F_SWAP,
 				 EXM_F_ESWAP, EXM_F_SOLE, EXM_F_WRITABLE,
-				 EXM_F_PSS, EXM_F_CMD, END };
-static const int def_files[] = { EXM_F_KIND, EXM_F_NPROCS, EXM_F_VM,
-				 EXM_F_RSS, EXM_F_ERSS, EXM_F_SWAP,
-				 EXM_F_ESWAP, EXM_F_SOLE, EXM_F_WRITABLE,
-				 EXM_F_FILE, END };
+				 EXM_F_PSS,   EXM_F_CMD,  END };
+static const int def_files[] = { EXM_F_KIND,  EXM_F_NPROCS, EXM_F_VM,
+				 EXM_F_RSS,   EXM_F_ERSS,   EXM_F_SWAP,
+				 EXM_F_ESWAP, EXM_F_SOLE,   EXM_F_WRITABLE,
+				 EXM_F_FILE,  END };
 static const int def_pfiles[] = { EXM_F_KIND, EXM_F_NMAPS, EXM_F_NPROCS,
-				  EXM_F_VM, EXM_F_RSS, EXM_F_ERSS,
-				  EXM_F_SWAP, EXM_F_SOLE, EXM_F_WRITABLE,
+				  EXM_F_VM,   EXM_F_RSS,   EXM_F_ERSS,
+				  EXM_F_SWAP, EXM_F_SOLE,  EXM_F_WRITABLE,
 				  EXM_F_FILE, END };
-static const int def_fprocs[] = { EXM_F_PID, EXM_F_USER, EXM_F_NMAPS,
-				  EXM_F_VM, EXM_F_RSS, EXM_F_ERSS,
+static const int def_fprocs[] = { EXM_F_PID,  EXM_F_USER, EXM_F_NMAPS,
+				  EXM_F_VM,   EXM_F_RSS,  EXM_F_ERSS,
 				  EXM_F_SWAP, EXM_F_SOLE, EXM_F_WRITABLE,
-				  EXM_F_CMD, END };
+				  EXM_F_CMD,  END };
 static const int def_mappings[] = { EXM_F_ADDR, EXM_F_PERMS, EXM_F_OFFSET,
-				    EXM_F_VM, EXM_F_RSS, EXM_F_ERSS,
-				    EXM_F_SWAP, EXM_F_SOLE, EXM_F_WRITABLE,
+				    EXM_F_VM,	EXM_F_RSS,   EXM_F_ERSS,
+				    EXM_F_SWAP, EXM_F_SOLE,  EXM_F_WRITABLE,
 				    EXM_F_FILE, END };
-static const int def_sections[] = { EXM_F_ADDR, EXM_F_SIZE, EXM_F_VM,
-				    EXM_F_RSS, EXM_F_ERSS, EXM_F_SWAP,
-				    EXM_F_SOLE, EXM_F_WRITABLE,
-				    EXM_F_SECTION, END };
-static const int def_symbols[] = { EXM_F_ADDR, EXM_F_SIZE, EXM_F_RSS,
-				   EXM_F_ERSS, EXM_F_SOLE, EXM_F_WRITABLE,
+static const int def_sections[] = { EXM_F_ADDR, EXM_F_SIZE,	EXM_F_VM,
+				    EXM_F_RSS,	EXM_F_ERSS,	EXM_F_SWAP,
+				    EXM_F_SOLE, EXM_F_WRITABLE, EXM_F_SECTION,
+				    END };
+static const int def_symbols[] = { EXM_F_ADDR,	 EXM_F_SIZE, EXM_F_RSS,
+				   EXM_F_ERSS,	 EXM_F_SOLE, EXM_F_WRITABLE,
 				   EXM_F_SYMBOL, END };
-static const int def_groups[] = { EXM_F_NPROCS, EXM_F_UNMEASURED,
-				  EXM_F_VM, EXM_F_RSS, EXM_F_ERSS,
-				  EXM_F_SWAP, EXM_F_SOLE, EXM_F_FREED,
-				  EXM_F_WRITABLE,
-				  EXM_F_PSS, EXM_F_GROUP, END };
+static const int def_groups[] = {
+	EXM_F_NPROCS,	EXM_F_UNMEASURED, EXM_F_VM,    EXM_F_RSS,
+	EXM_F_ERSS,	EXM_F_SWAP,	  EXM_F_SOLE,  EXM_F_FREED,
+	EXM_F_WRITABLE, EXM_F_PSS,	  EXM_F_GROUP, END
+};
 
 const int *exm_table_default_fields(enum exm_table t)
 {
 	static const int *const defs[EXM_T__COUNT] = {
-		[EXM_T_PROCS] = def_procs,	 [EXM_T_FILES] = def_files,
-		[EXM_T_PFILES] = def_pfiles,	 [EXM_T_FPROCS] = def_fprocs,
-		[EXM_T_MAPPINGS] = def_mappings, [EXM_T_SECTIONS] = def_sections,
-		[EXM_T_SYMBOLS] = def_symbols,	 [EXM_T_GROUPS] = def_groups,
+		[EXM_T_PROCS] = def_procs,
+		[EXM_T_FILES] = def_files,
+		[EXM_T_PFILES] = def_pfiles,
+		[EXM_T_FPROCS] = def_fprocs,
+		[EXM_T_MAPPINGS] = def_mappings,
+		[EXM_T_SECTIONS] = def_sections,
+		[EXM_T_SYMBOLS] = def_symbols,
+		[EXM_T_GROUPS] = def_groups,
 	};
 
 	return (unsigned)t < EXM_T__COUNT ? defs[t] : def_procs;
 }
 
-int exm_fields_parse(const char *list, enum exm_table t, int *out,
-		     size_t max, char *err, size_t errlen)
+int exm_fields_parse(const char *list, enum exm_table t, int *out, size_t max,
+		     char *err, size_t errlen)
 {
 	const int *def = exm_table_default_fields(t);
 	size_t k = 0;
@@ -739,8 +747,8 @@ void exm_table_natural_sort(enum exm_table t, int *field, bool *desc)
 	*desc = exm_fields[*field].desc;
 }
 
-int exm_sort_parse(const char *text, enum exm_table t, int *field,
-		   bool *desc, char *err, size_t errlen)
+int exm_sort_parse(const char *text, enum exm_table t, int *field, bool *desc,
+		   char *err, size_t errlen)
 {
 	char sign = *text == '-' || *text == '+' ? *text : 0;
 	int f = exm_field_by_key(text + !!sign);
@@ -760,6 +768,7 @@ void exm_sort_format(int field, bool desc, char *buf, size_t len)
 	snprintf(buf, len, "%c%s", desc ? '+' : '-', exm_fields[field].key);
 }
 
+/* clang-format off */
 const struct exm_table_info exm_tables[EXM_T__COUNT] = {
 	[EXM_T_PROCS] = { .key = "procs", .name = "processes", .letter = 'p',
 			  .help = "processes" },
@@ -778,6 +787,7 @@ const struct exm_table_info exm_tables[EXM_T__COUNT] = {
 	[EXM_T_GROUPS] = { .key = "groups", .name = "groups", .letter = 'g',
 			   .help = "groups" },
 };
+/* clang-format on */
 
 const char *exm_table_name(enum exm_table t)
 {

@@ -80,26 +80,26 @@ enum exm_ftype {
 
 /* What a column needs read from the system (the OR over visible columns
  * decides what a scan reads). */
-#define EXM_NEED_PAGES	 (1u << 0)
-#define EXM_NEED_KPSS	 (1u << 1)
+#define EXM_NEED_PAGES (1u << 0)
+#define EXM_NEED_KPSS (1u << 1)
 #define EXM_NEED_CMDLINE (1u << 2)
 /* Not a column's: the processes pane grouped per cgroup, and what keeps
  * every process's cgroup (a recording, OpenMetrics' groups). */
-#define EXM_NEED_CGROUP	 (1u << 3)
+#define EXM_NEED_CGROUP (1u << 3)
 /* The kernel's figures must come from its own walk, smaps_rollup (with
  * EXM_NEED_KPSS): Pss_Dirty and SwapPss, which page words cannot give (a
  * PTE's dirty bit, a swap entry's count), and the Pss cross-check. */
-#define EXM_NEED_ROLLUP	 (1u << 4)
+#define EXM_NEED_ROLLUP (1u << 4)
 /* Not a column's: where every page lies (a recording, a page strip), so
  * pagemap's read mode reads the frames of every mapping rather than
  * counting the pages the kernel says are mapped once (exm_scan_opts). */
-#define EXM_NEED_PLACES	 (1u << 5)
+#define EXM_NEED_PLACES (1u << 5)
 /* Not a column's: the system view's swap-cache row, which needs the swap-
  * cache frames the processes map counted (a pass over every frame and
  * /proc/kpageflags, see kpageflags.h); a recording keeps it too. */
 #define EXM_NEED_SWAPCACHE (1u << 6)
 /* /proc/PID/oom_score and oom_score_adj */
-#define EXM_NEED_OOM	 (1u << 7)
+#define EXM_NEED_OOM (1u << 7)
 /* each cgroup's charge (cgcharge.h): memory.current, memory.stat and the
  * memcg of every frame (/proc/kpagecgroup; every frame read, none counted,
  * where that can be read: exm_cgcharge_frames) */
@@ -111,9 +111,9 @@ struct exm_field {
 	const char *help;  /* one line */
 	int width;	   /* default display width */
 	enum exm_ftype type;
-	unsigned tables;   /* EXM_TBIT() of the tables it applies to */
-	unsigned needs;	   /* EXM_NEED_* */
-	bool desc;	   /* natural sort is descending (sizes) */
+	unsigned tables; /* EXM_TBIT() of the tables it applies to */
+	unsigned needs;	 /* EXM_NEED_* */
+	bool desc;	 /* natural sort is descending (sizes) */
 	/* A size that is not a figure of the row's memory (an ELF size, a
 	 * growth itself): it does not grow in delta rows. Every other size
 	 * (EXM_FT_SIZE, EXM_FT_ESIZE) does, see exm_field_grows(). */
@@ -137,7 +137,7 @@ enum exm_vtype { EXM_V_NONE = 0, EXM_V_INT, EXM_V_DBL, EXM_V_STR, EXM_V_DELTA };
 struct exm_value {
 	enum exm_vtype type; /* EXM_V_NONE: not measured ("-") */
 	uint64_t u;
-	double d;	     /* EXM_V_DBL, EXM_V_DELTA (may be negative) */
+	double d;      /* EXM_V_DBL, EXM_V_DELTA (may be negative) */
 	const char *s; /* borrowed from the row */
 };
 
@@ -146,8 +146,7 @@ struct exm_value {
  * before: EXM_V_DELTA, after minus before (negative when it shrank), or
  * EXM_V_NONE when either is not measured. Numbers only (INT, DBL).
  */
-void exm_value_growth(struct exm_value *after,
-		      const struct exm_value *before);
+void exm_value_growth(struct exm_value *after, const struct exm_value *before);
 
 /* Value of field f in row r of table t. */
 void exm_field_value(enum exm_field_id f, enum exm_table t,
@@ -171,8 +170,8 @@ const int *exm_table_default_fields(enum exm_table t);
  * of another table, an empty list or entry, too many keys). The one parser
  * of field lists: options, the settings file and batch all use it.
  */
-int exm_fields_parse(const char *list, enum exm_table t, int *out,
-		     size_t max, char *err, size_t errlen);
+int exm_fields_parse(const char *list, enum exm_table t, int *out, size_t max,
+		     char *err, size_t errlen);
 /* The order a table is listed in unless the user chose one: effective
  * resident descending where the table has it, else its first column. */
 void exm_table_natural_sort(enum exm_table t, int *field, bool *desc);
@@ -182,8 +181,8 @@ void exm_table_natural_sort(enum exm_table t, int *field, bool *desc);
  * "-KEY" ascending, "+KEY" descending. 0, or -EINVAL with a reason when
  * KEY is unknown or does not apply to table t.
  */
-int exm_sort_parse(const char *text, enum exm_table t, int *field,
-		   bool *desc, char *err, size_t errlen);
+int exm_sort_parse(const char *text, enum exm_table t, int *field, bool *desc,
+		   char *err, size_t errlen);
 /* The text exm_sort_parse reads back: always signed, "+erss", "-pid". */
 void exm_sort_format(int field, bool desc, char *buf, size_t len);
 /* The one table of tables: names in settings keys, messages, the field

@@ -95,8 +95,7 @@ int exm_strip_file(const struct exm_snapshot *snap, const struct exm_file *f,
 	}
 	if (out->npages > EXM_STRIP_MAX_PAGES)
 		return -EFBIG;
-	out->procs = calloc(out->npages ? out->npages : 1,
-			    sizeof(*out->procs));
+	out->procs = calloc(out->npages ? out->npages : 1, sizeof(*out->procs));
 	last = malloc((out->npages ? out->npages : 1) * sizeof(*last));
 	out->segs = calloc(nmaps ? nmaps : 1, sizeof(*out->segs));
 	if (!out->procs || !last || !out->segs)
@@ -122,9 +121,11 @@ int exm_strip_file(const struct exm_snapshot *snap, const struct exm_file *f,
 				const struct exm_run *run = &m->runs[ri];
 
 				for (uint32_t q = 0; q < run->count; q++) {
-					uint64_t w = exm_mapping_word(
-						m, run->idx + q);
-					uint64_t pg = first + run->vpn + q - vpn0;
+					uint64_t w =
+						exm_mapping_word(m,
+								 run->idx + q);
+					uint64_t pg = first + run->vpn + q -
+						      vpn0;
 
 					if (!exm_pm_resident(w) ||
 					    pg >= out->npages ||
@@ -176,8 +177,8 @@ uint64_t exm_file_strip_line(const struct exm_file_strip *s, size_t k,
 void exm_file_strip_head(const struct exm_file_strip *s, char *buf, size_t len)
 {
 	snprintf(buf, len,
-		 "%" PRIu32 " process%s map%s it: %" PRIu64 " pages of %"
-		 PRIu64 " mapped, %" PRIu64 " resident   . none  1-9 "
+		 "%" PRIu32 " process%s map%s it: %" PRIu64 " pages of %" PRIu64
+		 " mapped, %" PRIu64 " resident   . none  1-9 "
 		 "processes  # ten or more",
 		 s->nprocs, s->nprocs == 1 ? "" : "es",
 		 s->nprocs == 1 ? "s" : "", s->vm_pages, s->npages,

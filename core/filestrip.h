@@ -28,14 +28,14 @@ struct exm_file_strip_seg {
 };
 
 struct exm_file_strip {
-	uint64_t npages;	/* file pages covered: the strip's length */
-	uint32_t *procs;	/* per page: processes with it resident */
-	uint32_t nprocs;	/* processes mapping the file at all */
-	uint64_t vm_pages;	/* pages some mapping covers */
-	uint64_t res_pages;	/* pages resident in some process */
+	uint64_t npages;    /* file pages covered: the strip's length */
+	uint32_t *procs;    /* per page: processes with it resident */
+	uint32_t nprocs;    /* processes mapping the file at all */
+	uint64_t vm_pages;  /* pages some mapping covers */
+	uint64_t res_pages; /* pages resident in some process */
 	struct exm_file_strip_seg *segs; /* in offset order, merged */
 	size_t nsegs;
-	bool has_pages;		/* false: no page facts (smaps source) */
+	bool has_pages; /* false: no page facts (smaps source) */
 };
 
 /* Longest strip built (64 GiB of 4 KiB pages): a file mapped at a huge
@@ -57,8 +57,7 @@ void exm_file_strip_fini(struct exm_file_strip *s);
 size_t exm_file_strip_lines(const struct exm_file_strip *s);
 uint64_t exm_file_strip_line(const struct exm_file_strip *s, size_t k,
 			     char *buf);
-void exm_file_strip_head(const struct exm_file_strip *s, char *buf,
-			 size_t len);
+void exm_file_strip_head(const struct exm_file_strip *s, char *buf, size_t len);
 
 /* Its characters: exm_strip_count_char() of strip.h. */
 

@@ -131,8 +131,8 @@ static int utf8_seq(const unsigned char *s, size_t avail, uint32_t *cp)
 			return 0;
 		c = (c << 6) | (s[i] & 0x3f);
 	}
-	if ((n == 3 && c < 0x800) || (n == 4 && c < 0x10000) ||
-	    c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+	if ((n == 3 && c < 0x800) || (n == 4 && c < 0x10000) || c > 0x10ffff ||
+	    (c >= 0xd800 && c <= 0xdfff))
 		return 0;
 	*cp = c;
 	return n;
@@ -321,8 +321,8 @@ char *exm_fmt_value(char *buf, size_t len, enum exm_field_id f,
 		break;
 	case EXM_V_DELTA:
 		if (exact_bytes) {
-			snprintf(buf, len, v->d == floor(v->d) ? "%+.0f" : "%+.2f",
-				 v->d);
+			snprintf(buf, len,
+				 v->d == floor(v->d) ? "%+.0f" : "%+.2f", v->d);
 		} else if (fabs(v->d) < 0.5) {
 			snprintf(buf, len, "0");
 		} else {

@@ -10,10 +10,8 @@
 #include "core/exclusive.h"
 
 const char *const exm_group_names[EXM_GROUP__COUNT + 1] = {
-	[EXM_GROUP_NONE] = "process",
-	[EXM_GROUP_PROGRAM] = "program",
-	[EXM_GROUP_USER] = "user",
-	[EXM_GROUP_CGROUP] = "cgroup",
+	[EXM_GROUP_NONE] = "process", [EXM_GROUP_PROGRAM] = "program",
+	[EXM_GROUP_USER] = "user",    [EXM_GROUP_CGROUP] = "cgroup",
 	[EXM_GROUP__COUNT] = NULL,
 };
 
@@ -63,9 +61,9 @@ const char *exm_group_key(const struct exm_proc *p, enum exm_group_by by)
  * does not hide the rest. row.unmeasured says how many members a sum
  * leaves out (see group.h).
  */
-#define ADD(bit, m)                      \
-	do {                             \
-		if (src->has & (bit))    \
+#define ADD(bit, m)                       \
+	do {                              \
+		if (src->has & (bit))     \
 			dst->m += src->m; \
 	} while (0)
 
@@ -267,7 +265,8 @@ struct exm_row *exm_table_group_procs(const struct exm_snapshot *snap,
 	if (!rows)
 		return NULL;
 	for (size_t i = 0; i < *n; i++)
-		if (rows[i].proc && !strcmp(exm_group_key(rows[i].proc, by), key))
+		if (rows[i].proc &&
+		    !strcmp(exm_group_key(rows[i].proc, by), key))
 			rows[j++] = rows[i];
 	*n = j;
 	return rows;

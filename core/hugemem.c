@@ -9,7 +9,7 @@
 #include <sys/mman.h>
 
 /* Blocks kept for reuse: at most POOL_MAX, at most POOL_BYTES in all. */
-#define POOL_MAX   64
+#define POOL_MAX 64
 #define POOL_BYTES ((size_t)256 << 20)
 
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;

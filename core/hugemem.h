@@ -15,11 +15,11 @@
 #define EXM_SMALL_PAGE ((size_t)4096) /* rounding of small blocks */
 
 struct exm_huge {
-	void *map;	/* what mmap returned */
+	void *map; /* what mmap returned */
 	size_t map_len;
-	void *mem;	/* zeroed, len bytes; EXM_HUGE_ALIGN-aligned if len is */
-	size_t len;	/* bytes rounded up (see exm_huge_map) */
-	size_t dirty;	/* bytes from mem that may be non-zero */
+	void *mem;    /* zeroed, len bytes; EXM_HUGE_ALIGN-aligned if len is */
+	size_t len;   /* bytes rounded up (see exm_huge_map) */
+	size_t dirty; /* bytes from mem that may be non-zero */
 };
 
 /*

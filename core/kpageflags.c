@@ -20,8 +20,8 @@
  * apart, not with every frame of the memory between them. */
 #define KPF_GAP 2
 
-int exm_kpageflags_read(const char *proc_root, const uint64_t *pfns,
-			size_t n, uint64_t *flags)
+int exm_kpageflags_read(const char *proc_root, const uint64_t *pfns, size_t n,
+			uint64_t *flags)
 {
 	return exm_kpage_read(proc_root, "kpageflags", pfns, n, flags);
 }
@@ -94,8 +94,7 @@ struct taken {
 
 /* Whether m's frames are already taken (a twin in t); else it is added
  * to t when there is a slot. */
-static bool taken_twin(struct taken *t, size_t cap,
-		       const struct exm_mapping *m)
+static bool taken_twin(struct taken *t, size_t cap, const struct exm_mapping *m)
 {
 	uint64_t key = exm_mapping_words_key(m) | 1;
 	unsigned tries = 0;
@@ -113,8 +112,8 @@ static bool taken_twin(struct taken *t, size_t cap,
 }
 
 uint64_t *exm_kpage_frames(const struct exm_snapshot *snap,
-			   bool (*keep)(const struct exm_mapping *m,
-					uint64_t w, const void *arg),
+			   bool (*keep)(const struct exm_mapping *m, uint64_t w,
+					const void *arg),
 			   const void *arg, size_t *n)
 {
 	uint64_t *v = NULL;
@@ -176,9 +175,8 @@ static bool anon_frame(const struct exm_mapping *m, uint64_t w,
 		       const void *shared)
 {
 	(void)m;
-	return !(w & EXM_PM_FILE) &&
-	       !(*(const bool *)shared &&
-		 (w & (EXM_PM_EXCLUSIVE | EXM_PM_ZERO)));
+	return !(w & EXM_PM_FILE) && !(*(const bool *)shared &&
+				       (w & (EXM_PM_EXCLUSIVE | EXM_PM_ZERO)));
 }
 
 /*
@@ -331,8 +329,7 @@ static bool in_sorted(const uint64_t *v, size_t n, uint64_t x)
 }
 
 /* Rewrite m's words with EXM_PM_KSM on the frames of ksm (sorted). */
-static int mark_mapping(struct exm_mapping *m, const uint64_t *ksm,
-			size_t nksm)
+static int mark_mapping(struct exm_mapping *m, const uint64_t *ksm, size_t nksm)
 {
 	struct exm_run *runs;
 	uint64_t *w;

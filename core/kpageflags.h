@@ -25,7 +25,7 @@
 
 /* Bits of a frame's flags (the kernel's uapi kernel-page-flags.h) */
 #define EXM_KPF_SWAPCACHE 13 /* in the swap cache */
-#define EXM_KPF_KSM	  21 /* a KSM page */
+#define EXM_KPF_KSM 21	     /* a KSM page */
 
 /* The meminfo row exm_swapcache_mapped() adds. */
 #define EXM_MI_SWAPCACHE_MAPPED "SwapCached(mapped)"
@@ -35,8 +35,8 @@
  * read from proc_root/kpageflags (NULL: /proc). 0 or -errno (-ENOMEM, or
  * what opening or reading the file gave).
  */
-int exm_kpageflags_read(const char *proc_root, const uint64_t *pfns,
-			size_t n, uint64_t *flags);
+int exm_kpageflags_read(const char *proc_root, const uint64_t *pfns, size_t n,
+			uint64_t *flags);
 /* The same of any file of 8 bytes per frame, proc_root/name
  * ("kpagecgroup": the inode of the memcg each frame is charged to). */
 int exm_kpage_read(const char *proc_root, const char *name,
@@ -47,8 +47,8 @@ int exm_kpage_read(const char *proc_root, const char *name,
  * arg) holds, ascending, *n of them (caller frees); NULL on ENOMEM.
  */
 uint64_t *exm_kpage_frames(const struct exm_snapshot *snap,
-			   bool (*keep)(const struct exm_mapping *m,
-					uint64_t w, const void *arg),
+			   bool (*keep)(const struct exm_mapping *m, uint64_t w,
+					const void *arg),
 			   const void *arg, size_t *n);
 
 /*

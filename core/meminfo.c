@@ -54,8 +54,7 @@ int exm_meminfo_add(struct exm_meminfo *mi, const char *key, size_t keylen,
 	return 0;
 }
 
-uint32_t exm_meminfo_parse(struct exm_meminfo *mi, const char *text,
-			   size_t len)
+uint32_t exm_meminfo_parse(struct exm_meminfo *mi, const char *text, size_t len)
 {
 	const char *p = text, *end = text + len;
 

@@ -197,23 +197,33 @@ static const struct {
 	const char *prefix, *what;
 	enum exm_table table;
 } kinds[] = {
-	[S_PROCESS] = { "process", "Per process (top N by effective "
-		      "resident)", EXM_T_PROCS },
-	[S_GROUP] = { "group", "Per program, user and cgroup (top N of "
-		    "each by effective resident)", EXM_T_GROUPS },
-	[S_FILE] = { "file", "Per file or anonymous kind across processes "
-		   "(top N by effective resident)", EXM_T_FILES },
-	[S_SECTION] = { "section", "Per ELF section of the file (and the "
-		      "gaps between them), of one process or across "
-		      "processes", EXM_T_SECTIONS },
-	[S_SYMBOL] = { "symbol", "Per symbol of the file, of one process "
-		     "or across processes", EXM_T_SYMBOLS },
+	[S_PROCESS] = { "process",
+			"Per process (top N by effective "
+			"resident)",
+			EXM_T_PROCS },
+	[S_GROUP] = { "group",
+		      "Per program, user and cgroup (top N of "
+		      "each by effective resident)",
+		      EXM_T_GROUPS },
+	[S_FILE] = { "file",
+		     "Per file or anonymous kind across processes "
+		     "(top N by effective resident)",
+		     EXM_T_FILES },
+	[S_SECTION] = { "section",
+			"Per ELF section of the file (and the "
+			"gaps between them), of one process or across "
+			"processes",
+			EXM_T_SECTIONS },
+	[S_SYMBOL] = { "symbol",
+		       "Per symbol of the file, of one process "
+		       "or across processes",
+		       EXM_T_SYMBOLS },
 };
 
 struct set {
 	struct exm_row *v;
 	size_t n;
-	const char *by; /* groups: the grouping's name */
+	const char *by;	  /* groups: the grouping's name */
 	const char *file; /* sections, symbols: the ELF file */
 	pid_t pid;	  /* sections, symbols: of this process, or 0 */
 };
@@ -375,9 +385,9 @@ static int keep_files(const struct exm_snapshot *snap,
 static int write_rows(FILE *out, const struct exm_snapshot *snap,
 		      const struct exm_om_opts *o, size_t top)
 {
-	static const enum exm_group_by bys[] = {
-		EXM_GROUP_PROGRAM, EXM_GROUP_USER, EXM_GROUP_CGROUP
-	};
+	static const enum exm_group_by bys[] = { EXM_GROUP_PROGRAM,
+						 EXM_GROUP_USER,
+						 EXM_GROUP_CGROUP };
 	struct set procs = { 0 }, files = { 0 }, groups[3] = { { 0 } };
 	int r = -ENOMEM;
 
@@ -389,16 +399,16 @@ static int write_rows(FILE *out, const struct exm_snapshot *snap,
 	if (o->groups)
 		for (int g = 0; g < 3; g++) {
 			groups[g].by = exm_group_name(bys[g]);
-			groups[g].v = exm_table_groups(snap, bys[g],
-						       o->filter, &groups[g].n);
+			groups[g].v = exm_table_groups(snap, bys[g], o->filter,
+						       &groups[g].n);
 			if (!groups[g].v)
 				goto out;
 			top_rows(&groups[g], top, true);
 		}
 	if (o->files) {
 		files.v = exm_table_files(snap, &files.n);
-		if (!files.v || (o->filter && keep_files(snap, o->filter,
-							 &files)))
+		if (!files.v ||
+		    (o->filter && keep_files(snap, o->filter, &files)))
 			goto out;
 		top_rows(&files, top, false);
 	}
@@ -433,8 +443,7 @@ static void write_system(FILE *out, const struct exm_sysview *sv)
 	for (size_t i = 0; i < sv->nrows; i++) /* unknown: no sample */
 		if (sv->rows[i].known)
 			fprintf(out, "exmtop_system_bytes{row=\"%s\"} %lld\n",
-				sv->rows[i].name,
-				(long long)sv->rows[i].bytes);
+				sv->rows[i].name, (long long)sv->rows[i].bytes);
 }
 
 void exm_om_write_scan(FILE *out, const struct exm_snapshot *snap)
@@ -482,8 +491,9 @@ int exm_om_write_elf(FILE *out, const struct exm_snapshot *snap,
 		     enum exm_table t, const char *file, pid_t pid,
 		     const struct exm_row *rows, size_t n)
 {
-	struct set s = { .v = (struct exm_row *)rows, .n = n, .file = file,
-			 .pid = pid };
+	struct set s = {
+		.v = (struct exm_row *)rows, .n = n, .file = file, .pid = pid
+	};
 
 	exm_om_write_scan(out, snap);
 	write_sets(out, t == EXM_T_SECTIONS ? S_SECTION : S_SYMBOL, &s, 1);

@@ -42,9 +42,9 @@ void exm_om_family(FILE *out, const char *name, const char *type,
 		   const char *unit, const char *help);
 
 struct exm_om_opts {
-	size_t top;	/* processes, groups and files written (0: 20) */
-	bool groups;	/* per program, user and cgroup aggregates */
-	bool files;	/* per file */
+	size_t top;  /* processes, groups and files written (0: 20) */
+	bool groups; /* per program, user and cgroup aggregates */
+	bool files;  /* per file */
 	const struct exm_sysview *sys; /* NULL: no system view */
 	/* The processes, groups and files written are those of the
 	 * processes f selects (-u, -p); NULL: every process. */

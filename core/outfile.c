@@ -163,8 +163,9 @@ static FILE *begin(struct exm_outfile *o)
 	o->direct = false;
 	if (st.st_mode && exm_ownfiles_has(&st)) {
 		/* a rename over it would replace a recording in use */
-		fail(o, EBUSY, "it is a recording (or its -wal, -shm or "
-			       "-journal) this run has open");
+		fail(o, EBUSY,
+		     "it is a recording (or its -wal, -shm or "
+		     "-journal) this run has open");
 		return NULL;
 	}
 	if (S_ISDIR(st.st_mode)) {
@@ -197,8 +198,8 @@ static char *absolute(const char *path)
 
 		out = malloc(len);
 		if (out)
-			snprintf(out, len, "%s/%s", strcmp(real, "/") ? real : "",
-				 name);
+			snprintf(out, len, "%s/%s",
+				 strcmp(real, "/") ? real : "", name);
 	}
 	free(target);
 	return out;

@@ -25,7 +25,8 @@
  * (one per 256 MiB), most of its 4 KiB pages would be touched: a fault
  * each, where a huge page is one fault and one clearing. */
 #define MANY_KEYS 8192
-#define SMALL_ARENA (EXM_HUGE_ALIGN / sizeof(struct chunk) * sizeof(struct chunk))
+#define SMALL_ARENA \
+	(EXM_HUGE_ALIGN / sizeof(struct chunk) * sizeof(struct chunk))
 
 struct arena {
 	struct arena *next;
@@ -41,7 +42,7 @@ struct spill {
 /* One partition: the chunks whose base is congruent to its number modulo
  * the number of partitions. */
 struct part {
-	struct chunk **dir;   /* by base >> partition bits, below DIR_MAX */
+	struct chunk **dir; /* by base >> partition bits, below DIR_MAX */
 	size_t ndir;
 	struct chunk **slots; /* beyond: open addressing by chunk base */
 	size_t nslots, nchunks, nhashed;
@@ -207,7 +208,7 @@ static struct chunk *new_chunk(struct part *pc, uint64_t base, unsigned shift)
 		 * exm_huge_map and exm_pagecount_expect */
 		if (exm_huge_map(&a->mem,
 				 pc->arenas || pc->many ? ARENA_BYTES
-						    : SMALL_ARENA,
+							: SMALL_ARENA,
 				 true)) {
 			free(a);
 			return NULL;
@@ -235,7 +236,6 @@ static struct spill *find_spill(const struct part *pc, uint64_t key)
 			return &pc->spills[i];
 	return NULL;
 }
-
 
 static inline int add_in(struct part *pc, unsigned shift, uint64_t key,
 			 uint32_t owner, uint32_t times)
@@ -274,8 +274,8 @@ static inline int add_in(struct part *pc, unsigned shift, uint64_t key,
 		pc->spills = sp;
 		total = (uint64_t)c->count[off] + times;
 		sp[pc->nspills].key = key;
-		sp[pc->nspills].count =
-			total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
+		sp[pc->nspills].count = total > UINT32_MAX ? UINT32_MAX
+							   : (uint32_t)total;
 		pc->nspills++;
 		c->count[off] = COUNT_SPILL;
 		return 0;
@@ -308,11 +308,13 @@ int exm_pagecount_add_words(struct exm_pagecount *pfn,
 			if (c & EXM_PC_PRESENT) {
 				key = c & EXM_PC_PFN_MAX;
 				if (part_in(key, pfn->nparts) == part)
-					ret = add_in(pp, pfn->shift, key, owner, times);
+					ret = add_in(pp, pfn->shift, key, owner,
+						     times);
 			} else if (c & EXM_PC_SWAPPED) {
 				key = c & EXM_PC_SWAP_MAX;
 				if (part_in(key, swp->nparts) == part)
-					ret = add_in(sp, swp->shift, key, owner, times);
+					ret = add_in(sp, swp->shift, key, owner,
+						     times);
 			}
 		}
 		return ret;

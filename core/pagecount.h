@@ -89,9 +89,9 @@ size_t exm_pagecount_bytes(const struct exm_pagecount *pc);
 #define EXM_PC_CHUNK_KEYS (1u << EXM_PC_CHUNK_BITS)
 
 struct exm_pc_chunk {
-	uint64_t base;			     /* key >> EXM_PC_CHUNK_BITS */
-	uint16_t count[EXM_PC_CHUNK_KEYS];   /* UINT16_MAX: spilled */
-	uint32_t owner1[EXM_PC_CHUNK_KEYS];  /* owner + 1; 0: none */
+	uint64_t base;			    /* key >> EXM_PC_CHUNK_BITS */
+	uint16_t count[EXM_PC_CHUNK_KEYS];  /* UINT16_MAX: spilled */
+	uint32_t owner1[EXM_PC_CHUNK_KEYS]; /* owner + 1; 0: none */
 } __attribute__((aligned(64)));
 
 uint32_t exm_pagecount_get_slow(const struct exm_pagecount *pc, uint64_t key,

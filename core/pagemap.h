@@ -22,18 +22,18 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define EXM_PM_PFN_MASK	   ((UINT64_C(1) << 55) - 1)
-#define EXM_PM_SWAP_TYPE(w) ((unsigned)((w) & 0x1f))
-#define EXM_PM_SWAP_OFF(w)  (((w) & EXM_PM_PFN_MASK) >> 5)
-#define EXM_PM_SOFT_DIRTY   (UINT64_C(1) << 55)
-#define EXM_PM_EXCLUSIVE    (UINT64_C(1) << 56)
-#define EXM_PM_UFFD_WP	    (UINT64_C(1) << 57)
-#define EXM_PM_WRITABLE	    (UINT64_C(1) << 58)
-#define EXM_PM_ZERO	    (UINT64_C(1) << 59)
-#define EXM_PM_KSM	    (UINT64_C(1) << 60)
-#define EXM_PM_FILE	    (UINT64_C(1) << 61)
-#define EXM_PM_SWAPPED	    (UINT64_C(1) << 62)
-#define EXM_PM_PRESENT	    (UINT64_C(1) << 63)
+#define EXM_PM_PFN_MASK ((UINT64_C(1) << 55) - 1)
+#define EXM_PM_SWAP_TYPE(w) ((unsigned)((w)&0x1f))
+#define EXM_PM_SWAP_OFF(w) (((w)&EXM_PM_PFN_MASK) >> 5)
+#define EXM_PM_SOFT_DIRTY (UINT64_C(1) << 55)
+#define EXM_PM_EXCLUSIVE (UINT64_C(1) << 56)
+#define EXM_PM_UFFD_WP (UINT64_C(1) << 57)
+#define EXM_PM_WRITABLE (UINT64_C(1) << 58)
+#define EXM_PM_ZERO (UINT64_C(1) << 59)
+#define EXM_PM_KSM (UINT64_C(1) << 60)
+#define EXM_PM_FILE (UINT64_C(1) << 61)
+#define EXM_PM_SWAPPED (UINT64_C(1) << 62)
+#define EXM_PM_PRESENT (UINT64_C(1) << 63)
 
 static inline bool exm_pm_present(uint64_t w)
 {
@@ -74,13 +74,13 @@ static inline uint64_t exm_pm_key(uint64_t w)
  * kept in 64 bits; so is one with a zero-page or KSM word (bits 59, 60:
  * rare enough not to be worth a bit of the PFN).
  */
-#define EXM_PC_PRESENT	(UINT32_C(1) << 31)
-#define EXM_PC_SWAPPED	(UINT32_C(1) << 30) /* when not present */
-#define EXM_PC_EXCL	(UINT32_C(1) << 30) /* when present */
-#define EXM_PC_FILE	(UINT32_C(1) << 29) /* when present */
+#define EXM_PC_PRESENT (UINT32_C(1) << 31)
+#define EXM_PC_SWAPPED (UINT32_C(1) << 30)  /* when not present */
+#define EXM_PC_EXCL (UINT32_C(1) << 30)	    /* when present */
+#define EXM_PC_FILE (UINT32_C(1) << 29)	    /* when present */
 #define EXM_PC_WRITABLE (UINT32_C(1) << 28) /* when present */
 /* unpacking shifts these to bits 63, 56, 61, 58 and 62 */
-#define EXM_PC_PFN_MAX	((UINT32_C(1) << 28) - 1)
+#define EXM_PC_PFN_MAX ((UINT32_C(1) << 28) - 1)
 #define EXM_PC_SWAP_MAX ((UINT32_C(1) << 30) - 1)
 
 /* Pack a used word into *c; false when it does not fit. */

@@ -48,7 +48,9 @@ void exm_team_start(struct exm_team *tm, unsigned n,
 	for (unsigned t = 1; t < n; t++) {
 		struct exm_team_job *j = &tm->jobs[t];
 
-		*j = (struct exm_team_job){ .fn = fn, .arg = arg, .t = t, .n = n };
+		*j = (struct exm_team_job){
+			.fn = fn, .arg = arg, .t = t, .n = n
+		};
 		j->started = !pthread_create(&j->thread, NULL, job_main, j);
 	}
 }

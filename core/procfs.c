@@ -76,8 +76,8 @@ static bool starts(const char *s, const char *prefix)
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-enum exm_kind exm_classify(const char *name, uint64_t inode,
-			   uint32_t dev_major, unsigned perms)
+enum exm_kind exm_classify(const char *name, uint64_t inode, uint32_t dev_major,
+			   unsigned perms)
 {
 	if (name[0] == '[') {
 		if (!strcmp(name, "[heap]"))
@@ -219,8 +219,8 @@ int exm_parse_kv_unit(const char *line, size_t len, const char **key,
 	return 0;
 }
 
-int exm_parse_kv(const char *line, size_t len, const char **key,
-		 size_t *keylen, uint64_t *value)
+int exm_parse_kv(const char *line, size_t len, const char **key, size_t *keylen,
+		 uint64_t *value)
 {
 	bool kb;
 	int ret = exm_parse_kv_unit(line, len, key, keylen, value, &kb);
@@ -309,8 +309,8 @@ int exm_parse_rollup(const char *buf, size_t len, struct exm_kpss *k)
 			for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]);
 			     i++) {
 				if (key_is(key, klen, keys[i].key)) {
-					*(uint64_t *)((char *)k + keys[i].off) =
-						v;
+					*(uint64_t *)((char *)k +
+						      keys[i].off) = v;
 					k->has |= keys[i].bit;
 				}
 			}

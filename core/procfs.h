@@ -31,8 +31,8 @@ int exm_parse_maps_line(const char *line, size_t len, struct exm_mapping *m);
 int exm_mapping_name(struct exm_mapping *m, const char *name, size_t len);
 
 /* Classify a mapping from its name, inode, device and perms. */
-enum exm_kind exm_classify(const char *name, uint64_t inode,
-			   uint32_t dev_major, unsigned perms);
+enum exm_kind exm_classify(const char *name, uint64_t inode, uint32_t dev_major,
+			   unsigned perms);
 
 /*
  * Parse a "Key:   123 kB" line of smaps/smaps_rollup/status. On success
@@ -41,8 +41,8 @@ enum exm_kind exm_classify(const char *name, uint64_t inode,
  * not of that shape (e.g. the VMA header or "VmFlags: rd wr") return
  * -EINVAL.
  */
-int exm_parse_kv(const char *line, size_t len, const char **key,
-		 size_t *keylen, uint64_t *value);
+int exm_parse_kv(const char *line, size_t len, const char **key, size_t *keylen,
+		 uint64_t *value);
 
 /* The same, with the number as printed and *kb saying whether "kB"
  * followed it (/proc/meminfo keeps counts such as HugePages_Total). */

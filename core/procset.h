@@ -23,7 +23,7 @@ enum exm_procset_kind {
 
 struct exm_procset {
 	enum exm_procset_kind kind;
-	pid_t *pids;	  /* EXM_PSET_PIDS (owned) */
+	pid_t *pids; /* EXM_PSET_PIDS (owned) */
 	size_t npids;
 	const char *name; /* the others: borrowed from the text parsed */
 };

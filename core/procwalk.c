@@ -47,8 +47,7 @@ static int pdir_read(struct exm_pdir *d, const char *name, char **buf,
 	return exm_read_file(AT_FDCWD, path, buf, len);
 }
 
-int exm_read_kpss(struct exm_builder *b, struct exm_pdir *d,
-		  struct exm_proc *p)
+int exm_read_kpss(struct exm_builder *b, struct exm_pdir *d, struct exm_proc *p)
 {
 	struct exm_kpss k = { 0 };
 	char *buf;
@@ -193,8 +192,7 @@ static char *read_cgroup(struct exm_pdir *d)
 	return res ? res : strdup("");
 }
 
-int exm_read_maps(struct exm_builder *b, struct exm_pdir *d,
-		  struct exm_proc *p)
+int exm_read_maps(struct exm_builder *b, struct exm_pdir *d, struct exm_proc *p)
 {
 	char *buf;
 	size_t len;
@@ -235,8 +233,7 @@ int exm_read_maps(struct exm_builder *b, struct exm_pdir *d,
 	return p->nmaps ? 0 : 1; /* none: a zombie or exiting process */
 }
 
-static const char *dfd_path(const char *root, pid_t pid, char *buf,
-			    size_t len)
+static const char *dfd_path(const char *root, pid_t pid, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s/%d/statm", root, (int)pid);
 	return buf;
@@ -335,8 +332,8 @@ struct walk {
 static uint64_t stat_key(const char *buf, size_t len)
 {
 	static const unsigned char want[64] = {
-		[10] = 1, [12] = 1, [14] = 1, [15] = 1, [20] = 1, [22] = 1,
-		[23] = 1, [24] = 1,
+		[10] = 1, [12] = 1, [14] = 1, [15] = 1,
+		[20] = 1, [22] = 1, [23] = 1, [24] = 1,
 	};
 	const char *p = buf + len, *end = buf + len;
 	uint64_t h = UINT64_C(0xcbf29ce484222325);
@@ -521,7 +518,7 @@ int exm_proc_walk(struct exm_source *src, const struct exm_scan_opts *opts,
 {
 	struct exm_snapshot *snap = b->snap;
 	const char *root = snap->sys.proc_root[0] ? snap->sys.proc_root
-						   : "/proc";
+						  : "/proc";
 	struct walk *walk;
 	DIR *d = opendir(root);
 	struct dirent *de;
@@ -534,8 +531,8 @@ int exm_proc_walk(struct exm_source *src, const struct exm_scan_opts *opts,
 		snap->sys.caps |= EXM_CAP_CGROUP;
 	if (!d) {
 		ret = -errno;
-		snprintf(src->errmsg, sizeof(src->errmsg), "cannot open %.200s: %s",
-			 root, strerror(errno));
+		snprintf(src->errmsg, sizeof(src->errmsg),
+			 "cannot open %.200s: %s", root, strerror(errno));
 		return ret;
 	}
 	while ((de = readdir(d))) {
@@ -571,13 +568,19 @@ int exm_proc_walk(struct exm_source *src, const struct exm_scan_opts *opts,
 		free(pids);
 		return -ENOMEM;
 	}
-	*walk = (struct walk){ .src = src, .opts = opts, .w = w, .root = root,
+	*walk = (struct walk){ .src = src,
+			       .opts = opts,
+			       .w = w,
+			       .root = root,
 			       .page_size = snap->sys.page_size,
-			       .pids = pids, .npids = npids, .nw = nw,
+			       .pids = pids,
+			       .npids = npids,
+			       .nw = nw,
 			       .t0 = clock_ns(CLOCK_MONOTONIC_COARSE) };
 	walk->wk[0].b = *b;
-	maybe_spawn(walk, 0, exm_threads_fixed() || !src->walk_cpu_ns ||
-				     src->walk_cpu_ns >= SPAWN_CPU_NS);
+	maybe_spawn(walk, 0,
+		    exm_threads_fixed() || !src->walk_cpu_ns ||
+			    src->walk_cpu_ns >= SPAWN_CPU_NS);
 	worker_main(walk, 0, nw);
 	if (walk->spawned)
 		exm_team_join(&walk->team);

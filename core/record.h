@@ -106,8 +106,8 @@ struct exm_recording;
  * open_file() says how). 0, or -errno (-EINVAL: not a regular file, not a
  * recording, corrupt, or a newer schema) with one line in err.
  */
-int exm_recording_open(const char *path, struct exm_recording **out,
-		       char *err, size_t errlen);
+int exm_recording_open(const char *path, struct exm_recording **out, char *err,
+		       size_t errlen);
 void exm_recording_close(struct exm_recording *rec);
 
 /* Number of snapshots it holds. */

@@ -33,9 +33,9 @@ struct exm_recording {
 	int version; /* its schema */
 	char path[256];
 	char errmsg[512];
-	char *file; /* the path as given (NULL: in memory) */
-	char *own; /* the file as SQLite named it, in ownfiles.h */
-	bool immutable; /* read without locks: see exm_recording_open */
+	char *file;	  /* the path as given (NULL: in memory) */
+	char *own;	  /* the file as SQLite named it, in ownfiles.h */
+	bool immutable;	  /* read without locks: see exm_recording_open */
 	struct stat seen; /* immutable: the file when it was opened */
 	int64_t *ids;
 	struct timespec *at;
@@ -94,8 +94,7 @@ size_t exm_recording_find_time(const struct exm_recording *rec,
 	return best;
 }
 
-static int corrupt(char *err, size_t errlen, const char *path,
-		   const char *what)
+static int corrupt(char *err, size_t errlen, const char *path, const char *what)
 {
 	snprintf(err, errlen, "%.200s: corrupt recording: %s", path, what);
 	exm_rec_one_line(err, errlen);
@@ -167,8 +166,8 @@ static int read_index(struct exm_recording *rec, char *err, size_t errlen)
 			cap = nc;
 		}
 		rec->ids[rec->n] = sqlite3_column_int64(st, RC_SNAP_ID);
-		rec->at[rec->n].tv_sec =
-			(time_t)sqlite3_column_int64(st, RC_SNAP_TAKEN_SEC);
+		rec->at[rec->n].tv_sec = (time_t)
+			sqlite3_column_int64(st, RC_SNAP_TAKEN_SEC);
 		rec->at[rec->n].tv_nsec =
 			(long)(sqlite3_column_int64(st, RC_SNAP_TAKEN_NSEC) %
 			       1000000000);
@@ -207,8 +206,7 @@ static int rec_fail(struct exm_recording *rec, int ret)
 
 /* The database is open: check it is a recording and list its
  * snapshots. */
-static int check_and_index(struct exm_recording *rec, char *err,
-			   size_t errlen)
+static int check_and_index(struct exm_recording *rec, char *err, size_t errlen)
 {
 	bool fresh;
 	int ret;
@@ -369,8 +367,8 @@ static int reopen(struct exm_recording *rec, char *err, size_t errlen)
 	return ret ? ret : check_and_index(rec, err, errlen);
 }
 
-int exm_recording_open(const char *path, struct exm_recording **out,
-		       char *err, size_t errlen)
+int exm_recording_open(const char *path, struct exm_recording **out, char *err,
+		       size_t errlen)
 {
 	struct exm_recording *rec = rec_new(path);
 	int ret;
@@ -402,8 +400,7 @@ int exm_recording_open(const char *path, struct exm_recording **out,
 }
 
 int exm_recording_open_mem(const void *buf, size_t len,
-			   struct exm_recording **out, char *err,
-			   size_t errlen)
+			   struct exm_recording **out, char *err, size_t errlen)
 {
 	struct exm_recording *rec = rec_new("(memory)");
 	unsigned char *copy;
@@ -411,8 +408,9 @@ int exm_recording_open_mem(const void *buf, size_t len,
 	if (!rec)
 		return -ENOMEM;
 	copy = sqlite3_malloc64(len ? len : 1);
-	if (!copy || sqlite3_open_v2(":memory:", &rec->db,
-				     SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+	if (!copy ||
+	    sqlite3_open_v2(":memory:", &rec->db, SQLITE_OPEN_READWRITE,
+			    NULL) != SQLITE_OK) {
 		sqlite3_free(copy);
 		return rec_fail(rec, -ENOMEM);
 	}
@@ -450,10 +448,10 @@ struct load {
 
 /* Note the chunks of keys [first, first + count) (kind 0 frames, 1 swap
  * slots); -E2BIG past the limit. */
-static int note_chunks(struct load *l, int kind, uint64_t first,
-		       uint64_t count)
+static int note_chunks(struct load *l, int kind, uint64_t first, uint64_t count)
 {
-	uint64_t lo = first >> CHUNK_SHIFT, hi = (first + count - 1) >> CHUNK_SHIFT;
+	uint64_t lo = first >> CHUNK_SHIFT,
+		 hi = (first + count - 1) >> CHUNK_SHIFT;
 
 	for (uint64_t c = lo; c <= hi; c++) {
 		uint64_t key = (c << 1 | (uint64_t)kind) + 1; /* 0: empty */
@@ -468,7 +466,9 @@ static int note_chunks(struct load *l, int kind, uint64_t first,
 			for (size_t k = 0; k < l->nslots; k++) {
 				if (!l->chunks[k])
 					continue;
-				i = (l->chunks[k] * UINT64_C(0x9e3779b97f4a7c15)) >> 20 &
+				i = (l->chunks[k] *
+				     UINT64_C(0x9e3779b97f4a7c15)) >>
+					    20 &
 				    (n - 1);
 				while (ns[i])
 					i = (i + 1) & (n - 1);
@@ -478,7 +478,8 @@ static int note_chunks(struct load *l, int kind, uint64_t first,
 			l->chunks = ns;
 			l->nslots = n;
 		}
-		i = (key * UINT64_C(0x9e3779b97f4a7c15)) >> 20 & (l->nslots - 1);
+		i = (key * UINT64_C(0x9e3779b97f4a7c15)) >> 20 &
+		    (l->nslots - 1);
 		while (l->chunks[i] && l->chunks[i] != key)
 			i = (i + 1) & (l->nslots - 1);
 		if (l->chunks[i])
@@ -528,8 +529,7 @@ static void col_text(sqlite3_stmt *st, int col, char *buf, size_t len)
  * key (once), a whole number (in kB, or a count), and MemTotal and
  * MemAvailable the snapshot's own.
  */
-static int load_meminfo(struct load *l, struct exm_sysinfo *sys,
-			uint32_t want)
+static int load_meminfo(struct load *l, struct exm_sysinfo *sys, uint32_t want)
 {
 	struct exm_meminfo *mi = &sys->meminfo;
 	sqlite3_stmt *st = NULL;
@@ -546,21 +546,22 @@ static int load_meminfo(struct load *l, struct exm_sysinfo *sys,
 		int tkey = sqlite3_column_type(st, RC_MI_KEY);
 		int tval = sqlite3_column_type(st, RC_MI_VALUE);
 		int tunit = sqlite3_column_type(st, RC_MI_UNIT);
-		const char *key =
-			(const char *)sqlite3_column_text(st, RC_MI_KEY);
-		const char *unit =
-			(const char *)sqlite3_column_text(st, RC_MI_UNIT);
+		const char *key = (const char *)sqlite3_column_text(st,
+								    RC_MI_KEY);
+		const char *unit = (const char *)
+			sqlite3_column_text(st, RC_MI_UNIT);
 		int64_t v = sqlite3_column_int64(st, RC_MI_VALUE);
 		bool kb = tunit == SQLITE_TEXT && unit && !strcmp(unit, "kB");
 
 		if (sqlite3_column_int64(st, RC_MI_IDX) != mi->n ||
 		    mi->n >= want)
 			ret = bad(l, "meminfo rows out of order");
-		else if (tkey != SQLITE_TEXT || !key || tval != SQLITE_INTEGER ||
-			 v < 0 || (tunit != SQLITE_NULL && !kb) ||
+		else if (tkey != SQLITE_TEXT || !key ||
+			 tval != SQLITE_INTEGER || v < 0 ||
+			 (tunit != SQLITE_NULL && !kb) ||
 			 exm_meminfo_add(mi, key,
-					 (size_t)sqlite3_column_bytes(
-						 st, RC_MI_KEY),
+					 (size_t)sqlite3_column_bytes(st,
+								      RC_MI_KEY),
 					 (uint64_t)v, kb))
 			ret = bad(l, "bad meminfo row");
 	}
@@ -571,10 +572,11 @@ static int load_meminfo(struct load *l, struct exm_sysinfo *sys,
 		return ret;
 	if (mi->n != want)
 		return bad(l, "meminfo rows missing");
-	if (want && (!exm_meminfo_get(mi, "MemTotal", &total) ||
-		     total != sys->mem_total ||
-		     (exm_meminfo_get(mi, "MemAvailable", &avail)
-			      ? avail : 0) != sys->mem_available))
+	if (want &&
+	    (!exm_meminfo_get(mi, "MemTotal", &total) ||
+	     total != sys->mem_total ||
+	     (exm_meminfo_get(mi, "MemAvailable", &avail) ? avail : 0) !=
+		     sys->mem_available))
 		return bad(l, "meminfo disagrees with the snapshot");
 	return 0;
 }
@@ -598,8 +600,8 @@ static int load_sys(struct load *l, struct exm_sysinfo *sys,
 					 : step_err(l);
 	}
 	memset(sys, 0, sizeof(*sys));
-	sys->taken_at.tv_sec =
-		(time_t)sqlite3_column_int64(st, RC_SNAP_TAKEN_SEC);
+	sys->taken_at.tv_sec = (time_t)sqlite3_column_int64(st,
+							    RC_SNAP_TAKEN_SEC);
 	sys->taken_at.tv_nsec =
 		(long)(sqlite3_column_int64(st, RC_SNAP_TAKEN_NSEC) %
 		       1000000000);
@@ -608,8 +610,8 @@ static int load_sys(struct load *l, struct exm_sysinfo *sys,
 		sys->time_taken = 0;
 	ps = sqlite3_column_int64(st, RC_SNAP_PAGE_SIZE);
 	sys->mem_total = (uint64_t)sqlite3_column_int64(st, RC_SNAP_MEM_TOTAL);
-	sys->mem_available =
-		(uint64_t)sqlite3_column_int64(st, RC_SNAP_MEM_AVAILABLE);
+	sys->mem_available = (uint64_t)
+		sqlite3_column_int64(st, RC_SNAP_MEM_AVAILABLE);
 	col_text(st, RC_SNAP_KERNEL, sys->kernel, sizeof(sys->kernel));
 	col_text(st, RC_SNAP_HOSTNAME, sys->hostname, sizeof(sys->hostname));
 	col_text(st, RC_SNAP_SOURCE, sys->source, sizeof(sys->source));
@@ -619,8 +621,7 @@ static int load_sys(struct load *l, struct exm_sysinfo *sys,
 	sys->caps = (unsigned)sqlite3_column_int64(st, RC_SNAP_CAPS) &
 		    (0x3fu | EXM_CAP_LIMITED | EXM_CAP_AVG_MAPCOUNT |
 		     EXM_CAP_KSM);
-	col_text(st, RC_SNAP_PROC_ROOT, sys->proc_root,
-		 sizeof(sys->proc_root));
+	col_text(st, RC_SNAP_PROC_ROOT, sys->proc_root, sizeof(sys->proc_root));
 	end->nskipped_gone =
 		(size_t)(sqlite3_column_int64(st, RC_SNAP_SKIPPED_GONE) &
 			 0xffffffff);
@@ -659,16 +660,16 @@ static int load_runs(struct load *l, int64_t pset, uint64_t want,
 	sqlite3_reset(st);
 	bind_key(st, ":pageset", pset);
 	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		uint64_t off =
-			(uint64_t)sqlite3_column_int64(st, RC_RUN_OFFSET);
+		uint64_t off = (uint64_t)sqlite3_column_int64(st,
+							      RC_RUN_OFFSET);
 		uint64_t vpn = lo + off;
 		int64_t count = sqlite3_column_int64(st, RC_RUN_COUNT);
 		bool present = sqlite3_column_int64(st, RC_RUN_PRESENT) != 0;
-		uint64_t first =
-			(uint64_t)sqlite3_column_int64(st, RC_RUN_FIRST);
+		uint64_t first = (uint64_t)sqlite3_column_int64(st,
+								RC_RUN_FIRST);
 		int64_t type = sqlite3_column_int64(st, RC_RUN_SWAP_TYPE);
-		uint64_t flags =
-			(uint64_t)sqlite3_column_int64(st, RC_RUN_FLAGS);
+		uint64_t flags = (uint64_t)sqlite3_column_int64(st,
+								RC_RUN_FLAGS);
 		bool same = !col_null(st, RC_RUN_STEP); /* step 0 */
 		uint64_t base, step, limit, nkeys = same ? 1 : (uint64_t)count;
 
@@ -733,7 +734,8 @@ static int parse_build_id(const unsigned char *hex, struct exm_mapping *m,
 	if (n % 2 || n / 2 > max || n / 2 > 255)
 		return -EINVAL;
 	for (size_t i = 0; i < n / 2; i++) {
-		int a = hexval((char)hex[2 * i]), b = hexval((char)hex[2 * i + 1]);
+		int a = hexval((char)hex[2 * i]),
+		    b = hexval((char)hex[2 * i + 1]);
 
 		if (a < 0 || b < 0)
 			return -EINVAL;
@@ -774,44 +776,46 @@ static int load_maps(struct load *l, int64_t pidx, bool pages)
 		m.offset = (uint64_t)sqlite3_column_int64(st, RC_MAP_OFFSET);
 		m.perms = (unsigned)sqlite3_column_int64(st, RC_MAP_PERMS);
 		m.deleted = sqlite3_column_int64(st, RC_MAP_DELETED) != 0;
-		m.dev_major = (uint32_t)sqlite3_column_int64(
-			st, MJ_FILE(RC_FILE_DEV_MAJOR));
-		m.dev_minor = (uint32_t)sqlite3_column_int64(
-			st, MJ_FILE(RC_FILE_DEV_MINOR));
-		m.inode = (uint64_t)sqlite3_column_int64(
-			st, MJ_FILE(RC_FILE_INODE));
+		m.dev_major = (uint32_t)
+			sqlite3_column_int64(st, MJ_FILE(RC_FILE_DEV_MAJOR));
+		m.dev_minor = (uint32_t)
+			sqlite3_column_int64(st, MJ_FILE(RC_FILE_DEV_MINOR));
+		m.inode = (uint64_t)
+			sqlite3_column_int64(st, MJ_FILE(RC_FILE_INODE));
 		if (midx != want++)
 			return bad(l, "mappings out of order");
 		if (m.start >= m.end || m.start % ps || m.end % ps)
 			return bad(l, "bad mapping range");
 		if (kind < 0 || kind >= EXM_KIND__COUNT || m.perms > 0xf ||
-		    huge < 0 || huge > 1 || kps < 0 || kps > (INT64_C(1) << 31) ||
-		    (kps & (kps - 1)) || (kps && (uint64_t)kps < ps) ||
+		    huge < 0 || huge > 1 || kps < 0 ||
+		    kps > (INT64_C(1) << 31) || (kps & (kps - 1)) ||
+		    (kps && (uint64_t)kps < ps) ||
 		    (huge && (!kps || m.start % (uint64_t)kps ||
 			      m.end % (uint64_t)kps)))
 			return bad(l, "bad mapping");
 		m.hugetlb = huge;
 		m.kpage_size = (uint32_t)kps;
-		if (parse_build_id(sqlite3_column_text(
-					   st, MJ_FILE(RC_FILE_BUILD_ID)),
-				   &m, bid, sizeof(bid)))
+		if (parse_build_id(
+			    sqlite3_column_text(st, MJ_FILE(RC_FILE_BUILD_ID)),
+			    &m, bid, sizeof(bid)))
 			return bad(l, "bad build-id");
 		m.kind = (enum exm_kind)kind;
 		m.name = (char *)(name ? (const char *)name : "");
 		if (!pages) {
 			exm_rec_col_sizes(st, &exm_rec_mapping, &m.sz);
-			m.sz.has &=
-				(unsigned)sqlite3_column_int64(st, RC_MAP_HAS);
+			m.sz.has &= (unsigned)sqlite3_column_int64(st,
+								   RC_MAP_HAS);
 		}
 		ret = l->ops->mapping(l->ctx, &m);
 		if (!ret && pages && !col_null(st, RC_MAP_PAGESET)) {
 			if (col_null(st, MJ_PSET(RC_PSET_PAGES)))
 				return bad(l, "missing page set");
-			ret = load_runs(
-				l, sqlite3_column_int64(st, RC_MAP_PAGESET),
-				(uint64_t)sqlite3_column_int64(
-					st, MJ_PSET(RC_PSET_PAGES)),
-				&m);
+			ret = load_runs(l,
+					sqlite3_column_int64(st,
+							     RC_MAP_PAGESET),
+					(uint64_t)sqlite3_column_int64(
+						st, MJ_PSET(RC_PSET_PAGES)),
+					&m);
 		}
 	}
 	if (ret)
@@ -858,8 +862,8 @@ static int load_procs(struct load *l, bool pages)
 		p.pid = (pid_t)l->pid;
 		p.ppid = (pid_t)sqlite3_column_int64(st, RC_PROC_PPID);
 		p.uid = (uid_t)sqlite3_column_int64(st, RC_PROC_UID);
-		p.start_time =
-			(uint64_t)sqlite3_column_int64(st, RC_PROC_START_TIME);
+		p.start_time = (uint64_t)
+			sqlite3_column_int64(st, RC_PROC_START_TIME);
 		p.user = (char *)sqlite3_column_text(st, RC_PROC_USER);
 		p.comm = (char *)sqlite3_column_text(st, RC_PROC_COMM);
 		p.cmdline = (char *)sqlite3_column_text(st, RC_PROC_CMDLINE);
@@ -871,8 +875,7 @@ static int load_procs(struct load *l, bool pages)
 			    sqlite3_column_type(st, RC_PROC_OOM_ADJ) !=
 				    SQLITE_NULL;
 		if (p.has_oom) {
-			p.oom_score =
-				sqlite3_column_int(st, RC_PROC_OOM_SCORE);
+			p.oom_score = sqlite3_column_int(st, RC_PROC_OOM_SCORE);
 			p.oom_adj = sqlite3_column_int(st, RC_PROC_OOM_ADJ);
 		}
 		if (p.state == EXM_PROC_DENIED) { /* statm: VM and resident */
@@ -924,8 +927,9 @@ static int load_cgroups(struct load *l)
 }
 
 /* load_maps' tables: a mapping, its file and its page set (MJ_*). */
-static const struct exm_rec_table *const map_tables[] = {
-	&exm_rec_mapping, &exm_rec_file, &exm_rec_pageset };
+static const struct exm_rec_table *const map_tables[] = { &exm_rec_mapping,
+							  &exm_rec_file,
+							  &exm_rec_pageset };
 static const char *const map_aliases[] = { "m", "f", "p" };
 
 int exm_recording_load(struct exm_recording *rec, size_t idx,
@@ -958,7 +962,8 @@ int exm_recording_load(struct exm_recording *rec, size_t idx,
 	if (ret == -EINVAL && l.dropped) {
 		snprintf(rec->errmsg, sizeof(rec->errmsg),
 			 "%.200s: snapshot %zu was dropped by the recorder's "
-			 "retention (--keep, --keep-size)", rec->path, idx + 1);
+			 "retention (--keep, --keep-size)",
+			 rec->path, idx + 1);
 		exm_rec_one_line(rec->errmsg, sizeof(rec->errmsg));
 		ret = -ERANGE;
 	}
@@ -1001,7 +1006,8 @@ out:
 	if (changed(rec)) { /* what was read may be torn */
 		snprintf(rec->errmsg, sizeof(rec->errmsg),
 			 "%.200s: a recorder wrote it while snapshot %zu was "
-			 "read: read it again", rec->path, idx + 1);
+			 "read: read it again",
+			 rec->path, idx + 1);
 		exm_rec_one_line(rec->errmsg, sizeof(rec->errmsg));
 		return -EAGAIN;
 	}

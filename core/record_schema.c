@@ -19,21 +19,18 @@
 
 #define EXM_REC_COL(pos, name, decl, since, bit) \
 	[pos] = { name, decl, since, bit },
-#define EXM_REC_TABLE(var, table, since, nkey, list, n)                    \
+#define EXM_REC_TABLE(var, table, since, nkey, list, n)                       \
 	static const struct exm_rec_col var##_cols[] = { list(EXM_REC_COL) }; \
 	const struct exm_rec_table var = { table, since, nkey, var##_cols, n }
 
-EXM_REC_TABLE(exm_rec_snapshot, "snapshot", 1, 0, EXM_REC_SNAPSHOT,
-	      RC_SNAP__N);
+EXM_REC_TABLE(exm_rec_snapshot, "snapshot", 1, 0, EXM_REC_SNAPSHOT, RC_SNAP__N);
 EXM_REC_TABLE(exm_rec_meminfo, "meminfo", 2, 2, EXM_REC_MEMINFO, RC_MI__N);
-EXM_REC_TABLE(exm_rec_process, "process", 1, 2, EXM_REC_PROCESS,
-	      RC_PROC__N);
+EXM_REC_TABLE(exm_rec_process, "process", 1, 2, EXM_REC_PROCESS, RC_PROC__N);
 EXM_REC_TABLE(exm_rec_kernel, "kernel", 1, 2, EXM_REC_KERNEL, RC_KERN__N);
 EXM_REC_TABLE(exm_rec_cgroup, "cgroup", 4, 2, EXM_REC_CGROUP, RC_CG__N);
 EXM_REC_TABLE(exm_rec_file, "file", 1, 0, EXM_REC_FILE, RC_FILE__N);
 EXM_REC_TABLE(exm_rec_mapping, "mapping", 1, 3, EXM_REC_MAPPING, RC_MAP__N);
-EXM_REC_TABLE(exm_rec_pageset, "pageset", 1, 0, EXM_REC_PAGESET,
-	      RC_PSET__N);
+EXM_REC_TABLE(exm_rec_pageset, "pageset", 1, 0, EXM_REC_PAGESET, RC_PSET__N);
 EXM_REC_TABLE(exm_rec_run, "run", 1, 2, EXM_REC_RUN, RC_RUN__N);
 
 /* Every table, in the order their statements are made (a table's CREATE
@@ -45,8 +42,7 @@ static const struct exm_rec_table *const tables[] = {
 };
 
 /* CREATE TABLE t with the columns of version v and before. */
-static void create_table(sqlite3_str *s, const struct exm_rec_table *t,
-			 int v)
+static void create_table(sqlite3_str *s, const struct exm_rec_table *t, int v)
 {
 	const char *sep = "";
 
@@ -262,8 +258,7 @@ static const struct {
 	[RC_CG_SHMEM] = { offsetof(struct exm_cgcharge, shmem), false },
 	[RC_CG_KERNEL] = { offsetof(struct exm_cgcharge, kernel), false },
 	[RC_CG_OTHERS] = { offsetof(struct exm_cgcharge, others), true },
-	[RC_CG_ELSEWHERE] = { offsetof(struct exm_cgcharge, elsewhere),
-			      true },
+	[RC_CG_ELSEWHERE] = { offsetof(struct exm_cgcharge, elsewhere), true },
 	[RC_CG_UNMAPPED] = { offsetof(struct exm_cgcharge, unmapped), false },
 };
 
@@ -279,7 +274,8 @@ void exm_rec_bind_cgroup(sqlite3_stmt *st, const struct exm_cgcharge *c)
 			sqlite3_bind_double(st, i + 1, *(const double *)v);
 		else
 			sqlite3_bind_int64(st, i + 1,
-					   (sqlite3_int64)*(const uint64_t *)v);
+					   (sqlite3_int64) *
+						   (const uint64_t *)v);
 	}
 }
 
@@ -310,8 +306,8 @@ void exm_rec_one_line(char *s, size_t cap)
 	memcpy(s, tmp, strlen(tmp) + 1);
 }
 
-void exm_rec_set_err(char *buf, size_t len, const char *path,
-		     const char *what, sqlite3 *db)
+void exm_rec_set_err(char *buf, size_t len, const char *path, const char *what,
+		     sqlite3 *db)
 {
 	snprintf(buf, len, "%.200s: %s%s%s", path, what, db ? ": " : "",
 		 db ? sqlite3_errmsg(db) : "");
@@ -424,4 +420,3 @@ int exm_rec_check_header(sqlite3 *db, const char *path, bool *fresh,
 	*version = (int)ver;
 	return 0;
 }
-

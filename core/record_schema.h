@@ -50,128 +50,128 @@
 /* C(position, name, declaration, since, bit): bit is an EXM_HAS_* for a
  * size column (an EXM_KPSS_* in the kernel table), else 0. A table
  * WITHOUT ROWID has its leading columns as its key (exm_rec_table.nkey). */
-#define EXM_REC_SNAPSHOT(C)						\
-	C(RC_SNAP_ID, "id", "INTEGER PRIMARY KEY", 1, 0)		\
-	C(RC_SNAP_TAKEN_SEC, "taken_sec", "INTEGER", 1, 0)		\
-	C(RC_SNAP_TAKEN_NSEC, "taken_nsec", "INTEGER", 1, 0)		\
-	C(RC_SNAP_TIME_TAKEN, "time_taken", "REAL", 1, 0)		\
-	C(RC_SNAP_PAGE_SIZE, "page_size", "INTEGER", 1, 0)		\
-	C(RC_SNAP_MEM_TOTAL, "mem_total", "INTEGER", 1, 0)		\
-	C(RC_SNAP_MEM_AVAILABLE, "mem_available", "INTEGER", 1, 0)	\
-	C(RC_SNAP_KERNEL, "kernel", "TEXT", 1, 0)			\
-	C(RC_SNAP_HOSTNAME, "hostname", "TEXT", 1, 0)			\
-	C(RC_SNAP_SOURCE, "source", "TEXT", 1, 0)			\
-	C(RC_SNAP_SOURCE_DETAIL, "source_detail", "TEXT", 1, 0)		\
-	C(RC_SNAP_LIMITS, "limits", "TEXT", 1, 0)			\
-	C(RC_SNAP_CAPS, "caps", "INTEGER", 1, 0)			\
-	C(RC_SNAP_PROC_ROOT, "proc_root", "TEXT", 1, 0)			\
-	C(RC_SNAP_SKIPPED_GONE, "skipped_gone", "INTEGER", 1, 0)	\
-	C(RC_SNAP_SKIPPED_DENIED, "skipped_denied", "INTEGER", 1, 0)	\
+#define EXM_REC_SNAPSHOT(C)                                          \
+	C(RC_SNAP_ID, "id", "INTEGER PRIMARY KEY", 1, 0)             \
+	C(RC_SNAP_TAKEN_SEC, "taken_sec", "INTEGER", 1, 0)           \
+	C(RC_SNAP_TAKEN_NSEC, "taken_nsec", "INTEGER", 1, 0)         \
+	C(RC_SNAP_TIME_TAKEN, "time_taken", "REAL", 1, 0)            \
+	C(RC_SNAP_PAGE_SIZE, "page_size", "INTEGER", 1, 0)           \
+	C(RC_SNAP_MEM_TOTAL, "mem_total", "INTEGER", 1, 0)           \
+	C(RC_SNAP_MEM_AVAILABLE, "mem_available", "INTEGER", 1, 0)   \
+	C(RC_SNAP_KERNEL, "kernel", "TEXT", 1, 0)                    \
+	C(RC_SNAP_HOSTNAME, "hostname", "TEXT", 1, 0)                \
+	C(RC_SNAP_SOURCE, "source", "TEXT", 1, 0)                    \
+	C(RC_SNAP_SOURCE_DETAIL, "source_detail", "TEXT", 1, 0)      \
+	C(RC_SNAP_LIMITS, "limits", "TEXT", 1, 0)                    \
+	C(RC_SNAP_CAPS, "caps", "INTEGER", 1, 0)                     \
+	C(RC_SNAP_PROC_ROOT, "proc_root", "TEXT", 1, 0)              \
+	C(RC_SNAP_SKIPPED_GONE, "skipped_gone", "INTEGER", 1, 0)     \
+	C(RC_SNAP_SKIPPED_DENIED, "skipped_denied", "INTEGER", 1, 0) \
 	C(RC_SNAP_MEMINFO, "meminfo", "INTEGER", 2, 0) /* its rows, NULL: v1 */
 
-#define EXM_REC_MEMINFO(C)						\
-	C(RC_MI_SNAPSHOT, "snapshot", "INTEGER", 2, 0)			\
-	C(RC_MI_IDX, "idx", "INTEGER", 2, 0)				\
-	C(RC_MI_KEY, "key", "TEXT", 2, 0)				\
-	C(RC_MI_VALUE, "value", "INTEGER", 2, 0)			\
+#define EXM_REC_MEMINFO(C)                             \
+	C(RC_MI_SNAPSHOT, "snapshot", "INTEGER", 2, 0) \
+	C(RC_MI_IDX, "idx", "INTEGER", 2, 0)           \
+	C(RC_MI_KEY, "key", "TEXT", 2, 0)              \
+	C(RC_MI_VALUE, "value", "INTEGER", 2, 0)       \
 	C(RC_MI_UNIT, "unit", "TEXT", 2, 0) /* 'kB', or NULL: a count */
 
-#define EXM_REC_PROCESS(C)						\
-	C(RC_PROC_SNAPSHOT, "snapshot", "INTEGER", 1, 0)		\
-	C(RC_PROC_IDX, "idx", "INTEGER", 1, 0)				\
-	C(RC_PROC_PID, "pid", "INTEGER", 1, 0)				\
-	C(RC_PROC_PPID, "ppid", "INTEGER", 1, 0)			\
-	C(RC_PROC_UID, "uid", "INTEGER", 1, 0)				\
-	C(RC_PROC_START_TIME, "start_time", "INTEGER", 1, 0)		\
-	C(RC_PROC_USER, "user", "TEXT", 1, 0)				\
-	C(RC_PROC_COMM, "comm", "TEXT", 1, 0)				\
-	C(RC_PROC_CMDLINE, "cmdline", "TEXT", 1, 0)			\
-	C(RC_PROC_CGROUP, "cgroup", "TEXT", 1, 0)			\
-	C(RC_PROC_STATE, "state", "INTEGER", 1, 0)			\
-	C(RC_PROC_VM, "vm", "INTEGER", 1, EXM_HAS_VM)			\
-	C(RC_PROC_RSS, "rss", "INTEGER", 1, EXM_HAS_RSS)		\
-	C(RC_PROC_ERSS, "erss", "REAL", 1, EXM_HAS_ERSS)		\
-	C(RC_PROC_SWAP, "swap", "INTEGER", 1, EXM_HAS_SWAP)		\
-	C(RC_PROC_ESWAP, "eswap", "REAL", 1, EXM_HAS_ESWAP)		\
-	C(RC_PROC_SOLE, "sole", "INTEGER", 1, EXM_HAS_SOLE)		\
+#define EXM_REC_PROCESS(C)                                              \
+	C(RC_PROC_SNAPSHOT, "snapshot", "INTEGER", 1, 0)                \
+	C(RC_PROC_IDX, "idx", "INTEGER", 1, 0)                          \
+	C(RC_PROC_PID, "pid", "INTEGER", 1, 0)                          \
+	C(RC_PROC_PPID, "ppid", "INTEGER", 1, 0)                        \
+	C(RC_PROC_UID, "uid", "INTEGER", 1, 0)                          \
+	C(RC_PROC_START_TIME, "start_time", "INTEGER", 1, 0)            \
+	C(RC_PROC_USER, "user", "TEXT", 1, 0)                           \
+	C(RC_PROC_COMM, "comm", "TEXT", 1, 0)                           \
+	C(RC_PROC_CMDLINE, "cmdline", "TEXT", 1, 0)                     \
+	C(RC_PROC_CGROUP, "cgroup", "TEXT", 1, 0)                       \
+	C(RC_PROC_STATE, "state", "INTEGER", 1, 0)                      \
+	C(RC_PROC_VM, "vm", "INTEGER", 1, EXM_HAS_VM)                   \
+	C(RC_PROC_RSS, "rss", "INTEGER", 1, EXM_HAS_RSS)                \
+	C(RC_PROC_ERSS, "erss", "REAL", 1, EXM_HAS_ERSS)                \
+	C(RC_PROC_SWAP, "swap", "INTEGER", 1, EXM_HAS_SWAP)             \
+	C(RC_PROC_ESWAP, "eswap", "REAL", 1, EXM_HAS_ESWAP)             \
+	C(RC_PROC_SOLE, "sole", "INTEGER", 1, EXM_HAS_SOLE)             \
 	C(RC_PROC_WRITABLE, "writable", "INTEGER", 1, EXM_HAS_WRITABLE) \
-	C(RC_PROC_OOM_SCORE, "oom_score", "INTEGER", 4, 0)		\
+	C(RC_PROC_OOM_SCORE, "oom_score", "INTEGER", 4, 0)              \
 	C(RC_PROC_OOM_ADJ, "oom_adj", "INTEGER", 4, 0)
 
-#define EXM_REC_KERNEL(C)						\
-	C(RC_KERN_SNAPSHOT, "snapshot", "INTEGER", 1, 0)		\
-	C(RC_KERN_PROC, "proc", "INTEGER", 1, 0)			\
-	C(RC_KERN_PSS, "pss", "INTEGER", 1, EXM_KPSS_PSS)		\
-	C(RC_KERN_PSS_ANON, "pss_anon", "INTEGER", 1, EXM_KPSS_PSS_ANON) \
-	C(RC_KERN_PSS_FILE, "pss_file", "INTEGER", 1, EXM_KPSS_PSS_FILE) \
+#define EXM_REC_KERNEL(C)                                                   \
+	C(RC_KERN_SNAPSHOT, "snapshot", "INTEGER", 1, 0)                    \
+	C(RC_KERN_PROC, "proc", "INTEGER", 1, 0)                            \
+	C(RC_KERN_PSS, "pss", "INTEGER", 1, EXM_KPSS_PSS)                   \
+	C(RC_KERN_PSS_ANON, "pss_anon", "INTEGER", 1, EXM_KPSS_PSS_ANON)    \
+	C(RC_KERN_PSS_FILE, "pss_file", "INTEGER", 1, EXM_KPSS_PSS_FILE)    \
 	C(RC_KERN_PSS_SHMEM, "pss_shmem", "INTEGER", 1, EXM_KPSS_PSS_SHMEM) \
 	C(RC_KERN_PSS_DIRTY, "pss_dirty", "INTEGER", 1, EXM_KPSS_PSS_DIRTY) \
-	C(RC_KERN_SWAP_PSS, "swap_pss", "INTEGER", 1, EXM_KPSS_SWAP_PSS) \
+	C(RC_KERN_SWAP_PSS, "swap_pss", "INTEGER", 1, EXM_KPSS_SWAP_PSS)    \
 	C(RC_KERN_RSS, "rss", "INTEGER", 1, EXM_KPSS_RSS)
 
 /* bit: the EXM_CG_* bit of a figure (NULL when the cgroup lacks it). */
-#define EXM_REC_CGROUP(C)						\
-	C(RC_CG_SNAPSHOT, "snapshot", "INTEGER", 4, 0)			\
-	C(RC_CG_IDX, "idx", "INTEGER", 4, 0)				\
-	C(RC_CG_PATH, "path", "TEXT", 4, 0)				\
-	C(RC_CG_INO, "ino", "INTEGER", 4, 0)				\
-	C(RC_CG_CURRENT, "current", "INTEGER", 4, EXM_CG_CURRENT)	\
-	C(RC_CG_ANON, "anon", "INTEGER", 4, EXM_CG_ANON)		\
-	C(RC_CG_FILE, "file", "INTEGER", 4, EXM_CG_FILE)		\
-	C(RC_CG_SHMEM, "shmem", "INTEGER", 4, EXM_CG_SHMEM)		\
-	C(RC_CG_KERNEL, "kernel", "INTEGER", 4, EXM_CG_KERNEL)		\
-	C(RC_CG_OTHERS, "others", "REAL", 4, EXM_CG_FRAMES)		\
-	C(RC_CG_ELSEWHERE, "elsewhere", "REAL", 4, EXM_CG_FRAMES)	\
+#define EXM_REC_CGROUP(C)                                         \
+	C(RC_CG_SNAPSHOT, "snapshot", "INTEGER", 4, 0)            \
+	C(RC_CG_IDX, "idx", "INTEGER", 4, 0)                      \
+	C(RC_CG_PATH, "path", "TEXT", 4, 0)                       \
+	C(RC_CG_INO, "ino", "INTEGER", 4, 0)                      \
+	C(RC_CG_CURRENT, "current", "INTEGER", 4, EXM_CG_CURRENT) \
+	C(RC_CG_ANON, "anon", "INTEGER", 4, EXM_CG_ANON)          \
+	C(RC_CG_FILE, "file", "INTEGER", 4, EXM_CG_FILE)          \
+	C(RC_CG_SHMEM, "shmem", "INTEGER", 4, EXM_CG_SHMEM)       \
+	C(RC_CG_KERNEL, "kernel", "INTEGER", 4, EXM_CG_KERNEL)    \
+	C(RC_CG_OTHERS, "others", "REAL", 4, EXM_CG_FRAMES)       \
+	C(RC_CG_ELSEWHERE, "elsewhere", "REAL", 4, EXM_CG_FRAMES) \
 	C(RC_CG_UNMAPPED, "unmapped", "INTEGER", 4, EXM_CG_UNMAPPED)
 
-#define EXM_REC_FILE(C)							\
-	C(RC_FILE_ID, "id", "INTEGER PRIMARY KEY", 1, 0)		\
-	C(RC_FILE_NAME, "name", "TEXT", 1, 0)				\
-	C(RC_FILE_DEV_MAJOR, "dev_major", "INTEGER", 1, 0)		\
-	C(RC_FILE_DEV_MINOR, "dev_minor", "INTEGER", 1, 0)		\
-	C(RC_FILE_INODE, "inode", "INTEGER", 1, 0)			\
+#define EXM_REC_FILE(C)                                    \
+	C(RC_FILE_ID, "id", "INTEGER PRIMARY KEY", 1, 0)   \
+	C(RC_FILE_NAME, "name", "TEXT", 1, 0)              \
+	C(RC_FILE_DEV_MAJOR, "dev_major", "INTEGER", 1, 0) \
+	C(RC_FILE_DEV_MINOR, "dev_minor", "INTEGER", 1, 0) \
+	C(RC_FILE_INODE, "inode", "INTEGER", 1, 0)         \
 	C(RC_FILE_BUILD_ID, "build_id", "TEXT", 1, 0) /* hex, NULL: none */
 
 /* A mapping's sizes are the source's own figures (a source without
  * pages), NULL from a source with pages; has says which were measured. */
-#define EXM_REC_MAPPING(C)						\
-	C(RC_MAP_SNAPSHOT, "snapshot", "INTEGER", 1, 0)			\
-	C(RC_MAP_PROC, "proc", "INTEGER", 1, 0)				\
-	C(RC_MAP_IDX, "idx", "INTEGER", 1, 0)				\
-	C(RC_MAP_START, "start", "INTEGER", 1, 0)			\
-	C(RC_MAP_END, "end", "INTEGER", 1, 0)				\
-	C(RC_MAP_OFFSET, "offset", "INTEGER", 1, 0)			\
-	C(RC_MAP_PERMS, "perms", "INTEGER", 1, 0)			\
-	C(RC_MAP_KIND, "kind", "INTEGER", 1, 0)				\
-	C(RC_MAP_FILE, "file", "INTEGER", 1, 0)				\
-	C(RC_MAP_PAGESET, "pageset", "INTEGER", 1, 0)			\
-	C(RC_MAP_DELETED, "deleted", "INTEGER", 1, 0)			\
-	C(RC_MAP_VM, "vm", "INTEGER", 1, EXM_HAS_VM)			\
-	C(RC_MAP_RSS, "rss", "INTEGER", 1, EXM_HAS_RSS)			\
-	C(RC_MAP_ERSS, "erss", "REAL", 1, EXM_HAS_ERSS)			\
-	C(RC_MAP_SWAP, "swap", "INTEGER", 1, EXM_HAS_SWAP)		\
-	C(RC_MAP_ESWAP, "eswap", "REAL", 1, EXM_HAS_ESWAP)		\
-	C(RC_MAP_SOLE, "sole", "INTEGER", 1, EXM_HAS_SOLE)		\
-	C(RC_MAP_HAS, "has", "INTEGER", 1, 0)				\
-	C(RC_MAP_IS_HUGETLB, "is_hugetlb", "INTEGER", 3, 0)		\
-	C(RC_MAP_KPAGE_SIZE, "kpage_size", "INTEGER", 3, 0)		\
-	C(RC_MAP_ZERO, "zero", "INTEGER", 3, EXM_HAS_ZERO)		\
-	C(RC_MAP_HUGETLB, "hugetlb", "INTEGER", 3, EXM_HAS_HUGETLB)	\
+#define EXM_REC_MAPPING(C)                                          \
+	C(RC_MAP_SNAPSHOT, "snapshot", "INTEGER", 1, 0)             \
+	C(RC_MAP_PROC, "proc", "INTEGER", 1, 0)                     \
+	C(RC_MAP_IDX, "idx", "INTEGER", 1, 0)                       \
+	C(RC_MAP_START, "start", "INTEGER", 1, 0)                   \
+	C(RC_MAP_END, "end", "INTEGER", 1, 0)                       \
+	C(RC_MAP_OFFSET, "offset", "INTEGER", 1, 0)                 \
+	C(RC_MAP_PERMS, "perms", "INTEGER", 1, 0)                   \
+	C(RC_MAP_KIND, "kind", "INTEGER", 1, 0)                     \
+	C(RC_MAP_FILE, "file", "INTEGER", 1, 0)                     \
+	C(RC_MAP_PAGESET, "pageset", "INTEGER", 1, 0)               \
+	C(RC_MAP_DELETED, "deleted", "INTEGER", 1, 0)               \
+	C(RC_MAP_VM, "vm", "INTEGER", 1, EXM_HAS_VM)                \
+	C(RC_MAP_RSS, "rss", "INTEGER", 1, EXM_HAS_RSS)             \
+	C(RC_MAP_ERSS, "erss", "REAL", 1, EXM_HAS_ERSS)             \
+	C(RC_MAP_SWAP, "swap", "INTEGER", 1, EXM_HAS_SWAP)          \
+	C(RC_MAP_ESWAP, "eswap", "REAL", 1, EXM_HAS_ESWAP)          \
+	C(RC_MAP_SOLE, "sole", "INTEGER", 1, EXM_HAS_SOLE)          \
+	C(RC_MAP_HAS, "has", "INTEGER", 1, 0)                       \
+	C(RC_MAP_IS_HUGETLB, "is_hugetlb", "INTEGER", 3, 0)         \
+	C(RC_MAP_KPAGE_SIZE, "kpage_size", "INTEGER", 3, 0)         \
+	C(RC_MAP_ZERO, "zero", "INTEGER", 3, EXM_HAS_ZERO)          \
+	C(RC_MAP_HUGETLB, "hugetlb", "INTEGER", 3, EXM_HAS_HUGETLB) \
 	C(RC_MAP_EHUGETLB, "ehugetlb", "REAL", 3, EXM_HAS_EHUGETLB)
 
-#define EXM_REC_PAGESET(C)						\
-	C(RC_PSET_ID, "id", "INTEGER PRIMARY KEY", 1, 0)		\
+#define EXM_REC_PAGESET(C)                               \
+	C(RC_PSET_ID, "id", "INTEGER PRIMARY KEY", 1, 0) \
 	C(RC_PSET_PAGES, "pages", "INTEGER", 1, 0)
 
 /* step NULL: the next frame or swap slot; 0: the same word again. */
-#define EXM_REC_RUN(C)							\
-	C(RC_RUN_PAGESET, "pageset", "INTEGER", 1, 0)			\
-	C(RC_RUN_OFFSET, "offset", "INTEGER", 1, 0)			\
-	C(RC_RUN_COUNT, "count", "INTEGER", 1, 0)			\
-	C(RC_RUN_PRESENT, "present", "INTEGER", 1, 0)			\
-	C(RC_RUN_FIRST, "first", "INTEGER", 1, 0)			\
-	C(RC_RUN_SWAP_TYPE, "swap_type", "INTEGER", 1, 0)		\
-	C(RC_RUN_FLAGS, "flags", "INTEGER", 1, 0)			\
+#define EXM_REC_RUN(C)                                    \
+	C(RC_RUN_PAGESET, "pageset", "INTEGER", 1, 0)     \
+	C(RC_RUN_OFFSET, "offset", "INTEGER", 1, 0)       \
+	C(RC_RUN_COUNT, "count", "INTEGER", 1, 0)         \
+	C(RC_RUN_PRESENT, "present", "INTEGER", 1, 0)     \
+	C(RC_RUN_FIRST, "first", "INTEGER", 1, 0)         \
+	C(RC_RUN_SWAP_TYPE, "swap_type", "INTEGER", 1, 0) \
+	C(RC_RUN_FLAGS, "flags", "INTEGER", 1, 0)         \
 	C(RC_RUN_STEP, "step", "INTEGER", 3, 0)
 
 #define EXM_REC_POS(pos, name, decl, since, bit) pos,
@@ -250,8 +250,8 @@ void exm_rec_col_cgroup(sqlite3_stmt *st, struct exm_cgcharge *c);
 void exm_rec_one_line(char *s, size_t cap);
 
 /* "PATH: what[: SQLite's message]" in buf, one line. */
-void exm_rec_set_err(char *buf, size_t len, const char *path,
-		     const char *what, sqlite3 *db);
+void exm_rec_set_err(char *buf, size_t len, const char *path, const char *what,
+		     sqlite3 *db);
 
 /*
  * A recording is a regular file of its own: anything else at path (a

@@ -37,19 +37,26 @@ struct file_ent {
 	uint64_t gen; /* the snapshot that wrote its row */
 };
 
-enum { S_SNAP, S_SNAP_END, S_PROC, S_KPSS, S_MAP, S_PSET, S_RUN, S_FILE,
-       S_MEMINFO, S_CGROUP, S__N };
+enum {
+	S_SNAP,
+	S_SNAP_END,
+	S_PROC,
+	S_KPSS,
+	S_MAP,
+	S_PSET,
+	S_RUN,
+	S_FILE,
+	S_MEMINFO,
+	S_CGROUP,
+	S__N
+};
 
 /* The table each statement but S_SNAP_END inserts a row into. */
 static const struct exm_rec_table *const stmt_table[S__N] = {
-	[S_SNAP] = &exm_rec_snapshot,
-	[S_PROC] = &exm_rec_process,
-	[S_KPSS] = &exm_rec_kernel,
-	[S_MAP] = &exm_rec_mapping,
-	[S_PSET] = &exm_rec_pageset,
-	[S_RUN] = &exm_rec_run,
-	[S_FILE] = &exm_rec_file,
-	[S_MEMINFO] = &exm_rec_meminfo,
+	[S_SNAP] = &exm_rec_snapshot, [S_PROC] = &exm_rec_process,
+	[S_KPSS] = &exm_rec_kernel,   [S_MAP] = &exm_rec_mapping,
+	[S_PSET] = &exm_rec_pageset,  [S_RUN] = &exm_rec_run,
+	[S_FILE] = &exm_rec_file,     [S_MEMINFO] = &exm_rec_meminfo,
 	[S_CGROUP] = &exm_rec_cgroup,
 };
 
@@ -95,7 +102,7 @@ struct exm_recorder {
 	sqlite3_stmt *st[S__N];
 	char path[256];
 	char errmsg[512];
-	char *own; /* the file as SQLite named it, in ownfiles.h */
+	char *own;    /* the file as SQLite named it, in ownfiles.h */
 	int64_t last; /* id of the last snapshot committed, or 0 */
 
 	/* the snapshot being written */
@@ -184,9 +191,10 @@ static int create_or_upgrade(sqlite3 *db, const char *path, char *err,
 
 	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL))
 		goto fail;
-	if (sqlite3_prepare_v2(db, "SELECT (SELECT user_version FROM "
-				   "pragma_user_version), (SELECT count(*) "
-				   "FROM sqlite_schema)",
+	if (sqlite3_prepare_v2(db,
+			       "SELECT (SELECT user_version FROM "
+			       "pragma_user_version), (SELECT count(*) "
+			       "FROM sqlite_schema)",
 			       -1, &st, NULL) != SQLITE_OK ||
 	    sqlite3_step(st) != SQLITE_ROW)
 		goto fail;
@@ -261,8 +269,9 @@ int exm_record_open(const char *path, struct exm_recorder **out, char *err,
 	 * its first table): see fit_after() */
 	if ((fresh && sqlite3_exec(r->db, "PRAGMA auto_vacuum=INCREMENTAL",
 				   NULL, NULL, NULL) != SQLITE_OK) ||
-	    sqlite3_exec(r->db, "PRAGMA journal_mode=WAL;"
-				"PRAGMA synchronous=NORMAL;",
+	    sqlite3_exec(r->db,
+			 "PRAGMA journal_mode=WAL;"
+			 "PRAGMA synchronous=NORMAL;",
 			 NULL, NULL, NULL) != SQLITE_OK) {
 		exm_rec_set_err(err, errlen, path, "cannot open", r->db);
 		goto fail;
@@ -338,8 +347,7 @@ static void bind_text(sqlite3_stmt *st, int col, const char *s)
 	sqlite3_bind_text(st, col + 1, s ? s : "", -1, SQLITE_STATIC);
 }
 
-static int insert_meminfo(struct exm_recorder *r,
-			  const struct exm_meminfo *mi)
+static int insert_meminfo(struct exm_recorder *r, const struct exm_meminfo *mi)
 {
 	sqlite3_stmt *st = r->st[S_MEMINFO];
 	int ret = 0;
@@ -386,16 +394,19 @@ static int query_i64(struct exm_recorder *r, const char *sql, int64_t *v)
 	sqlite3_finalize(st);
 	/* no row: 0 as well */
 	return rc == SQLITE_ROW || rc == SQLITE_DONE
-		       ? 0 : db_fail(r, "cannot prune");
+		       ? 0
+		       : db_fail(r, "cannot prune");
 }
 
 /* Bytes of the file in use: its pages less those on the freelist. */
 static int used_bytes(struct exm_recorder *r, int64_t *v)
 {
-	return query_i64(r, "SELECT ((SELECT page_count FROM "
-			    "pragma_page_count) - (SELECT freelist_count FROM "
-			    "pragma_freelist_count)) * (SELECT page_size FROM "
-			    "pragma_page_size)", v);
+	return query_i64(r,
+			 "SELECT ((SELECT page_count FROM "
+			 "pragma_page_count) - (SELECT freelist_count FROM "
+			 "pragma_freelist_count)) * (SELECT page_size FROM "
+			 "pragma_page_size)",
+			 v);
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -447,8 +458,8 @@ static int forget_gone(struct exm_recorder *r)
 	if (ret)
 		return ret;
 	for (size_t i = 0; n && i < r->nps_slots; i++)
-		if (r->psets[i].runs && bsearch(&r->psets[i].id, ids, n,
-						sizeof(*ids), cmp_i64)) {
+		if (r->psets[i].runs &&
+		    bsearch(&r->psets[i].id, ids, n, sizeof(*ids), cmp_i64)) {
 			r->psets[i].gen = 0; /* psets_keep(r, 1) drops it */
 			hit++;
 		}
@@ -460,8 +471,8 @@ static int forget_gone(struct exm_recorder *r)
 		return ret;
 	hit = 0;
 	for (size_t i = 0; n && i < r->nslots; i++)
-		if (r->files[i].name && bsearch(&r->files[i].id, ids, n,
-						sizeof(*ids), cmp_i64)) {
+		if (r->files[i].name &&
+		    bsearch(&r->files[i].id, ids, n, sizeof(*ids), cmp_i64)) {
 			r->files[i].gen = UINT64_MAX; /* files_rehash drops it */
 			hit++;
 		}
@@ -505,14 +516,17 @@ static int drop_through(struct exm_recorder *r, int64_t cut)
 
 	if (!sql)
 		return -ENOMEM;
-	ret = sqlite3_exec(r->db, sql, NULL, NULL, NULL) ? db_fail(r,
-			"cannot prune") : 0;
+	ret = sqlite3_exec(r->db, sql, NULL, NULL, NULL)
+		      ? db_fail(r, "cannot prune")
+		      : 0;
 	sqlite3_free(sql);
 	if (!ret)
 		ret = forget_gone(r);
-	if (sqlite3_exec(r->db, "DELETE FROM temp.exm_gone_pageset;"
-				"DELETE FROM temp.exm_gone_file;",
-			 NULL, NULL, NULL) && !ret)
+	if (sqlite3_exec(r->db,
+			 "DELETE FROM temp.exm_gone_pageset;"
+			 "DELETE FROM temp.exm_gone_file;",
+			 NULL, NULL, NULL) &&
+	    !ret)
 		ret = db_fail(r, "cannot prune");
 	return ret;
 }
@@ -541,8 +555,10 @@ static int fit(struct exm_recorder *r, int64_t extra, int64_t spare,
 		drop = (*used + extra - bound) / avg + 1;
 		if (drop > n - spare)
 			drop = n - spare;
-		snprintf(sql, sizeof(sql), "SELECT id FROM snapshot ORDER BY "
-			 "id LIMIT 1 OFFSET %" PRId64, drop - 1);
+		snprintf(sql, sizeof(sql),
+			 "SELECT id FROM snapshot ORDER BY "
+			 "id LIMIT 1 OFFSET %" PRId64,
+			 drop - 1);
 		ret = query_i64(r, sql, &cut);
 		if (!ret)
 			ret = drop_through(r, cut);
@@ -567,8 +583,8 @@ static int fit_after(struct exm_recorder *r, int64_t *used)
 {
 	int ret = fit(r, 0, 1, used);
 
-	if (!ret && sqlite3_exec(r->db, "PRAGMA incremental_vacuum", NULL,
-				 NULL, NULL))
+	if (!ret &&
+	    sqlite3_exec(r->db, "PRAGMA incremental_vacuum", NULL, NULL, NULL))
 		ret = db_fail(r, "cannot prune");
 	return ret;
 }
@@ -584,8 +600,10 @@ static int prune(struct exm_recorder *r, const struct timespec *at)
 	int ret = 0;
 
 	if (k->n) {
-		snprintf(sql, sizeof(sql), "SELECT id FROM snapshot ORDER BY "
-			 "id DESC LIMIT 1 OFFSET %" PRIu64, k->n - 1);
+		snprintf(sql, sizeof(sql),
+			 "SELECT id FROM snapshot ORDER BY "
+			 "id DESC LIMIT 1 OFFSET %" PRIu64,
+			 k->n - 1);
 		ret = query_i64(r, sql, &cut); /* fewer than n: 0 */
 		if (ret)
 			return ret;
@@ -593,7 +611,8 @@ static int prune(struct exm_recorder *r, const struct timespec *at)
 	if (k->secs > 0) {
 		int64_t older;
 
-		snprintf(sql, sizeof(sql), "SELECT max(id) FROM snapshot WHERE "
+		snprintf(sql, sizeof(sql),
+			 "SELECT max(id) FROM snapshot WHERE "
 			 "taken_sec + taken_nsec / 1e9 < %.9f",
 			 (double)at->tv_sec + at->tv_nsec / 1e9 - k->secs);
 		ret = query_i64(r, sql, &older);
@@ -638,8 +657,11 @@ int exm_record_set_retention(struct exm_recorder *r,
 	/* a file made before recordings had auto_vacuum gets it now, once,
 	 * so that --keep-size bounds its size on disk (fit_after) */
 	if (k->bytes && !(ret = query_i64(r, "PRAGMA auto_vacuum", &vacuum)) &&
-	    !vacuum && sqlite3_exec(r->db, "PRAGMA auto_vacuum=INCREMENTAL;"
-				    "VACUUM;", NULL, NULL, NULL))
+	    !vacuum &&
+	    sqlite3_exec(r->db,
+			 "PRAGMA auto_vacuum=INCREMENTAL;"
+			 "VACUUM;",
+			 NULL, NULL, NULL))
 		return db_fail(r, "cannot vacuum");
 	if (ret)
 		return ret;
@@ -648,9 +670,10 @@ int exm_record_set_retention(struct exm_recorder *r,
 	 * of the bound (SQLite's 1000 pages without one) and truncated to
 	 * that when it starts over */
 	limit = k->bytes ? k->bytes / 8 : WAL_LIMIT;
-	snprintf(sql, sizeof(sql), "PRAGMA journal_size_limit=%" PRIu64
-		 ";PRAGMA wal_autocheckpoint=%" PRIu64 ";", limit,
-		 limit / 4096 > 16 ? limit / 4096 : 16);
+	snprintf(sql, sizeof(sql),
+		 "PRAGMA journal_size_limit=%" PRIu64
+		 ";PRAGMA wal_autocheckpoint=%" PRIu64 ";",
+		 limit, limit / 4096 > 16 ? limit / 4096 : 16);
 	if (sqlite3_exec(r->db, sql, NULL, NULL, NULL))
 		return db_fail(r, "cannot open");
 	return 0;
@@ -670,8 +693,8 @@ static void empty_wal(struct exm_recorder *r, int wait_ms)
 	if (!retains(&r->keep))
 		return;
 	sqlite3_busy_timeout(r->db, wait_ms);
-	sqlite3_wal_checkpoint_v2(r->db, NULL, SQLITE_CHECKPOINT_TRUNCATE,
-				  NULL, NULL);
+	sqlite3_wal_checkpoint_v2(r->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL,
+				  NULL);
 	sqlite3_busy_timeout(r->db, RECORDER_WAIT_MS);
 }
 
@@ -1063,8 +1086,7 @@ static int rs_mapping(void *ctx, const struct exm_mapping *m)
 	if (ret)
 		return ret;
 	r->pend_file = 0;
-	if ((m->name && m->name[0]) || m->inode || m->dev_major ||
-	    m->dev_minor)
+	if ((m->name && m->name[0]) || m->inode || m->dev_major || m->dev_minor)
 		ret = file_id(r, m, &r->pend_file);
 	if (ret)
 		return ret;
@@ -1075,8 +1097,7 @@ static int rs_mapping(void *ctx, const struct exm_mapping *m)
 	return 0;
 }
 
-static int rs_pages(void *ctx, uint64_t vpn, const uint64_t *words,
-		    uint32_t n)
+static int rs_pages(void *ctx, uint64_t vpn, const uint64_t *words, uint32_t n)
 {
 	struct exm_recorder *r = ctx;
 	uint64_t base = r->pend.start / r->page_size;
@@ -1101,7 +1122,7 @@ static int rs_pages(void *ctx, uint64_t vpn, const uint64_t *words,
 			/* the next frame (or swap slot), the same flags */
 			if (exm_pm_present(w) == exm_pm_present(last->word) &&
 			    (last->word & EXM_PM_PFN_MASK) +
-				    step * (last->count + 1) <=
+					    step * (last->count + 1) <=
 				    EXM_PM_PFN_MASK &&
 			    w == last->word + step * last->count) {
 				last->count++;
@@ -1117,9 +1138,12 @@ static int rs_pages(void *ctx, uint64_t vpn, const uint64_t *words,
 			r->runs = nr;
 			r->cap_runs = cap;
 		}
-		r->runs[r->nruns++] = (struct rrun){
-			.off = off, .word = w, .count = 1,
-			.step = exm_pm_present(w) ? 1 : 32 };
+		r->runs[r->nruns++] = (struct rrun){ .off = off,
+						     .word = w,
+						     .count = 1,
+						     .step = exm_pm_present(w)
+								     ? 1
+								     : 32 };
 	}
 	return 0;
 }
@@ -1174,7 +1198,8 @@ static int rs_end(void *ctx, const struct exm_build_end *e)
 	/* after fit_after's pruning: the next snapshot's rs_begin tells
 	 * another recorder's from ours by it */
 	if (!ret)
-		ret = query_i64(r, "SELECT min(id) FROM snapshot", &r->min_seen);
+		ret = query_i64(r, "SELECT min(id) FROM snapshot",
+				&r->min_seen);
 	if (!ret && sqlite3_exec(r->db, "COMMIT", NULL, NULL, NULL))
 		ret = db_fail(r, "cannot write");
 	if (ret)
@@ -1207,8 +1232,7 @@ static void record_forget(struct exm_recorder *r)
 		forget_all(r);
 }
 
-int exm_record_snapshot(struct exm_recorder *r,
-			const struct exm_snapshot *snap)
+int exm_record_snapshot(struct exm_recorder *r, const struct exm_snapshot *snap)
 {
 	int64_t last;
 	int ret;
@@ -1228,4 +1252,3 @@ int exm_record_snapshot(struct exm_recorder *r,
 	}
 	return ret;
 }
-

@@ -255,8 +255,10 @@ int exm_reuse_take(struct exm_reuse *r, struct exm_builder *b,
 
 static int kmap_from(struct kmap *k, const struct exm_mapping *m)
 {
-	*k = (struct kmap){ .start = m->start, .end = m->end,
-			    .hugetlb = m->hugetlb, .counted = m->counted,
+	*k = (struct kmap){ .start = m->start,
+			    .end = m->end,
+			    .hugetlb = m->hugetlb,
+			    .counted = m->counted,
 			    .kpage_size = m->kpage_size,
 			    .counted_rss = m->counted_rss,
 			    .counted_swap = m->counted_swap };
@@ -277,8 +279,10 @@ static int kmap_from(struct kmap *k, const struct exm_mapping *m)
 
 static int kent_from(struct kent *e, const struct exm_proc *p, double now)
 {
-	*e = (struct kent){ .pid = p->pid, .start_time = p->start_time,
-			    .key = p->change_key, .kpss = p->kpss,
+	*e = (struct kent){ .pid = p->pid,
+			    .start_time = p->start_time,
+			    .key = p->change_key,
+			    .kpss = p->kpss,
 			    .walked_at = now,
 			    .takeable = p->state == EXM_PROC_OK &&
 					p->change_key };
@@ -515,24 +519,33 @@ static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
  * do not move (README, "Live refreshes", says why each):
  */
 static const char *const vm_events[] = {
-	"pswpin",	      "pswpout",	  /* swap in and out */
-	"pgsteal_kswapd",     "pgsteal_direct",	  /* reclaim unmaps */
-	"pgsteal_khugepaged", "pgsteal_proactive",
-	"pgdemote_kswapd",    "pgdemote_direct",  /* tiering: migration */
-	"pgdemote_khugepaged", "pgdemote_proactive",
-	"pgmigrate_success",  "numa_pages_migrated", /* migration */
+	"pswpin",
+	"pswpout", /* swap in and out */
+	"pgsteal_kswapd",
+	"pgsteal_direct", /* reclaim unmaps */
+	"pgsteal_khugepaged",
+	"pgsteal_proactive",
+	"pgdemote_kswapd",
+	"pgdemote_direct", /* tiering: migration */
+	"pgdemote_khugepaged",
+	"pgdemote_proactive",
+	"pgmigrate_success",
+	"numa_pages_migrated", /* migration */
 	"thp_migration_success",
-	"thp_collapse_alloc", "thp_split_page",	  /* THP collapse, split */
-	"thp_split_pmd",      "thp_deferred_split_page",
-	"zswpin",	      "zswpout",	  /* swap to zswap */
-	"pgpromote_success",			  /* tiering: migration */
+	"thp_collapse_alloc",
+	"thp_split_page", /* THP collapse, split */
+	"thp_split_pmd",
+	"thp_deferred_split_page",
+	"zswpin",
+	"zswpout",	     /* swap to zswap */
+	"pgpromote_success", /* tiering: migration */
 	NULL,
 };
 
 /* KSM's counters, under /sys/kernel/mm/ksm: merging and unmerging. */
 static const char *const ksm_files[] = {
-	"pages_shared", "pages_sharing", "pages_unshared", "ksm_zero_pages",
-	"full_scans", NULL,
+	"pages_shared",	  "pages_sharing", "pages_unshared",
+	"ksm_zero_pages", "full_scans",	   NULL,
 };
 
 static bool listed(const char *const *list, const char *s, size_t n)
@@ -548,8 +561,7 @@ static bool listed(const char *const *list, const char *s, size_t n)
  * (when have_old).
  */
 static uint64_t sys_sig(const char *root, const uint64_t *old, bool have_old,
-			char *why, size_t whylen, uint64_t *vals,
-			size_t nvals)
+			char *why, size_t whylen, uint64_t *vals, size_t nvals)
 {
 	char path[320], *buf;
 	uint64_t h = HASH0;
@@ -683,29 +695,30 @@ static uint64_t word_at(const struct exm_mapping *m, int64_t vpn)
 	for (uint32_t r = 0; r < m->nruns; r++)
 		if ((uint64_t)vpn >= m->runs[r].vpn &&
 		    (uint64_t)vpn < m->runs[r].vpn + m->runs[r].count)
-			return exm_mapping_word(m, m->runs[r].idx +
-						       (uint32_t)(vpn -
-								  m->runs[r].vpn));
+			return exm_mapping_word(
+				m, m->runs[r].idx +
+					   (uint32_t)(vpn - m->runs[r].vpn));
 	return 0;
 }
 
 /* What differs of two processes of the same pid into buf, or NULL. */
-static const char *proc_diff(const struct exm_proc *p,
-			     const struct exm_proc *q, const struct cmp *c,
-			     char *buf, size_t len)
+static const char *proc_diff(const struct exm_proc *p, const struct exm_proc *q,
+			     const struct cmp *c, char *buf, size_t len)
 {
 	if (p->start_time != q->start_time || p->nmaps != q->nmaps ||
 	    p->state != q->state)
 		return "identity, mappings or state";
 	for (size_t j = 0; j < p->nmaps; j++) {
 		int64_t v = p->maps[j].start != q->maps[j].start ||
-				    p->maps[j].end != q->maps[j].end
-			    ? (int64_t)(p->maps[j].start / 4096)
-			    : map_diff(&p->maps[j], &q->maps[j], c);
+					    p->maps[j].end != q->maps[j].end
+				    ? (int64_t)(p->maps[j].start / 4096)
+				    : map_diff(&p->maps[j], &q->maps[j], c);
 
 		if (v >= 0) {
-			snprintf(buf, len, "words of %llx-%llx at page %llx: "
-				 "%llx, %llx", (unsigned long long)p->maps[j].start,
+			snprintf(buf, len,
+				 "words of %llx-%llx at page %llx: "
+				 "%llx, %llx",
+				 (unsigned long long)p->maps[j].start,
 				 (unsigned long long)p->maps[j].end,
 				 (unsigned long long)v,
 				 (unsigned long long)word_at(&p->maps[j], v),
@@ -724,8 +737,8 @@ static const char *proc_diff(const struct exm_proc *p,
  * one lists alone (started or ended between the two walks) are not
  * compared. diff: "pid N (what); ..." of those that differ, "" if none.
  */
-static void compare(const struct exm_snapshot *a,
-		    const struct exm_snapshot *b, char *diff, size_t len)
+static void compare(const struct exm_snapshot *a, const struct exm_snapshot *b,
+		    char *diff, size_t len)
 {
 	struct cmp c = { 0 };
 	size_t i = 0, j = 0, n = 0;
@@ -750,8 +763,9 @@ static void compare(const struct exm_snapshot *a,
 		}
 		what = proc_diff(p, q, &c, buf, sizeof(buf));
 		if (what && n < len)
-			n += (size_t)snprintf(diff + n, len - n, "%spid %d (%s)",
-					      n ? "; " : "", (int)p->pid, what);
+			n += (size_t)snprintf(diff + n, len - n,
+					      "%spid %d (%s)", n ? "; " : "",
+					      (int)p->pid, what);
 		i++;
 		j++;
 	}

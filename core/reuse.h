@@ -42,7 +42,7 @@ struct exm_reuse_stats {
 	unsigned passes;	/* walks (second pass: marked sharers) */
 	bool full;		/* every process walked */
 	char why[64];		/* why a full walk: "first", "vmstat pswpout" */
-	double oldest;		/* seconds since the oldest kept figures' walk */
+	double oldest; /* seconds since the oldest kept figures' walk */
 	/* With check: a full walk of the same moment was compared. */
 	bool checked;
 	/* the system's counters moved between the two walks (a page moved

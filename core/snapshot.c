@@ -20,8 +20,8 @@
 struct store_block {
 	struct store_block *next;
 	struct exm_huge mem;
-	uint64_t *words;   /* mem.mem */
-	size_t cap, used;  /* in words */
+	uint64_t *words;  /* mem.mem */
+	size_t cap, used; /* in words */
 };
 
 struct exm_page_store {
@@ -150,7 +150,8 @@ bool exm_mapping_same_words(const struct exm_mapping *a,
 	if (a->pages32)
 		return !memcmp(a->pages32, b->pages32,
 			       (size_t)a->npages * sizeof(*a->pages32));
-	return !memcmp(a->pages, b->pages, (size_t)a->npages * sizeof(*a->pages));
+	return !memcmp(a->pages, b->pages,
+		       (size_t)a->npages * sizeof(*a->pages));
 }
 
 void exm_mapping_clear_pages(struct exm_mapping *m)
@@ -360,18 +361,18 @@ static int widen(struct exm_mapping *m, uint32_t n)
 
 /* The packed flags of a present word by its top byte (pagemap bits 56-63:
  * exclusive 56, writable 58, file 61, present 63; see exm_pm_pack). */
-#define PF1(b)                                                        \
-	(((b) & 0x80 ? EXM_PC_PRESENT : 0) | ((b) & 0x01 ? EXM_PC_EXCL : 0) | \
-	 ((b) & 0x04 ? EXM_PC_WRITABLE : 0) | ((b) & 0x20 ? EXM_PC_FILE : 0))
-#define PF4(b)	PF1(b), PF1((b) + 1), PF1((b) + 2), PF1((b) + 3)
+#define PF1(b)                                                            \
+	(((b)&0x80 ? EXM_PC_PRESENT : 0) | ((b)&0x01 ? EXM_PC_EXCL : 0) | \
+	 ((b)&0x04 ? EXM_PC_WRITABLE : 0) | ((b)&0x20 ? EXM_PC_FILE : 0))
+#define PF4(b) PF1(b), PF1((b) + 1), PF1((b) + 2), PF1((b) + 3)
 #define PF16(b) PF4(b), PF4((b) + 4), PF4((b) + 8), PF4((b) + 12)
 #define PF64(b) PF16(b), PF16((b) + 16), PF16((b) + 32), PF16((b) + 48)
 static const uint32_t pack_flags[256] = { PF64(0), PF64(64), PF64(128),
 					  PF64(192) };
 /* A present word whose PFN packs, neither zero page nor KSM: these bits are
  * exactly EXM_PM_PRESENT. */
-#define PACKS_FAST                                                  \
-	(EXM_PM_PRESENT | EXM_PM_ZERO | EXM_PM_KSM |                \
+#define PACKS_FAST                                   \
+	(EXM_PM_PRESENT | EXM_PM_ZERO | EXM_PM_KSM | \
 	 (EXM_PM_PFN_MASK & ~(uint64_t)EXM_PC_PFN_MAX))
 
 /* How many of w[0..n) are used, from the first on. */
@@ -389,8 +390,7 @@ static uint32_t run_len(const uint64_t *w, uint32_t n)
  * packed, while they are present with a PFN that packs: the common case,
  * one table look-up each); returns how many.
  */
-static uint32_t store_run(struct exm_mapping *m, const uint64_t *w,
-			  uint32_t n)
+static uint32_t store_run(struct exm_mapping *m, const uint64_t *w, uint32_t n)
 {
 	uint32_t room = m->cap_pages - m->npages, k;
 

@@ -27,16 +27,16 @@
 
 /* Kinds of mapping, from the maps line (name, inode, device). */
 enum exm_kind {
-	EXM_KIND_FILE = 0,	/* regular file mapping (dev, inode) */
-	EXM_KIND_SHMEM,		/* SysV shm, memfd, /dev/shm, MAP_SHARED anon */
-	EXM_KIND_HEAP,		/* [heap] */
-	EXM_KIND_STACK,		/* [stack] */
-	EXM_KIND_ANON,		/* anonymous private memory, [anon:name] */
-	EXM_KIND_VDSO,		/* [vdso] */
-	EXM_KIND_VVAR,		/* [vvar], [vvar_vclock] */
-	EXM_KIND_VSYSCALL,	/* [vsyscall] */
-	EXM_KIND_DEVICE,	/* character device mappings (/dev/...) */
-	EXM_KIND_OTHER,		/* any other [bracketed] name */
+	EXM_KIND_FILE = 0, /* regular file mapping (dev, inode) */
+	EXM_KIND_SHMEM,	   /* SysV shm, memfd, /dev/shm, MAP_SHARED anon */
+	EXM_KIND_HEAP,	   /* [heap] */
+	EXM_KIND_STACK,	   /* [stack] */
+	EXM_KIND_ANON,	   /* anonymous private memory, [anon:name] */
+	EXM_KIND_VDSO,	   /* [vdso] */
+	EXM_KIND_VVAR,	   /* [vvar], [vvar_vclock] */
+	EXM_KIND_VSYSCALL, /* [vsyscall] */
+	EXM_KIND_DEVICE,   /* character device mappings (/dev/...) */
+	EXM_KIND_OTHER,	   /* any other [bracketed] name */
 	EXM_KIND__COUNT
 };
 
@@ -52,19 +52,19 @@ const char *exm_kind_name(enum exm_kind kind);
  * Which measurements a value set holds. A size whose bit is clear could not be
  * measured and is shown as "-", never as 0.
  */
-#define EXM_HAS_VM	 (1u << 0)
-#define EXM_HAS_RSS	 (1u << 1)
-#define EXM_HAS_ERSS	 (1u << 2)
-#define EXM_HAS_SWAP	 (1u << 3)
-#define EXM_HAS_ESWAP	 (1u << 4)
-#define EXM_HAS_SOLE	 (1u << 5)
+#define EXM_HAS_VM (1u << 0)
+#define EXM_HAS_RSS (1u << 1)
+#define EXM_HAS_ERSS (1u << 2)
+#define EXM_HAS_SWAP (1u << 3)
+#define EXM_HAS_ESWAP (1u << 4)
+#define EXM_HAS_SOLE (1u << 5)
 #define EXM_HAS_WRITABLE (1u << 6)
-#define EXM_HAS_ZERO	 (1u << 7)
-#define EXM_HAS_HUGETLB	 (1u << 8)
+#define EXM_HAS_ZERO (1u << 7)
+#define EXM_HAS_HUGETLB (1u << 8)
 #define EXM_HAS_EHUGETLB (1u << 9)
-#define EXM_HAS_KSM	 (1u << 10) /* ksm and eksm */
-#define EXM_HAS_EXCL	 (1u << 11) /* freed, cached, shmem_excl */
-#define EXM_HAS_ALL	 0xfffu
+#define EXM_HAS_KSM (1u << 10)	/* ksm and eksm */
+#define EXM_HAS_EXCL (1u << 11) /* freed, cached, shmem_excl */
+#define EXM_HAS_ALL 0xfffu
 
 /*
  * The sizes of docs/DESIGN.md section 3 for one byte range. Integer sizes are
@@ -78,11 +78,11 @@ struct exm_sizes {
 	uint64_t swap;
 	uint64_t sole;
 	uint64_t writable;
-	uint64_t zero;	   /* mapped to the zero page: not resident */
-	uint64_t hugetlb;  /* present hugetlb pages: not resident */
+	uint64_t zero;	  /* mapped to the zero page: not resident */
+	uint64_t hugetlb; /* present hugetlb pages: not resident */
 	double erss;
 	double eswap;
-	double ehugetlb;   /* hugetlb divided among its mappers */
+	double ehugetlb; /* hugetlb divided among its mappers */
 	/* Resident in KSM pages (each mapping counted, like rss), and the
 	 * same divided among the mappers: ksm - eksm is what merging saves
 	 * (what the content would cost unmerged less what it costs). */
@@ -114,13 +114,13 @@ static inline double exm_sizes_emapped(const struct exm_sizes *s)
 void exm_sizes_add(struct exm_sizes *dst, const struct exm_sizes *src);
 
 /* The kernel's own per-process figures from smaps_rollup, in bytes. */
-#define EXM_KPSS_PSS	   (1u << 0)
-#define EXM_KPSS_PSS_ANON  (1u << 1)
-#define EXM_KPSS_PSS_FILE  (1u << 2)
+#define EXM_KPSS_PSS (1u << 0)
+#define EXM_KPSS_PSS_ANON (1u << 1)
+#define EXM_KPSS_PSS_FILE (1u << 2)
 #define EXM_KPSS_PSS_SHMEM (1u << 3)
 #define EXM_KPSS_PSS_DIRTY (1u << 4)
-#define EXM_KPSS_SWAP_PSS  (1u << 5)
-#define EXM_KPSS_RSS	   (1u << 6)
+#define EXM_KPSS_SWAP_PSS (1u << 5)
+#define EXM_KPSS_RSS (1u << 6)
 struct exm_kpss {
 	uint64_t pss;
 	uint64_t pss_anon;
@@ -149,8 +149,8 @@ struct exm_mapping {
 	uint64_t inode;
 	unsigned perms; /* EXM_PERM_* */
 	enum exm_kind kind;
-	char *name;	/* exactly as maps gives it, or "" (owned) */
-	bool deleted;	/* name ended in " (deleted)" */
+	char *name;   /* exactly as maps gives it, or "" (owned) */
+	bool deleted; /* name ended in " (deleted)" */
 	/*
 	 * What the kernel says of the mapping, never guessed from its name: a
 	 * hugetlb mapping (smaps' KernelPageSize, PAGEMAP_SCAN's PAGE_IS_HUGE
@@ -159,7 +159,7 @@ struct exm_mapping {
 	 */
 	bool hugetlb;
 	uint32_t kpage_size;
-	uint8_t build_id_len;	/* recorded ELF build-id of the file, or 0 */
+	uint8_t build_id_len;	 /* recorded ELF build-id of the file, or 0 */
 	unsigned char *build_id; /* (owned) only in replayed snapshots */
 
 	/* Per-page facts (page-level sources only). */
@@ -209,8 +209,8 @@ struct exm_proc {
 	uint64_t start_time; /* clock ticks since boot (stat field 22) */
 	char *user;	     /* user name or numeric uid (owned) */
 	char *comm;	     /* raw comm, may contain anything (owned) */
-	char *cmdline;	     /* NULs replaced by spaces; "" for kernel threads */
-	char *cgroup;	     /* unified cgroup path, or "" (owned) */
+	char *cmdline; /* NULs replaced by spaces; "" for kernel threads */
+	char *cgroup;  /* unified cgroup path, or "" (owned) */
 	bool kthread;
 	enum exm_proc_state state;
 
@@ -255,21 +255,25 @@ struct exm_pfile {
 };
 
 /* Capabilities of the source that made a snapshot. */
-#define EXM_CAP_PAGES	 (1u << 0) /* per-page facts: byte-exact ranges */
-#define EXM_CAP_PFN	 (1u << 1) /* page identity: sharing among scanned */
-#define EXM_CAP_KPSS	 (1u << 2) /* kernel smaps_rollup figures */
+#define EXM_CAP_PAGES (1u << 0)	   /* per-page facts: byte-exact ranges */
+#define EXM_CAP_PFN (1u << 1)	   /* page identity: sharing among scanned */
+#define EXM_CAP_KPSS (1u << 2)	   /* kernel smaps_rollup figures */
 #define EXM_CAP_WRITABLE (1u << 3) /* writable size measurable */
 #define EXM_CAP_ALLPROCS (1u << 4) /* every process readable */
 #define EXM_CAP_PTE_WRITABLE (1u << 5) /* page words carry EXM_PM_WRITABLE */
-#define EXM_CAP_REPLAY	 (1u << 6) /* read back from a recording: no live
+#define EXM_CAP_REPLAY \
+	(1u << 6)		 /* read back from a recording: no live
 					    /proc behind it (proc_root "") */
-#define EXM_CAP_CGROUP	 (1u << 7) /* processes' cgroup paths read (else "") */
-#define EXM_CAP_LIMITED	 (1u << 8) /* only listed processes scanned:
+#define EXM_CAP_CGROUP (1u << 7) /* processes' cgroup paths read (else "") */
+#define EXM_CAP_LIMITED \
+	(1u << 8) /* only listed processes scanned:
 					    sharing counted among them only */
-#define EXM_CAP_AVG_MAPCOUNT (1u << 9) /* the kernel's Pss of large folios
+#define EXM_CAP_AVG_MAPCOUNT \
+	(1u << 9)	       /* the kernel's Pss of large folios
 					  is an average (kconfig.h) */
-#define EXM_CAP_KSM	 (1u << 10) /* page words say which are KSM pages */
-#define EXM_CAP_CGROUP_V1 (1u << 11) /* cgroup charge asked for, but the
+#define EXM_CAP_KSM (1u << 10) /* page words say which are KSM pages */
+#define EXM_CAP_CGROUP_V1 \
+	(1u << 11) /* cgroup charge asked for, but the
 					memory controller is on cgroup v1 */
 
 struct exm_sysinfo {
@@ -278,13 +282,13 @@ struct exm_sysinfo {
 	uint64_t mem_available; /* bytes, MemAvailable */
 	char kernel[128];	/* uname release */
 	char hostname[128];
-	char source[32];	/* source name: "pagemap", "smaps", ... */
-	char source_detail[128]; /* e.g. "PAGEMAP_SCAN", "chunked reads" */
-	char limits[320];	/* what the source cannot show, or "" */
-	unsigned caps;		/* EXM_CAP_* */
-	double time_taken;	/* seconds spent filling + accounting */
+	char source[32];	  /* source name: "pagemap", "smaps", ... */
+	char source_detail[128];  /* e.g. "PAGEMAP_SCAN", "chunked reads" */
+	char limits[320];	  /* what the source cannot show, or "" */
+	unsigned caps;		  /* EXM_CAP_* */
+	double time_taken;	  /* seconds spent filling + accounting */
 	struct timespec taken_at; /* CLOCK_REALTIME when the scan began */
-	char proc_root[256];	/* the /proc this snapshot was read from */
+	char proc_root[256];	  /* the /proc this snapshot was read from */
 	/* /proc/meminfo when the scan began (mem_total and mem_available
 	 * are its MemTotal and MemAvailable); n == 0: not known */
 	struct exm_meminfo meminfo;
@@ -297,16 +301,16 @@ struct exm_sysinfo {
  * distinct cgroup of the scanned processes; path is its group key ("/"
  * for the root). A figure whose bit is clear is not known (null).
  */
-#define EXM_CG_CURRENT	(1u << 0) /* memory.current */
-#define EXM_CG_ANON	(1u << 1) /* memory.stat anon */
-#define EXM_CG_FILE	(1u << 2) /* memory.stat file */
-#define EXM_CG_SHMEM	(1u << 3) /* memory.stat shmem */
-#define EXM_CG_KERNEL	(1u << 4) /* memory.stat kernel (Linux 5.18+) */
-#define EXM_CG_FRAMES	(1u << 5) /* others, elsewhere (kpagecgroup) */
+#define EXM_CG_CURRENT (1u << 0)  /* memory.current */
+#define EXM_CG_ANON (1u << 1)	  /* memory.stat anon */
+#define EXM_CG_FILE (1u << 2)	  /* memory.stat file */
+#define EXM_CG_SHMEM (1u << 3)	  /* memory.stat shmem */
+#define EXM_CG_KERNEL (1u << 4)	  /* memory.stat kernel (Linux 5.18+) */
+#define EXM_CG_FRAMES (1u << 5)	  /* others, elsewhere (kpagecgroup) */
 #define EXM_CG_UNMAPPED (1u << 6) /* unmapped (file and frames) */
 struct exm_cgcharge {
-	char *path;	/* group key (owned) */
-	uint64_t ino;	/* inode of its directory: the memcg's id */
+	char *path;   /* group key (owned) */
+	uint64_t ino; /* inode of its directory: the memcg's id */
 	uint64_t current, anon, file, shmem, kernel;
 	/* Of the frames charged here that scanned processes map, the share
 	 * (each frame divided among its mappings, as effective resident)
@@ -335,8 +339,8 @@ struct exm_snapshot {
 
 	/* Totals over scanned processes, after accounting. */
 	struct exm_sizes total;
-	uint64_t distinct_pages; /* distinct PFNs mapped */
-	uint64_t distinct_swap;	 /* distinct swap entries */
+	uint64_t distinct_pages;   /* distinct PFNs mapped */
+	uint64_t distinct_swap;	   /* distinct swap entries */
 	uint64_t distinct_hugetlb; /* distinct hugetlb frames (not in pages) */
 
 	struct exm_page_store *store;	   /* bulk page words (owned) */
@@ -377,8 +381,7 @@ void exm_snapshot_keep_pids(struct exm_snapshot *snap, const pid_t *pids,
 			    size_t npids);
 
 /* Page word k of m (k < m->npages), in the 64-bit layout of pagemap.h. */
-static inline uint64_t exm_mapping_word(const struct exm_mapping *m,
-					uint32_t k)
+static inline uint64_t exm_mapping_word(const struct exm_mapping *m, uint32_t k)
 {
 	return m->pages32 ? exm_pm_unpack(m->pages32[k]) : m->pages[k];
 }
@@ -431,8 +434,7 @@ const struct exm_proc *exm_snapshot_find_pid(const struct exm_snapshot *snap,
 
 /* The /proc snap was read from, for exm_elfcache_get() and the ELF
  * lookups (NULL: /proc). */
-static inline const char *
-exm_snapshot_proc_root(const struct exm_snapshot *snap)
+static inline const char *exm_snapshot_proc_root(const struct exm_snapshot *snap)
 {
 	return snap->sys.proc_root[0] ? snap->sys.proc_root : NULL;
 }

@@ -17,11 +17,8 @@
  * says it is usable here is chosen (sources without a probe are only
  * opened by name). */
 static const struct exm_source_ops *const sources[] = {
-	&exm_source_kmod,
-	&exm_source_pagemap,
-	&exm_source_smaps,
-	&exm_source_fixture,
-	&exm_source_replay,
+	&exm_source_kmod,    &exm_source_pagemap, &exm_source_smaps,
+	&exm_source_fixture, &exm_source_replay,
 };
 
 #define NSOURCES (sizeof(sources) / sizeof(sources[0]))
@@ -60,7 +57,8 @@ const char *exm_source_name(size_t i, bool *takes_arg)
 
 static void unknown(const char *name, size_t nlen, char *err, size_t errlen)
 {
-	size_t n = (size_t)snprintf(err, errlen, "unknown source '%.*s' (try auto",
+	size_t n = (size_t)snprintf(err, errlen,
+				    "unknown source '%.*s' (try auto",
 				    (int)(nlen > 64 ? 64 : nlen), name);
 
 	for (size_t i = 0; i < NSOURCES && n < errlen; i++)
@@ -104,8 +102,8 @@ int exm_source_open(const char *name, struct exm_source **out, char *err,
 	src->arg = arg;
 	ret = ops->open(src);
 	if (ret) {
-		snprintf(err, errlen, "%s", src->errmsg[0] ? src->errmsg :
-					    strerror(-ret));
+		snprintf(err, errlen, "%s",
+			 src->errmsg[0] ? src->errmsg : strerror(-ret));
 		free(src);
 		return ret;
 	}
@@ -140,11 +138,11 @@ static void limited(struct exm_sysinfo *sys)
 	sys->caps |= EXM_CAP_LIMITED;
 	snprintf(sys->limits + n, sizeof(sys->limits) - n,
 		 "%slimited scan: sharing counted among the listed processes "
-		 "only", n ? "; " : "");
+		 "only",
+		 n ? "; " : "");
 }
 
-int exm_source_set_reuse(struct exm_source *src, double full_every,
-			 bool check)
+int exm_source_set_reuse(struct exm_source *src, double full_every, bool check)
 {
 	if (src->ops != &exm_source_pagemap)
 		return 0;
@@ -252,8 +250,7 @@ void exm_source_help(char *buf, size_t len)
 
 		n += (size_t)snprintf(buf + n, len - n, ", %s%s%s%s%s%s",
 				      o->name, o->arg ? ":" : "",
-				      o->arg ? o->arg : "",
-				      o->help ? " (" : "",
+				      o->arg ? o->arg : "", o->help ? " (" : "",
 				      o->help ? o->help : "",
 				      o->help ? ")" : "");
 	}

@@ -43,7 +43,7 @@ struct exm_scan_opts {
 	/* count the mapped swap-cache frames (EXM_MI_SWAPCACHE_MAPPED, the
 	 * system view's swap-cache row; else the row is unknown) */
 	bool want_swapcache;
-	bool want_oom;	   /* read /proc/PID/oom_score and oom_score_adj */
+	bool want_oom; /* read /proc/PID/oom_score and oom_score_adj */
 	/* The source's own setting (its ops' knob): the index of the word
 	 * chosen, 0 (the first, its default) when none was. */
 	int knob;
@@ -61,7 +61,7 @@ struct exm_scan_opts {
  * reaches the source as exm_scan_opts.knob, and a line of help.
  */
 struct exm_source_knob {
-	const char *source; /* the source's name, for messages */
+	const char *source;	  /* the source's name, for messages */
 	const char *const *words; /* NULL-terminated */
 	const char *help;
 };
@@ -116,7 +116,10 @@ extern const struct exm_source_ops exm_source_replay; /* source_replay.h */
  * where it helps), scan (always PAGEMAP_SCAN), read (plain reads),
  * read-all (plain reads of every mapping's frames: none counted) */
 enum exm_pagemap_mode {
-	EXM_PMODE_AUTO, EXM_PMODE_SCAN, EXM_PMODE_READ, EXM_PMODE_READ_ALL
+	EXM_PMODE_AUTO,
+	EXM_PMODE_SCAN,
+	EXM_PMODE_READ,
+	EXM_PMODE_READ_ALL
 };
 extern const struct exm_source_knob exm_pagemap_knob;
 
@@ -173,8 +176,7 @@ void exm_source_help(char *buf, size_t len);
  * Only the pagemap source keeps words (the module's walk is cheap, the
  * smaps source has none): for the others this does nothing. 0 or -ENOMEM.
  */
-int exm_source_set_reuse(struct exm_source *src, double full_every,
-			 bool check);
+int exm_source_set_reuse(struct exm_source *src, double full_every, bool check);
 /* What the last snapshot re-read (reuse.h), or NULL without reuse. */
 const struct exm_reuse_stats *exm_source_reuse_stats(
 	const struct exm_source *src);

@@ -35,14 +35,14 @@ struct kfig {
 };
 
 static const struct kfig basic_kfig[] = {
-	{ 1, 41984, 0 },	 { 200, 58368, 4096 },	 { 201, 58368, 4096 },
+	{ 1, 41984, 0 },	{ 200, 58368, 4096 },	{ 201, 58368, 4096 },
 	{ 300, 106496, 10240 }, { 301, 106496, 10240 }, { 302, 106496, 10240 },
 	{ 400, 28672, 0 },
 };
 
 /* hostile process 500 + i */
-static const uint64_t hostile_pss[] = { 0, 0, 1024, 2048, 2048, 3072,
-					5120, 7168, 11264 };
+static const uint64_t hostile_pss[] = { 0,    0,    1024, 2048, 2048,
+					3072, 5120, 7168, 11264 };
 
 /* The process being built and its kernel figures. */
 struct fx {
@@ -56,15 +56,15 @@ static void kernel_pss(const struct fx *x, pid_t pid, struct exm_kpss *k)
 {
 	if (!strcmp(x->name, "hostile")) {
 		if (pid >= 500 && pid - 500 < (pid_t)(sizeof(hostile_pss) /
-						    sizeof(hostile_pss[0])))
+						      sizeof(hostile_pss[0])))
 			k->pss = hostile_pss[pid - 500];
 	} else if (!strcmp(x->name, "many")) {
 		/* libc text shared by all 2000 (16 bytes each), the rest
 		 * its own */
 		k->pss = (uint64_t)(3 + (pid - 1000) % 50) * PS;
 	} else {
-		for (size_t i = 0; i < sizeof(basic_kfig) / sizeof(basic_kfig[0]);
-		     i++)
+		for (size_t i = 0;
+		     i < sizeof(basic_kfig) / sizeof(basic_kfig[0]); i++)
 			if (basic_kfig[i].pid == pid) {
 				k->pss = basic_kfig[i].pss;
 				k->swap_pss = basic_kfig[i].swap_pss;
@@ -82,8 +82,8 @@ static void kfig_done(struct fx *x)
 	x->p = NULL;
 }
 
-static struct exm_proc *proc(struct fx *x, pid_t pid, pid_t ppid,
-			     uid_t uid, const char *user, const char *comm,
+static struct exm_proc *proc(struct fx *x, pid_t pid, pid_t ppid, uid_t uid,
+			     const char *user, const char *comm,
 			     const char *cmd, const char *cgroup)
 {
 	struct exm_proc *p;
@@ -164,16 +164,16 @@ static int swapped(struct fx *x, struct exm_mapping *m, uint64_t first,
 	return 0;
 }
 
-#define TRY(x)                       \
-	do {                         \
-		if (!(x))            \
+#define TRY(x)                          \
+	do {                            \
+		if (!(x))               \
 			return -ENOMEM; \
 	} while (0)
-#define TRYR(x)                      \
-	do {                         \
-		int r_ = (x);        \
-		if (r_)              \
-			return r_;   \
+#define TRYR(x)                    \
+	do {                       \
+		int r_ = (x);      \
+		if (r_)            \
+			return r_; \
 	} while (0)
 
 static const char LIBC[] = "/usr/lib/x86_64-linux-gnu/libc.so.6";
@@ -257,13 +257,19 @@ static int fixture_basic(struct fx *x)
 static int fixture_hostile(struct fx *x)
 {
 	static const char *const comms[] = {
-		"evil\033[2J\033[H", "tab\there", "nl\nline", "bell\a",
-		"bad\xff\xfeutf8", "na\xc3\xafve \xe2\x98\x83", "\xe6\xbc\xa2\xe5\xad\x97wide",
-		"del\x7f", "osc\033]0;pwned\a",
+		"evil\033[2J\033[H",
+		"tab\there",
+		"nl\nline",
+		"bell\a",
+		"bad\xff\xfeutf8",
+		"na\xc3\xafve \xe2\x98\x83",
+		"\xe6\xbc\xa2\xe5\xad\x97wide",
+		"del\x7f",
+		"osc\033]0;pwned\a",
 	};
 	static const char *const files[] = {
-		"/tmp/evil\033[31mred.so", "/tmp/with space/lib x.so",
-		"/tmp/new\nline.so", "/tmp/\xff\xfe.so",
+		"/tmp/evil\033[31mred.so",   "/tmp/with space/lib x.so",
+		"/tmp/new\nline.so",	     "/tmp/\xff\xfe.so",
 		"/tmp/\xe2\x98\x83 snow.so",
 	};
 	struct exm_proc *p;
@@ -274,8 +280,8 @@ static int fixture_hostile(struct fx *x)
 
 		snprintf(cmd, sizeof(cmd), "%s --arg \033[5m%u\x01", comms[i],
 			 i);
-		TRY(p = proc(x, (pid_t)(500 + i), 1, 1000, "mallory",
-			     comms[i], cmd, "/evil\033[7m.scope"));
+		TRY(p = proc(x, (pid_t)(500 + i), 1, 1000, "mallory", comms[i],
+			     cmd, "/evil\033[7m.scope"));
 		m = map(x, 0x1000, 2 + i, "r-xp",
 			files[i % (sizeof(files) / sizeof(files[0]))],
 			7000 + i % (sizeof(files) / sizeof(files[0])));
@@ -322,28 +328,27 @@ static int fixture_slow(struct fx *x)
  * kernel's counters (the system view) have something to show. Its rows
  * leave 73728 kB that no counter names (the system view's unexplained).
  */
-static const char fixture_meminfo[] =
-	"MemTotal:        8388608 kB\n"
-	"MemFree:         4521984 kB\n"
-	"MemAvailable:    6291456 kB\n"
-	"Buffers:          131072 kB\n"
-	"Cached:          2097152 kB\n"
-	"SwapCached:         4096 kB\n"
-	"AnonPages:       1048576 kB\n"
-	"Mapped:           262144 kB\n"
-	"Shmem:             65536 kB\n"
-	"KReclaimable:     262144 kB\n"
-	"Slab:             393216 kB\n"
-	"SReclaimable:     229376 kB\n"
-	"SUnreclaim:       163840 kB\n"
-	"KernelStack:       16384 kB\n"
-	"PageTables:        32768 kB\n"
-	"SecPageTables:         0 kB\n"
-	"VmallocUsed:       49152 kB\n"
-	"Percpu:             8192 kB\n"
-	"HugePages_Total:       0\n"
-	"Hugepagesize:       2048 kB\n"
-	"Hugetlb:               0 kB\n";
+static const char fixture_meminfo[] = "MemTotal:        8388608 kB\n"
+				      "MemFree:         4521984 kB\n"
+				      "MemAvailable:    6291456 kB\n"
+				      "Buffers:          131072 kB\n"
+				      "Cached:          2097152 kB\n"
+				      "SwapCached:         4096 kB\n"
+				      "AnonPages:       1048576 kB\n"
+				      "Mapped:           262144 kB\n"
+				      "Shmem:             65536 kB\n"
+				      "KReclaimable:     262144 kB\n"
+				      "Slab:             393216 kB\n"
+				      "SReclaimable:     229376 kB\n"
+				      "SUnreclaim:       163840 kB\n"
+				      "KernelStack:       16384 kB\n"
+				      "PageTables:        32768 kB\n"
+				      "SecPageTables:         0 kB\n"
+				      "VmallocUsed:       49152 kB\n"
+				      "Percpu:             8192 kB\n"
+				      "HugePages_Total:       0\n"
+				      "Hugepagesize:       2048 kB\n"
+				      "Hugetlb:               0 kB\n";
 
 static int fx_open(struct exm_source *src)
 {

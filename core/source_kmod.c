@@ -30,8 +30,8 @@
 #include "core/source_priv.h"
 #include "kernel/exmap_abi.h"
 
-#define NRECS 4096 /* records per ioctl */
-#define NWORDS 4096 /* page words handed to the snapshot at once */
+#define NRECS 4096   /* records per ioctl */
+#define NWORDS 4096  /* page words handed to the snapshot at once */
 #define RUN_DIRECT 8 /* pages of a run stored as a run, not word by word */
 #define PSS_SHIFT 12 /* smaps' fixed point */
 /*
@@ -166,13 +166,15 @@ static int km_open(struct exm_source *src)
 	if (fd == -ENOENT || fd == -ENODEV || fd == -ENXIO) {
 		snprintf(src->errmsg, sizeof(src->errmsg),
 			 "no %s: load the exmap module (see kernel/README.md) "
-			 "or use --source pagemap", EXMAP_DEVICE);
+			 "or use --source pagemap",
+			 EXMAP_DEVICE);
 		return fd;
 	}
 	if (fd == -EACCES || fd == -EPERM) {
 		snprintf(src->errmsg, sizeof(src->errmsg),
 			 "kmod source needs root (CAP_SYS_ADMIN) to open %s; "
-			 "use --source smaps", EXMAP_DEVICE);
+			 "use --source smaps",
+			 EXMAP_DEVICE);
 		return fd;
 	}
 	if (fd < 0)
@@ -303,8 +305,7 @@ static uint64_t rec_word(const struct exmap_rec *r)
 }
 
 /* Add r to the kernel's figures the way smaps_rollup counts it. */
-static void kpss_add(struct km_kpss *k, const struct exmap_rec *r,
-		     unsigned ps)
+static void kpss_add(struct km_kpss *k, const struct exmap_rec *r, unsigned ps)
 {
 	uint64_t pss, bytes = (uint64_t)r->npages * ps;
 
@@ -453,10 +454,13 @@ static int km_add_mapping(struct exm_builder *b, struct exm_proc *p,
 
 	if (!m)
 		return -ENOMEM;
-	*m = (struct exm_mapping){ .start = f->start, .end = f->end,
-				   .offset = f->offset, .perms = f->perms,
+	*m = (struct exm_mapping){ .start = f->start,
+				   .end = f->end,
+				   .offset = f->offset,
+				   .perms = f->perms,
 				   .dev_major = f->dev_major,
-				   .dev_minor = f->dev_minor, .inode = f->inode,
+				   .dev_minor = f->dev_minor,
+				   .inode = f->inode,
 				   .hugetlb = f->hugetlb,
 				   .kpage_size = f->kpage_size };
 	ret = exm_mapping_name(m, name, len);
@@ -486,7 +490,8 @@ static int km_maps(const struct km_src *ks, const struct km_ctx *c,
 
 	for (uint32_t i = 0; i < a->nvmas; i++) {
 		const struct exmap_vma *v = &c->vmas[i];
-		struct exm_mapping f = { .start = v->start, .end = v->end,
+		struct exm_mapping f = { .start = v->start,
+					 .end = v->end,
 					 .offset = v->offset,
 					 .inode = v->inode,
 					 .dev_major = v->dev_major,
@@ -634,8 +639,8 @@ static int km_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 
 	exm_sysfacts_local(&sys, opts->proc_root);
 	snprintf(sys.source, sizeof(sys.source), "kmod");
-	snprintf(sys.source_detail, sizeof(sys.source_detail),
-		 "exmap ABI %d", EXMAP_ABI_VERSION);
+	snprintf(sys.source_detail, sizeof(sys.source_detail), "exmap ABI %d",
+		 EXMAP_ABI_VERSION);
 	/* the module says which pages are KSM pages (EXMAP_F_KSM) */
 	sys.caps = EXM_CAP_PAGES | EXM_CAP_PFN | EXM_CAP_WRITABLE |
 		   EXM_CAP_PTE_WRITABLE | EXM_CAP_ALLPROCS | EXM_CAP_KSM |

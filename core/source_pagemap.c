@@ -49,12 +49,12 @@ struct exm_pm_scan_arg {
 #define EXM_PAGE_IS_PRESENT (1u << 3)
 #define EXM_PAGE_IS_SWAPPED (1u << 4)
 #define EXM_PAGE_IS_PFNZERO (1u << 5)
-#define EXM_PAGE_IS_HUGE    (1u << 6)
+#define EXM_PAGE_IS_HUGE (1u << 6)
 /* /proc/kpageflags bits (Documentation/admin-guide/mm/pagemap.rst) */
 #define KPF_COMPOUND_TAIL (UINT64_C(1) << 16)
-#define KPF_HUGE	  (UINT64_C(1) << 17)
-#define KPF_ZERO_PAGE	  (UINT64_C(1) << 24)
-#define NO_PFN		  UINT64_MAX
+#define KPF_HUGE (UINT64_C(1) << 17)
+#define KPF_ZERO_PAGE (UINT64_C(1) << 24)
+#define NO_PFN UINT64_MAX
 /* access_ok() must accept [start, end): one page below TASK_SIZE_MAX. */
 #define EXM_SCAN_END UINT64_C(0x7ffffffff000)
 
@@ -87,8 +87,8 @@ struct pm_priv {
 	uint64_t zero_pfn; /* the zero page's frame, or NO_PFN */
 	/* the first frame of the huge zero page, as last seen, or NO_PFN */
 	_Atomic uint64_t huge_zero;
-	uint64_t pmd_pages;  /* base pages in a PMD (the huge zero page) */
-	uint64_t hsizes[8];  /* hugetlb page sizes, ascending (bytes) */
+	uint64_t pmd_pages; /* base pages in a PMD (the huge zero page) */
+	uint64_t hsizes[8]; /* hugetlb page sizes, ascending (bytes) */
 	unsigned nhsizes;
 	/* smaps' private counts are per page (no CONFIG_NO_PAGE_MAPCOUNT):
 	 * read mode may count pages rather than read them (count_mapping) */
@@ -118,8 +118,8 @@ struct seen {
 };
 
 #define MAX_SEEN 4096
-#define SEEN_SLOTS (2 * MAX_SEEN) /* open addressing, see seen_find */
-#define MAX_SEEN_RUNS (1u << 18)	  /* a mapping's, to keep */
+#define SEEN_SLOTS (2 * MAX_SEEN)	 /* open addressing, see seen_find */
+#define MAX_SEEN_RUNS (1u << 18)	 /* a mapping's, to keep */
 #define MAX_SEEN_ALL (UINT64_C(1) << 21) /* 32 MiB of runs */
 
 /* What smaps says of one mapping, in bytes (see count_mapping). */
@@ -132,7 +132,7 @@ struct vma_counts {
 struct pm_ctx {
 	struct exm_page_region *regions;
 	size_t nregions, cap_regions;
-	bool *want;	  /* per mapping: read it (plain reads, see smaps) */
+	bool *want; /* per mapping: read it (plain reads, see smaps) */
 	struct vma_counts *cnt; /* per mapping: what smaps says */
 	size_t cap_want;
 	uint64_t *words;  /* plain-read buffer */
@@ -141,12 +141,12 @@ struct pm_ctx {
 	/* its resident pages (statm), UINT64_MAX before they are read,
 	 * 0 when they cannot be */
 	uint64_t resident;
-	uint64_t *big;	  /* words of a dense big mapping (DENSE_PAGES) */
+	uint64_t *big; /* words of a dense big mapping (DENSE_PAGES) */
 	size_t cap_big;
 	struct pm_priv *pp;
 	const struct exm_mapping *typed; /* mapping whose kind is known */
-	uint64_t *counts; /* /proc/kpagecount buffer */
-	uint64_t *miss;	  /* frames not in the cache, to read */
+	uint64_t *counts;		 /* /proc/kpagecount buffer */
+	uint64_t *miss;			 /* frames not in the cache, to read */
 	size_t cap_miss;
 	/* The mapping counts read in this snapshot, by frame: processes
 	 * share frames, each is read once (open addressing, see slot_pack). */
@@ -279,8 +279,7 @@ static uint64_t learn_zero_pfn(const struct pm_priv *pp)
 	if (fd >= 0)
 		close(fd);
 	munmap(map, (size_t)ps);
-	if (pfn != NO_PFN && pp->kpf >= 0 &&
-	    !(kpf_of(pp, pfn) & KPF_ZERO_PAGE))
+	if (pfn != NO_PFN && pp->kpf >= 0 && !(kpf_of(pp, pfn) & KPF_ZERO_PAGE))
 		pfn = NO_PFN;
 	return pfn;
 }
@@ -436,8 +435,7 @@ static void mark_zero(struct pm_ctx *c, const struct exm_mapping *m,
 {
 	struct pm_priv *pp = c->pp;
 	uint64_t hz = pp->huge_zero, hn = pp->pmd_pages;
-	bool may_huge = !(m->perms & EXM_PERM_S) && !m->hugetlb &&
-			pp->kpf >= 0;
+	bool may_huge = !(m->perms & EXM_PERM_S) && !m->hugetlb && pp->kpf >= 0;
 
 	for (size_t k = 0; k < n; k++) {
 		uint64_t x = w[k], pfn = exm_pm_key(x);
@@ -575,8 +573,8 @@ static int scan_regions(struct pm_ctx *c, int fd, uint64_t start, uint64_t end)
 
 		if (c->cap_regions - c->nregions < NREGIONS) {
 			size_t cap = c->cap_regions * 2 + NREGIONS;
-			struct exm_page_region *r =
-				realloc(c->regions, cap * sizeof(*r));
+			struct exm_page_region *r = realloc(c->regions,
+							    cap * sizeof(*r));
 
 			if (!r)
 				return -ENOMEM;
@@ -594,8 +592,8 @@ static int scan_regions(struct pm_ctx *c, int fd, uint64_t start, uint64_t end)
 		arg.end = end;
 		arg.vec = (uint64_t)(uintptr_t)(c->regions + c->nregions);
 		arg.vec_len = NREGIONS;
-		arg.category_anyof_mask =
-			EXM_PAGE_IS_PRESENT | EXM_PAGE_IS_SWAPPED;
+		arg.category_anyof_mask = EXM_PAGE_IS_PRESENT |
+					  EXM_PAGE_IS_SWAPPED;
 		arg.return_mask = EXM_PAGE_IS_PRESENT | EXM_PAGE_IS_SWAPPED |
 				  EXM_PAGE_IS_PFNZERO | EXM_PAGE_IS_HUGE;
 		n = ioctl(fd, EXM_PAGEMAP_SCAN, &arg);
@@ -614,8 +612,9 @@ static int scan_regions(struct pm_ctx *c, int fd, uint64_t start, uint64_t end)
 		/* keep what lies past the regions kept (never a page twice) */
 		for (long i = 0; i < n; i++) {
 			struct exm_page_region r = got[i];
-			uint64_t floor = c->nregions ? c->regions[c->nregions - 1].end
-						     : start;
+			uint64_t floor =
+				c->nregions ? c->regions[c->nregions - 1].end
+					    : start;
 
 			if (r.start < floor)
 				r.start = floor;
@@ -645,8 +644,7 @@ static int read_piece(struct pm_ctx *c, struct exm_builder *b,
 		if (got <= 0)
 			return (int)got;
 		/* packed into the room reserved for this mapping */
-		ret = store_words(c, b, m, vpn, c->words, (size_t)got,
-				  or_bits);
+		ret = store_words(c, b, m, vpn, c->words, (size_t)got, or_bits);
 		if (ret)
 			return ret;
 		vpn += (uint64_t)got;
@@ -742,8 +740,8 @@ static int scan_mapping(struct pm_ctx *c, struct exm_builder *b, int fd,
 		}
 	}
 	ret = exm_build_reserve(b, m,
-					count > UINT32_MAX ? UINT32_MAX
-							   : (uint32_t)count);
+				count > UINT32_MAX ? UINT32_MAX
+						   : (uint32_t)count);
 	done = m->start;
 	for (size_t r = 0; !ret && r < c->nregions; r++) {
 		uint64_t s = c->regions[r].start > done ? c->regions[r].start
@@ -797,9 +795,9 @@ static int scan_process(struct pm_ctx *c, struct exm_builder *b, int fd,
 
 struct populated {
 	const struct exm_proc *p;
-	bool *want;	/* per mapping: read it */
+	bool *want;		/* per mapping: read it */
 	struct vma_counts *cnt; /* per mapping: smaps' counts */
-	size_t cur;	/* the mapping of the VMA being parsed, or SIZE_MAX */
+	size_t cur; /* the mapping of the VMA being parsed, or SIZE_MAX */
 };
 
 static void pop_vma(void *ctx, size_t first, bool exact, uint64_t start,
@@ -860,8 +858,9 @@ static void pop_kv(void *ctx, const char *key, size_t klen, uint64_t v)
 static int populated_from_smaps(struct pm_ctx *c, int dirfd,
 				const struct exm_proc *p)
 {
-	struct populated pp = { .p = p, .want = c->want, .cnt = c->cnt,
-				.cur = SIZE_MAX };
+	struct populated pp = {
+		.p = p, .want = c->want, .cnt = c->cnt, .cur = SIZE_MAX
+	};
 	char *buf;
 	size_t len;
 	int ret = exm_read_file(dirfd, "smaps", &buf, &len);
@@ -879,8 +878,7 @@ static int populated_from_smaps(struct pm_ctx *c, int dirfd,
  * the huge zero page): a read fault there maps it rather than a page. */
 static bool may_hold_zero(const struct exm_mapping *m)
 {
-	return (m->perms & EXM_PERM_R) && !(m->perms & EXM_PERM_S) &&
-	       !m->inode;
+	return (m->perms & EXM_PERM_R) && !(m->perms & EXM_PERM_S) && !m->inode;
 }
 
 /* The biggest mapping smaps calls empty that plain reads go through for
@@ -1130,7 +1128,8 @@ static int locate_shared(struct pm_ctx *c, struct exm_builder *b, int fd,
 			if (got <= 0)
 				goto fail;
 			for (ssize_t k = 0; k < got; k++) {
-				uint64_t vpn = lo + (uint64_t)k, w = c->words[k];
+				uint64_t vpn = lo + (uint64_t)k,
+					 w = c->words[k];
 
 				if (!exm_pm_used(w))
 					continue;
@@ -1145,8 +1144,7 @@ static int locate_shared(struct pm_ctx *c, struct exm_builder *b, int fd,
 				}
 				/* runs of consecutive pages stored at once
 				 * (out never passes k: packing in place) */
-				if (out > run &&
-				    vpn != run_vpn + (out - run)) {
+				if (out > run && vpn != run_vpn + (out - run)) {
 					if (exm_build_pages(b, m, run_vpn,
 							    c->words + run,
 							    (uint32_t)(out -
@@ -1278,7 +1276,7 @@ enum { PSS_ANON, PSS_FILE, PSS_SHMEM, PSS_NCAT };
 /* frames not wanted a read may span: a frame costs the kernel about 90 ns,
  * a read about 250 ns more (6.18) */
 #define COUNT_GAP 2
-#define PSS_SHIFT 12   /* the kernel's fixed point (fs/proc/task_mmu.c) */
+#define PSS_SHIFT 12 /* the kernel's fixed point (fs/proc/task_mmu.c) */
 
 /* Whether the page cache pages of m's file are swap-backed (shmem): one
  * frame's flags say it of them all; a block device's file never is. */
@@ -1357,7 +1355,7 @@ static int cache_put(struct pm_ctx *c, uint64_t pfn, uint64_t count)
 	}
 	slot_put(c->cache, c->cache_cap,
 		 key | (count < SLOT_COUNT_MAX ? count : SLOT_COUNT_MAX)
-			       << SLOT_KEY_BITS);
+				 << SLOT_KEY_BITS);
 	c->cache_n++;
 	return 0;
 }
@@ -1438,8 +1436,8 @@ static unsigned pss_cat(const struct pm_ctx *c, const struct exm_mapping *m,
  * in c->miss the frames mapped more than once whose count is not cached;
  * pass 1, once they are read, adds the shares. 0 or -errno.
  */
-static int pss_map(struct pm_ctx *c, const struct exm_mapping *m,
-		   unsigned ps, int pass, size_t *nmiss, uint64_t pss[PSS_NCAT],
+static int pss_map(struct pm_ctx *c, const struct exm_mapping *m, unsigned ps,
+		   int pass, size_t *nmiss, uint64_t pss[PSS_NCAT],
 		   uint64_t *rss, const struct exm_mapping **last,
 		   bool *last_shmem)
 {
@@ -1455,7 +1453,8 @@ static int pss_map(struct pm_ctx *c, const struct exm_mapping *m,
 				continue;
 			if (*nmiss == c->cap_miss) {
 				size_t cap = c->cap_miss * 2 + 1024;
-				uint64_t *t = realloc(c->miss, cap * sizeof(*t));
+				uint64_t *t = realloc(c->miss,
+						      cap * sizeof(*t));
 
 				if (!t)
 					return -ENOMEM;
@@ -1470,8 +1469,8 @@ static int pss_map(struct pm_ctx *c, const struct exm_mapping *m,
 			mc = 1;
 		else if (!cached_count(c, pfn, &mc))
 			mc = one_count(c, pfn);
-		pss[pss_cat(c, m, w, last, last_shmem)] +=
-			full / (mc > 1 ? mc : 1);
+		pss[pss_cat(c, m, w, last, last_shmem)] += full /
+							   (mc > 1 ? mc : 1);
 	}
 	return 0;
 }
@@ -1491,8 +1490,8 @@ static int pss_map(struct pm_ctx *c, const struct exm_mapping *m,
  * enters the table, and it stays).
  */
 #define TWIN_MIN_PAGES 64 /* smaller mappings are summed as they are */
-#define TWIN_TRIES 4	 /* whole comparisons at most, per mapping */
-#define TWIN_SAME 16	 /* entries with one key at most */
+#define TWIN_TRIES 4	  /* whole comparisons at most, per mapping */
+#define TWIN_SAME 16	  /* entries with one key at most */
 #define NO_TWIN UINT32_MAX
 
 struct kpss_twin {
@@ -1653,7 +1652,8 @@ static int pss_sum(struct pm_ctx *c, const struct exm_builder *b,
 		return ret;
 	for (size_t i = 0; i < p->nmaps; i++) {
 		const struct exm_mapping *m = &p->maps[i];
-		struct kpss_twin e = { .key = c->twin_key[i], .pid = p->pid,
+		struct kpss_twin e = { .key = c->twin_key[i],
+				       .pid = p->pid,
 				       .proc = (uint32_t)(p - b->snap->procs),
 				       .map = (uint32_t)i };
 
@@ -1690,8 +1690,8 @@ static int kpss_from_counts(struct pm_ctx *c, struct exm_builder *b,
 	k.pss_anon = pss[PSS_ANON] >> PSS_SHIFT >> 10 << 10;
 	k.pss_file = pss[PSS_FILE] >> PSS_SHIFT >> 10 << 10;
 	k.pss_shmem = pss[PSS_SHMEM] >> PSS_SHIFT >> 10 << 10;
-	k.pss = (pss[PSS_ANON] + pss[PSS_FILE] + pss[PSS_SHMEM]) >>
-		PSS_SHIFT >> 10 << 10;
+	k.pss = (pss[PSS_ANON] + pss[PSS_FILE] + pss[PSS_SHMEM]) >> PSS_SHIFT >>
+		10 << 10;
 	k.rss = rss;
 	k.has = EXM_KPSS_PSS | EXM_KPSS_PSS_ANON | EXM_KPSS_PSS_FILE |
 		EXM_KPSS_PSS_SHMEM | EXM_KPSS_RSS;
@@ -1706,9 +1706,8 @@ static void reset_pages(struct exm_proc *p)
 }
 
 static int pm_walk_proc(struct exm_source *src, void *ctx,
-			const struct exm_scan_opts *opts,
-			struct exm_builder *b, struct exm_proc *p,
-			struct exm_pdir *d)
+			const struct exm_scan_opts *opts, struct exm_builder *b,
+			struct exm_proc *p, struct exm_pdir *d)
 {
 	struct pm_priv *pp = src->priv;
 	struct pm_ctx *c = ctx;
@@ -1796,8 +1795,7 @@ static void detail_counts(char *detail, size_t len, const struct pm_priv *pp)
 				      ", %llu big mappings counted",
 				      (unsigned long long)pp->ncounted);
 	if (pp->nlocated && n < len)
-		n += (size_t)snprintf(detail + n, len - n,
-				      ", %llu %slocated",
+		n += (size_t)snprintf(detail + n, len - n, ", %llu %slocated",
 				      (unsigned long long)pp->nlocated,
 				      pp->ncounted ? "" : "big mappings ");
 	if (pp->nwhole && n < len)
@@ -1858,8 +1856,8 @@ static int pm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 	 * known only now: the one fact set after begin. */
 	if (opts->knob == EXM_PMODE_AUTO && pp->scan == SCAN_YES)
 		pp->any_scan = true;
-	snprintf(b->snap->sys.source_detail,
-		 sizeof(b->snap->sys.source_detail), "%s",
+	snprintf(b->snap->sys.source_detail, sizeof(b->snap->sys.source_detail),
+		 "%s",
 		 pp->any_scan && !pp->any_read ? "PAGEMAP_SCAN"
 		 : pp->any_scan		       ? "PAGEMAP_SCAN+reads"
 					       : "chunked reads");
@@ -1868,10 +1866,11 @@ static int pm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 	return ret;
 }
 
-static const char *const pm_modes[] = {
-	[EXM_PMODE_AUTO] = "auto", [EXM_PMODE_SCAN] = "scan",
-	[EXM_PMODE_READ] = "read", [EXM_PMODE_READ_ALL] = "read-all", NULL
-};
+static const char *const pm_modes[] = { [EXM_PMODE_AUTO] = "auto",
+					[EXM_PMODE_SCAN] = "scan",
+					[EXM_PMODE_READ] = "read",
+					[EXM_PMODE_READ_ALL] = "read-all",
+					NULL };
 
 const struct exm_source_knob exm_pagemap_knob = {
 	.source = "pagemap",

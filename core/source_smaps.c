@@ -27,8 +27,8 @@ struct vma_acc {
 };
 
 /* What smaps says of every mapping it lists. */
-#define SMAPS_HAS                                                        \
-	(EXM_HAS_VM | EXM_HAS_RSS | EXM_HAS_ERSS | EXM_HAS_SWAP |         \
+#define SMAPS_HAS                                                 \
+	(EXM_HAS_VM | EXM_HAS_RSS | EXM_HAS_ERSS | EXM_HAS_SWAP | \
 	 EXM_HAS_ESWAP | EXM_HAS_SOLE | EXM_HAS_HUGETLB)
 
 static void vma_store(struct exm_mapping *m, const struct vma_acc *a,

@@ -74,9 +74,8 @@ int exm_strip_count(const struct exm_snapshot *snap, const uint64_t *pfns,
 	return 0;
 }
 
-int exm_strip_mapping(const struct exm_snapshot *snap,
-		      const struct exm_proc *p, const struct exm_mapping *m,
-		      struct exm_strip *out)
+int exm_strip_mapping(const struct exm_snapshot *snap, const struct exm_proc *p,
+		      const struct exm_mapping *m, struct exm_strip *out)
 {
 	unsigned ps = snap->sys.page_size ? snap->sys.page_size : 4096;
 	uint64_t *pfns = NULL, *keys = NULL;
@@ -91,8 +90,7 @@ int exm_strip_mapping(const struct exm_snapshot *snap,
 	out->addr = m->start;
 	out->page_size = ps;
 	out->npages = (size_t)((m->end - m->start) / ps);
-	out->cells = calloc(out->npages ? out->npages : 1,
-			    sizeof(*out->cells));
+	out->cells = calloc(out->npages ? out->npages : 1, sizeof(*out->cells));
 	pfns = malloc((m->npages ? m->npages : 1) * sizeof(*pfns));
 	keys = malloc((m->npages ? m->npages : 1) * sizeof(*keys));
 	pg_of = malloc((m->npages ? m->npages : 1) * sizeof(*pg_of));

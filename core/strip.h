@@ -31,7 +31,7 @@ struct exm_cell {
 };
 
 struct exm_strip {
-	uint64_t addr;	    /* address of the first page */
+	uint64_t addr; /* address of the first page */
 	unsigned page_size;
 	size_t npages;
 	struct exm_cell *cells; /* npages (owned) */
@@ -43,9 +43,8 @@ struct exm_strip {
  * 0, -ENODATA when the snapshot has no per-page facts, -ENOMEM.
  * Free with exm_strip_fini().
  */
-int exm_strip_mapping(const struct exm_snapshot *snap,
-		      const struct exm_proc *p, const struct exm_mapping *m,
-		      struct exm_strip *out);
+int exm_strip_mapping(const struct exm_snapshot *snap, const struct exm_proc *p,
+		      const struct exm_mapping *m, struct exm_strip *out);
 void exm_strip_fini(struct exm_strip *s);
 
 /*

@@ -119,22 +119,51 @@ static int64_t less(uint64_t a, uint64_t b)
 
 /* The counters the rows are made of: each read once, range-checked. */
 enum {
-	MI_TOTAL, MI_ANON, MI_CACHED, MI_BUFFERS, MI_SHMEM, MI_SRECL,
-	MI_SUNRECL, MI_KSTACK, MI_PT, MI_SPT, MI_VMALLOC, MI_PERCPU,
-	MI_HUGETLB, MI_ZSWAP, MI_BALLOON, MI_FREE, MI_KRECL, MI_HP_TOTAL,
-	MI_HP_FREE, MI_HP_SIZE, MI_SWAPCACHED, MI_SWAPCACHED_MAPPED, MI__COUNT
+	MI_TOTAL,
+	MI_ANON,
+	MI_CACHED,
+	MI_BUFFERS,
+	MI_SHMEM,
+	MI_SRECL,
+	MI_SUNRECL,
+	MI_KSTACK,
+	MI_PT,
+	MI_SPT,
+	MI_VMALLOC,
+	MI_PERCPU,
+	MI_HUGETLB,
+	MI_ZSWAP,
+	MI_BALLOON,
+	MI_FREE,
+	MI_KRECL,
+	MI_HP_TOTAL,
+	MI_HP_FREE,
+	MI_HP_SIZE,
+	MI_SWAPCACHED,
+	MI_SWAPCACHED_MAPPED,
+	MI__COUNT
 };
 static const char *const keys[MI__COUNT] = {
-	[MI_TOTAL] = "MemTotal",	 [MI_ANON] = "AnonPages",
-	[MI_CACHED] = "Cached",		 [MI_BUFFERS] = "Buffers",
-	[MI_SHMEM] = "Shmem",		 [MI_SRECL] = "SReclaimable",
-	[MI_SUNRECL] = "SUnreclaim",	 [MI_KSTACK] = "KernelStack",
-	[MI_PT] = "PageTables",		 [MI_SPT] = "SecPageTables",
-	[MI_VMALLOC] = "VmallocUsed",	 [MI_PERCPU] = "Percpu",
-	[MI_HUGETLB] = "Hugetlb",	 [MI_ZSWAP] = "Zswap",
-	[MI_BALLOON] = "Balloon",	 [MI_FREE] = "MemFree",
-	[MI_KRECL] = "KReclaimable",	 [MI_HP_TOTAL] = "HugePages_Total",
-	[MI_HP_FREE] = "HugePages_Free", [MI_HP_SIZE] = "Hugepagesize",
+	[MI_TOTAL] = "MemTotal",
+	[MI_ANON] = "AnonPages",
+	[MI_CACHED] = "Cached",
+	[MI_BUFFERS] = "Buffers",
+	[MI_SHMEM] = "Shmem",
+	[MI_SRECL] = "SReclaimable",
+	[MI_SUNRECL] = "SUnreclaim",
+	[MI_KSTACK] = "KernelStack",
+	[MI_PT] = "PageTables",
+	[MI_SPT] = "SecPageTables",
+	[MI_VMALLOC] = "VmallocUsed",
+	[MI_PERCPU] = "Percpu",
+	[MI_HUGETLB] = "Hugetlb",
+	[MI_ZSWAP] = "Zswap",
+	[MI_BALLOON] = "Balloon",
+	[MI_FREE] = "MemFree",
+	[MI_KRECL] = "KReclaimable",
+	[MI_HP_TOTAL] = "HugePages_Total",
+	[MI_HP_FREE] = "HugePages_Free",
+	[MI_HP_SIZE] = "Hugepagesize",
 	[MI_SWAPCACHED] = "SwapCached",
 	[MI_SWAPCACHED_MAPPED] = EXM_MI_SWAPCACHE_MAPPED,
 };
@@ -192,9 +221,9 @@ int exm_sysview_from_meminfo(const struct exm_snapshot *snap,
 	out->user_shmem = split[PK_SHMEM] * ps;
 	v[EXM_SYS_USER] = snap->distinct_pages * ps;
 	v[EXM_SYS_ANON_UNSCANNED] = (uint64_t)less(c[MI_ANON], out->user_anon);
-	v[EXM_SYS_CACHE_UNMAPPED] = (uint64_t)less(
-		(uint64_t)less(c[MI_CACHED] + c[MI_BUFFERS], c[MI_SHMEM]),
-		out->user_file);
+	v[EXM_SYS_CACHE_UNMAPPED] = (uint64_t)
+		less((uint64_t)less(c[MI_CACHED] + c[MI_BUFFERS], c[MI_SHMEM]),
+		     out->user_file);
 	v[EXM_SYS_SHMEM_UNMAPPED] = (uint64_t)less(c[MI_SHMEM],
 						   out->user_shmem);
 	/* the mapped ones are in AnonPages: in the rows above; which are
@@ -202,8 +231,8 @@ int exm_sysview_from_meminfo(const struct exm_snapshot *snap,
 	 * none either way) */
 	memset(known, 1, sizeof(known));
 	if (has[MI_SWAPCACHED_MAPPED])
-		v[EXM_SYS_SWAPCACHE_UNMAPPED] = (uint64_t)less(
-			c[MI_SWAPCACHED], c[MI_SWAPCACHED_MAPPED]);
+		v[EXM_SYS_SWAPCACHE_UNMAPPED] = (uint64_t)
+			less(c[MI_SWAPCACHED], c[MI_SWAPCACHED_MAPPED]);
 	else
 		known[EXM_SYS_SWAPCACHE_UNMAPPED] = !c[MI_SWAPCACHED];
 	v[EXM_SYS_SLAB_RECLAIM] = c[MI_SRECL];
@@ -243,8 +272,8 @@ int exm_sysview_from_meminfo(const struct exm_snapshot *snap,
 	return 0;
 }
 
-int exm_sysview_build(const struct exm_snapshot *snap,
-		      struct exm_sysview *out, char *err, size_t errlen)
+int exm_sysview_build(const struct exm_snapshot *snap, struct exm_sysview *out,
+		      char *err, size_t errlen)
 {
 	return exm_sysview_from_meminfo(snap, &snap->sys.meminfo, out, err,
 					errlen);

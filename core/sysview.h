@@ -39,25 +39,25 @@
 #include "core/snapshot.h"
 
 enum exm_sysrow_id {
-	EXM_SYS_USER = 0,	 /* user-space pages of scanned processes */
-	EXM_SYS_ANON_UNSCANNED,	 /* AnonPages - scanned anonymous */
-	EXM_SYS_CACHE_UNMAPPED,	 /* Cached + Buffers - Shmem - scanned file */
-	EXM_SYS_SHMEM_UNMAPPED,	 /* Shmem - scanned shared memory */
+	EXM_SYS_USER = 0,	/* user-space pages of scanned processes */
+	EXM_SYS_ANON_UNSCANNED, /* AnonPages - scanned anonymous */
+	EXM_SYS_CACHE_UNMAPPED, /* Cached + Buffers - Shmem - scanned file */
+	EXM_SYS_SHMEM_UNMAPPED, /* Shmem - scanned shared memory */
 	EXM_SYS_SWAPCACHE_UNMAPPED, /* SwapCached - mapped swap cache seen */
-	EXM_SYS_SLAB_RECLAIM,	 /* SReclaimable */
-	EXM_SYS_SLAB_UNRECLAIM,	 /* SUnreclaim */
-	EXM_SYS_KRECLAIM_OTHER,	 /* KReclaimable - SReclaimable */
-	EXM_SYS_KSTACK,		 /* KernelStack */
-	EXM_SYS_PAGETABLES,	 /* PageTables + SecPageTables */
-	EXM_SYS_VMALLOC,	 /* VmallocUsed - KernelStack */
-	EXM_SYS_PERCPU,		 /* Percpu */
-	EXM_SYS_HUGE_MAPPED,	 /* hugetlb frames scanned processes map */
-	EXM_SYS_HUGE_UNMAPPED,	 /* huge pages in use less those */
-	EXM_SYS_HUGE_FREE,	 /* Hugetlb less huge pages in use */
-	EXM_SYS_ZSWAP,		 /* Zswap */
-	EXM_SYS_BALLOON,	 /* Balloon */
-	EXM_SYS_FREE,		 /* MemFree */
-	EXM_SYS_UNEXPLAINED,	 /* MemTotal - all of the above */
+	EXM_SYS_SLAB_RECLAIM,	    /* SReclaimable */
+	EXM_SYS_SLAB_UNRECLAIM,	    /* SUnreclaim */
+	EXM_SYS_KRECLAIM_OTHER,	    /* KReclaimable - SReclaimable */
+	EXM_SYS_KSTACK,		    /* KernelStack */
+	EXM_SYS_PAGETABLES,	    /* PageTables + SecPageTables */
+	EXM_SYS_VMALLOC,	    /* VmallocUsed - KernelStack */
+	EXM_SYS_PERCPU,		    /* Percpu */
+	EXM_SYS_HUGE_MAPPED,	    /* hugetlb frames scanned processes map */
+	EXM_SYS_HUGE_UNMAPPED,	    /* huge pages in use less those */
+	EXM_SYS_HUGE_FREE,	    /* Hugetlb less huge pages in use */
+	EXM_SYS_ZSWAP,		    /* Zswap */
+	EXM_SYS_BALLOON,	    /* Balloon */
+	EXM_SYS_FREE,		    /* MemFree */
+	EXM_SYS_UNEXPLAINED,	    /* MemTotal - all of the above */
 	EXM_SYS__COUNT
 };
 
@@ -69,7 +69,7 @@ struct exm_sysrow {
 };
 
 struct exm_sysview {
-	uint64_t mem_total;		     /* bytes, MemTotal */
+	uint64_t mem_total;			/* bytes, MemTotal */
 	struct exm_sysrow rows[EXM_SYS__COUNT]; /* sum of bytes == mem_total */
 	size_t nrows;
 	/* The user-space row split by page kind (distinct pages). */
@@ -84,13 +84,12 @@ struct exm_sysview {
  * -EINVAL when it has no MemTotal. On failure err (errlen bytes) holds one
  * line.
  */
-int exm_sysview_build(const struct exm_snapshot *snap,
-		      struct exm_sysview *out, char *err, size_t errlen);
+int exm_sysview_build(const struct exm_snapshot *snap, struct exm_sysview *out,
+		      char *err, size_t errlen);
 
 /* The same with other meminfo rows (tests). */
 int exm_sysview_from_meminfo(const struct exm_snapshot *snap,
 			     const struct exm_meminfo *mi,
-			     struct exm_sysview *out, char *err,
-			     size_t errlen);
+			     struct exm_sysview *out, char *err, size_t errlen);
 
 #endif

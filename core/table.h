@@ -30,18 +30,18 @@ enum exm_table {
 #define EXM_TBIT(t) (1u << (t))
 
 struct exm_row {
-	const struct exm_proc *proc;	/* procs, fprocs; context elsewhere */
-	const struct exm_file *file;	/* files, pfiles, fprocs, mappings */
-	const struct exm_mapping *map;	/* mappings */
-	const char *name;		/* section/symbol/group name */
-	uint64_t addr;			/* mapping start, section/symbol addr */
-	uint64_t size;			/* section/symbol size (bytes) */
-	uint32_t nprocs;		/* files: processes mapping; groups */
-	uint32_t nmaps;			/* pfiles: mappings in the process */
-	uint32_t unmeasured;		/* groups: members left out of a sum */
-	unsigned flags;			/* EXM_ROW_* */
+	const struct exm_proc *proc;   /* procs, fprocs; context elsewhere */
+	const struct exm_file *file;   /* files, pfiles, fprocs, mappings */
+	const struct exm_mapping *map; /* mappings */
+	const char *name;	       /* section/symbol/group name */
+	uint64_t addr;		       /* mapping start, section/symbol addr */
+	uint64_t size;		       /* section/symbol size (bytes) */
+	uint32_t nprocs;	       /* files: processes mapping; groups */
+	uint32_t nmaps;		       /* pfiles: mappings in the process */
+	uint32_t unmeasured;	       /* groups: members left out of a sum */
+	unsigned flags;		       /* EXM_ROW_* */
 	struct exm_sizes sz;
-	struct exm_kpss kpss;		/* procs, groups: kernel's figures */
+	struct exm_kpss kpss; /* procs, groups: kernel's figures */
 	/* The same row's sizes in the previous snapshot (prev.has == 0:
 	 * none, e.g. a new process or no previous snapshot), for deltas. */
 	struct exm_sizes prev;
@@ -49,15 +49,15 @@ struct exm_row {
 	/* groups per cgroup: the cgroup's charge (snapshot.h), or NULL */
 	const struct exm_cgcharge *cg;
 };
-#define EXM_ROW_GAP	(1u << 0) /* section gap row: bytes no section covers */
-#define EXM_ROW_DYNSYM	(1u << 1) /* symbol from .dynsym (exported only) */
+#define EXM_ROW_GAP (1u << 0)	 /* section gap row: bytes no section covers */
+#define EXM_ROW_DYNSYM (1u << 1) /* symbol from .dynsym (exported only) */
 /* Delta rows (delta mode, --diff): every size field is the growth from
  * prev (and prev_kpss) to sz (and kpss), EXM_V_DELTA. A row only in the
  * later snapshot is NEW (prev: zeros, measured as sz), one only in the
  * earlier GONE (sz: zeros, measured as prev). */
-#define EXM_ROW_DELTA	(1u << 2)
-#define EXM_ROW_NEW	(1u << 3)
-#define EXM_ROW_GONE	(1u << 4)
+#define EXM_ROW_DELTA (1u << 2)
+#define EXM_ROW_NEW (1u << 3)
+#define EXM_ROW_GONE (1u << 4)
 
 /* Builders. *n receives the row count; NULL on ENOMEM (with *n = 0 for an
  * empty table a non-NULL zero-length allocation is returned). */

@@ -29,16 +29,11 @@ const char *exm_seg_name(enum exm_seg s)
 }
 
 static const char *const bd_keys[EXM_BD__COUNT] = {
-	[EXM_BD_STACK] = "stack",
-	[EXM_BD_HEAP] = "heap",
-	[EXM_BD_PROG_TEXT] = "prog_text",
-	[EXM_BD_PROG_DATA] = "prog_data",
-	[EXM_BD_PROG_BSS] = "prog_bss",
-	[EXM_BD_LIB_TEXT] = "lib_text",
-	[EXM_BD_LIB_DATA] = "lib_data",
-	[EXM_BD_LIB_BSS] = "lib_bss",
-	[EXM_BD_ANON] = "anon",
-	[EXM_BD_OTHER] = "other",
+	[EXM_BD_STACK] = "stack",	  [EXM_BD_HEAP] = "heap",
+	[EXM_BD_PROG_TEXT] = "prog_text", [EXM_BD_PROG_DATA] = "prog_data",
+	[EXM_BD_PROG_BSS] = "prog_bss",	  [EXM_BD_LIB_TEXT] = "lib_text",
+	[EXM_BD_LIB_DATA] = "lib_data",	  [EXM_BD_LIB_BSS] = "lib_bss",
+	[EXM_BD_ANON] = "anon",		  [EXM_BD_OTHER] = "other",
 };
 
 const char *exm_bd_key(enum exm_bd b)
@@ -262,8 +257,9 @@ static int walk_units(struct walk *w, const struct exm_elf_lookup *lk)
 		return (int)np;
 	for (long i = 0; i < np && !err;) {
 		const struct exm_file *f = snap->files[pairs[i].file];
-		const struct exm_elf *e =
-			lk->get(lk->ctx, snap, &snap->procs[pairs[i].proc], f);
+		const struct exm_elf *e = lk->get(lk->ctx, snap,
+						  &snap->procs[pairs[i].proc],
+						  f);
 		long j = i;
 
 		for (; j < np && pairs[j].file == pairs[i].file && !err; j++) {

@@ -63,10 +63,10 @@ const struct exm_elf *exm_elf_lookup_cached(void *ctx,
 
 struct exm_unit {
 	const struct exm_file *file;
-	uint32_t nprocs;		   /* processes mapping it as code */
-	enum exm_elf_state elf_state;	   /* EXM_ELF_OK: split by sections */
+	uint32_t nprocs;	      /* processes mapping it as code */
+	enum exm_elf_state elf_state; /* EXM_ELF_OK: split by sections */
 	struct exm_sizes seg[EXM_SEG__COUNT];
-	struct exm_sizes total;		   /* the three added */
+	struct exm_sizes total; /* the three added */
 };
 
 /*

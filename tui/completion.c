@@ -109,7 +109,8 @@ void tui_print_completion(FILE *f)
 	      "\tcase $prev in\n",
 	      f);
 	word_branches(f);
-	for (size_t i = 0; i < sizeof(shell_kinds) / sizeof(shell_kinds[0]); i++)
+	for (size_t i = 0; i < sizeof(shell_kinds) / sizeof(shell_kinds[0]);
+	     i++)
 		if (branch(f, shell_kinds[i].kind))
 			fprintf(f, "%s\t\treturn ;;\n", shell_kinds[i].body);
 	if (branch(f, TUI_COMP_FORMAT)) {

@@ -90,8 +90,7 @@ static void keys(FILE *f)
 }
 
 /* A section of name, help items. */
-static void items(FILE *f, const char *section,
-		  const struct tui_doc_item *it)
+static void items(FILE *f, const char *section, const struct tui_doc_item *it)
 {
 	fprintf(f, ".SH %s\n", section);
 	for (; it->name; it++) {
@@ -107,7 +106,8 @@ void tui_print_man(FILE *f)
 {
 	char letters[512];
 
-	fputs(".TH EXMTOP 1 \"\" \"exmtop " PACKAGE_VERSION "\" \"User Commands\"\n"
+	fputs(".TH EXMTOP 1 \"\" \"exmtop " PACKAGE_VERSION
+	      "\" \"User Commands\"\n"
 	      ".SH NAME\n"
 	      "exmtop \\- what each process really costs in memory\n"
 	      ".SH SYNOPSIS\n"
@@ -121,8 +121,7 @@ void tui_print_man(FILE *f)
 	      "ELF sections and symbols.\n"
 	      ".PP\nAs root it reads /proc/PID/pagemap (page identity, exact "
 	      "sharing); otherwise it falls back to the kernel's per\\-mapping "
-	      "figures from /proc/PID/smaps.\n"
-	      ,
+	      "figures from /proc/PID/smaps.\n",
 	      f);
 	options(f);
 	fputs(".SH FIELDS\n"
@@ -150,9 +149,9 @@ void tui_print_man(FILE *f)
 	items(f, "EXIT STATUS", tui_exits);
 	items(f, "EXAMPLES", tui_examples);
 	fputs(".SH FILES\n~/.config/exmtop/exmtoprc: settings saved from the "
-	      "live screen (key W), lines KEY = VALUE:\n", f);
-	for (const struct tui_setting *st = tui_settings_table; st->key;
-	     st++) {
+	      "live screen (key W), lines KEY = VALUE:\n",
+	      f);
+	for (const struct tui_setting *st = tui_settings_table; st->key; st++) {
 		char name[64], line[512];
 
 		tui_setting_doc(st, name, sizeof(name), line, sizeof(line));

@@ -91,9 +91,11 @@ static void group_help(char *buf, size_t len)
 	char e[128];
 
 	tui_setting_expects(tui_setting_find("group", NULL), e, sizeof(e));
-	snprintf(buf, len, "one row per group of processes, BY %s (the live "
+	snprintf(buf, len,
+		 "one row per group of processes, BY %s (the live "
 		 "screen's group view, key g); --fields and -o are then the "
-		 "groups table's", e);
+		 "groups table's",
+		 e);
 }
 
 static int set_full_walk(struct tui_opts *o, const char *v)
@@ -313,7 +315,8 @@ static int set_keep(struct tui_opts *o, const char *v)
 
 	if (!number_unit(v, true, "smhdw", secs, &x, &bare) || x <= 0 ||
 	    x > 1e12 || (bare && x != floor(x)))
-		return bad("--keep", v, "expected a count of snapshots or a "
+		return bad("--keep", v,
+			   "expected a count of snapshots or a "
 			   "duration (30m, 12h, 7d, 2w)");
 	if (bare)
 		o->keep.n = (uint64_t)x;
@@ -331,7 +334,8 @@ static int set_keep_size(struct tui_opts *o, const char *v)
 
 	if (!number_unit(v, true, "KMGT", mult, &x, &bare) || x < 65536 ||
 	    x > 1e18)
-		return bad("--keep-size", v, "expected a size of 64K or more "
+		return bad("--keep-size", v,
+			   "expected a size of 64K or more "
 			   "(bytes, or K, M, G, T)");
 	o->keep.bytes = (uint64_t)x;
 	return 0;
@@ -402,8 +406,8 @@ static int set_to(struct tui_opts *o, const char *v)
 static int set_report(struct tui_opts *o, const struct tui_report_ops *r)
 {
 	if (o->report && strcmp(o->report, r->name)) {
-		tui_error("--%s and --%s cannot be combined",
-			  o->report, r->name);
+		tui_error("--%s and --%s cannot be combined", o->report,
+			  r->name);
 		return 2;
 	}
 	o->report = r->name;
@@ -439,7 +443,8 @@ static int set_freed(struct tui_opts *o, const char *v)
 
 	exm_procset_fini(&s);
 	if (ret)
-		return bad("--freed", v, ret == -ENOMEM ? "out of memory" : err);
+		return bad("--freed", v,
+			   ret == -ENOMEM ? "out of memory" : err);
 	o->freed_set = v;
 	o->batch = true; /* a batch report: no key opens it on the screen */
 	return set_report(o, &tui_reports[TUI_REPORT_FREED]);
@@ -509,6 +514,7 @@ static int act_version(struct tui_opts *o, const char *v)
 	return 0;
 }
 
+/* clang-format off */
 const struct tui_option tui_options[] = {
 	{ .name = "batch", .short_name = 'b', .set = set_batch,
 	  .help = "print and exit instead of the live screen" },
@@ -654,26 +660,31 @@ const struct tui_option tui_options[] = {
 	  .help = "version" },
 	{ .name = NULL },
 };
+/* clang-format on */
 
 const struct tui_doc_item tui_environ[] = {
-	{ "EXMTOP_THREADS", "threads for reading processes and accounting "
+	{ "EXMTOP_THREADS",
+	  "threads for reading processes and accounting "
 	  "(default: one per CPU, at most 4); set, the count is fixed" },
 	{ "EXMTOP_DEBUG_DIR", "where separate debug files are looked up "
-	  "(an absolute path; default /usr/lib/debug)" },
-	{ "EXMTOP_CHECK_WALK", "a test's switch: each snapshot that re-read "
+			      "(an absolute path; default /usr/lib/debug)" },
+	{ "EXMTOP_CHECK_WALK",
+	  "a test's switch: each snapshot that re-read "
 	  "only what changed is also compared with a full walk taken right "
 	  "after it, and one line on stderr says how it went; =step: batch "
 	  "runs take each snapshot after a line read on stdin, not after "
 	  "the delay" },
 	{ "NO_COLOR", "set and not empty: no colours (as --no-color)" },
 	{ "XDG_CONFIG_HOME", "the settings file is "
-	  "$XDG_CONFIG_HOME/exmtop/exmtoprc (else "
-	  "$HOME/.config/exmtop/exmtoprc)" },
+			     "$XDG_CONFIG_HOME/exmtop/exmtoprc (else "
+			     "$HOME/.config/exmtop/exmtoprc)" },
 	{ "HOME", "where the settings file is without XDG_CONFIG_HOME" },
-	{ "TERM", "the live screen's terminal type (unset: vt100); one that "
+	{ "TERM",
+	  "the live screen's terminal type (unset: vt100); one that "
 	  "cannot address the cursor (dumb) or is unknown is refused: use -b "
 	  "(exit status 2)" },
-	{ "LANG", "(or LC_ALL, LC_CTYPE) the live screen's character set: "
+	{ "LANG",
+	  "(or LC_ALL, LC_CTYPE) the live screen's character set: "
 	  "with UTF-8 its marks (sort arrows, ellipses) are drawn in Unicode, "
 	  "else in ASCII" },
 	{ NULL, NULL },
@@ -682,8 +693,9 @@ const struct tui_doc_item tui_environ[] = {
 const struct tui_doc_item tui_exits[] = {
 	{ "0", "success" },
 	{ "1", "a run-time failure: a snapshot failed, output could not be "
-	  "written, a report needs what the source cannot give" },
-	{ "2", "bad options or values, an option refused in the mode given, "
+	       "written, a report needs what the source cannot give" },
+	{ "2",
+	  "bad options or values, an option refused in the mode given, "
 	  "a source this machine cannot give, a file that is not a recording "
 	  "or lacks what was asked of it" },
 	{ NULL, NULL },
@@ -692,10 +704,9 @@ const struct tui_doc_item tui_exits[] = {
 const struct tui_doc_item tui_examples[] = {
 	{ "exmtop -b -o -pid -u root", "root's processes, ascending by pid" },
 	{ "exmtop -b --format json -n 3 -d 5", "three snapshots as JSON Lines, "
-	  "one object a line" },
+					       "one object a line" },
 	{ "exmtop -b --system", "all of RAM, rows adding up to MemTotal" },
-	{ "exmtop -b --record rec.exmrec -n 3 -d 1",
-	  "record three snapshots" },
+	{ "exmtop -b --record rec.exmrec -n 3 -d 1", "record three snapshots" },
 	{ "exmtop --record rec.exmrec -d 60 --keep 7d --keep-size 512M",
 	  "a recorder left running: the last week, within 512 MiB" },
 	{ "exmtop --diff rec.exmrec --from 1 --to 2",
@@ -738,8 +749,10 @@ static void wrapped(FILE *f, const char *left, const char *h)
 			if (!cut)
 				cut = 52;
 		}
-		fprintf(f, "%s%.*s\n", s == h ? " " : "   "
-				"                        ",
+		fprintf(f, "%s%.*s\n",
+			s == h ? " "
+			       : "   "
+				 "                        ",
 			(int)cut, s);
 		s += cut;
 		while (*s == ' ')
@@ -747,8 +760,7 @@ static void wrapped(FILE *f, const char *left, const char *h)
 	}
 }
 
-const char *tui_option_help(const struct tui_option *op, char *buf,
-			    size_t len)
+const char *tui_option_help(const struct tui_option *op, char *buf, size_t len)
 {
 	if (op->knob)
 		return op->knob->help;
@@ -779,15 +791,16 @@ void tui_opts_usage(FILE *f)
 	}
 	tui_table_letters(letters, sizeof(letters));
 	fputs("\n--list-fields prints each field's key, title, the tables it "
-	      "is a column of\n", f);
+	      "is a column of\n",
+	      f);
 	wrapped(f, "", letters);
 	fputs("\nEnvironment:\n", f);
 	for (const struct tui_doc_item *e = tui_environ; e->name; e++)
 		wrapped(f, e->name, e->help);
 	fputs("\nSettings file (key W on the live screen writes it; the "
-	      "options win over it):\n", f);
-	for (const struct tui_setting *st = tui_settings_table; st->key;
-	     st++) {
+	      "options win over it):\n",
+	      f);
+	for (const struct tui_setting *st = tui_settings_table; st->key; st++) {
 		char name[64], line[512];
 
 		tui_setting_doc(st, name, sizeof(name), line, sizeof(line));
@@ -805,7 +818,7 @@ int tui_opts_parse(struct tui_opts *o, int argc, char **argv)
 	int c, idx, ret;
 
 	o->full_walk = -1; /* not given */
-	*s++ = ':'; /* a missing value is ':', not '?' */
+	*s++ = ':';	   /* a missing value is ':', not '?' */
 	for (size_t i = 0; i < NOPTS; i++) {
 		const struct tui_option *op = &tui_options[i];
 
@@ -844,8 +857,9 @@ int tui_opts_parse(struct tui_opts *o, int argc, char **argv)
 			tui_error("unknown option '%s%s' "
 				  "(see --help)",
 				  optopt > 0 && optopt < 256 ? "-" : "",
-				  optopt > 0 && optopt < 256 ? o1
-				  : argv[optind - 1]);
+				  optopt > 0 && optopt < 256
+					  ? o1
+					  : argv[optind - 1]);
 			return 2;
 		}
 		o->given |= 1ull << (op - tui_options);
@@ -858,8 +872,7 @@ int tui_opts_parse(struct tui_opts *o, int argc, char **argv)
 	if (o->diff_a && !o->diff_b && optind == argc - 1)
 		o->diff_b = argv[optind++];
 	if (optind < argc) {
-		tui_error("unexpected argument '%s'",
-			  argv[optind]);
+		tui_error("unexpected argument '%s'", argv[optind]);
 		return 2;
 	}
 	/* a source's own setting goes with that source only (with --replay

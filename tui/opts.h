@@ -32,25 +32,25 @@ enum tui_format {
 
 /* What main() does after parsing. */
 enum tui_action {
-	TUI_RUN = 0,	  /* batch or live, as the options say */
-	TUI_HELP,	  /* --help */
-	TUI_VERSION,	  /* --version */
-	TUI_LIST_FIELDS,  /* --list-fields */
-	TUI_MAN,	  /* --man */
-	TUI_COMPLETION,	  /* --completion SHELL */
-	TUI_LIST_MODES,	  /* --list-modes */
+	TUI_RUN = 0,	 /* batch or live, as the options say */
+	TUI_HELP,	 /* --help */
+	TUI_VERSION,	 /* --version */
+	TUI_LIST_FIELDS, /* --list-fields */
+	TUI_MAN,	 /* --man */
+	TUI_COMPLETION,	 /* --completion SHELL */
+	TUI_LIST_MODES,	 /* --list-modes */
 };
 
 struct tui_opts {
 	enum tui_action action;
-	bool batch;		/* -b */
-	long iterations;	/* -n N (0 = forever in live mode, 1 in batch) */
-	double delay;		/* -d SECS, 0 = not given (settings: 2) */
-	double full_walk;	/* --full-walk SECS, < 0 = not given */
-	const char *sort_key;	/* -o [+-]KEY, NULL = the table's natural */
-	pid_t *pids;		/* -p PID,...: rows shown (owned) */
+	bool batch;	      /* -b */
+	long iterations;      /* -n N (0 = forever in live mode, 1 in batch) */
+	double delay;	      /* -d SECS, 0 = not given (settings: 2) */
+	double full_walk;     /* --full-walk SECS, < 0 = not given */
+	const char *sort_key; /* -o [+-]KEY, NULL = the table's natural */
+	pid_t *pids;	      /* -p PID,...: rows shown (owned) */
 	size_t npids;
-	pid_t *scan_pids;	/* --scan-pids PID,...: scanned (owned) */
+	pid_t *scan_pids; /* --scan-pids PID,...: scanned (owned) */
 	size_t nscan_pids;
 	const char *user;	/* -u USER (name or uid) */
 	bool files;		/* --files */
@@ -62,30 +62,30 @@ struct tui_opts {
 	 * word (exm_scan_opts.knob), the option (NULL: none given) */
 	int knob;
 	const struct tui_option *knob_opt;
-	bool include_self;	/* --include-self */
-	const char *sections;	/* --sections FILE */
-	const char *symbols;	/* --symbols FILE:SECTION */
-	const char *pagemap;	/* --pagemap PID:ADDRESS */
-	bool no_color;		/* --no-color or NO_COLOR set */
-	bool full_cmd;		/* -c: full command lines */
+	bool include_self;    /* --include-self */
+	const char *sections; /* --sections FILE */
+	const char *symbols;  /* --symbols FILE:SECTION */
+	const char *pagemap;  /* --pagemap PID:ADDRESS */
+	bool no_color;	      /* --no-color or NO_COLOR set */
+	bool full_cmd;	      /* -c: full command lines */
 	/* recordings (issue 10) */
-	const char *record;	/* --record FILE: append snapshots */
-	bool watch;		/* --watch: the live screen while recording */
-	bool verbose;		/* --verbose: each snapshot recorded, said */
+	const char *record; /* --record FILE: append snapshots */
+	bool watch;	    /* --watch: the live screen while recording */
+	bool verbose;	    /* --verbose: each snapshot recorded, said */
 	struct exm_retention keep; /* --keep, --keep-size (issue 22) */
-	char *replay_src;	/* --replay FILE: "replay:FILE" (owned) */
-	const char *sysroot;	/* --sysroot DIR: target's root for ELF */
-	const char *diff_a;	/* --diff A [B] */
+	char *replay_src;	   /* --replay FILE: "replay:FILE" (owned) */
+	const char *sysroot;	   /* --sysroot DIR: target's root for ELF */
+	const char *diff_a;	   /* --diff A [B] */
 	const char *diff_b;
-	const char *from, *to;	/* --from / --to: index or time */
-	bool format_given;	/* --format was given */
-	const char *report;	/* --alerts, --system, --units, --breakdown:
+	const char *from, *to; /* --from / --to: index or time */
+	bool format_given;     /* --format was given */
+	const char *report;    /* --alerts, --system, --units, --breakdown:
 				 * the name of a report (report.h), or NULL */
-	long top;		/* --top N (0: the format's default) */
-	int group_by;		/* --group BY: enum exm_group_by (0: per
+	long top;	       /* --top N (0: the format's default) */
+	int group_by;	       /* --group BY: enum exm_group_by (0: per
 				 * process, as without it) */
-	const char *freed_set;	/* --freed SET (report "freed") */
-	const char *output;	/* --output FILE (NULL: stdout) */
+	const char *freed_set; /* --freed SET (report "freed") */
+	const char *output;    /* --output FILE (NULL: stdout) */
 	/* bit i: tui_options[i] was given (the modes' check, drive.c) */
 	unsigned long long given;
 };
@@ -97,18 +97,18 @@ enum tui_complete {
 	TUI_COMP_FILE,
 	TUI_COMP_DIR,
 	TUI_COMP_USER,
-	TUI_COMP_KEY,	   /* a field key, maybe after - or + */
-	TUI_COMP_KEYS,	   /* field keys separated by commas */
-	TUI_COMP_FORMAT,   /* a name of tui_formats[] */
-	TUI_COMP_SOURCE,   /* a source of the registry (core/source.c) */
+	TUI_COMP_KEY,	 /* a field key, maybe after - or + */
+	TUI_COMP_KEYS,	 /* field keys separated by commas */
+	TUI_COMP_FORMAT, /* a name of tui_formats[] */
+	TUI_COMP_SOURCE, /* a source of the registry (core/source.c) */
 };
 
 /* One option. */
 struct tui_option {
-	const char *name;  /* long name, without "--" */
-	char short_name;   /* or 0 */
-	const char *arg;   /* name of its value, NULL: takes none */
-	const char *help;  /* one line for --help and the manual, */
+	const char *name; /* long name, without "--" */
+	char short_name;  /* or 0 */
+	const char *arg;  /* name of its value, NULL: takes none */
+	const char *help; /* one line for --help and the manual, */
 	/* or made from another table (--source's names) */
 	void (*help_from)(char *buf, size_t len);
 	/* Take the option (val NULL when it takes none): 0, or 2 after
@@ -145,7 +145,6 @@ void tui_opts_fini(struct tui_opts *o);
 /* --help. */
 void tui_opts_usage(FILE *f);
 /* The help line of op (buf: room for one made). */
-const char *tui_option_help(const struct tui_option *op, char *buf,
-			    size_t len);
+const char *tui_option_help(const struct tui_option *op, char *buf, size_t len);
 
 #endif

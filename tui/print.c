@@ -187,8 +187,8 @@ void tui_print_csv(FILE *f, enum exm_table t, const struct exm_row *rows,
 			else if (v.type == EXM_V_DELTA)
 				json_bytes(f, v.d); /* a plain signed number */
 			else if (v.type != EXM_V_NONE)
-				fputs(exm_fmt_value(buf, sizeof(buf),
-						    fields[j], &v, true),
+				fputs(exm_fmt_value(buf, sizeof(buf), fields[j],
+						    &v, true),
 				      f);
 		}
 		fputc('\n', f);
@@ -281,7 +281,8 @@ static void json_value(struct tui_jbuf *j, int field, const struct exm_value *v)
 	case EXM_V_DBL:
 	case EXM_V_DELTA:
 		if (isfinite(v->d))
-			j->n += exm_fmt_thou(jb_room(j, EXM_FMT_THOU_LEN), v->d);
+			j->n += exm_fmt_thou(jb_room(j, EXM_FMT_THOU_LEN),
+					     v->d);
 		else
 			tui_jb_puts(j, "null");
 		break;
@@ -289,8 +290,8 @@ static void json_value(struct tui_jbuf *j, int field, const struct exm_value *v)
 }
 
 /* {"key":value,... of fields (the closing brace is the caller's). */
-void tui_jb_row(struct tui_jbuf *j, enum exm_table t,
-		     const struct exm_row *r, const int *fields)
+void tui_jb_row(struct tui_jbuf *j, enum exm_table t, const struct exm_row *r,
+		const int *fields)
 {
 	tui_jb_putc(j, '{');
 	for (int k = 0; fields[k] >= 0; k++) {
@@ -310,7 +311,7 @@ void tui_jb_row(struct tui_jbuf *j, enum exm_table t,
 }
 
 void tui_jb_rows(struct tui_jbuf *j, enum exm_table t,
-		      const struct exm_row *rows, size_t n, const int *fields)
+		 const struct exm_row *rows, size_t n, const int *fields)
 {
 	tui_jb_putc(j, '[');
 	for (size_t i = 0; i < n; i++) {
@@ -464,10 +465,9 @@ void tui_report_text(FILE *f, const struct tui_report *r, bool exact)
 	for (size_t j = 0; j < nc && j < 32; j++) {
 		w[j] = (int)strlen(op->cols[j].f.title);
 		for (size_t i = 0; i < r->nrows; i++) {
-			int k = tui_text_width(cell_text(buf, sizeof(buf),
-							 &op->cols[j],
-							 &r->cells[i * nc + j],
-							 exact));
+			int k = tui_text_width(
+				cell_text(buf, sizeof(buf), &op->cols[j],
+					  &r->cells[i * nc + j], exact));
 			if (k > w[j])
 				w[j] = k;
 		}
@@ -476,11 +476,11 @@ void tui_report_text(FILE *f, const struct tui_report *r, bool exact)
 		for (size_t j = 0; j < nc && j < 32; j++) {
 			const struct tui_rcol *col = &op->cols[j];
 			bool left = col->f.type == EXM_FT_STR;
-			const char *s = i ? cell_text(buf, sizeof(buf), col,
-						      &r->cells[(i - 1) * nc +
-								j],
-						      exact)
-					  : col->f.title;
+			const char *s =
+				i ? cell_text(buf, sizeof(buf), col,
+					      &r->cells[(i - 1) * nc + j],
+					      exact)
+				  : col->f.title;
 
 			if (j)
 				fputc(' ', f);

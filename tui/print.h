@@ -46,8 +46,7 @@ void tui_print_csv(FILE *f, enum exm_table t, const struct exm_row *rows,
 #define TUI_CSV_STAMP_LEN 64
 /* "NUMBER,TIME," of snap: its number (1 = first of the run or recording)
  * and when it was taken (UTC, as JSON's "time"). Returns buf. */
-char *tui_csv_stamp(char *buf, const struct exm_snapshot *snap,
-		    size_t number);
+char *tui_csv_stamp(char *buf, const struct exm_snapshot *snap, size_t number);
 /* When snap was taken, "YYYY-MM-DDTHH:MM:SSZ" (at least 32 bytes). */
 char *tui_snap_time(char *buf, size_t len, const struct exm_snapshot *snap);
 

@@ -24,8 +24,8 @@ static enum exm_table listed_table(const struct tui_opts *o)
 	return o->group_by != EXM_GROUP_NONE ? EXM_T_GROUPS : EXM_T_PROCS;
 }
 
-int tui_query_build(struct tui_query *q, const struct tui_opts *o,
-		    bool use_rc, char *err, size_t errlen)
+int tui_query_build(struct tui_query *q, const struct tui_opts *o, bool use_rc,
+		    char *err, size_t errlen)
 {
 	enum exm_table t = listed_table(o);
 	bool elf = t == EXM_T_SECTIONS || t == EXM_T_SYMBOLS;
@@ -119,12 +119,12 @@ void tui_query_sort(const struct tui_query *q, enum exm_table t, int *field,
 
 struct exm_proc_filter tui_query_filter(const struct tui_query *q)
 {
-	return (struct exm_proc_filter){ .user = q->user, .pids = q->pids,
+	return (struct exm_proc_filter){ .user = q->user,
+					 .pids = q->pids,
 					 .npids = q->npids };
 }
 
-bool tui_query_proc_match(const struct tui_query *q,
-			  const struct exm_proc *p)
+bool tui_query_proc_match(const struct tui_query *q, const struct exm_proc *p)
 {
 	struct exm_proc_filter f = tui_query_filter(q);
 
@@ -191,11 +191,12 @@ void tui_check_said(const struct exm_source *src, size_t number)
 
 	if (!st || !st->checked)
 		return;
-	fprintf(stderr, "exmtop: check %zu: %s%s (%s%s, walked %zu of %zu, "
-		"oldest %.1f s)%s%s\n", number,
-		st->diff[0] ? "differs: " : "equal", st->diff,
-		st->full ? "full walk: " : "incremental", st->full ? st->why : "",
-		st->nwalked, st->nprocs, st->oldest,
+	fprintf(stderr,
+		"exmtop: check %zu: %s%s (%s%s, walked %zu of %zu, "
+		"oldest %.1f s)%s%s\n",
+		number, st->diff[0] ? "differs: " : "equal", st->diff,
+		st->full ? "full walk: " : "incremental",
+		st->full ? st->why : "", st->nwalked, st->nprocs, st->oldest,
 		st->unsettled[0] ? ", unsettled: " : "", st->unsettled);
 	fflush(stderr);
 }

@@ -20,22 +20,22 @@
 #include "tui/rc.h"
 
 struct tui_query {
-	enum exm_table table;	/* listed: procs, files, sections, symbols,
+	enum exm_table table;	 /* listed: procs, files, sections, symbols,
 				 * or mappings (--pagemap) */
 	struct tui_settings set; /* per-table columns and sorts, delay,
 				  * grouping, full_cmd, exact bytes */
-	bool sort_given;	/* -o: set.sort[table] is the user's */
-	bool fields_given;	/* --fields: set.fields[table] is the user's */
-	char *user;		/* -u (owned), or NULL */
-	const pid_t *pids;	/* -p: rows (borrowed from the options) */
+	bool sort_given;	 /* -o: set.sort[table] is the user's */
+	bool fields_given;	 /* --fields: set.fields[table] is the user's */
+	char *user;		 /* -u (owned), or NULL */
+	const pid_t *pids;	 /* -p: rows (borrowed from the options) */
 	size_t npids;
-	const pid_t *scan_pids;	/* --scan-pids: the scan (borrowed) */
+	const pid_t *scan_pids; /* --scan-pids: the scan (borrowed) */
 	size_t nscan_pids;
 	bool include_self;
-	int knob; /* the source's own setting (source.h) */
-	size_t top;		/* --top (0: the format's default) */
-	char rc_path[4096];	/* the settings file ("" when none) */
-	char warn[512];		/* a bad line of the settings file, or "" */
+	int knob;	    /* the source's own setting (source.h) */
+	size_t top;	    /* --top (0: the format's default) */
+	char rc_path[4096]; /* the settings file ("" when none) */
+	char warn[512];	    /* a bad line of the settings file, or "" */
 };
 
 /*
@@ -43,8 +43,8 @@ struct tui_query {
  * (the options win). 0; -EINVAL with a one-line reason in err for a bad
  * --fields or -o; -ENOMEM. Free with tui_query_fini().
  */
-int tui_query_build(struct tui_query *q, const struct tui_opts *o,
-		    bool use_rc, char *err, size_t errlen);
+int tui_query_build(struct tui_query *q, const struct tui_opts *o, bool use_rc,
+		    char *err, size_t errlen);
 /* The same, saying what is wrong: 0, or the exit status (2: a bad option)
  * after one line on stderr (q is finalized then). */
 int tui_query_from_opts(struct tui_query *q, const struct tui_opts *o,
@@ -63,8 +63,7 @@ void tui_query_sort(const struct tui_query *q, enum exm_table t, int *field,
 /* The rows -u and -p select (borrows from q). */
 struct exm_proc_filter tui_query_filter(const struct tui_query *q);
 /* Whether process p passes -u and -p. */
-bool tui_query_proc_match(const struct tui_query *q,
-			  const struct exm_proc *p);
+bool tui_query_proc_match(const struct tui_query *q, const struct exm_proc *p);
 /* EXM_NEED_* of the columns and the sort of table t. */
 unsigned tui_query_needs(const struct tui_query *q, enum exm_table t);
 /*

@@ -117,24 +117,46 @@ static char *trim(char *s)
 #define MEMBER(m) offsetof(struct tui_settings, m)
 
 const struct tui_setting tui_settings_table[] = {
-	{ .key = "delay", .type = TUI_SET_SECONDS, .min = 0.1, .max = 86400,
-	  .off = MEMBER(delay), .option = "-d, key d",
+	{ .key = "delay",
+	  .type = TUI_SET_SECONDS,
+	  .min = 0.1,
+	  .max = 86400,
+	  .off = MEMBER(delay),
+	  .option = "-d, key d",
 	  .help = "between snapshots" },
-	{ .key = "full_walk", .type = TUI_SET_SECONDS, .min = 0, .max = 86400,
-	  .off = MEMBER(full_walk), .option = "--full-walk",
+	{ .key = "full_walk",
+	  .type = TUI_SET_SECONDS,
+	  .min = 0,
+	  .max = 86400,
+	  .off = MEMBER(full_walk),
+	  .option = "--full-walk",
 	  .help = "every process read again at least this often; between, "
 		  "only those that changed (pagemap source; 0: always)" },
-	{ .key = "group", .type = TUI_SET_GROUP, .off = MEMBER(group_by),
-	  .option = "--group, key g", .help = "grouping of the processes pane" },
-	{ .key = "full_cmd", .type = TUI_SET_BOOL, .off = MEMBER(full_cmd),
-	  .option = "-c, key c", .help = "full command lines" },
-	{ .key = "bytes", .type = TUI_SET_BOOL, .off = MEMBER(exact_bytes),
-	  .option = "--bytes, key b", .help = "exact byte counts" },
-	{ .key = "fields", .type = TUI_SET_FIELDS, .per_table = true,
+	{ .key = "group",
+	  .type = TUI_SET_GROUP,
+	  .off = MEMBER(group_by),
+	  .option = "--group, key g",
+	  .help = "grouping of the processes pane" },
+	{ .key = "full_cmd",
+	  .type = TUI_SET_BOOL,
+	  .off = MEMBER(full_cmd),
+	  .option = "-c, key c",
+	  .help = "full command lines" },
+	{ .key = "bytes",
+	  .type = TUI_SET_BOOL,
+	  .off = MEMBER(exact_bytes),
+	  .option = "--bytes, key b",
+	  .help = "exact byte counts" },
+	{ .key = "fields",
+	  .type = TUI_SET_FIELDS,
+	  .per_table = true,
 	  .option = "--fields, key f",
 	  .help = "the columns of a table (TABLE: procs, files, ...)" },
-	{ .key = "sort", .type = TUI_SET_SORT, .per_table = true,
-	  .option = "-o, keys < >", .help = "the sort of a table" },
+	{ .key = "sort",
+	  .type = TUI_SET_SORT,
+	  .per_table = true,
+	  .option = "-o, keys < >",
+	  .help = "the sort of a table" },
 	{ .key = NULL },
 };
 
@@ -142,8 +164,7 @@ const struct tui_setting *tui_setting_find(const char *key, int *t)
 {
 	if (t)
 		*t = -1;
-	for (const struct tui_setting *st = tui_settings_table; st->key;
-	     st++) {
+	for (const struct tui_setting *st = tui_settings_table; st->key; st++) {
 		size_t n = strlen(st->key);
 
 		if (strncmp(key, st->key, n))
@@ -159,8 +180,7 @@ const struct tui_setting *tui_setting_find(const char *key, int *t)
 	return NULL;
 }
 
-void tui_setting_expects(const struct tui_setting *st, char *buf,
-			 size_t len)
+void tui_setting_expects(const struct tui_setting *st, char *buf, size_t len)
 {
 	size_t used;
 
@@ -187,8 +207,8 @@ void tui_setting_expects(const struct tui_setting *st, char *buf,
 	}
 }
 
-void tui_setting_doc(const struct tui_setting *st, char *name,
-		     size_t namelen, char *line, size_t linelen)
+void tui_setting_doc(const struct tui_setting *st, char *name, size_t namelen,
+		     char *line, size_t linelen)
 {
 	char e[128];
 
@@ -283,7 +303,8 @@ bool tui_setting_format(const struct tui_setting *st, int t,
 		return true;
 	case TUI_SET_GROUP:
 		snprintf(buf, len, "%s",
-			 exm_group_name(*(const enum exm_group_by *)(const void *)m));
+			 exm_group_name(
+				 *(const enum exm_group_by *)(const void *)m));
 		return true;
 	case TUI_SET_FIELDS:
 		tui_fields_format(s->fields[t], buf, len);
@@ -385,8 +406,7 @@ int tui_settings_save(const struct tui_settings *s, const char *path)
 	if (!fp)
 		return -of.err;
 	fprintf(fp, "# exmtop settings, written by exmtop (key W)\n");
-	for (const struct tui_setting *st = tui_settings_table; st->key;
-	     st++)
+	for (const struct tui_setting *st = tui_settings_table; st->key; st++)
 		for (int t = st->per_table ? 0 : -1;
 		     t < (st->per_table ? EXM_T__COUNT : 0); t++)
 			if (tui_setting_format(st, t, s, list, sizeof(list)))

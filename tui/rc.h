@@ -54,14 +54,14 @@ enum tui_setting_type {
 };
 
 struct tui_setting {
-	const char *key;	/* in the file; per table: KEY.TABLE */
+	const char *key; /* in the file; per table: KEY.TABLE */
 	enum tui_setting_type type;
-	bool per_table;		/* one value per table (fields, sort) */
-	double min, max;	/* TUI_SET_SECONDS: the range */
-	size_t off;		/* TUI_SET_SECONDS, _BOOL, _GROUP: the
+	bool per_table;	    /* one value per table (fields, sort) */
+	double min, max;    /* TUI_SET_SECONDS: the range */
+	size_t off;	    /* TUI_SET_SECONDS, _BOOL, _GROUP: the
 				 * member of struct tui_settings */
-	const char *option;	/* what else sets it: an option, a key */
-	const char *help;	/* what it is, for --help */
+	const char *option; /* what else sets it: an option, a key */
+	const char *help;   /* what it is, for --help */
 };
 extern const struct tui_setting tui_settings_table[];
 
@@ -82,12 +82,11 @@ int tui_setting_parse(const struct tui_setting *st, int t,
 bool tui_setting_format(const struct tui_setting *st, int t,
 			const struct tui_settings *s, char *buf, size_t len);
 /* What st takes, as --help says it ("seconds, 0.1 to 86400"). */
-void tui_setting_expects(const struct tui_setting *st, char *buf,
-			 size_t len);
+void tui_setting_expects(const struct tui_setting *st, char *buf, size_t len);
 /* For --help and the manual: st's name in the file (KEY or KEY.TABLE)
  * and one line on it: what it is, takes and what else sets it. */
-void tui_setting_doc(const struct tui_setting *st, char *name,
-		     size_t namelen, char *line, size_t linelen);
+void tui_setting_doc(const struct tui_setting *st, char *name, size_t namelen,
+		     char *line, size_t linelen);
 
 /* Defaults: 2 s, per process, the field table's default columns with the
  * kernel's Pss moved beside effective resident. */

@@ -25,8 +25,7 @@ int tui_record_open(const struct tui_opts *o, struct exm_recorder **out)
 	}
 	if (!ret)
 		return 0;
-	tui_error("--record: %s",
-		  err[0] ? err : strerror(-ret));
+	tui_error("--record: %s", err[0] ? err : strerror(-ret));
 	return 2;
 }
 
@@ -95,8 +94,8 @@ static bool parse_time(struct exm_source *src, const char *spec,
 	return same_time(t->tv_sec, &tm, false);
 }
 
-int tui_replay_pick(struct exm_source *src, const char *opt,
-		    const char *spec, size_t *idx)
+int tui_replay_pick(struct exm_source *src, const char *opt, const char *spec,
+		    size_t *idx)
 {
 	size_t n = exm_source_count(src);
 	unsigned long long k;
@@ -116,7 +115,8 @@ int tui_replay_pick(struct exm_source *src, const char *opt,
 		tui_error("invalid value '%.64s' for %s: "
 			  "expected a snapshot index or a time that "
 			  "exists: @UNIXSECS, "
-			  "YYYY-MM-DDTHH:MM:SS[Z] or HH:MM:SS", spec, opt);
+			  "YYYY-MM-DDTHH:MM:SS[Z] or HH:MM:SS",
+			  spec, opt);
 		return 2;
 	}
 	if (!exm_source_time(src, 0, &first) &&
@@ -129,7 +129,8 @@ int tui_replay_pick(struct exm_source *src, const char *opt,
 		if (localtime_r(&first.tv_sec, &tm))
 			strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
 		tui_error("invalid value '%.64s' for %s: before the first "
-			  "snapshot (taken %s)", spec, opt, when);
+			  "snapshot (taken %s)",
+			  spec, opt, when);
 		return 2;
 	}
 	exm_source_seek_time(src, &t);

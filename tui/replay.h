@@ -26,7 +26,7 @@ int tui_record_open(const struct tui_opts *o, struct exm_recorder **out);
  * the last one taken at or before that time. 0, or 2 after one line on
  * stderr naming opt.
  */
-int tui_replay_pick(struct exm_source *src, const char *opt,
-		    const char *spec, size_t *idx);
+int tui_replay_pick(struct exm_source *src, const char *opt, const char *spec,
+		    size_t *idx);
 
 #endif

@@ -94,16 +94,30 @@ static void size_cell(struct tui_rcell *c, const struct exm_sizes *s,
  * each OpenMetrics sample of the row; LABEL_AS: called m there); VAL: a
  * figure, its OpenMetrics family m (report.h); COL: neither (text, CSV
  * and JSON only); TEXT_COL: text only (explanations). */
-#define COL(k, t, ty) { .f = { .key = k, .title = t, .type = EXM_FT_##ty } }
-#define LABEL(k, t, ty)                                                    \
-	{ .f = { .key = k, .title = t, .type = EXM_FT_##ty }, .label = true }
-#define LABEL_AS(k, t, ty, m)                                              \
-	{ .f = { .key = k, .title = t, .type = EXM_FT_##ty }, .label = true, \
-	  .metric = m }
-#define VAL(k, t, ty, m)                                                   \
-	{ .f = { .key = k, .title = t, .type = EXM_FT_##ty }, .metric = m }
-#define TEXT_COL(k, t)                                                     \
-	{ .f = { .key = k, .title = t, .type = EXM_FT_STR }, .text_only = true }
+#define COL(k, t, ty)                                             \
+	{                                                         \
+		.f = {.key = k, .title = t, .type = EXM_FT_##ty } \
+	}
+#define LABEL(k, t, ty)                                             \
+	{                                                           \
+		.f = { .key = k, .title = t, .type = EXM_FT_##ty }, \
+		.label = true                                       \
+	}
+#define LABEL_AS(k, t, ty, m)                                       \
+	{                                                           \
+		.f = { .key = k, .title = t, .type = EXM_FT_##ty }, \
+		.label = true, .metric = m                          \
+	}
+#define VAL(k, t, ty, m)                                            \
+	{                                                           \
+		.f = { .key = k, .title = t, .type = EXM_FT_##ty }, \
+		.metric = m                                         \
+	}
+#define TEXT_COL(k, t)                                             \
+	{                                                          \
+		.f = { .key = k, .title = t, .type = EXM_FT_STR }, \
+		.text_only = true                                  \
+	}
 
 enum { A_KIND, A_PID, A_SUBJECT, A_BYTES, A_TEXT, A__N };
 static const struct tui_rcol alert_cols[A__N] = {
@@ -129,8 +143,8 @@ static int build_alerts(struct tui_report *r, const struct tui_report_env *e)
 	ao.dyn.get = exm_dyn_lookup_proc;
 	ao.dyn.ctx = (void *)exm_snapshot_proc_root(e->snap);
 	ret = exm_alerts_find(e->snap, e->prev, &ao, &a);
-	if (!ret && e->filter && !(in = exm_files_mapped_by(e->snap,
-							    e->filter)))
+	if (!ret && e->filter &&
+	    !(in = exm_files_mapped_by(e->snap, e->filter)))
 		ret = -ENOMEM;
 	for (size_t i = 0; !ret && i < a.n; i++) {
 		const struct exm_alert *al = &a.v[i];
@@ -168,9 +182,10 @@ static int build_alerts(struct tui_report *r, const struct tui_report_env *e)
 					     "from the second refresh)"
 					   : "");
 	if (!ret && (a.checked & (1u << EXM_ALERT_PSS_MISMATCH)))
-		ret = note(r, "pss-mismatch compared %zu processes (%zu "
-			   "without the kernel's Pss read)%s", a.pss_compared,
-			   a.pss_unread,
+		ret = note(r,
+			   "pss-mismatch compared %zu processes (%zu "
+			   "without the kernel's Pss read)%s",
+			   a.pss_compared, a.pss_unread,
 			   e->snap->sys.caps & EXM_CAP_AVG_MAPCOUNT
 				   ? "; this kernel averages mapcounts of "
 				     "large folios (CONFIG_NO_PAGE_MAPCOUNT): "
@@ -178,10 +193,12 @@ static int build_alerts(struct tui_report *r, const struct tui_report_env *e)
 				     "effective resident is exact"
 				   : "");
 	if (!ret && a.oom_victim)
-		ret = note(r, "oom-misleading: the OOM killer would pick pid "
+		ret = note(r,
+			   "oom-misleading: the OOM killer would pick pid "
 			   "%d first (oom_score %d), which would free %" PRIu64
-			   " bytes", (int)a.oom_victim->pid,
-			   a.oom_victim->oom_score, a.oom_victim->sz.freed);
+			   " bytes",
+			   (int)a.oom_victim->pid, a.oom_victim->oom_score,
+			   a.oom_victim->sz.freed);
 	if (!ret)
 		ret = note(r, "%zu alert%s", r->nrows,
 			   r->nrows == 1 ? "" : "s");
@@ -232,13 +249,15 @@ static int build_system(struct tui_report *r, const struct tui_report_env *e)
 		if (sv.rows[i].known)
 			num(&c[S_BYTES], (double)sv.rows[i].bytes);
 	}
-	ret = note(r, "rows add up to MemTotal %" PRIu64 " bytes; "
+	ret = note(r,
+		   "rows add up to MemTotal %" PRIu64 " bytes; "
 		   "user_space is the sum of effective resident",
 		   sv.mem_total);
 	/* what KSM saves: its pages as they would cost unmerged less what
 	 * they cost (in user_space: their distinct frames) */
 	if (!ret && (e->snap->total.has & EXM_HAS_KSM))
-		ret = note(r, "ksm: %" PRIu64 " bytes of the scanned processes "
+		ret = note(r,
+			   "ksm: %" PRIu64 " bytes of the scanned processes "
 			   "in KSM pages, %.0f bytes saved by merging",
 			   e->snap->total.ksm,
 			   (double)e->snap->total.ksm - e->snap->total.eksm);
@@ -293,7 +312,8 @@ static int build_system_diff(struct tui_report *r,
 		if (after.type == EXM_V_DELTA)
 			num(&c[SD_GROWTH], after.d);
 	}
-	return note(r, "growth of each row from the earlier snapshot to the "
+	return note(r,
+		    "growth of each row from the earlier snapshot to the "
 		    "later; the growths add up to the change of MemTotal "
 		    "(%" PRIu64 " to %" PRIu64 " bytes)",
 		    a.mem_total, b.mem_total);
@@ -310,27 +330,38 @@ static const struct exm_elf_lookup *lookup_of(const struct tui_report_env *e,
 	return lk;
 }
 
-enum { U_FILE, U_PROCS, U_ELF,
-       U_TEXT_VM, U_TEXT_RSS, U_TEXT_ERSS,
-       U_DATA_VM, U_DATA_RSS, U_DATA_ERSS,
-       U_BSS_VM, U_BSS_RSS, U_BSS_ERSS,
-       U_ERSS, U__N };
+enum {
+	U_FILE,
+	U_PROCS,
+	U_ELF,
+	U_TEXT_VM,
+	U_TEXT_RSS,
+	U_TEXT_ERSS,
+	U_DATA_VM,
+	U_DATA_RSS,
+	U_DATA_ERSS,
+	U_BSS_VM,
+	U_BSS_RSS,
+	U_BSS_ERSS,
+	U_ERSS,
+	U__N
+};
 static const struct tui_rcol unit_cols[U__N] = {
 	[U_FILE] = LABEL("file", "FILE", STR),
 	[U_PROCS] = VAL("procs", "PROCS", INT, "processes"),
 	[U_ELF] = LABEL("sections", "ELF", STR),
 	[U_TEXT_VM] = VAL("text_vm", "TEXT.VM", SIZE, "text_vm"),
 	[U_TEXT_RSS] = VAL("text_rss", "TEXT.RES", SIZE, "text_resident"),
-	[U_TEXT_ERSS] =
-		VAL("text_erss", "TEXT.EFF", ESIZE, "text_effective_resident"),
+	[U_TEXT_ERSS] = VAL("text_erss", "TEXT.EFF", ESIZE,
+			    "text_effective_resident"),
 	[U_DATA_VM] = VAL("data_vm", "DATA.VM", SIZE, "data_vm"),
 	[U_DATA_RSS] = VAL("data_rss", "DATA.RES", SIZE, "data_resident"),
-	[U_DATA_ERSS] =
-		VAL("data_erss", "DATA.EFF", ESIZE, "data_effective_resident"),
+	[U_DATA_ERSS] = VAL("data_erss", "DATA.EFF", ESIZE,
+			    "data_effective_resident"),
 	[U_BSS_VM] = VAL("bss_vm", "BSS.VM", SIZE, "bss_vm"),
 	[U_BSS_RSS] = VAL("bss_rss", "BSS.RES", SIZE, "bss_resident"),
-	[U_BSS_ERSS] =
-		VAL("bss_erss", "BSS.EFF", ESIZE, "bss_effective_resident"),
+	[U_BSS_ERSS] = VAL("bss_erss", "BSS.EFF", ESIZE,
+			   "bss_effective_resident"),
 	[U_ERSS] = VAL("erss", "EFF.RES", ESIZE, "effective_resident"),
 };
 
@@ -352,8 +383,8 @@ static int build_units(struct tui_report *r, const struct tui_report_env *e)
 	size_t n = 0;
 	int ret = exm_units_table(e->snap, lookup_of(e, &lk, &lc), &u, &n);
 
-	if (!ret && e->filter && !(in = exm_files_mapped_by(e->snap,
-							    e->filter)))
+	if (!ret && e->filter &&
+	    !(in = exm_files_mapped_by(e->snap, e->filter)))
 		ret = -ENOMEM;
 	if (ret) {
 		free(u);
@@ -393,29 +424,36 @@ static int build_units(struct tui_report *r, const struct tui_report_env *e)
 	free(in);
 	if (!ret)
 		ret = note(r, "text: code and read-only sections; data: "
-			   ".data .data.rel.ro .got ...; bss: .bss and the "
-			   "anonymous mapping after the data segment; ELF "
-			   "'permissions': split by mapping permissions");
+			      ".data .data.rel.ro .got ...; bss: .bss and the "
+			      "anonymous mapping after the data segment; ELF "
+			      "'permissions': split by mapping permissions");
 	return ret;
 }
 
-enum { B_PID, B_COMM, B_PART0, B_SOLE = B_PART0 + EXM_BD__COUNT, B_SHARED,
-       B_ERSS, B__N };
+enum {
+	B_PID,
+	B_COMM,
+	B_PART0,
+	B_SOLE = B_PART0 + EXM_BD__COUNT,
+	B_SHARED,
+	B_ERSS,
+	B__N
+};
 static const struct tui_rcol bd_cols[B__N] = {
 	[B_PID] = LABEL("pid", "PID", INT),
 	[B_COMM] = LABEL("comm", "COMMAND", STR),
 	[B_PART0 + EXM_BD_STACK] = VAL("stack", "STACK", ESIZE, "stack"),
 	[B_PART0 + EXM_BD_HEAP] = VAL("heap", "HEAP", ESIZE, "heap"),
-	[B_PART0 + EXM_BD_PROG_TEXT] =
-		VAL("prog_text", "P.TEXT", ESIZE, "prog_text"),
-	[B_PART0 + EXM_BD_PROG_DATA] =
-		VAL("prog_data", "P.DATA", ESIZE, "prog_data"),
-	[B_PART0 + EXM_BD_PROG_BSS] =
-		VAL("prog_bss", "P.BSS", ESIZE, "prog_bss"),
-	[B_PART0 + EXM_BD_LIB_TEXT] =
-		VAL("lib_text", "L.TEXT", ESIZE, "lib_text"),
-	[B_PART0 + EXM_BD_LIB_DATA] =
-		VAL("lib_data", "L.DATA", ESIZE, "lib_data"),
+	[B_PART0 + EXM_BD_PROG_TEXT] = VAL("prog_text", "P.TEXT", ESIZE,
+					   "prog_text"),
+	[B_PART0 + EXM_BD_PROG_DATA] = VAL("prog_data", "P.DATA", ESIZE,
+					   "prog_data"),
+	[B_PART0 +
+		EXM_BD_PROG_BSS] = VAL("prog_bss", "P.BSS", ESIZE, "prog_bss"),
+	[B_PART0 +
+		EXM_BD_LIB_TEXT] = VAL("lib_text", "L.TEXT", ESIZE, "lib_text"),
+	[B_PART0 +
+		EXM_BD_LIB_DATA] = VAL("lib_data", "L.DATA", ESIZE, "lib_data"),
 	[B_PART0 + EXM_BD_LIB_BSS] = VAL("lib_bss", "L.BSS", ESIZE, "lib_bss"),
 	[B_PART0 + EXM_BD_ANON] = VAL("anon", "ANON", ESIZE, "anon"),
 	[B_PART0 + EXM_BD_OTHER] = VAL("other", "OTHER", ESIZE, "other"),
@@ -433,15 +471,13 @@ static int cmp_bd(const void *a, const void *b)
 	return x->proc->pid < y->proc->pid ? -1 : x->proc->pid > y->proc->pid;
 }
 
-static int build_breakdown(struct tui_report *r,
-			   const struct tui_report_env *e)
+static int build_breakdown(struct tui_report *r, const struct tui_report_env *e)
 {
 	struct exm_elf_lookup lk;
 	struct exm_elf_lookup_cache lc;
 	struct exm_breakdown *bd = NULL;
 	size_t n = 0;
-	int ret = exm_breakdown_table(e->snap, lookup_of(e, &lk, &lc), &bd,
-				      &n);
+	int ret = exm_breakdown_table(e->snap, lookup_of(e, &lk, &lc), &bd, &n);
 
 	if (ret)
 		return ret;
@@ -460,8 +496,8 @@ static int build_breakdown(struct tui_report *r,
 		}
 		num(&c[B_PID], p->pid);
 		for (int k = 0; k < EXM_BD__COUNT; k++)
-			size_cell(&c[B_PART0 + k], &bd[i].part[k],
-				  EXM_HAS_ERSS, bd[i].part[k].erss);
+			size_cell(&c[B_PART0 + k], &bd[i].part[k], EXM_HAS_ERSS,
+				  bd[i].part[k].erss);
 		if (bd[i].has_sole) {
 			num(&c[B_SOLE], (double)bd[i].sole);
 			num(&c[B_SHARED], (double)bd[i].shared);
@@ -473,8 +509,8 @@ static int build_breakdown(struct tui_report *r,
 	free(bd);
 	if (!ret)
 		ret = note(r, "effective resident per part (P. the program, "
-			   "L. its libraries); SOLE: resident pages mapped "
-			   "once, SHARED: the rest of its resident");
+			      "L. its libraries); SOLE: resident pages mapped "
+			      "once, SHARED: the rest of its resident");
 	return ret;
 }
 
@@ -541,19 +577,24 @@ static int build_freed(struct tui_report *r, const struct tui_report_env *e)
 		num(&c[F_CACHED], (double)ex.bytes[EXM_EXCL_CACHED]);
 		num(&c[F_SHMEM], (double)ex.bytes[EXM_EXCL_SHMEM]);
 	} else if (ret == -EOPNOTSUPP) {
-		ret = note(r, "exclusive memory needs page identity (source "
-			   "%s has none): shown as -", snap->sys.source);
+		ret = note(r,
+			   "exclusive memory needs page identity (source "
+			   "%s has none): shown as -",
+			   snap->sys.source);
 	}
 	free(set_of);
 	if (!ret)
 		ret = str(&c[F_SET], e->freed_set);
 	if (!ret && n > nread)
-		ret = note(r, "%u process(es) of the set could not be read: "
-			   "left out of every figure", n - nread);
+		ret = note(r,
+			   "%u process(es) of the set could not be read: "
+			   "left out of every figure",
+			   n - nread);
 	if (!ret && !n)
 		ret = note(r, "no scanned process is in the set");
 	if (!ret)
-		ret = note(r, "FREED: anonymous pages, private copies and "
+		ret = note(r,
+			   "FREED: anonymous pages, private copies and "
 			   "swap only the set maps (back to the free pool); "
 			   "CACHED: file pages only it maps (stay in the "
 			   "page cache); SHM.EXCL: shared memory only it "
@@ -566,33 +607,42 @@ static int build_freed(struct tui_report *r, const struct tui_report_env *e)
 #define COLS(a) a, sizeof(a) / sizeof((a)[0])
 
 static const struct tui_report_ops system_diff = {
-	.name = "system", .title = "System: change of all of RAM (MemTotal)",
-	.cols = COLS(sysdiff_cols), .build = build_system_diff,
+	.name = "system",
+	.title = "System: change of all of RAM (MemTotal)",
+	.cols = COLS(sysdiff_cols),
+	.build = build_system_diff,
 };
 
 const struct tui_report_ops tui_reports[TUI_REPORT__COUNT + 1] = {
-	[TUI_REPORT_ALERTS] = { .name = "alerts", .title = "Alerts: memory wasted or suspicious",
-	  .cols = COLS(alert_cols), .wants_prev = true,
-	  .needs = EXM_NEED_PAGES | EXM_NEED_KPSS | EXM_NEED_ROLLUP |
-		   EXM_NEED_OOM,
-	  .build = build_alerts },
+	[TUI_REPORT_ALERTS] = { .name = "alerts",
+				.title = "Alerts: memory wasted or suspicious",
+				.cols = COLS(alert_cols),
+				.wants_prev = true,
+				.needs = EXM_NEED_PAGES | EXM_NEED_KPSS |
+					 EXM_NEED_ROLLUP | EXM_NEED_OOM,
+				.build = build_alerts },
 	[TUI_REPORT_SYSTEM] = { .name = "system",
-	  .title = "System: all of RAM (MemTotal)",
-	  .cols = COLS(sys_cols), .needs = EXM_NEED_SWAPCACHE,
-	  .build = build_system,
-	  .diff = &system_diff },
+				.title = "System: all of RAM (MemTotal)",
+				.cols = COLS(sys_cols),
+				.needs = EXM_NEED_SWAPCACHE,
+				.build = build_system,
+				.diff = &system_diff },
 	[TUI_REPORT_UNITS] = { .name = "units",
-	  .title = "Executable units: programs and libraries across "
-		   "processes",
-	  .cols = COLS(unit_cols), .build = build_units },
+			       .title = "Executable units: programs and libraries across "
+					"processes",
+			       .cols = COLS(unit_cols),
+			       .build = build_units },
 	[TUI_REPORT_BREAKDOWN] = { .name = "breakdown",
-	  .title = "Breakdown: each process's memory by kind",
-	  .cols = COLS(bd_cols), .build = build_breakdown },
+				   .title =
+					   "Breakdown: each process's memory by kind",
+				   .cols = COLS(bd_cols),
+				   .build = build_breakdown },
 	[TUI_REPORT_FREED] = { .name = "freed",
-	  .title = "Freed: what stopping the set gives back",
-	  .cols = COLS(freed_cols),
-	  .needs = EXM_NEED_PAGES | EXM_NEED_CGROUP,
-	  .build = build_freed },
+			       .title =
+				       "Freed: what stopping the set gives back",
+			       .cols = COLS(freed_cols),
+			       .needs = EXM_NEED_PAGES | EXM_NEED_CGROUP,
+			       .build = build_freed },
 	[TUI_REPORT__COUNT] = { .name = NULL },
 };
 

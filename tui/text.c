@@ -149,8 +149,9 @@ static int field_width(int f, int size_width)
 	const struct exm_field *fd = &exm_fields[f];
 	int w = fd->width;
 
-	if (size_width && (fd->type == EXM_FT_SIZE || fd->type == EXM_FT_ESIZE)
-	    && w < size_width)
+	if (size_width &&
+	    (fd->type == EXM_FT_SIZE || fd->type == EXM_FT_ESIZE) &&
+	    w < size_width)
 		w = size_width;
 	/* room for the title and the sort mark after it */
 	if (w < (int)strlen(fd->title) + 1)
@@ -232,7 +233,10 @@ char *tui_text_or(char *buf, size_t len, const char *const *words, size_t n)
 		buf[0] = '\0';
 	for (size_t i = 0; i < n && used < len; i++) {
 		int w = snprintf(buf + used, len - used, "%s%s",
-				 !i ? "" : i == n - 1 ? " or " : ", ", words[i]);
+				 !i	      ? ""
+				 : i == n - 1 ? " or "
+					      : ", ",
+				 words[i]);
 
 		if (w < 0)
 			break;

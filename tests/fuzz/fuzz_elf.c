@@ -42,9 +42,8 @@ static uint64_t pd(uint64_t x)
 }
 
 /* Map e into a new process of s at base, with page words from data. */
-static void map_proc(struct exm_snapshot *s, const struct exm_elf *e,
-		     pid_t pid, uint64_t base, const uint8_t *data,
-		     size_t size)
+static void map_proc(struct exm_snapshot *s, const struct exm_elf *e, pid_t pid,
+		     uint64_t base, const uint8_t *data, size_t size)
 {
 	struct exm_proc *p = snapgen_proc(s, pid, "fuzz");
 	uint64_t last_end = 0;
@@ -80,10 +79,11 @@ static void map_proc(struct exm_snapshot *s, const struct exm_elf *e,
 			uint8_t b = size ? data[k % size] : 0;
 
 			if (b & 1)
-				exm_mapping_add_page(
-					m, m->start / PS + pg,
-					EXM_PM_PRESENT | EXM_PM_FILE |
-						(uint64_t)(1 + b % 5));
+				exm_mapping_add_page(m, m->start / PS + pg,
+						     EXM_PM_PRESENT |
+							     EXM_PM_FILE |
+							     (uint64_t)(1 +
+									b % 5));
 		}
 		last_end = m->end;
 		if (mpages > fpages) {
@@ -109,14 +109,12 @@ static void map_proc(struct exm_snapshot *s, const struct exm_elf *e,
 static bool sections_overlap(const struct exm_elf *e)
 {
 	for (size_t i = 1; i < e->nsecs; i++)
-		if (e->secs[i - 1].addr + e->secs[i - 1].size >
-		    e->secs[i].addr)
+		if (e->secs[i - 1].addr + e->secs[i - 1].size > e->secs[i].addr)
 			return true;
 	return false;
 }
 
-static void attribute(const struct exm_elf *e, const uint8_t *data,
-		      size_t size)
+static void attribute(const struct exm_elf *e, const uint8_t *data, size_t size)
 {
 	struct exm_snapshot *s = exm_snapshot_new();
 	const struct exm_file *f;

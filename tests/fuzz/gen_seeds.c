@@ -35,9 +35,10 @@ int main(int argc, char **argv)
 	}
 	for (int v = 0; v < 8; v++) {
 		size_t len;
-		unsigned char *img = eg_build_id_image(
-			v & 1, v & 2, v & 4, (unsigned char)(0x40 + 16 * v),
-			&len);
+		unsigned char *img = eg_build_id_image(v & 1, v & 2, v & 4,
+						       (unsigned char)(0x40 +
+								       16 * v),
+						       &len);
 		FILE *f;
 
 		snprintf(path, sizeof(path), "%s/seed-build-id-%s%s-%s",

@@ -151,9 +151,9 @@ struct vmabuf {
  * thread, an exiting process) succeeds with EXMAP_INFO_NOMM and nothing
  * but its identity.
  */
-static int scan_once(int fd, pid_t pid, uint64_t start,
-		     struct exmap_rec *recs, uint32_t nrecs,
-		     const struct vmabuf *vb, struct exmap_scan *a)
+static int scan_once(int fd, pid_t pid, uint64_t start, struct exmap_rec *recs,
+		     uint32_t nrecs, const struct vmabuf *vb,
+		     struct exmap_scan *a)
 {
 	*a = (struct exmap_scan){ .size = sizeof(*a),
 				  .abi = EXMAP_ABI_VERSION,
@@ -257,8 +257,8 @@ static int pagemap_pages(pid_t pid, struct pages *out)
 }
 
 /* First difference of two page lists, or NULL when equal. */
-static const char *diff(const struct pages *a, const struct pages *b,
-			char *msg, size_t len)
+static const char *diff(const struct pages *a, const struct pages *b, char *msg,
+			size_t len)
 {
 	size_t i;
 
@@ -329,7 +329,8 @@ static void check_writable(int idx, pid_t pid, const struct pages *m,
 
 			for (size_t i = 0; i < m->n; i++)
 				if (m->p[i].va == va)
-					got = (m->p[i].flags & EXMAP_F_WRITE) != 0;
+					got = (m->p[i].flags & EXMAP_F_WRITE) !=
+					      0;
 			nw += got;
 			if (got != want)
 				fail("writable: process %d (pid %d) region %s page %zu: %d, want %d",
@@ -450,7 +451,8 @@ static size_t check_kinds_flags(int kfd, pid_t pid, const struct pages *m,
 				snprintf(msg, len,
 					 "pid %d page %#llx frame %#llx: module flags %#x, kpageflags %#llx",
 					 (int)pid, (unsigned long long)pg->va,
-					 (unsigned long long)(pg->word & PM_FRAME),
+					 (unsigned long long)(pg->word &
+							      PM_FRAME),
 					 pg->flags, (unsigned long long)kf);
 		}
 		ksm += (pg->flags & EXMAP_F_KSM) != 0;
@@ -458,7 +460,8 @@ static size_t check_kinds_flags(int kfd, pid_t pid, const struct pages *m,
 	snprintf(path, sizeof(path), "/proc/%d/ksm_merging_pages", (int)pid);
 	merging = file_num(path);
 	if (merging != (long long)ksm && !bad++)
-		snprintf(msg, len, "pid %d: %zu KSM pages, ksm_merging_pages %lld",
+		snprintf(msg, len,
+			 "pid %d: %zu KSM pages, ksm_merging_pages %lld",
 			 (int)pid, ksm, merging);
 	return bad;
 }
@@ -503,9 +506,10 @@ static int cmd_compare(const char *sharer_out)
 		return 2;
 	}
 	while (fgets(line, sizeof(line), f)) {
-		if (nrg < 32 && sscanf(line, "region %31s %lx %lx", rg[nrg].name,
-				       (unsigned long *)&rg[nrg].start,
-				       (unsigned long *)&rg[nrg].end) == 3)
+		if (nrg < 32 &&
+		    sscanf(line, "region %31s %lx %lx", rg[nrg].name,
+			   (unsigned long *)&rg[nrg].start,
+			   (unsigned long *)&rg[nrg].end) == 3)
 			nrg++;
 		if (!strncmp(line, "pids ", 5))
 			nsp = sscanf(line + 5, "%d %d %d %d", &spids[0],
@@ -553,8 +557,8 @@ static int cmd_compare(const char *sharer_out)
 			continue;
 		}
 		nproc++;
-		if (kfd >= 0 && check_kinds_flags(kfd, pid, &m, kinds, msg,
-						  sizeof(msg)) &&
+		if (kfd >= 0 &&
+		    check_kinds_flags(kfd, pid, &m, kinds, msg, sizeof(msg)) &&
 		    !kbad++)
 			fail("kinds of page: %s", msg);
 		for (size_t i = 0; i < m.n; i++) {
@@ -593,7 +597,8 @@ static int cmd_compare(const char *sharer_out)
 	if (!huge)
 		fail("no page mapped by a PMD seen: the THP case did not run");
 	if (!failed)
-		printf("ok pages identical to pagemap in %d processes\n", nproc);
+		printf("ok pages identical to pagemap in %d processes\n",
+		       nproc);
 	free(m.p);
 	free(p.p);
 	return failed;
@@ -721,7 +726,8 @@ static void churn_child(unsigned seed, double end)
 		}
 		if (rand() % 2)
 			madvise(maps[i], lens[i], MADV_HUGEPAGE);
-		for (size_t o = 0; o < lens[i]; o += (size_t)ps * (1 + rand() % 8))
+		for (size_t o = 0; o < lens[i];
+		     o += (size_t)ps * (1 + rand() % 8))
 			((volatile char *)maps[i])[o] = (char)o;
 		if (rand() % 8 == 0) {
 			pid_t c = fork();
@@ -858,8 +864,10 @@ static int stat_ident(pid_t pid, char *comm, size_t len, long *ppid,
 	/* after ") ": state ppid pgrp session tty tpgid flags minflt cminflt
 	 * majflt cmajflt utime stime cutime cstime priority nice threads
 	 * itrealvalue starttime */
-	if (sscanf(rp + 2, "%*c %ld %*d %*d %*d %*d %*u %*u %*u %*u %*u "
-		   "%*u %*u %*d %*d %*d %*d %*d %*d %llu", ppid, start) != 2)
+	if (sscanf(rp + 2,
+		   "%*c %ld %*d %*d %*d %*d %*u %*u %*u %*u %*u "
+		   "%*u %*u %*d %*d %*d %*d %*d %*d %llu",
+		   ppid, start) != 2)
 		return -1;
 	return 0;
 }
@@ -879,7 +887,8 @@ static int cmd_task(void)
 	odd = fork();
 	if (odd == 0) {
 		prctl(PR_SET_NAME, "a (b) c) d", 0, 0, 0);
-		if (setresuid(0, 65534, 0) || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
+		if (setresuid(0, 65534, 0) ||
+		    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
 			_exit(1);
 		close(pfd[0]);
 		if (write(pfd[1], "r", 1) != 1)
@@ -934,7 +943,8 @@ static int cmd_task(void)
 		fail("task: only %d processes checked", nok);
 	if (!failed)
 		printf("ok task: %d processes: name, parent, start and uid as "
-		       "/proc says\n", nok);
+		       "/proc says\n",
+		       nok);
 	return failed;
 }
 
@@ -953,12 +963,12 @@ static int cmd_task(void)
 
 /* What the maps child says through its pipe once it is set up. */
 struct maps_child {
-	int step;		/* 0: ready, else the step that failed... */
-	int err;		/* ... with this errno */
-	int anon_named;		/* the private anonymous mapping took one */
-	int shmem_named;	/* the shared anonymous mapping took a name */
-	uint64_t none;		/* an address in the PROT_NONE region */
-	uint64_t ro;		/* the read-only private file mapping */
+	int step;	 /* 0: ready, else the step that failed... */
+	int err;	 /* ... with this errno */
+	int anon_named;	 /* the private anonymous mapping took one */
+	int shmem_named; /* the shared anonymous mapping took a name */
+	uint64_t none;	 /* an address in the PROT_NONE region */
+	uint64_t ro;	 /* the read-only private file mapping */
 };
 
 /* A file of len bytes at path, mapped from off to its end; MAP_FAILED on
@@ -982,8 +992,8 @@ static void *map_file(const char *path, size_t len, int prot, int flags,
  * (*named says); NULL on error. */
 static char *map_named(int flags, size_t len, int *named)
 {
-	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       flags | MAP_ANONYMOUS, -1, 0);
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, flags | MAP_ANONYMOUS,
+		       -1, 0);
 
 	if (p == MAP_FAILED)
 		return NULL;
@@ -1058,8 +1068,7 @@ static void maps_child(int wfd)
 	c.none = (uintptr_t)p;
 	/* a read-only private file mapping from its third page */
 	c.step = 9;
-	p = map_file(MAPS_RO_FILE, len, PROT_READ, MAP_PRIVATE,
-		     2 * (size_t)ps);
+	p = map_file(MAPS_RO_FILE, len, PROT_READ, MAP_PRIVATE, 2 * (size_t)ps);
 	if (p == MAP_FAILED)
 		goto out;
 	c.ro = (uintptr_t)p;
@@ -1143,7 +1152,7 @@ struct mline {
 	unsigned long long start, end, off, ino;
 	unsigned int maj, min;
 	char perms[5];
-	const char *name;	/* len bytes, not NUL-terminated */
+	const char *name; /* len bytes, not NUL-terminated */
 	size_t len;
 };
 
@@ -1219,7 +1228,8 @@ static const char *parse_maps(char *s, struct mlines *out, char *msg,
 			*nl = '\0';
 		if (sscanf(s, "%llx-%llx %4c %llx %x:%x %llu %n", &l->start,
 			   &l->end, l->perms, &l->off, &l->maj, &l->min,
-			   &l->ino, &n) != 7 || n < 0) {
+			   &l->ino, &n) != 7 ||
+		    n < 0) {
 			escape(tmp, sizeof(tmp), s, strlen(s));
 			snprintf(msg, size,
 				 "maps line %zu not understood: '%s'", out->n,
@@ -1280,10 +1290,10 @@ static const char *module_lines(const struct exmap_scan *a,
 
 static int mline_eq(const struct mline *a, const struct mline *b)
 {
-	return a->start == b->start && a->end == b->end &&
-	       a->off == b->off && a->ino == b->ino && a->maj == b->maj &&
-	       a->min == b->min && !strcmp(a->perms, b->perms) &&
-	       a->len == b->len && !memcmp(a->name, b->name, a->len);
+	return a->start == b->start && a->end == b->end && a->off == b->off &&
+	       a->ino == b->ino && a->maj == b->maj && a->min == b->min &&
+	       !strcmp(a->perms, b->perms) && a->len == b->len &&
+	       !memcmp(a->name, b->name, a->len);
 }
 
 /*
@@ -1292,8 +1302,8 @@ static int mline_eq(const struct mline *a, const struct mline *b)
  * the first difference in msg. *has_gate: maps had the line.
  */
 static const char *maps_diff(const struct mlines *mod,
-			     const struct mlines *maps, int gate,
-			     int *has_gate, char *msg, size_t size)
+			     const struct mlines *maps, int gate, int *has_gate,
+			     char *msg, size_t size)
 {
 	static char ra[20000], rb[20000];
 	size_t n = maps->n, i;
@@ -1373,8 +1383,16 @@ static int maps_once(int fd, pid_t pid, int self_gate, struct vmabuf *vb,
 
 /* What the maps child must show, as the module says and maps agrees. */
 enum {
-	SEEN_NL, SEEN_DELETED, SEEN_MEMFD, SEEN_ZERO, SEEN_SYSV, SEEN_ANON,
-	SEEN_SHMEM, SEEN_NONE, SEEN_RO, SEEN_N
+	SEEN_NL,
+	SEEN_DELETED,
+	SEEN_MEMFD,
+	SEEN_ZERO,
+	SEEN_SYSV,
+	SEEN_ANON,
+	SEEN_SHMEM,
+	SEEN_NONE,
+	SEEN_RO,
+	SEEN_N
 };
 
 static const char *const seen_what[SEEN_N] = {
@@ -1531,8 +1549,8 @@ static int cmd_maps(void)
 		}
 		if (a.info & EXMAP_INFO_NOMM) {
 			nomm++;
-			if (pid == 2 && !strncmp(a.comm, "kthreadd",
-						 sizeof(a.comm)))
+			if (pid == 2 &&
+			    !strncmp(a.comm, "kthreadd", sizeof(a.comm)))
 				kthreadd = 1;
 			continue;
 		}
@@ -1639,7 +1657,8 @@ struct kind {
 static void kind_report(int wfd, const char *name, int step, void *start,
 			size_t len)
 {
-	struct kind k = { .pid = getpid(), .step = step,
+	struct kind k = { .pid = getpid(),
+			  .step = step,
 			  .err = step ? errno : 0,
 			  .start = (uintptr_t)start,
 			  .end = (uintptr_t)start + len };
@@ -1742,8 +1761,7 @@ static void kind_ksm(int wfd, const char *name)
 		memset(p + i * (size_t)ps, (int)(i % 251) + 1, (size_t)ps);
 		memcpy(p + i * (size_t)ps, &i, sizeof(i));
 	}
-	kind_report(wfd, name, madvise(p, len, MADV_MERGEABLE) ? 2 : 0, p,
-		    len);
+	kind_report(wfd, name, madvise(p, len, MADV_MERGEABLE) ? 2 : 0, p, len);
 	kind_wait();
 }
 
@@ -2109,8 +2127,10 @@ static int cmd_kcheck(const char *kinds_out, const char *sharer_out)
 		struct kfig fg = { 0 };
 		long long rss = proc_kv(k[i].pid, "smaps_rollup", "Rss");
 		long long pss = proc_kv(k[i].pid, "smaps_rollup", "Pss");
-		long long hs = proc_kv(k[i].pid, "smaps_rollup", "Shared_Hugetlb");
-		long long hp = proc_kv(k[i].pid, "smaps_rollup", "Private_Hugetlb");
+		long long hs = proc_kv(k[i].pid, "smaps_rollup",
+				       "Shared_Hugetlb");
+		long long hp = proc_kv(k[i].pid, "smaps_rollup",
+				       "Private_Hugetlb");
 		uint64_t zero = 0, ksm = 0;
 
 		if (module_pages(fd, k[i].pid, &m, 1000)) {
@@ -2137,8 +2157,8 @@ static int cmd_kcheck(const char *kinds_out, const char *sharer_out)
 			     k[i].name, (unsigned long long)fg.rss,
 			     (unsigned long long)(fg.pss >> 12),
 			     (unsigned long long)fg.huge_shared,
-			     (unsigned long long)fg.huge_private, rss, pss,
-			     hs, hp);
+			     (unsigned long long)fg.huge_private, rss, pss, hs,
+			     hp);
 		check_kind(&k[i], &fg, check_vma_sizes(fd, &k[i]));
 		printf("kernel %s %d %lld %lld %lld %llu %llu\n", k[i].name,
 		       k[i].pid, rss, pss, hs + hp,
@@ -2262,8 +2282,10 @@ static long long proc_ticks(pid_t pid)
 		return -1;
 	p = strrchr(buf, ')');
 	/* after the comm: state is field 3, utime 14, stime 15 */
-	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
-			 &ut, &st) != 2)
+	if (!p ||
+	    sscanf(p + 2,
+		   "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut,
+		   &st) != 2)
 		return -1;
 	return (long long)(ut + st);
 }
@@ -2291,7 +2313,8 @@ static int cmd_pty(const char *name, double warm, double secs, char **argv)
 	int mfd, st;
 
 	mfd = posix_openpt(O_RDWR | O_NOCTTY);
-	if (mfd < 0 || grantpt(mfd) || unlockpt(mfd) || !(slave = ptsname(mfd))) {
+	if (mfd < 0 || grantpt(mfd) || unlockpt(mfd) ||
+	    !(slave = ptsname(mfd))) {
 		fail("pseudo-terminal: %s", strerror(errno));
 		return 1;
 	}
@@ -2360,6 +2383,7 @@ int main(int argc, char **argv)
 		return cmd_smaps();
 	if (argc >= 6 && !strcmp(argv[1], "pty"))
 		return cmd_pty(argv[2], atof(argv[3]), atof(argv[4]), argv + 5);
-	fprintf(stderr, "usage: kmcheck compare FILE | kinds | kcheck KINDS_OUT SHARER_OUT | task | maps | unpriv | scan SECS | churn SECS | time NAME CMD... | calls NRECS | smaps | pty NAME WARMUP SECS CMD...\n");
+	fprintf(stderr,
+		"usage: kmcheck compare FILE | kinds | kcheck KINDS_OUT SHARER_OUT | task | maps | unpriv | scan SECS | churn SECS | time NAME CMD... | calls NRECS | smaps | pty NAME WARMUP SECS CMD...\n");
 	return 2;
 }

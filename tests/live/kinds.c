@@ -130,8 +130,8 @@ static void runs(size_t size, size_t n, size_t ps)
 	for (size_t i = 0; i < n; i++)
 		p[16 * i * ps] = (char)(i | 1);
 	for (size_t j = 0; j < nruns; j++)
-		memset(p + (16 * n + 8192 * (j + 1) + 37 * j) * ps, (int)(j | 1),
-		       RUNS[j] * ps);
+		memset(p + (16 * n + 8192 * (j + 1) + 37 * j) * ps,
+		       (int)(j | 1), RUNS[j] * ps);
 	region("runs", p, size);
 }
 
@@ -270,8 +270,8 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	if (argc == 4 && (!strcmp(argv[1], "sparse") ||
-			  !strcmp(argv[1], "zsparse"))) {
+	if (argc == 4 &&
+	    (!strcmp(argv[1], "sparse") || !strcmp(argv[1], "zsparse"))) {
 		sparse(strtoull(argv[2], NULL, 0), strtoull(argv[3], NULL, 0),
 		       ps, !strcmp(argv[1], "sparse"));
 	} else if (argc == 4 && !strcmp(argv[1], "runs")) {
@@ -284,9 +284,10 @@ int main(int argc, char **argv)
 	} else if (argc == 3 && !strcmp(argv[1], "twice")) {
 		twice(strtoull(argv[2], NULL, 0), ps);
 	} else {
-		fprintf(stderr, "usage: kinds sparse|zsparse SIZE N | runs SIZE "
-				"N | zero SIZE thp|nothp | huge N DIR | twice "
-				"N\n");
+		fprintf(stderr,
+			"usage: kinds sparse|zsparse SIZE N | runs SIZE "
+			"N | zero SIZE thp|nothp | huge N DIR | twice "
+			"N\n");
 		return 2;
 	}
 	/* the page of stop read now, not after "ready" (a read of a page

@@ -272,7 +272,8 @@ static void after_fork(int idx)
 		}
 		if (!pages_are(regions[R_SWCOW].addr, idx == 1 ? SWCOW_READ : 0,
 			       idx == 1 ? SWCOW_PAGES - SWCOW_READ
-					: SWCOW_PAGES, 1)) {
+					: SWCOW_PAGES,
+			       1)) {
 			errno = EAGAIN;
 			die("swcow pages not swapped");
 		}
@@ -424,8 +425,8 @@ static void setup(const char *dir)
 	for (size_t i = 0; i < BIG_PAGES; i += BIG_PAGES / 8)
 		big[i * page_size] = 0x5a; /* shared after fork */
 	/* and an empty one, which plain reads skip once smaps says so */
-	map(2 * BIG_PAGES, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
-	    MAP_NORESERVE, -1);
+	map(2 * BIG_PAGES, PROT_NONE,
+	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1);
 
 	regions[R_THP].pages = THP_SIZE / page_size;
 	regions[R_THP].addr = map_thp();
@@ -443,7 +444,6 @@ static void setup(const char *dir)
 }
 
 static int no_vdso;
-
 
 int main(int argc, char **argv)
 {
@@ -481,7 +481,7 @@ int main(int argc, char **argv)
 	setup(dir);
 	if (no_vdso) /* after setup: mkstemp asks the vdso for the time */
 		if (unmap_vdso())
-		die("unmap vdso");
+			die("unmap vdso");
 	if (pipe(pipefd))
 		die("pipe");
 

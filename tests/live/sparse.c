@@ -106,14 +106,13 @@ static void write_pages(unsigned char *r, size_t n, size_t first, int k)
 }
 
 /* Read the pages write_pages(r, n, first, 0) wrote. */
-static unsigned long read_pages(const unsigned char *r, size_t n,
-				size_t first)
+static unsigned long read_pages(const unsigned char *r, size_t n, size_t first)
 {
 	unsigned long sum = 0;
 
 	for (size_t i = 0; i < n; i++)
-		sum += ((const volatile unsigned char *)r)[(first + i) *
-							   (GIB / 64)];
+		sum += ((const volatile unsigned char *)
+				r)[(first + i) * (GIB / 64)];
 	return sum;
 }
 
@@ -189,11 +188,11 @@ int main(int argc, char **argv)
 			const char *name;
 			const unsigned char *at;
 		} regions[] = {
-			{ "own", own },	    { "forked", forked },
-			{ "mixed", mixed }, { "cowed", cowed },
-			{ "thp", thp },	    { "empty", empty },
-			{ "dropped", dropped },
-			{ "swown", swown }, { "swfork", swfork },
+			{ "own", own },		{ "forked", forked },
+			{ "mixed", mixed },	{ "cowed", cowed },
+			{ "thp", thp },		{ "empty", empty },
+			{ "dropped", dropped }, { "swown", swown },
+			{ "swfork", swfork },
 		};
 
 		for (size_t i = 0; i < sizeof(regions) / sizeof(*regions); i++)

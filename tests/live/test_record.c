@@ -48,14 +48,14 @@
 static int failures;
 static char tmpdir[] = "/tmp/exm_live_rec.XXXXXX";
 
-#define CHECK(cond, ...)                                                   \
-	do {                                                               \
-		if (!(cond)) {                                             \
-			failures++;                                        \
+#define CHECK(cond, ...)                                                     \
+	do {                                                                 \
+		if (!(cond)) {                                               \
+			failures++;                                          \
 			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-			fprintf(stderr, __VA_ARGS__);                      \
-			fputc('\n', stderr);                               \
-		}                                                          \
+			fprintf(stderr, __VA_ARGS__);                        \
+			fputc('\n', stderr);                                 \
+		}                                                            \
 	} while (0)
 
 static void hard_error(const char *fmt, ...)
@@ -169,14 +169,16 @@ static void start_sharer(struct child *c, pid_t pids[4])
 static struct exm_snapshot *take(struct exm_source *src, const pid_t *pids,
 				 size_t n)
 {
-	struct exm_scan_opts o = { .pids = pids, .npids = n, .want_kpss = true,
+	struct exm_scan_opts o = { .pids = pids,
+				   .npids = n,
+				   .want_kpss = true,
 				   .want_cmdline = true };
 	struct exm_snapshot *s;
 	int ret = exm_source_snapshot(src, &o, &s);
 
 	if (ret)
-		hard_error("snapshot: %s", src->errmsg[0] ? src->errmsg :
-							   strerror(-ret));
+		hard_error("snapshot: %s",
+			   src->errmsg[0] ? src->errmsg : strerror(-ret));
 	return s;
 }
 
@@ -252,9 +254,10 @@ static void build_ids(struct exm_source *pm)
 
 	for (int v = 0; v < 8; v++) {
 		size_t len;
-		unsigned char *img = eg_build_id_image(
-			v & 1, v & 2, v & 4, (unsigned char)(0x40 + 16 * v),
-			&len);
+		unsigned char *img = eg_build_id_image(v & 1, v & 2, v & 4,
+						       (unsigned char)(0x40 +
+								       16 * v),
+						       &len);
 		int fd;
 
 		snprintf(path[v], sizeof(path[v]), "%s/elf%d.so", tmpdir, v);
@@ -302,8 +305,8 @@ static void build_ids(struct exm_source *pm)
 	rp = open_source(name);
 	back = take(rp, NULL, 0);
 	for (int v = 0; v < 8; v++) {
-		const struct exm_file *f =
-			exm_snapshot_find_file(back, path[v]);
+		const struct exm_file *f = exm_snapshot_find_file(back,
+								  path[v]);
 		bool same = f && f->build_id_len == 20;
 
 		for (unsigned i = 0; same && i < 20; i++)
@@ -440,17 +443,17 @@ static void grow_diff(struct exm_source *pm)
 	if (r) {
 		double vm = 0, rss = 0, erss = 0, sole = 0, wr = 0, sw = 1,
 		       esw = 1;
-		bool all = exm_row_growth(EXM_F_VM, EXM_T_PROCS, &r->row, &vm) &&
-			   exm_row_growth(EXM_F_RSS, EXM_T_PROCS, &r->row, &rss) &&
-			   exm_row_growth(EXM_F_ERSS, EXM_T_PROCS, &r->row,
-					  &erss) &&
-			   exm_row_growth(EXM_F_SOLE, EXM_T_PROCS, &r->row,
-					  &sole) &&
-			   exm_row_growth(EXM_F_WRITABLE, EXM_T_PROCS, &r->row,
-					  &wr) &&
-			   exm_row_growth(EXM_F_SWAP, EXM_T_PROCS, &r->row, &sw) &&
-			   exm_row_growth(EXM_F_ESWAP, EXM_T_PROCS, &r->row,
-					  &esw);
+		bool all =
+			exm_row_growth(EXM_F_VM, EXM_T_PROCS, &r->row, &vm) &&
+			exm_row_growth(EXM_F_RSS, EXM_T_PROCS, &r->row, &rss) &&
+			exm_row_growth(EXM_F_ERSS, EXM_T_PROCS, &r->row,
+				       &erss) &&
+			exm_row_growth(EXM_F_SOLE, EXM_T_PROCS, &r->row,
+				       &sole) &&
+			exm_row_growth(EXM_F_WRITABLE, EXM_T_PROCS, &r->row,
+				       &wr) &&
+			exm_row_growth(EXM_F_SWAP, EXM_T_PROCS, &r->row, &sw) &&
+			exm_row_growth(EXM_F_ESWAP, EXM_T_PROCS, &r->row, &esw);
 
 		CHECK(all, "a size not measured on both sides (has %x, %x)",
 		      r->row.prev.has, r->row.sz.has);

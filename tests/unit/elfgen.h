@@ -26,10 +26,10 @@
 #include <unistd.h>
 
 struct eg_opts {
-	bool no_symtab;	 /* no symbol table at all */
-	bool dynsym;	 /* symbols in .dynsym/.dynstr instead of .symtab */
-	bool build_id;	 /* add a .note.gnu.build-id (id 0x11 x 20) */
-	bool debuglink;	 /* add a .gnu_debuglink naming "lib.debug" */
+	bool no_symtab;	     /* no symbol table at all */
+	bool dynsym;	     /* symbols in .dynsym/.dynstr instead of .symtab */
+	bool build_id;	     /* add a .note.gnu.build-id (id 0x11 x 20) */
+	bool debuglink;	     /* add a .gnu_debuglink naming "lib.debug" */
 	uint32_t extra_syms; /* more FUNC symbols in .text, named "s%u" */
 };
 
@@ -38,7 +38,7 @@ struct eg_layout {
 	size_t len;
 	size_t shoff, shnum, shstrndx;
 	size_t symtab_idx, symtab_off, strtab_idx, strtab_off;
-	size_t nsyms; /* including the null symbol */
+	size_t nsyms;	      /* including the null symbol */
 	size_t debuglink_off; /* of the section data (name, pad, CRC) */
 };
 
@@ -140,7 +140,8 @@ static unsigned char *eg_build(const struct eg_opts *o, struct eg_layout *lay)
 	}
 	if (o->build_id) {
 		unsigned char note[12 + 4 + 20];
-		Elf64_Nhdr nh = { .n_namesz = 4, .n_descsz = 20,
+		Elf64_Nhdr nh = { .n_namesz = 4,
+				  .n_descsz = 20,
 				  .n_type = NT_GNU_BUILD_ID };
 
 		memcpy(note, &nh, 12);
@@ -166,22 +167,29 @@ static unsigned char *eg_build(const struct eg_opts *o, struct eg_layout *lay)
 	name_off[n] = eg_str(&shstr, ".text");
 	sh[n++] = (Elf64_Shdr){ .sh_type = SHT_PROGBITS,
 				.sh_flags = SHF_ALLOC | SHF_EXECINSTR,
-				.sh_addr = 0x1000, .sh_offset = 0x1000,
-				.sh_size = 0x1800, .sh_addralign = 16 };
+				.sh_addr = 0x1000,
+				.sh_offset = 0x1000,
+				.sh_size = 0x1800,
+				.sh_addralign = 16 };
 	name_off[n] = eg_str(&shstr, ".data");
 	sh[n++] = (Elf64_Shdr){ .sh_type = SHT_PROGBITS,
 				.sh_flags = SHF_ALLOC | SHF_WRITE,
-				.sh_addr = 0x4000, .sh_offset = 0x3000,
-				.sh_size = 0x1100, .sh_addralign = 16 };
+				.sh_addr = 0x4000,
+				.sh_offset = 0x3000,
+				.sh_size = 0x1100,
+				.sh_addralign = 16 };
 	name_off[n] = eg_str(&shstr, ".bss");
 	sh[n++] = (Elf64_Shdr){ .sh_type = SHT_NOBITS,
 				.sh_flags = SHF_ALLOC | SHF_WRITE,
-				.sh_addr = 0x5100, .sh_offset = 0x4100,
-				.sh_size = 0x1f00, .sh_addralign = 16 };
+				.sh_addr = 0x5100,
+				.sh_offset = 0x4100,
+				.sh_size = 0x1f00,
+				.sh_addralign = 16 };
 	if (o->build_id) {
 		name_off[n] = eg_str(&shstr, ".note.gnu.build-id");
 		sh[n++] = (Elf64_Shdr){ .sh_type = SHT_NOTE,
-					.sh_offset = note_off, .sh_size = 36,
+					.sh_offset = note_off,
+					.sh_size = 36,
 					.sh_addralign = 4 };
 	}
 	if (!o->no_symtab) {
@@ -193,7 +201,8 @@ static unsigned char *eg_build(const struct eg_opts *o, struct eg_layout *lay)
 							   : SHT_SYMTAB,
 				      .sh_offset = sym_off,
 				      .sh_size = syms.len,
-				      .sh_link = n + 1, .sh_info = 3,
+				      .sh_link = n + 1,
+				      .sh_info = 3,
 				      .sh_entsize = sizeof(Elf64_Sym),
 				      .sh_addralign = 8 };
 		if (o->dynsym)
@@ -210,14 +219,17 @@ static unsigned char *eg_build(const struct eg_opts *o, struct eg_layout *lay)
 	if (o->debuglink) {
 		name_off[n] = eg_str(&shstr, ".gnu_debuglink");
 		sh[n++] = (Elf64_Shdr){ .sh_type = SHT_PROGBITS,
-					.sh_offset = dl_off, .sh_size = 16,
+					.sh_offset = dl_off,
+					.sh_size = 16,
 					.sh_addralign = 4 };
 	}
 	lay->shstrndx = n;
 	name_off[n] = eg_str(&shstr, ".shstrtab");
 	shs_off = eg_put(&b, shstr.p, shstr.len, 1);
-	sh[n++] = (Elf64_Shdr){ .sh_type = SHT_STRTAB, .sh_offset = shs_off,
-				.sh_size = shstr.len, .sh_addralign = 1 };
+	sh[n++] = (Elf64_Shdr){ .sh_type = SHT_STRTAB,
+				.sh_offset = shs_off,
+				.sh_size = shstr.len,
+				.sh_addralign = 1 };
 	for (unsigned i = 1; i < n; i++)
 		sh[i].sh_name = (uint32_t)name_off[i];
 	off = eg_put(&b, sh, n * sizeof(Elf64_Shdr), 8);
@@ -239,14 +251,22 @@ static unsigned char *eg_build(const struct eg_opts *o, struct eg_layout *lay)
 	eh.e_shnum = (uint16_t)n;
 	eh.e_shstrndx = (uint16_t)lay->shstrndx;
 	memcpy(b.p, &eh, sizeof(eh));
-	ph[0] = (Elf64_Phdr){ .p_type = PT_LOAD, .p_flags = PF_R | PF_X,
-			      .p_offset = 0, .p_vaddr = 0, .p_paddr = 0,
-			      .p_filesz = 0x3000, .p_memsz = 0x3000,
+	ph[0] = (Elf64_Phdr){ .p_type = PT_LOAD,
+			      .p_flags = PF_R | PF_X,
+			      .p_offset = 0,
+			      .p_vaddr = 0,
+			      .p_paddr = 0,
+			      .p_filesz = 0x3000,
+			      .p_memsz = 0x3000,
 			      .p_align = 0x1000 };
-	ph[1] = (Elf64_Phdr){ .p_type = PT_LOAD, .p_flags = PF_R | PF_W,
-			      .p_offset = 0x3000, .p_vaddr = 0x4000,
-			      .p_paddr = 0x4000, .p_filesz = 0x1100,
-			      .p_memsz = 0x3000, .p_align = 0x1000 };
+	ph[1] = (Elf64_Phdr){ .p_type = PT_LOAD,
+			      .p_flags = PF_R | PF_W,
+			      .p_offset = 0x3000,
+			      .p_vaddr = 0x4000,
+			      .p_paddr = 0x4000,
+			      .p_filesz = 0x1100,
+			      .p_memsz = 0x3000,
+			      .p_align = 0x1000 };
 	memcpy(b.p + sizeof(eh), ph, sizeof(ph));
 
 	lay->shoff = off;
@@ -291,7 +311,7 @@ static inline void eg_wr(unsigned char *p, unsigned n, uint64_t v, bool msb)
  */
 static inline unsigned char *eg_build_id_image(bool is64, bool msb,
 					       bool in_section,
-					unsigned char first, size_t *len)
+					       unsigned char first, size_t *len)
 {
 	static const char shstr[] = "\0.note.gnu.build-id\0.shstrtab";
 	size_t w = is64 ? 8 : 4, eh = is64 ? 64 : 52, phs = is64 ? 56 : 32;
@@ -308,8 +328,9 @@ static inline unsigned char *eg_build_id_image(bool is64, bool msb,
 	b[EI_DATA] = msb ? ELFDATA2MSB : ELFDATA2LSB;
 	b[EI_VERSION] = EV_CURRENT;
 	eg_wr(b + 16, 2, ET_DYN, msb);
-	eg_wr(b + 18, 2, msb ? (is64 ? EM_PPC64 : EM_PPC)
-			     : (is64 ? EM_X86_64 : EM_386), msb);
+	eg_wr(b + 18, 2,
+	      msb ? (is64 ? EM_PPC64 : EM_PPC) : (is64 ? EM_X86_64 : EM_386),
+	      msb);
 	eg_wr(b + 20, 4, EV_CURRENT, msb);
 	/* e_entry, e_phoff, e_shoff, then e_flags and the sizes */
 	eg_wr(b + 24 + w, w, in_section ? 0 : eh, msb);

@@ -26,8 +26,8 @@ static inline int snapcmp_sizes(const struct exm_sizes *a,
 		 "%llu/%llu eswap %.17g/%.17g sole %llu/%llu writable "
 		 "%llu/%llu has %x/%x",
 		 what, (unsigned long long)a->vm, (unsigned long long)b->vm,
-		 (unsigned long long)a->rss, (unsigned long long)b->rss, a->erss,
-		 b->erss, (unsigned long long)a->swap,
+		 (unsigned long long)a->rss, (unsigned long long)b->rss,
+		 a->erss, b->erss, (unsigned long long)a->swap,
 		 (unsigned long long)b->swap, a->eswap, b->eswap,
 		 (unsigned long long)a->sole, (unsigned long long)b->sole,
 		 (unsigned long long)a->writable,
@@ -70,9 +70,9 @@ static inline int snapcmp(const struct exm_snapshot *a,
 
 		if (strcmp(x->key, y->key) || x->value != y->value ||
 		    x->kb != y->kb) {
-			snprintf(why, len, "meminfo row %u: %s %llu/%s %llu",
-				 i, x->key, (unsigned long long)x->value,
-				 y->key, (unsigned long long)y->value);
+			snprintf(why, len, "meminfo row %u: %s %llu/%s %llu", i,
+				 x->key, (unsigned long long)x->value, y->key,
+				 (unsigned long long)y->value);
 			return 1;
 		}
 	}

@@ -70,8 +70,7 @@ static struct exm_snapshot *three_way(void)
 	s->sys.page_size = PS;
 	s->sys.caps = EXM_CAP_PAGES | EXM_CAP_PFN | EXM_CAP_WRITABLE;
 	p = mkproc(s, 10);
-	m = mkmap(p, 0x10000, 4, EXM_PERM_R | EXM_PERM_W, "", 0,
-		  EXM_KIND_ANON);
+	m = mkmap(p, 0x10000, 4, EXM_PERM_R | EXM_PERM_W, "", 0, EXM_KIND_ANON);
 	add(m, 0, PRESENT(100, 0));
 	add(m, 1, PRESENT(101, EXM_PM_EXCLUSIVE));
 	add(m, 2, SWAPW(1, 7));
@@ -79,13 +78,11 @@ static struct exm_snapshot *three_way(void)
 		  EXM_KIND_FILE);
 	add(m, 0, PRESENT(100, EXM_PM_FILE));
 	p = mkproc(s, 20);
-	m = mkmap(p, 0x10000, 2, EXM_PERM_R | EXM_PERM_W, "", 0,
-		  EXM_KIND_ANON);
+	m = mkmap(p, 0x10000, 2, EXM_PERM_R | EXM_PERM_W, "", 0, EXM_KIND_ANON);
 	add(m, 0, PRESENT(100, 0));
 	add(m, 1, SWAPW(1, 7));
 	p = mkproc(s, 30);
-	m = mkmap(p, 0x10000, 1, EXM_PERM_R | EXM_PERM_W, "", 0,
-		  EXM_KIND_ANON);
+	m = mkmap(p, 0x10000, 1, EXM_PERM_R | EXM_PERM_W, "", 0, EXM_KIND_ANON);
 	add(m, 0, PRESENT(100, 0));
 	cr_assert_eq(exm_snapshot_account(s), 0);
 	return s;
@@ -135,8 +132,7 @@ Test(account, counted_pages_are_whole_sole_and_conserved)
 	s->sys.page_size = PS;
 	s->sys.caps = EXM_CAP_PAGES | EXM_CAP_PFN | EXM_CAP_WRITABLE;
 	p = mkproc(s, 10);
-	m = mkmap(p, 0x10000, 2, EXM_PERM_R | EXM_PERM_W, "", 0,
-		  EXM_KIND_ANON);
+	m = mkmap(p, 0x10000, 2, EXM_PERM_R | EXM_PERM_W, "", 0, EXM_KIND_ANON);
 	add(m, 0, PRESENT(100, 0));
 	m = mkmap(p, 0x100000, 1024, EXM_PERM_R | EXM_PERM_W, "", 0,
 		  EXM_KIND_ANON);
@@ -144,8 +140,7 @@ Test(account, counted_pages_are_whole_sole_and_conserved)
 	m->counted_rss = 3 * PS;
 	m->counted_swap = 2 * PS;
 	p = mkproc(s, 20);
-	m = mkmap(p, 0x10000, 1, EXM_PERM_R | EXM_PERM_W, "", 0,
-		  EXM_KIND_ANON);
+	m = mkmap(p, 0x10000, 1, EXM_PERM_R | EXM_PERM_W, "", 0, EXM_KIND_ANON);
 	add(m, 0, PRESENT(100, 0));
 	m = mkmap(p, 0x100000, 1024, EXM_PERM_R, "", 0, EXM_KIND_ANON);
 	m->counted = true;
@@ -177,8 +172,9 @@ Test(account, counted_pages_are_whole_sole_and_conserved)
 	cr_assert(r.has & EXM_HAS_RSS);
 	cr_assert_eq(r.rss, 4 * PS);
 	/* a range cutting it: only its VM */
-	cr_assert_eq(exm_range_sizes(s, p, &p->maps[1], 0x100000,
-				     0x100000 + PS, &r), 0);
+	cr_assert_eq(exm_range_sizes(s, p, &p->maps[1], 0x100000, 0x100000 + PS,
+				     &r),
+		     0);
 	cr_assert_eq(r.has, EXM_HAS_VM);
 	cr_assert_eq(r.vm, PS);
 	exm_snapshot_free(s);
@@ -211,8 +207,8 @@ Test(account, conservation_many_odd_sharers)
 	s->sys.caps = EXM_CAP_PAGES | EXM_CAP_PFN;
 	for (int i = 0; i < 97; i++) {
 		struct exm_proc *p = mkproc(s, 100 + i);
-		struct exm_mapping *m = mkmap(p, 0x100000, 4096, EXM_PERM_R,
-					      "", 0, EXM_KIND_ANON);
+		struct exm_mapping *m = mkmap(p, 0x100000, 4096, EXM_PERM_R, "",
+					      0, EXM_KIND_ANON);
 
 		for (uint64_t k = 0; k < 4096; k++)
 			if ((uint64_t)i <= k % 13)
@@ -330,7 +326,8 @@ static void fake_pid(const char *root, int pid, const char *comm,
 	cr_assert_eq(mkdir(dir, 0755), 0);
 	snprintf(stat, sizeof(stat),
 		 "%d (%s) S 1 %d %d 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 "
-		 "556 0 0\n", pid, comm, pid, pid);
+		 "556 0 0\n",
+		 pid, comm, pid, pid);
 	put(dir, "stat", stat);
 	put(dir, "cmdline", "");
 	put(dir, "cgroup", "0::/\n");
@@ -351,8 +348,7 @@ static int open_words(const char *dir, const char *name)
 
 /* The pagemap source reading the fake tree root; name (len bytes) holds
  * its name, which the source keeps. */
-static struct exm_source *fake_source(const char *root, char *name,
-				      size_t len)
+static struct exm_source *fake_source(const char *root, char *name, size_t len)
 {
 	struct exm_source *src;
 	char err[256];
@@ -376,7 +372,8 @@ Test(pagemap, decoder_on_binary_fixture)
 	char root[] = "/tmp/exm-fakeproc-XXXXXX", pid[600], path[700];
 	struct exm_source *src;
 	struct exm_snapshot *snap;
-	struct exm_scan_opts opts = { .want_kpss = true, .want_cmdline = true,
+	struct exm_scan_opts opts = { .want_kpss = true,
+				      .want_cmdline = true,
 				      .want_cgroup = true };
 	const struct exm_proc *p;
 	char name[700];
@@ -464,7 +461,8 @@ Test(pagemap, kernel_figures_only_for_asked_pids)
 {
 	char root[] = "/tmp/exm-fakeproc-XXXXXX", name[600];
 	pid_t want[] = { 11 };
-	struct exm_scan_opts opts = { .want_kpss = true, .kpss_pids = want,
+	struct exm_scan_opts opts = { .want_kpss = true,
+				      .kpss_pids = want,
 				      .nkpss_pids = 1 };
 	struct exm_source *src;
 	struct exm_snapshot *snap;
@@ -493,9 +491,12 @@ Test(account, packed_words_widen_when_one_does_not_fit)
 	struct exm_mapping *m = mkmap(p, 0x100000, 8, EXM_PERM_R | EXM_PERM_W,
 				      "", 0, EXM_KIND_ANON);
 	uint64_t w[6] = {
-		PRESENT(7, EXM_PM_EXCLUSIVE), PRESENT(8, EXM_PM_FILE),
-		SWAPW(3, 0x55), 0 /* absent: skipped */,
-		PRESENT((1ull << 28) + 5, EXM_PM_EXCLUSIVE), PRESENT(9, 0),
+		PRESENT(7, EXM_PM_EXCLUSIVE),
+		PRESENT(8, EXM_PM_FILE),
+		SWAPW(3, 0x55),
+		0 /* absent: skipped */,
+		PRESENT((1ull << 28) + 5, EXM_PM_EXCLUSIVE),
+		PRESENT(9, 0),
 	};
 
 	s->sys.page_size = PS;
@@ -532,8 +533,8 @@ Test(account, added_words_read_back_run_by_run)
 	for (int round = 0; round < 24; round++) {
 		struct exm_snapshot *s = exm_snapshot_new();
 		struct exm_proc *p = mkproc(s, 1);
-		struct exm_mapping *m = mkmap(p, 0x100000, N, EXM_PERM_R,
-					      "", 0, EXM_KIND_ANON);
+		struct exm_mapping *m = mkmap(p, 0x100000, N, EXM_PERM_R, "", 0,
+					      EXM_KIND_ANON);
 		uint32_t nused = 0, k = 0, got = 0;
 		bool wide = round % 3 == 2, gaps = round % 2;
 
@@ -548,8 +549,10 @@ Test(account, added_words_read_back_run_by_run)
 			else if (r % 97 == 0)
 				w[i] = SWAPW(r % 4, pfn);
 			else
-				w[i] = PRESENT(pfn, (r & 8 ? EXM_PM_EXCLUSIVE : 0) |
-							    (r & 16 ? EXM_PM_FILE : 0));
+				w[i] = PRESENT(pfn,
+					       (r & 8 ? EXM_PM_EXCLUSIVE : 0) |
+						       (r & 16 ? EXM_PM_FILE
+							       : 0));
 			if (exm_pm_used(w[i])) {
 				want[nused] = w[i];
 				wvpn[nused++] = 0x100 + i;
@@ -563,7 +566,8 @@ Test(account, added_words_read_back_run_by_run)
 			if (piece > N - k)
 				piece = N - k;
 			cr_assert_eq(exm_mapping_add_pages(m, 0x100 + k, w + k,
-							   piece), 0);
+							   piece),
+				     0);
 			k += piece;
 		}
 		cr_assert_eq(m->npages, nused);
@@ -578,9 +582,11 @@ Test(account, added_words_read_back_run_by_run)
 				uint64_t x = exm_mapping_word(m, run->idx + j);
 
 				cr_assert_eq(run->vpn + j, wvpn[got]);
-				cr_assert_eq(x, e, "round %d word %u: %#llx, not %#llx",
-					     round, got, (unsigned long long)x,
-					     (unsigned long long)e);
+				cr_assert_eq(
+					x, e,
+					"round %d word %u: %#llx, not %#llx",
+					round, got, (unsigned long long)x,
+					(unsigned long long)e);
 			}
 			/* runs are maximal: the next one starts after a gap */
 			if (r + 1 < m->nruns)
@@ -614,7 +620,8 @@ Test(account, runs_store_what_their_words_store)
 		while (k < N) {
 			unsigned r = (unsigned)rand_r(&seed);
 			uint32_t n = r % 600 + 1, i;
-			uint64_t pfn = (uint64_t)rand_r(&seed) % 100000 + 1, word, step = 1;
+			uint64_t pfn = (uint64_t)rand_r(&seed) % 100000 + 1,
+				 word, step = 1;
 
 			if (n > N - k)
 				n = N - k;
@@ -625,9 +632,12 @@ Test(account, runs_store_what_their_words_store)
 				step = 1u << 5;
 			} else {
 				if (round % 3 == 2 && r % 13 == 0)
-					pfn = (1ull << 28) - n / 2; /* ends wide */
-				word = PRESENT(pfn, (r & 8 ? EXM_PM_EXCLUSIVE : 0) |
-							    (r & 16 ? EXM_PM_FILE : 0));
+					pfn = (1ull << 28) -
+					      n / 2; /* ends wide */
+				word = PRESENT(pfn,
+					       (r & 8 ? EXM_PM_EXCLUSIVE : 0) |
+						       (r & 16 ? EXM_PM_FILE
+							       : 0));
 			}
 			for (i = 0; i < n; i++)
 				w[k + i] = word ? word + i * step : 0;
@@ -636,11 +646,17 @@ Test(account, runs_store_what_their_words_store)
 			if (round % 4 == 1 && !k) {
 				/* reserved room, as a source that knows
 				 * its count gives: both alike */
-				cr_assert_eq(exm_mapping_reserve_store(s, a, N), 0);
-				cr_assert_eq(exm_mapping_reserve_store(s, b, N), 0);
+				cr_assert_eq(exm_mapping_reserve_store(s, a, N),
+					     0);
+				cr_assert_eq(exm_mapping_reserve_store(s, b, N),
+					     0);
 			}
-			cr_assert_eq(exm_mapping_add_pages(a, 0x100 + k, w + k, n), 0);
-			cr_assert_eq(exm_mapping_add_run(b, 0x100 + k, word, step, n), 0);
+			cr_assert_eq(exm_mapping_add_pages(a, 0x100 + k, w + k,
+							   n),
+				     0);
+			cr_assert_eq(exm_mapping_add_run(b, 0x100 + k, word,
+							 step, n),
+				     0);
 			k += n;
 		}
 		cr_assert_eq(a->npages, nused);
@@ -653,8 +669,9 @@ Test(account, runs_store_what_their_words_store)
 			cr_assert_eq(a->runs[r].idx, b->runs[r].idx);
 		}
 		for (uint32_t i = 0; i < nused; i++)
-			cr_assert_eq(exm_mapping_word(a, i), exm_mapping_word(b, i),
-				     "round %d word %u", round, i);
+			cr_assert_eq(exm_mapping_word(a, i),
+				     exm_mapping_word(b, i), "round %d word %u",
+				     round, i);
 		exm_snapshot_free(s);
 	}
 }
@@ -678,9 +695,11 @@ Test(account, threads_change_nothing)
 
 			for (uint64_t j = 0; j < 2048; j++)
 				if ((j + (uint64_t)i) % 5)
-					add(m, j, PRESENT((j * 131 + (uint64_t)i *
-							   (j % 4)) % 300000,
-							  0));
+					add(m, j,
+					    PRESENT((j * 131 +
+						     (uint64_t)i * (j % 4)) %
+							    300000,
+						    0));
 		}
 		cr_assert_eq(exm_snapshot_account(s), 0);
 		snap[k] = s;
@@ -759,14 +778,15 @@ Test(account, twins_by_content_not_by_samples)
 	s->sys.page_size = PS;
 	s->sys.caps = EXM_CAP_PAGES | EXM_CAP_PFN;
 	for (int i = 0; i < 80; i++) {
-		struct exm_mapping *m = mkmap(mkproc(s, 100 + i), 0x100000,
-					      64, EXM_PERM_R, "", 0,
-					      EXM_KIND_ANON);
+		struct exm_mapping *m = mkmap(mkproc(s, 100 + i), 0x100000, 64,
+					      EXM_PERM_R, "", 0, EXM_KIND_ANON);
 		int src = i < 40 ? i : 0; /* 40..79: copies of process 0 */
 
 		for (uint64_t k = 0; k < 64; k++)
-			add(m, k, PRESENT(k % 4 == 0 ? 1000 + k
-					  : 5000 + (uint64_t)src * 64 + k, 0));
+			add(m, k,
+			    PRESENT(k % 4 == 0 ? 1000 + k
+					       : 5000 + (uint64_t)src * 64 + k,
+				    0));
 	}
 	cr_assert_eq(exm_snapshot_account(s), 0);
 	for (int i = 0; i < 80; i++) {
@@ -829,12 +849,12 @@ Test(pagemap, reads_skip_what_smaps_calls_empty)
 
 	cr_assert_not_null(mkdtemp(root));
 	fake_pid(root, 4243, "big",
-	    "10000-12000 rw-p 00000000 00:00 0 \n"
-	    "40000000-80000000 rw-p 00000000 00:00 0 \n"
-	    "100000000-140000000 ---p 00000000 00:00 0 \n"
-	    "200000000-201000000 r--p 00000000 00:00 0 \n"
-	    "300000000-340000000 r--p 00000000 00:00 0 \n"
-	    "400000000-600000000 r--p 00000000 00:00 0 \n",
+		 "10000-12000 rw-p 00000000 00:00 0 \n"
+		 "40000000-80000000 rw-p 00000000 00:00 0 \n"
+		 "100000000-140000000 ---p 00000000 00:00 0 \n"
+		 "200000000-201000000 r--p 00000000 00:00 0 \n"
+		 "300000000-340000000 r--p 00000000 00:00 0 \n"
+		 "400000000-600000000 r--p 00000000 00:00 0 \n",
 		 pid, sizeof(pid));
 	put(pid, "smaps",
 	    "10000-12000 rw-p 00000000 00:00 0 \n"
@@ -903,8 +923,7 @@ Test(account, zero_and_hugetlb_pages_are_not_resident)
 	s->sys.page_size = PS;
 	s->sys.caps = EXM_CAP_PAGES | EXM_CAP_PFN | EXM_CAP_WRITABLE;
 	p = mkproc(s, 10);
-	m = mkmap(p, 0x10000, 3, EXM_PERM_R | EXM_PERM_W, "", 0,
-		  EXM_KIND_ANON);
+	m = mkmap(p, 0x10000, 3, EXM_PERM_R | EXM_PERM_W, "", 0, EXM_KIND_ANON);
 	add(m, 0, z);
 	add(m, 1, z);
 	add(m, 2, PRESENT(200, EXM_PM_EXCLUSIVE));
@@ -969,8 +988,8 @@ Test(pagemap, kinds_from_kpageflags)
 
 	cr_assert_not_null(mkdtemp(root));
 	fake_pid(root, 4250, "kinds",
-	    "200000-600000 rw-s 00000000 00:10 77 /anon_hugepage (deleted)\n"
-	    "800000-c00000 rw-p 00000000 00:00 0 \n",
+		 "200000-600000 rw-s 00000000 00:10 77 /anon_hugepage (deleted)\n"
+		 "800000-c00000 rw-p 00000000 00:00 0 \n",
 		 pid, sizeof(pid));
 	fd = open_words(pid, "pagemap");
 	for (uint64_t k = 0; k < 1024; k++) {
@@ -1026,12 +1045,14 @@ Test(pagemap, swapcache_counted_only_when_asked)
 	int fd;
 
 	cr_assert_not_null(mkdtemp(root));
-	put(root, "meminfo", "MemTotal:        1000000 kB\n"
-			     "SwapCached:           12 kB\n");
+	put(root, "meminfo",
+	    "MemTotal:        1000000 kB\n"
+	    "SwapCached:           12 kB\n");
 	snprintf(pid, sizeof(pid), "%s/4252", root);
 	cr_assert_eq(mkdir(pid, 0755), 0);
-	put(pid, "stat", "4252 (sc) S 1 4252 4252 0 -1 4194560 0 0 0 0 0 "
-			 "0 0 0 20 0 1 0 556 0 0\n");
+	put(pid, "stat",
+	    "4252 (sc) S 1 4252 4252 0 -1 4194560 0 0 0 0 0 "
+	    "0 0 0 20 0 1 0 556 0 0\n");
 	put(pid, "cmdline", "");
 	put(pid, "cgroup", "0::/\n");
 	put(pid, "maps", "10000-13000 rw-p 00000000 00:00 0 \n");
@@ -1050,8 +1071,8 @@ Test(pagemap, swapcache_counted_only_when_asked)
 	cr_assert_eq(snap->nprocs, 1);
 	cr_assert(exm_meminfo_get(&snap->sys.meminfo, "SwapCached", &kb));
 	cr_assert_eq(kb, 12 * 1024); /* in bytes */
-	cr_assert(!exm_meminfo_get(&snap->sys.meminfo,
-				   EXM_MI_SWAPCACHE_MAPPED, &kb),
+	cr_assert(!exm_meminfo_get(&snap->sys.meminfo, EXM_MI_SWAPCACHE_MAPPED,
+				   &kb),
 		  "counted though not asked: %llu bytes",
 		  (unsigned long long)kb);
 	exm_snapshot_free(snap);
@@ -1078,8 +1099,8 @@ Test(smaps, hugetlb_from_kernel_page_size)
 
 	cr_assert_not_null(mkdtemp(root));
 	fake_pid(root, 4251, "kinds",
-	    "200000-600000 rw-s 00000000 00:10 77 /anon_hugepage (deleted)\n"
-	    "800000-c00000 rw-p 00000000 00:00 0 \n",
+		 "200000-600000 rw-s 00000000 00:10 77 /anon_hugepage (deleted)\n"
+		 "800000-c00000 rw-p 00000000 00:00 0 \n",
 		 pid, sizeof(pid));
 	put(pid, "smaps",
 	    "200000-600000 rw-s 00000000 00:10 77 /anon_hugepage (deleted)\n"

@@ -137,10 +137,9 @@ Test(account_bounds, writable_from_the_pte_when_known)
 	struct exm_mapping *m;
 	const struct exm_proc *p;
 
-	m = map_new(s, 10, 0x10000, 3, EXM_PERM_R | EXM_PERM_W,
-		    EXM_KIND_ANON);
-	put(m, 0, PRESENT(1, EXM_PM_EXCLUSIVE));	/* read-only PTE */
-	put(m, 1, PRESENT(2, EXM_PM_WRITABLE));	/* not exclusive */
+	m = map_new(s, 10, 0x10000, 3, EXM_PERM_R | EXM_PERM_W, EXM_KIND_ANON);
+	put(m, 0, PRESENT(1, EXM_PM_EXCLUSIVE)); /* read-only PTE */
+	put(m, 1, PRESENT(2, EXM_PM_WRITABLE));	 /* not exclusive */
 	put(m, 2, PRESENT(3, EXM_PM_EXCLUSIVE | EXM_PM_WRITABLE));
 	m = map_new(s, 10, 0x20000, 1, EXM_PERM_R | EXM_PERM_W | EXM_PERM_S,
 		    EXM_KIND_FILE);
@@ -155,8 +154,7 @@ Test(account_bounds, writable_from_the_pte_when_known)
 	/* without the PTE bit: the approximation, exclusive anonymous pages
 	 * of writable private mappings */
 	s = snap_new(EXM_CAP_WRITABLE);
-	m = map_new(s, 10, 0x10000, 3, EXM_PERM_R | EXM_PERM_W,
-		    EXM_KIND_ANON);
+	m = map_new(s, 10, 0x10000, 3, EXM_PERM_R | EXM_PERM_W, EXM_KIND_ANON);
 	put(m, 0, PRESENT(1, EXM_PM_EXCLUSIVE));
 	put(m, 1, PRESENT(2, 0));
 	put(m, 2, PRESENT(3, EXM_PM_EXCLUSIVE));
@@ -206,7 +204,8 @@ Test(account_bounds, runs_with_a_gap_keep_addresses)
 		struct exm_sizes z;
 
 		cr_assert_eq(exm_range_sizes(s, p, NULL, 0x10000 + k * PS,
-					     0x10000 + (k + 1) * PS, &z), 0);
+					     0x10000 + (k + 1) * PS, &z),
+			     0);
 		cr_assert_eq(z.rss, want[k], "page %u: rss %llu", k,
 			     (unsigned long long)z.rss);
 	}

@@ -38,14 +38,19 @@ static void dynimg(struct dynimg *d, int64_t tag, uint64_t val)
 	d->eh.e_ehsize = sizeof(Elf64_Ehdr);
 	d->eh.e_phentsize = sizeof(Elf64_Phdr);
 	d->eh.e_phnum = 3;
-	d->ph[0] = (Elf64_Phdr){ .p_type = PT_LOAD, .p_flags = PF_R,
-				 .p_filesz = sizeof(*d), .p_memsz = sizeof(*d) };
-	d->ph[1] = (Elf64_Phdr){ .p_type = PT_DYNAMIC, .p_flags = PF_R,
+	d->ph[0] = (Elf64_Phdr){ .p_type = PT_LOAD,
+				 .p_flags = PF_R,
+				 .p_filesz = sizeof(*d),
+				 .p_memsz = sizeof(*d) };
+	d->ph[1] = (Elf64_Phdr){ .p_type = PT_DYNAMIC,
+				 .p_flags = PF_R,
 				 .p_offset = offsetof(struct dynimg, dyn),
 				 .p_filesz = sizeof(d->dyn),
 				 .p_memsz = sizeof(d->dyn) };
-	d->ph[2] = (Elf64_Phdr){ .p_type = PT_GNU_RELRO, .p_flags = PF_R,
-				 .p_offset = 0x2e10, .p_memsz = 0x1f0 };
+	d->ph[2] = (Elf64_Phdr){ .p_type = PT_GNU_RELRO,
+				 .p_flags = PF_R,
+				 .p_offset = 0x2e10,
+				 .p_memsz = 0x1f0 };
 	d->dyn[0] = (Elf64_Dyn){ .d_tag = DT_SONAME, .d_un.d_val = 1 };
 	d->dyn[1] = (Elf64_Dyn){ .d_tag = tag, .d_un.d_val = val };
 	/* dyn[2] DT_NULL; dyn[3] DT_TEXTREL after it must not count */
@@ -378,7 +383,6 @@ static struct exm_snapshot *heap_snap(pid_t pid, uint64_t start_time,
 	ag_account(s);
 	return s;
 }
-
 
 Test(alerts, anonymous_growth)
 {

@@ -38,8 +38,7 @@ static struct exm_snapshot *small(void)
 		ag_page(m, 0, PG(i ? 3 : 1, EXM_PM_EXCLUSIVE));
 		if (!i)
 			ag_page(m, 1, PG(2, EXM_PM_EXCLUSIVE));
-		m = ag_map(p, 0x20000, 1, RX, "/lib/f.so", 5, 0,
-			   EXM_KIND_FILE);
+		m = ag_map(p, 0x20000, 1, RX, "/lib/f.so", 5, 0, EXM_KIND_FILE);
 		ag_page(m, 0, PG(10, EXM_PM_FILE));
 		m = ag_map(p, 0x30000, 1, RW | EXM_PERM_S, "/dev/shm/x", 6, 0,
 			   EXM_KIND_SHMEM);
@@ -49,26 +48,25 @@ static struct exm_snapshot *small(void)
 	return s;
 }
 
-#define KB(x) ((int64_t)(x) * 1024)
+#define KB(x) ((int64_t)(x)*1024)
 
-static const char meminfo[] =
-	"MemTotal:        1000000 kB\n"
-	"MemFree:          600000 kB\n"
-	"Buffers:            1000 kB\n"
-	"Cached:           200000 kB\n"
-	"SwapCached:            0 kB\n"
-	"AnonPages:         50000 kB\n"
-	"Shmem:             10000 kB\n"
-	"KReclaimable:      30000 kB\n"
-	"SReclaimable:      25000 kB\n"
-	"SUnreclaim:        20000 kB\n"
-	"KernelStack:        3000 kB\n"
-	"PageTables:         4000 kB\n"
-	"SecPageTables:       100 kB\n"
-	"VmallocUsed:        9000 kB\n"
-	"Percpu:              700 kB\n"
-	"HugePages_Total:       0\n"
-	"Hugetlb:            2048 kB\n";
+static const char meminfo[] = "MemTotal:        1000000 kB\n"
+			      "MemFree:          600000 kB\n"
+			      "Buffers:            1000 kB\n"
+			      "Cached:           200000 kB\n"
+			      "SwapCached:            0 kB\n"
+			      "AnonPages:         50000 kB\n"
+			      "Shmem:             10000 kB\n"
+			      "KReclaimable:      30000 kB\n"
+			      "SReclaimable:      25000 kB\n"
+			      "SUnreclaim:        20000 kB\n"
+			      "KernelStack:        3000 kB\n"
+			      "PageTables:         4000 kB\n"
+			      "SecPageTables:       100 kB\n"
+			      "VmallocUsed:        9000 kB\n"
+			      "Percpu:              700 kB\n"
+			      "HugePages_Total:       0\n"
+			      "Hugetlb:            2048 kB\n";
 
 /* text parsed as meminfo rows (valid until the next call) */
 static const struct exm_meminfo *mi(const char *text)
@@ -106,7 +104,8 @@ Test(sysview, rows_add_up_to_memtotal)
 	double erss = 0;
 
 	cr_assert_eq(exm_sysview_from_meminfo(s, mi(meminfo), &v, err,
-					      sizeof(err)), 0, "%s", err);
+					      sizeof(err)),
+		     0, "%s", err);
 	cr_assert_eq(v.mem_total, KB(1000000));
 	cr_assert_eq(v.user_anon, 3 * PS);
 	cr_assert_eq(v.user_file, PS);
@@ -156,7 +155,8 @@ Test(sysview, swap_cache_row)
 	int64_t unexpl;
 
 	cr_assert_eq(exm_sysview_from_meminfo(s, mi(meminfo), &v, err,
-					      sizeof(err)), 0, "%s", err);
+					      sizeof(err)),
+		     0, "%s", err);
 	unexpl = row(&v, "unexplained");
 	cr_assert(row_known(&v, "swap_cache_unmapped"), "SwapCached 0: known");
 	for (size_t i = 0; i < v.nrows; i++)
@@ -164,7 +164,8 @@ Test(sysview, swap_cache_row)
 	/* first: meminfo's own "SwapCached: 0 kB" is then a repeat */
 	snprintf(text, sizeof(text), "SwapCached: 8000 kB\n%s", meminfo);
 	cr_assert_eq(exm_sysview_from_meminfo(s, mi(text), &v, err,
-					      sizeof(err)), 0, "%s", err);
+					      sizeof(err)),
+		     0, "%s", err);
 	cr_assert_eq(row(&v, "swap_cache_unmapped"), 0);
 	cr_assert_not(row_known(&v, "swap_cache_unmapped"));
 	cr_assert(row_known(&v, "unexplained"));
@@ -173,7 +174,8 @@ Test(sysview, swap_cache_row)
 		 "SwapCached: 8000 kB\nSwapCached(mapped): 3000 kB\n%s",
 		 meminfo);
 	cr_assert_eq(exm_sysview_from_meminfo(s, mi(text), &v, err,
-					      sizeof(err)), 0, "%s", err);
+					      sizeof(err)),
+		     0, "%s", err);
 	cr_assert_eq(row(&v, "swap_cache_unmapped"), KB(5000));
 	cr_assert(row_known(&v, "swap_cache_unmapped"));
 	cr_assert_eq(row(&v, "unexplained"), unexpl - KB(5000));
@@ -182,7 +184,8 @@ Test(sysview, swap_cache_row)
 		 "SwapCached: 8000 kB\nSwapCached(mapped): 9000 kB\n%s",
 		 meminfo);
 	cr_assert_eq(exm_sysview_from_meminfo(s, mi(text), &v, err,
-					      sizeof(err)), 0, "%s", err);
+					      sizeof(err)),
+		     0, "%s", err);
 	cr_assert_eq(row(&v, "swap_cache_unmapped"), 0);
 	exm_snapshot_free(s);
 }
@@ -194,9 +197,10 @@ Test(sysview, negative_unexplained_is_kept)
 	char err[128];
 	int64_t sum = 0;
 
-	cr_assert_eq(exm_sysview_from_meminfo(s, mi("MemTotal: 100 kB\n"
-						    "MemFree: 200 kB\n"
-						    "AnonPages: 1 kB\n"),
+	cr_assert_eq(exm_sysview_from_meminfo(s,
+					      mi("MemTotal: 100 kB\n"
+						 "MemFree: 200 kB\n"
+						 "AnonPages: 1 kB\n"),
 					      &v, err, sizeof(err)),
 		     0);
 	cr_assert_eq(row(&v, "anon_unscanned"), 0, "clamped, not negative");
@@ -213,18 +217,22 @@ Test(sysview, needs_page_identity_and_memtotal)
 	struct exm_sysview v;
 	char err[128];
 
-	cr_assert_eq(exm_sysview_from_meminfo(s, mi("MemFree: 1 kB\n"), &v,
-					      err, sizeof(err)), -EINVAL);
+	cr_assert_eq(exm_sysview_from_meminfo(s, mi("MemFree: 1 kB\n"), &v, err,
+					      sizeof(err)),
+		     -EINVAL);
 	cr_assert(strstr(err, "MemTotal"));
 	/* a counter no machine has: refused, not summed past int64 */
-	cr_assert_eq(exm_sysview_from_meminfo(s, mi("MemTotal: 1 kB\n"
-						    "Cached: 18014398509481983 "
-						    "kB\n"),
-					      &v, err, sizeof(err)), -EINVAL);
+	cr_assert_eq(exm_sysview_from_meminfo(s,
+					      mi("MemTotal: 1 kB\n"
+						 "Cached: 18014398509481983 "
+						 "kB\n"),
+					      &v, err, sizeof(err)),
+		     -EINVAL);
 	cr_assert(strstr(err, "Cached is out of range"), "%s", err);
 	s->sys.caps &= ~EXM_CAP_PFN;
 	cr_assert_eq(exm_sysview_from_meminfo(s, mi(meminfo), &v, err,
-					      sizeof(err)), -EOPNOTSUPP);
+					      sizeof(err)),
+		     -EOPNOTSUPP);
 	cr_assert(strstr(err, "page identity"));
 	exm_snapshot_free(s);
 }
@@ -246,8 +254,7 @@ Test(sysview, no_meminfo_is_said)
 		  "%s", err);
 	cr_assert_null(strchr(err, '\n'));
 	s->sys.meminfo = *mi(meminfo);
-	cr_assert_eq(exm_sysview_build(s, &v, err, sizeof(err)), 0, "%s",
-		     err);
+	cr_assert_eq(exm_sysview_build(s, &v, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(v.mem_total, KB(1000000));
 	exm_snapshot_free(s);
 }
@@ -344,8 +351,7 @@ Test(sysview, meminfo_parsing)
 	cr_assert(!exm_meminfo_get(mi("X: -5 kB\n"), "X", &x));
 	cr_assert(!exm_meminfo_get(mi("X: 5 MB\n"), "X", &x));
 	cr_assert(!exm_meminfo_get(mi("X:\nY: 5 kB\n"), "X", &x));
-	cr_assert(!exm_meminfo_get(mi("X: 99999999999999999999\n"), "X",
-				   &x));
+	cr_assert(!exm_meminfo_get(mi("X: 99999999999999999999\n"), "X", &x));
 	cr_assert(exm_meminfo_get(mi("Y: 1 kB\nX: 7"), "X", &x));
 	cr_assert_eq(x, 7);
 	/* the first of a repeated key; keys as the kernel writes them */
@@ -357,12 +363,13 @@ Test(sysview, meminfo_parsing)
 	cr_assert_eq(exm_meminfo_add(&m, "A", 1, 2, true), -EEXIST);
 	cr_assert_eq(exm_meminfo_add(&m, "", 0, 2, true), -EINVAL);
 	cr_assert_eq(exm_meminfo_add(&m, "a\nb", 3, 2, true), -EINVAL);
-	cr_assert_eq(exm_meminfo_add(&m, "B", 1, UINT64_MAX / 1024 + 1,
-				     true), -EINVAL);
+	cr_assert_eq(exm_meminfo_add(&m, "B", 1, UINT64_MAX / 1024 + 1, true),
+		     -EINVAL);
 	cr_assert_eq(exm_meminfo_add(&m, "B", 1, UINT64_C(1) << 63, false),
 		     -EINVAL);
-	cr_assert_eq(exm_meminfo_add(&m, "ABCDEFGHIJABCDEFGHIJABCDEFGHIJAB",
-				     32, 1, false), -EINVAL);
+	cr_assert_eq(exm_meminfo_add(&m, "ABCDEFGHIJABCDEFGHIJABCDEFGHIJAB", 32,
+				     1, false),
+		     -EINVAL);
 	for (int i = 1; i < EXM_MEMINFO_ROWS; i++) {
 		char k[16];
 
@@ -402,10 +409,11 @@ Test(openmetrics, label_escaping)
 		{ "bell\a del\x7f", "bell\\\\x07 del\\\\x7f" },
 		{ "csi\xc2\x9b", "csi\\\\u009b" }, /* C1 control */
 		{ "caf\xc3\xa9", "caf\xc3\xa9" },
-		{ "\xe2\x82\xac \xf0\x9f\x98\x80", "\xe2\x82\xac \xf0\x9f\x98\x80" },
+		{ "\xe2\x82\xac \xf0\x9f\x98\x80",
+		  "\xe2\x82\xac \xf0\x9f\x98\x80" },
 		/* invalid UTF-8: each bad byte shows as \xNN */
 		{ "x\xffy", "x\\\\xffy" },
-		{ "\xc3", "\\\\xc3" },		   /* truncated */
+		{ "\xc3", "\\\\xc3" },		  /* truncated */
 		{ "\xc0\xaf", "\\\\xc0\\\\xaf" }, /* overlong */
 		{ "\xed\xa0\x80", "\\\\xed\\\\xa0\\\\x80" },
 		{ "\xf4\x90\x80\x80", "\\\\xf4\\\\x90\\\\x80\\\\x80" },
@@ -464,16 +472,18 @@ Test(openmetrics, families_samples_and_eof)
 	s->procs[1].kpss.has = EXM_KPSS_PSS;
 	s->procs[1].kpss.pss = 12345;
 	cr_assert_eq(exm_sysview_from_meminfo(s, mi(meminfo), &v, err,
-					      sizeof(err)), 0);
+					      sizeof(err)),
+		     0);
 	o.sys = &v;
 	out = write_all(s, &o);
 	/* top 1 by erss: pid 10 (2.5 + .5 pages... 3.0 pages) over pid 11 */
 	cr_assert(strstr(out, "# TYPE exmtop_process_effective_resident_bytes"
 			      " gauge\n# UNIT exmtop_process_effective_"
-			      "resident_bytes bytes\n"), "%s", out);
+			      "resident_bytes bytes\n"),
+		  "%s", out);
 	cr_assert(strstr(out, "exmtop_process_effective_resident_bytes{pid="
-			      "\"10\",comm=\"c\",user=\"u\"} 12288\n"), "%s",
-		  out);
+			      "\"10\",comm=\"c\",user=\"u\"} 12288\n"),
+		  "%s", out);
 	cr_assert_null(strstr(out, "pid=\"11\""), "top 1 only");
 	/* no kernel Pss for pid 10: the sample is left out, not 0 */
 	cr_assert_null(strstr(out, "exmtop_process_kernel_pss_bytes{"));
@@ -481,11 +491,12 @@ Test(openmetrics, families_samples_and_eof)
 			      "\n"));
 	cr_assert(strstr(out, "exmtop_memory_total_bytes 1024000000\n"));
 	cr_assert(strstr(out, "exmtop_group_processes{by=\"program\","
-			      "name=\"c\"} 1\n"), "%s", out);
+			      "name=\"c\"} 1\n"),
+		  "%s", out);
 	cr_assert(strstr(out, "exmtop_file_processes{kind=\"file\",file=\""
 			      "/lib/f.so\"} 2\n") ||
-		  strstr(out, "exmtop_file_processes{kind=\"anon\""), "%s",
-		  out);
+			  strstr(out, "exmtop_file_processes{kind=\"anon\""),
+		  "%s", out);
 	eof = strstr(out, "# EOF\n");
 	cr_assert_not_null(eof);
 	cr_assert_eq(eof[6], '\0', "# EOF is last");
@@ -494,7 +505,8 @@ Test(openmetrics, families_samples_and_eof)
 	o.top = 2;
 	out = write_all(s, &o);
 	cr_assert(strstr(out, "comm=\"evil\\\"}\\\\n x{a=\\\"1\\\\xff"
-			      "\\\\\\\\\",user=\"u\"} "), "%s", out);
+			      "\\\\\\\\\",user=\"u\"} "),
+		  "%s", out);
 	cr_assert(strstr(out, "exmtop_process_kernel_pss_bytes{pid=\"11\","));
 	cr_assert(strstr(out, "\nexmtop_user_space_bytes 20480\n"));
 	free(out);
@@ -607,9 +619,11 @@ Test(groups, sum_what_was_measured_and_count_the_rest)
 	free(rows);
 	out = write_all(s, &o);
 	cr_assert(strstr(out, "exmtop_group_unmeasured_processes{by=\"user\","
-			      "name=\"u\"} 1\n"), "%s", out);
+			      "name=\"u\"} 1\n"),
+		  "%s", out);
 	cr_assert(strstr(out, "exmtop_group_effective_resident_bytes{by=\""
-			      "user\",name=\"u\"} "), "%s", out);
+			      "user\",name=\"u\"} "),
+		  "%s", out);
 	cr_assert_eq(promtool(out), 0, "promtool rejects:\n%s", out);
 	free(out);
 
@@ -632,7 +646,6 @@ Test(groups, sum_what_was_measured_and_count_the_rest)
 }
 
 /* ---- the per-file strip ---- */
-
 
 Test(strip, processes_per_file_page)
 {
@@ -706,19 +719,17 @@ Test(strip, hostile_offsets_do_not_allocate)
 	struct exm_proc *p = ag_proc(s, 1);
 	struct exm_file_strip st;
 
-	ag_map(p, 0x10000, 1, RO, "/huge", 4, UINT64_C(1) << 50,
-	       EXM_KIND_FILE);
+	ag_map(p, 0x10000, 1, RO, "/huge", 4, UINT64_C(1) << 50, EXM_KIND_FILE);
 	p = ag_proc(s, 2);
 	ag_map(p, 0x10000, 2, RO, "/wrap", 5, UINT64_MAX & ~(uint64_t)(PS - 1),
 	       EXM_KIND_FILE);
 	ag_account(s);
-	cr_assert_eq(exm_strip_file(s, exm_snapshot_find_file(s, "/huge"),
-				    &st), -EFBIG);
-	cr_assert_eq(exm_strip_file(s, exm_snapshot_find_file(s, "/wrap"),
-				    &st), -EFBIG);
+	cr_assert_eq(exm_strip_file(s, exm_snapshot_find_file(s, "/huge"), &st),
+		     -EFBIG);
+	cr_assert_eq(exm_strip_file(s, exm_snapshot_find_file(s, "/wrap"), &st),
+		     -EFBIG);
 	exm_snapshot_free(s);
 }
-
 
 /* Exit status of `promtool check metrics` on text. */
 static int promtool(const char *text)
@@ -738,24 +749,26 @@ Test(openmetrics, hostile_fixture_passes_promtool)
 	struct exm_snapshot *s;
 	char err[256], *out;
 
-	cr_assert_eq(exm_source_open("fixture:hostile", &src, err,
-				     sizeof(err)), 0, "%s", err);
+	cr_assert_eq(exm_source_open("fixture:hostile", &src, err, sizeof(err)),
+		     0, "%s", err);
 	cr_assert_eq(exm_source_snapshot(src, &so, &s), 0);
 	out = write_all(s, &o);
 	cr_assert(strstr(out, "comm=\"bad\\\\xff\\\\xfeutf8\""), "%s", out);
 	cr_assert(strstr(out, "comm=\"nl\\\\nline\""));
 	cr_assert(strstr(out, "comm=\"osc\\\\e]0;pwned\\\\x07\""));
 	for (const char *p = out; *p; p++)
-		cr_assert(*p == '\n' || !((unsigned char)*p < 0x20 ||
-					  *p == 0x7f),
+		cr_assert(*p == '\n' ||
+				  !((unsigned char)*p < 0x20 || *p == 0x7f),
 			  "no control byte but newlines");
 	cr_assert_eq(promtool(out), 0, "promtool rejects:\n%s", out);
 	free(out);
 	/* the check can fail: the same names unescaped are rejected */
 	cr_assert_neq(promtool("# HELP a x\n# TYPE a gauge\n"
-			       "a{l=\"bad\xff\"} 1\n# EOF\n"), 0);
+			       "a{l=\"bad\xff\"} 1\n# EOF\n"),
+		      0);
 	cr_assert_neq(promtool("# HELP a x\n# TYPE a gauge\n"
-			       "a{l=\"nl\nline\"} 1\n# EOF\n"), 0);
+			       "a{l=\"nl\nline\"} 1\n# EOF\n"),
+		      0);
 	exm_snapshot_free(s);
 	exm_source_close(src);
 }
@@ -767,14 +780,13 @@ Test(openmetrics, hostile_fixture_passes_promtool)
  */
 Test(sysview, hugetlb_pool_split)
 {
-	static const char text[] =
-		"MemTotal:        1000000 kB\n"
-		"MemFree:          600000 kB\n"
-		"AnonPages:         50000 kB\n"
-		"HugePages_Total:       8\n"
-		"HugePages_Free:        3\n"
-		"Hugepagesize:       2048 kB\n"
-		"Hugetlb:           16384 kB\n";
+	static const char text[] = "MemTotal:        1000000 kB\n"
+				   "MemFree:          600000 kB\n"
+				   "AnonPages:         50000 kB\n"
+				   "HugePages_Total:       8\n"
+				   "HugePages_Free:        3\n"
+				   "Hugepagesize:       2048 kB\n"
+				   "Hugetlb:           16384 kB\n";
 	struct exm_snapshot *s = ag_snap();
 	struct exm_proc *p = ag_proc(s, 10);
 	struct exm_mapping *m = ag_map(p, 0x200000, 1024, RW, "/anon_hugepage",
@@ -791,7 +803,8 @@ Test(sysview, hugetlb_pool_split)
 	ag_page(m, 0, PG(1, EXM_PM_EXCLUSIVE));
 	ag_account(s);
 	cr_assert_eq(exm_sysview_from_meminfo(s, mi(text), &v, err,
-					      sizeof(err)), 0, "%s", err);
+					      sizeof(err)),
+		     0, "%s", err);
 	cr_assert_eq(row(&v, "user_space"), PS);
 	cr_assert_eq(v.user_anon, PS);
 	cr_assert_eq(row(&v, "hugetlb_mapped"), 1024 * PS);

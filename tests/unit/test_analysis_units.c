@@ -75,8 +75,7 @@ static void mkproc(struct exm_snapshot *s, pid_t pid, uint64_t df)
 	m = ag_map(p, 0x7f1000000000u, 1, RW | EXM_PERM_S, "/SYSV0", 9, 0,
 		   EXM_KIND_SHMEM);
 	ag_page(m, 0, PG(300, EXM_PM_FILE));
-	m = ag_map(p, 0x7ffff0000000u, 1, RW, "[stack]", 0, 0,
-		   EXM_KIND_STACK);
+	m = ag_map(p, 0x7ffff0000000u, 1, RW, "[stack]", 0, 0, EXM_KIND_STACK);
 	ag_page(m, 0, PG(df + 13, EXM_PM_EXCLUSIVE));
 }
 

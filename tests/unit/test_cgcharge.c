@@ -81,8 +81,9 @@ static void hierarchy(bool v2)
 	    v2 ? "cpuset cpu io memory pids\n" : "hugetlb\n");
 	put(cgroot, "memory.stat", "anon 0\nfile 0\nshmem 0\n");
 	put(a, "memory.current", "1000000\n");
-	put(a, "memory.stat", "anon 8192\nfile 20480\nkernel 123\n"
-			      "file_mapped 8192\nshmem 0\n");
+	put(a, "memory.stat",
+	    "anon 8192\nfile 20480\nkernel 123\n"
+	    "file_mapped 8192\nshmem 0\n");
 	put(b, "memory.current", "2000000\n");
 	/* no kernel line (before Linux 5.18): null */
 	put(b, "memory.stat", "anon 4096\nfile 4096\nshmem 4096\n");

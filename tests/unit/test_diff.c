@@ -451,7 +451,8 @@ Test(growth, every_size_of_the_field_table_grows)
 		if (exm_field_grows(f)) {
 			ngrow++;
 			cr_assert(fd->type == EXM_FT_SIZE ||
-				  fd->type == EXM_FT_ESIZE, "%s", fd->key);
+					  fd->type == EXM_FT_ESIZE,
+				  "%s", fd->key);
 		} else if (fd->type == EXM_FT_SIZE ||
 			   fd->type == EXM_FT_ESIZE) {
 			cr_assert(fd->nogrow, "%s", fd->key);
@@ -496,8 +497,9 @@ Test(growth, every_size_of_the_field_table_grows)
 			cr_assert_eq(g,
 				     (va.type == EXM_V_INT ? (double)va.u
 							   : va.d) -
-					     (vb.type == EXM_V_INT ? (double)vb.u
-								   : vb.d),
+					     (vb.type == EXM_V_INT
+						      ? (double)vb.u
+						      : vb.d),
 				     "%s", exm_fields[f].key);
 			/* the two sides differ: so does the growth from 0 */
 			cr_assert_neq(g, 0.0, "%s of %s", exm_fields[f].key,
@@ -592,12 +594,12 @@ Test(growth, diff_and_delta_mode_agree_with_both_sides)
 	dr = calloc(d->nprocs + d->nfiles + 1, sizeof(*dr));
 	for (size_t i = 0; i < d->nprocs; i++)
 		dr[i] = d->procs[i].row;
-	checked += check_against_sides(EXM_T_PROCS, dr, d->nprocs, pa, npa,
-				       pb, npb);
+	checked += check_against_sides(EXM_T_PROCS, dr, d->nprocs, pa, npa, pb,
+				       npb);
 	for (size_t i = 0; i < d->nfiles; i++)
 		dr[i] = d->files[i].row;
-	checked += check_against_sides(EXM_T_FILES, dr, d->nfiles, fa, nfa,
-				       fb, nfb);
+	checked += check_against_sides(EXM_T_FILES, dr, d->nfiles, fa, nfa, fb,
+				       nfb);
 	free(dr);
 
 	/* delta mode and the delta columns (the later snapshot's rows with
@@ -608,8 +610,8 @@ Test(growth, diff_and_delta_mode_agree_with_both_sides)
 	cr_assert_eq(exm_rows_set_prev_snap(EXM_T_PROCS, rows, n, a), 0);
 	checked += check_against_sides(EXM_T_PROCS, rows, n, pa, npa, pb, npb);
 	for (size_t i = 0; i < n; i++) {
-		const struct exm_diff_row *r = exm_diff_find_pid(d,
-								 rows[i].proc->pid);
+		const struct exm_diff_row *r =
+			exm_diff_find_pid(d, rows[i].proc->pid);
 
 		cr_assert_eq(!!(rows[i].flags & EXM_ROW_NEW),
 			     r->change == EXM_DIFF_NEW);

@@ -150,8 +150,8 @@ Test(elf, build_id_any_byte_order)
 		bool is64 = v & 1, msb = v & 2, in_sec = v & 4;
 		unsigned char first = (unsigned char)(0x40 + 16 * v), id[64];
 		size_t len, n;
-		unsigned char *img = eg_build_id_image(is64, msb, in_sec,
-						       first, &len);
+		unsigned char *img = eg_build_id_image(is64, msb, in_sec, first,
+						       &len);
 		struct exm_elf *e;
 		int fd;
 
@@ -180,11 +180,10 @@ Test(elf, build_id_any_byte_order)
 		close(fd);
 
 		/* the note's sizes in the other byte order: no build-id */
-		img[(in_sec ? 0 : (is64 ? 56 : 32)) + (is64 ? 64 : 52) + 3] ^=
-			4;
+		img[(in_sec ? 0 : (is64 ? 56 : 32)) + (is64 ? 64 : 52) + 3] ^= 4;
 		img[(in_sec ? 0 : (is64 ? 56 : 32)) + (is64 ? 64 : 52)] ^= 4;
-		cr_assert_eq(exm_elf_build_id_mem(img, len, id, sizeof(id)),
-			     0, "variant %d", v);
+		cr_assert_eq(exm_elf_build_id_mem(img, len, id, sizeof(id)), 0,
+			     "variant %d", v);
 		free(img);
 	}
 	/* not ELF, empty */
@@ -227,11 +226,14 @@ Test(elf, demangle)
 
 Test(elf, not_elf)
 {
-	static const char *inputs[] = { "", "hello world", "\x7f" "ELF",
-					"\x7f" "ELF\x02\x01\x01" };
+	static const char *inputs[] = { "", "hello world",
+					"\x7f"
+					"ELF",
+					"\x7f"
+					"ELF\x02\x01\x01" };
 	for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
-		struct exm_elf *e =
-			exm_elf_parse_mem(inputs[i], strlen(inputs[i]));
+		struct exm_elf *e = exm_elf_parse_mem(inputs[i],
+						      strlen(inputs[i]));
 
 		cr_assert_not_null(e);
 		cr_assert_eq(e->state, EXM_ELF_NOT_ELF, "input %zu", i);

@@ -73,8 +73,7 @@ static void lib_proc(struct exm_snapshot *s, pid_t pid, uint64_t x, bool a)
 	add(m, 0, FILEPG(1000));
 	add(m, 1, FILEPG(1001));
 	add(m, 2, FILEPG(1002));
-	m = mkmap(p, x + 0x4000, 0x2000, 0x3000, EXM_PERM_R | EXM_PERM_W,
-		  true);
+	m = mkmap(p, x + 0x4000, 0x2000, 0x3000, EXM_PERM_R | EXM_PERM_W, true);
 	add(m, 0, ANONPG(a ? 2000 : 3000));
 	add(m, 1, FILEPG(1005));
 	if (a) {
@@ -180,8 +179,8 @@ Test(elf_table, sections_in_one_process)
 	/* 3 sections + 1 gap (headers and the tail of the text page). */
 	cr_assert_eq(n, 4);
 	ASSERT_SZ(row(rows, n, ".text"), 0x1800, 0x1800, 0xc00, 0, 0);
-	ASSERT_SZ(row(rows, n, ".data"), 0x1100, 0x1100, 0x1000 + 0x80,
-		  0x1000, 0x1000);
+	ASSERT_SZ(row(rows, n, ".data"), 0x1100, 0x1100, 0x1000 + 0x80, 0x1000,
+		  0x1000);
 	ASSERT_SZ(row(rows, n, ".bss"), 0x1f00, 0x1f00, 0xf00 / 2 + 0x1000,
 		  0x1000, 0x1000);
 	for (size_t i = 0; i < n; i++) {
@@ -218,8 +217,8 @@ Test(elf_table, sections_other_process)
 	/* Only the shared file page of .bss is present; the anonymous page
 	 * past p_memsz is not the library's. */
 	ASSERT_SZ(row(rows, n, ".bss"), 0x1f00, 0xf00, 0xf00 / 2, 0, 0);
-	ASSERT_SZ(row(rows, n, ".data"), 0x1100, 0x1100, 0x1000 + 0x80,
-		  0x1000, 0x1000);
+	ASSERT_SZ(row(rows, n, ".data"), 0x1100, 0x1100, 0x1000 + 0x80, 0x1000,
+		  0x1000);
 	free(rows);
 }
 
@@ -235,8 +234,8 @@ Test(elf_table, sections_across_processes)
 	cr_assert_eq(r->nprocs, 2);
 	/* Shared by both: effective sums to the bytes once. */
 	ASSERT_SZ(r, 0x3000, 0x3000, 0x1800, 0, 0);
-	ASSERT_SZ(row(rows, n, ".bss"), 0x3e00, 0x2e00, 0xf00 + 0x1000,
-		  0x1000, 0x1000);
+	ASSERT_SZ(row(rows, n, ".bss"), 0x3e00, 0x2e00, 0xf00 + 0x1000, 0x1000,
+		  0x1000);
 	r = row(rows, n, EXM_GAP_NAME);
 	cr_assert_eq(r->size, 0x1800);
 	ASSERT_SZ(r, 0x3000, 0x3000, 0x1800, 0, 0);
@@ -251,8 +250,7 @@ Test(elf_table, section_procs)
 
 	cr_assert_eq(n, 2);
 	cr_assert_eq(rows[0].proc->pid, 10);
-	ASSERT_SZ(&rows[0], 0x1f00, 0x1f00, 0xf00 / 2 + 0x1000, 0x1000,
-		  0x1000);
+	ASSERT_SZ(&rows[0], 0x1f00, 0x1f00, 0xf00 / 2 + 0x1000, 0x1000, 0x1000);
 	cr_assert_eq(rows[0].nmaps, 2); /* file page + anonymous .bss */
 	cr_assert_eq(rows[1].proc->pid, 11);
 	ASSERT_SZ(&rows[1], 0x1f00, 0xf00, 0xf00 / 2, 0, 0);
@@ -314,8 +312,8 @@ Test(elf_table, lookup_and_texts)
 	cr_assert_null(exm_elf_empty_text(elf, false, 4));
 	cr_assert_str_eq(exm_elf_empty_text(elf, true, 0),
 			 "(no symbols in this section)");
-	cr_assert_str_eq(exm_elf_empty_text(
-				 exm_elf_state_only(EXM_ELF_NOT_ELF), false, 0),
+	cr_assert_str_eq(exm_elf_empty_text(exm_elf_state_only(EXM_ELF_NOT_ELF),
+					    false, 0),
 			 "(not an ELF file)");
 }
 

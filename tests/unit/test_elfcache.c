@@ -28,9 +28,8 @@ static void mkdir_tmp(void)
 }
 
 /* A snapshot with one process (pid) mapping path at [start, end). */
-static struct exm_snapshot *snap_of(const char *path, pid_t pid,
-				    uint64_t start, uint64_t end,
-				    enum exm_kind kind)
+static struct exm_snapshot *snap_of(const char *path, pid_t pid, uint64_t start,
+				    uint64_t end, enum exm_kind kind)
 {
 	struct exm_snapshot *s = exm_snapshot_new();
 	struct exm_proc *p = snapgen_proc(s, pid, "c");
@@ -105,7 +104,8 @@ Test(elfcache, replaced_and_states)
 	snprintf(path, sizeof(path), "%s/lib.so", dir);
 	cr_assert_eq(eg_write(path, &o), 0);
 	s = snap_of(path, 999999, 0x10000, 0x20000, EXM_KIND_FILE);
-	cr_assert_eq(eg_write(path, &o), 0); /* the path now names another inode */
+	cr_assert_eq(eg_write(path, &o),
+		     0); /* the path now names another inode */
 	e = exm_elfcache_get(c, s, NULL, the_file(s), "/nonexistent");
 	cr_assert_eq(e->state, EXM_ELF_REPLACED);
 	cr_assert_str_eq(exm_elf_state_text(e), "(file replaced)");

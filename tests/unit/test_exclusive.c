@@ -66,10 +66,10 @@ static struct exm_snapshot *sample(void)
 	m = snapgen_map(p, 0x40000, 1, EXM_PERM_R, "/lib/f", EXM_KIND_FILE);
 	add(m, 0, PRESENT(300, FILEP));
 	m = snapgen_map(p, 0x50000, 1, RW | EXM_PERM_S, "/memfd:m (deleted)",
-		  EXM_KIND_SHMEM);
+			EXM_KIND_SHMEM);
 	add(m, 0, PRESENT(400, FILEP));
 	m = snapgen_map(p, 0x60000, 1, RW | EXM_PERM_S, "/memfd:m (deleted)",
-		  EXM_KIND_SHMEM);
+			EXM_KIND_SHMEM);
 	add(m, 0, PRESENT(400, FILEP));
 	cr_assert_eq(exm_snapshot_account(s), 0);
 	return s;
@@ -247,13 +247,13 @@ Test(procset, parse_and_match)
 	cr_assert_eq(exm_procset_parse("user:u", &set, err, sizeof(err)), 0);
 	cr_expect(exm_procset_match(&set, &s->procs[0]));
 	exm_procset_fini(&set);
-	static const char *const bad[] = { "", "1,", ",1", "0", "1,,2", "x",
-					   "user:", "comm:", "cgroup:",
-					   "99999999999", "-1", "1 2" };
+	static const char *const bad[] = {
+		"",	 "1,",	  ",1",	     "0",	    "1,,2", "x",
+		"user:", "comm:", "cgroup:", "99999999999", "-1",   "1 2"
+	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		cr_expect_eq(exm_procset_parse(bad[i], &set, err,
-					       sizeof(err)), -EINVAL,
-			     "'%s' accepted", bad[i]);
+		cr_expect_eq(exm_procset_parse(bad[i], &set, err, sizeof(err)),
+			     -EINVAL, "'%s' accepted", bad[i]);
 		exm_procset_fini(&set);
 	}
 	exm_snapshot_free(s);

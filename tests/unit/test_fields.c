@@ -34,9 +34,9 @@ Test(fields, complete_and_unique)
 Test(fields, issue_keys_exist)
 {
 	static const char *const proc_keys[] = {
-		"pid",	  "ppid",     "user",	   "comm",	"cmd",
-		"vm",	  "rss",      "erss",	   "swap",	"eswap",
-		"mapped", "emapped",  "sole",	   "writable",	"pss",
+		"pid",	    "ppid",	"user",	     "comm",	  "cmd",
+		"vm",	    "rss",	"erss",	     "swap",	  "eswap",
+		"mapped",   "emapped",	"sole",	     "writable",  "pss",
 		"pss_anon", "pss_file", "pss_shmem", "pss_dirty", "swap_pss",
 	};
 	static const char *const file_keys[] = { "file", "kind", "nprocs",
@@ -92,8 +92,7 @@ Test(format, escape_hostile_text)
 {
 	char b[128];
 
-	cr_assert_str_eq(exm_escape(b, sizeof(b), "evil\033[2J"),
-			 "evil\\e[2J");
+	cr_assert_str_eq(exm_escape(b, sizeof(b), "evil\033[2J"), "evil\\e[2J");
 	cr_assert_str_eq(exm_escape(b, sizeof(b), "a\nb\tc\a"),
 			 "a\\nb\\tc\\x07");
 	cr_assert_str_eq(exm_escape(b, sizeof(b), "bad\xff\xfe"),
@@ -101,9 +100,13 @@ Test(format, escape_hostile_text)
 	cr_assert_str_eq(exm_escape(b, sizeof(b), "na\xc3\xafve \xe2\x98\x83"),
 			 "na\xc3\xafve \xe2\x98\x83");
 	/* C1 control (U+009B, CSI) and a bidi override. */
-	cr_assert_str_eq(exm_escape(b, sizeof(b), "x\xc2\x9b" "y"),
+	cr_assert_str_eq(exm_escape(b, sizeof(b),
+				    "x\xc2\x9b"
+				    "y"),
 			 "x\\u009by");
-	cr_assert_str_eq(exm_escape(b, sizeof(b), "\xe2\x80\xae" "abc"),
+	cr_assert_str_eq(exm_escape(b, sizeof(b),
+				    "\xe2\x80\xae"
+				    "abc"),
 			 "\\u202eabc");
 	/* Overlong and surrogate encodings are invalid. */
 	cr_assert_str_eq(exm_escape(b, sizeof(b), "\xc0\xaf"), "\\xc0\\xaf");
@@ -147,11 +150,12 @@ Test(format, decimal_numbers_only)
 	cr_assert(exm_parse_decimal("86400", true, &d));
 	cr_assert_float_eq(d, 86400, 1e-12);
 	cr_assert_not(exm_parse_decimal("1.5", false, &d));
-	static const char *const bad[] = { "", "0x10", "1e1", "inf", "nan",
-					   "-1", "+1", " 1", "1 ", "1.", ".5",
-					   "1,5", "0x", "1..2", NULL };
+	static const char *const bad[] = { "",	 "0x10", "1e1", "inf",	"nan",
+					   "-1", "+1",	 " 1",	"1 ",	"1.",
+					   ".5", "1,5",	 "0x",	"1..2", NULL };
 	for (int i = 0; bad[i]; i++) {
-		cr_assert_not(exm_parse_decimal(bad[i], true, &d), "%s", bad[i]);
+		cr_assert_not(exm_parse_decimal(bad[i], true, &d), "%s",
+			      bad[i]);
 		cr_assert_not(exm_parse_unsigned(bad[i], ~0ull, &u), "%s",
 			      bad[i]);
 	}
@@ -210,11 +214,21 @@ Test(fields, delta_rows)
 	struct exm_row r = {
 		.proc = &p,
 		.flags = EXM_ROW_DELTA,
-		.sz = { .vm = 8192, .rss = 4096, .erss = 1024.5, .swap = 0,
-			.eswap = 0, .sole = 4096, .writable = 0,
+		.sz = { .vm = 8192,
+			.rss = 4096,
+			.erss = 1024.5,
+			.swap = 0,
+			.eswap = 0,
+			.sole = 4096,
+			.writable = 0,
 			.has = EXM_HAS_ALL },
-		.prev = { .vm = 12288, .rss = 0, .erss = 0, .swap = 4096,
-			  .eswap = 2048, .sole = 0, .writable = 0,
+		.prev = { .vm = 12288,
+			  .rss = 0,
+			  .erss = 0,
+			  .swap = 4096,
+			  .eswap = 2048,
+			  .sole = 0,
+			  .writable = 0,
 			  .has = EXM_HAS_ALL & ~EXM_HAS_WRITABLE },
 		.kpss = { .pss = 3000, .has = EXM_KPSS_PSS },
 		.prev_kpss = { .pss = 1000, .has = EXM_KPSS_PSS },
@@ -291,10 +305,30 @@ Test(fields, thousandths_as_printf)
 {
 	unsigned seed = 99;
 	static const double odd[] = {
-		0, -0.0, 0.0625, 0.1875, 0.0005, 0.0015, -0.0004, -0.0005,
-		0.9995, 0.99951, 999.9995, 1e15 + 0.5, 0x1p50 - 0.125, 0x1p50,
-		0x1p50 + 1, 1e30, -1e30, 28.000000000000004, 4096.0 / 3,
-		INFINITY, -INFINITY, NAN, 5e-324, -5e-324,
+		0,
+		-0.0,
+		0.0625,
+		0.1875,
+		0.0005,
+		0.0015,
+		-0.0004,
+		-0.0005,
+		0.9995,
+		0.99951,
+		999.9995,
+		1e15 + 0.5,
+		0x1p50 - 0.125,
+		0x1p50,
+		0x1p50 + 1,
+		1e30,
+		-1e30,
+		28.000000000000004,
+		4096.0 / 3,
+		INFINITY,
+		-INFINITY,
+		NAN,
+		5e-324,
+		-5e-324,
 	};
 
 	for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++)
@@ -326,7 +360,7 @@ Test(fields, thousandths_as_printf)
 Test(fields, u64_digits)
 {
 	char b[24];
-	static const uint64_t v[] = { 0, 7, 10, 4096, 1234567890123ull,
+	static const uint64_t v[] = { 0,	 7, 10, 4096, 1234567890123ull,
 				      UINT64_MAX };
 
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
@@ -347,9 +381,12 @@ Test(fields, mapped_needs_both_parts)
 	struct exm_proc p = { .pid = 7, .comm = (char *)"x" };
 	struct exm_row r = {
 		.proc = &p,
-		.sz = { .vm = 8192, .rss = 4096, .erss = 1024.5, .swap = 4096,
-			.eswap = 2048, .has = EXM_HAS_VM | EXM_HAS_RSS |
-					      EXM_HAS_ERSS },
+		.sz = { .vm = 8192,
+			.rss = 4096,
+			.erss = 1024.5,
+			.swap = 4096,
+			.eswap = 2048,
+			.has = EXM_HAS_VM | EXM_HAS_RSS | EXM_HAS_ERSS },
 	};
 	struct exm_value v;
 
@@ -377,22 +414,24 @@ Test(fields, mapped_needs_both_parts)
  * whose OOM figures were not read has none ("-"), not 0. */
 Test(fields, oom_adj_signed)
 {
-	struct exm_proc p[3] = { { .pid = 1, .has_oom = true,
-				   .oom_score = 0, .oom_adj = -1000 },
-				 { .pid = 2, .has_oom = true,
-				   .oom_score = 700, .oom_adj = 300 },
-				 { .pid = 3 } };
-	struct exm_row r[3] = { { .proc = &p[1] }, { .proc = &p[0] },
+	struct exm_proc p[3] = {
+		{ .pid = 1, .has_oom = true, .oom_score = 0, .oom_adj = -1000 },
+		{ .pid = 2, .has_oom = true, .oom_score = 700, .oom_adj = 300 },
+		{ .pid = 3 }
+	};
+	struct exm_row r[3] = { { .proc = &p[1] },
+				{ .proc = &p[0] },
 				{ .proc = &p[2] } };
 	struct exm_value v;
 	char buf[32];
 
 	exm_field_value(EXM_F_OOM_ADJ, EXM_T_PROCS, &r[1], &v);
 	cr_assert_str_eq(exm_fmt_value(buf, sizeof(buf), EXM_F_OOM_ADJ, &v,
-				       false), "-1000");
+				       false),
+			 "-1000");
 	exm_field_value(EXM_F_OOM, EXM_T_PROCS, &r[0], &v);
-	cr_assert_str_eq(exm_fmt_value(buf, sizeof(buf), EXM_F_OOM, &v,
-				       false), "700");
+	cr_assert_str_eq(exm_fmt_value(buf, sizeof(buf), EXM_F_OOM, &v, false),
+			 "700");
 	exm_field_value(EXM_F_OOM_ADJ, EXM_T_PROCS, &r[2], &v);
 	cr_assert_eq(v.type, EXM_V_NONE);
 	exm_rows_sort(r, 3, EXM_F_OOM_ADJ, EXM_T_PROCS, false);

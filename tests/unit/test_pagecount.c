@@ -31,8 +31,9 @@ Test(pagecount, counts_owners_distinct)
 Test(pagecount, sparse_keys_and_many_chunks)
 {
 	struct exm_pagecount *pc = exm_pagecount_new();
-	uint64_t keys[] = { 0, 65535, 65536, (1ull << 40) + 3,
-			    (1ull << 54) - 1, 123456789 };
+	uint64_t keys[] = {
+		0, 65535, 65536, (1ull << 40) + 3, (1ull << 54) - 1, 123456789
+	};
 	uint32_t owner;
 
 	for (size_t i = 0; i < 6; i++)
@@ -83,7 +84,8 @@ Test(pagecount, partitions_match_the_plain_table)
 		for (uint32_t i = 0; i < N; i++) {
 			/* PFNs over 80 chunks, a few repeated; swap keys */
 			uint64_t pfn_key = ((uint64_t)(i % 80) << 16) +
-					   (i * 7919u + owner * (i % 3)) % 65536;
+					   (i * 7919u + owner * (i % 3)) %
+						   65536;
 
 			if (i % 11 == 0) {
 				uint64_t key = ((uint64_t)(i % 97) << 5) | 2;
@@ -91,31 +93,36 @@ Test(pagecount, partitions_match_the_plain_table)
 				w64[i] = EXM_PM_SWAPPED | key;
 				cr_assert(exm_pm_pack(w64[i], &w32[i]));
 				cr_assert_eq(exm_pagecount_add(pswp, key,
-							       owner), 0);
+							       owner),
+					     0);
 			} else {
 				w64[i] = EXM_PM_PRESENT | pfn_key;
 				cr_assert(exm_pm_pack(w64[i], &w32[i]));
 				cr_assert_eq(exm_pagecount_add(plain, pfn_key,
-							       owner), 0);
+							       owner),
+					     0);
 			}
 		}
 		for (unsigned t = 0; t < 4; t++)
-			cr_assert_eq(exm_pagecount_add_words(
-					     pfn, swp, t, owner == 1 ? w64 : NULL,
-					     owner == 1 ? NULL : w32, N, owner, 1),
+			cr_assert_eq(exm_pagecount_add_words(pfn, swp, t,
+							     owner == 1 ? w64
+									: NULL,
+							     owner == 1 ? NULL
+									: w32,
+							     N, owner, 1),
 				     0);
 	}
 	/* a key past the direct index, in a table and its partitions */
 	cr_assert_eq(exm_pagecount_add(plain, (1ull << 45) + 1, 7), 0);
 	w64[0] = EXM_PM_PRESENT | ((1ull << 45) + 1);
 	cr_assert_eq(exm_pagecount_add_words(
-			     pfn, swp, exm_pagecount_part_of(pfn, (1ull << 45) + 1),
-			     w64, NULL, 1, 7, 1),
+			     pfn, swp,
+			     exm_pagecount_part_of(pfn, (1ull << 45) + 1), w64,
+			     NULL, 1, 7, 1),
 		     0);
 	cr_assert_eq(exm_pagecount_distinct(pfn),
 		     exm_pagecount_distinct(plain));
-	cr_assert_eq(exm_pagecount_distinct(swp),
-		     exm_pagecount_distinct(pswp));
+	cr_assert_eq(exm_pagecount_distinct(swp), exm_pagecount_distinct(pswp));
 	for (uint64_t key = 0; key < (80ull << 16); key += 13) {
 		uint32_t o1, o2;
 		const void *hint = NULL;

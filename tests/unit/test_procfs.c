@@ -103,8 +103,7 @@ Test(maps, kinds)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct exm_mapping m;
 
-		cr_assert_eq(parse(cases[i].line, &m), 0, "%s",
-			     cases[i].line);
+		cr_assert_eq(parse(cases[i].line, &m), 0, "%s", cases[i].line);
 		cr_expect_eq(m.kind, cases[i].kind, "%s: kind %d",
 			     cases[i].line, m.kind);
 		cr_expect_str_eq(m.name, cases[i].name);
@@ -155,12 +154,11 @@ Test(kv, exact_keys_and_units)
 	/* Not key/number lines. */
 	cr_assert_eq(exm_parse_kv("VmFlags: rd wr mr", 17, &key, &klen, &v),
 		     -EINVAL);
-	cr_assert_eq(exm_parse_kv("00400000-0040b000 r-xp 0 08:01 1 /bin/x",
-				  39, &key, &klen, &v),
+	cr_assert_eq(exm_parse_kv("00400000-0040b000 r-xp 0 08:01 1 /bin/x", 39,
+				  &key, &klen, &v),
 		     -EINVAL);
 	cr_assert_eq(exm_parse_kv("Rss:", 4, &key, &klen, &v), -EINVAL);
-	cr_assert_eq(exm_parse_kv("Rss: 12 MB", 10, &key, &klen, &v),
-		     -EINVAL);
+	cr_assert_eq(exm_parse_kv("Rss: 12 MB", 10, &key, &klen, &v), -EINVAL);
 	cr_assert_eq(exm_parse_kv(": 12 kB", 7, &key, &klen, &v), -EINVAL);
 	cr_assert_eq(exm_parse_kv("Rss: 99999999999999999999 kB", 28, &key,
 				  &klen, &v),
@@ -169,20 +167,19 @@ Test(kv, exact_keys_and_units)
 
 Test(rollup, exact_matching_and_unknown_keys)
 {
-	const char buf[] =
-		"55d0c0a00000-7ffd3c1fe000 ---p 00000000 00:00 0    "
-		"[rollup]\n"
-		"Rss:                2000 kB\n"
-		"Pss:                1000 kB\n"
-		"Pss_Dirty:           300 kB\n"
-		"Pss_Anon:            400 kB\n"
-		"Pss_File:            500 kB\n"
-		"Pss_Shmem:           100 kB\n"
-		"Shared_Clean:        900 kB\n"
-		"Swap:                 64 kB\n"
-		"SwapPss:              32 kB\n"
-		"Pss_Future_Key:     7777 kB\n"
-		"Locked:                0 kB\n";
+	const char buf[] = "55d0c0a00000-7ffd3c1fe000 ---p 00000000 00:00 0    "
+			   "[rollup]\n"
+			   "Rss:                2000 kB\n"
+			   "Pss:                1000 kB\n"
+			   "Pss_Dirty:           300 kB\n"
+			   "Pss_Anon:            400 kB\n"
+			   "Pss_File:            500 kB\n"
+			   "Pss_Shmem:           100 kB\n"
+			   "Shared_Clean:        900 kB\n"
+			   "Swap:                 64 kB\n"
+			   "SwapPss:              32 kB\n"
+			   "Pss_Future_Key:     7777 kB\n"
+			   "Locked:                0 kB\n";
 	struct exm_kpss k;
 
 	cr_assert_eq(exm_parse_rollup(buf, strlen(buf), &k), 0);

@@ -192,7 +192,8 @@ Test(record, replay_steps_through_then_stays_on_the_last)
 	exm_record_close(r);
 
 	snprintf(name, sizeof(name), "replay:%s", path);
-	cr_assert_eq(exm_source_open(name, &src, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(exm_source_open(name, &src, err, sizeof(err)), 0, "%s",
+		     err);
 	cr_assert_eq(exm_source_count(src), 3);
 	for (int i = 0; i < 4; i++) {
 		cr_assert_eq(exm_source_tell(src), i < 3 ? (size_t)i : 2);
@@ -224,7 +225,8 @@ Test(record, pids_option_honoured_on_replay)
 	exm_record_close(r);
 	exm_snapshot_free(s);
 	snprintf(name, sizeof(name), "replay:%s", path);
-	cr_assert_eq(exm_source_open(name, &src, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(exm_source_open(name, &src, err, sizeof(err)), 0, "%s",
+		     err);
 	cr_assert_eq(exm_source_snapshot(src, &o, &s), 0);
 	cr_assert_eq(s->nprocs, 2);
 	cr_assert_eq(s->procs[0].pid, 200);
@@ -369,14 +371,15 @@ Test(record, corrupt_rows_are_rejected)
 		tmp_path(path, sizeof(path), "corrupt.exmrec");
 		record_basic(path);
 		if (strstr(damage[i], "build_id"))
-			sql(path, "UPDATE file SET build_id = 'ab' WHERE id = 1");
+			sql(path,
+			    "UPDATE file SET build_id = 'ab' WHERE id = 1");
 		sql(path, damage[i]);
-		cr_assert_eq(open_fails(path, err, sizeof(err)), -EINVAL,
-			     "%s", damage[i]);
-		cr_assert(strstr(err, "corrupt") || strstr(err, "not an exmtop"),
+		cr_assert_eq(open_fails(path, err, sizeof(err)), -EINVAL, "%s",
+			     damage[i]);
+		cr_assert(strstr(err, "corrupt") ||
+				  strstr(err, "not an exmtop"),
 			  "%s: %s", damage[i], err);
-		if (strstr(damage[i], "meminfo") &&
-		    !strstr(damage[i], "DROP"))
+		if (strstr(damage[i], "meminfo") && !strstr(damage[i], "DROP"))
 			cr_assert(strstr(err, "meminfo"), "%s: %s", damage[i],
 				  err);
 		rm_recording(path);
@@ -502,8 +505,7 @@ Test(record, meminfo_round_trip)
 	cr_assert_eq(exm_record_open(path, &r, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(exm_record_snapshot(r, a), 0, "%s", exm_record_errmsg(r));
 	exm_record_close(r);
-	cr_assert_eq(sql_int(path, "PRAGMA user_version"),
-		     EXM_RECORD_SCHEMA);
+	cr_assert_eq(sql_int(path, "PRAGMA user_version"), EXM_RECORD_SCHEMA);
 	cr_assert_eq(sql_int(path, "SELECT meminfo FROM snapshot"), 21);
 	cr_assert_eq(sql_int(path, "SELECT value FROM meminfo WHERE "
 				   "key = 'MemTotal' AND unit = 'kB'"),
@@ -652,11 +654,9 @@ Test(record, schema1_replays_and_upgrades)
 		     "reading changes nothing");
 
 	cr_assert_eq(exm_record_open(path, &r, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(exm_record_snapshot(r, fx), 0, "%s",
-		     exm_record_errmsg(r));
+	cr_assert_eq(exm_record_snapshot(r, fx), 0, "%s", exm_record_errmsg(r));
 	exm_record_close(r);
-	cr_assert_eq(sql_int(path, "PRAGMA user_version"),
-		     EXM_RECORD_SCHEMA);
+	cr_assert_eq(sql_int(path, "PRAGMA user_version"), EXM_RECORD_SCHEMA);
 	cr_assert_eq(sql_int(path, "SELECT count(*) FROM snapshot WHERE "
 				   "meminfo IS NULL"),
 		     2);
@@ -671,8 +671,7 @@ Test(record, schema1_replays_and_upgrades)
 	/* a second recorder finds it upgraded: nothing to do */
 	cr_assert_eq(exm_record_open(path, &r, err, sizeof(err)), 0, "%s", err);
 	exm_record_close(r);
-	cr_assert_eq(sql_int(path, "PRAGMA user_version"),
-		     EXM_RECORD_SCHEMA);
+	cr_assert_eq(sql_int(path, "PRAGMA user_version"), EXM_RECORD_SCHEMA);
 	cr_assert_eq(sql_int(path, "SELECT count(*) FROM snapshot"), 3);
 	exm_snapshot_free(fx);
 	rm_recording(path);
@@ -689,10 +688,11 @@ Test(record, schema2_replays_and_upgrades)
 
 	tmp_path(path, sizeof(path), "v2.exmrec");
 	make_v1(path);
-	sql(path, "ALTER TABLE snapshot ADD COLUMN meminfo INTEGER;"
-		  "CREATE TABLE meminfo(snapshot INTEGER, idx INTEGER, key TEXT,"
-		  " value INTEGER, unit TEXT, PRIMARY KEY(snapshot, idx))"
-		  " WITHOUT ROWID; PRAGMA user_version=2");
+	sql(path,
+	    "ALTER TABLE snapshot ADD COLUMN meminfo INTEGER;"
+	    "CREATE TABLE meminfo(snapshot INTEGER, idx INTEGER, key TEXT,"
+	    " value INTEGER, unit TEXT, PRIMARY KEY(snapshot, idx))"
+	    " WITHOUT ROWID; PRAGMA user_version=2");
 	for (size_t i = 0; i < 2; i++) {
 		s = load_at(path, i);
 		cr_assert(s->sys.meminfo.predates);
@@ -701,11 +701,9 @@ Test(record, schema2_replays_and_upgrades)
 		exm_snapshot_free(s);
 	}
 	cr_assert_eq(exm_record_open(path, &r, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(exm_record_snapshot(r, fx), 0, "%s",
-		     exm_record_errmsg(r));
+	cr_assert_eq(exm_record_snapshot(r, fx), 0, "%s", exm_record_errmsg(r));
 	exm_record_close(r);
-	cr_assert_eq(sql_int(path, "PRAGMA user_version"),
-		     EXM_RECORD_SCHEMA);
+	cr_assert_eq(sql_int(path, "PRAGMA user_version"), EXM_RECORD_SCHEMA);
 	/* the columns of schema 3, NULL in the old rows */
 	cr_assert_gt(sql_int(path, "SELECT count(*) FROM mapping WHERE "
 				   "snapshot < 3"),
@@ -742,19 +740,32 @@ static struct exm_snapshot *record_oom_cgroups(const char *path)
 	cr_assert(s->cgroups);
 	s->ncgroups = 2;
 	s->cgroups[0] = (struct exm_cgcharge){
-		.path = strdup("/"), .ino = 1, .anon = 7, .file = 8,
-		.shmem = 9, .others = 0.5, .elsewhere = 4096.25,
-		.has = EXM_CG_ANON | EXM_CG_FILE | EXM_CG_SHMEM |
-		       EXM_CG_FRAMES };
+		.path = strdup("/"),
+		.ino = 1,
+		.anon = 7,
+		.file = 8,
+		.shmem = 9,
+		.others = 0.5,
+		.elsewhere = 4096.25,
+		.has = EXM_CG_ANON | EXM_CG_FILE | EXM_CG_SHMEM | EXM_CG_FRAMES
+	};
 	s->cgroups[1] = (struct exm_cgcharge){
-		.path = strdup("/a.slice"), .ino = 77, .current = 1u << 30,
-		.anon = 1, .file = 2, .shmem = 3, .kernel = 4, .others = 5,
-		.elsewhere = 6, .unmapped = 7, .has = EXM_CG_CURRENT |
-		EXM_CG_ANON | EXM_CG_FILE | EXM_CG_SHMEM | EXM_CG_KERNEL |
-		EXM_CG_FRAMES | EXM_CG_UNMAPPED };
+		.path = strdup("/a.slice"),
+		.ino = 77,
+		.current = 1u << 30,
+		.anon = 1,
+		.file = 2,
+		.shmem = 3,
+		.kernel = 4,
+		.others = 5,
+		.elsewhere = 6,
+		.unmapped = 7,
+		.has = EXM_CG_CURRENT | EXM_CG_ANON | EXM_CG_FILE |
+		       EXM_CG_SHMEM | EXM_CG_KERNEL | EXM_CG_FRAMES |
+		       EXM_CG_UNMAPPED
+	};
 	cr_assert_eq(exm_record_open(path, &r, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(exm_record_snapshot(r, s), 0, "%s",
-		     exm_record_errmsg(r));
+	cr_assert_eq(exm_record_snapshot(r, s), 0, "%s", exm_record_errmsg(r));
 	exm_record_close(r);
 	return s;
 }
@@ -816,11 +827,11 @@ Test(record, oom_and_cgroups_round_trip)
 	cr_assert(rows);
 	for (size_t i = 0; i < n; i++) {
 		exm_field_value(EXM_F_CG_CURRENT, EXM_T_GROUPS, &rows[i], &v);
-		cr_expect_eq(v.type, exm_cgcharge_find(back, rows[i].name) &&
-						     !strcmp(rows[i].name,
-							     "/a.slice")
-					     ? EXM_V_INT
-					     : EXM_V_NONE,
+		cr_expect_eq(v.type,
+			     exm_cgcharge_find(back, rows[i].name) &&
+					     !strcmp(rows[i].name, "/a.slice")
+				     ? EXM_V_INT
+				     : EXM_V_NONE,
 			     "%s", rows[i].name);
 	}
 	free(rows);
@@ -847,8 +858,7 @@ Test(record, schema3_replays_and_upgrades)
 	cr_expect_eq(back->ncgroups, 0);
 	exm_snapshot_free(back);
 	s = record_oom_cgroups(path);
-	cr_assert_eq(sql_int(path, "PRAGMA user_version"),
-		     EXM_RECORD_SCHEMA);
+	cr_assert_eq(sql_int(path, "PRAGMA user_version"), EXM_RECORD_SCHEMA);
 	cr_expect_eq(sql_int(path, "SELECT count(*) FROM process WHERE "
 				   "snapshot = 1 AND oom_score IS NULL"),
 		     sql_int(path, "SELECT count(*) FROM process WHERE "
@@ -938,11 +948,9 @@ Test(record, predates_is_kept_when_recorded_again)
 	s = load_at(v1, 0);
 	tmp_path(path, sizeof(path), "again.exmrec");
 	cr_assert_eq(exm_record_open(path, &r, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(exm_record_snapshot(r, s), 0, "%s",
-		     exm_record_errmsg(r));
+	cr_assert_eq(exm_record_snapshot(r, s), 0, "%s", exm_record_errmsg(r));
 	s->sys.meminfo.predates = false;
-	cr_assert_eq(exm_record_snapshot(r, s), 0, "%s",
-		     exm_record_errmsg(r));
+	cr_assert_eq(exm_record_snapshot(r, s), 0, "%s", exm_record_errmsg(r));
 	exm_record_close(r);
 	exm_snapshot_free(s);
 	cr_assert_eq(sql_int(path, "SELECT meminfo IS NULL FROM snapshot "
@@ -1233,8 +1241,8 @@ Test(record, keep_duration_and_size)
 			if (i == 12) /* as made before auto_vacuum */
 				sql(path, "PRAGMA auto_vacuum=NONE;VACUUM;");
 			cr_assert_eq(exm_record_open(path, &r, err,
-						     sizeof(err)), 0, "%s",
-				     err);
+						     sizeof(err)),
+				     0, "%s", err);
 			cr_assert_eq(exm_record_set_retention(r, &k), 0);
 		}
 		/* another process each time: snapshots of their own */
@@ -1249,8 +1257,8 @@ Test(record, keep_duration_and_size)
 		cr_assert_leq(st.st_size, bound, "snapshot %d", i + 1);
 		if (i % 6)
 			cr_assert_eq(sql_int(path, "SELECT max(id) FROM "
-						   "pageset"), top,
-				     "snapshot %d", i + 1);
+						   "pageset"),
+				     top, "snapshot %d", i + 1);
 		top = (int)sql_int(path, "SELECT max(id) FROM pageset");
 	}
 	cr_assert_eq(sql_int(path, "PRAGMA auto_vacuum"), 2);
@@ -1295,8 +1303,8 @@ Test(record, dropped_snapshot_says_so)
 	exm_snapshot_free(s);
 	s = exm_snapshot_new();
 	exm_builder_init(&b, s);
-	cr_assert_eq(exm_recording_load(rec, 1, &exm_builder_sink, &b), 0,
-		     "%s", exm_recording_errmsg(rec));
+	cr_assert_eq(exm_recording_load(rec, 1, &exm_builder_sink, &b), 0, "%s",
+		     exm_recording_errmsg(rec));
 	cr_assert_eq(exm_snapshot_account(s), 0);
 	assert_same(a, s);
 	exm_snapshot_free(s);

@@ -43,8 +43,8 @@ static struct exm_snapshot *two_swap_devices(void)
 		ag_page(m, 3, SWAPW(1, 21));
 		/* consecutive frames, the flags changing in the middle */
 		ag_page(m, 4, PG(300 + 10 * i, EXM_PM_EXCLUSIVE));
-		ag_page(m, 5, PG(301 + 10 * i, EXM_PM_EXCLUSIVE |
-					       EXM_PM_SOFT_DIRTY));
+		ag_page(m, 5,
+			PG(301 + 10 * i, EXM_PM_EXCLUSIVE | EXM_PM_SOFT_DIRTY));
 		ag_page(m, 6, PG(302 + 10 * i, 0));
 		m = ag_map(p, 0x200000, 2, RX, "/usr/lib/libw.so", 77, 0,
 			   EXM_KIND_FILE);
@@ -60,8 +60,8 @@ static struct exm_snapshot *two_swap_devices(void)
 
 /* 0 when every mapping of a and b has the same used pages at the same
  * addresses with the same words; else 1 with the first difference. */
-static int words_cmp(const struct exm_snapshot *a,
-		     const struct exm_snapshot *b, char *why, size_t len)
+static int words_cmp(const struct exm_snapshot *a, const struct exm_snapshot *b,
+		     char *why, size_t len)
 {
 	for (size_t i = 0; i < a->nprocs && i < b->nprocs; i++) {
 		const struct exm_proc *p = &a->procs[i], *q = &b->procs[i];
@@ -76,10 +76,12 @@ static int words_cmp(const struct exm_snapshot *a,
 				uint64_t vm, vn, wm, wn;
 
 				if (rm == m->nruns || rn == n->nruns) {
-					snprintf(why, len, "pid %d map %zu: "
-						 "pages %s only", (int)p->pid,
-						 j, rm == m->nruns ? "replayed"
-								   : "taken");
+					snprintf(why, len,
+						 "pid %d map %zu: "
+						 "pages %s only",
+						 (int)p->pid, j,
+						 rm == m->nruns ? "replayed"
+								: "taken");
 					return 1;
 				}
 				vm = m->runs[rm].vpn + km;
@@ -87,7 +89,8 @@ static int words_cmp(const struct exm_snapshot *a,
 				wm = exm_mapping_word(m, m->runs[rm].idx + km);
 				wn = exm_mapping_word(n, n->runs[rn].idx + kn);
 				if (vm != vn || wm != wn) {
-					snprintf(why, len, "pid %d map %zu: page "
+					snprintf(why, len,
+						 "pid %d map %zu: page "
 						 "%#llx word %#llx, replayed "
 						 "%#llx word %#llx",
 						 (int)p->pid, j,

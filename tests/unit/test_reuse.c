@@ -77,7 +77,8 @@ static int take(struct exm_source *src, const struct exm_scan_opts *opts,
 			continue;
 		walks[i]++;
 		cr_assert_eq(exm_build_pages(&b, m, m->start / 4096, words[i],
-					     4), 0);
+					     4),
+			     0);
 	}
 	exm_build_end(&b, &(struct exm_build_end){ 0 });
 	cr_assert_eq(exm_snapshot_account(s), 0);
@@ -189,8 +190,8 @@ Test(reuse, stale_word_is_caught_by_the_check)
 
 	cr_assert_eq(exm_reuse_snapshot(reuse, NULL, &opts, take, &s), 0);
 	cr_assert_neq(exm_mapping_word(&s->procs[0].maps[0], 3), words[0][3]);
-	cr_assert(strstr(exm_reuse_stats(reuse)->diff, "pid 100 (words"),
-		  "%s", exm_reuse_stats(reuse)->diff);
+	cr_assert(strstr(exm_reuse_stats(reuse)->diff, "pid 100 (words"), "%s",
+		  exm_reuse_stats(reuse)->diff);
 	exm_snapshot_free(s);
 	/* a counter of the system moves: the next one is a full walk */
 	set_vmstat(5);

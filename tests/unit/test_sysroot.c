@@ -134,8 +134,7 @@ Test(sysroot, build_id_recorded_mismatch_reported_sysroot_resolves)
 	cr_assert_eq(e->state, EXM_ELF_REPLACED);
 	cr_assert(strstr(exm_elfcache_why(c), "does not match the recording"),
 		  "%s", exm_elfcache_why(c));
-	cr_assert(strstr(exm_elfcache_why(c), bid), "%s",
-		  exm_elfcache_why(c));
+	cr_assert(strstr(exm_elfcache_why(c), bid), "%s", exm_elfcache_why(c));
 
 	/* recorded again (a replay into a new file), the build-id is the
 	 * recorded one, not the replaced file's */
@@ -145,7 +144,8 @@ Test(sysroot, build_id_recorded_mismatch_reported_sysroot_resolves)
 	exm_record_close(r);
 	cr_assert_eq(sqlite3_open(q, &db), SQLITE_OK);
 	cr_assert_eq(sqlite3_prepare_v2(db, "SELECT build_id FROM file", -1,
-					&st, NULL), SQLITE_OK);
+					&st, NULL),
+		     SQLITE_OK);
 	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
 	cr_assert_str_eq((const char *)sqlite3_column_text(st, 0), bid);
 	sqlite3_finalize(st);

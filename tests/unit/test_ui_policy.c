@@ -30,8 +30,8 @@ static struct exm_snapshot *many_from(pid_t first)
 		pids[n++] = p;
 	so.pids = pids;
 	so.npids = n;
-	cr_assert_eq(exm_source_open("fixture:many", &src, err, sizeof(err)),
-		     0, "%s", err);
+	cr_assert_eq(exm_source_open("fixture:many", &src, err, sizeof(err)), 0,
+		     "%s", err);
 	cr_assert_eq(exm_source_snapshot(src, &so, &snap), 0);
 	exm_source_close(src);
 	free(pids);
@@ -190,8 +190,8 @@ Test(ui_policy, cgroups_only_while_grouped_by_them)
 
 		set.group_by = (enum exm_group_by)g;
 		needs = tui_policy_needs(&s, 1, &set);
-		cr_assert_eq(!!(needs & EXM_NEED_CGROUP),
-			     g == EXM_GROUP_CGROUP, "%s", exm_group_name(g));
+		cr_assert_eq(!!(needs & EXM_NEED_CGROUP), g == EXM_GROUP_CGROUP,
+			     "%s", exm_group_name(g));
 	}
 	tui_stack_fini(&s);
 }
@@ -235,7 +235,8 @@ Test(ui_policy, alerts_view_reads_everyone_while_shown)
 	cr_assert_eq(so.nkpss_pids, 20);
 
 	for (const char *const *r = (const char *const[]){ "system", "units",
-		     "breakdown", NULL }; *r; r++) {
+							   "breakdown", NULL };
+	     *r; r++) {
 		cr_assert_not_null(tui_report_push(&s, *r));
 		cr_assert_not(tui_policy_needs(&s, 1, &set) & EXM_NEED_KPSS,
 			      "%s", *r);

@@ -32,8 +32,8 @@ Test(ui_rc, fields_parse)
 				      err, sizeof(err)),
 		     -EINVAL);
 	cr_assert_str_eq(err, "field 'file' does not apply to processes");
-	cr_assert_eq(exm_fields_parse("", EXM_T_PROCS, f, TUI_MAX_COLS + 1,
-				      err, sizeof(err)),
+	cr_assert_eq(exm_fields_parse("", EXM_T_PROCS, f, TUI_MAX_COLS + 1, err,
+				      sizeof(err)),
 		     -EINVAL);
 	cr_assert_eq(exm_fields_parse("pid,,erss", EXM_T_PROCS, f,
 				      TUI_MAX_COLS + 1, err, sizeof(err)),
@@ -60,8 +60,7 @@ Test(ui_rc, defaults_come_from_the_field_table)
 				continue;
 			cr_assert_eq(s.fields[t][k], def[i]);
 			k++;
-			if (def[i] == EXM_F_ERSS &&
-			    s.fields[t][k] == EXM_F_PSS)
+			if (def[i] == EXM_F_ERSS && s.fields[t][k] == EXM_F_PSS)
 				k++;
 		}
 		cr_assert_eq(tui_fields_count(s.fields[t]),
@@ -223,14 +222,14 @@ static void samples(const struct tui_setting *st, int t, char ok[][64],
  * writes them. */
 static bool same(const struct tui_settings *a, const struct tui_settings *b)
 {
-	for (const struct tui_setting *st = tui_settings_table; st->key;
-	     st++)
+	for (const struct tui_setting *st = tui_settings_table; st->key; st++)
 		for (int t = st->per_table ? 0 : -1;
 		     t < (st->per_table ? EXM_T__COUNT : 0); t++) {
 			char x[1024] = "", y[1024] = "";
 
 			if (tui_setting_format(st, t, a, x, sizeof(x)) !=
-				    tui_setting_format(st, t, b, y, sizeof(y)) ||
+				    tui_setting_format(st, t, b, y,
+						       sizeof(y)) ||
 			    strcmp(x, y))
 				return false;
 		}
@@ -247,8 +246,7 @@ Test(ui_rc, every_setting_round_trips, .init = mkdir_tmp, .fini = rm_tmp)
 	int n = 0;
 
 	snprintf(path, sizeof(path), "%s/exmtoprc", dir);
-	for (const struct tui_setting *st = tui_settings_table; st->key;
-	     st++)
+	for (const struct tui_setting *st = tui_settings_table; st->key; st++)
 		for (int t = st->per_table ? 0 : -1;
 		     t < (st->per_table ? EXM_T__COUNT : 0); t++) {
 			char ok[16][64], bad[16][64], name[64], a[1024],
@@ -282,8 +280,10 @@ Test(ui_rc, every_setting_round_trips, .init = mkdir_tmp, .fini = rm_tmp)
 				cr_assert(tui_setting_format(st, t, &r, b,
 							     sizeof(b)));
 				cr_assert_str_eq(a, b, "%s = %s", name, ok[i]);
-				cr_assert(same(&s, &r), "%s = %s: read back "
-					  "other", name, ok[i]);
+				cr_assert(same(&s, &r),
+					  "%s = %s: read back "
+					  "other",
+					  name, ok[i]);
 			}
 			for (int i = 0; bad[i][0]; i++, n++) {
 				struct tui_settings s, r;

@@ -82,8 +82,8 @@ Test(ui_scan, stop_during_a_scan_does_not_wait)
 	int e = -1;
 
 	/* fixture:slow: every snapshot after the first takes 3 s */
-	cr_assert_eq(exm_source_open("fixture:slow", &src, err, sizeof(err)),
-		     0, "%s", err);
+	cr_assert_eq(exm_source_open("fixture:slow", &src, err, sizeof(err)), 0,
+		     "%s", err);
 	cr_assert_eq(tui_scanner_start(&s, src, &so, true), 0);
 	tui_scanner_request(s);
 	pfd.fd = tui_scanner_fd(s);

@@ -17,7 +17,7 @@ Test(ui_text, widths, .init = utf8)
 {
 	cr_assert_eq(tui_text_width(""), 0);
 	cr_assert_eq(tui_text_width("abc"), 3);
-	cr_assert_eq(tui_text_width("na\xc3\xafve"), 5);	/* naïve */
+	cr_assert_eq(tui_text_width("na\xc3\xafve"), 5); /* naïve */
 	cr_assert_eq(tui_text_width("\xe6\xbc\xa2\xe5\xad\x97"), 4); /* 漢字 */
 	cr_assert_eq(tui_text_width("\xff"), 1); /* invalid byte: 1 cell */
 }
@@ -35,11 +35,15 @@ Test(ui_text, fit_pads_and_cuts, .init = utf8)
 	cr_assert_str_eq(tui_text_fit(b, sizeof(b), "abc", 0, false, false),
 			 "");
 	/* a wide character never straddles the edge */
-	cr_assert_str_eq(tui_text_fit(b, sizeof(b), "a\xe6\xbc\xa2" "b", 2,
-				      false, false),
+	cr_assert_str_eq(tui_text_fit(b, sizeof(b),
+				      "a\xe6\xbc\xa2"
+				      "b",
+				      2, false, false),
 			 "a ");
-	cr_assert_str_eq(tui_text_fit(b, sizeof(b), "a\xe6\xbc\xa2" "b", 3,
-				      false, false),
+	cr_assert_str_eq(tui_text_fit(b, sizeof(b),
+				      "a\xe6\xbc\xa2"
+				      "b",
+				      3, false, false),
 			 "a\xe6\xbc\xa2");
 	cr_assert_eq(tui_text_width(tui_text_fit(b, sizeof(b),
 						 "\xe6\xbc\xa2\xe5\xad\x97", 3,
@@ -114,12 +118,12 @@ Test(ui_text, paths_keep_their_end, .init = utf8)
 
 	cr_assert_str_eq(tui_text_fit_tail(b, sizeof(b), "/a/b", 6, false),
 			 "/a/b  ");
-	cr_assert_str_eq(tui_text_fit_tail(b, sizeof(b),
-					   "/usr/lib/libc.so.6", 10, false),
+	cr_assert_str_eq(tui_text_fit_tail(b, sizeof(b), "/usr/lib/libc.so.6",
+					   10, false),
 			 "\xe2\x80\xa6libc.so.6");
 	cr_assert_eq(tui_text_width(b), 10);
-	cr_assert_str_eq(tui_text_fit_tail(b, sizeof(b),
-					   "/usr/lib/libc.so.6", 10, true),
+	cr_assert_str_eq(tui_text_fit_tail(b, sizeof(b), "/usr/lib/libc.so.6",
+					   10, true),
 			 "<libc.so.6");
 	/* wide characters at the cut */
 	tui_text_fit_tail(b, sizeof(b), "/\xe6\xbc\xa2\xe5\xad\x97/x", 4,
@@ -139,11 +143,20 @@ Test(ui_text, skip_columns_from_the_left, .init = utf8)
 	cr_assert_str_eq(tui_text_skip("abc", 9, &pad), "");
 	/* é is one column; 中 is two: cut in two, skipped, one space left */
 	cr_assert_str_eq(tui_text_skip("\xc3\xa9x", 1, &pad), "x");
-	cr_assert_str_eq(tui_text_skip("a\xe4\xb8\xad" "b", 2, &pad), "b");
+	cr_assert_str_eq(tui_text_skip("a\xe4\xb8\xad"
+				       "b",
+				       2, &pad),
+			 "b");
 	cr_assert_eq(pad, 1);
-	cr_assert_str_eq(tui_text_skip("a\xe4\xb8\xad" "b", 3, &pad), "b");
+	cr_assert_str_eq(tui_text_skip("a\xe4\xb8\xad"
+				       "b",
+				       3, &pad),
+			 "b");
 	cr_assert_eq(pad, 0);
-	cr_assert_str_eq(tui_text_skip("\xff" "ab", 1, NULL), "ab");
+	cr_assert_str_eq(tui_text_skip("\xff"
+				       "ab",
+				       1, NULL),
+			 "ab");
 }
 
 Test(ui_text, or_lists_a_choice)

@@ -113,8 +113,8 @@ Test(ui_view, pid_filter_selects_rows_not_figures)
 	cr_assert_not(exm_proc_filter_match(&f, full));
 	f.user = "postgres";
 	cr_assert(exm_proc_filter_match(&f, full));
-	cr_assert_not(exm_proc_filter_match(&f, exm_snapshot_find_pid(snap,
-								      301)));
+	cr_assert_not(
+		exm_proc_filter_match(&f, exm_snapshot_find_pid(snap, 301)));
 	cr_assert(exm_proc_filter_match(NULL, full));
 	f.user = NULL;
 	g = exm_table_groups(snap, EXM_GROUP_PROGRAM, &f, &n);
@@ -329,8 +329,7 @@ Test(ui_view, groups_sum_their_processes)
 	refresh(v, a, NULL, EXM_GROUP_CGROUP);
 	cr_assert_eq(group_row(v, "/system.slice/postgresql.service")->nprocs,
 		     3);
-	cr_assert_eq(group_row(v,
-			       "/user.slice/user-1000.slice/session-1.scope")
+	cr_assert_eq(group_row(v, "/user.slice/user-1000.slice/session-1.scope")
 			     ->nprocs,
 		     3);
 	/* with a user filter, groups hold only that user's processes */
@@ -544,8 +543,10 @@ static struct exm_row *build_probe(struct tui_view *v,
 }
 
 static const struct tui_view_ops probe_ops = {
-	.name = "probe", .table = EXM_T_SECTIONS,
-	.build = build_probe, .crumb = tui_view_crumb_label,
+	.name = "probe",
+	.table = EXM_T_SECTIONS,
+	.build = build_probe,
+	.crumb = tui_view_crumb_label,
 };
 
 Test(ui_stack, plugged_in_views)
@@ -586,8 +587,8 @@ struct text_canvas {
 	char lines[8][128];
 };
 
-static void text_put(const struct tui_canvas *c, int y, int x,
-		     const char *str, enum tui_role role)
+static void text_put(const struct tui_canvas *c, int y, int x, const char *str,
+		     enum tui_role role)
 {
 	struct text_canvas *t = c->ctx;
 	size_t len = strlen(str);
@@ -629,8 +630,8 @@ Test(ui_stack, page_strip_view)
 	tui_view_refresh(v, &b);
 	cr_assert_eq(v->nvis, 1);
 	v->ops->draw(v, &c);
-	cr_assert(strstr(t.lines[0], "8 pages: 8 resident, 0 swapped"),
-		  "%s", t.lines[0]);
+	cr_assert(strstr(t.lines[0], "8 pages: 8 resident, 0 swapped"), "%s",
+		  t.lines[0]);
 	cr_assert_str_eq(t.lines[1], "    7f0000000000 66663311");
 	cr_assert_str_eq(t.lines[2], "");
 	tui_stack_crumbs(&s, crumbs, sizeof(crumbs));
@@ -673,7 +674,8 @@ Test(ui_view, delta_of_effective_resident)
 		cr_assert_eq(val.type, EXM_V_DELTA);
 		cr_assert_lt(val.d, 0);
 		cr_assert_float_eq(val.d,
-				   init_now->sz.erss - init_prev->sz.erss, 1e-9);
+				   init_now->sz.erss - init_prev->sz.erss,
+				   1e-9);
 	}
 	/* without a previous snapshot: no delta at all */
 	b.prev = NULL;
@@ -787,8 +789,9 @@ Test(ui_view, delta_mode_and_diff_agree)
 
 Test(ui_view, group_keys)
 {
-	struct exm_proc p = { .comm = "bash", .user = "alice", .uid = 1000,
-			      .cgroup = "" };
+	struct exm_proc p = {
+		.comm = "bash", .user = "alice", .uid = 1000, .cgroup = ""
+	};
 
 	cr_assert_str_eq(exm_group_key(&p, EXM_GROUP_PROGRAM), "bash");
 	cr_assert_str_eq(exm_group_key(&p, EXM_GROUP_USER), "alice");

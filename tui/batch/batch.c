@@ -56,11 +56,11 @@ static struct exm_row *table_rows(const struct tui_query *q,
 				  enum exm_table t, size_t *n)
 {
 	struct exm_proc_filter f = tui_query_filter(q);
-	struct exm_row *rows =
-		t == EXM_T_GROUPS  ? exm_table_groups(snap, q->set.group_by,
-						      &f, n)
-		: t == EXM_T_FILES ? exm_table_files(snap, n)
-				   : exm_table_procs(snap, n);
+	struct exm_row *rows = t == EXM_T_GROUPS
+				       ? exm_table_groups(snap, q->set.group_by,
+							  &f, n)
+			       : t == EXM_T_FILES ? exm_table_files(snap, n)
+						  : exm_table_procs(snap, n);
 	bool *in = NULL;
 	size_t k = 0;
 
@@ -79,9 +79,9 @@ static struct exm_row *table_rows(const struct tui_query *q,
 			rows[k++] = rows[i];
 	free(in);
 	*n = k;
-	if (prev && (t == EXM_T_GROUPS ? groups_set_prev(q, rows, k, prev, &f)
-				       : exm_rows_set_prev_snap(t, rows, k,
-								prev))) {
+	if (prev &&
+	    (t == EXM_T_GROUPS ? groups_set_prev(q, rows, k, prev, &f)
+			       : exm_rows_set_prev_snap(t, rows, k, prev))) {
 		free(rows);
 		return NULL;
 	}
@@ -136,7 +136,7 @@ static int emit_json(FILE *out, const struct tui_query *q,
 			if (rows[i].proc->state == EXM_PROC_DENIED) {
 				/* its maps could not be read: no files known */
 				tui_jb_puts(&j, ",\"state\":\"denied\","
-					    "\"files\":null}");
+						"\"files\":null}");
 				continue;
 			}
 			tui_jb_puts(&j, ",\"state\":\"ok\"");
@@ -252,8 +252,9 @@ static int emit_openmetrics(FILE *out, const struct tui_query *q,
 			    const struct exm_snapshot *prev, long iter)
 {
 	struct exm_proc_filter f = tui_query_filter(q);
-	struct exm_om_opts oo = { .top = q->top, .groups = true,
-				  .files = true, .filter = &f };
+	struct exm_om_opts oo = {
+		.top = q->top, .groups = true, .files = true, .filter = &f
+	};
 	struct exm_sysview sv;
 	char err[256];
 
@@ -302,15 +303,21 @@ static void report_om(FILE *out, const struct tui_query *q,
 }
 
 const struct tui_format_ops tui_formats[TUI_FMT__COUNT] = {
-	[TUI_FMT_TEXT] = { .name = "text", .emit = emit_text,
-			   .diff = tui_diff_text, .report = report_text },
-	[TUI_FMT_CSV] = { .name = "csv", .emit = emit_csv,
-			  .diff = tui_diff_csv, .report = report_csv },
-	[TUI_FMT_JSON] = { .name = "json", .all = true,
+	[TUI_FMT_TEXT] = { .name = "text",
+			   .emit = emit_text,
+			   .diff = tui_diff_text,
+			   .report = report_text },
+	[TUI_FMT_CSV] = { .name = "csv",
+			  .emit = emit_csv,
+			  .diff = tui_diff_csv,
+			  .report = report_csv },
+	[TUI_FMT_JSON] = { .name = "json",
+			   .all = true,
 			   .help = "JSON sizes are bytes, null when not "
 				   "measured; several snapshots are JSON "
 				   "Lines, one object a line",
-			   .emit = emit_json_doc, .diff = tui_diff_json,
+			   .emit = emit_json_doc,
+			   .diff = tui_diff_json,
 			   .report = report_json },
 	/* its columns (openmetrics.c) and groups per program, user and
 	 * cgroup; the system view with its swap-cache row */
@@ -352,7 +359,7 @@ void tui_format_help(char *buf, size_t len)
 		const struct tui_format_ops *fo = &tui_formats[f];
 
 		n += (size_t)snprintf(buf + n, len - n, "%s%s%s%s%s",
-				      !f ? ""
+				      !f		       ? ""
 				      : f + 1 < TUI_FMT__COUNT ? ", "
 							       : " or ",
 				      fo->name, fo->help ? " (" : "",
@@ -389,9 +396,9 @@ FILE *tui_out_begin(const struct tui_opts *o, struct exm_outfile *of,
 		tui_error("%s", of->errmsg);
 		/* nothing a file can be written to: bad input */
 		*status = of->err == EISDIR || of->err == EINVAL ||
-				  of->err == ELOOP || of->err == EBUSY
-			  ? 2
-			  : 1;
+					  of->err == ELOOP || of->err == EBUSY
+				  ? 2
+				  : 1;
 	}
 	return f;
 }
@@ -472,7 +479,10 @@ static int report_emit(FILE *out, struct tui_run *run,
 	struct tui_report r;
 	struct exm_proc_filter f = tui_query_filter(q);
 	struct tui_report_env env = {
-		.snap = snap, .prev = prev, .cache = run->cache, .filter = &f,
+		.snap = snap,
+		.prev = prev,
+		.cache = run->cache,
+		.filter = &f,
 		.freed_set = run->o->freed_set,
 	};
 	int ret;

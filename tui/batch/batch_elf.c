@@ -27,9 +27,9 @@
 #include "tui/text.h"
 
 struct req {
-	char *file;	    /* FILE argument (owned) */
-	char *section;	    /* SECTION for --symbols, else NULL (owned) */
-	enum exm_table t;   /* EXM_T_SECTIONS or EXM_T_SYMBOLS */
+	char *file;	  /* FILE argument (owned) */
+	char *section;	  /* SECTION for --symbols, else NULL (owned) */
+	enum exm_table t; /* EXM_T_SECTIONS or EXM_T_SYMBOLS */
 	int fields[TUI_MAX_FIELDS + 1];
 	int sort_f;
 	bool desc, by_addr; /* by_addr: no -o given, keep address order */
@@ -91,8 +91,7 @@ static void state_word(const struct exm_elf *e, char *buf, size_t len)
 		return;
 	}
 	n = strlen(t);
-	snprintf(buf, len, "%.*s", (int)(n > 2 ? n - 2 : n),
-		 n > 2 ? t + 1 : t);
+	snprintf(buf, len, "%.*s", (int)(n > 2 ? n - 2 : n), n > 2 ? t + 1 : t);
 }
 
 /* The rows the request asks for, sorted. NULL on ENOMEM. */
@@ -126,8 +125,7 @@ static int emit(FILE *out, const struct tui_opts *o, const struct req *q,
 	if (q->section && strcmp(q->section, "*") && e->state == EXM_ELF_OK) {
 		secidx = exm_elf_find_section(e, q->section);
 		if (secidx < 0) {
-			tui_error("%s: no section %s", f->name,
-				  q->section);
+			tui_error("%s: no section %s", f->name, q->section);
 			return 1;
 		}
 	}
@@ -190,8 +188,7 @@ static int emit(FILE *out, const struct tui_opts *o, const struct req *q,
 		return 0;
 	}
 	if (o->format == TUI_FMT_CSV) {
-		tui_print_csv(out, q->t, rows, n, q->fields, iter == 0,
-			      stamp);
+		tui_print_csv(out, q->t, rows, n, q->fields, iter == 0, stamp);
 	} else {
 		char name[512];
 		const char *why = exm_elf_empty_text(e, q->t == EXM_T_SYMBOLS,

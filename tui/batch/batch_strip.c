@@ -57,11 +57,12 @@ static void print_text(FILE *out, const struct exm_snapshot *snap,
 	tui_print_summary(out, snap);
 	exm_escape(comm, sizeof(comm), p->comm ? p->comm : "?");
 	exm_escape(name, sizeof(name), m->name);
-	fprintf(out, "%s (%d) %" PRIx64 "-%" PRIx64 " %s: %zu pages of %u "
+	fprintf(out,
+		"%s (%d) %" PRIx64 "-%" PRIx64 " %s: %zu pages of %u "
 		"bytes (. not resident, 1-9 processes mapping the page, # "
 		"ten or more, s swapped)\n",
-		comm, (int)p->pid, m->start, m->end,
-		name[0] ? name : "[anon]", s->npages, s->page_size);
+		comm, (int)p->pid, m->start, m->end, name[0] ? name : "[anon]",
+		s->npages, s->page_size);
 	for (size_t k = 0; k < exm_strip_lines(s); k++) {
 		uint64_t a = exm_strip_line(s, k, line, sizeof(line));
 
@@ -74,8 +75,10 @@ static void print_json(FILE *out, const struct exm_snapshot *snap,
 		       const struct exm_strip *s)
 {
 	tui_json_doc_begin(out, snap, NULL);
-	fprintf(out, "\"pid\":%d,\"start\":\"0x%" PRIx64 "\",\"end\":\"0x%"
-		PRIx64 "\",\"file\":", (int)p->pid, m->start, m->end);
+	fprintf(out,
+		"\"pid\":%d,\"start\":\"0x%" PRIx64 "\",\"end\":\"0x%" PRIx64
+		"\",\"file\":",
+		(int)p->pid, m->start, m->end);
 	exm_json_str(out, m->name);
 	fputs(",\"pages\":[", out);
 	for (size_t i = 0; i < s->npages; i++) {
@@ -145,15 +148,17 @@ static void print_file_json(FILE *out, const struct exm_snapshot *snap,
 	tui_json_doc_begin(out, snap, NULL);
 	fputs("\"file\":", out);
 	exm_json_str(out, f->name);
-	fprintf(out, ",\"processes\":%" PRIu32 ",\"pages\":%" PRIu64
+	fprintf(out,
+		",\"processes\":%" PRIu32 ",\"pages\":%" PRIu64
 		",\"mapped_pages\":%" PRIu64 ",\"resident_pages\":%" PRIu64
 		",\"segments\":[",
 		s->nprocs, s->npages, s->vm_pages, s->res_pages);
 	for (size_t i = 0; i < s->nsegs; i++)
-		fprintf(out, "%s{\"offset\":%" PRIu64 ",\"end\":%" PRIu64
-			",\"perms\":\"%s\"}", i ? "," : "",
-			s->segs[i].first * ps, s->segs[i].end * ps,
-			exm_perms_str(s->segs[i].perms));
+		fprintf(out,
+			"%s{\"offset\":%" PRIu64 ",\"end\":%" PRIu64
+			",\"perms\":\"%s\"}",
+			i ? "," : "", s->segs[i].first * ps,
+			s->segs[i].end * ps, exm_perms_str(s->segs[i].perms));
 	fputs("],\"procs_per_page\":[", out);
 	for (uint64_t i = 0; i < s->npages; i++)
 		fprintf(out, "%s%" PRIu32, i ? "," : "", s->procs[i]);
@@ -169,16 +174,15 @@ static int file_strip(FILE *out, const struct exm_snapshot *snap,
 	int ret;
 
 	if (!f) {
-		tui_error("no scanned process maps %.200s",
-			  path);
+		tui_error("no scanned process maps %.200s", path);
 		return 1;
 	}
 	ret = exm_strip_file(snap, f, &s);
 	if (ret) {
-		tui_error("%s",
-			  ret == -EFBIG ? "mapped too far into the file for a "
-			  "page strip"
-			  : strerror(-ret));
+		tui_error("%s", ret == -EFBIG
+					? "mapped too far into the file for a "
+					  "page strip"
+					: strerror(-ret));
 		return 1;
 	}
 	if (!s.has_pages)
@@ -212,15 +216,16 @@ static int strip_one(FILE *out, const struct tui_opts *o,
 		tui_error("process %d not found", (int)pid);
 	else if (p->state == EXM_PROC_DENIED)
 		tui_error("process %d could not be read (permission denied): "
-			  "its mappings are unknown", (int)pid);
+			  "its mappings are unknown",
+			  (int)pid);
 	else if (!m)
 		tui_error("process %d maps nothing at %" PRIx64, (int)pid,
 			  addr);
 	else if ((ret = exm_strip_mapping(snap, p, m, &s)))
-		tui_error("%s",
-			  ret == -ENODATA ? "this source has no per-page facts "
-			  "(use --source pagemap)"
-			  : strerror(-ret));
+		tui_error("%s", ret == -ENODATA
+					? "this source has no per-page facts "
+					  "(use --source pagemap)"
+					: strerror(-ret));
 	else if (o->format == TUI_FMT_JSON)
 		print_json(out, snap, p, m, &s);
 	else
@@ -254,7 +259,8 @@ static int strip_begin(struct tui_run *r)
 	if (!t->by_file && parse_target(o->pagemap, &t->pid, &t->addr)) {
 		tui_error("invalid value '%.64s' for --pagemap: "
 			  "expected PID:ADDRESS (address in hex) or an absolute "
-			  "file name", o->pagemap);
+			  "file name",
+			  o->pagemap);
 		return 2;
 	}
 	/* every process: they decide how many map each page */
@@ -267,8 +273,7 @@ static int strip_begin(struct tui_run *r)
 
 static int strip_emit(FILE *out, struct tui_run *r,
 		      const struct exm_snapshot *snap,
-		      const struct exm_snapshot *prev, long iter,
-		      size_t number)
+		      const struct exm_snapshot *prev, long iter, size_t number)
 {
 	const struct target *t = r->priv;
 

@@ -29,7 +29,8 @@ static struct exm_row *delta_rows(const struct tui_query *q,
 	if (!rows)
 		return NULL;
 	for (size_t i = 0; i < nd; i++)
-		if (t != EXM_T_PROCS || tui_query_proc_match(q, drs[i].row.proc))
+		if (t != EXM_T_PROCS ||
+		    tui_query_proc_match(q, drs[i].row.proc))
 			rows[k++] = drs[i].row;
 	*n = k;
 	tui_query_sort(q, t, &f, &desc);
@@ -63,7 +64,8 @@ int tui_diff_text(FILE *out, const struct tui_query *q,
 			      q->set.exact_bytes);
 	else
 		snprintf(grow, sizeof(grow), "-");
-	fprintf(out, "diff: %s %zu/%zu (%s) -> %s %zu/%zu (%s), %.1fs later: "
+	fprintf(out,
+		"diff: %s %zu/%zu (%s) -> %s %zu/%zu (%s), %.1fs later: "
 		"%zu new, %zu gone processes, effective resident %s\n",
 		name_a, df->from + 1, df->count_a, ta, name_b, df->to + 1,
 		df->count_b, tb, d->seconds, d->nnew, d->ngone, grow);
@@ -123,8 +125,8 @@ int tui_diff_json(FILE *out, const struct tui_query *q,
 	json_side(out, df->file_a, df->from, d->a);
 	fputs(",\"to\":", out);
 	json_side(out, df->file_b, df->to, d->b);
-	fprintf(out, ",\"seconds\":%.6f,\"new\":%zu,\"gone\":%zu,",
-		d->seconds, d->nnew, d->ngone);
+	fprintf(out, ",\"seconds\":%.6f,\"new\":%zu,\"gone\":%zu,", d->seconds,
+		d->nnew, d->ngone);
 	if (df->report) {
 		tui_report_json(out, df->report);
 		tui_json_doc_end(out);
@@ -153,8 +155,7 @@ static int load(struct exm_source *src, size_t idx,
 		ret = exm_source_snapshot(src, scan, out);
 	if (!ret)
 		return 0;
-	tui_error("%s",
-		  src->errmsg[0] ? src->errmsg : strerror(-ret));
+	tui_error("%s", src->errmsg[0] ? src->errmsg : strerror(-ret));
 	return ret == -EINVAL ? 2 : 1;
 }
 
@@ -212,7 +213,8 @@ int tui_batch_diff(const struct tui_opts *o)
 	}
 	if (o->report && !(rop = tui_report_find(o->report)->diff)) {
 		tui_error("--diff compares processes and files, "
-			  "or with --system all of RAM; not --%s", o->report);
+			  "or with --system all of RAM; not --%s",
+			  o->report);
 		tui_query_fini(&q);
 		return 2;
 	}
@@ -280,8 +282,7 @@ int tui_batch_diff(const struct tui_opts *o)
 	tui_out_fini(&of);
 	if (!status && df.report && ret) {
 		/* said in a note; 2: a recording without what it needs */
-		tui_error("%s",
-			  r.nnotes ? r.notes[0] : strerror(-ret));
+		tui_error("%s", r.nnotes ? r.notes[0] : strerror(-ret));
 		status = ret == -ENODATA ? 2 : 1;
 	}
 out:

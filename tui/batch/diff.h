@@ -21,7 +21,7 @@ struct tui_diff {
 	const struct exm_diff *d;
 	struct exm_row *procs, *files; /* delta rows, filtered and sorted */
 	size_t nprocs, nfiles;
-	const char *file_a, *file_b;   /* the recordings */
+	const char *file_a, *file_b;	   /* the recordings */
 	size_t from, to, count_a, count_b; /* indexes (0 = first), counts */
 	/* --diff --system: the report of the change, printed instead of
 	 * the rows (NULL: the rows) */

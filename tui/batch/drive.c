@@ -19,54 +19,67 @@
 #include "tui/text.h"
 #include "tui/screen/ui.h"
 
-#define ALL_FMT                                                            \
-	(TUI_FMT_BIT(TUI_FMT_TEXT) | TUI_FMT_BIT(TUI_FMT_CSV) |            \
+#define ALL_FMT                                                 \
+	(TUI_FMT_BIT(TUI_FMT_TEXT) | TUI_FMT_BIT(TUI_FMT_CSV) | \
 	 TUI_FMT_BIT(TUI_FMT_JSON) | TUI_FMT_BIT(TUI_FMT_OPENMETRICS))
-#define TABLE_FMT                                                          \
-	(TUI_FMT_BIT(TUI_FMT_TEXT) | TUI_FMT_BIT(TUI_FMT_CSV) |            \
+#define TABLE_FMT                                               \
+	(TUI_FMT_BIT(TUI_FMT_TEXT) | TUI_FMT_BIT(TUI_FMT_CSV) | \
 	 TUI_FMT_BIT(TUI_FMT_JSON))
 /* what every batch mode taking snapshots takes */
-#define SNAPS                                                              \
-	"batch iterations delay full-walk format source pagemap-mode "     \
-	"include-self "                                                    \
+#define SNAPS                                                          \
+	"batch iterations delay full-walk format source pagemap-mode " \
+	"include-self "                                                \
 	"no-color replay from record keep keep-size verbose output "
 /* the reports the live screen opens (a key each); a batch report, any */
-#define LIVE_REPORTS                                                       \
-	(TUI_REPORT_BIT(TUI_REPORT_ALERTS) |                               \
-	 TUI_REPORT_BIT(TUI_REPORT_SYSTEM) |                               \
-	 TUI_REPORT_BIT(TUI_REPORT_UNITS) |                                \
+#define LIVE_REPORTS                         \
+	(TUI_REPORT_BIT(TUI_REPORT_ALERTS) | \
+	 TUI_REPORT_BIT(TUI_REPORT_SYSTEM) | \
+	 TUI_REPORT_BIT(TUI_REPORT_UNITS) |  \
 	 TUI_REPORT_BIT(TUI_REPORT_BREAKDOWN))
 #define ALL_REPORTS (TUI_REPORT_BIT(TUI_REPORT__COUNT) - 1)
 
 /* In the order they are chosen: the first whose option is given. */
 const struct tui_mode tui_modes[] = {
-	{ .name = "diff", .what = "--diff",
+	{ .name = "diff",
+	  .what = "--diff",
 	  .accepts = "batch diff from to format fields sort files pid user "
 		     "bytes no-color output",
 	  .reports = TUI_REPORT_BIT(TUI_REPORT_SYSTEM), /* its change */
-	  .formats = TABLE_FMT, .run = tui_batch_diff },
-	{ .name = "sections", .what = "--sections",
+	  .formats = TABLE_FMT,
+	  .run = tui_batch_diff },
+	{ .name = "sections",
+	  .what = "--sections",
 	  .accepts = SNAPS "sections pid fields sort bytes sysroot",
-	  .formats = ALL_FMT, .batch = &tui_elf_ops },
-	{ .name = "symbols", .what = "--symbols",
+	  .formats = ALL_FMT,
+	  .batch = &tui_elf_ops },
+	{ .name = "symbols",
+	  .what = "--symbols",
 	  .accepts = SNAPS "symbols pid fields sort bytes sysroot",
-	  .formats = ALL_FMT, .batch = &tui_elf_ops },
-	{ .name = "pagemap", .what = "--pagemap",
+	  .formats = ALL_FMT,
+	  .batch = &tui_elf_ops },
+	{ .name = "pagemap",
+	  .what = "--pagemap",
 	  .accepts = SNAPS "pagemap",
 	  .formats = TUI_FMT_BIT(TUI_FMT_TEXT) | TUI_FMT_BIT(TUI_FMT_JSON),
 	  .batch = &tui_strip_ops },
-	{ .name = "report", .what = "a report",
+	{ .name = "report",
+	  .what = "a report",
 	  .accepts = SNAPS "pid scan-pids user full-command bytes sysroot",
 	  .reports = ALL_REPORTS,
-	  .formats = ALL_FMT, .batch = &tui_report_ops },
-	{ .name = "listing", .what = "a listing",
+	  .formats = ALL_FMT,
+	  .batch = &tui_report_ops },
+	{ .name = "listing",
+	  .what = "a listing",
 	  .accepts = SNAPS "sort pid scan-pids user full-command files bytes "
-		     "fields top group",
-	  .formats = ALL_FMT, .batch = &tui_listing_ops },
-	{ .name = "live", .what = "the live screen",
-	  .accepts = "iterations delay full-walk sort pid scan-pids user full-command files "
-		     "bytes fields source pagemap-mode include-self no-color "
-		     "record keep keep-size watch replay sysroot from",
+			   "fields top group",
+	  .formats = ALL_FMT,
+	  .batch = &tui_listing_ops },
+	{ .name = "live",
+	  .what = "the live screen",
+	  .accepts =
+		  "iterations delay full-walk sort pid scan-pids user full-command files "
+		  "bytes fields source pagemap-mode include-self no-color "
+		  "record keep keep-size watch replay sysroot from",
 	  .reports = LIVE_REPORTS,
 	  .run = tui_live },
 	{ .name = NULL },
@@ -108,8 +121,7 @@ static const char *needs(const struct tui_opts *o, const char *name)
 {
 	if (!strcmp(name, "watch") && !o->record)
 		return "--watch goes with --record";
-	if ((!strcmp(name, "keep") || !strcmp(name, "keep-size")) &&
-	    !o->record)
+	if ((!strcmp(name, "keep") || !strcmp(name, "keep-size")) && !o->record)
 		return "--keep and --keep-size go with --record";
 	if (!strcmp(name, "verbose") && !o->record)
 		return "--verbose goes with --record, without --watch";
@@ -260,7 +272,8 @@ static int drive_loop(struct tui_run *r, const struct tui_batch_ops *ops,
 		ret = exm_source_snapshot(src, &r->scan, &snap);
 		if (ret) {
 			tui_error("snapshot failed: %s",
-				  src->errmsg[0] ? src->errmsg : strerror(-ret));
+				  src->errmsg[0] ? src->errmsg
+						 : strerror(-ret));
 			/* a damaged recording is a bad value */
 			status = ret == -EINVAL && replay ? 2 : 1;
 			break;
@@ -273,8 +286,10 @@ static int drive_loop(struct tui_run *r, const struct tui_batch_ops *ops,
 			break;
 		}
 		if (rec && o->verbose)
-			fprintf(stderr, "exmtop: --record: snapshot %" PRId64
-				" written\n", exm_record_last_id(rec));
+			fprintf(stderr,
+				"exmtop: --record: snapshot %" PRId64
+				" written\n",
+				exm_record_last_id(rec));
 		ret = 0;
 		if (print) {
 			int e;

@@ -31,12 +31,12 @@
 /* One batch run, shared by the driver and its mode. */
 struct tui_run {
 	const struct tui_opts *o;
-	struct tui_query q;	     /* the listing's columns, sorts, delay */
-	struct exm_scan_opts scan;   /* what each snapshot reads (begin may
+	struct tui_query q;	    /* the listing's columns, sorts, delay */
+	struct exm_scan_opts scan;  /* what each snapshot reads (begin may
 				      * change it; --record reads all) */
-	struct exm_elfcache *cache;  /* when the mode opens ELF files */
-	void *priv;		     /* the mode's own */
-	bool said;		     /* a report's "cannot" said once */
+	struct exm_elfcache *cache; /* when the mode opens ELF files */
+	void *priv;		    /* the mode's own */
+	bool said;		    /* a report's "cannot" said once */
 };
 
 /*
@@ -50,22 +50,21 @@ struct tui_batch_ops {
 	int (*begin)(struct tui_run *r);
 	int (*emit)(FILE *out, struct tui_run *r,
 		    const struct exm_snapshot *snap,
-		    const struct exm_snapshot *prev, long iter,
-		    size_t number);
+		    const struct exm_snapshot *prev, long iter, size_t number);
 	void (*end)(struct tui_run *r);
 	bool elf; /* opens ELF files: the run has an ELF cache */
 };
 
 struct tui_mode {
-	const char *name;    /* --list-modes */
-	const char *what;    /* in messages: "the live screen", "--diff" */
+	const char *name; /* --list-modes */
+	const char *what; /* in messages: "the live screen", "--diff" */
 	/* the long names of the options it takes, one space apart */
 	const char *accepts;
-	unsigned formats;    /* TUI_FMT_BIT() of the formats it prints */
+	unsigned formats; /* TUI_FMT_BIT() of the formats it prints */
 	/* TUI_REPORT_BIT() of the reports (report.h) whose options (named
 	 * as the report) it takes beside accepts */
 	unsigned reports;
-	const struct tui_batch_ops *batch; /* a batch mode's, or NULL */
+	const struct tui_batch_ops *batch;    /* a batch mode's, or NULL */
 	int (*run)(const struct tui_opts *o); /* else its own */
 };
 #define TUI_FMT_BIT(f) (1u << (f))
@@ -83,7 +82,7 @@ void tui_modes_list(FILE *f);
 int tui_mode_run(const struct tui_mode *m, const struct tui_opts *o);
 
 /* The batch modes' parts (batch.c, batch_elf.c, batch_strip.c). */
-extern const struct tui_batch_ops tui_listing_ops, tui_report_ops,
-	tui_elf_ops, tui_strip_ops;
+extern const struct tui_batch_ops tui_listing_ops, tui_report_ops, tui_elf_ops,
+	tui_strip_ops;
 
 #endif

@@ -6,6 +6,7 @@
 
 #define F(n) TUI_KEY_F(n)
 
+/* clang-format off */
 const struct tui_key tui_keys[] = {
 	{ .keys = { TUI_KEY_UP, 'k' }, .names = "Up k", .act = TUI_A_UP,
 	  .help = "move up (mouse: click, wheel, header sorts)" },
@@ -121,6 +122,7 @@ const struct tui_key tui_keys[] = {
 	{ .keys = { F(10), 'q' }, .names = "F10 q", .act = TUI_A_QUIT,
 	  .help = "quit", .bar = "Quit", .bar_key = "F10", .bar_pos = 10 },
 };
+/* clang-format on */
 const size_t tui_nkeys = sizeof(tui_keys) / sizeof(tui_keys[0]);
 
 const char *const tui_help_intro[] = {

@@ -28,39 +28,69 @@ enum {
 	TUI_KEY_NPAGE,
 	TUI_KEY_HOME,
 	TUI_KEY_END,
-	TUI_KEY_ENTER,	/* the keypad's */
+	TUI_KEY_ENTER, /* the keypad's */
 	TUI_KEY_BACKSPACE,
 	TUI_KEY_MOUSE,
 	TUI_KEY_RESIZE,
 	TUI_KEY_SLEFT,	/* Shift-Left */
-	TUI_KEY_SRIGHT,	/* Shift-Right */
+	TUI_KEY_SRIGHT, /* Shift-Right */
 	TUI_KEY_F0,	/* TUI_KEY_F(n) = TUI_KEY_F0 + n */
 };
 #define TUI_KEY_F(n) (TUI_KEY_F0 + (n))
-#define TUI_KEY_CTRL(c) ((c) & 0x1f)
+#define TUI_KEY_CTRL(c) ((c)&0x1f)
 #define TUI_KEY_ESC 27
 
 /* What a key did (bits), from actions and views' key hooks. */
 #define TUI_R_HANDLED 1u /* the key was taken */
-#define TUI_R_REDRAW  2u /* the screen must be drawn again */
-#define TUI_R_RESCAN  4u /* what the views need changed: rescan policy */
-#define TUI_R_CLEAR   8u /* the terminal must be repainted whole */
+#define TUI_R_REDRAW 2u	 /* the screen must be drawn again */
+#define TUI_R_RESCAN 4u	 /* what the views need changed: rescan policy */
+#define TUI_R_CLEAR 8u	 /* the terminal must be repainted whole */
 
 enum tui_act {
 	TUI_A_NONE = 0,
-	TUI_A_UP, TUI_A_DOWN, TUI_A_PGUP, TUI_A_PGDN, TUI_A_HOME, TUI_A_END,
-	TUI_A_ENTER, TUI_A_BACK, TUI_A_PANE, TUI_A_ELF, TUI_A_DEMANGLE,
-	TUI_A_SORT_MENU, TUI_A_SORT_LEFT, TUI_A_SORT_RIGHT, TUI_A_SORT_REV,
-	TUI_A_SEARCH, TUI_A_NEXT, TUI_A_PREV, TUI_A_FILTER, TUI_A_USER,
-	TUI_A_GROUP, TUI_A_FULL_CMD, TUI_A_BYTES, TUI_A_COLUMNS, TUI_A_SAVE,
-	TUI_A_DELAY, TUI_A_REFRESH, TUI_A_PAUSE, TUI_A_REDRAW, TUI_A_HELP,
+	TUI_A_UP,
+	TUI_A_DOWN,
+	TUI_A_PGUP,
+	TUI_A_PGDN,
+	TUI_A_HOME,
+	TUI_A_END,
+	TUI_A_ENTER,
+	TUI_A_BACK,
+	TUI_A_PANE,
+	TUI_A_ELF,
+	TUI_A_DEMANGLE,
+	TUI_A_SORT_MENU,
+	TUI_A_SORT_LEFT,
+	TUI_A_SORT_RIGHT,
+	TUI_A_SORT_REV,
+	TUI_A_SEARCH,
+	TUI_A_NEXT,
+	TUI_A_PREV,
+	TUI_A_FILTER,
+	TUI_A_USER,
+	TUI_A_GROUP,
+	TUI_A_FULL_CMD,
+	TUI_A_BYTES,
+	TUI_A_COLUMNS,
+	TUI_A_SAVE,
+	TUI_A_DELAY,
+	TUI_A_REFRESH,
+	TUI_A_PAUSE,
+	TUI_A_REDRAW,
+	TUI_A_HELP,
 	TUI_A_QUIT,
 	/* recordings: step through a replay, delta mode and its baseline */
-	TUI_A_REPLAY_PREV, TUI_A_REPLAY_NEXT, TUI_A_REPLAY_FIRST,
-	TUI_A_REPLAY_LAST, TUI_A_DELTA, TUI_A_BASELINE,
-	TUI_A_REPORT,	/* open the report the key names (.report) */
-	TUI_A_SCROLL_LEFT, TUI_A_SCROLL_RIGHT, /* a wide report's columns */
-	TUI_A_TAG, TUI_A_UNTAG_ALL, /* the tagged processes (tags.h) */
+	TUI_A_REPLAY_PREV,
+	TUI_A_REPLAY_NEXT,
+	TUI_A_REPLAY_FIRST,
+	TUI_A_REPLAY_LAST,
+	TUI_A_DELTA,
+	TUI_A_BASELINE,
+	TUI_A_REPORT, /* open the report the key names (.report) */
+	TUI_A_SCROLL_LEFT,
+	TUI_A_SCROLL_RIGHT, /* a wide report's columns */
+	TUI_A_TAG,
+	TUI_A_UNTAG_ALL, /* the tagged processes (tags.h) */
 	TUI_A__COUNT
 };
 
@@ -68,11 +98,11 @@ struct tui_key {
 	int keys[5];	   /* codes, 0 terminated */
 	const char *names; /* as the help screen and manual show them */
 	enum tui_act act;
-	const char *help;  /* one line; '\n' starts a note line below */
-	const char *bar;   /* function-bar label, or NULL */
+	const char *help;    /* one line; '\n' starts a note line below */
+	const char *bar;     /* function-bar label, or NULL */
 	const char *bar_alt; /* its label in the Files pane, or NULL */
 	const char *bar_key; /* the key the bar names */
-	int bar_pos;	   /* place in the bar, 1-based; 0: not in it */
+	int bar_pos;	     /* place in the bar, 1-based; 0: not in it */
 	/* TUI_A_REPORT: the report it opens (report.h) */
 	const struct tui_report_ops *report;
 };

@@ -266,12 +266,13 @@ void tui_live_rescan(struct tui_live *l)
 	l->scan.want_places = (needs & EXM_NEED_PLACES) || l->o->record;
 	/* the system view's swap-cache row (and a recording's) */
 	l->scan.want_swapcache = ((needs & EXM_NEED_SWAPCACHE) ||
-				  l->o->record) && !l->replay_n;
+				  l->o->record) &&
+				 !l->replay_n;
 	/* a recording keeps the OOM scores and the cgroups' charge */
 	l->scan.want_oom = ((needs & EXM_NEED_OOM) || l->o->record) &&
 			   !l->replay_n;
-	l->scan.want_cgcharge = ((needs & EXM_NEED_CGCHARGE) ||
-				 l->o->record) && !l->replay_n;
+	l->scan.want_cgcharge = ((needs & EXM_NEED_CGCHARGE) || l->o->record) &&
+				!l->replay_n;
 	if (!l->scanner)
 		return;
 	tui_scanner_set_opts(l->scanner, &l->scan);
@@ -279,10 +280,8 @@ void tui_live_rescan(struct tui_live *l)
 	    ((l->scan.want_kpss && !had &&
 	      !(l->snap->sys.caps & EXM_CAP_KPSS)) ||
 	     (l->scan.want_rollup && !had_rollup) ||
-	     (l->scan.want_places && !had_places &&
-	      snap_counted(l->snap)) ||
-	     (l->scan.want_swapcache && !had_swapcache) ||
-	     lacks_cgroups(l)))
+	     (l->scan.want_places && !had_places && snap_counted(l->snap)) ||
+	     (l->scan.want_swapcache && !had_swapcache) || lacks_cgroups(l)))
 		tui_live_request(l, false);
 }
 
@@ -524,8 +523,7 @@ static void open_prompt(struct tui_live *l, enum tui_prompt_kind kind,
 	l->prompt.origin = tui_live_view(l)->cursor;
 }
 
-static unsigned prompt_done(struct tui_live *l, bool accept,
-			    const char *text)
+static unsigned prompt_done(struct tui_live *l, bool accept, const char *text)
 {
 	struct tui_view *v = tui_live_view(l);
 
@@ -548,8 +546,8 @@ static unsigned prompt_done(struct tui_live *l, bool accept,
 			 * the same values */
 			char why[128];
 
-			if (tui_setting_parse(tui_setting_find("delay", NULL), -1,
-					      &l->q.set, text, why,
+			if (tui_setting_parse(tui_setting_find("delay", NULL),
+					      -1, &l->q.set, text, why,
 					      sizeof(why))) {
 				tui_live_status(l, "delay: %s", why);
 			} else {
@@ -902,7 +900,7 @@ unsigned tui_live_act(struct tui_live *l, enum tui_act a)
 	case TUI_A_UNTAG_ALL:
 		tui_tags_clear(&l->tags);
 		break;
-	case TUI_A_REPORT: /* needs its key: tui_live_key */
+	case TUI_A_REPORT:	/* needs its key: tui_live_key */
 	case TUI_A_SCROLL_LEFT: /* the report view's (its key hook) */
 	case TUI_A_SCROLL_RIGHT:
 	case TUI_A__COUNT:
@@ -978,8 +976,7 @@ int tui_live_init(struct tui_live *l, const struct tui_opts *o)
 	tui_policy_init(&l->policy);
 	ret = tui_query_build(&l->q, o, true, err, sizeof(err));
 	if (ret) {
-		tui_error("%s",
-			  ret == -EINVAL ? err : strerror(-ret));
+		tui_error("%s", ret == -EINVAL ? err : strerror(-ret));
 		return ret == -EINVAL ? 2 : 1;
 	}
 	if (l->q.warn[0])
@@ -995,8 +992,7 @@ int tui_live_init(struct tui_live *l, const struct tui_opts *o)
 	if (l->replay_n) {
 		/* a replay waits for keys: [ ] step, p plays */
 		l->paused = true;
-		if (o->from && (ret = tui_replay_pick(l->src, "--from",
-						      o->from,
+		if (o->from && (ret = tui_replay_pick(l->src, "--from", o->from,
 						      &l->replay_pos)))
 			return ret;
 		tui_live_status(l, "replay: [ ] step, { } first / last, p "

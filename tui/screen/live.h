@@ -26,7 +26,7 @@ enum tui_mode { TUI_M_NORMAL, TUI_M_HELP, TUI_M_MENU, TUI_M_PROMPT };
 
 struct tui_live {
 	const struct tui_opts *o;
-	struct tui_query q;	  /* q.set: settings; q.user: user filter */
+	struct tui_query q; /* q.set: settings; q.user: user filter */
 	struct exm_source *src;
 	struct exm_scan_opts scan;
 	struct tui_scanner *scanner;
@@ -34,16 +34,16 @@ struct tui_live {
 	struct exm_snapshot *prev; /* the one before: deltas */
 	struct exm_snapshot *base; /* delta mode's baseline (may be snap or
 				    * prev), or NULL */
-	bool delta;		  /* delta mode: sizes as growth since base */
-	size_t replay_n;	  /* snapshots of a replay, 0: live */
-	size_t replay_pos;	  /* index of the replayed snapshot shown */
-	long replay_want;	  /* index asked for, -1: none pending */
-	unsigned long gen;	  /* bumps with every snapshot / filter */
-	long nsnaps;		  /* snapshots shown */
+	bool delta;		   /* delta mode: sizes as growth since base */
+	size_t replay_n;	   /* snapshots of a replay, 0: live */
+	size_t replay_pos;	   /* index of the replayed snapshot shown */
+	long replay_want;	   /* index asked for, -1: none pending */
+	unsigned long gen;	   /* bumps with every snapshot / filter */
+	long nsnaps;		   /* snapshots shown */
 	char scan_err[256];
-	double next_due;	  /* monotonic time of the next request */
+	double next_due; /* monotonic time of the next request */
 	bool paused;
-	bool keyed;		  /* keys since the policy last looked */
+	bool keyed; /* keys since the policy last looked */
 	struct tui_policy policy;
 
 	struct tui_stack stacks[2]; /* 0: processes, 1: files */
@@ -54,9 +54,9 @@ struct tui_live {
 	struct tui_menu menu;
 	int help_top;
 	struct tui_prompt prompt;
-	int page;		  /* rows on screen, for page keys */
+	int page; /* rows on screen, for page keys */
 
-	struct tui_tags tags;	  /* tagged processes (t, T) */
+	struct tui_tags tags; /* tagged processes (t, T) */
 
 	char status[256];
 	double status_until;

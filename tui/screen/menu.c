@@ -21,8 +21,7 @@ void tui_menu_clear(struct tui_menu *m)
 	memset(m, 0, sizeof(*m));
 }
 
-void tui_menu_add(struct tui_menu *m, int id, const char *label,
-		  bool checked)
+void tui_menu_add(struct tui_menu *m, int id, const char *label, bool checked)
 {
 	char esc[256];
 

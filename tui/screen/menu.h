@@ -24,19 +24,18 @@ struct tui_menu {
 
 /* What a key did in a menu. */
 enum tui_menu_ret {
-	TUI_MENU_MOVED,	  /* cursor moved (or nothing) */
-	TUI_MENU_CHOSEN,  /* Enter/space: act on ids[cursor] */
-	TUI_MENU_LEFT,	  /* '[': move the entry up (columns menu) */
-	TUI_MENU_RIGHT,	  /* ']': move it down */
-	TUI_MENU_CLOSE,	  /* Esc, q, ...: close it */
+	TUI_MENU_MOVED,	 /* cursor moved (or nothing) */
+	TUI_MENU_CHOSEN, /* Enter/space: act on ids[cursor] */
+	TUI_MENU_LEFT,	 /* '[': move the entry up (columns menu) */
+	TUI_MENU_RIGHT,	 /* ']': move it down */
+	TUI_MENU_CLOSE,	 /* Esc, q, ...: close it */
 };
 
 void tui_menu_clear(struct tui_menu *m);
 /* Drop the entries, keep kind and title. */
 void tui_menu_empty(struct tui_menu *m);
 /* Add an entry (label escaped here). */
-void tui_menu_add(struct tui_menu *m, int id, const char *label,
-		  bool checked);
+void tui_menu_add(struct tui_menu *m, int id, const char *label, bool checked);
 /* Put the cursor on the entry of id, if any. */
 void tui_menu_select(struct tui_menu *m, int id);
 /* Handle key code k (keys.h); page: entries a page key moves. */

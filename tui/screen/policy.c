@@ -59,8 +59,8 @@ unsigned tui_policy_needs(const struct tui_stack *stacks, int nstacks,
  * figures of every process (groups sum them, a sort by one compares them
  * all, the alerts compare each process's Pss).
  */
-static int visible(const struct tui_stack *stacks, int nstacks,
-		   size_t margin, bool (*fn)(void *, pid_t), void *arg)
+static int visible(const struct tui_stack *stacks, int nstacks, size_t margin,
+		   bool (*fn)(void *, pid_t), void *arg)
 {
 	for (int s = 0; s < nstacks; s++)
 		for (int i = 0; i < stacks[s].depth; i++) {
@@ -124,8 +124,7 @@ void tui_policy_plan(struct tui_policy *p, const struct tui_stack *stacks,
 	p->followups = followup ? p->followups + 1 : 0;
 	p->plan_all = !snap || p->followups >= TUI_POLICY_FOLLOWUPS ||
 		      (followup && p->shown_all);
-	for (size_t i = 0; followup && !p->plan_all && ok && i < p->nshown;
-	     i++)
+	for (size_t i = 0; followup && !p->plan_all && ok && i < p->nshown; i++)
 		ok = add_pid(p, p->shown[i]);
 	if (!p->plan_all)
 		p->plan_all = !ok || visible(stacks, nstacks, 1, add_pid, p);

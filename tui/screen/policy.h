@@ -32,10 +32,10 @@
 #define TUI_POLICY_FOLLOWUPS 2
 
 struct tui_policy {
-	pid_t *plan;	  /* kernel figures asked for (sorted, unique) */
+	pid_t *plan; /* kernel figures asked for (sorted, unique) */
 	size_t nplan, cap;
-	bool plan_all;	  /* ... or for every process */
-	pid_t *shown;	  /* what the snapshot on screen read them for */
+	bool plan_all; /* ... or for every process */
+	pid_t *shown;  /* what the snapshot on screen read them for */
 	size_t nshown;
 	bool shown_all;
 	unsigned followups; /* follow-up requests since the last other one */

@@ -65,7 +65,8 @@ void tui_prompt_text(const struct tui_prompt *p, char *buf, size_t len)
 const char *tui_prompt_label(const struct tui_prompt *p)
 {
 	static const char *const names[] = {
-		[TUI_P_SEARCH] = "Search: ", [TUI_P_FILTER] = "Filter: ",
+		[TUI_P_SEARCH] = "Search: ",
+		[TUI_P_FILTER] = "Filter: ",
 		[TUI_P_DELAY] = "Delay in seconds: ",
 	};
 

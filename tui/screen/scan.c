@@ -11,7 +11,6 @@
 #include <string.h>
 #include <unistd.h>
 
-
 struct tui_scanner {
 	struct exm_source *src;
 	struct exm_scan_opts scan; /* scan.kpss_pids: kpss_own */

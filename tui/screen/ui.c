@@ -84,11 +84,10 @@ static void install_signals(void)
 	/* every signal whose default is to end the program: the loop ends
 	 * and the terminal is restored (SIGUSR1 and SIGALRM left it in the
 	 * alternate screen with mouse reporting on) */
-	static const int quit_sigs[] = { SIGINT,    SIGTERM,   SIGHUP,
-					 SIGQUIT,   SIGUSR1,   SIGUSR2,
-					 SIGALRM,   SIGVTALRM, SIGPROF,
-					 SIGIO,	    SIGPWR,    SIGSTKFLT,
-					 SIGXCPU,   SIGXFSZ };
+	static const int quit_sigs[] = { SIGINT,  SIGTERM, SIGHUP,  SIGQUIT,
+					 SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM,
+					 SIGPROF, SIGIO,   SIGPWR,  SIGSTKFLT,
+					 SIGXCPU, SIGXFSZ };
 	static const int fatal_sigs[] = { SIGSEGV, SIGBUS,  SIGFPE, SIGILL,
 					  SIGABRT, SIGTRAP, SIGSYS };
 	struct sigaction sa;
@@ -100,8 +99,7 @@ static void install_signals(void)
 		sigaction(quit_sigs[i], &sa, NULL);
 	sa.sa_handler = on_fatal_signal;
 	sa.sa_flags = SA_RESETHAND;
-	for (size_t i = 0; i < sizeof(fatal_sigs) / sizeof(fatal_sigs[0]);
-	     i++)
+	for (size_t i = 0; i < sizeof(fatal_sigs) / sizeof(fatal_sigs[0]); i++)
 		sigaction(fatal_sigs[i], &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	atexit(restore_terminal);
@@ -110,21 +108,21 @@ static void install_signals(void)
 /* ---- attributes ---- */
 
 enum ui_attr {
-	A_TITLE,    /* header */
-	A_HDRVAL,   /* header values */
-	A_COLHDR,   /* column header */
-	A_COLSORT,  /* sorted column header */
-	A_SEL,	    /* selected row */
-	A_CRUMB,    /* breadcrumb */
-	A_SHARED,   /* effective size below resident: shared pages */
-	A_PRIVATE,  /* effective size equals resident: private */
-	A_FKEY,	    /* function bar key */
-	A_FLABEL,   /* function bar label */
-	A_WARN,	    /* limits, errors */
-	A_MENU,	    /* overlay */
-	A_MENUSEL,  /* overlay selection */
-	A_SMANY,	    /* page strip: shared by ten or more */
-	A_SNONE,	    /* page strip: not resident */
+	A_TITLE,   /* header */
+	A_HDRVAL,  /* header values */
+	A_COLHDR,  /* column header */
+	A_COLSORT, /* sorted column header */
+	A_SEL,	   /* selected row */
+	A_CRUMB,   /* breadcrumb */
+	A_SHARED,  /* effective size below resident: shared pages */
+	A_PRIVATE, /* effective size equals resident: private */
+	A_FKEY,	   /* function bar key */
+	A_FLABEL,  /* function bar label */
+	A_WARN,	   /* limits, errors */
+	A_MENU,	   /* overlay */
+	A_MENUSEL, /* overlay selection */
+	A_SMANY,   /* page strip: shared by ten or more */
+	A_SNONE,   /* page strip: not resident */
 	A__COUNT
 };
 
@@ -154,13 +152,13 @@ static void setup_colors(bool want_color)
 	};
 	/* Monochrome: only what every terminal has. */
 	static const attr_t mono[A__COUNT] = {
-		[A_TITLE] = A_BOLD,	   [A_HDRVAL] = A_BOLD,
-		[A_COLHDR] = A_REVERSE,	   [A_COLSORT] = A_REVERSE | A_BOLD,
-		[A_SEL] = A_REVERSE,	   [A_CRUMB] = A_BOLD,
-		[A_SHARED] = A_NORMAL,	   [A_PRIVATE] = A_NORMAL,
-		[A_FKEY] = A_BOLD,	   [A_FLABEL] = A_REVERSE,
-		[A_WARN] = A_BOLD,	   [A_MENU] = A_NORMAL,
-		[A_MENUSEL] = A_REVERSE,   [A_SMANY] = A_BOLD,
+		[A_TITLE] = A_BOLD,	 [A_HDRVAL] = A_BOLD,
+		[A_COLHDR] = A_REVERSE,	 [A_COLSORT] = A_REVERSE | A_BOLD,
+		[A_SEL] = A_REVERSE,	 [A_CRUMB] = A_BOLD,
+		[A_SHARED] = A_NORMAL,	 [A_PRIVATE] = A_NORMAL,
+		[A_FKEY] = A_BOLD,	 [A_FLABEL] = A_REVERSE,
+		[A_WARN] = A_BOLD,	 [A_MENU] = A_NORMAL,
+		[A_MENUSEL] = A_REVERSE, [A_SMANY] = A_BOLD,
 		[A_SNONE] = A_NORMAL,
 	};
 	bool color = want_color && has_colors() && start_color() == OK;
@@ -234,15 +232,13 @@ static void put_fit(struct ui *u, int y, int x, int w, const char *s,
 	put_text(u, y, x, w, s, right ? FIT_RIGHT : FIT_LEFT, a);
 }
 
-static void put_tail(struct ui *u, int y, int x, int w, const char *s,
-		     attr_t a)
+static void put_tail(struct ui *u, int y, int x, int w, const char *s, attr_t a)
 {
 	put_text(u, y, x, w, s, FIT_TAIL, a);
 }
 
 /* Escape untrusted text, then put it. */
-static void put_esc(struct ui *u, int y, int x, int w, const char *s,
-		    attr_t a)
+static void put_esc(struct ui *u, int y, int x, int w, const char *s, attr_t a)
 {
 	char buf[2048];
 
@@ -287,12 +283,11 @@ static int draw_header(struct ui *u, int y, int lines)
 		localtime_r(&t, &tm);
 		/* a replayed snapshot: its date too, and which one it is */
 		strftime(when, sizeof(when),
-			 u->l.replay_n ? "%Y-%m-%d %H:%M:%S" : "%H:%M:%S",
-			 &tm);
+			 u->l.replay_n ? "%Y-%m-%d %H:%M:%S" : "%H:%M:%S", &tm);
 	}
 	if (s && u->l.replay_n)
-		snprintf(rec, sizeof(rec), "  [%zu/%zu]",
-			 u->l.replay_pos + 1, u->l.replay_n);
+		snprintf(rec, sizeof(rec), "  [%zu/%zu]", u->l.replay_pos + 1,
+			 u->l.replay_n);
 	if (u->l.delta && u->l.base) {
 		time_t t = u->l.base->sys.taken_at.tv_sec;
 		size_t k = strlen(rec);
@@ -302,7 +297,8 @@ static int draw_header(struct ui *u, int y, int lines)
 		k = strlen(rec);
 		strftime(rec + k, sizeof(rec) - k, "%H:%M:%S", &tm);
 	}
-	snprintf(line, sizeof(line), "exmtop - %s  %s%s  source: %s%s%s%s  every %gs%s%s",
+	snprintf(line, sizeof(line),
+		 "exmtop - %s  %s%s  source: %s%s%s%s  every %gs%s%s",
 		 s ? s->sys.hostname : "", when, rec, src,
 		 s && s->sys.source_detail[0] ? " (" : "",
 		 s ? s->sys.source_detail : "",
@@ -331,7 +327,7 @@ static int draw_header(struct ui *u, int y, int lines)
 	} else {
 		put_esc(u, y + used, 0, COLS,
 			u->l.scan_err[0] ? u->l.scan_err
-				       : "taking the first snapshot...",
+					 : "taking the first snapshot...",
 			u->l.scan_err[0] ? attrs[A_WARN] : attrs[A_HDRVAL]);
 	}
 	used++;
@@ -410,7 +406,7 @@ static void draw_colhdr(struct ui *u, struct tui_view *v, int y)
 		bool right = fd->type != EXM_FT_STR;
 
 		snprintf(title, sizeof(title), "%s%s", fd->title,
-			 !sorted ? ""
+			 !sorted   ? ""
 			 : u->utf8 ? (v->sort_desc ? "\u25bc" : "\u25b2")
 				   : (v->sort_desc ? "v" : "^"));
 		put_fit(u, y, c->x, c->w, title, right,
@@ -435,13 +431,15 @@ static void draw_row(struct ui *u, struct tui_view *v, int y,
 		exm_field_value(f, t, r, &val);
 		if (val.type == EXM_V_NONE && f != c->field)
 			exm_field_value(c->field, t, r, &val);
-		exm_fmt_value(buf, sizeof(buf), f, &val, u->l.q.set.exact_bytes);
+		exm_fmt_value(buf, sizeof(buf), f, &val,
+			      u->l.q.set.exact_bytes);
 		if (!sel && c->field == EXM_F_ERSS && val.type == EXM_V_DBL &&
 		    (r->sz.has & EXM_HAS_RSS) && r->sz.rss)
 			a = val.d + 0.5 < (double)r->sz.rss ? attrs[A_SHARED]
 							    : attrs[A_PRIVATE];
 		if (f == EXM_F_FILE ||
-		    (f == EXM_F_GROUP && u->l.q.set.group_by == EXM_GROUP_CGROUP))
+		    (f == EXM_F_GROUP &&
+		     u->l.q.set.group_by == EXM_GROUP_CGROUP))
 			put_tail(u, y, c->x, c->w, buf, a);
 		else
 			put_fit(u, y, c->x, c->w, buf, fd->type != EXM_FT_STR,
@@ -459,13 +457,13 @@ struct canvas_ctx {
 	int y0, x0;
 };
 
-static void canvas_put(const struct tui_canvas *c, int y, int x,
-		       const char *s, enum tui_role role)
+static void canvas_put(const struct tui_canvas *c, int y, int x, const char *s,
+		       enum tui_role role)
 {
 	static const int attr_of[] = {
-		[TUI_ROLE_NORMAL] = -1,	     [TUI_ROLE_TITLE] = A_TITLE,
+		[TUI_ROLE_NORMAL] = -1,		[TUI_ROLE_TITLE] = A_TITLE,
 		[TUI_ROLE_PRIVATE] = A_PRIVATE, [TUI_ROLE_SHARED] = A_SHARED,
-		[TUI_ROLE_MANY] = A_SMANY,     [TUI_ROLE_DIM] = A_SNONE,
+		[TUI_ROLE_MANY] = A_SMANY,	[TUI_ROLE_DIM] = A_SNONE,
 		[TUI_ROLE_WARN] = A_WARN,
 	};
 	const struct canvas_ctx *cc = c->ctx;
@@ -491,8 +489,9 @@ static void draw_table(struct ui *u, int y, int h)
 	if (v->ops->no_row && u->l.snap) {
 		/* the view draws the whole area (the reports) */
 		struct canvas_ctx cc = { u, y, 0 };
-		struct tui_canvas c = { .w = COLS, .h = h, .put = canvas_put,
-					.ctx = &cc };
+		struct tui_canvas c = {
+			.w = COLS, .h = h, .put = canvas_put, .ctx = &cc
+		};
 
 		u->colhdr_y = u->rows_y = -1;
 		u->nrows_screen = 0;
@@ -513,8 +512,9 @@ static void draw_table(struct ui *u, int y, int h)
 	if (!u->l.snap) {
 		if (h > 0)
 			put_esc(u, y, 0, COLS,
-				u->l.scan_err[0] ? u->l.scan_err
-					       : "taking the first snapshot...",
+				u->l.scan_err[0]
+					? u->l.scan_err
+					: "taking the first snapshot...",
 				A_NORMAL);
 		return;
 	}
@@ -531,8 +531,9 @@ static void draw_table(struct ui *u, int y, int h)
 	if (v->ops->draw) {
 		/* the view's row on top, its own drawing below */
 		struct canvas_ctx cc = { u, y + 1, 0 };
-		struct tui_canvas c = { .w = COLS, .h = h - 1,
-					.put = canvas_put, .ctx = &cc };
+		struct tui_canvas c = {
+			.w = COLS, .h = h - 1, .put = canvas_put, .ctx = &cc
+		};
 
 		draw_row(u, v, y, &v->rows[v->vis[v->cursor]], false);
 		if (c.h > 0)
@@ -562,15 +563,16 @@ static void draw_fbar(struct ui *u, int y)
 	}
 	for (int pos = 1; (k = tui_key_bar(pos)) && x < COLS; pos++) {
 		const char *label = u->l.pane == 1 && k->bar_alt ? k->bar_alt
-								  : k->bar;
+								 : k->bar;
 		int kw = (int)strlen(k->bar_key);
 		int lw = (int)strlen(label) + 1;
 
 		put_fit(u, y, x, kw, k->bar_key, false, attrs[A_FKEY]);
 		put_fit(u, y, x + kw, lw, label, false, attrs[A_FLABEL]);
 		if (u->nfkeys < 16)
-			u->fkeys[u->nfkeys++] =
-				(struct ui_fkey){ x, x + kw + lw, k->keys[0] };
+			u->fkeys[u->nfkeys++] = (struct ui_fkey){ x,
+								  x + kw + lw,
+								  k->keys[0] };
 		x += kw + lw;
 	}
 }
@@ -740,13 +742,20 @@ static int key_code(int ret, wint_t ch)
 	static const struct {
 		int curses, code;
 	} map[] = {
-		{ KEY_UP, TUI_KEY_UP },		{ KEY_DOWN, TUI_KEY_DOWN },
-		{ KEY_LEFT, TUI_KEY_LEFT },	{ KEY_RIGHT, TUI_KEY_RIGHT },
-		{ KEY_PPAGE, TUI_KEY_PPAGE },	{ KEY_NPAGE, TUI_KEY_NPAGE },
-		{ KEY_HOME, TUI_KEY_HOME },	{ KEY_END, TUI_KEY_END },
-		{ KEY_ENTER, TUI_KEY_ENTER },	{ KEY_BACKSPACE, TUI_KEY_BACKSPACE },
-		{ KEY_MOUSE, TUI_KEY_MOUSE },	{ KEY_RESIZE, TUI_KEY_RESIZE },
-		{ KEY_SLEFT, TUI_KEY_SLEFT },	{ KEY_SRIGHT, TUI_KEY_SRIGHT },
+		{ KEY_UP, TUI_KEY_UP },
+		{ KEY_DOWN, TUI_KEY_DOWN },
+		{ KEY_LEFT, TUI_KEY_LEFT },
+		{ KEY_RIGHT, TUI_KEY_RIGHT },
+		{ KEY_PPAGE, TUI_KEY_PPAGE },
+		{ KEY_NPAGE, TUI_KEY_NPAGE },
+		{ KEY_HOME, TUI_KEY_HOME },
+		{ KEY_END, TUI_KEY_END },
+		{ KEY_ENTER, TUI_KEY_ENTER },
+		{ KEY_BACKSPACE, TUI_KEY_BACKSPACE },
+		{ KEY_MOUSE, TUI_KEY_MOUSE },
+		{ KEY_RESIZE, TUI_KEY_RESIZE },
+		{ KEY_SLEFT, TUI_KEY_SLEFT },
+		{ KEY_SRIGHT, TUI_KEY_SRIGHT },
 	};
 
 	if (ret != KEY_CODE_YES)

@@ -158,7 +158,8 @@ void tui_view_crumb_label(const struct tui_view *v, char *buf, size_t len)
 }
 
 const struct tui_view_ops tui_view_none = {
-	.name = "none", .table = EXM_T__COUNT,
+	.name = "none",
+	.table = EXM_T__COUNT,
 };
 
 const struct tui_view_ops *tui_view_child(const struct tui_view *v,
@@ -295,7 +296,8 @@ static bool ident_any(const struct tui_ident *id)
 /* Rows of the current list in display order; sort + filter + selection. */
 static void relist(struct tui_view *v)
 {
-	struct exm_proc_filter pf = { .user = v->user, .pids = v->pids,
+	struct exm_proc_filter pf = { .user = v->user,
+				      .pids = v->pids,
 				      .npids = v->npids };
 	size_t j = 0, off;
 	bool found = false;

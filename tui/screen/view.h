@@ -76,8 +76,8 @@ struct tui_build {
 	/* Delta mode: prev is the baseline and every size is shown as its
 	 * growth since (EXM_ROW_DELTA). */
 	bool delta;
-	const char *user;	   /* only this user's processes, or NULL */
-	const pid_t *pids;	   /* only these processes (-p), or NULL */
+	const char *user;  /* only this user's processes, or NULL */
+	const pid_t *pids; /* only these processes (-p), or NULL */
 	size_t npids;
 	enum exm_group_by group_by; /* grouping of the processes pane */
 };
@@ -104,7 +104,7 @@ struct tui_canvas {
 };
 
 struct tui_view_ops {
-	const char *name;    /* short stable name, e.g. "pfiles" */
+	const char *name;     /* short stable name, e.g. "pfiles" */
 	enum exm_table table; /* which columns (fields.h) apply */
 	/* What Enter and 'e' open on a row (NULL: nothing). */
 	const struct tui_view_ops *enter, *alt;
@@ -142,7 +142,7 @@ struct tui_view_ops {
 	unsigned (*needs_all)(const struct tui_view *v);
 };
 
-extern const struct tui_view_ops tui_view_none;	/* "no child" marker */
+extern const struct tui_view_ops tui_view_none; /* "no child" marker */
 
 /* A crumb callback for drilled-down views: the label of the row that was
  * entered (ctx.label), e.g. "bash (42)" or "/usr/lib/libc.so.6". */
@@ -168,14 +168,14 @@ struct tui_view {
 
 	int sort_field; /* enum exm_field_id */
 	bool sort_desc;
-	char *filter; /* live filter text (owned), NULL for none */
-	char *user;   /* user filter of the last refresh (owned) */
+	char *filter;	   /* live filter text (owned), NULL for none */
+	char *user;	   /* user filter of the last refresh (owned) */
 	const pid_t *pids; /* -p of the last refresh (borrowed), or NULL */
 	size_t npids;
 
-	size_t cursor, top; /* index into vis; first row on screen */
-	int page;	    /* rows on screen (set by the UI) */
-	unsigned long gen;  /* UI: which snapshot/filters the rows reflect */
+	size_t cursor, top;   /* index into vis; first row on screen */
+	int page;	      /* rows on screen (set by the UI) */
+	unsigned long gen;    /* UI: which snapshot/filters the rows reflect */
 	struct tui_ident sel; /* identity of the selected row */
 };
 

@@ -113,8 +113,8 @@ static bool context(struct tui_view *v, const struct tui_build *b,
 }
 
 /* No rows: say why instead of showing an empty list. */
-static struct exm_row *empty(struct exm_row *rows, size_t *n,
-			     const char *text, const char **why)
+static struct exm_row *empty(struct exm_row *rows, size_t *n, const char *text,
+			     const char **why)
 {
 	if (rows && *n)
 		return rows;
@@ -125,8 +125,8 @@ static struct exm_row *empty(struct exm_row *rows, size_t *n,
 }
 
 struct exm_row *tui_elf_build_sections(struct tui_view *v,
-				      const struct tui_build *b, size_t *n,
-				      const char **why)
+				       const struct tui_build *b, size_t *n,
+				       const char **why)
 {
 	const struct exm_proc *p;
 	const struct exm_file *f;
@@ -151,9 +151,8 @@ struct exm_row *tui_elf_build_sections(struct tui_view *v,
 /* context() plus the section the view is about (index into e->secs). */
 static bool section_context(struct tui_view *v, const struct tui_build *b,
 			    const struct exm_proc **p,
-			    const struct exm_file **f,
-			    const struct exm_elf **e, long *si,
-			    const char **why)
+			    const struct exm_file **f, const struct exm_elf **e,
+			    long *si, const char **why)
 {
 	if (!context(v, b, p, f, e, why))
 		return false;
@@ -164,7 +163,8 @@ static bool section_context(struct tui_view *v, const struct tui_build *b,
 	*si = -1;
 	if (v->ctx.id.has_name && v->ctx.id.name)
 		*si = exm_elf_section_lookup(*e, v->ctx.id.name,
-					     v->ctx.id.has_addr ? v->ctx.id.addr : 0);
+					     v->ctx.id.has_addr ? v->ctx.id.addr
+								: 0);
 	if (*si < 0) {
 		*why = "(no such section in the file)";
 		return false;
@@ -173,8 +173,8 @@ static bool section_context(struct tui_view *v, const struct tui_build *b,
 }
 
 struct exm_row *tui_elf_build_symbols(struct tui_view *v,
-				     const struct tui_build *b, size_t *n,
-				     const char **why)
+				      const struct tui_build *b, size_t *n,
+				      const char **why)
 {
 	const struct exm_proc *p;
 	const struct exm_file *f;
@@ -199,8 +199,8 @@ struct exm_row *tui_elf_build_symbols(struct tui_view *v,
 }
 
 struct exm_row *tui_elf_build_section_procs(struct tui_view *v,
-					   const struct tui_build *b,
-					   size_t *n, const char **why)
+					    const struct tui_build *b,
+					    size_t *n, const char **why)
 {
 	const struct exm_proc *p;
 	const struct exm_file *f;
@@ -247,19 +247,20 @@ void tui_elf_crumb_symbols(const struct tui_view *v, char *buf, size_t len)
 {
 	const struct elf_priv *pv = v->priv;
 
-	snprintf(buf, len, "%s: symbols%s", v->ctx.id.name ? v->ctx.id.name : "?",
-		 pv ? pv->what : "");
+	snprintf(buf, len, "%s: symbols%s",
+		 v->ctx.id.name ? v->ctx.id.name : "?", pv ? pv->what : "");
 }
 
 void tui_elf_crumb_section_procs(const struct tui_view *v, char *buf,
-				size_t len)
+				 size_t len)
 {
-	snprintf(buf, len, "%s: processes", v->ctx.id.name ? v->ctx.id.name : "?");
+	snprintf(buf, len, "%s: processes",
+		 v->ctx.id.name ? v->ctx.id.name : "?");
 }
 
 /* A gap row is not a section: nothing below it. */
 const struct tui_view_ops *tui_elf_section_child(const struct tui_view *v,
-						const struct exm_row *r)
+						 const struct exm_row *r)
 {
 	return r->flags & EXM_ROW_GAP ? &tui_view_none : NULL;
 }

@@ -20,11 +20,11 @@ struct report_priv {
 	char *text;   /* the report as batch mode prints it (owned) */
 	char **lines; /* into text */
 	size_t nlines;
-	size_t top;   /* first scrolled line on screen */
+	size_t top; /* first scrolled line on screen */
 	int page;
-	int width;    /* display columns of the widest line */
-	int left;     /* display columns scrolled off on the left */
-	int cols;     /* of the last draw: columns on screen */
+	int width; /* display columns of the widest line */
+	int left;  /* display columns scrolled off on the left */
+	int cols;  /* of the last draw: columns on screen */
 };
 
 static struct exm_elfcache *cache;
@@ -103,9 +103,11 @@ static struct exm_row *report_build(struct tui_view *v,
 {
 	const struct tui_report_ops *op = ops_of(v);
 	struct report_priv *rp = v->priv;
-	struct exm_proc_filter pf = { .user = b->user, .pids = b->pids,
+	struct exm_proc_filter pf = { .user = b->user,
+				      .pids = b->pids,
 				      .npids = b->npids };
-	struct tui_report_env env = { .snap = b->snap, .prev = b->prev,
+	struct tui_report_env env = { .snap = b->snap,
+				      .prev = b->prev,
 				      .filter = &pf };
 	struct tui_report r;
 	size_t len = 0;
@@ -216,7 +218,7 @@ static unsigned report_key(struct tui_view *v, int k)
 	case TUI_A_BACK:
 		if (!rp->left)
 			return 0; /* the key table's: leave */
-		/* fall through */
+				  /* fall through */
 	case TUI_A_SCROLL_LEFT:
 		rp->left = rp->left > step ? rp->left - step : 0;
 		return TUI_R_HANDLED | TUI_R_REDRAW;
@@ -235,10 +237,15 @@ static unsigned report_needs_all(const struct tui_view *v)
 }
 
 const struct tui_view_ops tui_view_report = {
-	.name = "report", .table = EXM_T_PROCS,
-	.build = report_build, .crumb = report_crumb,
-	.draw = report_draw, .key = report_key, .fini = report_fini,
-	.no_row = true, .wants_prev = report_wants_prev,
+	.name = "report",
+	.table = EXM_T_PROCS,
+	.build = report_build,
+	.crumb = report_crumb,
+	.draw = report_draw,
+	.key = report_key,
+	.fini = report_fini,
+	.no_row = true,
+	.wants_prev = report_wants_prev,
 	.needs_all = report_needs_all,
 };
 

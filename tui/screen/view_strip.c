@@ -146,7 +146,8 @@ void tui_strip_draw(struct tui_view *v, const struct tui_canvas *c)
 			size_t k = i;
 			char run[EXM_STRIP_LINE + 1];
 
-			while (cells[k] && role_of(cells[k]) == role_of(cells[i]))
+			while (cells[k] &&
+			       role_of(cells[k]) == role_of(cells[i]))
 				k++;
 			memcpy(run, cells + i, k - i);
 			run[k - i] = 0;
@@ -272,8 +273,10 @@ void tui_fstrip_draw(struct tui_view *v, const struct tui_canvas *c)
 	if (!s || c->h < 1)
 		return;
 	if (!s->has_pages) {
-		c->put(c, 0, 0, "(this source has no per-page facts: use "
-			  "pagemap)", TUI_ROLE_NORMAL);
+		c->put(c, 0, 0,
+		       "(this source has no per-page facts: use "
+		       "pagemap)",
+		       TUI_ROLE_NORMAL);
 		return;
 	}
 	exm_file_strip_head(s, line, sizeof(line));
@@ -281,8 +284,9 @@ void tui_fstrip_draw(struct tui_view *v, const struct tui_canvas *c)
 	if (y < c->h)
 		c->put(c, y, 0, "segments:", TUI_ROLE_NORMAL);
 	for (size_t i = 0; i < s->nsegs && y < c->h; i++) {
-		int k = snprintf(line, sizeof(line), "%" PRIx64 "-%" PRIx64
-				 " %s  ", s->segs[i].first * (uint64_t)fp->ps,
+		int k = snprintf(line, sizeof(line),
+				 "%" PRIx64 "-%" PRIx64 " %s  ",
+				 s->segs[i].first * (uint64_t)fp->ps,
 				 s->segs[i].end * (uint64_t)fp->ps,
 				 exm_perms_str(s->segs[i].perms));
 
@@ -310,7 +314,8 @@ void tui_fstrip_draw(struct tui_view *v, const struct tui_canvas *c)
 			size_t e = i;
 			char run[EXM_STRIP_LINE + 1];
 
-			while (cells[e] && role_of(cells[e]) == role_of(cells[i]))
+			while (cells[e] &&
+			       role_of(cells[e]) == role_of(cells[i]))
 				e++;
 			memcpy(run, cells + i, e - i);
 			run[e - i] = 0;

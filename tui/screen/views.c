@@ -12,9 +12,9 @@
 #include "tui/screen/view_elf.h"
 #include "tui/screen/view_strip.h"
 
-
-static struct exm_row *build_procs(struct tui_view *v, const struct tui_build *b,
-				   size_t *n, const char **why)
+static struct exm_row *build_procs(struct tui_view *v,
+				   const struct tui_build *b, size_t *n,
+				   const char **why)
 {
 	return exm_table_procs(b->snap, n);
 }
@@ -36,7 +36,8 @@ static struct exm_row *build_groups(struct tui_view *v,
 {
 	if (no_cgroups(b, why))
 		return NULL;
-	struct exm_proc_filter f = { .user = b->user, .pids = b->pids,
+	struct exm_proc_filter f = { .user = b->user,
+				     .pids = b->pids,
 				     .npids = b->npids };
 
 	return exm_table_groups(b->snap, b->group_by, &f, n);
@@ -52,8 +53,9 @@ static struct exm_row *build_group_procs(struct tui_view *v,
 				     v->ctx.id.name ? v->ctx.id.name : "", n);
 }
 
-static struct exm_row *build_files(struct tui_view *v, const struct tui_build *b,
-				   size_t *n, const char **why)
+static struct exm_row *build_files(struct tui_view *v,
+				   const struct tui_build *b, size_t *n,
+				   const char **why)
 {
 	return exm_table_files(b->snap, n);
 }
@@ -124,8 +126,8 @@ static struct exm_row *build_mappings(struct tui_view *v,
 static const struct tui_view_ops *files_child(const struct tui_view *v,
 					      const struct exm_row *r)
 {
-	if (r->file && (r->file->kind == EXM_KIND_FILE ||
-			r->file->kind == EXM_KIND_SHMEM))
+	if (r->file &&
+	    (r->file->kind == EXM_KIND_FILE || r->file->kind == EXM_KIND_SHMEM))
 		return NULL;
 	return &tui_view_fprocs;
 }
@@ -151,67 +153,103 @@ static void crumb_mappings(const struct tui_view *v, char *buf, size_t len)
 }
 
 const struct tui_view_ops tui_view_procs = {
-	.name = "procs", .table = EXM_T_PROCS,
-	.build = build_procs, .crumb = crumb_procs,
+	.name = "procs",
+	.table = EXM_T_PROCS,
+	.build = build_procs,
+	.crumb = crumb_procs,
 	.enter = &tui_view_pfiles,
 };
 const struct tui_view_ops tui_view_groups = {
-	.name = "groups", .table = EXM_T_GROUPS,
-	.build = build_groups, .crumb = crumb_groups,
+	.name = "groups",
+	.table = EXM_T_GROUPS,
+	.build = build_groups,
+	.crumb = crumb_groups,
 	.enter = &tui_view_group_procs,
 };
 const struct tui_view_ops tui_view_group_procs = {
-	.name = "group", .table = EXM_T_PROCS,
-	.build = build_group_procs, .crumb = tui_view_crumb_label,
+	.name = "group",
+	.table = EXM_T_PROCS,
+	.build = build_group_procs,
+	.crumb = tui_view_crumb_label,
 	.enter = &tui_view_pfiles,
 };
 const struct tui_view_ops tui_view_files = {
-	.name = "files", .table = EXM_T_FILES,
-	.build = build_files, .crumb = crumb_files, .child = files_child,
-	.enter = &tui_view_fstrip, .alt = &tui_view_sections,
+	.name = "files",
+	.table = EXM_T_FILES,
+	.build = build_files,
+	.crumb = crumb_files,
+	.child = files_child,
+	.enter = &tui_view_fstrip,
+	.alt = &tui_view_sections,
 };
 const struct tui_view_ops tui_view_pfiles = {
-	.name = "pfiles", .table = EXM_T_PFILES,
-	.build = build_pfiles, .crumb = tui_view_crumb_label,
-	.enter = &tui_view_mappings, .alt = &tui_view_sections,
+	.name = "pfiles",
+	.table = EXM_T_PFILES,
+	.build = build_pfiles,
+	.crumb = tui_view_crumb_label,
+	.enter = &tui_view_mappings,
+	.alt = &tui_view_sections,
 };
 const struct tui_view_ops tui_view_fprocs = {
-	.name = "fprocs", .table = EXM_T_FPROCS,
-	.build = build_fprocs, .crumb = tui_view_crumb_label,
-	.enter = &tui_view_mappings, .alt = &tui_view_sections,
+	.name = "fprocs",
+	.table = EXM_T_FPROCS,
+	.build = build_fprocs,
+	.crumb = tui_view_crumb_label,
+	.enter = &tui_view_mappings,
+	.alt = &tui_view_sections,
 };
 const struct tui_view_ops tui_view_mappings = {
-	.name = "mappings", .table = EXM_T_MAPPINGS,
-	.build = build_mappings, .crumb = crumb_mappings,
-	.enter = &tui_view_strip, .alt = &tui_view_sections,
+	.name = "mappings",
+	.table = EXM_T_MAPPINGS,
+	.build = build_mappings,
+	.crumb = crumb_mappings,
+	.enter = &tui_view_strip,
+	.alt = &tui_view_sections,
 };
 const struct tui_view_ops tui_view_sections = {
-	.name = "sections", .table = EXM_T_SECTIONS,
-	.build = tui_elf_build_sections, .crumb = tui_elf_crumb_sections,
-	.child = tui_elf_section_child, .fini = tui_elf_fini_view,
-	.enter = &tui_view_symbols, .alt = &tui_view_section_procs,
+	.name = "sections",
+	.table = EXM_T_SECTIONS,
+	.build = tui_elf_build_sections,
+	.crumb = tui_elf_crumb_sections,
+	.child = tui_elf_section_child,
+	.fini = tui_elf_fini_view,
+	.enter = &tui_view_symbols,
+	.alt = &tui_view_section_procs,
 };
 const struct tui_view_ops tui_view_symbols = {
-	.name = "symbols", .table = EXM_T_SYMBOLS,
-	.build = tui_elf_build_symbols, .crumb = tui_elf_crumb_symbols,
+	.name = "symbols",
+	.table = EXM_T_SYMBOLS,
+	.build = tui_elf_build_symbols,
+	.crumb = tui_elf_crumb_symbols,
 	.fini = tui_elf_fini_view,
 };
 const struct tui_view_ops tui_view_section_procs = {
-	.name = "section_procs", .table = EXM_T_FPROCS,
+	.name = "section_procs",
+	.table = EXM_T_FPROCS,
 	.build = tui_elf_build_section_procs,
 	.crumb = tui_elf_crumb_section_procs,
-	.enter = &tui_view_mappings, .alt = &tui_view_sections,
+	.enter = &tui_view_mappings,
+	.alt = &tui_view_sections,
 };
 const struct tui_view_ops tui_view_strip = {
-	.name = "strip", .table = EXM_T_MAPPINGS,
-	.build = tui_strip_build, .crumb = tui_strip_crumb,
-	.draw = tui_strip_draw, .key = tui_strip_key,
-	.fini = tui_strip_fini, .needs_all = tui_strip_needs_all,
+	.name = "strip",
+	.table = EXM_T_MAPPINGS,
+	.build = tui_strip_build,
+	.crumb = tui_strip_crumb,
+	.draw = tui_strip_draw,
+	.key = tui_strip_key,
+	.fini = tui_strip_fini,
+	.needs_all = tui_strip_needs_all,
 };
 const struct tui_view_ops tui_view_fstrip = {
-	.name = "fstrip", .table = EXM_T_FILES,
-	.build = tui_fstrip_build, .crumb = tui_fstrip_crumb,
-	.draw = tui_fstrip_draw, .key = tui_fstrip_key,
-	.fini = tui_fstrip_fini, .needs_all = tui_strip_needs_all,
-	.enter = &tui_view_fprocs, .alt = &tui_view_sections,
+	.name = "fstrip",
+	.table = EXM_T_FILES,
+	.build = tui_fstrip_build,
+	.crumb = tui_fstrip_crumb,
+	.draw = tui_fstrip_draw,
+	.key = tui_fstrip_key,
+	.fini = tui_fstrip_fini,
+	.needs_all = tui_strip_needs_all,
+	.enter = &tui_view_fprocs,
+	.alt = &tui_view_sections,
 };

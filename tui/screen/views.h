@@ -13,17 +13,17 @@
 
 #include "tui/screen/view.h"
 
-extern const struct tui_view_ops tui_view_procs;	/* all processes */
-extern const struct tui_view_ops tui_view_groups;	/* process groups */
-extern const struct tui_view_ops tui_view_group_procs;	/* one group */
-extern const struct tui_view_ops tui_view_files;	/* all files */
-extern const struct tui_view_ops tui_view_pfiles;	/* files of a process */
-extern const struct tui_view_ops tui_view_fprocs;	/* procs of a file */
-extern const struct tui_view_ops tui_view_mappings;	/* mappings */
-extern const struct tui_view_ops tui_view_sections;	/* ELF sections */
-extern const struct tui_view_ops tui_view_symbols;	/* a section's symbols */
+extern const struct tui_view_ops tui_view_procs;       /* all processes */
+extern const struct tui_view_ops tui_view_groups;      /* process groups */
+extern const struct tui_view_ops tui_view_group_procs; /* one group */
+extern const struct tui_view_ops tui_view_files;       /* all files */
+extern const struct tui_view_ops tui_view_pfiles;      /* files of a process */
+extern const struct tui_view_ops tui_view_fprocs;      /* procs of a file */
+extern const struct tui_view_ops tui_view_mappings;    /* mappings */
+extern const struct tui_view_ops tui_view_sections;    /* ELF sections */
+extern const struct tui_view_ops tui_view_symbols;     /* a section's symbols */
 extern const struct tui_view_ops tui_view_section_procs; /* behind a section */
-extern const struct tui_view_ops tui_view_strip;	/* a mapping's pages */
-extern const struct tui_view_ops tui_view_fstrip;	/* a file's pages */
+extern const struct tui_view_ops tui_view_strip;	 /* a mapping's pages */
+extern const struct tui_view_ops tui_view_fstrip;	 /* a file's pages */
 
 #endif

@@ -182,9 +182,8 @@ static int do_strip(const struct exm_snapshot *s, const char *path)
 	r = exm_strip_file(s, f, &st);
 	if (r)
 		return r;
-	printf("strip\t%llu\t%u\t%llu\t%llu\t",
-	       (unsigned long long)st.npages, st.nprocs,
-	       (unsigned long long)st.vm_pages,
+	printf("strip\t%llu\t%u\t%llu\t%llu\t", (unsigned long long)st.npages,
+	       st.nprocs, (unsigned long long)st.vm_pages,
 	       (unsigned long long)st.res_pages);
 	for (uint64_t i = 0; i < st.npages; i++)
 		putchar(exm_strip_count_char(st.procs[i]));
@@ -216,7 +215,8 @@ static int parse_pids(char *arg)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: anadrive alerts|units|breakdown|system|"
+	fprintf(stderr,
+		"usage: anadrive alerts|units|breakdown|system|"
 		"openmetrics|strip [-p PIDS] [--min-saved N] [--min-growth N] "
 		"[--step] [--top N] [--file PATH]\n");
 	return 2;
@@ -227,8 +227,7 @@ int main(int argc, char **argv)
 	struct exm_snapshot *cur = NULL, *prev = NULL;
 	struct exm_elfcache *cache = exm_elfcache_new(256);
 	struct exm_elf_lookup_cache lc = { .cache = cache };
-	struct exm_elf_lookup lk = { .get = exm_elf_lookup_cached,
-				     .ctx = &lc };
+	struct exm_elf_lookup lk = { .get = exm_elf_lookup_cached, .ctx = &lc };
 	struct exm_alert_opts ao;
 	struct exm_source *src;
 	const char *cmd, *file = NULL;

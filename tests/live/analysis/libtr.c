@@ -13,6 +13,9 @@ int tr_data[3 * 1024 + 16] = { 1 };
 /* .bss: 16 pages, all written by tr_touch(). */
 int tr_bss[16 * 1024];
 
+/* The macro calls below end with no ';': clang-format would lay them out
+ * differently on each run. */
+/* clang-format off */
 #define F(n) \
 	int tr_f##n(void) { return tr_bss[(n) % 1024] + (n); }
 #define F10(n) F(n##0) F(n##1) F(n##2) F(n##3) F(n##4) \
