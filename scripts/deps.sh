@@ -5,7 +5,7 @@
 # Installs only what is missing; runs apt-get update once before installing.
 
 EXM_BUILD_PKGS="build-essential autoconf automake pkg-config libncurses-dev libelf-dev libsqlite3-dev zlib1g-dev"
-EXM_TEST_PKGS="libcriterion-dev sqlite3 busybox-static tmux python3 smem smemstat valgrind clang libclang-rt-14-dev g++ binutils util-linux procps htop prometheus"
+EXM_TEST_PKGS="libcriterion-dev sqlite3 busybox-static tmux python3 smem smemstat valgrind clang libclang-rt-14-dev clang-format-14 g++ binutils util-linux procps htop prometheus"
 # the kernel module's QEMU test (tests/kmod/run): kernels and headers it
 # fetches itself, into the build directory (and, for kernels built with
 # another gcc, a debootstrap root of the release that has it)
