@@ -60,3 +60,10 @@ EXTRA_DIST += $(UI_TESTS) tests/ui/lib.sh tests/tmux.sh
 TESTS += tests/golden/test_golden.sh tests/golden/test_cli.sh \
 	tests/golden/test_modes.py
 EXTRA_DIST += tests/golden
+# The directory is distributed whole, and automake copies the build tree's
+# copy of it too: a build that ran the golden tests has their logs there,
+# which would make the distribution's own check fail. They are not source.
+dist-hook: dist-drop-test-logs
+dist-drop-test-logs:
+	rm -f $(distdir)/tests/golden/*.log $(distdir)/tests/golden/*.trs
+.PHONY: dist-drop-test-logs
