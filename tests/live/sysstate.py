@@ -247,6 +247,31 @@ class Changes:
         os.makedirs(path, exist_ok=True)
         return path
 
+    def memory_cgroup(self, name):
+        """A new cgroup NAME under the memory controller (v2 where a
+        cgroup2 mount has it, enabling it for the children there; else
+        v1's) and the name of its limit file, or (None, None)."""
+        with open("/proc/self/mounts") as f:
+            mounts = [ln.split() for ln in f]
+        for m in mounts:
+            if m[2] != "cgroup2":
+                continue
+            try:
+                with open(os.path.join(m[1], "cgroup.controllers")) as f:
+                    if "memory" not in f.read().split():
+                        continue
+                with open(os.path.join(m[1], "cgroup.subtree_control"),
+                          "w") as s:
+                    s.write("+memory")
+                return self.cgroup(os.path.join(m[1], name)), "memory.max"
+            except OSError:
+                pass
+        for m in mounts:
+            if m[2] == "cgroup" and "memory" in m[3].split(","):
+                return self.cgroup(os.path.join(m[1], name)), \
+                    "memory.limit_in_bytes"
+        return None, None
+
     def file(self, path):
         """A file the test creates (removed after)."""
         self._journal({"kind": "file", "path": path})

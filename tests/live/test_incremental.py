@@ -163,32 +163,6 @@ def quiet(pids):
             time.sleep(0.03)
 
 
-def memory_cgroup(ch):
-    """A new memory cgroup (v2 where its memory controller is enabled,
-    else v1's) and the name of its limit file, or (None, None)."""
-    name = "exm-incr-%d" % os.getpid()
-    with open("/proc/self/mounts") as f:
-        mounts = [ln.split() for ln in f]
-    for m in mounts:
-        if m[2] != "cgroup2":
-            continue
-        try:
-            with open(os.path.join(m[1], "cgroup.controllers")) as f:
-                if "memory" not in f.read().split():
-                    continue
-            with open(os.path.join(m[1], "cgroup.subtree_control"),
-                      "w") as s:
-                s.write("+memory")
-            return ch.cgroup(os.path.join(m[1], name)), "memory.max"
-        except OSError:
-            pass
-    for m in mounts:
-        if m[2] == "cgroup" and "memory" in m[3].split(","):
-            return ch.cgroup(os.path.join(m[1], name)), \
-                "memory.limit_in_bytes"
-    return None, None
-
-
 def main():
     if os.geteuid() != 0:
         print("SKIP: needs root (pagemap's frame numbers)")
@@ -214,7 +188,7 @@ def main():
         ch.__exit__(None, None, None)
         print("FAIL: this machine cannot enable a swap file: %s" % e)
         sys.exit(1)
-    cg, limit = memory_cgroup(ch)
+    cg, limit = ch.memory_cgroup("exm-incr-%d" % os.getpid())
     if cg is None:
         ch.__exit__(None, None, None)
         print("FAIL: no memory cgroup (v2 or v1) can be made here")

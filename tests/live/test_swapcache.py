@@ -178,31 +178,6 @@ def check_swap(c, pids, what):
                 (what, pid, p.get("swap")))
 
 
-def memory_cgroup(ch):
-    """A new memory cgroup and the name of its limit file."""
-    name = "exm-swapcache-%d" % os.getpid()
-    with open("/proc/self/mounts") as f:
-        mounts = [ln.split() for ln in f]
-    for m in mounts:
-        if m[2] == "cgroup2":
-            try:
-                with open(os.path.join(m[1], "cgroup.controllers")) as f:
-                    if "memory" in f.read().split():
-                        with open(os.path.join(m[1],
-                                               "cgroup.subtree_control"),
-                                  "w") as s:
-                            s.write("+memory")
-                        return ch.cgroup(os.path.join(m[1], name)), \
-                            "memory.max"
-            except OSError:
-                pass
-    for m in mounts:
-        if m[2] == "cgroup" and "memory" in m[3].split(","):
-            return ch.cgroup(os.path.join(m[1], name)), \
-                "memory.limit_in_bytes"
-    return None, None
-
-
 def main():
     if os.geteuid() != 0:
         print("SKIP: needs root (swapon, cgroups, PFNs)")
@@ -219,7 +194,7 @@ def main():
         # of MiB of `unexplained` that come and go as any process
         # allocates or frees. Small lists for the test keep that still.
         ch.write("/proc/sys/vm/percpu_pagelist_high_fraction", "100000")
-        cg, limit = memory_cgroup(ch)
+        cg, limit = ch.memory_cgroup("exm-swapcache-%d" % os.getpid())
         if cg is None:
             print("FAIL: no memory cgroup (v2 or v1) can be made here")
             sys.exit(1)
