@@ -9,7 +9,7 @@ tests_unit_test_core_SOURCES = \
 	tests/unit/test_fields.c \
 	tests/unit/test_account_bounds.c \
 	tests/unit/test_exclusive.c \
-	tests/unit/test_cgcharge.c \
+	tests/unit/test_cgcharge.c tests/unit/fsput.h \
 	tests/unit/test_reuse.c \
 	tests/unit/test_outfile.c
 tests_unit_test_core_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)

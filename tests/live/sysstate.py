@@ -250,7 +250,8 @@ class Changes:
     def memory_cgroup(self, name):
         """A new cgroup NAME under the memory controller (v2 where a
         cgroup2 mount has it, enabling it for the children there; else
-        v1's) and the name of its limit file, or (None, None)."""
+        v1's) and the name of its limit file, or (None, None). Enabling the
+        controller is undone after, like every other change."""
         with open("/proc/self/mounts") as f:
             mounts = [ln.split() for ln in f]
         for m in mounts:
@@ -260,9 +261,13 @@ class Changes:
                 with open(os.path.join(m[1], "cgroup.controllers")) as f:
                     if "memory" not in f.read().split():
                         continue
-                with open(os.path.join(m[1], "cgroup.subtree_control"),
-                          "w") as s:
-                    s.write("+memory")
+                sc = os.path.join(m[1], "cgroup.subtree_control")
+                if "memory" not in read_knob(sc).split():
+                    # undone after the cgroup below is removed (the
+                    # journal is undone last entry first)
+                    self._journal({"kind": "write", "path": sc,
+                                   "value": "-memory"})
+                    _write(sc, "+memory")
                 return self.cgroup(os.path.join(m[1], name)), "memory.max"
             except OSError:
                 pass

@@ -20,6 +20,7 @@
 #include "core/source.h"
 #include "core/table.h"
 #include "tests/unit/snapgen.h"
+#include "tests/unit/fsput.h"
 
 #define PS 4096u
 #define PRESENT(pfn, fl) (EXM_PM_PRESENT | (fl) | (uint64_t)(pfn))
@@ -297,18 +298,6 @@ Test(account, files_within_and_across)
 }
 
 /* ---- pagemap decoder on a synthetic /proc tree ---- */
-
-static void put(const char *dir, const char *name, const char *text)
-{
-	char path[512];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	cr_assert_not_null(f, "%s", path);
-	fputs(text, f);
-	fclose(f);
-}
 
 static void put_word(int fd, uint64_t vpn, uint64_t w)
 {

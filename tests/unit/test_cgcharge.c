@@ -22,6 +22,7 @@
 #include "core/fields.h"
 #include "core/group.h"
 #include "tests/unit/snapgen.h"
+#include "tests/unit/fsput.h"
 
 #define PS 4096u
 #define PRESENT(pfn, fl) (EXM_PM_PRESENT | (fl) | (uint64_t)(pfn))
@@ -29,18 +30,6 @@
 #define RW (EXM_PERM_R | EXM_PERM_W)
 
 static char tmp[64], cgroot[128], procroot[128];
-
-static void put(const char *dir, const char *name, const char *text)
-{
-	char path[512];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	cr_assert(f, "%s", path);
-	fputs(text, f);
-	fclose(f);
-}
 
 static uint64_t ino_of(const char *path)
 {
