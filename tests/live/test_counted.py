@@ -32,10 +32,10 @@ Checks, on one run each:
   children (the parent reads it whole);
 - so does read mode on four threads (workers wait for the pages of a
   range another reads whole), the zero pages left out in all the same;
-- read mode's detail says how many big mappings it counted, 3 a process
-  (4 with swap) where the kernel keeps per-page mapcounts, none where it
+- read mode's detail says how many big mappings it counted, 4 a process
+  (5 with swap) where the kernel keeps per-page mapcounts, none where it
   averages them (CONFIG_NO_PAGE_MAPCOUNT), how many it located (all but
-  the parent's three and the first child's dropped) and read whole;
+  the parent's four and the first child's dropped) and read whole;
   read-all counts none, reads all whole;
 - the kernel's Pss figures computed from mapping counts (no
   smaps_rollup) in read mode equal read-all's and smaps_rollup's;
