@@ -298,14 +298,6 @@ static int read_frames(struct exm_snapshot *snap, const char *proc_root)
 	return ret;
 }
 
-static void note(struct exm_sysinfo *sys, const char *what)
-{
-	size_t n = strlen(sys->limits);
-
-	snprintf(sys->limits + n, sizeof(sys->limits) - n, "%s%s",
-		 n ? "; " : "", what);
-}
-
 /* Where the cgroup v2 hierarchy is mounted (the first mount of it in
  * /proc/self/mounts) into buf; false when it is not. */
 static bool v2_mount(char *buf, size_t len)
@@ -357,7 +349,7 @@ int exm_cgcharge_read(struct exm_snapshot *snap, const char *proc_root,
 		return 0;
 	if (!*root || !v2_memory(root)) {
 		snap->sys.caps |= EXM_CAP_CGROUP_V1;
-		note(&snap->sys, EXM_CGCHARGE_V1_NOTE);
+		exm_sys_note(&snap->sys, EXM_CGCHARGE_V1_NOTE);
 		return 0;
 	}
 	ret = list_cgroups(snap, root);

@@ -79,7 +79,6 @@ enum exm_mapcount exm_kernel_mapcount(const char *release,
 void exm_kernel_mapcount_note(struct exm_sysinfo *sys)
 {
 	char boot[256];
-	size_t n = strlen(sys->limits);
 	const char *what;
 
 	snprintf(boot, sizeof(boot), "/boot/config-%s", sys->kernel);
@@ -98,6 +97,5 @@ void exm_kernel_mapcount_note(struct exm_sysinfo *sys)
 	default:
 		return;
 	}
-	snprintf(sys->limits + n, sizeof(sys->limits) - n, "%s%s",
-		 n ? "; " : "", what);
+	exm_sys_note(sys, what);
 }

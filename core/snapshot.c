@@ -3,6 +3,7 @@
 #include "core/snapshot.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,6 +92,14 @@ const char *exm_kind_name(enum exm_kind kind)
 	if ((unsigned)kind >= EXM_KIND__COUNT)
 		return "?";
 	return kind_names[kind];
+}
+
+void exm_sys_note(struct exm_sysinfo *sys, const char *what)
+{
+	size_t n = strlen(sys->limits);
+
+	snprintf(sys->limits + n, sizeof(sys->limits) - n, "%s%s",
+		 n ? "; " : "", what);
 }
 
 void exm_sizes_add(struct exm_sizes *dst, const struct exm_sizes *src)

@@ -294,6 +294,10 @@ struct exm_sysinfo {
 	struct exm_meminfo meminfo;
 };
 
+/* Append what to sys->limits, after "; " when it holds a note already
+ * (cut at its size). */
+void exm_sys_note(struct exm_sysinfo *sys, const char *what);
+
 /*
  * A cgroup's memory charge (cgroup v2, DESIGN.md s. 3, "Charge"): what the
  * kernel charges it, read from its memory.current and memory.stat, and

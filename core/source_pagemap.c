@@ -1783,6 +1783,13 @@ static int pm_proc(struct exm_source *src, void *ctx,
 	return pm_walk_proc(src, ctx, opts, b, p, d);
 }
 
+/* The header's note when big mappings were read whole where the kernel
+ * has no PAGEMAP_SCAN (pm_fill). */
+#define WHOLE_NOTE                                                         \
+	"big mappings read at every virtual page (8 bytes a page): "       \
+	"without PAGEMAP_SCAN (Linux 6.7+) only the exmtop module avoids " \
+	"it"
+
 /* Read mode's big mappings in the source detail: how many were counted
  * (count_mapping) and how many read whole, the cost only the module or
  * PAGEMAP_SCAN (6.7+) avoids when a big mapping holds a shared page. */
@@ -1863,6 +1870,10 @@ static int pm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 					       : "chunked reads");
 	detail_counts(b->snap->sys.source_detail,
 		      sizeof(b->snap->sys.source_detail), pp);
+	/* what only the module spares a kernel without PAGEMAP_SCAN */
+	if (pp->nwhole && opts->knob != EXM_PMODE_READ_ALL &&
+	    pp->scan != SCAN_YES)
+		exm_sys_note(&b->snap->sys, WHOLE_NOTE);
 	return ret;
 }
 

@@ -20,6 +20,13 @@
  *   dropped  16 pages written before fork and read by the children; then
  *            the parent drops the last 8 (MADV_DONTNEED): the children
  *            share those at addresses where the parent has none
+ *   zown     each process writes 8 pages of its own after fork and
+ *            only reads 8 others (the zero page): counted, so read mode
+ *            leaves its zero pages out of zero (README), the others not
+ *   zfork    8 pages written and 8 others only read (the zero page)
+ *            before fork, shared by all four (fork copies zero-page
+ *            entries too): located but where read whole, so read mode
+ *            leaves the zero pages of those that locate it out of zero
  *   empty    never touched
  *   shared   MAP_SHARED anonymous, 5 pages written before fork: not a
  *            candidate (shared memory), a small mapping read as always
@@ -116,6 +123,19 @@ static unsigned long read_pages(const unsigned char *r, size_t n, size_t first)
 	return sum;
 }
 
+/* Read n pages never written, spread as write_pages(r, n, first, k) would
+ * write them: read faults, which map the zero page. */
+static unsigned long read_zero(const unsigned char *r, size_t n, size_t first,
+			       int k)
+{
+	unsigned long sum = 1;
+
+	for (size_t i = 0; i < n; i++)
+		sum += ((const volatile unsigned char *)
+				r)[(first + i) * (GIB / 64) + (size_t)k * ps];
+	return sum;
+}
+
 static void pageout(unsigned char *r, size_t n, size_t first, int k)
 {
 	for (size_t i = 0; i < n; i++)
@@ -128,7 +148,7 @@ int main(int argc, char **argv)
 {
 	int swap = 0, novdso = 0, pipefd[2];
 	unsigned char *own, *forked, *mixed, *cowed, *thp, *empty, *shared;
-	unsigned char *dropped;
+	unsigned char *dropped, *zown, *zfork;
 	unsigned char *swown = NULL, *swfork = NULL;
 	pid_t pids[NCHILD + 1];
 	struct sigaction sa;
@@ -165,6 +185,8 @@ int main(int argc, char **argv)
 	thp = reserve(0);
 	empty = reserve(0);
 	dropped = reserve(0);
+	zown = reserve(0);
+	zfork = reserve(0);
 	shared = mmap(NULL, 5 * ps, PROT_READ | PROT_WRITE,
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (shared == MAP_FAILED)
@@ -176,6 +198,8 @@ int main(int argc, char **argv)
 	write_pages(mixed, 16, 0, 0);
 	write_pages(cowed, 8, 0, 0);
 	write_pages(dropped, 16, 0, 0);
+	write_pages(zfork, 8, 0, 0);
+	sum += read_zero(zfork, 8, 8, 0);
 	if (swap) {
 		swown = reserve(0);
 		swfork = reserve(0);
@@ -191,7 +215,8 @@ int main(int argc, char **argv)
 			{ "own", own },		{ "forked", forked },
 			{ "mixed", mixed },	{ "cowed", cowed },
 			{ "thp", thp },		{ "empty", empty },
-			{ "dropped", dropped }, { "swown", swown },
+			{ "dropped", dropped }, { "zown", zown },
+			{ "zfork", zfork },	{ "swown", swown },
 			{ "swfork", swfork },
 		};
 
@@ -224,6 +249,8 @@ int main(int argc, char **argv)
 		sum += read_pages(dropped, 16, 0);
 		write_pages(mixed, 16, 32, i);
 		write_pages(cowed, 8, 0, 0);
+		write_pages(zown, 8, 0, i);
+		sum += read_zero(zown, 8, 8, i);
 		thp[0] = thp[HUGE * 8] = (unsigned char)(i + 1);
 		if (swap) {
 			write_pages(swown, 8, 0, i);
@@ -247,6 +274,8 @@ int main(int argc, char **argv)
 		if (madvise(dropped + i * (GIB / 64), ps, MADV_DONTNEED))
 			die("MADV_DONTNEED");
 	write_pages(cowed, 8, 0, 0);
+	write_pages(zown, 8, 0, 0);
+	sum += read_zero(zown, 8, 8, 0);
 	thp[0] = thp[HUGE * 8] = 1;
 	if (swap) {
 		write_pages(swown, 8, 0, 0);

@@ -13,7 +13,8 @@ shared by fork (located), both (located), copies of fork-shared pages that
 every process wrote (counted), transparent huge pages of its own
 (counted), fork-shared pages the parent then dropped half of (the children
 share some where the parent has none: the first child reads it whole, the
-others locate them), none, and with active swap (a 64 MiB swap file
+others locate them), pages of its own and zero pages (read but never
+written: counted), fork-shared pages and zero pages (located), none, and with active swap (a 64 MiB swap file
 through sysstate.py when none is on) swap entries of its own (counted)
 and shared by fork (read whole). Exmtop runs on one thread, so processes
 are read in pid order. Linked
@@ -22,15 +23,19 @@ still whatever else runs. Only its processes are scanned (--scan-pids).
 
 Checks, on one run each:
 - the JSON of every figure (all fields: the kernel's from smaps_rollup) in
-  read mode equals read-all's (every frame read) and scan mode's
+  read-all mode (every frame read) equals scan mode's and auto mode's
   (PAGEMAP_SCAN, Linux 6.7+), but for the time, the memory available and
   the source's detail;
+- so does read mode's, but for zero (smaps does not see the zero page):
+  each process's zero is read-all's less the zero pages of the mappings it
+  counted or located (README, Zero): 8 of zown in each, 8 of zfork in the
+  children (the parent reads it whole);
 - so does read mode on four threads (workers wait for the pages of a
-  range another reads whole);
-- read mode's detail says how many big mappings it counted, 3 a process
-  (4 with swap) where the kernel keeps per-page mapcounts, none where it
+  range another reads whole), the zero pages left out in all the same;
+- read mode's detail says how many big mappings it counted, 4 a process
+  (5 with swap) where the kernel keeps per-page mapcounts, none where it
   averages them (CONFIG_NO_PAGE_MAPCOUNT), how many it located (all but
-  the parent's three and the first child's dropped) and read whole;
+  the parent's four and the first child's dropped) and read whole;
   read-all counts none, reads all whole;
 - the kernel's Pss figures computed from mapping counts (no
   smaps_rollup) in read mode equal read-all's and smaps_rollup's;
@@ -60,7 +65,8 @@ import exmlive  # noqa: E402
 import sysstate  # noqa: E402
 
 KPSS = ("pss", "pss_anon", "pss_file", "pss_shmem")
-COUNTED = ("own", "cowed", "thp")
+COUNTED = ("own", "cowed", "thp", "zown")
+ZERO_PAGES = 8  # read, never written, in zown and zfork (sparse.c)
 
 
 def stopped(pid):
@@ -117,12 +123,17 @@ def snapshot(c, mode, pids, extra=()):
     return json.loads(out)
 
 
-def same(c, what, a, b):
-    """a and b equal but for what moves between two runs."""
+def same(c, what, a, b, zero=True):
+    """a and b equal but for what moves between two runs (and every zero
+    figure unless zero)."""
     fa, fb = flat(a), flat(b)
     for k in ("/time", "/time_taken", "/source_detail", "/mem_available"):
         fa.pop(k, None)
         fb.pop(k, None)
+    if not zero:
+        for f in (fa, fb):
+            for k in [k for k in f if k.endswith("/zero")]:
+                del f[k]
     diff = sorted(k for k in set(fa) | set(fb) if fa.get(k) != fb.get(k))
     c.check(not diff, "%s: %d values differ, first %s" %
             (what, len(diff), ["%s %r/%r" % (k, fa.get(k), fb.get(k))
@@ -181,13 +192,30 @@ def compare(c, tmp, swap, sp):
     for pid in sp.pids:
         while not stopped(pid):
             time.sleep(0.01)
-    modes = ["read", "read-all"] + (["scan"] if "scan" in
+    modes = ["read", "read-all"] + (["scan", "auto"] if "scan" in
                                     exmlive.pagemap_modes() else [])
     snaps = {m: snapshot(c, m, sp.pids) for m in modes}
     if any(s is None for s in snaps.values()):
         return
-    for m in modes[1:]:
-        same(c, "read == %s" % m, snaps["read"], snaps[m])
+    for m in modes[2:]:
+        same(c, "read-all == %s" % m, snaps["read-all"], snaps[m])
+    same(c, "read == read-all but for zero", snaps["read"],
+         snaps["read-all"], zero=False)
+    ps = sp.page_size
+    counted = 0 if "averages mapcounts" in snaps["read"]["limits"] \
+        else ZERO_PAGES * ps
+    left_out = {pid: counted * (1 if pid == sp.pids[0] else 2)
+                for pid in sp.pids}
+    zr = {p["pid"]: p["zero"] for p in snaps["read"]["processes"]}
+    za = {p["pid"]: p["zero"] for p in snaps["read-all"]["processes"]}
+    c.check(all(za.get(pid, 0) >= 2 * ZERO_PAGES * ps for pid in sp.pids),
+            "read-all sees the zero pages of zown and zfork (%r)" % za)
+    c.eq({pid: za.get(pid, 0) - zr.get(pid, 0) for pid in sp.pids},
+         left_out, "read mode's zero: read-all's less the zero pages of "
+         "mappings it counted or located")
+    c.eq(snaps["read-all"]["totals"]["zero"] -
+         snaps["read"]["totals"]["zero"], sum(left_out.values()),
+         "read mode's total zero: read-all's less those")
     # big mappings holding pages, a process: own, forked, mixed, cowed,
     # thp, dropped (and swown, swfork); all mapped once: own, cowed, thp
     # (and swown); shared pages to locate: forked, mixed, dropped (swfork
@@ -195,7 +223,7 @@ def compare(c, tmp, swap, sp):
     n = len(sp.pids)
     # and empty, never touched: smaps calls it empty, but read mode reads
     # it whole for its zero pages (up to 4 GiB; issue 24), read-all too
-    big = n * (7 + (2 if swap else 0))
+    big = n * (9 + (2 if swap else 0))
     averages = "averages mapcounts" in snaps["read"]["limits"]
     want = 0 if averages else n * (len(COUNTED) + (1 if swap else 0))
     got = detail_counts(snaps["read"]["source_detail"])
@@ -204,10 +232,10 @@ def compare(c, tmp, swap, sp):
     c.eq(got["located"] + got["whole"], big - want,
          "read mode located or read whole the others")
     if not averages:
-        # one thread: the parent reads forked, mixed and dropped whole
-        # (its pages are where its children's shared ones are, but for
-        # dropped's last 8), child 1 dropped; the others locate them
-        c.eq(got["located"], n * 3 - 4, "shared pages located (%r)" %
+        # one thread: the parent reads forked, mixed, dropped and zfork
+        # whole (its pages are where its children's shared ones are, but
+        # for dropped's last 8), child 1 dropped; the others locate them
+        c.eq(got["located"], n * 4 - 5, "shared pages located (%r)" %
              snaps["read"]["source_detail"])
     c.eq(detail_counts(snaps["read-all"]["source_detail"]),
          {"counted": 0, "located": 0, "whole": big}, "read-all's detail")
@@ -219,7 +247,12 @@ def compare(c, tmp, swap, sp):
     finally:
         os.environ["EXMTOP_THREADS"] = "1"
     if four is not None:
-        same(c, "read on four threads == read-all", four, snaps["read-all"])
+        same(c, "read on four threads == read-all but for zero", four,
+             snaps["read-all"], zero=False)
+        # one process reads zfork whole, whichever: the same zero pages
+        # left out in all
+        c.eq(snaps["read-all"]["totals"]["zero"] - four["totals"]["zero"],
+             sum(left_out.values()), "four threads: total zero")
         got = detail_counts(four["source_detail"])
         c.eq((got["counted"], got["located"] + got["whole"]),
              (want, big - want), "four threads: mappings counted, "
