@@ -154,12 +154,17 @@ struct pm_ctx {
 	/* The Pss of mappings already summed, by their words (kpss_twin) */
 	struct kpss_twin *twins;
 	size_t twin_cap, twin_n;
+	/* Mappings whose words are stored, by their words (share_words) */
+	struct kpss_twin *wtwins;
+	size_t wtwin_cap, wtwin_n;
 	uint32_t *twin_of; /* per mapping of the process: its twin, or none */
 	uint64_t *twin_key;
 	size_t cap_twin_of;
 };
 
 static void cache_free(struct pm_ctx *c);
+static void share_words(struct pm_ctx *c, struct exm_builder *b,
+			const struct exm_proc *p, struct exm_mapping *m);
 
 static void *pm_ctx_new(struct exm_source *src)
 {
@@ -191,6 +196,7 @@ static void pm_ctx_free(void *ctx)
 	free(c->miss);
 	cache_free(c);
 	free(c->twins);
+	free(c->wtwins);
 	free(c->twin_of);
 	free(c->twin_key);
 	free(c);
@@ -790,6 +796,7 @@ static int scan_process(struct pm_ctx *c, struct exm_builder *b, int fd,
 		}
 		if (ret)
 			return ret;
+		share_words(c, b, p, m);
 	}
 	return 0;
 }
@@ -1614,29 +1621,76 @@ static void twin_put(struct kpss_twin *t, size_t cap, const struct kpss_twin *e)
 
 /* Keep e's sums for the twins to come (only a help: nothing is lost when
  * memory runs short, or when TWIN_SAME entries have e's key). */
-static void twin_add(struct pm_ctx *c, const struct kpss_twin *e)
+/* Add e to the table *t of *cap slots, *n used (at most TWIN_SAME
+ * entries with one key: the others are not kept, nor on ENOMEM). */
+static void twin_add_to(struct kpss_twin **t, size_t *cap, size_t *n,
+			const struct kpss_twin *e)
 {
 	unsigned same = 0;
 
-	if ((c->twin_n + 1) * 2 > c->twin_cap) {
-		size_t cap = c->twin_cap ? c->twin_cap * 2 : 256;
-		struct kpss_twin *t = calloc(cap, sizeof(*t));
+	if ((*n + 1) * 2 > *cap) {
+		size_t ncap = *cap ? *cap * 2 : 256;
+		struct kpss_twin *nt = calloc(ncap, sizeof(*nt));
 
-		if (!t)
+		if (!nt)
 			return;
-		for (size_t k = 0; k < c->twin_cap; k++)
-			if (c->twins[k].key)
-				twin_put(t, cap, &c->twins[k]);
-		free(c->twins);
-		c->twins = t;
-		c->twin_cap = cap;
+		for (size_t k = 0; k < *cap; k++)
+			if ((*t)[k].key)
+				twin_put(nt, ncap, &(*t)[k]);
+		free(*t);
+		*t = nt;
+		*cap = ncap;
 	}
-	for (size_t i = e->key & (c->twin_cap - 1); c->twins[i].key;
-	     i = (i + 1) & (c->twin_cap - 1))
-		if (c->twins[i].key == e->key && ++same == TWIN_SAME)
+	for (size_t i = e->key & (*cap - 1); (*t)[i].key;
+	     i = (i + 1) & (*cap - 1))
+		if ((*t)[i].key == e->key && ++same == TWIN_SAME)
 			return;
-	twin_put(c->twins, c->twin_cap, e);
-	c->twin_n++;
+	twin_put(*t, *cap, e);
+	(*n)++;
+}
+
+static void twin_add(struct pm_ctx *c, const struct kpss_twin *e)
+{
+	twin_add_to(&c->twins, &c->twin_cap, &c->twin_n, e);
+}
+
+/*
+ * Words stored once: a mapping whose packed words in the page store equal
+ * an earlier one's of this worker (a fork's copy-on-write memory, the same
+ * shared memory or library pages) takes that one's array and gives its
+ * own back (exm_mapping_share_words). On a resident-heavy machine most
+ * words are such copies: the store, most of a snapshot's memory, holds
+ * each once. The earlier mappings are found as kpss_twin finds them (by
+ * place and pid, compared whole).
+ */
+static void share_words(struct pm_ctx *c, struct exm_builder *b,
+			const struct exm_proc *p, struct exm_mapping *m)
+{
+	struct kpss_twin e = { .pid = p->pid,
+			       .proc = (uint32_t)(p - b->snap->procs),
+			       .map = (uint32_t)(m - p->maps) };
+	unsigned tries = 0;
+
+	if (m->npages < TWIN_MIN_PAGES || !m->pages32 || !m->pages_borrowed)
+		return;
+	e.key = exm_mapping_words_key(m) | 1;
+	for (size_t i = c->wtwin_cap ? e.key & (c->wtwin_cap - 1) : 0;
+	     c->wtwin_cap && c->wtwins[i].key;
+	     i = (i + 1) & (c->wtwin_cap - 1)) {
+		const struct exm_mapping *o;
+
+		if (c->wtwins[i].key != e.key)
+			continue;
+		if (tries++ == TWIN_TRIES)
+			break;
+		o = twin_map(b, &c->wtwins[i]);
+		if (o && o != m && o->pages32 && o->pages_borrowed &&
+		    exm_mapping_same_words(o, m)) {
+			exm_mapping_share_words(b->snap, m, o);
+			return;
+		}
+	}
+	twin_add_to(&c->wtwins, &c->wtwin_cap, &c->wtwin_n, &e);
 }
 
 /* Room for p's per-mapping twin facts. */
