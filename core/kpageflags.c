@@ -368,10 +368,45 @@ static int mark_mapping(struct exm_mapping *m, const uint64_t *ksm, size_t nksm)
 	return ret;
 }
 
+/*
+ * The word arrays of the page store found holding no KSM frame: mappings
+ * with the same words share one (exm_mapping_share_words), looked at once.
+ * Open addressing by address, room for every such array of snap; NULL
+ * when there are none or no memory (then every mapping is looked at).
+ */
+static const void **clean_new(const struct exm_snapshot *snap, size_t *cap)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < snap->nprocs; i++)
+		for (size_t j = 0; j < snap->procs[i].nmaps; j++)
+			n += snap->procs[i].maps[j].pages_borrowed;
+	for (*cap = 16; *cap < 2 * n; *cap *= 2)
+		;
+	return n ? calloc(*cap, sizeof(const void *)) : NULL;
+}
+
+/* Whether a is in the set; put it there when add. */
+static bool clean_has(const void **set, size_t cap, const void *a, bool add)
+{
+	size_t i = (size_t)(((uintptr_t)a >> 4) *
+				    UINT64_C(0x9e3779b97f4a7c15) >>
+			    20) &
+		   (cap - 1);
+
+	for (; set[i]; i = (i + 1) & (cap - 1))
+		if (set[i] == a)
+			return true;
+	if (add)
+		set[i] = a;
+	return false;
+}
+
 int exm_ksm_mark(struct exm_snapshot *snap, const char *proc_root)
 {
 	uint64_t *pfns;
-	size_t nksm = 0;
+	const void **clean;
+	size_t nksm = 0, cap = 0;
 	int sharing = ksm_sharing(), ret;
 
 	if (proc_root && *proc_root && strcmp(proc_root, "/proc"))
@@ -387,12 +422,24 @@ int exm_ksm_mark(struct exm_snapshot *snap, const char *proc_root)
 	ret = frames_with(snap, proc_root, true, EXM_KPF_KSM, &pfns, &nksm);
 	if (ret)
 		return ret == -ENOMEM ? ret : 0; /* unreadable: not known */
+	clean = nksm ? clean_new(snap, &cap) : NULL;
 	for (size_t i = 0; i < snap->nprocs && !ret && nksm; i++) {
 		struct exm_proc *p = &snap->procs[i];
 
-		for (size_t j = 0; j < p->nmaps && !ret; j++)
-			ret = mark_mapping(&p->maps[j], pfns, nksm);
+		for (size_t j = 0; j < p->nmaps && !ret; j++) {
+			struct exm_mapping *m = &p->maps[j];
+			const void *was = m->pages32;
+			bool store = clean && m->pages_borrowed && was;
+
+			if (store && clean_has(clean, cap, was, false))
+				continue;
+			ret = mark_mapping(m, pfns, nksm);
+			/* unchanged: none of its frames is a KSM page */
+			if (store && !ret && m->pages32 == was)
+				clean_has(clean, cap, was, true);
+		}
 	}
+	free(clean);
 	free(pfns);
 	if (!ret)
 		snap->sys.caps |= EXM_CAP_KSM;

@@ -59,6 +59,7 @@ struct exm_reuse {
 	size_t n;
 	bool have; /* ents hold a walk */
 	bool taking;
+	bool last; /* the next snapshot is the last: keep nothing of it */
 	unsigned gen;
 	pid_t *forced; /* ascending: walk these even when unchanged */
 	size_t nforced;
@@ -776,6 +777,11 @@ out:
 
 /* ---- a refresh ---- */
 
+void exm_reuse_last(struct exm_reuse *r)
+{
+	r->last = true;
+}
+
 static void detail(struct exm_snapshot *snap, const struct exm_reuse_stats *st)
 {
 	char *d = snap->sys.source_detail;
@@ -822,12 +828,17 @@ int exm_reuse_snapshot(struct exm_reuse *r, struct exm_source *src,
 	r->sig = sig;
 	r->have_sig = true;
 	r->nforced = 0;
+	/* a last full walk keeps nothing for a refresh that will not come:
+	 * no copy of its words, no counts by frame (most of a one-shot's
+	 * memory, and a pass over every page) */
+	if (full && r->last)
+		forget(r);
 	for (unsigned pass = 0;; pass++) {
 		r->taking = !full;
 		r->gen++;
 		r->st.passes++;
 		ret = take(src, opts, &snap);
-		if (ret)
+		if (ret || (full && r->last))
 			break;
 		ret = update(r, snap, now);
 		if (ret || !r->nforced)

@@ -60,6 +60,10 @@ struct exm_reuse_stats {
 struct exm_reuse *exm_reuse_new(double full_every, bool check);
 void exm_reuse_free(struct exm_reuse *r);
 
+/* The next snapshot is the last one taken: when it is a full walk, none
+ * of its words are kept (a one-shot needs no copy of them). */
+void exm_reuse_last(struct exm_reuse *r);
+
 /* The last refresh's figures; valid until the next snapshot. */
 const struct exm_reuse_stats *exm_reuse_stats(const struct exm_reuse *r);
 

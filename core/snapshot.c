@@ -23,6 +23,7 @@ struct store_block {
 	struct exm_huge mem;
 	uint64_t *words;  /* mem.mem */
 	size_t cap, used; /* in words */
+	size_t touched;	  /* words written at most (used may shrink) */
 };
 
 struct exm_page_store {
@@ -37,7 +38,9 @@ static void store_free(struct exm_page_store *st)
 		struct store_block *b = st->head;
 
 		st->head = b->next;
-		exm_huge_unmap(&b->mem, b->used * sizeof(uint64_t));
+		exm_huge_unmap(&b->mem,
+			       (b->used > b->touched ? b->used : b->touched) *
+				       sizeof(uint64_t));
 		free(b);
 	}
 	free(st);
@@ -602,6 +605,25 @@ int exm_mapping_reserve_store(struct exm_snapshot *snap, struct exm_mapping *m,
 	m->cap_pages = n;
 	m->pages_borrowed = true;
 	return 0;
+}
+
+void exm_mapping_share_words(struct exm_snapshot *snap, struct exm_mapping *m,
+			     const struct exm_mapping *o)
+{
+	struct store_block *b = snap->store ? snap->store->head : NULL;
+	uint64_t *w = (uint64_t *)(void *)m->pages32;
+	size_t n = ((size_t)m->cap_pages + 1) / 2;
+
+	if (!m->pages_borrowed)
+		free(m->pages32);
+	else if (b && w >= b->words && w + n == b->words + b->used) {
+		if (b->used > b->touched)
+			b->touched = b->used;
+		b->used -= n;
+	}
+	m->pages32 = o->pages32;
+	m->cap_pages = m->npages;
+	m->pages_borrowed = true;
 }
 
 void exm_snapshot_append(struct exm_snapshot *dst, struct exm_snapshot *src)

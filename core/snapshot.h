@@ -421,6 +421,15 @@ bool exm_mapping_same_words(const struct exm_mapping *a,
 			    const struct exm_mapping *b);
 
 /*
+ * m's words equal o's (exm_mapping_same_words), and o's packed words are
+ * in snap's page store: m takes o's array (a fork's, the same shared
+ * memory: stored once) and gives its own back, to the store when they
+ * were the last it handed out. Nothing may add to m's or o's words after.
+ */
+void exm_mapping_share_words(struct exm_snapshot *snap, struct exm_mapping *m,
+			     const struct exm_mapping *o);
+
+/*
  * Give m room for exactly n more page words from the snapshot's page store
  * (large, huge-page backed blocks: no per-mapping allocation, few page
  * faults). Only for a mapping with no pages yet. 0 or -ENOMEM.

@@ -151,6 +151,12 @@ int exm_source_set_reuse(struct exm_source *src, double full_every, bool check)
 	return src->reuse ? 0 : -ENOMEM;
 }
 
+void exm_source_last(struct exm_source *src)
+{
+	if (src->reuse)
+		exm_reuse_last(src->reuse);
+}
+
 const struct exm_reuse_stats *exm_source_reuse_stats(
 	const struct exm_source *src)
 {

@@ -177,6 +177,8 @@ void exm_source_help(char *buf, size_t len);
  * smaps source has none): for the others this does nothing. 0 or -ENOMEM.
  */
 int exm_source_set_reuse(struct exm_source *src, double full_every, bool check);
+/* The next snapshot is the source's last (exm_reuse_last). */
+void exm_source_last(struct exm_source *src);
 /* What the last snapshot re-read (reuse.h), or NULL without reuse. */
 const struct exm_reuse_stats *exm_source_reuse_stats(
 	const struct exm_source *src);

@@ -149,16 +149,22 @@ struct pm_ctx {
 	uint64_t *miss;			 /* frames not in the cache, to read */
 	size_t cap_miss;
 	/* The mapping counts read in this snapshot, by frame: processes
-	 * share frames, each is read once (open addressing, see slot_pack). */
-	uint64_t *cache;
-	size_t cache_cap, cache_n;
+	 * share frames, each is read once (see cache_slot). */
+	uint16_t ***cache;
 	/* The Pss of mappings already summed, by their words (kpss_twin) */
 	struct kpss_twin *twins;
 	size_t twin_cap, twin_n;
+	/* Mappings whose words are stored, by their words (share_words) */
+	struct kpss_twin *wtwins;
+	size_t wtwin_cap, wtwin_n;
 	uint32_t *twin_of; /* per mapping of the process: its twin, or none */
 	uint64_t *twin_key;
 	size_t cap_twin_of;
 };
+
+static void cache_free(struct pm_ctx *c);
+static void share_words(struct pm_ctx *c, struct exm_builder *b,
+			const struct exm_proc *p, struct exm_mapping *m);
 
 static void *pm_ctx_new(struct exm_source *src)
 {
@@ -188,8 +194,9 @@ static void pm_ctx_free(void *ctx)
 	free(c->big);
 	free(c->counts);
 	free(c->miss);
-	free(c->cache);
+	cache_free(c);
 	free(c->twins);
+	free(c->wtwins);
 	free(c->twin_of);
 	free(c->twin_key);
 	free(c);
@@ -789,6 +796,7 @@ static int scan_process(struct pm_ctx *c, struct exm_builder *b, int fd,
 		}
 		if (ret)
 			return ret;
+		share_words(c, b, p, m);
 	}
 	return 0;
 }
@@ -1277,6 +1285,8 @@ enum { PSS_ANON, PSS_FILE, PSS_SHMEM, PSS_NCAT };
  * a read about 250 ns more (6.18) */
 #define COUNT_GAP 2
 #define PSS_SHIFT 12 /* the kernel's fixed point (fs/proc/task_mmu.c) */
+/* frames listed as missing at most, then read (512 KiB of them) */
+#define MISS_BATCH 65536
 
 /* Whether the page cache pages of m's file are swap-backed (shmem): one
  * frame's flags say it of them all; a block device's file never is. */
@@ -1296,67 +1306,92 @@ static bool file_is_shmem(const struct pm_ctx *c, const struct exm_mapping *m,
 	return *last_shmem;
 }
 
-/* A cache slot: frame + 1 in the low 40 bits (4 PiB of RAM), its mapping
- * count in the high 24 (more saturates: a share of under 1/4096 byte a
- * page, below what the sum keeps), 0 when empty: 8 bytes a frame. */
-#define SLOT_KEY_BITS 40
-#define SLOT_KEY_MASK ((UINT64_C(1) << SLOT_KEY_BITS) - 1)
-#define SLOT_COUNT_MAX ((UINT64_C(1) << (64 - SLOT_KEY_BITS)) - 1)
+/*
+ * The cache of mapping counts: a count per frame in blocks of
+ * CACHE_BLOCK consecutive frames (2 bytes a frame), found by two levels
+ * of pointers from the frame number: a frame is one lookup, and a block
+ * costs its 8 KiB only where frames were read (for the frames of a
+ * fork-shared GiB, 2 bytes each where a hash table took 16 to 32). A
+ * count of 0 is not known yet (a frame read as mapped 0 times, unmapped
+ * since its word was read, is kept as 1); CACHE_MANY, a count too big for
+ * the block, is read alone each time (one_count); so are frames beyond
+ * CACHE_FRAMES (4 PiB of RAM).
+ */
+#define CACHE_BLOCK_BITS 12
+#define CACHE_MID_BITS 14
+#define CACHE_TOP_BITS 14
+#define CACHE_BLOCK (UINT64_C(1) << CACHE_BLOCK_BITS)
+#define CACHE_MID (UINT64_C(1) << CACHE_MID_BITS)
+#define CACHE_FRAMES \
+	(UINT64_C(1) << (CACHE_BLOCK_BITS + CACHE_MID_BITS + CACHE_TOP_BITS))
+#define CACHE_MANY UINT16_MAX
 
-static size_t slot_of(uint64_t key, size_t cap)
+/* The counts' slot of pfn, or NULL when its block is not there (made
+ * when make, NULL then on ENOMEM too). */
+static uint16_t *cache_slot(struct pm_ctx *c, uint64_t pfn, bool make)
 {
-	return (size_t)((key * UINT64_C(0x9e3779b97f4a7c15)) >> 20) & (cap - 1);
+	uint16_t ***mid, **blk;
+
+	if (pfn >= CACHE_FRAMES)
+		return NULL;
+	if (!c->cache) {
+		if (!make)
+			return NULL;
+		c->cache = calloc(CACHE_FRAMES / CACHE_MID / CACHE_BLOCK,
+				  sizeof(*c->cache));
+		if (!c->cache)
+			return NULL;
+	}
+	mid = &c->cache[pfn >> (CACHE_BLOCK_BITS + CACHE_MID_BITS)];
+	if (!*mid) {
+		if (!make || !(*mid = calloc(CACHE_MID, sizeof(**mid))))
+			return NULL;
+	}
+	blk = &(*mid)[(pfn >> CACHE_BLOCK_BITS) & (CACHE_MID - 1)];
+	if (!*blk) {
+		if (!make || !(*blk = calloc(CACHE_BLOCK, sizeof(**blk))))
+			return NULL;
+	}
+	return &(*blk)[pfn & (CACHE_BLOCK - 1)];
 }
 
-/* The cached mapping count of pfn, or false (also for a frame too big to
- * be cached: see one_count). */
-static bool cached_count(const struct pm_ctx *c, uint64_t pfn, uint64_t *count)
+static void cache_free(struct pm_ctx *c)
 {
-	uint64_t key = pfn + 1;
+	if (!c->cache)
+		return;
+	for (uint64_t i = 0; i < CACHE_FRAMES / CACHE_MID / CACHE_BLOCK; i++) {
+		if (!c->cache[i])
+			continue;
+		for (uint64_t j = 0; j < CACHE_MID; j++)
+			free(c->cache[i][j]);
+		free(c->cache[i]);
+	}
+	free(c->cache);
+	c->cache = NULL;
+}
 
-	if (!c->cache_cap || key > SLOT_KEY_MASK)
+/* The cached mapping count of pfn, or false (also for a frame read
+ * alone: see one_count). */
+static bool cached_count(struct pm_ctx *c, uint64_t pfn, uint64_t *count)
+{
+	const uint16_t *s = cache_slot(c, pfn, false);
+
+	if (!s || !*s || *s == CACHE_MANY)
 		return false;
-	for (size_t i = slot_of(key, c->cache_cap); c->cache[i];
-	     i = (i + 1) & (c->cache_cap - 1))
-		if ((c->cache[i] & SLOT_KEY_MASK) == key) {
-			*count = c->cache[i] >> SLOT_KEY_BITS;
-			return true;
-		}
-	return false;
-}
-
-static void slot_put(uint64_t *t, size_t cap, uint64_t v)
-{
-	size_t i = slot_of(v & SLOT_KEY_MASK, cap);
-
-	while (t[i] && (t[i] & SLOT_KEY_MASK) != (v & SLOT_KEY_MASK))
-		i = (i + 1) & (cap - 1);
-	t[i] = v;
+	*count = *s;
+	return true;
 }
 
 static int cache_put(struct pm_ctx *c, uint64_t pfn, uint64_t count)
 {
-	uint64_t key = pfn + 1;
+	uint16_t *s;
 
-	if (key > SLOT_KEY_MASK)
+	if (pfn >= CACHE_FRAMES)
 		return 0;
-	if ((c->cache_n + 1) * 2 > c->cache_cap) {
-		size_t cap = c->cache_cap ? c->cache_cap * 2 : 4096;
-		uint64_t *t = calloc(cap, sizeof(*t));
-
-		if (!t)
-			return -ENOMEM;
-		for (size_t k = 0; k < c->cache_cap; k++)
-			if (c->cache[k])
-				slot_put(t, cap, c->cache[k]);
-		free(c->cache);
-		c->cache = t;
-		c->cache_cap = cap;
-	}
-	slot_put(c->cache, c->cache_cap,
-		 key | (count < SLOT_COUNT_MAX ? count : SLOT_COUNT_MAX)
-				 << SLOT_KEY_BITS);
-	c->cache_n++;
+	s = cache_slot(c, pfn, true);
+	if (!s)
+		return -ENOMEM;
+	*s = count < CACHE_MANY ? (uint16_t)count : CACHE_MANY;
 	return 0;
 }
 
@@ -1405,6 +1440,20 @@ static int read_counts(struct pm_ctx *c, size_t n)
 	return 0;
 }
 
+/* Read the counts of the frames listed in c->miss[0..*n) (in any order,
+ * repeated or not) into the cache; the list is empty after. */
+static int read_missing(struct pm_ctx *c, size_t *n)
+{
+	size_t nmiss = 0;
+
+	qsort(c->miss, *n, sizeof(*c->miss), cmp_u64);
+	for (size_t i = 0; i < *n; i++)
+		if (!nmiss || c->miss[nmiss - 1] != c->miss[i])
+			c->miss[nmiss++] = c->miss[i];
+	*n = 0;
+	return read_counts(c, nmiss);
+}
+
 /* The mapping count of a frame that cannot be cached (beyond 4 PiB),
  * read alone; 1 when it cannot be read. */
 static uint64_t one_count(const struct pm_ctx *c, uint64_t pfn)
@@ -1451,6 +1500,12 @@ static int pss_map(struct pm_ctx *c, const struct exm_mapping *m, unsigned ps,
 		if (pass == 0) {
 			if ((w & EXM_PM_EXCLUSIVE) || cached_count(c, pfn, &mc))
 				continue;
+			if (*nmiss == MISS_BATCH) {
+				int ret = read_missing(c, nmiss);
+
+				if (ret)
+					return ret;
+			}
 			if (*nmiss == c->cap_miss) {
 				size_t cap = c->cap_miss * 2 + 1024;
 				uint64_t *t = realloc(c->miss,
@@ -1566,29 +1621,76 @@ static void twin_put(struct kpss_twin *t, size_t cap, const struct kpss_twin *e)
 
 /* Keep e's sums for the twins to come (only a help: nothing is lost when
  * memory runs short, or when TWIN_SAME entries have e's key). */
-static void twin_add(struct pm_ctx *c, const struct kpss_twin *e)
+/* Add e to the table *t of *cap slots, *n used (at most TWIN_SAME
+ * entries with one key: the others are not kept, nor on ENOMEM). */
+static void twin_add_to(struct kpss_twin **t, size_t *cap, size_t *n,
+			const struct kpss_twin *e)
 {
 	unsigned same = 0;
 
-	if ((c->twin_n + 1) * 2 > c->twin_cap) {
-		size_t cap = c->twin_cap ? c->twin_cap * 2 : 256;
-		struct kpss_twin *t = calloc(cap, sizeof(*t));
+	if ((*n + 1) * 2 > *cap) {
+		size_t ncap = *cap ? *cap * 2 : 256;
+		struct kpss_twin *nt = calloc(ncap, sizeof(*nt));
 
-		if (!t)
+		if (!nt)
 			return;
-		for (size_t k = 0; k < c->twin_cap; k++)
-			if (c->twins[k].key)
-				twin_put(t, cap, &c->twins[k]);
-		free(c->twins);
-		c->twins = t;
-		c->twin_cap = cap;
+		for (size_t k = 0; k < *cap; k++)
+			if ((*t)[k].key)
+				twin_put(nt, ncap, &(*t)[k]);
+		free(*t);
+		*t = nt;
+		*cap = ncap;
 	}
-	for (size_t i = e->key & (c->twin_cap - 1); c->twins[i].key;
-	     i = (i + 1) & (c->twin_cap - 1))
-		if (c->twins[i].key == e->key && ++same == TWIN_SAME)
+	for (size_t i = e->key & (*cap - 1); (*t)[i].key;
+	     i = (i + 1) & (*cap - 1))
+		if ((*t)[i].key == e->key && ++same == TWIN_SAME)
 			return;
-	twin_put(c->twins, c->twin_cap, e);
-	c->twin_n++;
+	twin_put(*t, *cap, e);
+	(*n)++;
+}
+
+static void twin_add(struct pm_ctx *c, const struct kpss_twin *e)
+{
+	twin_add_to(&c->twins, &c->twin_cap, &c->twin_n, e);
+}
+
+/*
+ * Words stored once: a mapping whose packed words in the page store equal
+ * an earlier one's of this worker (a fork's copy-on-write memory, the same
+ * shared memory or library pages) takes that one's array and gives its
+ * own back (exm_mapping_share_words). On a resident-heavy machine most
+ * words are such copies: the store, most of a snapshot's memory, holds
+ * each once. The earlier mappings are found as kpss_twin finds them (by
+ * place and pid, compared whole).
+ */
+static void share_words(struct pm_ctx *c, struct exm_builder *b,
+			const struct exm_proc *p, struct exm_mapping *m)
+{
+	struct kpss_twin e = { .pid = p->pid,
+			       .proc = (uint32_t)(p - b->snap->procs),
+			       .map = (uint32_t)(m - p->maps) };
+	unsigned tries = 0;
+
+	if (m->npages < TWIN_MIN_PAGES || !m->pages32 || !m->pages_borrowed)
+		return;
+	e.key = exm_mapping_words_key(m) | 1;
+	for (size_t i = c->wtwin_cap ? e.key & (c->wtwin_cap - 1) : 0;
+	     c->wtwin_cap && c->wtwins[i].key;
+	     i = (i + 1) & (c->wtwin_cap - 1)) {
+		const struct exm_mapping *o;
+
+		if (c->wtwins[i].key != e.key)
+			continue;
+		if (tries++ == TWIN_TRIES)
+			break;
+		o = twin_map(b, &c->wtwins[i]);
+		if (o && o != m && o->pages32 && o->pages_borrowed &&
+		    exm_mapping_same_words(o, m)) {
+			exm_mapping_share_words(b->snap, m, o);
+			return;
+		}
+	}
+	twin_add_to(&c->wtwins, &c->wtwin_cap, &c->wtwin_n, &e);
 }
 
 /* Room for p's per-mapping twin facts. */
@@ -1623,7 +1725,7 @@ static int pss_sum(struct pm_ctx *c, const struct exm_builder *b,
 {
 	const struct exm_mapping *last = NULL;
 	bool last_shmem = false;
-	size_t n = 0, nmiss = 0;
+	size_t n = 0;
 	int ret = twin_room(c, p->nmaps);
 
 	for (size_t i = 0; !ret && i < p->nmaps; i++) {
@@ -1643,11 +1745,7 @@ static int pss_sum(struct pm_ctx *c, const struct exm_builder *b,
 	}
 	if (ret)
 		return ret;
-	qsort(c->miss, n, sizeof(*c->miss), cmp_u64);
-	for (size_t i = 0; i < n; i++)
-		if (!nmiss || c->miss[nmiss - 1] != c->miss[i])
-			c->miss[nmiss++] = c->miss[i];
-	ret = read_counts(c, nmiss);
+	ret = read_missing(c, &n);
 	if (ret)
 		return ret;
 	for (size_t i = 0; i < p->nmaps; i++) {

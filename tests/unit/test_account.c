@@ -758,6 +758,62 @@ Test(account, identical_mappings)
 	exm_snapshot_free(s);
 }
 
+/* A mapping whose words equal an earlier one's takes its array: its own
+ * room goes back to the page store (the next reservation gets it), its
+ * own heap array is freed, and every figure is as with two copies. */
+Test(account, shared_words_give_their_room_back)
+{
+	struct exm_snapshot *s = exm_snapshot_new();
+	struct exm_mapping *m[4];
+	uint64_t w[64];
+	uint32_t *given;
+
+	s->sys.page_size = PS;
+	s->sys.caps = EXM_CAP_PAGES | EXM_CAP_PFN;
+	for (int i = 0; i < 4; i++)
+		m[i] = mkmap(mkproc(s, 10 + i), 0x100000, 64,
+			     EXM_PERM_R | EXM_PERM_W, "", 0, EXM_KIND_ANON);
+	for (uint64_t k = 0; k < 64; k++)
+		w[k] = PRESENT(7000 + k, 0);
+	/* 0 and 1 in the store, 3 on the heap: all three the same words */
+	for (int i = 0; i < 2; i++) {
+		cr_assert_eq(exm_mapping_reserve_store(s, m[i], 64), 0);
+		cr_assert_eq(exm_mapping_add_pages(m[i], 0x100, w, 64), 0);
+	}
+	cr_assert_eq(exm_mapping_add_pages(m[3], 0x100, w, 64), 0);
+	cr_assert(!m[3]->pages_borrowed);
+	cr_assert(exm_mapping_same_words(m[0], m[1]));
+	cr_assert(exm_mapping_same_words(m[0], m[3]));
+	given = m[1]->pages32;
+	cr_assert_neq(given, m[0]->pages32);
+	exm_mapping_share_words(s, m[1], m[0]);
+	exm_mapping_share_words(s, m[3], m[0]);
+	cr_assert_eq(m[1]->pages32, m[0]->pages32);
+	cr_assert_eq(m[3]->pages32, m[0]->pages32);
+	cr_assert_eq(m[1]->npages, 64);
+	/* 1's room was the store's last: 2 gets it */
+	cr_assert_eq(exm_mapping_reserve_store(s, m[2], 64), 0);
+	cr_assert_eq(m[2]->pages32, given);
+	for (uint64_t k = 0; k < 64; k++)
+		w[k] = PRESENT(9000 + k, 0);
+	cr_assert_eq(exm_mapping_add_pages(m[2], 0x100, w, 64), 0);
+	for (uint32_t k = 0; k < 64; k++) {
+		cr_assert_eq(exm_mapping_word(m[1], k), PRESENT(7000 + k, 0));
+		cr_assert_eq(exm_mapping_word(m[2], k), PRESENT(9000 + k, 0));
+	}
+	cr_assert_eq(exm_snapshot_account(s), 0);
+	for (int i = 0; i < 4; i++) {
+		const struct exm_sizes *z = &s->procs[i].sz;
+
+		cr_assert_eq(z->rss, 64 * PS);
+		cr_assert_float_eq(z->erss, i == 2 ? 64.0 * PS : 64.0 * PS / 3,
+				   1e-6, "process %d: %.6f", i, z->erss);
+		cr_assert_eq(z->sole, i == 2 ? 64 * PS : 0);
+	}
+	cr_assert_eq(s->distinct_pages, 128);
+	exm_snapshot_free(s);
+}
+
 /* Mappings that agree on every sampled word but not elsewhere are not
  * taken for twins, however many there are; real twins still are. */
 Test(account, twins_by_content_not_by_samples)

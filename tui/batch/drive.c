@@ -269,6 +269,8 @@ static int drive_loop(struct tui_run *r, const struct tui_batch_ops *ops,
 		if (stop_flag)
 			break;
 		number = replay ? exm_source_tell(src) + 1 : (size_t)i + 1;
+		if (i == iters - 1)
+			exm_source_last(src);
 		ret = exm_source_snapshot(src, &r->scan, &snap);
 		if (ret) {
 			tui_error("snapshot failed: %s",
