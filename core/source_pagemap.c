@@ -27,6 +27,7 @@
 #include <pthread.h>
 #include <sys/utsname.h>
 
+#include "core/hugemem.h"
 #include "core/kconfig.h"
 #include "core/kpageflags.h"
 #include "core/pagemap.h"
@@ -102,6 +103,8 @@ struct pm_priv {
 	size_t nseen, cap_seen;
 	uint32_t *seen_idx; /* pp->seen by range: SEEN_SLOTS, or NULL */
 	uint64_t seen_runs; /* their runs in all, at most MAX_SEEN_ALL */
+	/* the size a worker's count cache grew to last (pm_ctx.cache) */
+	_Atomic size_t cache_hint;
 };
 
 /* Consecutive virtual pages [vpn, vpn + n). */
@@ -149,8 +152,12 @@ struct pm_ctx {
 	uint64_t *miss;			 /* frames not in the cache, to read */
 	size_t cap_miss;
 	/* The mapping counts read in this snapshot, by frame: processes
-	 * share frames, each is read once (open addressing, see slot_pack). */
+	 * share frames, each is read once (open addressing, see slot_pack).
+	 * In pooled memory (hugemem.h), sized as the last snapshot's: a live
+	 * screen's refresh reads the counts of every kept process again, and
+	 * fresh memory cost it more in page faults than the lookups. */
 	uint64_t *cache;
+	struct exm_huge cache_mem;
 	size_t cache_cap, cache_n;
 	/* The Pss of mappings already summed, by their words (kpss_twin) */
 	struct kpss_twin *twins;
@@ -188,7 +195,9 @@ static void pm_ctx_free(void *ctx)
 	free(c->big);
 	free(c->counts);
 	free(c->miss);
-	free(c->cache);
+	if (c->cache_cap)
+		c->pp->cache_hint = c->cache_cap;
+	exm_huge_unmap(&c->cache_mem, c->cache_cap * sizeof(*c->cache));
 	free(c->twins);
 	free(c->twin_of);
 	free(c->twin_key);
@@ -1341,15 +1350,20 @@ static int cache_put(struct pm_ctx *c, uint64_t pfn, uint64_t count)
 	if (key > SLOT_KEY_MASK)
 		return 0;
 	if ((c->cache_n + 1) * 2 > c->cache_cap) {
-		size_t cap = c->cache_cap ? c->cache_cap * 2 : 4096;
-		uint64_t *t = calloc(cap, sizeof(*t));
+		size_t cap = c->cache_cap	 ? c->cache_cap * 2
+			     : c->pp->cache_hint ? c->pp->cache_hint
+						 : 4096;
+		struct exm_huge mem;
+		uint64_t *t;
 
-		if (!t)
+		if (exm_huge_map(&mem, cap * sizeof(*t), true))
 			return -ENOMEM;
+		t = mem.mem;
 		for (size_t k = 0; k < c->cache_cap; k++)
 			if (c->cache[k])
 				slot_put(t, cap, c->cache[k]);
-		free(c->cache);
+		exm_huge_unmap(&c->cache_mem, c->cache_cap * sizeof(*t));
+		c->cache_mem = mem;
 		c->cache = t;
 		c->cache_cap = cap;
 	}
