@@ -47,8 +47,13 @@ struct delta {
 	int64_t *d;
 	bool *cross; /* the count among the scanned went to or from 1 */
 	size_t cap, n;
-	size_t nonzero;
+	size_t ncross; /* slots with cross set */
+	/* with ncross: a bit per hash of each crossed key (a word whose bit
+	 * is clear maps no crossed frame; see kent_moved) */
+	uint64_t *filter;
 };
+
+#define FILTER_BITS 16
 
 struct exm_reuse {
 	double every, last_full;
@@ -321,6 +326,7 @@ static void delta_fini(struct delta *t)
 	free(t->key);
 	free(t->d);
 	free(t->cross);
+	free(t->filter);
 	*t = (struct delta){ 0 };
 }
 
@@ -349,8 +355,15 @@ static int delta_grow(struct delta *t)
 	return 0;
 }
 
+static size_t filter_bit(uint64_t k)
+{
+	return (size_t)((k * UINT64_C(0xff51afd7ed558ccd)) >>
+			(64 - FILTER_BITS));
+}
+
 /* Add t's moves to the counts c, marking in t those that went to or from
- * one mapping (pagemap's exclusive bit may have changed). */
+ * one mapping (pagemap's exclusive bit may have changed), and setting
+ * their bits in t's filter. */
 static int counts_apply(struct delta *c, struct delta *t)
 {
 	for (size_t i = 0; i < t->cap; i++) {
@@ -359,7 +372,6 @@ static int counts_apply(struct delta *c, struct delta *t)
 
 		if (!t->key[i] || !t->d[i])
 			continue;
-		t->nonzero++;
 		if ((c->n + 1) * 2 > c->cap && delta_grow(c))
 			return -ENOMEM;
 		s = slot_of(c, t->key[i]);
@@ -369,7 +381,21 @@ static int counts_apply(struct delta *c, struct delta *t)
 		}
 		old = c->d[s];
 		c->d[s] += t->d[i];
-		t->cross[i] = (old == 1) != (c->d[s] == 1);
+		/* a frame no process mapped before or maps now is mapped by
+		 * no kept process: only the walked moved it */
+		t->cross[i] = (old == 1) != (c->d[s] == 1) && old > 0 &&
+			      c->d[s] > 0;
+		if (!t->cross[i])
+			continue;
+		if (!t->filter) {
+			t->filter = calloc((1u << FILTER_BITS) / 64,
+					   sizeof(*t->filter));
+			if (!t->filter)
+				return -ENOMEM;
+		}
+		t->filter[filter_bit(t->key[i]) / 64] |=
+			UINT64_C(1) << (filter_bit(t->key[i]) % 64);
+		t->ncross++;
 	}
 	return 0;
 }
@@ -396,14 +422,20 @@ static int delta_add(struct delta *t, uint64_t w, int64_t by)
 	return 0;
 }
 
-/* Whether the count of w's frame went to or from one mapping. */
+/* Whether the count of w's frame went to or from one mapping (t's
+ * crossings applied: counts_apply). */
 static bool delta_moved(const struct delta *t, uint64_t w)
 {
-	size_t s;
+	uint64_t k;
+	size_t s, f;
 
-	if (!counts(w) || !t->cap)
+	if (!counts(w) || !t->ncross)
 		return false;
-	s = slot_of(t, slot_key(w));
+	k = slot_key(w);
+	f = filter_bit(k);
+	if (!(t->filter[f / 64] & (UINT64_C(1) << (f % 64))))
+		return false;
+	s = slot_of(t, k);
 	return t->key[s] && t->d[s] && t->cross[s];
 }
 
@@ -413,6 +445,52 @@ static int delta_kent(struct delta *t, const struct kent *e, int64_t by)
 		for (uint32_t j = 0; j < e->maps[i].npages; j++)
 			if (delta_add(t, e->maps[i].words[j], by))
 				return -ENOMEM;
+	return 0;
+}
+
+static bool same_runs(const struct kmap *a, const struct kmap *b)
+{
+	return a->npages == b->npages && a->nruns == b->nruns &&
+	       !memcmp(a->runs, b->runs, a->nruns * sizeof(*a->runs));
+}
+
+/*
+ * The moves of a walked process from its old words a to its new b: by
+ * difference where a mapping's range and runs stayed (a big process that
+ * changed a few pages costs a comparison, not a count per page).
+ */
+static int delta_change(struct delta *t, const struct kent *a,
+			const struct kent *b)
+{
+	size_t i = 0, j = 0;
+
+	while (i < a->nmaps || j < b->nmaps) {
+		const struct kmap *x = i < a->nmaps ? &a->maps[i] : NULL;
+		const struct kmap *y = j < b->nmaps ? &b->maps[j] : NULL;
+
+		if (x && y && x->start == y->start && x->end == y->end &&
+		    same_runs(x, y)) {
+			for (uint32_t k = 0; k < x->npages; k++)
+				if (x->words[k] != y->words[k] &&
+				    (delta_add(t, x->words[k], -1) ||
+				     delta_add(t, y->words[k], 1)))
+					return -ENOMEM;
+			i++;
+			j++;
+			continue;
+		}
+		if (x && (!y || x->start <= y->start)) {
+			for (uint32_t k = 0; k < x->npages; k++)
+				if (delta_add(t, x->words[k], -1))
+					return -ENOMEM;
+			i++;
+		} else {
+			for (uint32_t k = 0; k < y->npages; k++)
+				if (delta_add(t, y->words[k], 1))
+					return -ENOMEM;
+			j++;
+		}
+	}
 	return 0;
 }
 
@@ -467,6 +545,15 @@ static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 				ents[n++] = *e; /* kept: moved over */
 				continue;
 			}
+			if (e->start_time == p->start_time) {
+				ret = kent_from(&ents[n], p, now);
+				n++;
+				if (!ret)
+					ret = delta_change(&t, e, &ents[n - 1]);
+				kent_fini(e);
+				r->st.nwalked++;
+				continue;
+			}
 			ret = delta_kent(&t, e, -1);
 			kent_fini(e);
 			if (ret)
@@ -495,7 +582,7 @@ static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 		return ret;
 	}
 	r->have = true;
-	if (t.nonzero) {
+	if (t.ncross) { /* else no kept process has a frame that crossed */
 		pid_t *f = realloc(r->forced, (n + 1) * sizeof(*f));
 
 		if (!f) {
