@@ -68,6 +68,9 @@ struct exm_reuse {
 	uint64_t vals[2][64];
 	unsigned sigi;
 	struct exm_reuse_stats st;
+	/* the source's keys see every change (the module): the system's
+	 * counters need no full walk */
+	bool exact;
 };
 
 /* FNV-1a, 64 bits. */
@@ -82,7 +85,12 @@ static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
-#define HASH0 UINT64_C(0xcbf29ce484222325)
+#define HASH0 EXM_HASH0
+
+uint64_t exm_hash_bytes(uint64_t h, const void *p, size_t n)
+{
+	return hash_bytes(h, p, n);
+}
 
 static double now_s(void)
 {
@@ -124,6 +132,11 @@ void exm_reuse_free(struct exm_reuse *r)
 	free(r->ents);
 	free(r->forced);
 	free(r);
+}
+
+void exm_reuse_set_exact(struct exm_reuse *r)
+{
+	r->exact = true;
 }
 
 const struct exm_reuse_stats *exm_reuse_stats(const struct exm_reuse *r)
@@ -221,7 +234,7 @@ int exm_reuse_take(struct exm_reuse *r, struct exm_builder *b,
 
 	if (!r)
 		return 0;
-	p->change_key = sched_key(d, d->key) | 1;
+	p->change_key = (d->exact ? d->key : sched_key(d, d->key)) | 1;
 	if (!r->taking || !d->key)
 		return 0;
 	e = find(r, p->pid);
@@ -240,7 +253,7 @@ int exm_reuse_take(struct exm_reuse *r, struct exm_builder *b,
 		return ret == -ENOMEM ? ret : 0;
 	}
 	e->taken = r->gen;
-	if (rollup) {
+	if (rollup && !d->exact) {
 		/* Pss_Dirty and SwapPss move with no counter: read again */
 		ret = exm_read_kpss(b, d, p);
 		if (exm_errno_gone(ret))
@@ -813,7 +826,7 @@ int exm_reuse_snapshot(struct exm_reuse *r, struct exm_source *src,
 		snprintf(r->st.why, sizeof(r->st.why), "listed processes");
 	else if (now - r->last_full >= r->every)
 		snprintf(r->st.why, sizeof(r->st.why), "scheduled");
-	else if (r->have_sig && sig != r->sig)
+	else if (!r->exact && r->have_sig && sig != r->sig)
 		; /* why says which */
 	else
 		full = false;

@@ -48,10 +48,15 @@ LIMIT_MIB = 6  # the cgroup's limit, under what its worker holds (20 MiB)
 FULL_WALK = 6.0  # --full-walk: the schedule the exempt steps wait for
 PS = os.sysconf("SC_PAGE_SIZE")
 ROUNDS = 1  # 2: each step again on memory the first round changed
+# The source: EXM_INCR_SOURCE=kmod runs it with the module (tests/kmod's
+# guest), whose counters see every change but one.
+SOURCE = os.environ.get("EXM_INCR_SOURCE", "pagemap")
 # Steps no counter of the target shows: they wait for the scheduled walk
 # (README, "Live refreshes"). A difference after them is allowed, and
-# the scheduled walk must then set it right.
-SCHEDULED = {"truncate", "pageout", "poke"}
+# the scheduled walk must then set it right. With the module: only a
+# never-touched anonymous page read by another process (the zero page).
+SCHEDULED = {"peekzero"} if SOURCE == "kmod" else {
+    "truncate", "pageout", "poke", "pokereuse", "peekzero", "vmwrite"}
 LINE = re.compile(r"exmtop: check (\d+): (equal|differs: (.*)) "
                   r"\((full walk: [^,]*|incremental), walked (\d+) of "
                   r"(\d+), oldest ([0-9.]+) s\)(, unsettled: .*)?$")
@@ -90,7 +95,8 @@ class Exmtop:
         env = dict(os.environ, EXMTOP_CHECK_WALK="step")
         self.p = subprocess.Popen(
             [exmlive.EXMTOP, "-b", "-n", "100000", "--format", "csv",
-             "--fields", "pid,erss", "--full-walk", str(FULL_WALK)]
+             "--fields", "pid,erss", "--full-walk", str(FULL_WALK),
+             "--source", SOURCE]
             + list(extra),
             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE, text=True, env=env)
@@ -179,11 +185,17 @@ def main():
     for path, n in ((shared, 64), (private, 16), (direct, 1)):
         with open(path, "wb") as f:
             f.write(os.urandom(n * PS))
+    # a block device for the O_DIRECT read where the files are on tmpfs
+    # (the module test's guest)
+    direct_from = os.environ.get("EXM_INCR_DIRECT", direct)
     # KSM's run, a swap file and a memory cgroup, restored at the end
     ch = sysstate.Changes("test_incremental")
     ch.__enter__()
     try:
-        ch.swapfile(SWAP_MIB << 20)
+        with open("/proc/swaps") as f:
+            swapping = len(f.read().splitlines()) > 1
+        if not swapping:  # one enabled (the guest's RAM disk) will do
+            ch.swapfile(SWAP_MIB << 20)
     except (RuntimeError, subprocess.CalledProcessError) as e:
         ch.__exit__(None, None, None)
         print("FAIL: this machine cannot enable a swap file: %s" % e)
@@ -272,12 +284,21 @@ def main():
             step("write", a.do, "write", buf, 128)
             step("free", a.do, "free", buf, 32)
             step("exit", a.do, "reap")
+            # another process writes a page a's fork left read-only and
+            # mapped once: the fault reuses it (made writable in place)
+            step("pokereuse", b.do, "poke", a.pid,
+                 "%x" % (int(buf, 16) + (200 + rnd) * PS))
+            ubuf = int(step("untouched", a.do, "untouched", 16), 16)
+            # remote reads and writes of never-touched pages: the zero
+            # page, a new page (get_user_pages in a's mm)
+            step("peekzero", b.do, "peek", a.pid, "%x" % (ubuf + PS))
+            step("vmwrite", b.do, "vmwrite", a.pid, "%x" % (ubuf + 2 * PS))
             dbuf = step("alloc", d.do, "alloc", 8)
             dbuf = step("mremap", d.do, "mremap", dbuf, 8, 24)
             step("mprotect", d.do, "mprotect", dbuf, 4)
             step("collapse", d.do, "collapse")
             dchild = step("forkdirect", d.do, "forkdirect",
-                          "%x" % (int(dbuf, 16) + 8 * PS), direct)
+                          "%x" % (int(dbuf, 16) + 8 * PS), direct_from)
             ours.add(int(dchild))
             step("exit", d.do, "reap")
             with open("/proc/sys/vm/compact_memory", "w") as f:
