@@ -266,7 +266,8 @@ int exm_reuse_take(struct exm_reuse *r, struct exm_builder *b,
 
 /* ---- the kept words of a walked process ---- */
 
-static int kmap_from(struct kmap *k, const struct exm_mapping *m)
+static int kmap_from(struct kmap *k, const struct exm_mapping *m,
+		     uint64_t strip)
 {
 	*k = (struct kmap){ .start = m->start,
 			    .end = m->end,
@@ -284,13 +285,15 @@ static int kmap_from(struct kmap *k, const struct exm_mapping *m)
 	memcpy(k->runs, m->runs, m->nruns * sizeof(*k->runs));
 	k->nruns = m->nruns;
 	k->npages = m->npages;
-	/* the KSM mark is set again on every snapshot (exm_ksm_mark) */
+	/* the KSM mark is set again on every snapshot (exm_ksm_mark), but
+	 * by the module, which says it of each page walked (strip 0) */
 	for (uint32_t j = 0; j < m->npages; j++)
-		k->words[j] = exm_mapping_word(m, j) & ~EXM_PM_KSM;
+		k->words[j] = exm_mapping_word(m, j) & ~strip;
 	return 0;
 }
 
-static int kent_from(struct kent *e, const struct exm_proc *p, double now)
+static int kent_from(struct kent *e, const struct exm_proc *p, double now,
+		     uint64_t strip)
 {
 	*e = (struct kent){ .pid = p->pid,
 			    .start_time = p->start_time,
@@ -306,7 +309,7 @@ static int kent_from(struct kent *e, const struct exm_proc *p, double now)
 		return -ENOMEM;
 	e->nmaps = p->nmaps;
 	for (size_t i = 0; i < p->nmaps; i++)
-		if (kmap_from(&e->maps[i], &p->maps[i]))
+		if (kmap_from(&e->maps[i], &p->maps[i], strip))
 			return -ENOMEM;
 	return 0;
 }
@@ -484,7 +487,7 @@ static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 			if (ret)
 				break;
 		}
-		ret = kent_from(&ents[n], p, now);
+		ret = kent_from(&ents[n], p, now, r->exact ? 0 : EXM_PM_KSM);
 		n++;
 		if (!ret)
 			ret = delta_kent(&t, &ents[n - 1], 1);

@@ -73,7 +73,7 @@ for r in ("load", "devmode", "swap", "sharer", "kinds", "compare", "kcheck",
 # tests/live/test_incremental.py with the module, run N times in one boot:
 # its summary lines (the last run's whole output only when it failed)
 for line in blocks.get("incremental.out", "").split("\n"):
-    if line.startswith("run ") or "steps," in line or line.startswith("FAIL"):
+    if line.startswith(("run ", "last run: ", "FAIL")) or "steps," in line:
         print("info %s: incremental: %s" % (name, line))
 for line in blocks.get("compare.out", "").split("\n"):
     if line.startswith("info "):

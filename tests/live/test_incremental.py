@@ -15,8 +15,16 @@ run switched on through sysstate.py until the pages are merged), swap-out
 of a worker by its memory cgroup's limit (a swap file and the cgroup
 through sysstate.py), THP collapse
 (MADV_COLLAPSE), process_madvise(MADV_PAGEOUT) from another process,
-PTRACE_POKEDATA into another process, and an O_DIRECT read into memory
-shared copy-on-write with a fork parent.
+PTRACE_POKEDATA into another process (also into a page a fork left
+read-only and mapped once: the fault reuses it), process_vm_readv and
+process_vm_writev of another process's never-touched pages (the zero
+page, a new page), and an O_DIRECT read into memory shared copy-on-write
+with a fork parent.
+
+EXM_INCR_SOURCE=kmod runs it with the module (tests/kmod/guest-init does,
+in QEMU, with EXM_INCR_DIRECT naming a block device for the O_DIRECT read
+where files are on tmpfs, and an enabled swap used as it is): then only
+the zero page read in is left for the scheduled walk.
 
 After each step, none of the workload's processes may differ, except
 after a step README names as waiting for the scheduled full walk
@@ -45,7 +53,9 @@ KSM_PAGES = 64
 SWAP_MIB = 64  # a swap file of the test's own
 LIMIT_MIB = 6  # the cgroup's limit, under what its worker holds (20 MiB)
 
-FULL_WALK = 6.0  # --full-walk: the schedule the exempt steps wait for
+# --full-walk: the schedule the exempt steps wait for (longer in QEMU's
+# emulation, where a step can take that long)
+FULL_WALK = float(os.environ.get("EXM_INCR_FULL_WALK", "6"))
 PS = os.sysconf("SC_PAGE_SIZE")
 ROUNDS = 1  # 2: each step again on memory the first round changed
 # The source: EXM_INCR_SOURCE=kmod runs it with the module (tests/kmod's

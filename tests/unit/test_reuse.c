@@ -240,6 +240,8 @@ Test(reuse, exact_source_counter_moved_or_not)
 
 	exact = true;
 	exm_reuse_set_exact(reuse);
+	/* the module says which pages are KSM pages: kept as it said */
+	words[0][1] |= EXM_PM_KSM;
 	refresh();
 	set_vmstat(5); /* a swap-out somewhere: the module saw it, or not */
 	st = refresh();
