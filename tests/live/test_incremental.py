@@ -23,7 +23,8 @@ with a fork parent.
 
 EXM_INCR_SOURCE=kmod runs it with the module (tests/kmod/guest-init does,
 in QEMU, with EXM_INCR_DIRECT naming a block device for the O_DIRECT read
-where files are on tmpfs, and an enabled swap used as it is): then only
+where files are on tmpfs, and EXM_INCR_SWAP=on: the swap enabled is used
+as it is): then only
 the zero page read in is left for the scheduled walk.
 
 After each step, none of the workload's processes may differ, except
@@ -202,9 +203,9 @@ def main():
     ch = sysstate.Changes("test_incremental")
     ch.__enter__()
     try:
-        with open("/proc/swaps") as f:
-            swapping = len(f.read().splitlines()) > 1
-        if not swapping:  # one enabled (the guest's RAM disk) will do
+        # EXM_INCR_SWAP=on: the swap enabled (the guest's RAM disk) will
+        # do; else one of the test's own (another's may go meanwhile)
+        if os.environ.get("EXM_INCR_SWAP") != "on":
             ch.swapfile(SWAP_MIB << 20)
     except (RuntimeError, subprocess.CalledProcessError) as e:
         ch.__exit__(None, None, None)
@@ -294,15 +295,6 @@ def main():
             step("write", a.do, "write", buf, 128)
             step("free", a.do, "free", buf, 32)
             step("exit", a.do, "reap")
-            # another process writes a page a's fork left read-only and
-            # mapped once: the fault reuses it (made writable in place)
-            step("pokereuse", b.do, "poke", a.pid,
-                 "%x" % (int(buf, 16) + (200 + rnd) * PS))
-            ubuf = int(step("untouched", a.do, "untouched", 16), 16)
-            # remote reads and writes of never-touched pages: the zero
-            # page, a new page (get_user_pages in a's mm)
-            step("peekzero", b.do, "peek", a.pid, "%x" % (ubuf + PS))
-            step("vmwrite", b.do, "vmwrite", a.pid, "%x" % (ubuf + 2 * PS))
             dbuf = step("alloc", d.do, "alloc", 8)
             dbuf = step("mremap", d.do, "mremap", dbuf, 8, 24)
             step("mprotect", d.do, "mprotect", dbuf, 4)
@@ -327,6 +319,17 @@ def main():
             step("pageout", b.do, "pageout", a.pid, fbuf, 8)
             step("poke", b.do, "poke", a.pid, "%x" % (int(fbuf, 16) + PS))
             step("poke", a.do, "poke", b.pid, pbuf)
+            # another process writes a page a's fork left read-only and
+            # mapped once: the fault reuses it (made writable in place)
+            step("pokereuse", b.do, "poke", a.pid,
+                 "%x" % (int(buf, 16) + (200 + rnd) * PS))
+            ubuf = int(step("untouched", a.do, "untouched", 16), 16)
+            # remote writes and reads of never-touched pages: a new page,
+            # the zero page (get_user_pages in a's mm). These, like the
+            # steps above, may lag (pagemap source): the scheduled walk
+            # comes before any step that must not.
+            step("vmwrite", b.do, "vmwrite", a.pid, "%x" % (ubuf + 2 * PS))
+            step("peekzero", b.do, "peek", a.pid, "%x" % (ubuf + PS))
             scheduled()
     finally:
         if ex:
