@@ -205,13 +205,18 @@ static __always_inline bool exmap_pfn_valid(struct exmap_walk *w,
 /*
  * A present page that is not writable and that a write fault (also
  * another task's, through get_user_pages) would make writable in place,
- * with neither an invalidation nor a counter of the process moving: an
- * anonymous page mapped once, or a page of a shared writable mapping
- * (write-notify). Only the system's "pgreuse" count moves.
+ * with neither an invalidation nor a counter of the process moving, in a
+ * writable mapping: an anonymous page mapped once, or a page of a shared
+ * mapping (write-notify). Only the system's "pgreuse" count moves. In a
+ * mapping that is not writable (RELRO), a forced write reuses the page
+ * read-only: only its dirty bit moves, which is no part of the records'
+ * words (the kernel's figures of a kept process are walked again).
  */
 static bool exmap_reusable(struct vm_area_struct *vma, u32 flags, u32 mapcount)
 {
-	if ((vma->vm_flags & (VM_SHARED | VM_WRITE)) == (VM_SHARED | VM_WRITE))
+	if (!(vma->vm_flags & VM_WRITE))
+		return false;
+	if (vma->vm_flags & VM_SHARED)
 		return true;
 	return (flags & EXMAP_F_ANON) && !(flags & EXMAP_F_KSM) &&
 	       !(flags & EXMAP_F_ZERO) && mapcount == 1;
