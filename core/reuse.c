@@ -74,6 +74,9 @@ struct exm_reuse {
 	uint64_t vals[2][64];
 	unsigned sigi;
 	struct exm_reuse_stats st;
+	/* the source's keys see every change (the module): the system's
+	 * counters need no full walk */
+	bool exact;
 };
 
 /* FNV-1a, 64 bits. */
@@ -88,7 +91,12 @@ static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
-#define HASH0 UINT64_C(0xcbf29ce484222325)
+#define HASH0 EXM_HASH0
+
+uint64_t exm_hash_bytes(uint64_t h, const void *p, size_t n)
+{
+	return hash_bytes(h, p, n);
+}
 
 static double now_s(void)
 {
@@ -130,6 +138,11 @@ void exm_reuse_free(struct exm_reuse *r)
 	free(r->ents);
 	free(r->forced);
 	free(r);
+}
+
+void exm_reuse_set_exact(struct exm_reuse *r)
+{
+	r->exact = true;
 }
 
 const struct exm_reuse_stats *exm_reuse_stats(const struct exm_reuse *r)
@@ -227,7 +240,7 @@ int exm_reuse_take(struct exm_reuse *r, struct exm_builder *b,
 
 	if (!r)
 		return 0;
-	p->change_key = sched_key(d, d->key) | 1;
+	p->change_key = (d->exact ? d->key : sched_key(d, d->key)) | 1;
 	if (!r->taking || !d->key)
 		return 0;
 	e = find(r, p->pid);
@@ -246,7 +259,7 @@ int exm_reuse_take(struct exm_reuse *r, struct exm_builder *b,
 		return ret == -ENOMEM ? ret : 0;
 	}
 	e->taken = r->gen;
-	if (rollup) {
+	if (rollup && !d->exact) {
 		/* Pss_Dirty and SwapPss move with no counter: read again */
 		ret = exm_read_kpss(b, d, p);
 		if (exm_errno_gone(ret))
@@ -259,7 +272,8 @@ int exm_reuse_take(struct exm_reuse *r, struct exm_builder *b,
 
 /* ---- the kept words of a walked process ---- */
 
-static int kmap_from(struct kmap *k, const struct exm_mapping *m)
+static int kmap_from(struct kmap *k, const struct exm_mapping *m,
+		     uint64_t strip)
 {
 	*k = (struct kmap){ .start = m->start,
 			    .end = m->end,
@@ -277,13 +291,15 @@ static int kmap_from(struct kmap *k, const struct exm_mapping *m)
 	memcpy(k->runs, m->runs, m->nruns * sizeof(*k->runs));
 	k->nruns = m->nruns;
 	k->npages = m->npages;
-	/* the KSM mark is set again on every snapshot (exm_ksm_mark) */
+	/* the KSM mark is set again on every snapshot (exm_ksm_mark), but
+	 * by the module, which says it of each page walked (strip 0) */
 	for (uint32_t j = 0; j < m->npages; j++)
-		k->words[j] = exm_mapping_word(m, j) & ~EXM_PM_KSM;
+		k->words[j] = exm_mapping_word(m, j) & ~strip;
 	return 0;
 }
 
-static int kent_from(struct kent *e, const struct exm_proc *p, double now)
+static int kent_from(struct kent *e, const struct exm_proc *p, double now,
+		     uint64_t strip)
 {
 	*e = (struct kent){ .pid = p->pid,
 			    .start_time = p->start_time,
@@ -299,7 +315,7 @@ static int kent_from(struct kent *e, const struct exm_proc *p, double now)
 		return -ENOMEM;
 	e->nmaps = p->nmaps;
 	for (size_t i = 0; i < p->nmaps; i++)
-		if (kmap_from(&e->maps[i], &p->maps[i]))
+		if (kmap_from(&e->maps[i], &p->maps[i], strip))
 			return -ENOMEM;
 	return 0;
 }
@@ -559,7 +575,7 @@ static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 			if (ret)
 				break;
 		}
-		ret = kent_from(&ents[n], p, now);
+		ret = kent_from(&ents[n], p, now, r->exact ? 0 : EXM_PM_KSM);
 		n++;
 		if (!ret)
 			ret = delta_kent(&t, &ents[n - 1], 1);
@@ -906,7 +922,7 @@ int exm_reuse_snapshot(struct exm_reuse *r, struct exm_source *src,
 		snprintf(r->st.why, sizeof(r->st.why), "listed processes");
 	else if (now - r->last_full >= r->every)
 		snprintf(r->st.why, sizeof(r->st.why), "scheduled");
-	else if (r->have_sig && sig != r->sig)
+	else if (!r->exact && r->have_sig && sig != r->sig)
 		; /* why says which */
 	else
 		full = false;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * reuse.h - refreshes that re-read only what changed (pagemap source).
+ * reuse.h - refreshes that re-read only what changed (pagemap source, and
+ * the module's when it watches processes).
  *
  * Across the snapshots of one source, a process whose identity (pid, start
  * time), /proc/PID/stat counters (fault counts, CPU times, threads,
@@ -59,6 +60,17 @@ struct exm_reuse_stats {
  */
 struct exm_reuse *exm_reuse_new(double full_every, bool check);
 void exm_reuse_free(struct exm_reuse *r);
+/*
+ * The source's keys move on every change of a process's pages (the
+ * module's counters, kernel/exmap_abi.h): the system's counters make no
+ * full walk, only the schedule does (README, "Live refreshes").
+ */
+void exm_reuse_set_exact(struct exm_reuse *r);
+
+/* FNV-1a (64 bits) of n bytes at p, from h (EXM_HASH0 to start): what
+ * the keys are made of. */
+#define EXM_HASH0 UINT64_C(0xcbf29ce484222325)
+uint64_t exm_hash_bytes(uint64_t h, const void *p, size_t n);
 
 /* The next snapshot is the last one taken: when it is a full walk, none
  * of its words are kept (a one-shot needs no copy of them). */

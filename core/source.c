@@ -144,10 +144,14 @@ static void limited(struct exm_sysinfo *sys)
 
 int exm_source_set_reuse(struct exm_source *src, double full_every, bool check)
 {
-	if (src->ops != &exm_source_pagemap)
+	bool kmod = src->ops == &exm_source_kmod && exm_kmod_watches(src);
+
+	if (src->ops != &exm_source_pagemap && !kmod)
 		return 0;
 	exm_reuse_free(src->reuse);
 	src->reuse = exm_reuse_new(full_every, check);
+	if (src->reuse && kmod)
+		exm_reuse_set_exact(src->reuse);
 	return src->reuse ? 0 : -ENOMEM;
 }
 

@@ -186,6 +186,9 @@ const struct exm_reuse_stats *exm_source_reuse_stats(
 /* Whether /dev/exmap (the kernel module) exists and this process may open
  * it. */
 bool exm_kmod_available(void);
+/* The open kmod source's module watches processes (ABI 5): its refreshes
+ * can re-read only what changed, exactly (reuse.h). */
+bool exm_kmod_watches(const struct exm_source *src);
 
 /* Whether this process can read PFNs from pagemap (root / CAP_SYS_ADMIN). */
 bool exm_pagemap_has_pfns(void);

@@ -27,6 +27,7 @@
 #include "core/pagemap.h"
 #include "core/parallel.h"
 #include "core/procfs.h"
+#include "core/reuse.h"
 #include "core/source_priv.h"
 #include "kernel/exmap_abi.h"
 
@@ -67,6 +68,10 @@ struct km_ctx {
  */
 struct km_src {
 	uint64_t tick_ns; /* a clock tick (stat's start time unit), ns */
+	/* the ABI the module speaks (4 or ours), and whether it watches
+	 * processes (ABI 5: the counters that say a process changed) */
+	uint32_t abi;
+	bool watch;
 	/* the vsyscall page as our own maps lists it; .name NULL if none */
 	struct exm_mapping gate;
 	pthread_mutex_t lock;
@@ -89,15 +94,19 @@ static int km_dev_open(void)
 	return fd < 0 ? -errno : fd;
 }
 
-/* One call: up to n records of pid from start into recs; a->nrecs says
- * how many, a->next where to go on (0: done), and the rest who it is.
- * With c, also the mappings into c's vmas and names (-EOVERFLOW: no room). */
-static int km_scan(int fd, pid_t pid, uint64_t start, struct exmap_rec *recs,
-		   uint32_t n, const struct km_ctx *c, struct exmap_scan *a)
+/* One call, of ABI abi with flags: up to n records of pid from start into
+ * recs; a->nrecs says how many, a->next where to go on (0: done), and the
+ * rest who it is. With c, also the mappings into c's vmas and names
+ * (-EOVERFLOW: no room). An ABI 4 call gives no counters. */
+static int km_scan(int fd, uint32_t abi, uint32_t flags, pid_t pid,
+		   uint64_t start, struct exmap_rec *recs, uint32_t n,
+		   const struct km_ctx *c, struct exmap_scan *a)
 {
 	memset(a, 0, sizeof(*a));
-	a->size = sizeof(*a);
-	a->abi = EXMAP_ABI_VERSION;
+	a->size = abi < EXMAP_ABI_VERSION ? offsetof(struct exmap_scan, changes)
+					  : sizeof(*a);
+	a->abi = abi;
+	a->flags = flags;
 	a->pid = pid;
 	a->start = start;
 	a->recs = (uint64_t)(uintptr_t)recs;
@@ -162,6 +171,7 @@ static int km_open(struct exm_source *src)
 	int fd = km_dev_open(), ret;
 	struct km_src *ks;
 	long hz = sysconf(_SC_CLK_TCK);
+	uint32_t abi;
 
 	if (fd == -ENOENT || fd == -ENODEV || fd == -ENXIO) {
 		snprintf(src->errmsg, sizeof(src->errmsg),
@@ -179,8 +189,14 @@ static int km_open(struct exm_source *src)
 	}
 	if (fd < 0)
 		return fd;
-	/* Does the module speak our ABI? Ask about ourselves. */
-	ret = km_scan(fd, getpid(), 0, &rec, 1, NULL, &a);
+	/* Does the module speak our ABI, or ABI 4 (no counters: every
+	 * process is walked on every refresh)? Ask about ourselves. */
+	abi = EXMAP_ABI_VERSION;
+	ret = km_scan(fd, abi, 0, getpid(), 0, &rec, 1, NULL, &a);
+	if (ret == -EINVAL) {
+		abi = EXMAP_ABI_MIN;
+		ret = km_scan(fd, abi, 0, getpid(), 0, &rec, 1, NULL, &a);
+	}
 	close(fd);
 	if (ret == -EINVAL || ret == -ENOTTY) {
 		snprintf(src->errmsg, sizeof(src->errmsg),
@@ -195,6 +211,8 @@ static int km_open(struct exm_source *src)
 	if (!ks)
 		return -ENOMEM;
 	ks->tick_ns = 1000000000ull / (uint64_t)(hz > 0 ? hz : 100);
+	ks->abi = abi;
+	ks->watch = abi >= 5;
 	ret = km_gate(&ks->gate);
 	if (ret) {
 		free(ks);
@@ -264,6 +282,13 @@ static void *km_ctx_new(struct exm_source *src)
 		return NULL;
 	}
 	return c;
+}
+
+bool exm_kmod_watches(const struct exm_source *src)
+{
+	const struct km_src *ks = src->priv;
+
+	return ks && ks->watch;
 }
 
 static void km_close(struct exm_source *src)
@@ -531,13 +556,13 @@ static int km_maps(const struct km_src *ks, const struct km_ctx *c,
  */
 static int km_first(struct km_ctx *c, const struct km_src *ks,
 		    struct exm_builder *b, struct exm_proc *p,
-		    struct exm_pdir *d, struct exmap_scan *a)
+		    struct exm_pdir *d, struct exmap_scan *a, uint32_t flags)
 {
 	bool lists = true;
 	int ret;
 
 	for (;;) {
-		ret = km_scan(c->fd, p->pid, 0, c->recs, NRECS,
+		ret = km_scan(c->fd, ks->abi, flags, p->pid, 0, c->recs, NRECS,
 			      lists ? c : NULL, a);
 		if (ret != -EOVERFLOW || !lists)
 			break;
@@ -558,7 +583,25 @@ static int km_first(struct km_ctx *c, const struct km_src *ks,
 	p->start_time = a->start_ns / ks->tick_ns;
 	if (a->info & EXMAP_INFO_NOMM)
 		return 1;
+	/* the mappings listed into the key (maps' text, if read instead) */
+	if (a->info & EXMAP_INFO_WATCHED) {
+		d->key = exm_hash_bytes(EXM_HASH0, &a->info, sizeof(a->info));
+		if (lists) {
+			d->key = exm_hash_bytes(d->key, c->vmas,
+						a->nvmas * sizeof(*c->vmas));
+			d->key = exm_hash_bytes(d->key, c->names, a->names_len);
+		}
+		d->key |= 1;
+	}
 	return lists ? km_maps(ks, c, a, b, p) : exm_read_maps(b, d, p);
+}
+
+/* The key of a process: its mappings' (mk) and the counters of a. */
+static uint64_t km_key(uint64_t mk, const struct exmap_scan *a)
+{
+	size_t n = sizeof(*a) - offsetof(struct exmap_scan, changes);
+
+	return exm_hash_bytes(mk, &a->changes, n) | 1;
 }
 
 static int km_proc(struct exm_source *src, void *ctx,
@@ -572,20 +615,52 @@ static int km_proc(struct exm_source *src, void *ctx,
 	struct km_kpss k = { 0 };
 	struct exm_kpss kp = { 0 };
 	size_t mi = 0;
-	int ret;
+	/* watched: who it is, its mappings and counters first, then a walk
+	 * unless its words are kept (reuse.h) */
+	uint32_t watch = src->reuse && ks->watch ? EXMAP_SCAN_WATCH : 0;
+	uint32_t info = 0;
+	uint64_t mk = 0;
+	struct exmap_scan a0; /* the walk's first call: its counters */
+	int ret, kept = 0;
 
 	c->n = 0;
 	c->b = b;
-	ret = km_first(c, ks, b, p, d, &a);
+	if (watch) {
+		ret = km_first(c, ks, b, p, d, &a, watch | EXMAP_SCAN_NOWALK);
+		if (ret)
+			return ret;
+		mk = d->key;
+		d->key = km_key(mk, &a);
+		d->exact = true;
+		kept = exm_reuse_take(src->reuse, b, p, d, opts);
+		if (kept < 0 || kept == 1)
+			return kept < 0 ? kept : 0;
+		/* 2: the words are kept, the kernel's figures walked again */
+		ret = km_scan(c->fd, ks->abi, watch, p->pid, 0, c->recs, NRECS,
+			      NULL, &a);
+		a0 = a;
+	} else {
+		ret = km_first(c, ks, b, p, d, &a, 0);
+	}
 	for (;;) {
+		info |= a.info;
 		for (uint32_t i = 0; !ret && i < a.nrecs; i++) {
 			kpss_add(&k, &c->recs[i], ps);
-			ret = store_rec(c, p, &mi, &c->recs[i], ps);
+			if (!kept)
+				ret = store_rec(c, p, &mi, &c->recs[i], ps);
 		}
 		if (ret || !a.next)
 			break;
-		ret = km_scan(c->fd, p->pid, a.next, c->recs, NRECS, NULL, &a);
+		ret = km_scan(c->fd, ks->abi, watch, p->pid, a.next, c->recs,
+			      NRECS, NULL, &a);
 	}
+	/* the counters read before this walk; none when it saw an entry
+	 * that changes with no counter (it is walked again next time) */
+	if (watch && !kept && !ret)
+		p->change_key = (info &
+				 (EXMAP_INFO_TRANSIENT | EXMAP_INFO_NOMM))
+					? 0
+					: km_key(mk, &a0);
 	if (!ret)
 		ret = flush(c);
 	if (ret == -EINVAL || ret == -EPROTO) {

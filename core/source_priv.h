@@ -19,6 +19,9 @@ struct exm_pdir {
 	 * (read_ident) and the text of its maps (exm_read_maps); 0 until
 	 * both are read (reuse.h). */
 	uint64_t key;
+	/* key says every change itself (the module's counters): no more is
+	 * read into it (reuse.h) */
+	bool exact;
 	char path[sizeof(((struct exm_sysinfo *)0)->proc_root) + 16];
 };
 

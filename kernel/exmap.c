@@ -28,11 +28,14 @@
 #include <linux/hugetlb.h>
 #include <linux/kdev_t.h>
 #include <linux/hugetlb_inline.h>
+#include <linux/hashtable.h>
 #include <linux/miscdevice.h>
 #include <linux/mmap_lock.h>
+#include <linux/mmu_notifier.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/pid.h>
+#include <linux/random.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
@@ -42,6 +45,7 @@
 #include <linux/swapops.h>
 #include <linux/time_namespace.h>
 #include <linux/uaccess.h>
+#include <linux/vmstat.h>
 
 #include "exmap_abi.h"
 #include "exmap_compat.h"
@@ -73,7 +77,38 @@ struct exmap_walk {
 	struct exmap_vma *vmas;
 	char *names;
 	u32 nvmas, vcap, names_len, ncap;
+	/*
+	 * seen: an entry that changes later with no invalidation and no
+	 * counter (transient), a read-only page mapped once that a write
+	 * fault would reuse, making it writable (reusable)
+	 */
+	bool transient, reusable;
+	bool nowalk; /* only the mappings */
 };
+
+/*
+ * What the module watches of one mm: its invalidations, counted by an mmu
+ * notifier, and whether its last walk saw a page a write fault would
+ * reuse. Found by mm in exmap_mms; the table holds one reference of the
+ * notifier (mmu_notifier_get), dropped when the mm goes (release) or the
+ * module does, whichever comes first (the one that unhashes it).
+ */
+struct exmap_mm {
+	struct mmu_notifier mn;
+	struct hlist_node node; /* in exmap_mms, under exmap_mms_lock */
+	bool hashed;
+	atomic64_t changes;
+	bool reusable;
+};
+
+static DEFINE_HASHTABLE(exmap_mms, 10);
+static DEFINE_SPINLOCK(exmap_mms_lock);
+/* where the counters of a new notifier start: random per module load */
+static u64 exmap_changes_base;
+
+/* The flags a caller of this ABI may give, and ABI 4's struct size. */
+#define EXMAP_SCAN_FLAGS (EXMAP_SCAN_WATCH | EXMAP_SCAN_NOWALK)
+#define EXMAP_SCAN_SIZE_4 offsetofend(struct exmap_scan, info)
 
 /* The walk stopped: buffer full (next set) or -errno. */
 #define EXMAP_FULL 1
@@ -167,6 +202,26 @@ static __always_inline bool exmap_pfn_valid(struct exmap_walk *w,
 	return true;
 }
 
+/*
+ * A present page that is not writable and that a write fault (also
+ * another task's, through get_user_pages) would make writable in place,
+ * with neither an invalidation nor a counter of the process moving, in a
+ * writable mapping: an anonymous page mapped once, or a page of a shared
+ * mapping (write-notify). Only the system's "pgreuse" count moves. In a
+ * mapping that is not writable (RELRO), a forced write reuses the page
+ * read-only: only its dirty bit moves, which is no part of the records'
+ * words (the kernel's figures of a kept process are walked again).
+ */
+static bool exmap_reusable(struct vm_area_struct *vma, u32 flags, u32 mapcount)
+{
+	if (!(vma->vm_flags & VM_WRITE))
+		return false;
+	if (vma->vm_flags & VM_SHARED)
+		return true;
+	return (flags & EXMAP_F_ANON) && !(flags & EXMAP_F_KSM) &&
+	       !(flags & EXMAP_F_ZERO) && mapcount == 1;
+}
+
 static int exmap_pte(struct exmap_walk *w, struct vm_area_struct *vma,
 		     unsigned long addr, pte_t pte)
 {
@@ -214,6 +269,13 @@ static int exmap_pte(struct exmap_walk *w, struct vm_area_struct *vma,
 		if (exmap_pte_excl(folio, page, present, migration, mapcount))
 			flags |= EXMAP_F_EXCL;
 	}
+	if (!present && (flags & EXMAP_F_MIGRATION))
+		w->transient = true;
+	else if (present && pte_protnone(pte))
+		w->transient = true; /* a NUMA hint: the fault restores it */
+	else if (present && !pte_write(pte) &&
+		 exmap_reusable(vma, flags, mapcount))
+		w->reusable = true;
 	return exmap_emit(w, addr, frame, flags, mapcount);
 }
 
@@ -256,6 +318,15 @@ static int exmap_huge_pmd(struct exmap_walk *w, struct vm_area_struct *vma,
 	/* the huge zero page: neither anonymous nor in a file */
 	if (!folio_test_anon(folio) && !folio->mapping)
 		flags |= EXMAP_F_ZERO;
+	/*
+	 * a migration entry or NUMA hint changes back with no invalidation,
+	 * and so does a write fault reusing a read-only huge page, which
+	 * counts nothing: not to be kept
+	 */
+	if (!present || pmd_protnone(pmd) ||
+	    (!pmd_write(pmd) && !nopage &&
+	     exmap_reusable(vma, flags, exmap_mapcount(folio, head))))
+		w->transient = true;
 	for (; addr < end && !ret; addr += PAGE_SIZE, idx++) {
 		struct page *page = head + idx;
 		u32 f = flags, mapcount = 0;
@@ -414,7 +485,8 @@ static pte_t *exmap_huge_pte(struct mm_struct *mm, unsigned long addr,
  * is not present (migration, poison, a userfaultfd marker) gives nothing,
  * as in pagemap.
  */
-static int exmap_hugetlb_page(struct exmap_walk *w, struct hstate *h,
+static int exmap_hugetlb_page(struct exmap_walk *w,
+			      struct vm_area_struct *vma, struct hstate *h,
 			      unsigned long addr, unsigned long end)
 {
 	unsigned long sz = huge_page_size(h);
@@ -431,8 +503,12 @@ static int exmap_hugetlb_page(struct exmap_walk *w, struct hstate *h,
 		return 0;
 	ptl = huge_pte_lock(h, w->mm, ptep);
 	pte = exmap_huge_ptep_get(w->mm, base, ptep);
-	if (!pte_present(pte))
+	if (!pte_present(pte)) {
+		/* a migration entry: changes back with no invalidation */
+		if (!huge_pte_none(pte))
+			w->transient = true;
 		goto out;
+	}
 	folio = page_folio(pte_page(pte));
 	frame = pte_pfn(pte) + ((addr - base) >> PAGE_SHIFT);
 	flags = EXMAP_F_PRESENT | EXMAP_F_HUGETLB | exmap_page_flags(folio);
@@ -444,6 +520,9 @@ static int exmap_hugetlb_page(struct exmap_walk *w, struct hstate *h,
 	mapcount = exmap_mapcount(folio, &folio->page);
 	if (mapcount == 1 && !hugetlb_pmd_shared(ptep))
 		flags |= EXMAP_F_EXCL;
+	/* a write fault reusing it counts nothing (hugetlb_wp) */
+	if (!pte_write(pte) && exmap_reusable(vma, flags, mapcount))
+		w->transient = true;
 	for (; addr < end && !ret; addr += PAGE_SIZE, frame++)
 		ret = exmap_emit(w, addr, frame, flags, mapcount);
 out:
@@ -467,7 +546,7 @@ static int exmap_hugetlb(struct exmap_walk *w, struct vm_area_struct *vma,
 	i_mmap_lock_read(mapping);
 	for (; addr < end && !ret; addr = next) {
 		next = min((addr | (huge_page_size(h) - 1)) + 1, end);
-		ret = exmap_hugetlb_page(w, h, addr, next);
+		ret = exmap_hugetlb_page(w, vma, h, addr, next);
 		if (!ret && fatal_signal_pending(current))
 			ret = -EINTR;
 		cond_resched();
@@ -608,12 +687,11 @@ static int exmap_walk_mm(struct exmap_walk *w, unsigned long addr,
 
 	if (mmap_read_lock_killable(w->mm))
 		return -EINTR;
-	if (w->vmas) {
+	if (w->vmas)
 		ret = exmap_list_vmas(w);
-		if (ret) {
-			mmap_read_unlock(w->mm);
-			return ret;
-		}
+	if (ret || w->nowalk) {
+		mmap_read_unlock(w->mm);
+		return ret;
 	}
 	for_each_vma_range(vmi, vma, end) {
 		unsigned long s = max(addr, vma->vm_start);
@@ -653,7 +731,8 @@ static void exmap_task_info(struct task_struct *task, struct exmap_scan *arg)
  * The mm of process nr and its identity in arg: NULL when it has none (a
  * kernel thread, or exiting), ERR_PTR(-ESRCH) when there is no such process.
  */
-static struct mm_struct *exmap_get_mm(pid_t nr, struct exmap_scan *arg)
+static struct mm_struct *exmap_get_mm(pid_t nr, struct exmap_scan *arg,
+				      struct task_struct **taskp)
 {
 	struct task_struct *task;
 	struct mm_struct *mm;
@@ -668,8 +747,173 @@ static struct mm_struct *exmap_get_mm(pid_t nr, struct exmap_scan *arg)
 		return ERR_PTR(-ESRCH);
 	mm = get_task_mm(task);
 	exmap_task_info(task, arg);
-	put_task_struct(task);
+	*taskp = task;
 	return mm;
+}
+
+/* ---- watching a process's memory: an mmu notifier per mm ---- */
+
+static struct exmap_mm *exmap_mm_of(struct mmu_notifier *mn)
+{
+	return container_of(mn, struct exmap_mm, mn);
+}
+
+/* Every invalidation bumps the count, at its start and at its end. */
+static int exmap_mn_start(struct mmu_notifier *mn,
+			  const struct mmu_notifier_range *range)
+{
+	atomic64_inc(&exmap_mm_of(mn)->changes);
+	return 0;
+}
+
+static void exmap_mn_end(struct mmu_notifier *mn,
+			 const struct mmu_notifier_range *range)
+{
+	atomic64_inc(&exmap_mm_of(mn)->changes);
+}
+
+#if !EXMAP_SINCE(6, 2)
+void exmap_mn_change_pte(struct mmu_notifier *mn, struct mm_struct *mm,
+			 unsigned long address, pte_t pte)
+{
+	atomic64_inc(&exmap_mm_of(mn)->changes);
+}
+#endif
+
+/* Take e out of the table: true for the one caller that did. */
+static bool exmap_mm_unhash(struct exmap_mm *e)
+{
+	bool was;
+
+	spin_lock(&exmap_mms_lock);
+	was = e->hashed;
+	if (was) {
+		hash_del(&e->node);
+		e->hashed = false;
+	}
+	spin_unlock(&exmap_mms_lock);
+	return was;
+}
+
+/* The mm goes (exit_mmap): drop the table's reference. */
+static void exmap_mn_release(struct mmu_notifier *mn, struct mm_struct *mm)
+{
+	struct exmap_mm *e = exmap_mm_of(mn);
+
+	atomic64_inc(&e->changes);
+	if (exmap_mm_unhash(e))
+		mmu_notifier_put(mn);
+}
+
+static struct mmu_notifier *exmap_mn_alloc(struct mm_struct *mm)
+{
+	struct exmap_mm *e = kzalloc(sizeof(*e), GFP_KERNEL);
+
+	if (!e)
+		return ERR_PTR(-ENOMEM);
+	atomic64_set(&e->changes, exmap_changes_base);
+	return &e->mn;
+}
+
+static void exmap_mn_free(struct mmu_notifier *mn)
+{
+	kfree(exmap_mm_of(mn));
+}
+
+static const struct mmu_notifier_ops exmap_mn_ops = {
+	.release = exmap_mn_release,
+	.invalidate_range_start = exmap_mn_start,
+	.invalidate_range_end = exmap_mn_end,
+	EXMAP_MN_CHANGE_PTE
+	.alloc_notifier = exmap_mn_alloc,
+	.free_notifier = exmap_mn_free,
+};
+
+/*
+ * The watch of mm (whose users the caller holds), made at the first call:
+ * registering takes mm's mmap lock for writing, once per mm; later calls
+ * find it in the table.
+ */
+static struct exmap_mm *exmap_watch(struct mm_struct *mm)
+{
+	struct mmu_notifier *mn;
+	struct exmap_mm *e;
+
+	spin_lock(&exmap_mms_lock);
+	hash_for_each_possible(exmap_mms, e, node, (unsigned long)mm)
+		if (e->mn.mm == mm) {
+			spin_unlock(&exmap_mms_lock);
+			return e;
+		}
+	spin_unlock(&exmap_mms_lock);
+	mn = mmu_notifier_get(&exmap_mn_ops, mm);
+	if (IS_ERR(mn))
+		return ERR_CAST(mn);
+	e = exmap_mm_of(mn);
+	spin_lock(&exmap_mms_lock);
+	if (!e->hashed) { /* the table keeps this reference */
+		hash_add(exmap_mms, &e->node, (unsigned long)mm);
+		e->hashed = true;
+		mn = NULL;
+	}
+	spin_unlock(&exmap_mms_lock);
+	if (mn) /* another call hashed it first */
+		mmu_notifier_put(mn);
+	return e;
+}
+
+/*
+ * Page faults of the process's threads, live and exited (as stat sums
+ * them, under the signal lock: a thread exiting moves its counts).
+ */
+static u64 exmap_faults(struct task_struct *task)
+{
+	struct sighand_struct *sighand;
+	struct task_struct *t;
+	unsigned long irqf;
+	u64 n = 0;
+
+	rcu_read_lock();
+	sighand = rcu_dereference(task->sighand);
+	if (!sighand)
+		goto out;
+	spin_lock_irqsave(&sighand->siglock, irqf);
+	if (sighand == rcu_access_pointer(task->sighand)) {
+		n = task->signal->min_flt + task->signal->maj_flt;
+		for_each_thread(task, t)
+			n += t->min_flt + t->maj_flt;
+	}
+	spin_unlock_irqrestore(&sighand->siglock, irqf);
+out:
+	rcu_read_unlock();
+	return n;
+}
+
+/* The system's count of write faults that reused a page in place. */
+static u64 exmap_pgreuse(void)
+{
+	u64 n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += per_cpu(vm_event_states, cpu).event[PGREUSE];
+	return n;
+}
+
+/* The counters of a watched mm into arg, before its walk. */
+static void exmap_counters(struct exmap_mm *e, struct task_struct *task,
+			   struct mm_struct *mm, struct exmap_scan *arg)
+{
+	arg->changes = atomic64_read(&e->changes);
+	arg->faults = exmap_faults(task);
+	arg->reuses = READ_ONCE(e->reusable) ? exmap_pgreuse() : 0;
+	arg->rss[0] = exmap_mm_counter(mm, MM_ANONPAGES);
+	arg->rss[1] = exmap_mm_counter(mm, MM_FILEPAGES);
+	arg->rss[2] = exmap_mm_counter(mm, MM_SHMEMPAGES);
+	arg->rss[3] = exmap_mm_counter(mm, MM_SWAPENTS);
+	arg->pgtables = atomic_long_read(&mm->pgtables_bytes);
+	arg->hugetlb = exmap_hugetlb_usage(mm);
+	arg->info |= EXMAP_INFO_WATCHED;
 }
 
 /* Make the file's buffers hold the mappings the caller has room for. */
@@ -700,20 +944,27 @@ static int exmap_vma_room(struct exmap_file *ef, u32 nvmas, u32 names_len)
 static long exmap_scan(struct exmap_file *ef, struct exmap_scan __user *uarg)
 {
 	struct exmap_walk w = { .recs = ef->recs };
+	struct exmap_mm *watch = NULL;
+	struct task_struct *task;
 	unsigned long start, end;
-	struct exmap_scan arg;
-	u32 size;
+	struct exmap_scan arg = {};
+	size_t known; /* the size of the caller's ABI's struct */
+	u32 size, abi;
 	int ret;
 
-	if (get_user(size, &uarg->size))
+	if (get_user(size, &uarg->size) || get_user(abi, &uarg->abi))
 		return -EFAULT;
-	if (size < sizeof(arg) || size > PAGE_SIZE)
+	if (abi < EXMAP_ABI_MIN || abi > EXMAP_ABI_VERSION)
+		return -EINVAL;
+	known = abi == EXMAP_ABI_MIN ? EXMAP_SCAN_SIZE_4 : sizeof(arg);
+	if (size < known || size > PAGE_SIZE)
 		return -EINVAL;
 	/* a newer caller's larger struct: its extra fields must be zero */
-	ret = copy_struct_from_user(&arg, sizeof(arg), uarg, size);
+	ret = copy_struct_from_user(&arg, known, uarg, size);
 	if (ret)
 		return ret;
-	if (arg.abi != EXMAP_ABI_VERSION || arg.flags ||
+	if ((arg.flags & ~EXMAP_SCAN_FLAGS) ||
+	    (abi == EXMAP_ABI_MIN && arg.flags) ||
 	    arg.rec_size != sizeof(struct exmap_rec) || arg.pid <= 0 ||
 	    arg.nrecs == 0)
 		return -EINVAL;
@@ -734,21 +985,40 @@ static long exmap_scan(struct exmap_file *ef, struct exmap_scan __user *uarg)
 		w.ncap = min(arg.names_len, ef->names_len);
 	}
 	w.cap = min_t(u32, arg.nrecs, EXMAP_KRECS);
-	w.mm = exmap_get_mm(arg.pid, &arg);
+	w.mm = exmap_get_mm(arg.pid, &arg, &task);
 	if (IS_ERR(w.mm))
 		return PTR_ERR(w.mm);
 	arg.info = 0;
 	ret = 0;
-	if (w.mm) {
+	if (w.mm && (arg.flags & EXMAP_SCAN_WATCH)) {
+		watch = exmap_watch(w.mm);
+		if (IS_ERR(watch))
+			ret = PTR_ERR(watch);
+		else
+			exmap_counters(watch, task, w.mm, &arg);
+	}
+	put_task_struct(task);
+	if (w.mm && !ret) {
+		w.nowalk = arg.flags & EXMAP_SCAN_NOWALK;
 		ret = exmap_walk_mm(&w, start, end);
 		if (exmap_gate(w.mm))
 			arg.info |= EXMAP_INFO_GATE;
-		mmput(w.mm);
-	} else {
+	} else if (!w.mm) {
 		arg.info |= EXMAP_INFO_NOMM;
 	}
+	if (w.mm)
+		mmput(w.mm);
 	if (ret < 0)
 		return ret;
+	if (w.transient)
+		arg.info |= EXMAP_INFO_TRANSIENT;
+	/* what the walk of the whole space saw: from its first call on */
+	if (!IS_ERR_OR_NULL(watch) && !(arg.flags & EXMAP_SCAN_NOWALK)) {
+		if (start == 0)
+			WRITE_ONCE(watch->reusable, w.reusable);
+		else if (w.reusable)
+			WRITE_ONCE(watch->reusable, true);
+	}
 	if (copy_to_user(u64_to_user_ptr(arg.recs), w.recs,
 			 (size_t)w.n * sizeof(*w.recs)) ||
 	    copy_to_user(u64_to_user_ptr(arg.vmas), w.vmas,
@@ -759,9 +1029,9 @@ static long exmap_scan(struct exmap_file *ef, struct exmap_scan __user *uarg)
 	arg.next = ret == EXMAP_FULL ? w.next : 0;
 	arg.nvmas = w.nvmas;
 	arg.names_len = w.names_len;
-	/* what the call gives back: from nrecs to the end */
+	/* what the call gives back: from nrecs to the end of its ABI's */
 	if (copy_to_user(&uarg->nrecs, &arg.nrecs,
-			 sizeof(arg) - offsetof(struct exmap_scan, nrecs)))
+			 known - offsetof(struct exmap_scan, nrecs)))
 		return -EFAULT;
 	return 0;
 }
@@ -828,7 +1098,38 @@ static struct miscdevice exmap_dev = {
 	.mode = 0600,
 };
 
-module_misc_device(exmap_dev);
+static int __init exmap_init(void)
+{
+	exmap_changes_base = get_random_u64();
+	return misc_register(&exmap_dev);
+}
+
+/*
+ * No file is open (each holds the module): drop every watch still held,
+ * then wait until their notifiers are freed and no callback runs.
+ */
+static void __exit exmap_exit(void)
+{
+	struct exmap_mm *e;
+	struct hlist_node *tmp;
+	HLIST_HEAD(gone);
+	int bkt;
+
+	misc_deregister(&exmap_dev);
+	spin_lock(&exmap_mms_lock);
+	hash_for_each_safe(exmap_mms, bkt, tmp, e, node) {
+		hash_del(&e->node);
+		e->hashed = false;
+		hlist_add_head(&e->node, &gone);
+	}
+	spin_unlock(&exmap_mms_lock);
+	hlist_for_each_entry_safe(e, tmp, &gone, node)
+		mmu_notifier_put(&e->mn);
+	mmu_notifier_synchronize();
+}
+
+module_init(exmap_init);
+module_exit(exmap_exit);
 
 MODULE_AUTHOR("exmtop developers");
 MODULE_DESCRIPTION("Page-table walker for exmtop: effective memory per process");

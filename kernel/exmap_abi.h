@@ -33,7 +33,9 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define EXMAP_ABI_VERSION 4
+#define EXMAP_ABI_VERSION 5
+/* the oldest ABI a module still answers (a caller of 4 gets 4's struct) */
+#define EXMAP_ABI_MIN 4
 #define EXMAP_DEVICE "/dev/exmap"
 
 /*
@@ -100,6 +102,24 @@ struct exmap_vma {
  */
 #define EXMAP_INFO_NOMM		0x0001
 #define EXMAP_INFO_GATE		0x0002
+/*
+ * ABI 5. WATCHED: the change counters below are set. TRANSIENT: the walk
+ * saw an entry that a later fault or completion changes with neither an
+ * invalidation nor a counter moving (a migration entry, a NUMA hinting
+ * entry, a read-only huge page mapped once that a write would reuse):
+ * what this walk gave must not be kept.
+ */
+#define EXMAP_INFO_WATCHED	0x0004
+#define EXMAP_INFO_TRANSIENT	0x0008
+
+/*
+ * Scan flags (in, ABI 5). WATCH: watch the process's memory (an mmu
+ * notifier on its mm, kept until the mm or the module goes) and return
+ * its change counters. NOWALK: walk nothing, only say who it is, its
+ * mappings (given room) and, with WATCH, its counters.
+ */
+#define EXMAP_SCAN_WATCH	0x0001
+#define EXMAP_SCAN_NOWALK	0x0002
 
 struct exmap_scan {
 	__u32 size;	/* in: sizeof(struct exmap_scan) */
@@ -124,6 +144,24 @@ struct exmap_scan {
 	__u32 vma_size;	/* in: sizeof(struct exmap_vma) */
 	__u32 names_len; /* in: room in names; out: bytes written */
 	__u32 info;	/* out: EXMAP_INFO_* */
+	/*
+	 * ABI 5, with EXMAP_SCAN_WATCH: what moves when the process's page
+	 * table entries may have changed, read before the walk. While all
+	 * are unchanged (and the mappings, and the walk was not TRANSIENT),
+	 * a walk gives what the last one gave, but for a never-touched
+	 * anonymous page another task read (the zero page; see README.md).
+	 */
+	__u64 changes;	/* invalidations of the mm (from a random base) */
+	__u64 faults;	/* page faults of its threads, live and exited */
+	/*
+	 * the system's write faults that reused a page, when the last walk
+	 * saw a page such a fault makes writable (read-only, mapped once);
+	 * else 0
+	 */
+	__u64 reuses;
+	__u64 rss[4];	/* anon, file, shmem pages, swap entries: exact */
+	__u64 pgtables;	/* bytes of page tables */
+	__u64 hugetlb;	/* hugetlb bytes mapped */
 };
 
 #define EXMAP_IOC_MAGIC 0xE8

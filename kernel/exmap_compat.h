@@ -40,6 +40,14 @@
  *   exmap_is_stack(vma)           maps calls it [stack]
  *   exmap_gate(mm)                maps lists the vsyscall page after the
  *                                 mappings (if the kernel has it at all)
+ *
+ * and, to watch a process's memory (ABI 5):
+ *
+ *   exmap_mm_counter(mm, member)  an rss counter of mm, exact (summed
+ *                                 over CPUs where it is per CPU)
+ *   exmap_hugetlb_usage(mm)       hugetlb bytes mapped, 0 without hugetlb
+ *   EXMAP_MN_CHANGE_PTE           the notifier's change_pte, where the
+ *                                 kernel still has it (6.1)
  */
 #ifndef EXMAP_COMPAT_H
 #define EXMAP_COMPAT_H
@@ -49,6 +57,8 @@
 #include <linux/hugetlb.h>
 #include <linux/mm.h>
 #include <linux/mm_types.h>
+#include <linux/mmu_notifier.h>
+#include <linux/percpu_counter.h>
 #include <linux/pgtable.h>
 #include <linux/rcupdate.h>
 
@@ -94,6 +104,23 @@ static inline pmd_t exmap_pmd_read(pmd_t *pmdp)
 {
 	return READ_ONCE(*pmdp);
 }
+
+/*
+ * 6.1: the counters are atomic (a task's own faults are cached in the
+ * task until synced, and counted in its fault counts meanwhile)
+ */
+static inline u64 exmap_mm_counter(struct mm_struct *mm, int member)
+{
+	return (u64)atomic_long_read(&mm->rss_stat.count[member]);
+}
+
+/*
+ * 6.1 calls change_pte (KSM, and a copy-on-write's new page) inside an
+ * invalidation, which counts it already; one more count costs nothing
+ */
+void exmap_mn_change_pte(struct mmu_notifier *mn, struct mm_struct *mm,
+			 unsigned long address, pte_t pte);
+#define EXMAP_MN_CHANGE_PTE .change_pte = exmap_mn_change_pte,
 
 /*
  * 6.1: under mmap_read_lock a PMD that points to a page table keeps
@@ -195,6 +222,15 @@ static inline pmd_t exmap_pmd_read(pmd_t *pmdp)
 {
 	return pmdp_get_lockless(pmdp);
 }
+
+/* 6.2 on: per-CPU counters, summed */
+static inline u64 exmap_mm_counter(struct mm_struct *mm, int member)
+{
+	return (u64)percpu_counter_sum(&mm->rss_stat[member]);
+}
+
+/* change_pte went in 6.9 (6.12 and later have none) */
+#define EXMAP_MN_CHANGE_PTE
 
 /*
  * 6.12: page tables may be freed under mmap_read_lock (khugepaged retracts
@@ -398,6 +434,15 @@ static inline bool exmap_leaf_migration(swp_entry_t entry)
 	return is_migration_entry(entry);
 }
 #endif
+
+static inline u64 exmap_hugetlb_usage(struct mm_struct *mm)
+{
+#ifdef CONFIG_HUGETLB_PAGE
+	return (u64)atomic_long_read(&mm->hugetlb_usage);
+#else
+	return 0;
+#endif
+}
 
 /* SPARSEMEM: pfn_valid() is a property of a whole subsection */
 #ifdef CONFIG_SPARSEMEM

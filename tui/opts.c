@@ -523,9 +523,9 @@ const struct tui_option tui_options[] = {
 	{ .name = "delay", .short_name = 'd', .arg = "SECS",
 	  .set = set_delay, .help = "seconds between snapshots (2)" },
 	{ .name = "full-walk", .arg = "SECS", .set = set_full_walk,
-	  .help = "pagemap source: later snapshots re-read only the "
-		  "processes that changed, and every process at least every "
-		  "SECS seconds (30; 0: every snapshot)" },
+	  .help = "pagemap and kmod sources: later snapshots re-read only "
+		  "the processes that changed, and every process at least "
+		  "every SECS seconds (30; 0: every snapshot)" },
 	{ .name = "sort", .short_name = 'o', .arg = "KEY", .set = set_sort,
 	  .complete = TUI_COMP_KEY,
 	  .help = "sort by field KEY: -KEY ascending, +KEY descending, KEY "

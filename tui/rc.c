@@ -131,7 +131,7 @@ const struct tui_setting tui_settings_table[] = {
 	  .off = MEMBER(full_walk),
 	  .option = "--full-walk",
 	  .help = "every process read again at least this often; between, "
-		  "only those that changed (pagemap source; 0: always)" },
+		  "only those that changed (pagemap, kmod; 0: always)" },
 	{ .key = "group",
 	  .type = TUI_SET_GROUP,
 	  .off = MEMBER(group_by),

@@ -67,9 +67,14 @@ for r in results:
 bench_mode = any(r[0].startswith("bench-") for r in results)
 seen = {r[0] for r in results}
 for r in ("load", "devmode", "swap", "sharer", "kinds", "compare", "kcheck",
-          "task", "maps", "unpriv") + (() if bench_mode else ("cgcharge", "stress", "unload")):
+          "task", "maps", "unpriv") + (() if bench_mode else ("cgcharge", "incremental", "stress", "unload")):
     if r not in seen:
         report(False, r, "no result")
+# tests/live/test_incremental.py with the module, run N times in one boot:
+# its summary lines (the last run's whole output only when it failed)
+for line in blocks.get("incremental.out", "").split("\n"):
+    if line.startswith(("run ", "last run: ", "FAIL")) or "steps," in line:
+        print("info %s: incremental: %s" % (name, line))
 for line in blocks.get("compare.out", "").split("\n"):
     if line.startswith("info "):
         print("info %s: %s" % (name, line[5:]))

@@ -11,7 +11,7 @@
  *       SHARER_OUT) the writable pages of each region are exactly those
  *       its design writes after fork. What the module says each present
  *       page is (the zero page, KSM, hugetlb) is what /proc/kpageflags
- *       says of its frame. A caller of the previous ABI is refused
+ *       says of its frame. A caller of an ABI too old is refused
  *       (EINVAL).
  *   kmcheck kinds
  *       Start processes holding every kind of page the module tells apart
@@ -466,7 +466,11 @@ static size_t check_kinds_flags(int kfd, pid_t pid, const struct pages *m,
 	return bad;
 }
 
-/* A caller of ABI 3 is refused: with its version, or its smaller vma. */
+/*
+ * A caller of ABI 3 is refused: with its version, or its smaller vma. A
+ * caller of ABI 4 (the oldest still answered) is answered with ABI 4's
+ * struct, and refused when it gives ABI 5's flags.
+ */
 static void check_old_abi(int fd)
 {
 	struct exmap_rec rec[1];
@@ -474,17 +478,34 @@ static void check_old_abi(int fd)
 	char names[4096];
 	struct vmabuf vb = { v, names, 64, sizeof(names) };
 	struct exmap_scan a;
-	int r1, r2;
+	int r1, r2, r3, r4;
 
 	scan_once(fd, getpid(), 0, rec, 1, NULL, &a);
-	a.abi = EXMAP_ABI_VERSION - 1;
+	a.abi = EXMAP_ABI_MIN - 1;
 	r1 = ioctl(fd, EXMAP_IOC_SCAN, &a) < 0 ? errno : 0;
 	scan_once(fd, getpid(), 0, rec, 1, &vb, &a);
 	a.vma_size = offsetof(struct exmap_vma, page_size);
 	r2 = ioctl(fd, EXMAP_IOC_SCAN, &a) < 0 ? errno : 0;
 	if (r1 != EINVAL || r2 != EINVAL)
 		fail("ABI %d call: %s; ABI 3 mapping size: %s; want EINVAL",
-		     EXMAP_ABI_VERSION - 1, strerror(r1), strerror(r2));
+		     EXMAP_ABI_MIN - 1, strerror(r1), strerror(r2));
+	scan_once(fd, getpid(), 0, rec, 1, NULL, &a);
+	a.abi = EXMAP_ABI_MIN;
+	a.size = offsetof(struct exmap_scan, changes);
+	a.nrecs = 1;
+	a.changes = ~0ull; /* past ABI 4's struct: left alone */
+	r3 = ioctl(fd, EXMAP_IOC_SCAN, &a) < 0 ? errno : 0;
+	if (r3 || a.nrecs != 1 || a.changes != ~0ull)
+		fail("ABI %d call: %s, %u records, changes %llx; want 1, "
+		     "untouched",
+		     EXMAP_ABI_MIN, strerror(r3), a.nrecs,
+		     (unsigned long long)a.changes);
+	a.flags = EXMAP_SCAN_WATCH;
+	a.nrecs = 1;
+	r4 = ioctl(fd, EXMAP_IOC_SCAN, &a) < 0 ? errno : 0;
+	if (r4 != EINVAL)
+		fail("ABI %d call with flags: %s; want EINVAL", EXMAP_ABI_MIN,
+		     strerror(r4));
 }
 
 static int cmd_compare(const char *sharer_out)

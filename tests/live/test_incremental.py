@@ -15,8 +15,17 @@ run switched on through sysstate.py until the pages are merged), swap-out
 of a worker by its memory cgroup's limit (a swap file and the cgroup
 through sysstate.py), THP collapse
 (MADV_COLLAPSE), process_madvise(MADV_PAGEOUT) from another process,
-PTRACE_POKEDATA into another process, and an O_DIRECT read into memory
-shared copy-on-write with a fork parent.
+PTRACE_POKEDATA into another process (also into a page a fork left
+read-only and mapped once: the fault reuses it), process_vm_readv and
+process_vm_writev of another process's never-touched pages (the zero
+page, a new page), and an O_DIRECT read into memory shared copy-on-write
+with a fork parent.
+
+EXM_INCR_SOURCE=kmod runs it with the module (tests/kmod/guest-init does,
+in QEMU, with EXM_INCR_DIRECT naming a block device for the O_DIRECT read
+where files are on tmpfs, and EXM_INCR_SWAP=on: the swap enabled is used
+as it is): then only
+the zero page read in is left for the scheduled walk.
 
 After each step, none of the workload's processes may differ, except
 after a step README names as waiting for the scheduled full walk
@@ -45,13 +54,20 @@ KSM_PAGES = 64
 SWAP_MIB = 64  # a swap file of the test's own
 LIMIT_MIB = 6  # the cgroup's limit, under what its worker holds (20 MiB)
 
-FULL_WALK = 6.0  # --full-walk: the schedule the exempt steps wait for
+# --full-walk: the schedule the exempt steps wait for (longer in QEMU's
+# emulation, where a step can take that long)
+FULL_WALK = float(os.environ.get("EXM_INCR_FULL_WALK", "6"))
 PS = os.sysconf("SC_PAGE_SIZE")
 ROUNDS = 1  # 2: each step again on memory the first round changed
+# The source: EXM_INCR_SOURCE=kmod runs it with the module (tests/kmod's
+# guest), whose counters see every change but one.
+SOURCE = os.environ.get("EXM_INCR_SOURCE", "pagemap")
 # Steps no counter of the target shows: they wait for the scheduled walk
 # (README, "Live refreshes"). A difference after them is allowed, and
-# the scheduled walk must then set it right.
-SCHEDULED = {"truncate", "pageout", "poke"}
+# the scheduled walk must then set it right. With the module: only a
+# never-touched anonymous page read by another process (the zero page).
+SCHEDULED = {"peekzero"} if SOURCE == "kmod" else {
+    "truncate", "pageout", "poke", "pokereuse", "peekzero", "vmwrite"}
 LINE = re.compile(r"exmtop: check (\d+): (equal|differs: (.*)) "
                   r"\((full walk: [^,]*|incremental), walked (\d+) of "
                   r"(\d+), oldest ([0-9.]+) s\)(, unsettled: .*)?$")
@@ -90,7 +106,8 @@ class Exmtop:
         env = dict(os.environ, EXMTOP_CHECK_WALK="step")
         self.p = subprocess.Popen(
             [exmlive.EXMTOP, "-b", "-n", "100000", "--format", "csv",
-             "--fields", "pid,erss", "--full-walk", str(FULL_WALK)]
+             "--fields", "pid,erss", "--full-walk", str(FULL_WALK),
+             "--source", SOURCE]
             + list(extra),
             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE, text=True, env=env)
@@ -179,11 +196,17 @@ def main():
     for path, n in ((shared, 64), (private, 16), (direct, 1)):
         with open(path, "wb") as f:
             f.write(os.urandom(n * PS))
+    # a block device for the O_DIRECT read where the files are on tmpfs
+    # (the module test's guest)
+    direct_from = os.environ.get("EXM_INCR_DIRECT", direct)
     # KSM's run, a swap file and a memory cgroup, restored at the end
     ch = sysstate.Changes("test_incremental")
     ch.__enter__()
     try:
-        ch.swapfile(SWAP_MIB << 20)
+        # EXM_INCR_SWAP=on: the swap enabled (the guest's RAM disk) will
+        # do; else one of the test's own (another's may go meanwhile)
+        if os.environ.get("EXM_INCR_SWAP") != "on":
+            ch.swapfile(SWAP_MIB << 20)
     except (RuntimeError, subprocess.CalledProcessError) as e:
         ch.__exit__(None, None, None)
         print("FAIL: this machine cannot enable a swap file: %s" % e)
@@ -277,7 +300,7 @@ def main():
             step("mprotect", d.do, "mprotect", dbuf, 4)
             step("collapse", d.do, "collapse")
             dchild = step("forkdirect", d.do, "forkdirect",
-                          "%x" % (int(dbuf, 16) + 8 * PS), direct)
+                          "%x" % (int(dbuf, 16) + 8 * PS), direct_from)
             ours.add(int(dchild))
             step("exit", d.do, "reap")
             with open("/proc/sys/vm/compact_memory", "w") as f:
@@ -296,6 +319,17 @@ def main():
             step("pageout", b.do, "pageout", a.pid, fbuf, 8)
             step("poke", b.do, "poke", a.pid, "%x" % (int(fbuf, 16) + PS))
             step("poke", a.do, "poke", b.pid, pbuf)
+            # another process writes a page a's fork left read-only and
+            # mapped once: the fault reuses it (made writable in place)
+            step("pokereuse", b.do, "poke", a.pid,
+                 "%x" % (int(buf, 16) + (200 + rnd) * PS))
+            ubuf = int(step("untouched", a.do, "untouched", 16), 16)
+            # remote writes and reads of never-touched pages: a new page,
+            # the zero page (get_user_pages in a's mm). These, like the
+            # steps above, may lag (pagemap source): the scheduled walk
+            # comes before any step that must not.
+            step("vmwrite", b.do, "vmwrite", a.pid, "%x" % (ubuf + 2 * PS))
+            step("peekzero", b.do, "peek", a.pid, "%x" % (ubuf + PS))
             scheduled()
     finally:
         if ex:

@@ -175,6 +175,22 @@ def run(cmd, a):
         check(libc.ptrace(PTRACE_POKEDATA, pid, int(a[1], 16),
                           0x5a5a5a5a5a5a), "PTRACE_POKEDATA")
         check(libc.ptrace(PTRACE_DETACH, pid, None, None), "PTRACE_DETACH")
+    elif cmd == "untouched":
+        # anonymous memory whose first page only is written: the others
+        # are in a page table that exists, never touched
+        addr = map_anon(int(a[0]))
+        write_pages(addr, 1)
+        return "%x" % addr
+    elif cmd in ("peek", "vmwrite"):
+        # another process's page read or written through
+        # process_vm_readv/writev (get_user_pages in the target's mm)
+        buf = ctypes.create_string_buffer(8)
+        local = (ctypes.c_size_t * 2)(ctypes.addressof(buf), 8)
+        remote = (ctypes.c_size_t * 2)(int(a[1], 16), 8)
+        fn = libc.process_vm_readv if cmd == "peek" else \
+            libc.process_vm_writev
+        if fn(int(a[0]), local, 1, remote, 1, 0) != 8:
+            check(-1, cmd)
     elif cmd == "fork":
         addr, n = int(a[0], 16), int(a[1])
         return "%d" % child_wait(lambda: write_pages(addr, n, 9))

@@ -30,6 +30,10 @@ static uint64_t words[NP][4];
 static unsigned walks[NP]; /* walks of each, all passes */
 static char root[64];	   /* a fake /proc with only vmstat */
 static struct exm_reuse *reuse;
+/* the source's keys see every change (the module's counters) */
+static bool exact;
+static bool want_kpss; /* the snapshots ask for the kernel's figures */
+static int taken[NP];  /* what exm_reuse_take said of each, last */
 
 static void set_vmstat(unsigned long pswpout)
 {
@@ -58,7 +62,9 @@ static int take(struct exm_source *src, const struct exm_scan_opts *opts,
 	for (int i = 0; i < NP; i++) {
 		struct exm_proc *p = exm_build_proc(&b);
 		struct exm_mapping *m;
-		struct exm_pdir d = { .fd = -1, .key = keys[i] };
+		struct exm_pdir d = { .fd = -1,
+				      .key = keys[i],
+				      .exact = exact };
 
 		snprintf(d.path, sizeof(d.path), "/nonexistent/%d", i);
 		p->pid = 100 + i;
@@ -73,7 +79,8 @@ static int take(struct exm_source *src, const struct exm_scan_opts *opts,
 		m->perms = EXM_PERM_R | EXM_PERM_W;
 		m->kind = EXM_KIND_ANON;
 		m->name = strdup("");
-		if (exm_reuse_take(reuse, &b, p, &d, opts) == 1)
+		taken[i] = exm_reuse_take(reuse, &b, p, &d, opts);
+		if (taken[i] == 1 || taken[i] == 2)
 			continue;
 		walks[i]++;
 		cr_assert_eq(exm_build_pages(&b, m, m->start / 4096, words[i],
@@ -88,7 +95,9 @@ static int take(struct exm_source *src, const struct exm_scan_opts *opts,
 
 static const struct exm_reuse_stats *refresh(void)
 {
-	struct exm_scan_opts opts = { .proc_root = root };
+	struct exm_scan_opts opts = { .proc_root = root,
+				      .want_kpss = want_kpss,
+				      .want_rollup = want_kpss };
 	struct exm_snapshot *s = NULL;
 
 	memset(walks, 0, sizeof(walks));
@@ -119,6 +128,7 @@ static void setup(void)
 	}
 	reuse = exm_reuse_new(3600, false);
 	cr_assert(reuse);
+	exact = want_kpss = false;
 }
 
 static void teardown(void)
@@ -185,7 +195,9 @@ Test(reuse, stale_word_is_caught_by_the_check)
 	/* a page moves under process 0 with nothing saying so: the check's
 	 * full walk sees it (the words kept are not the world's) */
 	words[0][3] = PRESENT(7777) | EXM_PM_EXCLUSIVE;
-	struct exm_scan_opts opts = { .proc_root = root };
+	struct exm_scan_opts opts = { .proc_root = root,
+				      .want_kpss = want_kpss,
+				      .want_rollup = want_kpss };
 	struct exm_snapshot *s = NULL;
 
 	cr_assert_eq(exm_reuse_snapshot(reuse, NULL, &opts, take, &s), 0);
@@ -215,4 +227,61 @@ Test(reuse, scheduled_walk)
 	cr_assert_str_eq(st->why, "scheduled");
 	cr_assert_eq(walks[0] + walks[1] + walks[2], 3);
 	cr_assert_not(st->checked);
+}
+
+/*
+ * The module's counters (an exact source): a process keeps its words
+ * while its key (counters and mappings) is unchanged, whatever the
+ * system's counters do; a counter of its own that moved walks it.
+ */
+Test(reuse, exact_source_counter_moved_or_not)
+{
+	const struct exm_reuse_stats *st;
+
+	exact = true;
+	exm_reuse_set_exact(reuse);
+	/* the module says which pages are KSM pages: kept as it said */
+	words[0][1] |= EXM_PM_KSM;
+	refresh();
+	set_vmstat(5); /* a swap-out somewhere: the module saw it, or not */
+	st = refresh();
+	cr_assert_not(st->full, "why: %s", st->why);
+	cr_assert_eq(walks[0] + walks[1] + walks[2], 0);
+	keys[2] += 2; /* its invalidation count moved */
+	words[2][0] = PRESENT(7777) | EXM_PM_EXCLUSIVE;
+	st = refresh();
+	cr_assert_not(st->full);
+	cr_assert_eq(walks[2], 1);
+	cr_assert_eq(walks[0] + walks[1], 0);
+}
+
+/* Without the counters (the pagemap source, or an older module's
+ * kmod source, which makes no reuse at all) the same swap-out is a full
+ * walk. */
+Test(reuse, inexact_source_walks_all_on_system_counter)
+{
+	const struct exm_reuse_stats *st;
+
+	refresh();
+	set_vmstat(5);
+	st = refresh();
+	cr_assert(st->full);
+	cr_assert_str_eq(st->why, "vmstat pswpout");
+	cr_assert_eq(walks[0] + walks[1] + walks[2], 3);
+}
+
+/*
+ * A kept process of an exact source gives the kernel's figures from the
+ * source again (2: the module walks them, smaps_rollup is not read),
+ * even for the figures only smaps_rollup would give another source.
+ */
+Test(reuse, exact_source_kernel_figures_from_the_source)
+{
+	exact = true;
+	want_kpss = true;
+	exm_reuse_set_exact(reuse);
+	refresh();
+	refresh();
+	for (int i = 0; i < NP; i++)
+		cr_assert_eq(taken[i], 2, "pid %d: %d", 100 + i, taken[i]);
 }
