@@ -562,7 +562,8 @@ static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 				continue;
 			}
 			if (e->start_time == p->start_time) {
-				ret = kent_from(&ents[n], p, now);
+				ret = kent_from(&ents[n], p, now,
+						r->exact ? 0 : EXM_PM_KSM);
 				n++;
 				if (!ret)
 					ret = delta_change(&t, e, &ents[n - 1]);
