@@ -467,7 +467,8 @@ static int delta_kent(struct delta *t, const struct kent *e, int64_t by)
 static bool same_runs(const struct kmap *a, const struct kmap *b)
 {
 	return a->npages == b->npages && a->nruns == b->nruns &&
-	       !memcmp(a->runs, b->runs, a->nruns * sizeof(*a->runs));
+	       (!a->nruns ||
+		!memcmp(a->runs, b->runs, a->nruns * sizeof(*a->runs)));
 }
 
 /*
