@@ -455,12 +455,19 @@ static bool delta_moved(const struct delta *t, uint64_t w)
 	return t->key[s] && t->d[s] && t->cross[s];
 }
 
+static int delta_kmap(struct delta *t, const struct kmap *k, int64_t by)
+{
+	for (uint32_t j = 0; j < k->npages; j++)
+		if (delta_add(t, k->words[j], by))
+			return -ENOMEM;
+	return 0;
+}
+
 static int delta_kent(struct delta *t, const struct kent *e, int64_t by)
 {
 	for (size_t i = 0; i < e->nmaps; i++)
-		for (uint32_t j = 0; j < e->maps[i].npages; j++)
-			if (delta_add(t, e->maps[i].words[j], by))
-				return -ENOMEM;
+		if (delta_kmap(t, &e->maps[i], by))
+			return -ENOMEM;
 	return 0;
 }
 
@@ -497,14 +504,12 @@ static int delta_change(struct delta *t, const struct kent *a,
 			continue;
 		}
 		if (x && (!y || x->start <= y->start)) {
-			for (uint32_t k = 0; k < x->npages; k++)
-				if (delta_add(t, x->words[k], -1))
-					return -ENOMEM;
+			if (delta_kmap(t, x, -1))
+				return -ENOMEM;
 			i++;
 		} else {
-			for (uint32_t k = 0; k < y->npages; k++)
-				if (delta_add(t, y->words[k], 1))
-					return -ENOMEM;
+			if (delta_kmap(t, y, 1))
+				return -ENOMEM;
 			j++;
 		}
 	}
@@ -542,6 +547,8 @@ static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 	struct kent *ents = calloc(snap->nprocs + 1, sizeof(*ents));
 	struct delta t = { 0 };
 	size_t o = 0, n = 0, nforced = 0;
+	/* the KSM mark kept only where the source gives it of every page */
+	uint64_t strip = r->exact ? 0 : EXM_PM_KSM;
 	int ret = 0;
 
 	if (!ents)
@@ -563,8 +570,7 @@ static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 				continue;
 			}
 			if (e->start_time == p->start_time) {
-				ret = kent_from(&ents[n], p, now,
-						r->exact ? 0 : EXM_PM_KSM);
+				ret = kent_from(&ents[n], p, now, strip);
 				n++;
 				if (!ret)
 					ret = delta_change(&t, e, &ents[n - 1]);
@@ -577,7 +583,7 @@ static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 			if (ret)
 				break;
 		}
-		ret = kent_from(&ents[n], p, now, r->exact ? 0 : EXM_PM_KSM);
+		ret = kent_from(&ents[n], p, now, strip);
 		n++;
 		if (!ret)
 			ret = delta_kent(&t, &ents[n - 1], 1);
