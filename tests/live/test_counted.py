@@ -39,6 +39,10 @@ Checks, on one run each:
   read-all counts none, reads all whole;
 - the kernel's Pss figures computed from mapping counts (no
   smaps_rollup) in read mode equal read-all's and smaps_rollup's;
+- read mode's JSON (every kernel figure: Pss_Dirty and SwapPss too, a
+  shared swap entry among them) opens no smaps_rollup, only each
+  process's smaps, which it read for its counts (strace), and its kernel
+  figures equal smaps_rollup's, byte for byte;
 - the page strip (--pagemap PID:ADDR) of a counted region is read, not
   counted: the same as read-all's, with the region's pages in it;
 - a recording made in read mode holds every page (its replay equals
@@ -148,6 +152,30 @@ def kernel_pss(c, mode, pids):
     c.eq(rc, 0, "[%s] kernel's Pss: exit status (%s)" % (mode, err.strip()))
     return {int(r["pid"]): {k: int(r[k]) for k in KPSS}
             for r in csv.DictReader(io.StringIO(out))}
+
+
+def rollup_from_smaps(c, tmp, pids, snap, rollup):
+    """Read mode's JSON takes smaps_rollup's figures from the smaps it
+    read (kpss_from_smaps): no smaps_rollup opened, the same figures."""
+    trace = os.path.join(tmp, "trace")
+    rc, err = exmlive.strace_exmtop(
+        "open,openat", ["-b", "--format", "json", "--pagemap-mode", "read",
+                        "--scan-pids", ",".join(map(str, pids))], trace)
+    c.eq(rc, 0, "strace read-mode JSON: exit status (%s)" % err.strip())
+    with open(trace) as f:
+        text = f.read()
+    c.eq(text.count("smaps_rollup"), 0, "read-mode JSON: smaps_rollup "
+         "opened")
+    c.eq(len(re.findall(r"\bsmaps\"", text)), len(pids),
+         "read-mode JSON: one smaps a process")
+    keys = KPSS + ("pss_dirty", "swap_pss")
+    got = {p["pid"]: {k: p.get(k) for k in keys} for p in snap["processes"]}
+    want = {pid: {k: r[k] for k in keys} for pid, r in rollup.items()}
+    c.eq(got, want, "read-mode JSON: every kernel figure == "
+         "smaps_rollup's")
+    c.check(any(r["swap_pss"] for r in rollup.values()) and
+            all(r["pss_dirty"] for r in rollup.values()),
+            "SwapPss and Pss_Dirty there to compare (%r)" % rollup)
 
 
 def strip(c, mode, pid, addr):
@@ -269,6 +297,7 @@ def compare(c, tmp, swap, sp):
              "pid %d: kernel's Pss, read == read-all" % pid)
         c.eq(kr.get(pid), {k: rollup[pid][k] for k in KPSS},
              "pid %d: kernel's Pss, read == smaps_rollup" % pid)
+    rollup_from_smaps(c, tmp, sp.pids, snaps["read"], rollup)
     # the strip of a counted region shows its pages
     start = sp.regions["own"][0]
     sr, sa = strip(c, "read", sp.pids[1], start), \
