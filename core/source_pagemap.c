@@ -1870,6 +1870,23 @@ static int kpss_from_counts(struct pm_ctx *c, struct exm_builder *b,
 /* kB as smaps prints a figure kept << PSS_SHIFT */
 #define PSS_KB(x) ((x) >> PSS_SHIFT >> 10)
 
+/* A mapping's Pss_Dirty << PSS_SHIFT as smaps' counts and its Pss say
+ * it (see kpss_from_smaps), or UINT64_MAX when they cannot. */
+static uint64_t map_dirty(const struct vma_counts *v, const struct map_sum *m,
+			  unsigned ps)
+{
+	uint64_t full = (uint64_t)ps << PSS_SHIFT;
+
+	if (!v->sh_dirty)
+		return v->priv_dirty << PSS_SHIFT;
+	if (!v->sh_clean && m->pss >= v->priv_clean << PSS_SHIFT)
+		return m->pss - (v->priv_clean << PSS_SHIFT);
+	if (m->mc != MC_NONE && m->mc != MC_SEVERAL)
+		return (v->priv_dirty << PSS_SHIFT) +
+		       v->sh_dirty / ps * (full / m->mc);
+	return UINT64_MAX;
+}
+
 /*
  * All of smaps_rollup's figures without its walk, where read mode read
  * smaps anyway (for its counts: populated_from_smaps). smaps_rollup adds
@@ -1895,23 +1912,6 @@ static int kpss_from_counts(struct pm_ctx *c, struct exm_builder *b,
  * mapping's Pss or Rss not what smaps says: a race or an averaged
  * mapcount) 1: read smaps_rollup. 0 done, or -errno.
  */
-/* A mapping's Pss_Dirty << PSS_SHIFT as smaps' counts and its Pss say
- * it (see kpss_from_smaps), or UINT64_MAX when they cannot. */
-static uint64_t map_dirty(const struct vma_counts *v, const struct map_sum *m,
-			  unsigned ps)
-{
-	uint64_t full = (uint64_t)ps << PSS_SHIFT;
-
-	if (!v->sh_dirty)
-		return v->priv_dirty << PSS_SHIFT;
-	if (!v->sh_clean && m->pss >= v->priv_clean << PSS_SHIFT)
-		return m->pss - (v->priv_clean << PSS_SHIFT);
-	if (m->mc != MC_NONE && m->mc != MC_SEVERAL)
-		return (v->priv_dirty << PSS_SHIFT) +
-		       v->sh_dirty / ps * (full / m->mc);
-	return UINT64_MAX;
-}
-
 static int kpss_from_smaps(struct pm_ctx *c, struct exm_builder *b,
 			   struct exm_proc *p, unsigned ps)
 {
