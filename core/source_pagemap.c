@@ -122,10 +122,23 @@ struct seen {
 #define MAX_SEEN_RUNS (1u << 18)	 /* a mapping's, to keep */
 #define MAX_SEEN_ALL (UINT64_C(1) << 21) /* 32 MiB of runs */
 
-/* What smaps says of one mapping, in bytes (see count_mapping). */
+/* What smaps says of one mapping, in bytes (see count_mapping and
+ * kpss_from_smaps). */
 struct vma_counts {
 	uint64_t rss, priv, swap, swap_pss;
-	bool known; /* its VMA had exactly the mapping's range */
+	uint64_t pss, pss_dirty, priv_clean, priv_dirty, sh_clean, sh_dirty;
+	bool known;	/* its VMA had exactly the mapping's range */
+	bool has_dirty; /* smaps says Pss_Dirty (Linux 6.0+) */
+};
+
+/* The kernel's Pss of one mapping from its page words (pss_sum), with
+ * its resident bytes: what smaps says of it, to compare. */
+struct map_sum {
+	uint64_t pss; /* << PSS_SHIFT */
+	uint64_t rss;
+	/* the mapping count of its pages mapped more than once, when they
+	 * all have the same (else MC_NONE or MC_SEVERAL, see pss_map) */
+	uint64_t mc;
 };
 
 /* One per worker thread. */
@@ -159,7 +172,11 @@ struct pm_ctx {
 	size_t wtwin_cap, wtwin_n;
 	uint32_t *twin_of; /* per mapping of the process: its twin, or none */
 	uint64_t *twin_key;
+	struct map_sum *msum; /* per mapping of the process: its Pss */
 	size_t cap_twin_of;
+	/* this process's smaps was read (c->cnt), each VMA one of its
+	 * mappings exactly: the kernel's figures may come from it */
+	bool smaps_whole;
 };
 
 static void cache_free(struct pm_ctx *c);
@@ -199,6 +216,7 @@ static void pm_ctx_free(void *ctx)
 	free(c->wtwins);
 	free(c->twin_of);
 	free(c->twin_key);
+	free(c->msum);
 	free(c);
 }
 
@@ -805,7 +823,8 @@ struct populated {
 	const struct exm_proc *p;
 	bool *want;		/* per mapping: read it */
 	struct vma_counts *cnt; /* per mapping: smaps' counts */
-	size_t cur; /* the mapping of the VMA being parsed, or SIZE_MAX */
+	size_t cur;   /* the mapping of the VMA being parsed, or SIZE_MAX */
+	bool inexact; /* a VMA not exactly one of the mappings */
 };
 
 static void pop_vma(void *ctx, size_t first, bool exact, uint64_t start,
@@ -814,6 +833,7 @@ static void pop_vma(void *ctx, size_t first, bool exact, uint64_t start,
 	struct populated *pp = ctx;
 
 	pp->cur = exact ? first : SIZE_MAX;
+	pp->inexact |= !exact;
 	if (exact)
 		pp->cnt[first].known = true;
 	if (!exact) /* changed since maps was read: read what overlaps */
@@ -831,9 +851,18 @@ static void count_kv(struct vma_counts *c, const char *key, size_t klen,
 {
 	if (KEY_IS(key, klen, "Rss"))
 		c->rss = v;
-	else if (KEY_IS(key, klen, "Private_Clean") ||
-		 KEY_IS(key, klen, "Private_Dirty"))
-		c->priv += v;
+	else if (KEY_IS(key, klen, "Pss"))
+		c->pss = v;
+	else if (KEY_IS(key, klen, "Pss_Dirty"))
+		c->pss_dirty = v, c->has_dirty = true;
+	else if (KEY_IS(key, klen, "Private_Clean"))
+		c->priv += v, c->priv_clean = v;
+	else if (KEY_IS(key, klen, "Private_Dirty"))
+		c->priv += v, c->priv_dirty = v;
+	else if (KEY_IS(key, klen, "Shared_Clean"))
+		c->sh_clean = v;
+	else if (KEY_IS(key, klen, "Shared_Dirty"))
+		c->sh_dirty = v;
 	else if (KEY_IS(key, klen, "Swap"))
 		c->swap = v;
 	else if (KEY_IS(key, klen, "SwapPss"))
@@ -879,6 +908,7 @@ static int populated_from_smaps(struct pm_ctx *c, int dirfd,
 	memset(c->cnt, 0, p->nmaps * sizeof(*c->cnt));
 	exm_smaps_walk(buf, len, p, pop_vma, pop_kv, &pp);
 	free(buf);
+	c->smaps_whole = !pp.inexact;
 	return 0;
 }
 
@@ -1480,15 +1510,21 @@ static unsigned pss_cat(const struct pm_ctx *c, const struct exm_mapping *m,
 	return PSS_FILE;
 }
 
+/* The mapping count of the pages mapped more than once of a mapping
+ * (map_sum.mc): none yet, or several counts. */
+#define MC_NONE 0
+#define MC_SEVERAL UINT64_MAX
+
 /*
  * Add the Pss of m's pages to pss[] and their bytes to *rss. Pass 0 lists
  * in c->miss the frames mapped more than once whose count is not cached;
- * pass 1, once they are read, adds the shares. 0 or -errno.
+ * pass 1, once they are read, adds the shares, and keeps in *mc the count
+ * of those mapped more than once (MC_NONE, MC_SEVERAL). 0 or -errno.
  */
 static int pss_map(struct pm_ctx *c, const struct exm_mapping *m, unsigned ps,
 		   int pass, size_t *nmiss, uint64_t pss[PSS_NCAT],
-		   uint64_t *rss, const struct exm_mapping **last,
-		   bool *last_shmem)
+		   uint64_t *rss, uint64_t *mc_shared,
+		   const struct exm_mapping **last, bool *last_shmem)
 {
 	uint64_t full = (uint64_t)ps << PSS_SHIFT, mc;
 
@@ -1524,6 +1560,8 @@ static int pss_map(struct pm_ctx *c, const struct exm_mapping *m, unsigned ps,
 			mc = 1;
 		else if (!cached_count(c, pfn, &mc))
 			mc = one_count(c, pfn);
+		if (mc > 1 && *mc_shared != mc)
+			*mc_shared = *mc_shared == MC_NONE ? mc : MC_SEVERAL;
 		pss[pss_cat(c, m, w, last, last_shmem)] += full /
 							   (mc > 1 ? mc : 1);
 	}
@@ -1554,6 +1592,7 @@ struct kpss_twin {
 	pid_t pid;
 	uint32_t proc, map; /* in the worker's snapshot */
 	uint64_t pss[PSS_NCAT], rss;
+	uint64_t mc; /* of its pages mapped more than once (map_sum.mc) */
 };
 
 /* m's key (never 0), or 0 when m is not worth a twin. */
@@ -1698,6 +1737,7 @@ static int twin_room(struct pm_ctx *c, size_t nmaps)
 {
 	uint32_t *o;
 	uint64_t *k;
+	struct map_sum *s;
 
 	if (c->cap_twin_of >= nmaps)
 		return 0;
@@ -1709,6 +1749,10 @@ static int twin_room(struct pm_ctx *c, size_t nmaps)
 	if (!k)
 		return -ENOMEM;
 	c->twin_key = k;
+	s = realloc(c->msum, nmaps * sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	c->msum = s;
 	c->cap_twin_of = nmaps;
 	return 0;
 }
@@ -1734,12 +1778,17 @@ static int pss_sum(struct pm_ctx *c, const struct exm_builder *b,
 
 		c->twin_key[i] = twin_key(m);
 		c->twin_of[i] = t = twin_find(c, b, m, c->twin_key[i]);
+		c->msum[i] = (struct map_sum){ 0 };
 		if (t != NO_TWIN) {
-			for (unsigned k = 0; k < PSS_NCAT; k++)
+			for (unsigned k = 0; k < PSS_NCAT; k++) {
 				pss[k] += c->twins[t].pss[k];
+				c->msum[i].pss += c->twins[t].pss[k];
+			}
 			*rss += c->twins[t].rss;
+			c->msum[i].rss = c->twins[t].rss;
+			c->msum[i].mc = c->twins[t].mc;
 		} else if (!m->hugetlb && m->kind != EXM_KIND_VVAR) {
-			ret = pss_map(c, m, ps, 0, &n, pss, rss, &last,
+			ret = pss_map(c, m, ps, 0, &n, pss, rss, NULL, &last,
 				      &last_shmem);
 		}
 	}
@@ -1759,21 +1808,27 @@ static int pss_sum(struct pm_ctx *c, const struct exm_builder *b,
 		    m->kind == EXM_KIND_VVAR)
 			continue;
 		/* pass 1 cannot fail: its counts are cached or read alone */
-		pss_map(c, m, ps, 1, &n, e.pss, &e.rss, &last, &last_shmem);
-		for (unsigned k = 0; k < PSS_NCAT; k++)
+		pss_map(c, m, ps, 1, &n, e.pss, &e.rss, &e.mc, &last,
+			&last_shmem);
+		for (unsigned k = 0; k < PSS_NCAT; k++) {
 			pss[k] += e.pss[k];
+			c->msum[i].pss += e.pss[k];
+		}
 		*rss += e.rss;
+		c->msum[i].rss = e.rss;
+		c->msum[i].mc = e.mc;
 		if (e.key)
 			twin_add(c, &e);
 	}
 	return 0;
 }
 
-static int kpss_from_counts(struct pm_ctx *c, struct exm_builder *b,
-			    struct exm_proc *p, unsigned ps)
+/* The kernel's Pss figures of p from its words and the mapping counts
+ * into k (and c->msum: each mapping's); 0 or -errno. */
+static int kpss_counted(struct pm_ctx *c, struct exm_builder *b,
+			struct exm_proc *p, unsigned ps, struct exm_kpss *k)
 {
 	uint64_t pss[PSS_NCAT] = { 0 }, rss = 0;
-	struct exm_kpss k = { 0 };
 	int ret = pss_sum(c, b, p, ps, pss, &rss);
 
 	if (ret)
@@ -1781,18 +1836,129 @@ static int kpss_from_counts(struct pm_ctx *c, struct exm_builder *b,
 	/* counted mappings: anonymous pages mapped once, whole shares */
 	for (size_t i = 0; i < p->nmaps; i++)
 		if (p->maps[i].counted) {
-			rss += p->maps[i].counted_rss;
-			pss[PSS_ANON] += p->maps[i].counted_rss << PSS_SHIFT;
+			uint64_t r = p->maps[i].counted_rss;
+
+			rss += r;
+			pss[PSS_ANON] += r << PSS_SHIFT;
+			c->msum[i].rss += r;
+			c->msum[i].pss += r << PSS_SHIFT;
 		}
 	/* truncated to kB once, as smaps_rollup prints them */
-	k.pss_anon = pss[PSS_ANON] >> PSS_SHIFT >> 10 << 10;
-	k.pss_file = pss[PSS_FILE] >> PSS_SHIFT >> 10 << 10;
-	k.pss_shmem = pss[PSS_SHMEM] >> PSS_SHIFT >> 10 << 10;
-	k.pss = (pss[PSS_ANON] + pss[PSS_FILE] + pss[PSS_SHMEM]) >> PSS_SHIFT >>
-		10 << 10;
-	k.rss = rss;
-	k.has = EXM_KPSS_PSS | EXM_KPSS_PSS_ANON | EXM_KPSS_PSS_FILE |
-		EXM_KPSS_PSS_SHMEM | EXM_KPSS_RSS;
+	*k = (struct exm_kpss){ 0 };
+	k->pss_anon = pss[PSS_ANON] >> PSS_SHIFT >> 10 << 10;
+	k->pss_file = pss[PSS_FILE] >> PSS_SHIFT >> 10 << 10;
+	k->pss_shmem = pss[PSS_SHMEM] >> PSS_SHIFT >> 10 << 10;
+	k->pss = (pss[PSS_ANON] + pss[PSS_FILE] + pss[PSS_SHMEM]) >>
+		 PSS_SHIFT >> 10 << 10;
+	k->rss = rss;
+	k->has = EXM_KPSS_PSS | EXM_KPSS_PSS_ANON | EXM_KPSS_PSS_FILE |
+		 EXM_KPSS_PSS_SHMEM | EXM_KPSS_RSS;
+	return 0;
+}
+
+static int kpss_from_counts(struct pm_ctx *c, struct exm_builder *b,
+			    struct exm_proc *p, unsigned ps)
+{
+	struct exm_kpss k;
+	int ret = kpss_counted(c, b, p, ps, &k);
+
+	if (!ret)
+		exm_build_kpss(b, p, &k);
+	return ret;
+}
+
+/* kB as smaps prints a figure kept << PSS_SHIFT */
+#define PSS_KB(x) ((x) >> PSS_SHIFT >> 10)
+
+/* A mapping's Pss_Dirty << PSS_SHIFT as smaps' counts and its Pss say
+ * it (see kpss_from_smaps), or UINT64_MAX when they cannot. */
+static uint64_t map_dirty(const struct vma_counts *v, const struct map_sum *m,
+			  unsigned ps)
+{
+	uint64_t full = (uint64_t)ps << PSS_SHIFT;
+
+	if (!v->sh_dirty)
+		return v->priv_dirty << PSS_SHIFT;
+	if (!v->sh_clean && m->pss >= v->priv_clean << PSS_SHIFT)
+		return m->pss - (v->priv_clean << PSS_SHIFT);
+	if (m->mc != MC_NONE && m->mc != MC_SEVERAL)
+		return (v->priv_dirty << PSS_SHIFT) +
+		       v->sh_dirty / ps * (full / m->mc);
+	return UINT64_MAX;
+}
+
+/*
+ * All of smaps_rollup's figures without its walk, where read mode read
+ * smaps anyway (for its counts: populated_from_smaps). smaps_rollup adds
+ * up the same per-mapping figures smaps prints, but truncates each sum
+ * to kB once where smaps truncates each mapping's, so a sum of smaps'
+ * kB may fall short. Exact instead:
+ * - Pss and its split, Rss: from the mapping counts (kpss_counted), and
+ *   each mapping's Pss and Rss must be what smaps says of it (the cross-
+ *   check against the kernel's own walk the alerts want);
+ * - Pss_Dirty: a page mapped once counts whole (Private_*), one mapped
+ *   more often its share (Shared_*), dirty or clean. So a mapping's is
+ *   its Private_Dirty when it has no shared dirty page, its Pss less
+ *   Private_Clean when it has no shared clean one, and Private_Dirty
+ *   plus a share per shared dirty page when all its shared pages have
+ *   one mapping count (fork-shared memory): known to the fixed point, and
+ *   each must be what smaps says truncated. One mapping holding shared
+ *   pages of several counts both dirty and clean may be taken as smaps
+ *   truncates it only when the others add up to whole kB;
+ * - SwapPss: a mapping's equals Swap when each of its swap entries is
+ *   mapped once (whole pages); one that shares entries may be taken as
+ *   smaps truncates it, as the others are whole kB.
+ * Else (two such mappings, a VMA that is none of the mappings, a
+ * mapping's Pss or Rss not what smaps says: a race or an averaged
+ * mapcount) 1: read smaps_rollup. 0 done, or -errno.
+ */
+static int kpss_from_smaps(struct pm_ctx *c, struct exm_builder *b,
+			   struct exm_proc *p, unsigned ps)
+{
+	uint64_t dirty = 0, mixed_kb = 0;
+	unsigned mixed = 0, shared_swap = 0;
+	bool has_dirty = p->nmaps > 0;
+	struct exm_kpss k;
+	int ret;
+
+	if (!c->smaps_whole)
+		return 1;
+	ret = kpss_counted(c, b, p, ps, &k);
+	if (ret)
+		return ret;
+	k.has |= EXM_KPSS_SWAP_PSS;
+	for (size_t i = 0; i < p->nmaps; i++) {
+		const struct vma_counts *v = &c->cnt[i];
+		const struct map_sum *m = &c->msum[i];
+
+		if (!v->known || PSS_KB(m->pss) != v->pss >> 10 ||
+		    m->rss != v->rss)
+			return 1;
+		if (v->swap_pss != v->swap && shared_swap++)
+			return 1;
+		k.swap_pss += v->swap_pss;
+		has_dirty &= v->has_dirty;
+	}
+	for (size_t i = 0; has_dirty && i < p->nmaps; i++) {
+		const struct vma_counts *v = &c->cnt[i];
+		uint64_t d = map_dirty(v, &c->msum[i], ps);
+
+		if (d == UINT64_MAX) {
+			if (mixed++)
+				return 1;
+			mixed_kb = v->pss_dirty;
+		} else if (PSS_KB(d) != v->pss_dirty >> 10) {
+			return 1;
+		} else {
+			dirty += d;
+		}
+	}
+	if (has_dirty) {
+		if (mixed && PSS_KB(dirty) << 10 << PSS_SHIFT != dirty)
+			return 1;
+		k.pss_dirty = (PSS_KB(dirty) << 10) + mixed_kb;
+		k.has |= EXM_KPSS_PSS_DIRTY;
+	}
 	exm_build_kpss(b, p, &k);
 	return 0;
 }
@@ -1819,6 +1985,7 @@ static int pm_walk_proc(struct exm_source *src, void *ctx,
 		return -errno;
 	c->typed = NULL;
 	c->dirfd = dirfd;
+	c->smaps_whole = false;
 	if (opts->knob < EXM_PMODE_READ && pp->scan != SCAN_NO) {
 		c->asked = c->read = false;
 		ret = scan_process(c, b, fd, p, ps,
@@ -1850,8 +2017,9 @@ static int pm_walk_proc(struct exm_source *src, void *ctx,
 	if (ret)
 		return ret == -EIO ? -ESRCH : ret;
 	if (exm_want_kpss(opts, p->pid)) {
-		if (opts->want_rollup || pp->kpc < 0 ||
-		    kpss_from_counts(c, b, p, ps))
+		if (pp->kpc < 0 ||
+		    (opts->want_rollup ? kpss_from_smaps(c, b, p, ps)
+				       : kpss_from_counts(c, b, p, ps)))
 			ret = exm_read_kpss(b, d, p);
 		if (ret && !exm_errno_gone(ret))
 			ret = 0; /* figures stay unmeasured */
@@ -1937,7 +2105,7 @@ static int pm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 	ret = exm_build_begin(b, &sys);
 	if (ret)
 		return ret;
-	if (opts->want_kpss && !opts->want_rollup && pp->kpc < 0) {
+	if (opts->want_kpss && pp->kpc < 0) {
 		char path[300];
 
 		snprintf(path, sizeof(path), "%s/kpagecount",

@@ -39,6 +39,11 @@ Checks, on one run each:
   read-all counts none, reads all whole;
 - the kernel's Pss figures computed from mapping counts (no
   smaps_rollup) in read mode equal read-all's and smaps_rollup's;
+- read mode's JSON (every kernel figure: Pss_Dirty and SwapPss too, a
+  shared swap entry and shared memory's pages both dirty and clean among
+  them) opens no smaps_rollup, only each
+  process's smaps, which it read for its counts (strace), and its kernel
+  figures equal smaps_rollup's, byte for byte;
 - the page strip (--pagemap PID:ADDR) of a counted region is read, not
   counted: the same as read-all's, with the region's pages in it;
 - a recording made in read mode holds every page (its replay equals
@@ -150,6 +155,40 @@ def kernel_pss(c, mode, pids):
             for r in csv.DictReader(io.StringIO(out))}
 
 
+def rollup_from_smaps(c, tmp, pids, snap, rollup):
+    """Read mode's JSON takes smaps_rollup's figures from the smaps it
+    read (kpss_from_smaps): no smaps_rollup opened, the same figures."""
+    trace = os.path.join(tmp, "trace")
+    rc, err = exmlive.strace_exmtop(
+        "open,openat", ["-b", "--format", "json", "--pagemap-mode", "read",
+                        "--scan-pids", ",".join(map(str, pids))], trace)
+    c.eq(rc, 0, "strace read-mode JSON: exit status (%s)" % err.strip())
+    with open(trace) as f:
+        text = f.read()
+    c.eq(text.count("smaps_rollup"), 0, "read-mode JSON: smaps_rollup "
+         "opened")
+    c.eq(len(re.findall(r"\bsmaps\"", text)), len(pids),
+         "read-mode JSON: one smaps a process")
+    keys = KPSS + ("pss_dirty", "swap_pss")
+    got = {p["pid"]: {k: p.get(k) for k in keys} for p in snap["processes"]}
+    want = {pid: {k: r[k] for k in keys} for pid, r in rollup.items()}
+    c.eq(got, want, "read-mode JSON: every kernel figure == "
+         "smaps_rollup's")
+    c.check(any(r["swap_pss"] for r in rollup.values()) and
+            all(r["pss_dirty"] for r in rollup.values()),
+            "SwapPss and Pss_Dirty there to compare (%r)" % rollup)
+    # the shared memory holds pages shared by four both dirty and clean
+    # (its Pss_Dirty follows from its one mapping count: map_dirty)
+    ps = os.sysconf("SC_PAGE_SIZE")
+    for pid in pids:
+        v = [m for m in exmlive.read_maps(pid) if m.perms == "rw-s"]
+        sm = exmlive.read_smaps_vma(pid, v[0].start) if len(v) == 1 else {}
+        c.check(sm.get("Shared_Clean") == 2 * ps and
+                sm.get("Shared_Dirty") == 3 * ps,
+                "pid %d: shared memory's shared pages, 2 clean and 3 "
+                "dirty (%r)" % (pid, sm))
+
+
 def strip(c, mode, pid, addr):
     rc, out, err = exmlive.run_exmtop(
         ["-b", "--format", "json", "--pagemap-mode", mode,
@@ -187,6 +226,14 @@ def run(c, tmp, swap):
 
 
 def compare(c, tmp, swap, sp):
+    # the program's file pages written back: a page cache page dirty now
+    # and clean later would move Pss_Dirty between snapshots (and smaps
+    # could not say it: see kpss_from_smaps)
+    fd = os.open("/proc/%d/exe" % sp.pids[0], os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
     for pid in sp.pids:
         os.kill(pid, signal.SIGSTOP)
     for pid in sp.pids:
@@ -269,6 +316,7 @@ def compare(c, tmp, swap, sp):
              "pid %d: kernel's Pss, read == read-all" % pid)
         c.eq(kr.get(pid), {k: rollup[pid][k] for k in KPSS},
              "pid %d: kernel's Pss, read == smaps_rollup" % pid)
+    rollup_from_smaps(c, tmp, sp.pids, snaps["read"], rollup)
     # the strip of a counted region shows its pages
     start = sp.regions["own"][0]
     sr, sa = strip(c, "read", sp.pids[1], start), \
