@@ -889,7 +889,8 @@ static void shared_learn(struct pm_ctx *c, const struct exm_mapping *m,
 	e->first = first;
 	e->n = n;
 	pthread_mutex_lock(&pp->sf_lock);
-	if (kept && pp->nsf < MAX_SFILES && pp->sf_pages + n <= MAX_SFILE_PAGES) {
+	if (kept && pp->nsf < MAX_SFILES &&
+	    pp->sf_pages + n <= MAX_SFILE_PAGES) {
 		pp->sf[pp->nsf++] = e;
 		pp->sf_pages += n;
 		e = NULL;
@@ -945,8 +946,8 @@ static int shared_derive(struct pm_ctx *c, struct exm_builder *b, int fd,
 
 		while (!ret && left) {
 			size_t k, len = chunk_len(vpn, left);
-			const uint32_t *pf =
-				e->pfn + first - e->first + vpn - m->start / ps;
+			const uint32_t *pf = e->pfn + first - e->first + vpn -
+					     m->start / ps;
 
 			for (k = 0; k < len; k++)
 				c->words[k] = EXM_PM_PRESENT | EXM_PM_FILE |
