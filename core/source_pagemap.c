@@ -174,6 +174,8 @@ struct pm_ctx {
 	uint64_t *counts;		 /* /proc/kpagecount buffer */
 	uint64_t *miss;			 /* frames not in the cache, to read */
 	size_t cap_miss;
+	uint64_t *sort; /* room to sort them */
+	size_t cap_sort;
 	/* The mapping counts read in this snapshot, by frame: processes
 	 * share frames, each is read once (see cache_slot). */
 	uint16_t ***cache;
@@ -231,6 +233,7 @@ static void pm_ctx_free(void *ctx)
 	free(c->big);
 	free(c->counts);
 	free(c->miss);
+	free(c->sort);
 	cache_free(c);
 	free(c->twins);
 	free(c->wtwins);
@@ -1600,13 +1603,6 @@ static int cache_put(struct pm_ctx *c, uint64_t pfn, uint64_t count)
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* Read the mapping counts of c->miss[0..n) (sorted, distinct) from
  * /proc/kpagecount, in runs, into the cache; 0 or -errno. */
 static int read_counts(struct pm_ctx *c, size_t n)
@@ -1651,7 +1647,15 @@ static int read_missing(struct pm_ctx *c, size_t *n)
 {
 	size_t nmiss = 0;
 
-	qsort(c->miss, *n, sizeof(*c->miss), cmp_u64);
+	if (c->cap_sort < *n) {
+		uint64_t *t = realloc(c->sort, *n * sizeof(*t));
+
+		if (!t)
+			return -ENOMEM;
+		c->sort = t;
+		c->cap_sort = *n;
+	}
+	exm_sort_frames(c->miss, c->sort, *n);
 	for (size_t i = 0; i < *n; i++)
 		if (!nmiss || c->miss[nmiss - 1] != c->miss[i])
 			c->miss[nmiss++] = c->miss[i];
