@@ -817,7 +817,10 @@ static int scan_mapping(struct pm_ctx *c, struct exm_builder *b, int fd,
  * each offset in every MAP_SHARED mapping of the file: shared memory or a
  * regular file, never a device's or an anonymous inode's (perf's and
  * io_uring's rings share one inode, each at offset 0), nor hugetlb. The
- * frames' flags confirm it when they are learnt (shared_learn).
+ * frames' flags confirm it when they are learnt (shared_learn). Only where
+ * the kernel keeps per-page mapping counts (pm_priv's may_count): with
+ * CONFIG_NO_PAGE_MAPCOUNT a large folio's page read may say exclusive
+ * what another mapping maps too.
  */
 static bool shared_file(const struct exm_mapping *m)
 {
@@ -983,7 +986,7 @@ static int scan_process(struct pm_ctx *c, struct exm_builder *b, int fd,
 
 		if (m->kind == EXM_KIND_VSYSCALL)
 			continue;
-		shared = direct && shared_file(m);
+		shared = direct && c->pp->may_count && shared_file(m);
 		ret = shared ? shared_derive(c, b, fd, m, ps) : 2;
 		if (ret != 2) { /* another mapping's frames, or no ioctl */
 			c->asked = ret != 1;
