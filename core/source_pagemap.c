@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sys/utsname.h>
 
 #include "core/kconfig.h"
@@ -75,6 +76,12 @@ struct exm_pm_scan_arg {
 
 enum scan_state { SCAN_UNKNOWN = 0, SCAN_YES, SCAN_NO };
 
+/* The cache of mapping counts (see cache_slot): a frame's count, a block
+ * of them, a pointer to a block, written by any worker. */
+typedef _Atomic uint16_t count16;
+typedef count16 *_Atomic count_block;
+typedef count_block *_Atomic count_mid;
+
 /*
  * The frames of a shared file's pages, by page of the file, as one
  * mapping read them this snapshot (auto mode, see shared_learn): every
@@ -123,6 +130,9 @@ struct pm_priv {
 	size_t nseen, cap_seen;
 	uint32_t *seen_idx; /* pp->seen by range: SEEN_SLOTS, or NULL */
 	uint64_t seen_runs; /* their runs in all, at most MAX_SEEN_ALL */
+	/* The mapping counts read in this snapshot, by frame, for every
+	 * worker: processes share frames, each is read once (cache_slot). */
+	count_mid *cache;
 	/* shared files' frames learnt this snapshot (struct sfile) */
 	pthread_mutex_t sf_lock;
 	struct sfile *sf[MAX_SFILES];
@@ -176,9 +186,6 @@ struct pm_ctx {
 	size_t cap_miss;
 	uint64_t *sort; /* room to sort them */
 	size_t cap_sort;
-	/* The mapping counts read in this snapshot, by frame: processes
-	 * share frames, each is read once (see cache_slot). */
-	uint16_t ***cache;
 	/* The Pss of mappings already summed, by their words (kpss_twin) */
 	struct kpss_twin *twins;
 	size_t twin_cap, twin_n;
@@ -190,7 +197,7 @@ struct pm_ctx {
 	size_t cap_twin_of;
 };
 
-static void cache_free(struct pm_ctx *c);
+static void cache_free(struct pm_priv *pp);
 static void share_words(struct pm_ctx *c, struct exm_builder *b,
 			const struct exm_proc *p, struct exm_mapping *m);
 
@@ -234,7 +241,6 @@ static void pm_ctx_free(void *ctx)
 	free(c->counts);
 	free(c->miss);
 	free(c->sort);
-	cache_free(c);
 	free(c->twins);
 	free(c->wtwins);
 	free(c->twin_of);
@@ -432,6 +438,7 @@ static void pm_close(struct exm_source *src)
 		pthread_mutex_destroy(&pp->seen_lock);
 		pthread_cond_destroy(&pp->seen_done);
 		shared_forget(pp);
+		cache_free(pp);
 		pthread_mutex_destroy(&pp->sf_lock);
 	}
 	free(pp);
@@ -1537,72 +1544,91 @@ static bool file_is_shmem(const struct pm_ctx *c, const struct exm_mapping *m,
 	(UINT64_C(1) << (CACHE_BLOCK_BITS + CACHE_MID_BITS + CACHE_TOP_BITS))
 #define CACHE_MANY UINT16_MAX
 
-/* The counts' slot of pfn, or NULL when its block is not there (made
- * when make, NULL then on ENOMEM too). */
-static uint16_t *cache_slot(struct pm_ctx *c, uint64_t pfn, bool make)
+/* Install *fresh (zeroed, n bytes) at *at unless another worker did
+ * first; what is there then. NULL on ENOMEM. */
+static void *cache_level(void *_Atomic *at, size_t n)
 {
-	uint16_t ***mid, **blk;
+	void *cur = atomic_load_explicit(at, memory_order_acquire);
+	void *fresh;
 
-	if (pfn >= CACHE_FRAMES)
+	if (cur)
+		return cur;
+	fresh = calloc(1, n);
+	if (!fresh)
 		return NULL;
-	if (!c->cache) {
-		if (!make)
-			return NULL;
-		c->cache = calloc(CACHE_FRAMES / CACHE_MID / CACHE_BLOCK,
-				  sizeof(*c->cache));
-		if (!c->cache)
-			return NULL;
-	}
-	mid = &c->cache[pfn >> (CACHE_BLOCK_BITS + CACHE_MID_BITS)];
-	if (!*mid) {
-		if (!make || !(*mid = calloc(CACHE_MID, sizeof(**mid))))
-			return NULL;
-	}
-	blk = &(*mid)[(pfn >> CACHE_BLOCK_BITS) & (CACHE_MID - 1)];
-	if (!*blk) {
-		if (!make || !(*blk = calloc(CACHE_BLOCK, sizeof(**blk))))
-			return NULL;
-	}
-	return &(*blk)[pfn & (CACHE_BLOCK - 1)];
+	if (atomic_compare_exchange_strong(at, &cur, fresh))
+		return fresh;
+	free(fresh); /* cur: the other worker's */
+	return cur;
 }
 
-static void cache_free(struct pm_ctx *c)
+/* The counts' slot of pfn, or NULL when its block is not there (made
+ * when make, NULL then on ENOMEM too). The workers share the cache: a
+ * level is installed by compare and swap, a count stored whole. */
+static count16 *cache_slot(struct pm_ctx *c, uint64_t pfn, bool make)
 {
-	if (!c->cache)
+	count_mid *top = c->pp->cache;
+	count_block *mid;
+	count16 *blk;
+
+	if (pfn >= CACHE_FRAMES || !top)
+		return NULL;
+	top += pfn >> (CACHE_BLOCK_BITS + CACHE_MID_BITS);
+	mid = make ? cache_level((void *_Atomic *)top,
+				 CACHE_MID * sizeof(count_block))
+		   : atomic_load_explicit(top, memory_order_acquire);
+	if (!mid)
+		return NULL;
+	mid += (pfn >> CACHE_BLOCK_BITS) & (CACHE_MID - 1);
+	blk = make ? cache_level((void *_Atomic *)mid,
+				 CACHE_BLOCK * sizeof(count16))
+		   : atomic_load_explicit(mid, memory_order_acquire);
+	return blk ? &blk[pfn & (CACHE_BLOCK - 1)] : NULL;
+}
+
+/* Forget the counts (between snapshots: they move). */
+static void cache_free(struct pm_priv *pp)
+{
+	if (!pp->cache)
 		return;
 	for (uint64_t i = 0; i < CACHE_FRAMES / CACHE_MID / CACHE_BLOCK; i++) {
-		if (!c->cache[i])
+		count_block *mid = pp->cache[i];
+
+		if (!mid)
 			continue;
 		for (uint64_t j = 0; j < CACHE_MID; j++)
-			free(c->cache[i][j]);
-		free(c->cache[i]);
+			free((void *)mid[j]);
+		free((void *)mid);
 	}
-	free(c->cache);
-	c->cache = NULL;
+	free(pp->cache);
+	pp->cache = NULL;
 }
 
 /* The cached mapping count of pfn, or false (also for a frame read
  * alone: see one_count). */
 static bool cached_count(struct pm_ctx *c, uint64_t pfn, uint64_t *count)
 {
-	const uint16_t *s = cache_slot(c, pfn, false);
+	count16 *s = cache_slot(c, pfn, false);
+	uint16_t v = s ? atomic_load_explicit(s, memory_order_relaxed) : 0;
 
-	if (!s || !*s || *s == CACHE_MANY)
+	if (!v || v == CACHE_MANY)
 		return false;
-	*count = *s;
+	*count = v;
 	return true;
 }
 
 static int cache_put(struct pm_ctx *c, uint64_t pfn, uint64_t count)
 {
-	uint16_t *s;
+	count16 *s;
 
 	if (pfn >= CACHE_FRAMES)
 		return 0;
 	s = cache_slot(c, pfn, true);
 	if (!s)
 		return -ENOMEM;
-	*s = count < CACHE_MANY ? (uint16_t)count : CACHE_MANY;
+	atomic_store_explicit(s,
+			      count < CACHE_MANY ? (uint16_t)count : CACHE_MANY,
+			      memory_order_relaxed);
 	return 0;
 }
 
@@ -2171,7 +2197,14 @@ static int pm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 			 "this kernel has no PAGEMAP_SCAN ioctl (Linux 6.7+)");
 		return -EOPNOTSUPP;
 	}
+	if (pp->kpc >= 0) {
+		pp->cache = calloc(CACHE_FRAMES / CACHE_MID / CACHE_BLOCK,
+				   sizeof(*pp->cache));
+		if (!pp->cache)
+			return -ENOMEM;
+	}
 	ret = exm_proc_walk(src, &o, b, &walk);
+	cache_free(pp);
 	if (!ret && opts->want_swapcache)
 		ret = exm_swapcache_mapped(b->snap, o.proc_root);
 	if (!ret)
