@@ -919,7 +919,8 @@ static void shared_learn(struct pm_ctx *c, const struct exm_mapping *m,
  * Shared mapping m's words from the frames another mapping of the same
  * file pages read (shared_learn): PAGEMAP_SCAN says which pages m has,
  * each is the frame learnt at its offset, present, a file page, and not
- * exclusive (the other mapping maps it too). The words are those a read
+ * exclusive (the other mapping maps it too), once its first page's frame,
+ * read, is the one learnt there. The words are those a read
  * gives (but the soft-dirty bit, which no figure uses). 2 when they
  * cannot all be had so (nothing learnt, a page not learnt, a swap or
  * migration entry, a huge or zero page): read m as any other. 1 when the
@@ -951,6 +952,18 @@ static int shared_derive(struct pm_ctx *c, struct exm_builder *b, int fd,
 			if (!e->pfn[first - e->first + (v - m->start) / ps])
 				return 2;
 		count += (g->end - g->start) / ps;
+	}
+	/* The same file, not one that only looks it: (device, inode) is not
+	 * unique on every file system (btrfs snapshots keep inode numbers,
+	 * and a container's paths may equal another's). A page cache page is
+	 * one file's: its first page's frame, read, proves the file. */
+	if (c->nregions) {
+		uint64_t vpn = c->regions[0].start / ps, w;
+
+		if (read_words(fd, &w, vpn, 1) != 1 || !exm_pm_present(w) ||
+		    exm_pm_key(w) + 1 !=
+			    e->pfn[first - e->first + vpn - m->start / ps])
+			return 2;
 	}
 	ret = exm_build_reserve(b, m, (uint32_t)count);
 	for (size_t r = 0; !ret && r < c->nregions; r++) {
