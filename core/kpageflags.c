@@ -70,11 +70,32 @@ int exm_kpage_read(const char *proc_root, const char *name,
 	return ret;
 }
 
-static int cmp_u64(const void *a, const void *b)
+void exm_sort_frames(uint64_t *v, uint64_t *tmp, size_t n)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	uint64_t any = 0, *src = v, *dst = tmp;
 
-	return x < y ? -1 : x > y;
+	for (size_t i = 0; i < n; i++)
+		any |= v[i] ^ v[0]; /* the bits in which keys differ */
+	for (unsigned shift = 0; shift < 64; shift += 8) {
+		size_t at[256] = { 0 }, sum = 0;
+
+		if (!((any >> shift) & 0xff))
+			continue; /* one byte value in all: already in order */
+		for (size_t i = 0; i < n; i++)
+			at[(src[i] >> shift) & 0xff]++;
+		for (unsigned d = 0; d < 256; d++) {
+			size_t c = at[d];
+
+			at[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[at[(src[i] >> shift) & 0xff]++] = src[i];
+		src = dst;
+		dst = src == v ? tmp : v;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
 }
 
 /*
@@ -116,7 +137,7 @@ uint64_t *exm_kpage_frames(const struct exm_snapshot *snap,
 					const void *arg),
 			   const void *arg, size_t *n)
 {
-	uint64_t *v = NULL;
+	uint64_t *v = NULL, *tmp;
 	size_t k = 0, cap = 0, nbig = 0, tcap = 64;
 	struct taken *t;
 
@@ -159,9 +180,14 @@ uint64_t *exm_kpage_frames(const struct exm_snapshot *snap,
 	free(t);
 	if (!v)
 		v = malloc(sizeof(*v));
-	if (!v)
+	tmp = malloc((k ? k : 1) * sizeof(*tmp));
+	if (!v || !tmp) {
+		free(v);
+		free(tmp);
 		return NULL;
-	qsort(v, k, sizeof(*v), cmp_u64);
+	}
+	exm_sort_frames(v, tmp, k);
+	free(tmp);
 	*n = 0;
 	for (size_t i = 0; i < k; i++)
 		if (!i || v[i] != v[i - 1])

@@ -31,6 +31,13 @@
 #define EXM_MI_SWAPCACHE_MAPPED "SwapCached(mapped)"
 
 /*
+ * Sort frame numbers (or any keys) v[0..n) ascending, with tmp room for n
+ * of them: by radix, a byte a pass, only the bytes in which they differ
+ * (a qsort of a million frames took a tenth of a snapshot's CPU).
+ */
+void exm_sort_frames(uint64_t *v, uint64_t *tmp, size_t n);
+
+/*
  * The flags of frames pfns[0..n) (ascending, no repeats) into flags[0..n),
  * read from proc_root/kpageflags (NULL: /proc). 0 or -errno (-ENOMEM, or
  * what opening or reading the file gave).

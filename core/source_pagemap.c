@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sys/utsname.h>
 
 #include "core/kconfig.h"
@@ -54,6 +55,7 @@ struct exm_pm_scan_arg {
 #define KPF_COMPOUND_TAIL (UINT64_C(1) << 16)
 #define KPF_HUGE (UINT64_C(1) << 17)
 #define KPF_ZERO_PAGE (UINT64_C(1) << 24)
+#define KPF_LRU (UINT64_C(1) << 5)
 #define NO_PFN UINT64_MAX
 /* access_ok() must accept [start, end): one page below TASK_SIZE_MAX. */
 #define EXM_SCAN_END UINT64_C(0x7ffffffff000)
@@ -73,6 +75,30 @@ struct exm_pm_scan_arg {
 #define DENSE_PAGES ((uint64_t)1 << 21) /* 8 GiB of 4 KiB pages */
 
 enum scan_state { SCAN_UNKNOWN = 0, SCAN_YES, SCAN_NO };
+
+/* The cache of mapping counts (see cache_slot): a frame's count, a block
+ * of them, a pointer to a block, written by any worker. */
+typedef _Atomic uint16_t count16;
+typedef count16 *_Atomic count_block;
+typedef count_block *_Atomic count_mid;
+
+/*
+ * The frames of a shared file's pages, by page of the file, as one
+ * mapping read them this snapshot (auto mode, see shared_learn): every
+ * MAP_SHARED mapping of a page cache file maps the file's own page at
+ * each offset, so another mapping of the same pages needs only to know
+ * which of them it has (PAGEMAP_SCAN, without the frame: a third of the
+ * cost of reading its words), not to read them again.
+ */
+struct sfile {
+	uint32_t dev_major, dev_minor;
+	uint64_t inode;
+	uint64_t first, n; /* file pages [first, first + n) */
+	uint32_t *pfn;	   /* frame + 1 of each, or 0: read it */
+};
+
+#define MAX_SFILES 4096
+#define MAX_SFILE_PAGES (UINT64_C(1) << 23) /* 32 MiB of frames in all */
 
 /* Shared by all workers. */
 struct pm_priv {
@@ -94,6 +120,8 @@ struct pm_priv {
 	 * read mode may count pages rather than read them (count_mapping) */
 	bool may_count;
 	_Atomic uint64_t nlocated; /* of them, shared pages located */
+	/* shared mappings whose frames were known from another's (auto) */
+	_Atomic uint64_t nderived;
 	/* Where big mappings read whole had pages, by range, kept across
 	 * snapshots (locate_shared): at most MAX_SEEN, then forgotten. */
 	pthread_mutex_t seen_lock;
@@ -102,6 +130,14 @@ struct pm_priv {
 	size_t nseen, cap_seen;
 	uint32_t *seen_idx; /* pp->seen by range: SEEN_SLOTS, or NULL */
 	uint64_t seen_runs; /* their runs in all, at most MAX_SEEN_ALL */
+	/* The mapping counts read in this snapshot, by frame, for every
+	 * worker: processes share frames, each is read once (cache_slot). */
+	count_mid *cache;
+	/* shared files' frames learnt this snapshot (struct sfile) */
+	pthread_mutex_t sf_lock;
+	struct sfile *sf[MAX_SFILES];
+	size_t nsf;
+	uint64_t sf_pages;
 };
 
 /* Consecutive virtual pages [vpn, vpn + n). */
@@ -161,9 +197,8 @@ struct pm_ctx {
 	uint64_t *counts;		 /* /proc/kpagecount buffer */
 	uint64_t *miss;			 /* frames not in the cache, to read */
 	size_t cap_miss;
-	/* The mapping counts read in this snapshot, by frame: processes
-	 * share frames, each is read once (see cache_slot). */
-	uint16_t ***cache;
+	uint64_t *sort; /* room to sort them */
+	size_t cap_sort;
 	/* The Pss of mappings already summed, by their words (kpss_twin) */
 	struct kpss_twin *twins;
 	size_t twin_cap, twin_n;
@@ -179,9 +214,20 @@ struct pm_ctx {
 	bool smaps_whole;
 };
 
-static void cache_free(struct pm_ctx *c);
+static void cache_free(struct pm_priv *pp);
 static void share_words(struct pm_ctx *c, struct exm_builder *b,
 			const struct exm_proc *p, struct exm_mapping *m);
+
+/* Forget the shared files' frames of the last snapshot. */
+static void shared_forget(struct pm_priv *pp)
+{
+	for (size_t i = 0; i < pp->nsf; i++) {
+		free(pp->sf[i]->pfn);
+		free(pp->sf[i]);
+	}
+	pp->nsf = 0;
+	pp->sf_pages = 0;
+}
 
 static void *pm_ctx_new(struct exm_source *src)
 {
@@ -211,7 +257,7 @@ static void pm_ctx_free(void *ctx)
 	free(c->big);
 	free(c->counts);
 	free(c->miss);
-	cache_free(c);
+	free(c->sort);
 	free(c->twins);
 	free(c->wtwins);
 	free(c->twin_of);
@@ -373,6 +419,7 @@ static int pm_open(struct exm_source *src)
 	pp->kpc = -1; /* opened by the first scan that wants it */
 	pthread_mutex_init(&pp->seen_lock, NULL);
 	pthread_cond_init(&pp->seen_done, NULL);
+	pthread_mutex_init(&pp->sf_lock, NULL);
 	pp->zero_pfn = NO_PFN;
 	pp->huge_zero = NO_PFN;
 	learn_sizes(pp, (unsigned)sysconf(_SC_PAGESIZE));
@@ -408,6 +455,9 @@ static void pm_close(struct exm_source *src)
 		free(pp->seen_idx);
 		pthread_mutex_destroy(&pp->seen_lock);
 		pthread_cond_destroy(&pp->seen_done);
+		shared_forget(pp);
+		cache_free(pp);
+		pthread_mutex_destroy(&pp->sf_lock);
 	}
 	free(pp);
 }
@@ -679,15 +729,17 @@ static int read_piece(struct pm_ctx *c, struct exm_builder *b,
 }
 
 /* A small mapping (or a dense one): read all its words at once into w
- * (room for them all), keep the used ones. */
+ * (room for them all), keep the used ones; *nread: how many were read. */
 static int read_direct(struct pm_ctx *c, struct exm_builder *b, int fd,
-		       struct exm_mapping *m, unsigned ps, uint64_t *w)
+		       struct exm_mapping *m, unsigned ps, uint64_t *w,
+		       size_t *nread)
 {
 	uint64_t vpn = m->start / ps, n = (m->end - m->start) / ps;
 	ssize_t got = read_words(fd, w, vpn, (size_t)n);
 	uint32_t used = 0;
 	int ret;
 
+	*nread = got > 0 ? (size_t)got : 0;
 	if (got <= 0)
 		return (int)got;
 	for (ssize_t k = 0; k < got; k++)
@@ -786,6 +838,175 @@ static int scan_mapping(struct pm_ctx *c, struct exm_builder *b, int fd,
 }
 
 /*
+ * Whether m's pages are its file's page cache pages, the same frame at
+ * each offset in every MAP_SHARED mapping of the file: shared memory or a
+ * regular file, never a device's or an anonymous inode's (perf's and
+ * io_uring's rings share one inode, each at offset 0), nor hugetlb. The
+ * frames' flags confirm it when they are learnt (shared_learn). Only where
+ * the kernel keeps per-page mapping counts (pm_priv's may_count): with
+ * CONFIG_NO_PAGE_MAPCOUNT a large folio's page read may say exclusive
+ * what another mapping maps too.
+ */
+static bool shared_file(const struct exm_mapping *m)
+{
+	if (!(m->perms & EXM_PERM_S) || !m->inode || m->hugetlb)
+		return false;
+	if (m->kind == EXM_KIND_SHMEM)
+		return strncmp(m->name, "/anon_hugepage", 14) &&
+		       strncmp(m->name, "/dev/hugepages/", 15);
+	return m->kind == EXM_KIND_FILE;
+}
+
+/* The frames learnt of file pages [first, first + n) of m's file, or
+ * NULL. Entries are never changed nor freed while a snapshot is read. */
+static const struct sfile *shared_find(struct pm_priv *pp,
+				       const struct exm_mapping *m,
+				       uint64_t first, uint64_t n)
+{
+	const struct sfile *found = NULL;
+
+	pthread_mutex_lock(&pp->sf_lock);
+	for (size_t i = 0; i < pp->nsf && !found; i++) {
+		const struct sfile *e = pp->sf[i];
+
+		if (e->inode == m->inode && e->dev_major == m->dev_major &&
+		    e->dev_minor == m->dev_minor && first >= e->first &&
+		    first + n <= e->first + e->n)
+			found = e;
+	}
+	pthread_mutex_unlock(&pp->sf_lock);
+	return found;
+}
+
+/*
+ * After shared mapping m's words w[0..n) were read whole (read_direct):
+ * keep the frames of its pages that some other mapping maps too (present,
+ * file, not exclusive), for the next mappings of the same pages
+ * (shared_derive). Only when one is shared, its first frame is on an LRU
+ * list (a page cache page, not a driver's), and within MAX_SFILE_PAGES.
+ */
+static void shared_learn(struct pm_ctx *c, const struct exm_mapping *m,
+			 const uint64_t *w, size_t n, unsigned ps)
+{
+	const uint64_t odd = EXM_PM_EXCLUSIVE | EXM_PM_ZERO | EXM_PM_KSM;
+	struct pm_priv *pp = c->pp;
+	uint64_t first = m->offset / ps;
+	size_t k = 0, kept = 0;
+	struct sfile *e;
+
+	while (k < n && !(exm_pm_present(w[k]) && !(w[k] & odd)))
+		k++;
+	if (k == n || pp->kpf < 0 || pp->nsf >= MAX_SFILES ||
+	    shared_find(pp, m, first, n) ||
+	    !(kpf_of(pp, exm_pm_key(w[k])) & KPF_LRU))
+		return;
+	e = calloc(1, sizeof(*e));
+	if (!e || !(e->pfn = calloc(n, sizeof(*e->pfn)))) {
+		free(e);
+		return;
+	}
+	for (; k < n; k++) {
+		uint64_t pfn = exm_pm_key(w[k]);
+
+		if (exm_pm_present(w[k]) && (w[k] & EXM_PM_FILE) &&
+		    !(w[k] & odd) && pfn < UINT32_MAX) {
+			e->pfn[k] = (uint32_t)(pfn + 1);
+			kept++;
+		}
+	}
+	e->dev_major = m->dev_major;
+	e->dev_minor = m->dev_minor;
+	e->inode = m->inode;
+	e->first = first;
+	e->n = n;
+	pthread_mutex_lock(&pp->sf_lock);
+	if (kept && pp->nsf < MAX_SFILES &&
+	    pp->sf_pages + n <= MAX_SFILE_PAGES) {
+		pp->sf[pp->nsf++] = e;
+		pp->sf_pages += n;
+		e = NULL;
+	}
+	pthread_mutex_unlock(&pp->sf_lock);
+	if (e) {
+		free(e->pfn);
+		free(e);
+	}
+}
+
+/*
+ * Shared mapping m's words from the frames another mapping of the same
+ * file pages read (shared_learn): PAGEMAP_SCAN says which pages m has,
+ * each is the frame learnt at its offset, present, a file page, and not
+ * exclusive (the other mapping maps it too), once its first page's frame,
+ * read, is the one learnt there. The words are those a read
+ * gives (but the soft-dirty bit, which no figure uses). 2 when they
+ * cannot all be had so (nothing learnt, a page not learnt, a swap or
+ * migration entry, a huge or zero page): read m as any other. 1 when the
+ * kernel has no PAGEMAP_SCAN, 0, -errno.
+ */
+static int shared_derive(struct pm_ctx *c, struct exm_builder *b, int fd,
+			 struct exm_mapping *m, unsigned ps)
+{
+	const uint64_t odd = EXM_PAGE_IS_SWAPPED | EXM_PAGE_IS_PFNZERO |
+			     EXM_PAGE_IS_HUGE;
+	uint64_t n = (m->end - m->start) / ps, first = m->offset / ps;
+	const struct sfile *e = shared_find(c->pp, m, first, n);
+	uint64_t count = 0;
+	int ret;
+
+	if (!e || m->end > EXM_SCAN_END)
+		return 2;
+	ret = scan_regions(c, fd, m->start, m->end);
+	if (ret)
+		return ret;
+	/* first every page: all learnt, or none derived */
+	for (size_t r = 0; r < c->nregions; r++) {
+		const struct exm_page_region *g = &c->regions[r];
+
+		if ((g->categories & odd) || g->start < m->start ||
+		    g->end > m->end || (r && g->start < g[-1].end))
+			return 2;
+		for (uint64_t v = g->start; v < g->end; v += ps)
+			if (!e->pfn[first - e->first + (v - m->start) / ps])
+				return 2;
+		count += (g->end - g->start) / ps;
+	}
+	/* The same file, not one that only looks it: (device, inode) is not
+	 * unique on every file system (btrfs snapshots keep inode numbers,
+	 * and a container's paths may equal another's). A page cache page is
+	 * one file's: its first page's frame, read, proves the file. */
+	if (c->nregions) {
+		uint64_t vpn = c->regions[0].start / ps, w;
+
+		if (read_words(fd, &w, vpn, 1) != 1 || !exm_pm_present(w) ||
+		    exm_pm_key(w) + 1 !=
+			    e->pfn[first - e->first + vpn - m->start / ps])
+			return 2;
+	}
+	ret = exm_build_reserve(b, m, (uint32_t)count);
+	for (size_t r = 0; !ret && r < c->nregions; r++) {
+		uint64_t vpn = c->regions[r].start / ps;
+		uint64_t left = c->regions[r].end / ps - vpn;
+
+		while (!ret && left) {
+			size_t k, len = chunk_len(vpn, left);
+			const uint32_t *pf = e->pfn + first - e->first + vpn -
+					     m->start / ps;
+
+			for (k = 0; k < len; k++)
+				c->words[k] = EXM_PM_PRESENT | EXM_PM_FILE |
+					      (uint64_t)(pf[k] - 1);
+			ret = store_words(c, b, m, vpn, c->words, len, 0);
+			vpn += len;
+			left -= len;
+		}
+	}
+	if (!ret)
+		c->pp->nderived++;
+	return ret;
+}
+
+/*
  * The PAGEMAP_SCAN path (direct: small mappings read at once, see
  * DIRECT_PAGES, and big ones that are dense enough; else every mapping
  * asked about): 1 when the kernel has no PAGEMAP_SCAN, 0, -errno.
@@ -797,20 +1018,30 @@ static int scan_process(struct pm_ctx *c, struct exm_builder *b, int fd,
 	for (size_t k = 0; k < p->nmaps; k++) {
 		struct exm_mapping *m = &p->maps[k];
 		uint64_t *w = NULL;
+		size_t got;
+		bool shared;
 		int ret;
 
 		if (m->kind == EXM_KIND_VSYSCALL)
 			continue;
-		if (direct && (m->end - m->start) / ps <= DIRECT_PAGES)
-			w = c->words;
-		else if (direct)
-			w = dense_enough(c, m, ps);
-		if (w) {
-			ret = read_direct(c, b, fd, m, ps, w);
-			c->read = true;
-		} else {
-			ret = scan_mapping(c, b, fd, m, ps);
+		shared = direct && c->pp->may_count && shared_file(m);
+		ret = shared ? shared_derive(c, b, fd, m, ps) : 2;
+		if (ret != 2) { /* another mapping's frames, or no ioctl */
 			c->asked = ret != 1;
+		} else {
+			if (direct && (m->end - m->start) / ps <= DIRECT_PAGES)
+				w = c->words;
+			else if (direct)
+				w = dense_enough(c, m, ps);
+			if (w) {
+				ret = read_direct(c, b, fd, m, ps, w, &got);
+				c->read = true;
+				if (!ret && shared)
+					shared_learn(c, m, w, got, ps);
+			} else {
+				ret = scan_mapping(c, b, fd, m, ps);
+				c->asked = ret != 1;
+			}
 		}
 		if (ret)
 			return ret;
@@ -1356,80 +1587,92 @@ static bool file_is_shmem(const struct pm_ctx *c, const struct exm_mapping *m,
 	(UINT64_C(1) << (CACHE_BLOCK_BITS + CACHE_MID_BITS + CACHE_TOP_BITS))
 #define CACHE_MANY UINT16_MAX
 
-/* The counts' slot of pfn, or NULL when its block is not there (made
- * when make, NULL then on ENOMEM too). */
-static uint16_t *cache_slot(struct pm_ctx *c, uint64_t pfn, bool make)
+/* Install *fresh (zeroed, n bytes) at *at unless another worker did
+ * first; what is there then. NULL on ENOMEM. */
+static void *cache_level(void *_Atomic *at, size_t n)
 {
-	uint16_t ***mid, **blk;
+	void *cur = atomic_load_explicit(at, memory_order_acquire);
+	void *fresh;
 
-	if (pfn >= CACHE_FRAMES)
+	if (cur)
+		return cur;
+	fresh = calloc(1, n);
+	if (!fresh)
 		return NULL;
-	if (!c->cache) {
-		if (!make)
-			return NULL;
-		c->cache = calloc(CACHE_FRAMES / CACHE_MID / CACHE_BLOCK,
-				  sizeof(*c->cache));
-		if (!c->cache)
-			return NULL;
-	}
-	mid = &c->cache[pfn >> (CACHE_BLOCK_BITS + CACHE_MID_BITS)];
-	if (!*mid) {
-		if (!make || !(*mid = calloc(CACHE_MID, sizeof(**mid))))
-			return NULL;
-	}
-	blk = &(*mid)[(pfn >> CACHE_BLOCK_BITS) & (CACHE_MID - 1)];
-	if (!*blk) {
-		if (!make || !(*blk = calloc(CACHE_BLOCK, sizeof(**blk))))
-			return NULL;
-	}
-	return &(*blk)[pfn & (CACHE_BLOCK - 1)];
+	if (atomic_compare_exchange_strong(at, &cur, fresh))
+		return fresh;
+	free(fresh); /* cur: the other worker's */
+	return cur;
 }
 
-static void cache_free(struct pm_ctx *c)
+/* The counts' slot of pfn, or NULL when its block is not there (made
+ * when make, NULL then on ENOMEM too). The workers share the cache: a
+ * level is installed by compare and swap, a count stored whole. */
+static count16 *cache_slot(struct pm_ctx *c, uint64_t pfn, bool make)
 {
-	if (!c->cache)
+	count_mid *top = c->pp->cache;
+	count_block *mid;
+	count16 *blk;
+
+	if (pfn >= CACHE_FRAMES || !top)
+		return NULL;
+	top += pfn >> (CACHE_BLOCK_BITS + CACHE_MID_BITS);
+	mid = make ? cache_level((void *_Atomic *)top,
+				 CACHE_MID * sizeof(count_block))
+		   : atomic_load_explicit(top, memory_order_acquire);
+	if (!mid)
+		return NULL;
+	mid += (pfn >> CACHE_BLOCK_BITS) & (CACHE_MID - 1);
+	blk = make ? cache_level((void *_Atomic *)mid,
+				 CACHE_BLOCK * sizeof(count16))
+		   : atomic_load_explicit(mid, memory_order_acquire);
+	return blk ? &blk[pfn & (CACHE_BLOCK - 1)] : NULL;
+}
+
+/* Forget the counts (between snapshots: they move). */
+static void cache_free(struct pm_priv *pp)
+{
+	if (!pp->cache)
 		return;
 	for (uint64_t i = 0; i < CACHE_FRAMES / CACHE_MID / CACHE_BLOCK; i++) {
-		if (!c->cache[i])
+		count_block *mid = pp->cache[i];
+
+		if (!mid)
 			continue;
 		for (uint64_t j = 0; j < CACHE_MID; j++)
-			free(c->cache[i][j]);
-		free(c->cache[i]);
+			free((void *)mid[j]);
+		free((void *)mid);
 	}
-	free(c->cache);
-	c->cache = NULL;
+	free(pp->cache);
+	pp->cache = NULL;
 }
 
 /* The cached mapping count of pfn, or false (also for a frame read
  * alone: see one_count). */
 static bool cached_count(struct pm_ctx *c, uint64_t pfn, uint64_t *count)
 {
-	const uint16_t *s = cache_slot(c, pfn, false);
+	count16 *s = cache_slot(c, pfn, false);
+	uint16_t v = s ? atomic_load_explicit(s, memory_order_relaxed) : 0;
 
-	if (!s || !*s || *s == CACHE_MANY)
+	if (!v || v == CACHE_MANY)
 		return false;
-	*count = *s;
+	*count = v;
 	return true;
 }
 
 static int cache_put(struct pm_ctx *c, uint64_t pfn, uint64_t count)
 {
-	uint16_t *s;
+	count16 *s;
 
 	if (pfn >= CACHE_FRAMES)
 		return 0;
 	s = cache_slot(c, pfn, true);
 	if (!s)
 		return -ENOMEM;
-	*s = count < CACHE_MANY ? (uint16_t)count : CACHE_MANY;
+	atomic_store_explicit(s,
+			      count < CACHE_MANY ? (uint16_t)count : CACHE_MANY,
+			      memory_order_relaxed);
 	return 0;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
 }
 
 /* Read the mapping counts of c->miss[0..n) (sorted, distinct) from
@@ -1476,7 +1719,15 @@ static int read_missing(struct pm_ctx *c, size_t *n)
 {
 	size_t nmiss = 0;
 
-	qsort(c->miss, *n, sizeof(*c->miss), cmp_u64);
+	if (c->cap_sort < *n) {
+		uint64_t *t = realloc(c->sort, *n * sizeof(*t));
+
+		if (!t)
+			return -ENOMEM;
+		c->sort = t;
+		c->cap_sort = *n;
+	}
+	exm_sort_frames(c->miss, c->sort, *n);
 	for (size_t i = 0; i < *n; i++)
 		if (!nmiss || c->miss[nmiss - 1] != c->miss[i])
 			c->miss[nmiss++] = c->miss[i];
@@ -2072,9 +2323,16 @@ static void detail_counts(char *detail, size_t len, const struct pm_priv *pp)
 				      (unsigned long long)pp->nlocated,
 				      pp->ncounted ? "" : "big mappings ");
 	if (pp->nwhole && n < len)
-		snprintf(detail + n, len - n, ", %llu %sread whole",
-			 (unsigned long long)pp->nwhole,
-			 pp->ncounted || pp->nlocated ? "" : "big mappings ");
+		n += (size_t)snprintf(detail + n, len - n,
+				      ", %llu %sread whole",
+				      (unsigned long long)pp->nwhole,
+				      pp->ncounted || pp->nlocated
+					      ? ""
+					      : "big mappings ");
+	if (pp->nderived && n < len)
+		snprintf(detail + n, len - n,
+			 ", %llu shared mappings from frames already read",
+			 (unsigned long long)pp->nderived);
 }
 
 static int pm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
@@ -2113,13 +2371,21 @@ static int pm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 		pp->kpc = open(path, O_RDONLY | O_CLOEXEC);
 	}
 	pp->any_scan = pp->any_read = false;
-	pp->ncounted = pp->nwhole = pp->nlocated = 0;
+	shared_forget(pp); /* frames change between snapshots */
+	pp->ncounted = pp->nwhole = pp->nlocated = pp->nderived = 0;
 	if (opts->knob == EXM_PMODE_SCAN && pp->scan == SCAN_NO) {
 		snprintf(src->errmsg, sizeof(src->errmsg),
 			 "this kernel has no PAGEMAP_SCAN ioctl (Linux 6.7+)");
 		return -EOPNOTSUPP;
 	}
+	if (pp->kpc >= 0) {
+		pp->cache = calloc(CACHE_FRAMES / CACHE_MID / CACHE_BLOCK,
+				   sizeof(*pp->cache));
+		if (!pp->cache)
+			return -ENOMEM;
+	}
 	ret = exm_proc_walk(src, &o, b, &walk);
+	cache_free(pp);
 	if (!ret && opts->want_swapcache)
 		ret = exm_swapcache_mapped(b->snap, o.proc_root);
 	if (!ret)

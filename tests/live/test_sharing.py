@@ -24,6 +24,7 @@ counted among them only, as the oracle counts it) once with
 """
 
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -304,6 +305,26 @@ def thp_kb(pid, start):
     return None
 
 
+def check_derived(c, pids):
+    """Auto mode reads the frames of a shared file's pages once: the other
+    MAP_SHARED mappings of the same pages take them from that read and ask
+    PAGEMAP_SCAN only which pages they have (source_pagemap.c,
+    shared_derive); the figures are the read ones (checked above). On one
+    thread, processes in pid order: the parent reads shanon and memfd and
+    derives memfd2; children 1 and 2 derive shanon and memfd, child 3
+    memfd: 6 mappings."""
+    os.environ["EXMTOP_THREADS"] = "1"
+    try:
+        doc = exmlive.exmtop_json(["--bytes", "--scan-pids", pids,
+                                   "--pagemap-mode", "auto"])
+    finally:
+        del os.environ["EXMTOP_THREADS"]
+    det = str(doc.get("source_detail", ""))
+    m = re.search(r"(\d+) shared mappings from frames already read", det)
+    c.eq(int(m.group(1)) if m else 0, 6,
+         "[auto] shared mappings derived from frames read once (%r)" % det)
+
+
 def run(c, swap=False):
     """The whole comparison with one sharer (with swap regions if swap)."""
     tmp = tempfile.mkdtemp(prefix="exm-live-", dir="/var/tmp")
@@ -343,6 +364,8 @@ def run(c, swap=False):
                     c.check(want.lower() in det.lower(),
                             "[%s] source_detail %r names %s" %
                             (mode, det, want))
+            if "auto" in docs:
+                check_derived(c, pids)
             # The oracle read pagemap before exmtop ran: the sharer must not
             # have changed since, or the comparison above proves nothing.
             again = exmlive.Oracle(sh.pids, ps)

@@ -1174,3 +1174,52 @@ Test(smaps, hugetlb_from_kernel_page_size)
 	exm_source_close(src);
 	rm_tree(root);
 }
+
+static int cmp_key(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* exm_sort_frames sorts as qsort does: keys differing in low, middle and
+ * only high bytes, repeats, a byte the same in all (a pass left out), an
+ * odd and an even number of passes, none and one key. */
+Test(pagemap, frames_sorted_by_radix)
+{
+	static const uint64_t masks[] = { 0xff,
+					  0xffff,
+					  0xffffff,
+					  UINT64_C(0xff00000000000000),
+					  UINT64_C(0xff000000ff),
+					  EXM_PM_PFN_MASK,
+					  UINT64_MAX };
+	size_t ns[] = { 0, 1, 2, 7, 1000, 70000 };
+	uint64_t x = UINT64_C(0x9e3779b97f4a7c15);
+
+	for (size_t m = 0; m < sizeof(masks) / sizeof(*masks); m++)
+		for (size_t k = 0; k < sizeof(ns) / sizeof(*ns); k++) {
+			size_t n = ns[k];
+			uint64_t *v = malloc((n + 1) * sizeof(*v));
+			uint64_t *want = malloc((n + 1) * sizeof(*v));
+			uint64_t *tmp = malloc((n + 1) * sizeof(*v));
+
+			cr_assert(v && want && tmp);
+			for (size_t i = 0; i < n; i++) {
+				x ^= x << 13;
+				x ^= x >> 7;
+				x ^= x << 17;
+				/* every third a repeat of the one before */
+				v[i] = i % 3 == 2 ? v[i - 1]
+						  : (x & masks[m]) | 0x1000;
+			}
+			memcpy(want, v, n * sizeof(*v));
+			qsort(want, n, sizeof(*want), cmp_key);
+			exm_sort_frames(v, tmp, n);
+			cr_assert(!memcmp(v, want, n * sizeof(*v)),
+				  "mask %zu, %zu keys", m, n);
+			free(v);
+			free(want);
+			free(tmp);
+		}
+}
