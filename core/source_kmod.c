@@ -68,10 +68,11 @@ struct km_ctx {
  */
 struct km_src {
 	uint64_t tick_ns; /* a clock tick (stat's start time unit), ns */
-	/* the ABI the module speaks (4 or ours), and whether it watches
-	 * processes (ABI 5: the counters that say a process changed) */
+	/* the ABI the module speaks (4 to ours), whether it watches
+	 * processes (ABI 5: the counters that say a process changed) and
+	 * counts their zero pages (ABI 6: the one change no counter shows) */
 	uint32_t abi;
-	bool watch;
+	bool watch, zeros;
 	/* the vsyscall page as our own maps lists it; .name NULL if none */
 	struct exm_mapping gate;
 	pthread_mutex_t lock;
@@ -97,14 +98,16 @@ static int km_dev_open(void)
 /* One call, of ABI abi with flags: up to n records of pid from start into
  * recs; a->nrecs says how many, a->next where to go on (0: done), and the
  * rest who it is. With c, also the mappings into c's vmas and names
- * (-EOVERFLOW: no room). An ABI 4 call gives no counters. */
+ * (-EOVERFLOW: no room). An ABI 4 call gives no counters, an ABI 5 call
+ * no zero pages (the fields past its struct stay 0). */
 static int km_scan(int fd, uint32_t abi, uint32_t flags, pid_t pid,
 		   uint64_t start, struct exmap_rec *recs, uint32_t n,
 		   const struct km_ctx *c, struct exmap_scan *a)
 {
 	memset(a, 0, sizeof(*a));
-	a->size = abi < EXMAP_ABI_VERSION ? offsetof(struct exmap_scan, changes)
-					  : sizeof(*a);
+	a->size = abi == 4   ? EXMAP_SCAN_SIZE_4
+		  : abi == 5 ? EXMAP_SCAN_SIZE_5
+			     : sizeof(*a);
 	a->abi = abi;
 	a->flags = flags;
 	a->pid = pid;
@@ -189,14 +192,14 @@ static int km_open(struct exm_source *src)
 	}
 	if (fd < 0)
 		return fd;
-	/* Does the module speak our ABI, or ABI 4 (no counters: every
-	 * process is walked on every refresh)? Ask about ourselves. */
-	abi = EXMAP_ABI_VERSION;
-	ret = km_scan(fd, abi, 0, getpid(), 0, &rec, 1, NULL, &a);
-	if (ret == -EINVAL) {
-		abi = EXMAP_ABI_MIN;
-		ret = km_scan(fd, abi, 0, getpid(), 0, &rec, 1, NULL, &a);
-	}
+	/* Does the module speak our ABI, ABI 5 (no zero-page count: a page
+	 * another task read in waits for the scheduled walk) or ABI 4 (no
+	 * counters: every process is walked on every refresh)? Ask about
+	 * ourselves, from ours down. */
+	abi = EXMAP_ABI_VERSION + 1;
+	do
+		ret = km_scan(fd, --abi, 0, getpid(), 0, &rec, 1, NULL, &a);
+	while (ret == -EINVAL && abi > EXMAP_ABI_MIN);
 	close(fd);
 	if (ret == -EINVAL || ret == -ENOTTY) {
 		snprintf(src->errmsg, sizeof(src->errmsg),
@@ -213,6 +216,7 @@ static int km_open(struct exm_source *src)
 	ks->tick_ns = 1000000000ull / (uint64_t)(hz > 0 ? hz : 100);
 	ks->abi = abi;
 	ks->watch = abi >= 5;
+	ks->zeros = abi >= 6;
 	ret = km_gate(&ks->gate);
 	if (ret) {
 		free(ks);
@@ -596,7 +600,8 @@ static int km_first(struct km_ctx *c, const struct km_src *ks,
 	return lists ? km_maps(ks, c, a, b, p) : exm_read_maps(b, d, p);
 }
 
-/* The key of a process: its mappings' (mk) and the counters of a. */
+/* The key of a process: its mappings' (mk) and the counters of a (its
+ * zero pages too, from ABI 6). */
 static uint64_t km_key(uint64_t mk, const struct exmap_scan *a)
 {
 	size_t n = sizeof(*a) - offsetof(struct exmap_scan, changes);
@@ -621,6 +626,7 @@ static int km_proc(struct exm_source *src, void *ctx,
 	uint32_t info = 0;
 	uint64_t mk = 0;
 	struct exmap_scan a0; /* the walk's first call: its counters */
+	uint64_t zeros = 0;   /* the walk's present zero pages */
 	int ret, kept = 0;
 
 	c->n = 0;
@@ -645,6 +651,11 @@ static int km_proc(struct exm_source *src, void *ctx,
 	for (;;) {
 		info |= a.info;
 		for (uint32_t i = 0; !ret && i < a.nrecs; i++) {
+			const struct exmap_rec *r = &c->recs[i];
+
+			if ((r->flags & (EXMAP_F_PRESENT | EXMAP_F_ZERO)) ==
+			    (EXMAP_F_PRESENT | EXMAP_F_ZERO))
+				zeros += r->npages;
 			kpss_add(&k, &c->recs[i], ps);
 			if (!kept)
 				ret = store_rec(c, p, &mi, &c->recs[i], ps);
@@ -654,13 +665,17 @@ static int km_proc(struct exm_source *src, void *ctx,
 		ret = km_scan(c->fd, ks->abi, watch, p->pid, a.next, c->recs,
 			      NRECS, NULL, &a);
 	}
-	/* the counters read before this walk; none when it saw an entry
+	/* the counters read before this walk and the zero pages it saw (a
+	 * count with no walk says them: one mapped meanwhile where the walk
+	 * had been makes the next count differ); none when it saw an entry
 	 * that changes with no counter (it is walked again next time) */
-	if (watch && !kept && !ret)
+	if (watch && !kept && !ret) {
+		a0.zeros = ks->zeros ? zeros : 0;
 		p->change_key = (info &
 				 (EXMAP_INFO_TRANSIENT | EXMAP_INFO_NOMM))
 					? 0
 					: km_key(mk, &a0);
+	}
 	if (!ret)
 		ret = flush(c);
 	if (ret == -EINVAL || ret == -EPROTO) {

@@ -11,8 +11,9 @@
  *       SHARER_OUT) the writable pages of each region are exactly those
  *       its design writes after fork. What the module says each present
  *       page is (the zero page, KSM, hugetlb) is what /proc/kpageflags
- *       says of its frame. A caller of an ABI too old is refused
- *       (EINVAL).
+ *       says of its frame. The zero pages the module counts without a
+ *       walk (ABI 6), before and after it, are the walk's. A caller of
+ *       an ABI too old is refused (EINVAL).
  *   kmcheck kinds
  *       Start processes holding every kind of page the module tells apart
  *       (the zero page, the huge zero page, hugetlb, KSM: cmd_kinds), print
@@ -469,7 +470,8 @@ static size_t check_kinds_flags(int kfd, pid_t pid, const struct pages *m,
 /*
  * A caller of ABI 3 is refused: with its version, or its smaller vma. A
  * caller of ABI 4 (the oldest still answered) is answered with ABI 4's
- * struct, and refused when it gives ABI 5's flags.
+ * struct, and refused when it gives ABI 5's flags. A caller of ABI 5 is
+ * answered with ABI 5's struct: its counters, no zero-page count.
  */
 static void check_old_abi(int fd)
 {
@@ -506,12 +508,55 @@ static void check_old_abi(int fd)
 	if (r4 != EINVAL)
 		fail("ABI %d call with flags: %s; want EINVAL", EXMAP_ABI_MIN,
 		     strerror(r4));
+	scan_once(fd, getpid(), 0, rec, 1, NULL, &a);
+	a.abi = 5;
+	a.size = EXMAP_SCAN_SIZE_5;
+	a.flags = EXMAP_SCAN_WATCH | EXMAP_SCAN_NOWALK;
+	a.nrecs = 1;
+	a.zeros = ~0ull; /* past ABI 5's struct: left alone */
+	r3 = ioctl(fd, EXMAP_IOC_SCAN, &a) < 0 ? errno : 0;
+	if (r3 || !(a.info & EXMAP_INFO_WATCHED) || a.zeros != ~0ull)
+		fail("ABI 5 call: %s, info %x, zeros %llx; want watched, "
+		     "untouched",
+		     strerror(r3), a.info, (unsigned long long)a.zeros);
+}
+
+/*
+ * The zero pages the module counts without a walk (ABI 6: WATCH and
+ * NOWALK), or -errno.
+ */
+static long long module_zeros(int fd, pid_t pid)
+{
+	struct exmap_rec rec[1];
+	struct exmap_scan a;
+	int ret = scan_once(fd, pid, 0, rec, 1, NULL, &a);
+
+	if (ret)
+		return ret;
+	a.flags = EXMAP_SCAN_WATCH | EXMAP_SCAN_NOWALK;
+	a.nrecs = 1;
+	a.zeros = ~0ull;
+	if (ioctl(fd, EXMAP_IOC_SCAN, &a) < 0)
+		return -errno;
+	return a.nrecs || a.next ? -EPROTO : (long long)a.zeros;
+}
+
+/* The present zero pages (small and huge) of a walk's pages. */
+static long long walk_zeros(const struct pages *m)
+{
+	long long n = 0;
+
+	for (size_t i = 0; i < m->n; i++)
+		n += (m->p[i].flags & (EXMAP_F_PRESENT | EXMAP_F_ZERO)) ==
+		     (EXMAP_F_PRESENT | EXMAP_F_ZERO);
+	return n;
 }
 
 static int cmd_compare(const char *sharer_out)
 {
 	pid_t sparse = start_sparse();
 	int zero = 0, kfd = open("/proc/kpageflags", O_RDONLY);
+	long long zcounted = 0;
 	size_t kinds[3] = { 0 }, kbad = 0;
 	struct pages m = { 0 }, p = { 0 };
 	struct region rg[32];
@@ -552,16 +597,27 @@ static int cmd_compare(const char *sharer_out)
 		pid_t pid = atoi(de->d_name);
 		const char *why = "";
 		int tries, r1 = 0, r2 = 0;
+		long long z1 = 0, z2 = 0;
 
 		if (pid <= 0 || pid == getpid() || is_kthread(pid))
 			continue;
 		for (tries = 0; tries < 5; tries++) {
 			/* small buffers: every walk resumes many times */
+			z1 = module_zeros(fd, pid);
 			r1 = module_pages(fd, pid, &m, 3 + (uint32_t)tries);
 			r2 = pagemap_pages(pid, &p);
+			z2 = module_zeros(fd, pid);
 			if (r1 || r2)
 				break;
 			why = diff(&m, &p, msg, sizeof(msg));
+			/* the count, before and after, is the walk's */
+			if (!why && (z1 != walk_zeros(&m) || z2 != z1)) {
+				snprintf(msg, sizeof(msg),
+					 "zero pages counted %lld then %lld, "
+					 "walked %lld",
+					 z1, z2, walk_zeros(&m));
+				why = msg;
+			}
 			if (!why)
 				break;
 			usleep(100000);
@@ -585,6 +641,7 @@ static int cmd_compare(const char *sharer_out)
 		for (size_t i = 0; i < m.n; i++) {
 			huge += (m.p[i].flags & EXMAP_F_HUGE) != 0;
 			zero += (m.p[i].flags & EXMAP_F_ZERO) != 0;
+			zcounted += z1;
 			swapped += (m.p[i].flags & EXMAP_F_SWAP) != 0;
 		}
 		for (int k = 0; k < 4; k++)
@@ -599,8 +656,8 @@ static int cmd_compare(const char *sharer_out)
 	} else {
 		fail("could not start the sparse process");
 	}
-	printf("info compared %d processes, %d huge pages, %d swapped pages, %d zero pages\n",
-	       nproc, huge, swapped, zero);
+	printf("info compared %d processes, %d huge pages, %d swapped pages, %d zero pages (%lld counted without a walk)\n",
+	       nproc, huge, swapped, zero, zcounted);
 	printf("info kinds of page as kpageflags says: %zu zero, %zu KSM, %zu hugetlb; %zu processes differ\n",
 	       kinds[0], kinds[1], kinds[2], kbad);
 	if (kfd < 0)
