@@ -641,9 +641,9 @@ static int cmd_compare(const char *sharer_out)
 		for (size_t i = 0; i < m.n; i++) {
 			huge += (m.p[i].flags & EXMAP_F_HUGE) != 0;
 			zero += (m.p[i].flags & EXMAP_F_ZERO) != 0;
-			zcounted += z1;
 			swapped += (m.p[i].flags & EXMAP_F_SWAP) != 0;
 		}
+		zcounted += z1;
 		for (int k = 0; k < 4; k++)
 			if (spids[k] == pid)
 				check_writable(k, pid, &m, rg, nrg);
@@ -666,8 +666,9 @@ static int cmd_compare(const char *sharer_out)
 		close(kfd);
 	if (!kinds[0] || !kinds[1] || !kinds[2])
 		fail("kinds of page: some not seen (kmcheck kinds runs?)");
-	if (zero < 64)
-		fail("%d zero pages seen, want at least 64", zero);
+	if (zero < 64 || zcounted != zero)
+		fail("%d zero pages seen, %lld counted; want at least 64, the same",
+		     zero, zcounted);
 	if (nproc < 5)
 		fail("only %d processes compared", nproc);
 	if (!swapped)
