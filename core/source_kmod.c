@@ -587,9 +587,12 @@ static int km_first(struct km_ctx *c, const struct km_src *ks,
 	p->start_time = a->start_ns / ks->tick_ns;
 	if (a->info & EXMAP_INFO_NOMM)
 		return 1;
-	/* the mappings listed into the key (maps' text, if read instead) */
+	/* the mappings listed into the key (maps' text, if read instead),
+	 * and what the process is (not what a walk saw) */
 	if (a->info & EXMAP_INFO_WATCHED) {
-		d->key = exm_hash_bytes(EXM_HASH0, &a->info, sizeof(a->info));
+		uint32_t info = a->info & ~EXMAP_INFO_TRANSIENT;
+
+		d->key = exm_hash_bytes(EXM_HASH0, &info, sizeof(info));
 		if (lists) {
 			d->key = exm_hash_bytes(d->key, c->vmas,
 						a->nvmas * sizeof(*c->vmas));
@@ -621,8 +624,11 @@ static int km_proc(struct exm_source *src, void *ctx,
 	struct exm_kpss kp = { 0 };
 	size_t mi = 0;
 	/* watched: who it is, its mappings and counters first, then a walk
-	 * unless its words are kept (reuse.h) */
-	uint32_t watch = src->reuse && ks->watch ? EXMAP_SCAN_WATCH : 0;
+	 * unless its words are kept (reuse.h); in a full walk whose words
+	 * are kept, the walk's first call gives them; in one that keeps
+	 * nothing (a one-shot), no process is watched */
+	int phase = ks->watch ? exm_reuse_phase(src->reuse) : EXM_REUSE_NONE;
+	uint32_t watch = phase != EXM_REUSE_NONE ? EXMAP_SCAN_WATCH : 0;
 	uint32_t info = 0;
 	uint64_t mk = 0;
 	struct exmap_scan a0; /* the walk's first call: its counters */
@@ -631,7 +637,7 @@ static int km_proc(struct exm_source *src, void *ctx,
 
 	c->n = 0;
 	c->b = b;
-	if (watch) {
+	if (phase == EXM_REUSE_TAKE) {
 		ret = km_first(c, ks, b, p, d, &a, watch | EXMAP_SCAN_NOWALK);
 		if (ret)
 			return ret;
@@ -646,7 +652,9 @@ static int km_proc(struct exm_source *src, void *ctx,
 			      NULL, &a);
 		a0 = a;
 	} else {
-		ret = km_first(c, ks, b, p, d, &a, 0);
+		ret = km_first(c, ks, b, p, d, &a, watch);
+		mk = d->key;
+		a0 = a;
 	}
 	for (;;) {
 		info |= a.info;
