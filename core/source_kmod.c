@@ -612,6 +612,41 @@ static uint64_t km_key(uint64_t mk, const struct exmap_scan *a)
 	return exm_hash_bytes(mk, &a->changes, n) | 1;
 }
 
+/* The kernel's figures of p from k (what its walk added up), SwapPss
+ * from smaps_rollup when it has swap entries: 0 or -errno (gone). */
+static int km_kpss(const struct exm_scan_opts *opts, struct exm_builder *b,
+		   struct exm_pdir *d, struct exm_proc *p,
+		   const struct km_kpss *k)
+{
+	struct exm_kpss kp = { 0 };
+	int ret;
+
+	if (k->swapped) {
+		/* SwapPss needs the swap counts the walk does not see */
+		if (exm_want_kpss(opts, p->pid)) {
+			ret = exm_read_kpss(b, d, p);
+			if (exm_errno_gone(ret))
+				return ret;
+			if (!ret && (p->kpss.has & EXM_KPSS_SWAP_PSS)) {
+				kp.swap_pss = p->kpss.swap_pss;
+				kp.has = EXM_KPSS_SWAP_PSS;
+			}
+		}
+	} else {
+		kp.has = EXM_KPSS_SWAP_PSS;
+	}
+	kp.pss = k->pss >> PSS_SHIFT;
+	kp.pss_anon = k->anon >> PSS_SHIFT;
+	kp.pss_file = k->file >> PSS_SHIFT;
+	kp.pss_shmem = k->shmem >> PSS_SHIFT;
+	kp.pss_dirty = k->dirty >> PSS_SHIFT;
+	kp.rss = k->rss;
+	kp.has |= EXM_KPSS_PSS | EXM_KPSS_PSS_ANON | EXM_KPSS_PSS_FILE |
+		  EXM_KPSS_PSS_SHMEM | EXM_KPSS_PSS_DIRTY | EXM_KPSS_RSS;
+	exm_build_kpss(b, p, &kp);
+	return 0;
+}
+
 static int km_proc(struct exm_source *src, void *ctx,
 		   const struct exm_scan_opts *opts, struct exm_builder *b,
 		   struct exm_proc *p, struct exm_pdir *d)
@@ -621,7 +656,6 @@ static int km_proc(struct exm_source *src, void *ctx,
 	struct exmap_scan a;
 	unsigned ps = b->snap->sys.page_size;
 	struct km_kpss k = { 0 };
-	struct exm_kpss kp = { 0 };
 	size_t mi = 0;
 	/* watched: who it is, its mappings and counters first, then a walk
 	 * unless its words are kept (reuse.h); in a full walk whose words
@@ -638,7 +672,14 @@ static int km_proc(struct exm_source *src, void *ctx,
 	c->n = 0;
 	c->b = b;
 	if (phase == EXM_REUSE_TAKE) {
-		ret = km_first(c, ks, b, p, d, &a, watch | EXMAP_SCAN_NOWALK);
+		/* ABI 6: the kernel's figures in the same call, from a walk
+		 * that records nothing (what a kept process needs) */
+		uint32_t sums = ks->zeros && exm_want_kpss(opts, p->pid)
+					? EXMAP_SCAN_SUMS
+					: 0;
+
+		ret = km_first(c, ks, b, p, d, &a,
+			       watch | EXMAP_SCAN_NOWALK | sums);
 		if (ret)
 			return ret;
 		mk = d->key;
@@ -648,6 +689,17 @@ static int km_proc(struct exm_source *src, void *ctx,
 		if (kept < 0 || kept == 1)
 			return kept < 0 ? kept : 0;
 		/* 2: the words are kept, the kernel's figures walked again */
+		if (sums) {
+			k = (struct km_kpss){ .pss = a.sum_pss,
+					      .anon = a.sum_anon,
+					      .file = a.sum_file,
+					      .shmem = a.sum_shmem,
+					      .dirty = a.sum_dirty,
+					      .rss = a.sum_rss,
+					      .swapped = a.info &
+							 EXMAP_INFO_SWAPPED };
+			return km_kpss(opts, b, d, p, &k);
+		}
 		ret = km_scan(c->fd, ks->abi, watch, p->pid, 0, c->recs, NRECS,
 			      NULL, &a);
 		a0 = a;
@@ -696,30 +748,7 @@ static int km_proc(struct exm_source *src, void *ctx,
 		return ret == -EINTR ? -ESRCH : ret;
 	if (!opts->want_kpss)
 		return 0;
-	if (k.swapped) {
-		/* SwapPss needs the swap counts the walk does not see */
-		if (exm_want_kpss(opts, p->pid)) {
-			ret = exm_read_kpss(b, d, p);
-			if (exm_errno_gone(ret))
-				return ret;
-			if (!ret && (p->kpss.has & EXM_KPSS_SWAP_PSS)) {
-				kp.swap_pss = p->kpss.swap_pss;
-				kp.has = EXM_KPSS_SWAP_PSS;
-			}
-		}
-	} else {
-		kp.has = EXM_KPSS_SWAP_PSS;
-	}
-	kp.pss = k.pss >> PSS_SHIFT;
-	kp.pss_anon = k.anon >> PSS_SHIFT;
-	kp.pss_file = k.file >> PSS_SHIFT;
-	kp.pss_shmem = k.shmem >> PSS_SHIFT;
-	kp.pss_dirty = k.dirty >> PSS_SHIFT;
-	kp.rss = k.rss;
-	kp.has |= EXM_KPSS_PSS | EXM_KPSS_PSS_ANON | EXM_KPSS_PSS_FILE |
-		  EXM_KPSS_PSS_SHMEM | EXM_KPSS_PSS_DIRTY | EXM_KPSS_RSS;
-	exm_build_kpss(b, p, &kp);
-	return 0;
+	return km_kpss(opts, b, d, p, &k);
 }
 
 static int km_fill(struct exm_source *src, const struct exm_scan_opts *opts,

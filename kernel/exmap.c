@@ -84,9 +84,16 @@ struct exmap_walk {
 	 */
 	bool transient, reusable;
 	bool nowalk; /* only the mappings */
-	/* with nowalk: count the zero pages (zeros) instead of a walk */
-	bool count;
+	/*
+	 * with nowalk: count the zero pages (zeros) instead of a walk; or
+	 * (sums) walk recording nothing, adding the kernel's figures up
+	 */
+	bool count, sums;
+	bool swapped;
 	u64 zeros;
+	u64 rss, pss, pss_anon, pss_file, pss_shmem, pss_dirty;
+	u32 mapcount; /* of the last page summed, and its share */
+	u64 share;
 };
 
 /*
@@ -110,7 +117,8 @@ static DEFINE_SPINLOCK(exmap_mms_lock);
 static u64 exmap_changes_base;
 
 /* The flags a caller of this ABI may give, and ABI 4's struct size. */
-#define EXMAP_SCAN_FLAGS (EXMAP_SCAN_WATCH | EXMAP_SCAN_NOWALK)
+#define EXMAP_SCAN_FLAGS \
+	(EXMAP_SCAN_WATCH | EXMAP_SCAN_NOWALK | EXMAP_SCAN_SUMS)
 
 /* The walk stopped: buffer full (next set) or -errno. */
 #define EXMAP_FULL 1
@@ -136,6 +144,40 @@ static noinline int exmap_emit_new(struct exmap_walk *w, unsigned long addr,
 }
 
 /*
+ * Add one page to the kernel's figures (EXMAP_SCAN_SUMS) as smaps_rollup
+ * counts it: what the records of the page would give the caller.
+ */
+static noinline void exmap_sum(struct exmap_walk *w, u32 flags, u32 mapcount)
+{
+	if ((flags & EXMAP_F_SWAP) && !(flags & EXMAP_F_MIGRATION)) {
+		w->swapped = true;
+		return;
+	}
+	if ((flags & (EXMAP_F_PRESENT | EXMAP_F_ZERO)) ==
+	    (EXMAP_F_PRESENT | EXMAP_F_ZERO))
+		w->zeros++;
+	if (flags & (EXMAP_F_NOPAGE | EXMAP_F_ZERO | EXMAP_F_HUGETLB))
+		return;
+	if (!(flags & (EXMAP_F_ANON | EXMAP_F_FILE)))
+		return;
+	if (mapcount != w->mapcount || !w->share) {
+		w->mapcount = mapcount;
+		w->share = div_u64((u64)PAGE_SIZE << 12,
+				   mapcount >= 2 ? mapcount : 1);
+	}
+	w->rss += PAGE_SIZE;
+	w->pss += w->share;
+	if (flags & EXMAP_F_ANON)
+		w->pss_anon += w->share;
+	else if (flags & EXMAP_F_SHMEM)
+		w->pss_shmem += w->share;
+	else
+		w->pss_file += w->share;
+	if (flags & EXMAP_F_DIRTY)
+		w->pss_dirty += w->share;
+}
+
+/*
  * Add one page; extends the last record when it continues it. Inline:
  * it runs for every mapped page, and most pages only extend a record.
  */
@@ -145,6 +187,11 @@ static __always_inline int exmap_emit(struct exmap_walk *w,
 {
 	u64 step = (flags & EXMAP_F_SWAP) ? 1ull << MAX_SWAPFILES_SHIFT : 1;
 	struct exmap_rec *r;
+
+	if (unlikely(w->sums)) {
+		exmap_sum(w, flags, mapcount);
+		return 0;
+	}
 
 	if (w->n) {
 		r = &w->recs[w->n - 1];
@@ -764,7 +811,7 @@ static int exmap_walk_mm(struct exmap_walk *w, unsigned long addr,
 		ret = exmap_list_vmas(w);
 	if (!ret && w->count)
 		ret = exmap_count_zeros(w);
-	if (ret || w->nowalk) {
+	if (ret || (w->nowalk && !w->sums)) {
 		mmap_read_unlock(w->mm);
 		return ret;
 	}
@@ -773,6 +820,9 @@ static int exmap_walk_mm(struct exmap_walk *w, unsigned long addr,
 		unsigned long e = min(end, vma->vm_end);
 
 		if (vma->vm_flags & VM_PFNMAP)
+			continue;
+		/* hugetlb pages add nothing to the sums (nor zero pages) */
+		if (w->sums && is_vm_hugetlb_page(vma))
 			continue;
 		if (is_vm_hugetlb_page(vma))
 			ret = exmap_hugetlb(w, vma, s, e);
@@ -1041,6 +1091,7 @@ static long exmap_scan(struct exmap_file *ef, struct exmap_scan __user *uarg)
 		return ret;
 	if ((arg.flags & ~EXMAP_SCAN_FLAGS) ||
 	    (abi == EXMAP_ABI_MIN && arg.flags) ||
+	    (abi < 6 && (arg.flags & EXMAP_SCAN_SUMS)) ||
 	    arg.rec_size != sizeof(struct exmap_rec) || arg.pid <= 0 ||
 	    arg.nrecs == 0)
 		return -EINVAL;
@@ -1076,8 +1127,12 @@ static long exmap_scan(struct exmap_file *ef, struct exmap_scan __user *uarg)
 	put_task_struct(task);
 	if (w.mm && !ret) {
 		w.nowalk = arg.flags & EXMAP_SCAN_NOWALK;
-		/* ABI 6: what no counter shows, the zero pages, counted */
-		w.count = w.nowalk && watch && abi >= 6;
+		/*
+		 * ABI 6: what no counter shows, the zero pages, counted; with
+		 * SUMS by a walk of everything that records nothing
+		 */
+		w.sums = w.nowalk && watch && (arg.flags & EXMAP_SCAN_SUMS);
+		w.count = w.nowalk && watch && abi >= 6 && !w.sums;
 		ret = exmap_walk_mm(&w, start, end);
 		if (exmap_gate(w.mm))
 			arg.info |= EXMAP_INFO_GATE;
@@ -1091,6 +1146,14 @@ static long exmap_scan(struct exmap_file *ef, struct exmap_scan __user *uarg)
 	if (w.transient)
 		arg.info |= EXMAP_INFO_TRANSIENT;
 	arg.zeros = w.zeros;
+	if (w.swapped)
+		arg.info |= EXMAP_INFO_SWAPPED;
+	arg.sum_rss = w.rss;
+	arg.sum_pss = w.pss;
+	arg.sum_anon = w.pss_anon;
+	arg.sum_file = w.pss_file;
+	arg.sum_shmem = w.pss_shmem;
+	arg.sum_dirty = w.pss_dirty;
 	/* what the walk of the whole space saw: from its first call on */
 	if (!IS_ERR_OR_NULL(watch) && !(arg.flags & EXMAP_SCAN_NOWALK)) {
 		if (start == 0)

@@ -114,6 +114,8 @@ struct exmap_vma {
  */
 #define EXMAP_INFO_WATCHED	0x0004
 #define EXMAP_INFO_TRANSIENT	0x0008
+/* ABI 6, with EXMAP_SCAN_SUMS: the walk saw a swap entry */
+#define EXMAP_INFO_SWAPPED	0x0010
 
 /*
  * Scan flags (in, ABI 5). WATCH: watch the process's memory (an mmu
@@ -123,6 +125,11 @@ struct exmap_vma {
  */
 #define EXMAP_SCAN_WATCH	0x0001
 #define EXMAP_SCAN_NOWALK	0x0002
+/*
+ * ABI 6, with WATCH and NOWALK: walk the whole space but record nothing;
+ * return the kernel's figures of it (sums below) and its zero pages.
+ */
+#define EXMAP_SCAN_SUMS		0x0004
 
 struct exmap_scan {
 	__u32 size;	/* in: sizeof(struct exmap_scan) */
@@ -170,11 +177,23 @@ struct exmap_scan {
 	 * ABI 6, with EXMAP_SCAN_WATCH and EXMAP_SCAN_NOWALK: the pages
 	 * mapped to the zero page or the huge zero page (each base page of
 	 * it), counted under the mmap lock in every mapping a walk would
-	 * give such a page in (the others cannot hold one). The records of
-	 * a walk of the whole space at that moment hold as many pages with
-	 * EXMAP_F_PRESENT and EXMAP_F_ZERO. A walk leaves it 0.
+	 * give such a page in (the others cannot hold one; with SUMS, in
+	 * every mapping). The records of a walk of the whole space at that
+	 * moment hold as many pages with EXMAP_F_PRESENT and EXMAP_F_ZERO.
+	 * A walk leaves it 0.
 	 */
 	__u64 zeros;
+	/*
+	 * ABI 6, with EXMAP_SCAN_SUMS: what smaps_rollup adds up from the
+	 * pages a walk would record. A present page with a page behind it
+	 * that is neither the zero page nor hugetlb adds PAGE_SIZE to
+	 * sum_rss and PAGE_SIZE << 12 (Pss fixed point) divided by its
+	 * mapcount (when 2 or more) to sum_pss, to sum_anon, sum_shmem or
+	 * sum_file by its kind, and to sum_dirty when dirty. A swap entry
+	 * sets EXMAP_INFO_SWAPPED.
+	 */
+	__u64 sum_rss;	/* bytes */
+	__u64 sum_pss, sum_anon, sum_file, sum_shmem, sum_dirty;
 };
 
 /* The struct's size at ABI 4 and 5 (a caller of those gives it). */

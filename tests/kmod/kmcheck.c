@@ -471,7 +471,8 @@ static size_t check_kinds_flags(int kfd, pid_t pid, const struct pages *m,
  * A caller of ABI 3 is refused: with its version, or its smaller vma. A
  * caller of ABI 4 (the oldest still answered) is answered with ABI 4's
  * struct, and refused when it gives ABI 5's flags. A caller of ABI 5 is
- * answered with ABI 5's struct: its counters, no zero-page count.
+ * answered with ABI 5's struct: its counters, no zero-page count; and
+ * refused when it asks for ABI 6's sums.
  */
 static void check_old_abi(int fd)
 {
@@ -519,26 +520,78 @@ static void check_old_abi(int fd)
 		fail("ABI 5 call: %s, info %x, zeros %llx; want watched, "
 		     "untouched",
 		     strerror(r3), a.info, (unsigned long long)a.zeros);
+	a.flags |= EXMAP_SCAN_SUMS;
+	a.nrecs = 1;
+	r4 = ioctl(fd, EXMAP_IOC_SCAN, &a) < 0 ? errno : 0;
+	if (r4 != EINVAL)
+		fail("ABI 5 call with ABI 6's sums: %s; want EINVAL",
+		     strerror(r4));
 }
 
 /*
  * The zero pages the module counts without a walk (ABI 6: WATCH and
- * NOWALK), or -errno.
+ * NOWALK, and flags), or -errno; the call's answer in *a.
  */
-static long long module_zeros(int fd, pid_t pid)
+static long long module_zeros(int fd, pid_t pid, uint32_t flags,
+			      struct exmap_scan *out)
 {
 	struct exmap_rec rec[1];
-	struct exmap_scan a;
-	int ret = scan_once(fd, pid, 0, rec, 1, NULL, &a);
+	struct exmap_scan tmp, *a = out ? out : &tmp;
+	int ret = scan_once(fd, pid, 0, rec, 1, NULL, a);
 
 	if (ret)
 		return ret;
-	a.flags = EXMAP_SCAN_WATCH | EXMAP_SCAN_NOWALK;
-	a.nrecs = 1;
-	a.zeros = ~0ull;
-	if (ioctl(fd, EXMAP_IOC_SCAN, &a) < 0)
+	a->flags = EXMAP_SCAN_WATCH | EXMAP_SCAN_NOWALK | flags;
+	a->nrecs = 1;
+	a->zeros = ~0ull;
+	if (ioctl(fd, EXMAP_IOC_SCAN, a) < 0)
 		return -errno;
-	return a.nrecs || a.next ? -EPROTO : (long long)a.zeros;
+	return a->nrecs || a->next ? -EPROTO : (long long)a->zeros;
+}
+
+/*
+ * Whether the sums of a (EXMAP_SCAN_SUMS) are what the walk's pages m add
+ * up to the way smaps_rollup counts (and exmtop from the records): NULL,
+ * or what differs in msg.
+ */
+static const char *sums_diff(const struct exmap_scan *a, const struct pages *m,
+			     char *msg, size_t len)
+{
+	uint64_t v[6] = { 0 }; /* rss, pss, anon, file, shmem, dirty */
+	const uint64_t got[6] = { a->sum_rss,  a->sum_pss,   a->sum_anon,
+				  a->sum_file, a->sum_shmem, a->sum_dirty };
+	int swapped = 0;
+
+	for (size_t i = 0; i < m->n; i++) {
+		uint32_t f = m->p[i].flags, mc = m->p[i].mapcount;
+		uint64_t share = ((uint64_t)ps << 12) / (mc >= 2 ? mc : 1);
+
+		if ((f & EXMAP_F_SWAP) && !(f & EXMAP_F_MIGRATION)) {
+			swapped = 1;
+			continue;
+		}
+		if (f & (EXMAP_F_NOPAGE | EXMAP_F_ZERO | EXMAP_F_HUGETLB) ||
+		    !(f & (EXMAP_F_ANON | EXMAP_F_FILE)))
+			continue;
+		v[0] += (uint64_t)ps;
+		v[1] += share;
+		v[f & EXMAP_F_ANON ? 2 : f & EXMAP_F_SHMEM ? 4 : 3] += share;
+		if (f & EXMAP_F_DIRTY)
+			v[5] += share;
+	}
+	if (swapped != !!(a->info & EXMAP_INFO_SWAPPED)) {
+		snprintf(msg, len, "sums: swapped %d, the walk's %d",
+			 !!(a->info & EXMAP_INFO_SWAPPED), swapped);
+		return msg;
+	}
+	for (int k = 0; k < 6; k++)
+		if (got[k] != v[k]) {
+			snprintf(msg, len, "sum %d: %llu, the walk's %llu", k,
+				 (unsigned long long)got[k],
+				 (unsigned long long)v[k]);
+			return msg;
+		}
+	return NULL;
 }
 
 /* The present zero pages (small and huge) of a walk's pages. */
@@ -597,27 +650,33 @@ static int cmd_compare(const char *sharer_out)
 		pid_t pid = atoi(de->d_name);
 		const char *why = "";
 		int tries, r1 = 0, r2 = 0;
-		long long z1 = 0, z2 = 0;
+		long long z1 = 0, z2 = 0, z3 = 0;
+		struct exmap_scan sa;
 
 		if (pid <= 0 || pid == getpid() || is_kthread(pid))
 			continue;
 		for (tries = 0; tries < 5; tries++) {
 			/* small buffers: every walk resumes many times */
-			z1 = module_zeros(fd, pid);
+			z1 = module_zeros(fd, pid, 0, NULL);
 			r1 = module_pages(fd, pid, &m, 3 + (uint32_t)tries);
+			z3 = module_zeros(fd, pid, EXMAP_SCAN_SUMS, &sa);
 			r2 = pagemap_pages(pid, &p);
-			z2 = module_zeros(fd, pid);
+			z2 = module_zeros(fd, pid, 0, NULL);
 			if (r1 || r2)
 				break;
 			why = diff(&m, &p, msg, sizeof(msg));
-			/* the count, before and after, is the walk's */
-			if (!why && (z1 != walk_zeros(&m) || z2 != z1)) {
+			/* the count, before and after, is the walk's, and so
+			 * is a walk's that records nothing, and its sums */
+			if (!why &&
+			    (z1 != walk_zeros(&m) || z2 != z1 || z3 != z1)) {
 				snprintf(msg, sizeof(msg),
-					 "zero pages counted %lld then %lld, "
-					 "walked %lld",
-					 z1, z2, walk_zeros(&m));
+					 "zero pages counted %lld, %lld with "
+					 "sums, then %lld; walked %lld",
+					 z1, z3, z2, walk_zeros(&m));
 				why = msg;
 			}
+			if (!why)
+				why = sums_diff(&sa, &m, msg, sizeof(msg));
 			if (!why)
 				break;
 			usleep(100000);
