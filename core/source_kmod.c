@@ -688,8 +688,9 @@ static int km_proc(struct exm_source *src, void *ctx,
 		kept = exm_reuse_take(src->reuse, b, p, d, opts);
 		if (kept < 0 || kept == 1)
 			return kept < 0 ? kept : 0;
-		/* 2: the words are kept, the kernel's figures walked again */
-		if (sums) {
+		/* 2: the words are kept, the kernel's figures from the sums
+		 * (else walked again); 0: walked */
+		if (kept == 2 && sums) {
 			k = (struct km_kpss){ .pss = a.sum_pss,
 					      .anon = a.sum_anon,
 					      .file = a.sum_file,
