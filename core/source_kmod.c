@@ -590,7 +590,8 @@ static int km_first(struct km_ctx *c, const struct km_src *ks,
 	/* the mappings listed into the key (maps' text, if read instead),
 	 * and what the process is (not what a walk saw) */
 	if (a->info & EXMAP_INFO_WATCHED) {
-		uint32_t info = a->info & ~EXMAP_INFO_TRANSIENT;
+		uint32_t info = a->info &
+				~(EXMAP_INFO_TRANSIENT | EXMAP_INFO_SWAPPED);
 
 		d->key = exm_hash_bytes(EXM_HASH0, &info, sizeof(info));
 		if (lists) {
@@ -604,10 +605,11 @@ static int km_first(struct km_ctx *c, const struct km_src *ks,
 }
 
 /* The key of a process: its mappings' (mk) and the counters of a (its
- * zero pages too, from ABI 6). */
+ * zero pages too, from ABI 6; not the sums). */
 static uint64_t km_key(uint64_t mk, const struct exmap_scan *a)
 {
-	size_t n = sizeof(*a) - offsetof(struct exmap_scan, changes);
+	size_t n = offsetof(struct exmap_scan, sum_rss) -
+		   offsetof(struct exmap_scan, changes);
 
 	return exm_hash_bytes(mk, &a->changes, n) | 1;
 }
