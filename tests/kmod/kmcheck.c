@@ -53,6 +53,12 @@
  *       exmtop does, 6 times, and print "calls NRECS PROCS CALLS RECS PAGES
  *       MAXCALLS WALL USER SYS" for one pass (the mean of the last 5): what
  *       the module's interface costs alone.
+ *   kmcheck nowalk MODE
+ *       The same for the call a live refresh makes of every process to
+ *       find whether it changed (EXMAP_SCAN_WATCH | EXMAP_SCAN_NOWALK, no
+ *       mappings asked): MODE plain as ABI 5 makes it, zeros as ABI 6 (the
+ *       zero pages counted), sums with EXMAP_SCAN_SUMS too (the kernel's
+ *       figures added up): "nowalk MODE PROCS ZEROS WALL USER SYS".
  *   kmcheck smaps
  *       The same for reading every /proc/PID/smaps whole (what smemstat
  *       reads): "smaps PROCS BYTES WALL USER SYS". Both skip kernel
@@ -2371,6 +2377,57 @@ static int cmd_calls(uint32_t nrecs)
 	return 0;
 }
 
+static int cmd_nowalk(const char *mode)
+{
+	static const char *const modes[] = { "plain", "zeros", "sums" };
+	long procs = 0, zeros = 0;
+	double t0 = 0, u0 = 0, s0 = 0, u1, s1;
+	int fd = open(EXMAP_DEVICE, O_RDONLY), m = 0;
+	pid_t *pids;
+	size_t np;
+
+	while (m < 3 && strcmp(mode, modes[m]))
+		m++;
+	if (fd < 0 || m == 3) {
+		fail("open %s: %s (or MODE not plain, zeros, sums)",
+		     EXMAP_DEVICE, strerror(errno));
+		return 1;
+	}
+	np = user_pids(&pids);
+	for (int pass = 0; pass < PASSES; pass++) {
+		if (pass == 1) {
+			t0 = now();
+			self_cpu(&u0, &s0);
+		}
+		procs = zeros = 0;
+		for (size_t j = 0; j < np; j++) {
+			struct exmap_rec rec[1];
+			struct exmap_scan a;
+
+			scan_once(fd, pids[j], 0, rec, 1, NULL, &a);
+			a.flags = EXMAP_SCAN_WATCH | EXMAP_SCAN_NOWALK |
+				  (m == 2 ? EXMAP_SCAN_SUMS : 0);
+			if (m == 0) {
+				a.abi = 5;
+				a.size = EXMAP_SCAN_SIZE_5;
+			}
+			a.nrecs = 1;
+			if (ioctl(fd, EXMAP_IOC_SCAN, &a) < 0 ||
+			    (a.info & EXMAP_INFO_NOMM))
+				continue;
+			procs++;
+			zeros += m ? (long)a.zeros : 0;
+		}
+	}
+	free(pids);
+	close(fd);
+	self_cpu(&u1, &s1);
+	printf("nowalk %s %ld %ld %.4f %.4f %.4f\n", mode, procs, zeros,
+	       (now() - t0) / (PASSES - 1), (u1 - u0) / (PASSES - 1),
+	       (s1 - s0) / (PASSES - 1));
+	return 0;
+}
+
 static int cmd_smaps(void)
 {
 	static char buf[65536];
@@ -2517,11 +2574,13 @@ int main(int argc, char **argv)
 		return cmd_time(argv[2], argv + 3);
 	if (argc == 3 && !strcmp(argv[1], "calls"))
 		return cmd_calls((uint32_t)atoi(argv[2]));
+	if (argc == 3 && !strcmp(argv[1], "nowalk"))
+		return cmd_nowalk(argv[2]);
 	if (argc == 2 && !strcmp(argv[1], "smaps"))
 		return cmd_smaps();
 	if (argc >= 6 && !strcmp(argv[1], "pty"))
 		return cmd_pty(argv[2], atof(argv[3]), atof(argv[4]), argv + 5);
 	fprintf(stderr,
-		"usage: kmcheck compare FILE | kinds | kcheck KINDS_OUT SHARER_OUT | task | maps | unpriv | scan SECS | churn SECS | time NAME CMD... | calls NRECS | smaps | pty NAME WARMUP SECS CMD...\n");
+		"usage: kmcheck compare FILE | kinds | kcheck KINDS_OUT SHARER_OUT | task | maps | unpriv | scan SECS | churn SECS | time NAME CMD... | calls NRECS | nowalk MODE | smaps | pty NAME WARMUP SECS CMD...\n");
 	return 2;
 }
