@@ -67,12 +67,6 @@ SOURCE = os.environ.get("EXM_INCR_SOURCE", "pagemap")
 # the scheduled walk must then set it right. With the module: none.
 SCHEDULED = set() if SOURCE == "kmod" else {
     "truncate", "pageout", "poke", "pokereuse", "peekzero", "vmwrite"}
-# With the module, a kept process's kernel figures (Pss and its parts,
-# compared too) come from the module's sums, so they are asked for;
-# EXM_INCR_FIELDS=pid,erss leaves them out (the module then counts only
-# the zero pages of a process it finds unchanged).
-FIELDS = os.environ.get("EXM_INCR_FIELDS") or (
-    "pid,erss,pss" if SOURCE == "kmod" else "pid,erss")
 LINE = re.compile(r"exmtop: check (\d+): (equal|differs: (.*)) "
                   r"\((full walk: [^,]*|incremental), walked (\d+) of "
                   r"(\d+), oldest ([0-9.]+) s\)(, unsettled: .*)?$")
@@ -111,7 +105,7 @@ class Exmtop:
         env = dict(os.environ, EXMTOP_CHECK_WALK="step")
         self.p = subprocess.Popen(
             [exmlive.EXMTOP, "-b", "-n", "100000", "--format", "csv",
-             "--fields", FIELDS, "--full-walk", str(FULL_WALK),
+             "--fields", "pid,erss", "--full-walk", str(FULL_WALK),
              "--source", SOURCE]
             + list(extra),
             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
