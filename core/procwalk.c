@@ -289,14 +289,15 @@ static int cmp_pid(const void *a, const void *b)
 }
 
 /*
- * How many threads: the first walk of a source starts all it may use (it
- * cannot know better; EXMTOP_THREADS set: every walk does). A later walk
- * starts on the caller's thread alone when the last one cost less than
- * SPAWN_CPU_NS of CPU, and takes the others only if it turns out long:
- * after SPAWN_PROBE_NS, when at its pace so far it would take SPAWN_CPU_NS
- * or more. A shorter walk is over before anyone could tell it went
- * faster, and a second thread costs CPU of its own: its start, its own
- * allocations, another CPU's caches (and under emulation, much more).
+ * How many threads: a walk starts on the caller's thread alone (with
+ * EXMTOP_THREADS set, or when the source's last walk cost SPAWN_CPU_NS of
+ * CPU or more, with all it may use), and takes the others only if it
+ * turns out long: after SPAWN_PROBE_NS, when at its pace so far it would
+ * take SPAWN_CPU_NS or more. A first walk too (the module's walk of a few
+ * dozen processes is over in some 20 ms). A shorter walk is over before
+ * anyone could tell it went faster, and a second thread costs CPU of its
+ * own: its start, its own allocations, another CPU's caches (and under
+ * emulation, much more).
  */
 #define SPAWN_PROBE_NS (20 * 1000000LL)
 #define SPAWN_CPU_NS (200 * 1000000LL)
@@ -579,8 +580,7 @@ int exm_proc_walk(struct exm_source *src, const struct exm_scan_opts *opts,
 			       .t0 = clock_ns(CLOCK_MONOTONIC_COARSE) };
 	walk->wk[0].b = *b;
 	maybe_spawn(walk, 0,
-		    exm_threads_fixed() || !src->walk_cpu_ns ||
-			    src->walk_cpu_ns >= SPAWN_CPU_NS);
+		    exm_threads_fixed() || src->walk_cpu_ns >= SPAWN_CPU_NS);
 	worker_main(walk, 0, nw);
 	if (walk->spawned)
 		exm_team_join(&walk->team);

@@ -893,6 +893,15 @@ void exm_reuse_last(struct exm_reuse *r)
 	r->last = true;
 }
 
+int exm_reuse_phase(const struct exm_reuse *r)
+{
+	if (!r)
+		return EXM_REUSE_NONE;
+	if (r->taking)
+		return EXM_REUSE_TAKE;
+	return r->last ? EXM_REUSE_NONE : EXM_REUSE_FULL;
+}
+
 static void detail(struct exm_snapshot *snap, const struct exm_reuse_stats *st)
 {
 	char *d = snap->sys.source_detail;

@@ -76,6 +76,16 @@ uint64_t exm_hash_bytes(uint64_t h, const void *p, size_t n);
  * of its words are kept (a one-shot needs no copy of them). */
 void exm_reuse_last(struct exm_reuse *r);
 
+/*
+ * What the snapshot being taken does with a source's walk (any worker
+ * thread): EXM_REUSE_NONE keeps nothing of it (r NULL, or a last full
+ * walk: a one-shot), EXM_REUSE_FULL keeps what every process walked gives
+ * for the next refresh, EXM_REUSE_TAKE may keep a process's words
+ * (exm_reuse_take).
+ */
+enum { EXM_REUSE_NONE, EXM_REUSE_FULL, EXM_REUSE_TAKE };
+int exm_reuse_phase(const struct exm_reuse *r);
+
 /* The last refresh's figures; valid until the next snapshot. */
 const struct exm_reuse_stats *exm_reuse_stats(const struct exm_reuse *r);
 

@@ -68,10 +68,11 @@ struct km_ctx {
  */
 struct km_src {
 	uint64_t tick_ns; /* a clock tick (stat's start time unit), ns */
-	/* the ABI the module speaks (4 or ours), and whether it watches
-	 * processes (ABI 5: the counters that say a process changed) */
+	/* the ABI the module speaks (4 to ours), whether it watches
+	 * processes (ABI 5: the counters that say a process changed) and
+	 * counts their zero pages (ABI 6: the one change no counter shows) */
 	uint32_t abi;
-	bool watch;
+	bool watch, zeros;
 	/* the vsyscall page as our own maps lists it; .name NULL if none */
 	struct exm_mapping gate;
 	pthread_mutex_t lock;
@@ -97,14 +98,16 @@ static int km_dev_open(void)
 /* One call, of ABI abi with flags: up to n records of pid from start into
  * recs; a->nrecs says how many, a->next where to go on (0: done), and the
  * rest who it is. With c, also the mappings into c's vmas and names
- * (-EOVERFLOW: no room). An ABI 4 call gives no counters. */
+ * (-EOVERFLOW: no room). An ABI 4 call gives no counters, an ABI 5 call
+ * no zero pages (the fields past its struct stay 0). */
 static int km_scan(int fd, uint32_t abi, uint32_t flags, pid_t pid,
 		   uint64_t start, struct exmap_rec *recs, uint32_t n,
 		   const struct km_ctx *c, struct exmap_scan *a)
 {
 	memset(a, 0, sizeof(*a));
-	a->size = abi < EXMAP_ABI_VERSION ? offsetof(struct exmap_scan, changes)
-					  : sizeof(*a);
+	a->size = abi == 4   ? EXMAP_SCAN_SIZE_4
+		  : abi == 5 ? EXMAP_SCAN_SIZE_5
+			     : sizeof(*a);
 	a->abi = abi;
 	a->flags = flags;
 	a->pid = pid;
@@ -189,14 +192,14 @@ static int km_open(struct exm_source *src)
 	}
 	if (fd < 0)
 		return fd;
-	/* Does the module speak our ABI, or ABI 4 (no counters: every
-	 * process is walked on every refresh)? Ask about ourselves. */
-	abi = EXMAP_ABI_VERSION;
-	ret = km_scan(fd, abi, 0, getpid(), 0, &rec, 1, NULL, &a);
-	if (ret == -EINVAL) {
-		abi = EXMAP_ABI_MIN;
-		ret = km_scan(fd, abi, 0, getpid(), 0, &rec, 1, NULL, &a);
-	}
+	/* Does the module speak our ABI, ABI 5 (no zero-page count: a page
+	 * another task read in waits for the scheduled walk) or ABI 4 (no
+	 * counters: every process is walked on every refresh)? Ask about
+	 * ourselves, from ours down. */
+	abi = EXMAP_ABI_VERSION + 1;
+	do
+		ret = km_scan(fd, --abi, 0, getpid(), 0, &rec, 1, NULL, &a);
+	while (ret == -EINVAL && abi > EXMAP_ABI_MIN);
 	close(fd);
 	if (ret == -EINVAL || ret == -ENOTTY) {
 		snprintf(src->errmsg, sizeof(src->errmsg),
@@ -213,6 +216,7 @@ static int km_open(struct exm_source *src)
 	ks->tick_ns = 1000000000ull / (uint64_t)(hz > 0 ? hz : 100);
 	ks->abi = abi;
 	ks->watch = abi >= 5;
+	ks->zeros = abi >= 6;
 	ret = km_gate(&ks->gate);
 	if (ret) {
 		free(ks);
@@ -583,9 +587,13 @@ static int km_first(struct km_ctx *c, const struct km_src *ks,
 	p->start_time = a->start_ns / ks->tick_ns;
 	if (a->info & EXMAP_INFO_NOMM)
 		return 1;
-	/* the mappings listed into the key (maps' text, if read instead) */
+	/* the mappings listed into the key (maps' text, if read instead),
+	 * and what the process is (not what a walk saw) */
 	if (a->info & EXMAP_INFO_WATCHED) {
-		d->key = exm_hash_bytes(EXM_HASH0, &a->info, sizeof(a->info));
+		uint32_t info = a->info &
+				~(EXMAP_INFO_TRANSIENT | EXMAP_INFO_SWAPPED);
+
+		d->key = exm_hash_bytes(EXM_HASH0, &info, sizeof(info));
 		if (lists) {
 			d->key = exm_hash_bytes(d->key, c->vmas,
 						a->nvmas * sizeof(*c->vmas));
@@ -596,84 +604,26 @@ static int km_first(struct km_ctx *c, const struct km_src *ks,
 	return lists ? km_maps(ks, c, a, b, p) : exm_read_maps(b, d, p);
 }
 
-/* The key of a process: its mappings' (mk) and the counters of a. */
+/* The key of a process: its mappings' (mk) and the counters of a (its
+ * zero pages too, from ABI 6; not the sums). */
 static uint64_t km_key(uint64_t mk, const struct exmap_scan *a)
 {
-	size_t n = sizeof(*a) - offsetof(struct exmap_scan, changes);
+	size_t n = offsetof(struct exmap_scan, sum_rss) -
+		   offsetof(struct exmap_scan, changes);
 
 	return exm_hash_bytes(mk, &a->changes, n) | 1;
 }
 
-static int km_proc(struct exm_source *src, void *ctx,
-		   const struct exm_scan_opts *opts, struct exm_builder *b,
-		   struct exm_proc *p, struct exm_pdir *d)
+/* The kernel's figures of p from k (what its walk added up), SwapPss
+ * from smaps_rollup when it has swap entries: 0 or -errno (gone). */
+static int km_kpss(const struct exm_scan_opts *opts, struct exm_builder *b,
+		   struct exm_pdir *d, struct exm_proc *p,
+		   const struct km_kpss *k)
 {
-	struct km_ctx *c = ctx;
-	struct km_src *ks = src->priv;
-	struct exmap_scan a;
-	unsigned ps = b->snap->sys.page_size;
-	struct km_kpss k = { 0 };
 	struct exm_kpss kp = { 0 };
-	size_t mi = 0;
-	/* watched: who it is, its mappings and counters first, then a walk
-	 * unless its words are kept (reuse.h) */
-	uint32_t watch = src->reuse && ks->watch ? EXMAP_SCAN_WATCH : 0;
-	uint32_t info = 0;
-	uint64_t mk = 0;
-	struct exmap_scan a0; /* the walk's first call: its counters */
-	int ret, kept = 0;
+	int ret;
 
-	c->n = 0;
-	c->b = b;
-	if (watch) {
-		ret = km_first(c, ks, b, p, d, &a, watch | EXMAP_SCAN_NOWALK);
-		if (ret)
-			return ret;
-		mk = d->key;
-		d->key = km_key(mk, &a);
-		d->exact = true;
-		kept = exm_reuse_take(src->reuse, b, p, d, opts);
-		if (kept < 0 || kept == 1)
-			return kept < 0 ? kept : 0;
-		/* 2: the words are kept, the kernel's figures walked again */
-		ret = km_scan(c->fd, ks->abi, watch, p->pid, 0, c->recs, NRECS,
-			      NULL, &a);
-		a0 = a;
-	} else {
-		ret = km_first(c, ks, b, p, d, &a, 0);
-	}
-	for (;;) {
-		info |= a.info;
-		for (uint32_t i = 0; !ret && i < a.nrecs; i++) {
-			kpss_add(&k, &c->recs[i], ps);
-			if (!kept)
-				ret = store_rec(c, p, &mi, &c->recs[i], ps);
-		}
-		if (ret || !a.next)
-			break;
-		ret = km_scan(c->fd, ks->abi, watch, p->pid, a.next, c->recs,
-			      NRECS, NULL, &a);
-	}
-	/* the counters read before this walk; none when it saw an entry
-	 * that changes with no counter (it is walked again next time) */
-	if (watch && !kept && !ret)
-		p->change_key = (info &
-				 (EXMAP_INFO_TRANSIENT | EXMAP_INFO_NOMM))
-					? 0
-					: km_key(mk, &a0);
-	if (!ret)
-		ret = flush(c);
-	if (ret == -EINVAL || ret == -EPROTO) {
-		snprintf(src->errmsg, sizeof(src->errmsg),
-			 "%s refused a scan of pid %d (module ABI mismatch?)",
-			 EXMAP_DEVICE, (int)p->pid);
-		return ret;
-	}
-	if (ret)
-		return ret == -EINTR ? -ESRCH : ret;
-	if (!opts->want_kpss)
-		return 0;
-	if (k.swapped) {
+	if (k->swapped) {
 		/* SwapPss needs the swap counts the walk does not see */
 		if (exm_want_kpss(opts, p->pid)) {
 			ret = exm_read_kpss(b, d, p);
@@ -687,16 +637,121 @@ static int km_proc(struct exm_source *src, void *ctx,
 	} else {
 		kp.has = EXM_KPSS_SWAP_PSS;
 	}
-	kp.pss = k.pss >> PSS_SHIFT;
-	kp.pss_anon = k.anon >> PSS_SHIFT;
-	kp.pss_file = k.file >> PSS_SHIFT;
-	kp.pss_shmem = k.shmem >> PSS_SHIFT;
-	kp.pss_dirty = k.dirty >> PSS_SHIFT;
-	kp.rss = k.rss;
+	kp.pss = k->pss >> PSS_SHIFT;
+	kp.pss_anon = k->anon >> PSS_SHIFT;
+	kp.pss_file = k->file >> PSS_SHIFT;
+	kp.pss_shmem = k->shmem >> PSS_SHIFT;
+	kp.pss_dirty = k->dirty >> PSS_SHIFT;
+	kp.rss = k->rss;
 	kp.has |= EXM_KPSS_PSS | EXM_KPSS_PSS_ANON | EXM_KPSS_PSS_FILE |
 		  EXM_KPSS_PSS_SHMEM | EXM_KPSS_PSS_DIRTY | EXM_KPSS_RSS;
 	exm_build_kpss(b, p, &kp);
 	return 0;
+}
+
+static int km_proc(struct exm_source *src, void *ctx,
+		   const struct exm_scan_opts *opts, struct exm_builder *b,
+		   struct exm_proc *p, struct exm_pdir *d)
+{
+	struct km_ctx *c = ctx;
+	struct km_src *ks = src->priv;
+	struct exmap_scan a;
+	unsigned ps = b->snap->sys.page_size;
+	struct km_kpss k = { 0 };
+	size_t mi = 0;
+	/* watched: who it is, its mappings and counters first, then a walk
+	 * unless its words are kept (reuse.h); in a full walk whose words
+	 * are kept, the walk's first call gives them; in one that keeps
+	 * nothing (a one-shot), no process is watched */
+	int phase = ks->watch ? exm_reuse_phase(src->reuse) : EXM_REUSE_NONE;
+	uint32_t watch = phase != EXM_REUSE_NONE ? EXMAP_SCAN_WATCH : 0;
+	uint32_t info = 0;
+	uint64_t mk = 0;
+	struct exmap_scan a0; /* the walk's first call: its counters */
+	uint64_t zeros = 0;   /* the walk's present zero pages */
+	int ret, kept = 0;
+
+	c->n = 0;
+	c->b = b;
+	if (phase == EXM_REUSE_TAKE) {
+		/* ABI 6: the kernel's figures in the same call, from a walk
+		 * that records nothing (what a kept process needs) */
+		uint32_t sums = ks->zeros && exm_want_kpss(opts, p->pid)
+					? EXMAP_SCAN_SUMS
+					: 0;
+
+		ret = km_first(c, ks, b, p, d, &a,
+			       watch | EXMAP_SCAN_NOWALK | sums);
+		if (ret)
+			return ret;
+		mk = d->key;
+		d->key = km_key(mk, &a);
+		d->exact = true;
+		kept = exm_reuse_take(src->reuse, b, p, d, opts);
+		if (kept < 0 || kept == 1)
+			return kept < 0 ? kept : 0;
+		/* 2: the words are kept, the kernel's figures from the sums
+		 * (else walked again); 0: walked */
+		if (kept == 2 && sums) {
+			k = (struct km_kpss){ .pss = a.sum_pss,
+					      .anon = a.sum_anon,
+					      .file = a.sum_file,
+					      .shmem = a.sum_shmem,
+					      .dirty = a.sum_dirty,
+					      .rss = a.sum_rss,
+					      .swapped = a.info &
+							 EXMAP_INFO_SWAPPED };
+			return km_kpss(opts, b, d, p, &k);
+		}
+		ret = km_scan(c->fd, ks->abi, watch, p->pid, 0, c->recs, NRECS,
+			      NULL, &a);
+		a0 = a;
+	} else {
+		ret = km_first(c, ks, b, p, d, &a, watch);
+		mk = d->key;
+		a0 = a;
+	}
+	for (;;) {
+		info |= a.info;
+		for (uint32_t i = 0; !ret && i < a.nrecs; i++) {
+			const struct exmap_rec *r = &c->recs[i];
+
+			if ((r->flags & (EXMAP_F_PRESENT | EXMAP_F_ZERO)) ==
+			    (EXMAP_F_PRESENT | EXMAP_F_ZERO))
+				zeros += r->npages;
+			kpss_add(&k, &c->recs[i], ps);
+			if (!kept)
+				ret = store_rec(c, p, &mi, &c->recs[i], ps);
+		}
+		if (ret || !a.next)
+			break;
+		ret = km_scan(c->fd, ks->abi, watch, p->pid, a.next, c->recs,
+			      NRECS, NULL, &a);
+	}
+	/* the counters read before this walk and the zero pages it saw (a
+	 * count with no walk says them: one mapped meanwhile where the walk
+	 * had been makes the next count differ); none when it saw an entry
+	 * that changes with no counter (it is walked again next time) */
+	if (watch && !kept && !ret) {
+		a0.zeros = ks->zeros ? zeros : 0;
+		p->change_key = (info &
+				 (EXMAP_INFO_TRANSIENT | EXMAP_INFO_NOMM))
+					? 0
+					: km_key(mk, &a0);
+	}
+	if (!ret)
+		ret = flush(c);
+	if (ret == -EINVAL || ret == -EPROTO) {
+		snprintf(src->errmsg, sizeof(src->errmsg),
+			 "%s refused a scan of pid %d (module ABI mismatch?)",
+			 EXMAP_DEVICE, (int)p->pid);
+		return ret;
+	}
+	if (ret)
+		return ret == -EINTR ? -ESRCH : ret;
+	if (!opts->want_kpss)
+		return 0;
+	return km_kpss(opts, b, d, p, &k);
 }
 
 static int km_fill(struct exm_source *src, const struct exm_scan_opts *opts,

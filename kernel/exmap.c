@@ -84,6 +84,16 @@ struct exmap_walk {
 	 */
 	bool transient, reusable;
 	bool nowalk; /* only the mappings */
+	/*
+	 * with nowalk: count the zero pages (zeros) instead of a walk; or
+	 * (sums) walk recording nothing, adding the kernel's figures up
+	 */
+	bool count, sums;
+	bool swapped;
+	u64 zeros;
+	u64 rss, pss, pss_anon, pss_file, pss_shmem, pss_dirty;
+	u32 mapcount; /* of the last page summed, and its share */
+	u64 share;
 };
 
 /*
@@ -107,8 +117,8 @@ static DEFINE_SPINLOCK(exmap_mms_lock);
 static u64 exmap_changes_base;
 
 /* The flags a caller of this ABI may give, and ABI 4's struct size. */
-#define EXMAP_SCAN_FLAGS (EXMAP_SCAN_WATCH | EXMAP_SCAN_NOWALK)
-#define EXMAP_SCAN_SIZE_4 offsetofend(struct exmap_scan, info)
+#define EXMAP_SCAN_FLAGS \
+	(EXMAP_SCAN_WATCH | EXMAP_SCAN_NOWALK | EXMAP_SCAN_SUMS)
 
 /* The walk stopped: buffer full (next set) or -errno. */
 #define EXMAP_FULL 1
@@ -134,6 +144,40 @@ static noinline int exmap_emit_new(struct exmap_walk *w, unsigned long addr,
 }
 
 /*
+ * Add one page to the kernel's figures (EXMAP_SCAN_SUMS) as smaps_rollup
+ * counts it: what the records of the page would give the caller.
+ */
+static noinline void exmap_sum(struct exmap_walk *w, u32 flags, u32 mapcount)
+{
+	if ((flags & EXMAP_F_SWAP) && !(flags & EXMAP_F_MIGRATION)) {
+		w->swapped = true;
+		return;
+	}
+	if ((flags & (EXMAP_F_PRESENT | EXMAP_F_ZERO)) ==
+	    (EXMAP_F_PRESENT | EXMAP_F_ZERO))
+		w->zeros++;
+	if (flags & (EXMAP_F_NOPAGE | EXMAP_F_ZERO | EXMAP_F_HUGETLB))
+		return;
+	if (!(flags & (EXMAP_F_ANON | EXMAP_F_FILE)))
+		return;
+	if (mapcount != w->mapcount || !w->share) {
+		w->mapcount = mapcount;
+		w->share = div_u64((u64)PAGE_SIZE << 12,
+				   mapcount >= 2 ? mapcount : 1);
+	}
+	w->rss += PAGE_SIZE;
+	w->pss += w->share;
+	if (flags & EXMAP_F_ANON)
+		w->pss_anon += w->share;
+	else if (flags & EXMAP_F_SHMEM)
+		w->pss_shmem += w->share;
+	else
+		w->pss_file += w->share;
+	if (flags & EXMAP_F_DIRTY)
+		w->pss_dirty += w->share;
+}
+
+/*
  * Add one page; extends the last record when it continues it. Inline:
  * it runs for every mapped page, and most pages only extend a record.
  */
@@ -143,6 +187,11 @@ static __always_inline int exmap_emit(struct exmap_walk *w,
 {
 	u64 step = (flags & EXMAP_F_SWAP) ? 1ull << MAX_SWAPFILES_SHIFT : 1;
 	struct exmap_rec *r;
+
+	if (unlikely(w->sums)) {
+		exmap_sum(w, flags, mapcount);
+		return 0;
+	}
 
 	if (w->n) {
 		r = &w->recs[w->n - 1];
@@ -279,6 +328,12 @@ static int exmap_pte(struct exmap_walk *w, struct vm_area_struct *vma,
 	return exmap_emit(w, addr, frame, flags, mapcount);
 }
 
+/* The huge zero page: neither anonymous nor in a file. */
+static bool exmap_huge_zero(struct folio *folio)
+{
+	return !folio_test_anon(folio) && !folio->mapping;
+}
+
 /* A PMD that maps a huge page or holds a migration entry, under its lock. */
 static int exmap_huge_pmd(struct exmap_walk *w, struct vm_area_struct *vma,
 			  pmd_t pmd, unsigned long addr, unsigned long end)
@@ -315,8 +370,7 @@ static int exmap_huge_pmd(struct exmap_walk *w, struct vm_area_struct *vma,
 		flags |= EXMAP_F_NOPAGE;
 	else
 		flags |= exmap_page_flags(folio);
-	/* the huge zero page: neither anonymous nor in a file */
-	if (!folio_test_anon(folio) && !folio->mapping)
+	if (exmap_huge_zero(folio))
 		flags |= EXMAP_F_ZERO;
 	/*
 	 * a migration entry or NUMA hint changes back with no invalidation,
@@ -340,6 +394,28 @@ static int exmap_huge_pmd(struct exmap_walk *w, struct vm_area_struct *vma,
 		frame += present ? 1 : 1ull << MAX_SWAPFILES_SHIFT;
 	}
 	return ret;
+}
+
+/*
+ * Count, not walk: the pages [addr, end) of a huge PMD (under its lock)
+ * or of a PTE table (locked) that a walk gives as present zero pages.
+ */
+static void exmap_count_pmd(struct exmap_walk *w, pmd_t pmd,
+			    unsigned long addr, unsigned long end)
+{
+	if (pmd_present(pmd) && exmap_huge_zero(page_folio(pmd_page(pmd))))
+		w->zeros += (end - addr) >> PAGE_SHIFT;
+}
+
+static void exmap_count_ptes(struct exmap_walk *w, pte_t *pte,
+			     unsigned long addr, unsigned long end)
+{
+	for (; addr < end; pte++, addr += PAGE_SIZE) {
+		pte_t e = ptep_get(pte);
+
+		if (pte_present(e) && is_zero_pfn(pte_pfn(e)))
+			w->zeros++;
+	}
 }
 
 static int exmap_pmd_range(struct exmap_walk *w, struct vm_area_struct *vma,
@@ -369,7 +445,11 @@ again:
 			}
 			if (!pmd_present(pmd) || pmd_trans_huge(pmd) ||
 			    exmap_pmd_devmap(pmd)) {
-				ret = exmap_huge_pmd(w, vma, pmd, addr, next);
+				if (w->count)
+					exmap_count_pmd(w, pmd, addr, next);
+				else
+					ret = exmap_huge_pmd(w, vma, pmd, addr,
+							     next);
 				spin_unlock(ptl);
 				if (ret)
 					return ret;
@@ -384,6 +464,10 @@ again:
 		if (!start)
 			goto again; /* changed under us: read it again */
 		w->valid = 0;
+		if (w->count) {
+			exmap_count_ptes(w, start, addr, next);
+			addr = next;
+		}
 		for (pte = start; addr < next && !ret; pte++, addr += PAGE_SIZE)
 			ret = exmap_pte(w, vma, addr, ptep_get(pte));
 		exmap_pte_unlock(start, ptl);
@@ -675,6 +759,42 @@ static int exmap_list_vmas(struct exmap_walk *w)
 }
 
 /*
+ * Whether a walk may find the zero page (or the huge zero page) mapped in
+ * vma: in an anonymous private mapping (also of /dev/zero) a read fault
+ * maps it, and a DAX file or a mixed map may insert it; a mapping of the
+ * page cache or of shmem maps pages of its own. hugetlb and PFN maps are
+ * not walked for it.
+ */
+static bool exmap_may_zero(struct vm_area_struct *vma)
+{
+	if ((vma->vm_flags & VM_PFNMAP) || is_vm_hugetlb_page(vma))
+		return false;
+	return vma_is_anonymous(vma) || vma_is_dax(vma) ||
+	       (vma->vm_flags & VM_MIXEDMAP);
+}
+
+/*
+ * The zero pages of every mapping that may hold one, under the mmap lock
+ * the caller holds: no page is recorded, so it costs a read of each PTE
+ * of those mappings.
+ */
+static int exmap_count_zeros(struct exmap_walk *w)
+{
+	VMA_ITERATOR(vmi, w->mm, 0);
+	struct vm_area_struct *vma;
+	int ret;
+
+	for_each_vma(vmi, vma) {
+		if (!exmap_may_zero(vma))
+			continue;
+		ret = exmap_vma(w, vma, vma->vm_start, vma->vm_end);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
  * Walk [addr, end) of mm, after listing its mappings when asked: 0 when
  * done, EXMAP_FULL, or -errno.
  */
@@ -689,7 +809,9 @@ static int exmap_walk_mm(struct exmap_walk *w, unsigned long addr,
 		return -EINTR;
 	if (w->vmas)
 		ret = exmap_list_vmas(w);
-	if (ret || w->nowalk) {
+	if (!ret && w->count)
+		ret = exmap_count_zeros(w);
+	if (ret || (w->nowalk && !w->sums)) {
 		mmap_read_unlock(w->mm);
 		return ret;
 	}
@@ -698,6 +820,9 @@ static int exmap_walk_mm(struct exmap_walk *w, unsigned long addr,
 		unsigned long e = min(end, vma->vm_end);
 
 		if (vma->vm_flags & VM_PFNMAP)
+			continue;
+		/* hugetlb pages add nothing to the sums (nor zero pages) */
+		if (w->sums && is_vm_hugetlb_page(vma))
 			continue;
 		if (is_vm_hugetlb_page(vma))
 			ret = exmap_hugetlb(w, vma, s, e);
@@ -956,7 +1081,8 @@ static long exmap_scan(struct exmap_file *ef, struct exmap_scan __user *uarg)
 		return -EFAULT;
 	if (abi < EXMAP_ABI_MIN || abi > EXMAP_ABI_VERSION)
 		return -EINVAL;
-	known = abi == EXMAP_ABI_MIN ? EXMAP_SCAN_SIZE_4 : sizeof(arg);
+	known = abi == 4 ? EXMAP_SCAN_SIZE_4 :
+		abi == 5 ? EXMAP_SCAN_SIZE_5 : sizeof(arg);
 	if (size < known || size > PAGE_SIZE)
 		return -EINVAL;
 	/* a newer caller's larger struct: its extra fields must be zero */
@@ -965,6 +1091,7 @@ static long exmap_scan(struct exmap_file *ef, struct exmap_scan __user *uarg)
 		return ret;
 	if ((arg.flags & ~EXMAP_SCAN_FLAGS) ||
 	    (abi == EXMAP_ABI_MIN && arg.flags) ||
+	    (abi < 6 && (arg.flags & EXMAP_SCAN_SUMS)) ||
 	    arg.rec_size != sizeof(struct exmap_rec) || arg.pid <= 0 ||
 	    arg.nrecs == 0)
 		return -EINVAL;
@@ -1000,6 +1127,12 @@ static long exmap_scan(struct exmap_file *ef, struct exmap_scan __user *uarg)
 	put_task_struct(task);
 	if (w.mm && !ret) {
 		w.nowalk = arg.flags & EXMAP_SCAN_NOWALK;
+		/*
+		 * ABI 6: what no counter shows, the zero pages, counted; with
+		 * SUMS by a walk of everything that records nothing
+		 */
+		w.sums = w.nowalk && watch && (arg.flags & EXMAP_SCAN_SUMS);
+		w.count = w.nowalk && watch && abi >= 6 && !w.sums;
 		ret = exmap_walk_mm(&w, start, end);
 		if (exmap_gate(w.mm))
 			arg.info |= EXMAP_INFO_GATE;
@@ -1012,6 +1145,15 @@ static long exmap_scan(struct exmap_file *ef, struct exmap_scan __user *uarg)
 		return ret;
 	if (w.transient)
 		arg.info |= EXMAP_INFO_TRANSIENT;
+	arg.zeros = w.zeros;
+	if (w.swapped)
+		arg.info |= EXMAP_INFO_SWAPPED;
+	arg.sum_rss = w.rss;
+	arg.sum_pss = w.pss;
+	arg.sum_anon = w.pss_anon;
+	arg.sum_file = w.pss_file;
+	arg.sum_shmem = w.pss_shmem;
+	arg.sum_dirty = w.pss_dirty;
 	/* what the walk of the whole space saw: from its first call on */
 	if (!IS_ERR_OR_NULL(watch) && !(arg.flags & EXMAP_SCAN_NOWALK)) {
 		if (start == 0)

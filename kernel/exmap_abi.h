@@ -33,8 +33,11 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define EXMAP_ABI_VERSION 5
-/* the oldest ABI a module still answers (a caller of 4 gets 4's struct) */
+#define EXMAP_ABI_VERSION 6
+/*
+ * the oldest ABI a module still answers (a caller of 4 or 5 gets its
+ * ABI's struct)
+ */
 #define EXMAP_ABI_MIN 4
 #define EXMAP_DEVICE "/dev/exmap"
 
@@ -111,6 +114,8 @@ struct exmap_vma {
  */
 #define EXMAP_INFO_WATCHED	0x0004
 #define EXMAP_INFO_TRANSIENT	0x0008
+/* ABI 6, with EXMAP_SCAN_SUMS: the walk saw a swap entry */
+#define EXMAP_INFO_SWAPPED	0x0010
 
 /*
  * Scan flags (in, ABI 5). WATCH: watch the process's memory (an mmu
@@ -120,6 +125,11 @@ struct exmap_vma {
  */
 #define EXMAP_SCAN_WATCH	0x0001
 #define EXMAP_SCAN_NOWALK	0x0002
+/*
+ * ABI 6, with WATCH and NOWALK: walk the whole space but record nothing;
+ * return the kernel's figures of it (sums below) and its zero pages.
+ */
+#define EXMAP_SCAN_SUMS		0x0004
 
 struct exmap_scan {
 	__u32 size;	/* in: sizeof(struct exmap_scan) */
@@ -149,7 +159,8 @@ struct exmap_scan {
 	 * table entries may have changed, read before the walk. While all
 	 * are unchanged (and the mappings, and the walk was not TRANSIENT),
 	 * a walk gives what the last one gave, but for a never-touched
-	 * anonymous page another task read (the zero page; see README.md).
+	 * anonymous page another task read (the zero page), which only
+	 * zeros below shows (ABI 6).
 	 */
 	__u64 changes;	/* invalidations of the mm (from a random base) */
 	__u64 faults;	/* page faults of its threads, live and exited */
@@ -162,7 +173,32 @@ struct exmap_scan {
 	__u64 rss[4];	/* anon, file, shmem pages, swap entries: exact */
 	__u64 pgtables;	/* bytes of page tables */
 	__u64 hugetlb;	/* hugetlb bytes mapped */
+	/*
+	 * ABI 6, with EXMAP_SCAN_WATCH and EXMAP_SCAN_NOWALK: the pages
+	 * mapped to the zero page or the huge zero page (each base page of
+	 * it), counted under the mmap lock in every mapping a walk would
+	 * give such a page in (the others cannot hold one; with SUMS, in
+	 * every mapping). The records of a walk of the whole space at that
+	 * moment hold as many pages with EXMAP_F_PRESENT and EXMAP_F_ZERO.
+	 * A walk leaves it 0.
+	 */
+	__u64 zeros;
+	/*
+	 * ABI 6, with EXMAP_SCAN_SUMS: what smaps_rollup adds up from the
+	 * pages a walk would record. A present page with a page behind it
+	 * that is neither the zero page nor hugetlb adds PAGE_SIZE to
+	 * sum_rss and PAGE_SIZE << 12 (Pss fixed point) divided by its
+	 * mapcount (when 2 or more) to sum_pss, to sum_anon, sum_shmem or
+	 * sum_file by its kind, and to sum_dirty when dirty. A swap entry
+	 * sets EXMAP_INFO_SWAPPED.
+	 */
+	__u64 sum_rss;	/* bytes */
+	__u64 sum_pss, sum_anon, sum_file, sum_shmem, sum_dirty;
 };
+
+/* The struct's size at ABI 4 and 5 (a caller of those gives it). */
+#define EXMAP_SCAN_SIZE_4 offsetof(struct exmap_scan, changes)
+#define EXMAP_SCAN_SIZE_5 offsetof(struct exmap_scan, zeros)
 
 #define EXMAP_IOC_MAGIC 0xE8
 #define EXMAP_IOC_SCAN	_IOWR(EXMAP_IOC_MAGIC, 1, struct exmap_scan)

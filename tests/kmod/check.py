@@ -293,7 +293,7 @@ report(dmesg is not None and not re.search(
     "kernel log free of WARN/oops", "see console")
 report("\nDONE" in text, "VM finished (no panic, no timeout)",
        "no DONE: see %s" % console_path)
-times, calls, live, smaps = {}, {}, {}, []
+times, calls, live, smaps, nowalk = {}, {}, {}, [], {}
 for line in blocks.get("bench", "").split("\n"):
     f = line.split()
     if len(f) == 5 and f[0] == "time":
@@ -302,6 +302,8 @@ for line in blocks.get("bench", "").split("\n"):
         calls.setdefault(int(f[1]), []).append([float(x) for x in f[2:]])
     elif len(f) == 6 and f[0] == "smaps":
         smaps.append([float(x) for x in f[1:]])
+    elif len(f) == 7 and f[0] == "nowalk":
+        nowalk.setdefault(f[1], []).append([float(x) for x in f[2:]])
     elif len(f) == 4 and f[0] == "live":
         live[f[1]] = (float(f[2]), float(f[3]))
     elif f and f[0] == "FAIL":
@@ -388,6 +390,10 @@ if smaps:
     m = [median([r[i] for r in smaps]) for i in range(5)]
     bench("kernel side, reading every smaps (what smemstat reads): %d processes, %d bytes; a pass: wall %.4f s, CPU %.4f s (median of %d)",
           m[0], m[1], m[2], m[3] + m[4], len(smaps))
+for mode, rows in sorted(nowalk.items()):
+    m = [median([r[i] for r in rows]) for i in range(5)]
+    bench("kernel side, the call finding whether a process changed (%s): %d processes, %d zero pages; a pass: wall %.4f s, CPU %.4f s (median of %d)",
+          mode, m[0], m[1], m[2], m[3] + m[4], len(rows))
 mhz = re.search(r"([0-9.]+) MHz", blocks.get("tsc", ""))
 for tool in ("exmtop", "smemstat"):
     tot, rel, nrel = [], [], []

@@ -5,6 +5,7 @@
 #   time NAME WALL USER SYS     one run of a command, output to /dev/null
 #   calls NRECS PROCS CALLS RECS PAGES MAXCALLS WALL USER SYS
 #   smaps PROCS BYTES WALL USER SYS
+#   nowalk MODE PROCS ZEROS WALL USER SYS
 #                               the kernel's side alone (kmcheck)
 #   live NAME CPU SECS          the live screen's CPU over SECS seconds
 # and blocks "ldstats NAME" (LD_DEBUG=statistics) and "tsc" (its MHz).
@@ -90,6 +91,11 @@ for r in 1 2; do
 	kmcheck calls 4096 >>/tmp/bench 2>&1
 	kmcheck calls 64 >>/tmp/bench 2>&1
 	kmcheck smaps >>/tmp/bench 2>&1
+	# a live refresh's call to find whether a process changed: ABI 5's,
+	# with the zero pages counted (ABI 6), with the kernel's sums
+	for m in plain zeros sums; do
+		kmcheck nowalk $m >>/tmp/bench 2>&1
+	done
 done
 
 # Dynamic linking at start-up (cycles at the TSC rate below).

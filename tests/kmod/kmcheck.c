@@ -11,8 +11,9 @@
  *       SHARER_OUT) the writable pages of each region are exactly those
  *       its design writes after fork. What the module says each present
  *       page is (the zero page, KSM, hugetlb) is what /proc/kpageflags
- *       says of its frame. A caller of an ABI too old is refused
- *       (EINVAL).
+ *       says of its frame. The zero pages the module counts without a
+ *       walk (ABI 6), before and after it, are the walk's. A caller of
+ *       an ABI too old is refused (EINVAL).
  *   kmcheck kinds
  *       Start processes holding every kind of page the module tells apart
  *       (the zero page, the huge zero page, hugetlb, KSM: cmd_kinds), print
@@ -52,6 +53,12 @@
  *       exmtop does, 6 times, and print "calls NRECS PROCS CALLS RECS PAGES
  *       MAXCALLS WALL USER SYS" for one pass (the mean of the last 5): what
  *       the module's interface costs alone.
+ *   kmcheck nowalk MODE
+ *       The same for the call a live refresh makes of every process to
+ *       find whether it changed (EXMAP_SCAN_WATCH | EXMAP_SCAN_NOWALK, no
+ *       mappings asked): MODE plain as ABI 5 makes it, zeros as ABI 6 (the
+ *       zero pages counted), sums with EXMAP_SCAN_SUMS too (the kernel's
+ *       figures added up): "nowalk MODE PROCS ZEROS WALL USER SYS".
  *   kmcheck smaps
  *       The same for reading every /proc/PID/smaps whole (what smemstat
  *       reads): "smaps PROCS BYTES WALL USER SYS". Both skip kernel
@@ -469,7 +476,9 @@ static size_t check_kinds_flags(int kfd, pid_t pid, const struct pages *m,
 /*
  * A caller of ABI 3 is refused: with its version, or its smaller vma. A
  * caller of ABI 4 (the oldest still answered) is answered with ABI 4's
- * struct, and refused when it gives ABI 5's flags.
+ * struct, and refused when it gives ABI 5's flags. A caller of ABI 5 is
+ * answered with ABI 5's struct: its counters, no zero-page count; and
+ * refused when it asks for ABI 6's sums.
  */
 static void check_old_abi(int fd)
 {
@@ -506,12 +515,107 @@ static void check_old_abi(int fd)
 	if (r4 != EINVAL)
 		fail("ABI %d call with flags: %s; want EINVAL", EXMAP_ABI_MIN,
 		     strerror(r4));
+	scan_once(fd, getpid(), 0, rec, 1, NULL, &a);
+	a.abi = 5;
+	a.size = EXMAP_SCAN_SIZE_5;
+	a.flags = EXMAP_SCAN_WATCH | EXMAP_SCAN_NOWALK;
+	a.nrecs = 1;
+	a.zeros = ~0ull; /* past ABI 5's struct: left alone */
+	r3 = ioctl(fd, EXMAP_IOC_SCAN, &a) < 0 ? errno : 0;
+	if (r3 || !(a.info & EXMAP_INFO_WATCHED) || a.zeros != ~0ull)
+		fail("ABI 5 call: %s, info %x, zeros %llx; want watched, "
+		     "untouched",
+		     strerror(r3), a.info, (unsigned long long)a.zeros);
+	a.flags |= EXMAP_SCAN_SUMS;
+	a.nrecs = 1;
+	r4 = ioctl(fd, EXMAP_IOC_SCAN, &a) < 0 ? errno : 0;
+	if (r4 != EINVAL)
+		fail("ABI 5 call with ABI 6's sums: %s; want EINVAL",
+		     strerror(r4));
+}
+
+/*
+ * The zero pages the module counts without a walk (ABI 6: WATCH and
+ * NOWALK, and flags), or -errno; the call's answer in *a.
+ */
+static long long module_zeros(int fd, pid_t pid, uint32_t flags,
+			      struct exmap_scan *out)
+{
+	struct exmap_rec rec[1];
+	struct exmap_scan tmp, *a = out ? out : &tmp;
+	int ret = scan_once(fd, pid, 0, rec, 1, NULL, a);
+
+	if (ret)
+		return ret;
+	a->flags = EXMAP_SCAN_WATCH | EXMAP_SCAN_NOWALK | flags;
+	a->nrecs = 1;
+	a->zeros = ~0ull;
+	if (ioctl(fd, EXMAP_IOC_SCAN, a) < 0)
+		return -errno;
+	return a->nrecs || a->next ? -EPROTO : (long long)a->zeros;
+}
+
+/*
+ * Whether the sums of a (EXMAP_SCAN_SUMS) are what the walk's pages m add
+ * up to the way smaps_rollup counts (and exmtop from the records): NULL,
+ * or what differs in msg.
+ */
+static const char *sums_diff(const struct exmap_scan *a, const struct pages *m,
+			     char *msg, size_t len)
+{
+	uint64_t v[6] = { 0 }; /* rss, pss, anon, file, shmem, dirty */
+	const uint64_t got[6] = { a->sum_rss,  a->sum_pss,   a->sum_anon,
+				  a->sum_file, a->sum_shmem, a->sum_dirty };
+	int swapped = 0;
+
+	for (size_t i = 0; i < m->n; i++) {
+		uint32_t f = m->p[i].flags, mc = m->p[i].mapcount;
+		uint64_t share = ((uint64_t)ps << 12) / (mc >= 2 ? mc : 1);
+
+		if ((f & EXMAP_F_SWAP) && !(f & EXMAP_F_MIGRATION)) {
+			swapped = 1;
+			continue;
+		}
+		if (f & (EXMAP_F_NOPAGE | EXMAP_F_ZERO | EXMAP_F_HUGETLB) ||
+		    !(f & (EXMAP_F_ANON | EXMAP_F_FILE)))
+			continue;
+		v[0] += (uint64_t)ps;
+		v[1] += share;
+		v[f & EXMAP_F_ANON ? 2 : f & EXMAP_F_SHMEM ? 4 : 3] += share;
+		if (f & EXMAP_F_DIRTY)
+			v[5] += share;
+	}
+	if (swapped != !!(a->info & EXMAP_INFO_SWAPPED)) {
+		snprintf(msg, len, "sums: swapped %d, the walk's %d",
+			 !!(a->info & EXMAP_INFO_SWAPPED), swapped);
+		return msg;
+	}
+	for (int k = 0; k < 6; k++)
+		if (got[k] != v[k]) {
+			snprintf(msg, len, "sum %d: %llu, the walk's %llu", k,
+				 (unsigned long long)got[k],
+				 (unsigned long long)v[k]);
+			return msg;
+		}
+	return NULL;
+}
+
+/* The present zero pages (small and huge) of a walk's pages. */
+static long long walk_zeros(const struct pages *m)
+{
+	long long n = 0;
+
+	for (size_t i = 0; i < m->n; i++)
+		n += (m->p[i].flags & (EXMAP_F_PRESENT | EXMAP_F_ZERO)) ==
+		     (EXMAP_F_PRESENT | EXMAP_F_ZERO);
+	return n;
 }
 
 static int cmd_compare(const char *sharer_out)
 {
 	pid_t sparse = start_sparse();
 	int zero = 0, kfd = open("/proc/kpageflags", O_RDONLY);
+	long long zcounted = 0;
 	size_t kinds[3] = { 0 }, kbad = 0;
 	struct pages m = { 0 }, p = { 0 };
 	struct region rg[32];
@@ -552,16 +656,33 @@ static int cmd_compare(const char *sharer_out)
 		pid_t pid = atoi(de->d_name);
 		const char *why = "";
 		int tries, r1 = 0, r2 = 0;
+		long long z1 = 0, z2 = 0, z3 = 0;
+		struct exmap_scan sa;
 
 		if (pid <= 0 || pid == getpid() || is_kthread(pid))
 			continue;
 		for (tries = 0; tries < 5; tries++) {
 			/* small buffers: every walk resumes many times */
+			z1 = module_zeros(fd, pid, 0, NULL);
 			r1 = module_pages(fd, pid, &m, 3 + (uint32_t)tries);
+			z3 = module_zeros(fd, pid, EXMAP_SCAN_SUMS, &sa);
 			r2 = pagemap_pages(pid, &p);
+			z2 = module_zeros(fd, pid, 0, NULL);
 			if (r1 || r2)
 				break;
 			why = diff(&m, &p, msg, sizeof(msg));
+			/* the count, before and after, is the walk's, and so
+			 * is a walk's that records nothing, and its sums */
+			if (!why &&
+			    (z1 != walk_zeros(&m) || z2 != z1 || z3 != z1)) {
+				snprintf(msg, sizeof(msg),
+					 "zero pages counted %lld, %lld with "
+					 "sums, then %lld; walked %lld",
+					 z1, z3, z2, walk_zeros(&m));
+				why = msg;
+			}
+			if (!why)
+				why = sums_diff(&sa, &m, msg, sizeof(msg));
 			if (!why)
 				break;
 			usleep(100000);
@@ -587,6 +708,7 @@ static int cmd_compare(const char *sharer_out)
 			zero += (m.p[i].flags & EXMAP_F_ZERO) != 0;
 			swapped += (m.p[i].flags & EXMAP_F_SWAP) != 0;
 		}
+		zcounted += z1;
 		for (int k = 0; k < 4; k++)
 			if (spids[k] == pid)
 				check_writable(k, pid, &m, rg, nrg);
@@ -599,8 +721,8 @@ static int cmd_compare(const char *sharer_out)
 	} else {
 		fail("could not start the sparse process");
 	}
-	printf("info compared %d processes, %d huge pages, %d swapped pages, %d zero pages\n",
-	       nproc, huge, swapped, zero);
+	printf("info compared %d processes, %d huge pages, %d swapped pages, %d zero pages (%lld counted without a walk)\n",
+	       nproc, huge, swapped, zero, zcounted);
 	printf("info kinds of page as kpageflags says: %zu zero, %zu KSM, %zu hugetlb; %zu processes differ\n",
 	       kinds[0], kinds[1], kinds[2], kbad);
 	if (kfd < 0)
@@ -609,8 +731,9 @@ static int cmd_compare(const char *sharer_out)
 		close(kfd);
 	if (!kinds[0] || !kinds[1] || !kinds[2])
 		fail("kinds of page: some not seen (kmcheck kinds runs?)");
-	if (zero < 64)
-		fail("%d zero pages seen, want at least 64", zero);
+	if (zero < 64 || zcounted != zero)
+		fail("%d zero pages seen, %lld counted; want at least 64, the same",
+		     zero, zcounted);
 	if (nproc < 5)
 		fail("only %d processes compared", nproc);
 	if (!swapped)
@@ -2254,6 +2377,57 @@ static int cmd_calls(uint32_t nrecs)
 	return 0;
 }
 
+static int cmd_nowalk(const char *mode)
+{
+	static const char *const modes[] = { "plain", "zeros", "sums" };
+	long procs = 0, zeros = 0;
+	double t0 = 0, u0 = 0, s0 = 0, u1, s1;
+	int fd = open(EXMAP_DEVICE, O_RDONLY), m = 0;
+	pid_t *pids;
+	size_t np;
+
+	while (m < 3 && strcmp(mode, modes[m]))
+		m++;
+	if (fd < 0 || m == 3) {
+		fail("open %s: %s (or MODE not plain, zeros, sums)",
+		     EXMAP_DEVICE, strerror(errno));
+		return 1;
+	}
+	np = user_pids(&pids);
+	for (int pass = 0; pass < PASSES; pass++) {
+		if (pass == 1) {
+			t0 = now();
+			self_cpu(&u0, &s0);
+		}
+		procs = zeros = 0;
+		for (size_t j = 0; j < np; j++) {
+			struct exmap_rec rec[1];
+			struct exmap_scan a;
+
+			scan_once(fd, pids[j], 0, rec, 1, NULL, &a);
+			a.flags = EXMAP_SCAN_WATCH | EXMAP_SCAN_NOWALK |
+				  (m == 2 ? EXMAP_SCAN_SUMS : 0);
+			if (m == 0) {
+				a.abi = 5;
+				a.size = EXMAP_SCAN_SIZE_5;
+			}
+			a.nrecs = 1;
+			if (ioctl(fd, EXMAP_IOC_SCAN, &a) < 0 ||
+			    (a.info & EXMAP_INFO_NOMM))
+				continue;
+			procs++;
+			zeros += m ? (long)a.zeros : 0;
+		}
+	}
+	free(pids);
+	close(fd);
+	self_cpu(&u1, &s1);
+	printf("nowalk %s %ld %ld %.4f %.4f %.4f\n", mode, procs, zeros,
+	       (now() - t0) / (PASSES - 1), (u1 - u0) / (PASSES - 1),
+	       (s1 - s0) / (PASSES - 1));
+	return 0;
+}
+
 static int cmd_smaps(void)
 {
 	static char buf[65536];
@@ -2400,11 +2574,13 @@ int main(int argc, char **argv)
 		return cmd_time(argv[2], argv + 3);
 	if (argc == 3 && !strcmp(argv[1], "calls"))
 		return cmd_calls((uint32_t)atoi(argv[2]));
+	if (argc == 3 && !strcmp(argv[1], "nowalk"))
+		return cmd_nowalk(argv[2]);
 	if (argc == 2 && !strcmp(argv[1], "smaps"))
 		return cmd_smaps();
 	if (argc >= 6 && !strcmp(argv[1], "pty"))
 		return cmd_pty(argv[2], atof(argv[3]), atof(argv[4]), argv + 5);
 	fprintf(stderr,
-		"usage: kmcheck compare FILE | kinds | kcheck KINDS_OUT SHARER_OUT | task | maps | unpriv | scan SECS | churn SECS | time NAME CMD... | calls NRECS | smaps | pty NAME WARMUP SECS CMD...\n");
+		"usage: kmcheck compare FILE | kinds | kcheck KINDS_OUT SHARER_OUT | task | maps | unpriv | scan SECS | churn SECS | time NAME CMD... | calls NRECS | nowalk MODE | smaps | pty NAME WARMUP SECS CMD...\n");
 	return 2;
 }
