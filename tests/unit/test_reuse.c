@@ -6,7 +6,9 @@
  * exclusive bit) is walked again in a second pass; a moved counter of
  * the system (a fake /proc/vmstat) makes a full walk; the scheduled walk
  * comes when due; the check compares with a full walk (it walks every
- * process again: the tests counting walks run without it).
+ * process again: the tests counting walks run without it); a kept
+ * process keeps its kernel Pss from mapping counts until a count of its
+ * frames moves, then has it again from the source without a walk.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -34,6 +36,43 @@ static struct exm_reuse *reuse;
 static bool exact;
 static bool want_kpss; /* the snapshots ask for the kernel's figures */
 static int taken[NP];  /* what exm_reuse_take said of each, last */
+/* the kernel's Pss from mapping counts (pagemap), not smaps_rollup: the
+ * world's, in kB, and what the last snapshot said */
+static bool counts_kpss;
+static uint64_t kv[NP], got[NP];
+static struct exm_source *the_src; /* NULL, or one with kpss_again */
+static pid_t again[NP];		   /* the pids kpss_again was asked for */
+static size_t nagain;
+/* the kernel's release: before 6.15 a mapcount per page, later one may be
+ * an average (CONFIG_NO_PAGE_MAPCOUNT; no config readable here) */
+static const char *release;
+
+static struct exm_kpss world_kpss(int i)
+{
+	return (struct exm_kpss){ .has = EXM_KPSS_PSS | EXM_KPSS_PSS_ANON |
+					 EXM_KPSS_PSS_FILE |
+					 EXM_KPSS_PSS_SHMEM | EXM_KPSS_RSS,
+				  .pss = kv[i] << 10,
+				  .pss_anon = kv[i] << 10 };
+}
+
+static int fake_again(struct exm_source *s, struct exm_snapshot *snap,
+		      const pid_t *pids, size_t n)
+{
+	(void)s;
+	for (size_t j = 0; j < n; j++) {
+		cr_assert_lt(nagain, NP);
+		again[nagain++] = pids[j];
+		for (size_t i = 0; i < snap->nprocs; i++)
+			if (snap->procs[i].pid == pids[j])
+				snap->procs[i].kpss = world_kpss((int)i);
+	}
+	return 0;
+}
+
+static const struct exm_source_ops fake_ops = { .name = "fake",
+						.kpss_again = fake_again };
+static struct exm_source fake = { .ops = &fake_ops };
 
 static void set_vmstat(unsigned long pswpout)
 {
@@ -57,6 +96,7 @@ static int take(struct exm_source *src, const struct exm_scan_opts *opts,
 	(void)src;
 	cr_assert(s);
 	sys.caps = EXM_CAP_PAGES | EXM_CAP_PFN;
+	snprintf(sys.kernel, sizeof(sys.kernel), "%s", release);
 	exm_builder_init(&b, s);
 	cr_assert_eq(exm_build_begin(&b, &sys), 0);
 	for (int i = 0; i < NP; i++) {
@@ -80,6 +120,11 @@ static int take(struct exm_source *src, const struct exm_scan_opts *opts,
 		m->kind = EXM_KIND_ANON;
 		m->name = strdup("");
 		taken[i] = exm_reuse_take(reuse, &b, p, &d, opts);
+		if (counts_kpss && taken[i] != 1) {
+			struct exm_kpss k = world_kpss(i);
+
+			exm_build_kpss(&b, p, &k);
+		}
 		if (taken[i] == 1 || taken[i] == 2)
 			continue;
 		walks[i]++;
@@ -97,11 +142,13 @@ static const struct exm_reuse_stats *refresh(void)
 {
 	struct exm_scan_opts opts = { .proc_root = root,
 				      .want_kpss = want_kpss,
-				      .want_rollup = want_kpss };
+				      .want_rollup = want_kpss &&
+						     !counts_kpss };
 	struct exm_snapshot *s = NULL;
 
 	memset(walks, 0, sizeof(walks));
-	cr_assert_eq(exm_reuse_snapshot(reuse, NULL, &opts, take, &s), 0);
+	nagain = 0;
+	cr_assert_eq(exm_reuse_snapshot(reuse, the_src, &opts, take, &s), 0);
 	/* what the snapshot holds is what the world says */
 	for (int i = 0; i < NP; i++) {
 		const struct exm_mapping *m = &s->procs[i].maps[0];
@@ -110,6 +157,7 @@ static const struct exm_reuse_stats *refresh(void)
 		for (uint32_t k = 0; k < 4; k++)
 			cr_assert_eq(exm_mapping_word(m, k), words[i][k],
 				     "pid %d page %u", 100 + i, k);
+		got[i] = s->procs[i].kpss.pss >> 10;
 	}
 	exm_snapshot_free(s);
 	return exm_reuse_stats(reuse);
@@ -128,7 +176,11 @@ static void setup(void)
 	}
 	reuse = exm_reuse_new(3600, false);
 	cr_assert(reuse);
-	exact = want_kpss = false;
+	exact = want_kpss = counts_kpss = false;
+	the_src = NULL;
+	release = "6.1.0";
+	for (int i = 0; i < NP; i++)
+		kv[i] = 10 + (uint64_t)i;
 }
 
 static void teardown(void)
@@ -280,6 +332,70 @@ Test(reuse, exact_source_kernel_figures_from_the_source)
 	exact = true;
 	want_kpss = true;
 	exm_reuse_set_exact(reuse);
+	refresh();
+	refresh();
+	for (int i = 0; i < NP; i++)
+		cr_assert_eq(taken[i], 2, "pid %d: %d", 100 + i, taken[i]);
+}
+
+/*
+ * The kernel's Pss from mapping counts (the pagemap source): a kept
+ * process keeps it while no count of its frames moves (nothing read
+ * again); when a walked process starts mapping one of them, the kept
+ * sharers have it again from the source (kpss_again), with no walk and no
+ * second pass, and keep the new figure after.
+ */
+Test(reuse, kept_kernel_pss_again_when_its_counts_move)
+{
+	const struct exm_reuse_stats *st;
+
+	want_kpss = counts_kpss = true;
+	the_src = &fake;
+	words[0][0] = PRESENT(1000); /* processes 0 and 1 share a frame */
+	words[1][0] = PRESENT(1000);
+	refresh();
+	st = refresh();
+	cr_assert_not(st->full);
+	for (int i = 0; i < NP; i++) {
+		cr_assert_eq(taken[i], 1, "pid %d kept with its figures",
+			     100 + i);
+		cr_assert_eq(got[i], kv[i]);
+	}
+	cr_assert_eq(nagain, 0);
+	/* process 2 changes and maps the shared frame too (2 to 3: no
+	 * exclusive bit moves): the figures of 0 and 1 move with it */
+	keys[2] += 2;
+	words[2][0] = PRESENT(1000);
+	kv[0] = kv[1] = 50;
+	kv[2] = 60;
+	st = refresh();
+	cr_assert_not(st->full);
+	cr_assert_eq(st->passes, 1);
+	cr_assert_eq(walks[2], 1);
+	cr_assert_eq(walks[0] + walks[1], 0);
+	cr_assert_eq(nagain, 2);
+	cr_assert_eq(again[0], 100);
+	cr_assert_eq(again[1], 101);
+	for (int i = 0; i < NP; i++)
+		cr_assert_eq(got[i], kv[i], "pid %d: %llu", 100 + i,
+			     (unsigned long long)got[i]);
+	/* and keep them after */
+	st = refresh();
+	cr_assert_eq(nagain, 0);
+	for (int i = 0; i < NP; i++) {
+		cr_assert_eq(taken[i], 1);
+		cr_assert_eq(got[i], kv[i]);
+	}
+}
+
+/* Where the kernel may average a large folio's mapcounts (6.15 or later,
+ * no config to say it does not), a page mapped moves its neighbours'
+ * counts: no kept process keeps its kernel Pss. */
+Test(reuse, kept_kernel_pss_read_again_where_mapcounts_may_average)
+{
+	want_kpss = counts_kpss = true;
+	the_src = &fake;
+	release = "6.18.0";
 	refresh();
 	refresh();
 	for (int i = 0; i < NP; i++)
