@@ -1151,6 +1151,7 @@ static void kpss_again(struct exm_reuse *r, struct exm_source *src,
 		if (e) {
 			e->kpss = snap->procs[i].kpss;
 			e->kpss_ok = kpss_keepable(&e->kpss);
+			e->kpss_gen = r->gen - 1; /* read now, not kept */
 		}
 	}
 	r->nkforced = 0;
@@ -1159,17 +1160,19 @@ static void kpss_again(struct exm_reuse *r, struct exm_source *src,
 /*
  * After a walk: the kernel Pss had from mapping counts read during it is
  * kept only when nothing unscanned can have mapped or dropped a page
- * meanwhile (mover_key did not move across it; no process vanished before
- * its walk; those we may not look into are the same; the kernel keeps a
- * mapcount per page); else every count is read again next time. mover:
- * the keys before the walk, then after.
+ * meanwhile: a process started (mover_key's second key moved) or one
+ * vanished before its walk makes those read during it read again next
+ * time (not those kept as they were: they read no count); exmtop's own
+ * pages or those of a process we may not look into moving (the first
+ * key), others denied, or a kernel that may average mapcounts, every one.
+ * mover: the keys before the walk, then after.
  */
 static void kpss_trust(struct exm_reuse *r, const struct exm_snapshot *snap,
 		       const char *root, uint64_t mover[2])
 {
 	uint64_t now[2];
 	size_t nd = 0;
-	bool same;
+	bool same, all;
 
 	for (size_t i = 0; i < snap->nprocs; i++)
 		nd += snap->procs[i].state == EXM_PROC_DENIED;
@@ -1200,10 +1203,11 @@ static void kpss_trust(struct exm_reuse *r, const struct exm_snapshot *snap,
 		r->avg_known = true;
 	}
 	mover_key(r, root, now);
-	if (!same || now[0] != mover[0] || now[1] != mover[1] ||
-	    snap->nskipped_gone || r->avg)
+	all = !same || now[0] != mover[0] || r->avg;
+	if (all || now[1] != mover[1] || snap->nskipped_gone)
 		for (size_t i = 0; i < r->n; i++)
-			r->ents[i].kpss_ok = false;
+			if (all || r->ents[i].kpss_gen != r->gen)
+				r->ents[i].kpss_ok = false;
 	mover[0] = now[0];
 	mover[1] = now[1];
 }

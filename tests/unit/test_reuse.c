@@ -46,6 +46,30 @@ static size_t nagain;
 /* the kernel's release: before 6.15 a mapcount per page, later one may be
  * an average (CONFIG_NO_PAGE_MAPCOUNT; no config readable here) */
 static const char *release;
+/* a process starts during the next walk: the fake loadavg's last pid
+ * moves while the fake source walks */
+static bool start_during;
+
+/* The fake /proc's file name holding text. */
+static void put_root(const char *name, const char *text)
+{
+	char path[96];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, name);
+	f = fopen(path, "w");
+	cr_assert(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void set_loadavg(unsigned last)
+{
+	char text[64];
+
+	snprintf(text, sizeof(text), "0.00 0.00 0.00 1/100 %u\n", last);
+	put_root("loadavg", text);
+}
 
 static struct exm_kpss world_kpss(int i)
 {
@@ -76,14 +100,11 @@ static struct exm_source fake = { .ops = &fake_ops };
 
 static void set_vmstat(unsigned long pswpout)
 {
-	char path[96];
-	FILE *f;
+	char text[96];
 
-	snprintf(path, sizeof(path), "%s/vmstat", root);
-	f = fopen(path, "w");
-	cr_assert(f);
-	fprintf(f, "nr_free_pages 100\npswpin 0\npswpout %lu\n", pswpout);
-	fclose(f);
+	snprintf(text, sizeof(text),
+		 "nr_free_pages 100\npswpin 0\npswpout %lu\n", pswpout);
+	put_root("vmstat", text);
 }
 
 static int take(struct exm_source *src, const struct exm_scan_opts *opts,
@@ -132,6 +153,9 @@ static int take(struct exm_source *src, const struct exm_scan_opts *opts,
 					     4),
 			     0);
 	}
+	if (start_during)
+		set_loadavg(2000);
+	start_during = false;
 	exm_build_end(&b, &(struct exm_build_end){ 0 });
 	cr_assert_eq(exm_snapshot_account(s), 0);
 	*out = s;
@@ -168,6 +192,8 @@ static void setup(void)
 	snprintf(root, sizeof(root), "/tmp/exm-reuse-XXXXXX");
 	cr_assert(mkdtemp(root));
 	set_vmstat(0);
+	set_loadavg(1000);
+	start_during = false;
 	for (int i = 0; i < NP; i++) {
 		keys[i] = 0x1001 + (uint64_t)i * 2;
 		for (int k = 0; k < 4; k++)
@@ -189,6 +215,8 @@ static void teardown(void)
 
 	exm_reuse_free(reuse);
 	snprintf(path, sizeof(path), "%s/vmstat", root);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/loadavg", root);
 	unlink(path);
 	rmdir(root);
 }
@@ -400,4 +428,33 @@ Test(reuse, kept_kernel_pss_read_again_where_mapcounts_may_average)
 	refresh();
 	for (int i = 0; i < NP; i++)
 		cr_assert_eq(taken[i], 2, "pid %d: %d", 100 + i, taken[i]);
+}
+
+/*
+ * A process started during a walk may have mapped a page while counts
+ * were read, and be gone before the next listing: what was read during
+ * that walk (the walked process's figures) is read again next time; the
+ * figures kept as they were read nothing and stay.
+ */
+Test(reuse, kernel_pss_read_during_a_start_read_again)
+{
+	want_kpss = counts_kpss = true;
+	the_src = &fake;
+	refresh();
+	refresh();
+	keys[2] += 2; /* process 2 walked while a process starts */
+	words[2][1] = PRESENT(7777) | EXM_PM_EXCLUSIVE;
+	start_during = true;
+	refresh();
+	cr_assert_eq(walks[2], 1);
+	cr_assert_eq(taken[0], 1);
+	cr_assert_eq(taken[1], 1);
+	kv[2] = 70;
+	refresh();
+	cr_assert_eq(taken[0], 1, "kept as it was: read no count");
+	cr_assert_eq(taken[1], 1);
+	cr_assert_eq(taken[2], 2, "read during the start: read again");
+	cr_assert_eq(got[2], 70);
+	refresh();
+	cr_assert_eq(taken[2], 1, "then kept");
 }
