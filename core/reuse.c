@@ -44,6 +44,7 @@ struct kent {
 	 * it maps moves (see kpss_trust) */
 	bool kpss_ok;
 	unsigned kpss_gen; /* the generation that took kpss as it was */
+	unsigned read_gen; /* the generation whose walk read its counts */
 };
 
 /* Counts by frame or swap entry (open addressing). */
@@ -62,6 +63,7 @@ struct delta {
 };
 
 #define FILTER_BITS 16
+#define BORN_MAX 64 /* pids given during a walk looked at, at most */
 
 struct exm_reuse {
 	double every, last_full;
@@ -85,6 +87,12 @@ struct exm_reuse {
 	uint64_t mover; /* mover_key()'s first key after the last walk */
 	pid_t *denied;	/* ascending: the last walk's processes denied */
 	size_t ndenied;
+	/* processes started during the walk of generation born_gen, after
+	 * its listing: the kernel Pss read then is read again unless the
+	 * next walk lists them all (born_seen) */
+	pid_t born[BORN_MAX];
+	size_t nborn;
+	unsigned born_gen;
 	/* the kernel may average the mapcounts of a large folio's pages
 	 * (one page mapped moves its neighbours' counts): none is kept */
 	bool avg_known, avg;
@@ -898,10 +906,10 @@ static uint64_t sys_sig(const char *root, const uint64_t *old, bool have_old,
  *       resident (self/status RssFile, RssShmem) and its file
  *       mappings; the processes we may not look into (the last walk's),
  *       their statm (resident and shared sizes);
- *   [1] a process started (the last pid given, loadavg's last
- *       field): during a walk, it may map pages while counts are read and
- *       be gone before the next listing (between walks, one still there
- *       is walked as new, and its words move the counts).
+ *   [1] the last pid given (loadavg's last field): a process started
+ *       during a walk may map pages while counts are read and be gone
+ *       before the next listing (between walks, one still there is
+ *       walked as new, and its words move the counts).
  */
 static void mover_key(const struct exm_reuse *r, const char *root,
 		      uint64_t key[2])
@@ -948,16 +956,15 @@ static void mover_key(const struct exm_reuse *r, const char *root,
 		h = hash_bytes(h, &r->denied[i], sizeof(r->denied[i]));
 	}
 	key[0] = h;
-	h = HASH0;
+	key[1] = 0;
 	snprintf(path, sizeof(path), "%s/loadavg", root);
 	if (!exm_read_file(AT_FDCWD, path, &buf, &len)) {
 		const char *l = strrchr(buf, ' ');
 
 		if (l)
-			h = hash_bytes(h, l, strcspn(l, "\n"));
+			key[1] = strtoull(l + 1, NULL, 10);
 		free(buf);
 	}
-	key[1] = h;
 }
 
 /* ---- the check: a full walk of the same moment ---- */
@@ -1157,6 +1164,88 @@ static void kpss_again(struct exm_reuse *r, struct exm_source *src,
 	r->nkforced = 0;
 }
 
+static bool in_snap(const struct exm_snapshot *snap, pid_t pid)
+{
+	size_t lo = 0, hi = snap->nprocs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (snap->procs[mid].pid == pid)
+			return true;
+		if (snap->procs[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/* Whether the processes started during the last walk that it did not
+ * list are all listed by this one (then walked as new: their words moved
+ * the counts), or with snap NULL, all still there (before a walk: the
+ * figures read then are not taken as kept when one is gone); forgets them
+ * when not. */
+static bool born_seen(struct exm_reuse *r, const struct exm_snapshot *snap,
+		      const char *root)
+{
+	bool all = true;
+
+	for (size_t i = 0; i < r->nborn && all; i++) {
+		char path[320];
+
+		snprintf(path, sizeof(path), "%s/%d", root, (int)r->born[i]);
+		all = snap ? in_snap(snap, r->born[i]) : !access(path, F_OK);
+	}
+	if (snap || !all)
+		r->nborn = 0;
+	return all;
+}
+
+/* The kernel Pss read in the walk of generation gen is read again. */
+static void kpss_unkeep(struct exm_reuse *r, unsigned gen)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (r->ents[i].read_gen == gen)
+			r->ents[i].kpss_ok = false;
+}
+
+/*
+ * The pids given during a walk (after from, up to to): false when one may
+ * be a process that mapped pages while counts were read and is gone (its
+ * pid not there now, or more than BORN_MAX given); a thread (its Tgid
+ * another's) maps nothing of its own; a process the walk did not list is
+ * kept in r->born for the next walk to list (born_seen).
+ */
+static bool born_during(struct exm_reuse *r, const struct exm_snapshot *snap,
+			const char *root, uint64_t from, uint64_t to)
+{
+	r->born_gen = r->gen;
+	if (to == from)
+		return true;
+	if (to < from || to - from > BORN_MAX)
+		return false;
+	for (uint64_t pid = from + 1; pid <= to; pid++) {
+		char path[320], *buf;
+		const char *t;
+		size_t len;
+		bool thread;
+
+		if (in_snap(snap, (pid_t)pid))
+			continue;
+		snprintf(path, sizeof(path), "%s/%llu/status", root,
+			 (unsigned long long)pid);
+		if (exm_read_file(AT_FDCWD, path, &buf, &len))
+			return false; /* gone (or never seen): it may have */
+		t = strstr(buf, "\nTgid:");
+		thread = t && strtoull(t + 6, NULL, 10) != pid;
+		free(buf);
+		if (!thread)
+			r->born[r->nborn++] = (pid_t)pid;
+	}
+	return true;
+}
+
 /*
  * After a walk: the kernel Pss had from mapping counts read during it is
  * kept only when nothing unscanned can have mapped or dropped a page
@@ -1204,7 +1293,13 @@ static void kpss_trust(struct exm_reuse *r, const struct exm_snapshot *snap,
 	}
 	mover_key(r, root, now);
 	all = !same || now[0] != mover[0] || r->avg;
-	if (all || now[1] != mover[1] || snap->nskipped_gone)
+	if (!born_seen(r, snap, root))
+		kpss_unkeep(r, r->born_gen);
+	for (size_t i = 0; i < r->n; i++)
+		if (r->ents[i].kpss_gen != r->gen)
+			r->ents[i].read_gen = r->gen; /* read in this walk */
+	if (all || !born_during(r, snap, root, mover[1], now[1]) ||
+	    snap->nskipped_gone)
 		for (size_t i = 0; i < r->n; i++)
 			if (all || r->ents[i].kpss_gen != r->gen)
 				r->ents[i].kpss_ok = false;
@@ -1269,6 +1364,8 @@ int exm_reuse_snapshot(struct exm_reuse *r, struct exm_source *src,
 	keep = opts->want_kpss && !opts->want_rollup && !r->exact;
 	if (keep)
 		mover_key(r, root, mover);
+	if (keep && !born_seen(r, NULL, root))
+		kpss_unkeep(r, r->born_gen);
 	r->kpss_keep = keep && r->have_mover && mover[0] == r->mover;
 	/* a last full walk keeps nothing for a refresh that will not come:
 	 * no copy of its words, no counts by frame (most of a one-shot's

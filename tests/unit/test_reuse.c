@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/account.h"
@@ -47,8 +48,9 @@ static size_t nagain;
  * an average (CONFIG_NO_PAGE_MAPCOUNT; no config readable here) */
 static const char *release;
 /* a process starts during the next walk: the fake loadavg's last pid
- * moves while the fake source walks */
-static bool start_during;
+ * moves to it while the fake source walks */
+static unsigned start_during;
+static void unlink_born(void);
 
 /* The fake /proc's file name holding text. */
 static void put_root(const char *name, const char *text)
@@ -97,6 +99,18 @@ static int fake_again(struct exm_source *s, struct exm_snapshot *snap,
 static const struct exm_source_ops fake_ops = { .name = "fake",
 						.kpss_again = fake_again };
 static struct exm_source fake = { .ops = &fake_ops };
+
+/* The kernel's Pss from mapping counts, from a source with kpss_again:
+ * the first walk, and a refresh keeping every process. */
+static const struct exm_reuse_stats *refresh(void);
+
+static void counts_world(void)
+{
+	want_kpss = counts_kpss = true;
+	the_src = &fake;
+	refresh();
+	refresh();
+}
 
 static void set_vmstat(unsigned long pswpout)
 {
@@ -154,8 +168,8 @@ static int take(struct exm_source *src, const struct exm_scan_opts *opts,
 			     0);
 	}
 	if (start_during)
-		set_loadavg(2000);
-	start_during = false;
+		set_loadavg(start_during);
+	start_during = 0;
 	exm_build_end(&b, &(struct exm_build_end){ 0 });
 	cr_assert_eq(exm_snapshot_account(s), 0);
 	*out = s;
@@ -193,7 +207,7 @@ static void setup(void)
 	cr_assert(mkdtemp(root));
 	set_vmstat(0);
 	set_loadavg(1000);
-	start_during = false;
+	start_during = 0;
 	for (int i = 0; i < NP; i++) {
 		keys[i] = 0x1001 + (uint64_t)i * 2;
 		for (int k = 0; k < 4; k++)
@@ -218,6 +232,7 @@ static void teardown(void)
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/loadavg", root);
 	unlink(path);
+	unlink_born();
 	rmdir(root);
 }
 
@@ -421,11 +436,8 @@ Test(reuse, kept_kernel_pss_again_when_its_counts_move)
  * counts: no kept process keeps its kernel Pss. */
 Test(reuse, kept_kernel_pss_read_again_where_mapcounts_may_average)
 {
-	want_kpss = counts_kpss = true;
-	the_src = &fake;
 	release = "6.18.0";
-	refresh();
-	refresh();
+	counts_world();
 	for (int i = 0; i < NP; i++)
 		cr_assert_eq(taken[i], 2, "pid %d: %d", 100 + i, taken[i]);
 }
@@ -438,13 +450,10 @@ Test(reuse, kept_kernel_pss_read_again_where_mapcounts_may_average)
  */
 Test(reuse, kernel_pss_read_during_a_start_read_again)
 {
-	want_kpss = counts_kpss = true;
-	the_src = &fake;
-	refresh();
-	refresh();
+	counts_world();
 	keys[2] += 2; /* process 2 walked while a process starts */
 	words[2][1] = PRESENT(7777) | EXM_PM_EXCLUSIVE;
-	start_during = true;
+	start_during = 1005; /* pids 1001-1005 given, none there now */
 	refresh();
 	cr_assert_eq(walks[2], 1);
 	cr_assert_eq(taken[0], 1);
@@ -457,4 +466,73 @@ Test(reuse, kernel_pss_read_during_a_start_read_again)
 	cr_assert_eq(got[2], 70);
 	refresh();
 	cr_assert_eq(taken[2], 1, "then kept");
+}
+
+/* Pid 1001, given during the next walk: a thread of process tgid (it maps
+ * nothing of its own), or a process (tgid 1001) that the walk did not
+ * list. */
+static void born(unsigned tgid)
+{
+	char name[96], text[64];
+
+	snprintf(name, sizeof(name), "%s/1001", root);
+	cr_assert_eq(mkdir(name, 0700), 0);
+	snprintf(text, sizeof(text), "Name:\tx\nTgid:\t%u\nPid:\t1001\n", tgid);
+	put_root("1001/status", text);
+	start_during = 1001;
+}
+
+static void unlink_born(void)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "%s/1001/status", root);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/1001", root);
+	rmdir(path);
+}
+
+/* Process 2 changes: walked (its counts read) while pid 1001 starts. */
+static void walk_while_born(unsigned tgid)
+{
+	keys[2] += 2;
+	born(tgid);
+	refresh();
+	cr_assert_eq(walks[2], 1);
+}
+
+/* A thread started during a walk: what the walk read is kept. */
+Test(reuse, kernel_pss_kept_across_a_thread_start)
+{
+	counts_world();
+	walk_while_born(100);
+	refresh();
+	for (int i = 0; i < NP; i++)
+		cr_assert_eq(taken[i], 1, "pid %d: %d", 100 + i, taken[i]);
+}
+
+/* A process started during a walk, not listed by it, there at its end:
+ * what the walk read is kept until the next walk, which must list it
+ * (walked as new, its words move the counts); when it does not (gone),
+ * what that walk read is read again. */
+Test(reuse, kernel_pss_read_again_when_a_started_process_went_unlisted)
+{
+	counts_world();
+	walk_while_born(1001);
+	refresh(); /* 1001 is still there, but not listed */
+	cr_assert_eq(taken[0], 1);
+	cr_assert_eq(taken[1], 1);
+	cr_assert_eq(taken[2], 1, "kept until the walk said");
+	refresh();
+	cr_assert_eq(taken[2], 2, "read during its life: read again");
+	cr_assert_eq(taken[0], 1);
+	/* again, and 1001 is gone before the next walk: read again then */
+	unlink_born();
+	set_loadavg(1000);
+	refresh();
+	walk_while_born(1001);
+	unlink_born();
+	refresh();
+	cr_assert_eq(taken[2], 2, "gone: read again at once");
+	cr_assert_eq(taken[0], 1);
 }
