@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/builder.h"
+#include "core/kconfig.h"
 #include "core/pagemap.h"
 #include "core/procfs.h"
 #include "core/source.h"
@@ -39,6 +40,11 @@ struct kent {
 	size_t nmaps;
 	double walked_at; /* CLOCK_MONOTONIC seconds */
 	unsigned taken;	  /* the generation that last took it */
+	/* kpss, had from mapping counts, holds while no count of a frame
+	 * it maps moves (see kpss_trust) */
+	bool kpss_ok;
+	unsigned kpss_gen; /* the generation that took kpss as it was */
+	unsigned read_gen; /* the generation whose walk read its counts */
 };
 
 /* Counts by frame or swap entry (open addressing). */
@@ -47,13 +53,17 @@ struct delta {
 	int64_t *d;
 	bool *cross; /* the count among the scanned went to or from 1 */
 	size_t cap, n;
-	size_t ncross; /* slots with cross set */
-	/* with ncross: a bit per hash of each crossed key (a word whose bit
-	 * is clear maps no crossed frame; see kent_moved) */
+	/* keys whose count moved and that some kept process maps (see
+	 * kept_moves), and of those, the crossed ones */
+	size_t nmoved, ncross;
+	/* with nmoved: a bit per hash of each such key (a word whose bit is
+	 * clear maps none of them; see kent_moved) */
 	uint64_t *filter;
+	bool *kept; /* the slot's key is one of those */
 };
 
 #define FILTER_BITS 16
+#define BORN_MAX 64 /* pids given during a walk looked at, at most */
 
 struct exm_reuse {
 	double every, last_full;
@@ -68,6 +78,25 @@ struct exm_reuse {
 	unsigned gen;
 	pid_t *forced; /* ascending: walk these even when unchanged */
 	size_t nforced;
+	/* ascending: kept processes whose kernel Pss is had again from
+	 * their words' mapping counts (a count moved) */
+	pid_t *kforced;
+	size_t nkforced;
+	/* a kept process's kernel Pss may be taken as kept (kpss_trust) */
+	bool kpss_keep;
+	uint64_t mover; /* mover_key()'s first key after the last walk */
+	pid_t *denied;	/* ascending: the last walk's processes denied */
+	size_t ndenied;
+	/* processes started during the walk of generation born_gen, after
+	 * its listing: the kernel Pss read then is read again unless the
+	 * next walk lists them all (born_seen) */
+	pid_t born[BORN_MAX];
+	size_t nborn;
+	unsigned born_gen;
+	/* the kernel may average the mapcounts of a large folio's pages
+	 * (one page mapped moves its neighbours' counts): none is kept */
+	bool avg_known, avg;
+	bool have_mover;
 	uint64_t sig;
 	bool have_sig;
 	/* the counters' values, the last refresh's and this one's */
@@ -137,6 +166,8 @@ void exm_reuse_free(struct exm_reuse *r)
 	forget(r);
 	free(r->ents);
 	free(r->forced);
+	free(r->kforced);
+	free(r->denied);
 	free(r);
 }
 
@@ -167,21 +198,26 @@ static struct kent *find(const struct exm_reuse *r, pid_t pid)
 	return NULL;
 }
 
-static bool forced(const struct exm_reuse *r, pid_t pid)
+static bool in_pids(const pid_t *v, size_t n, pid_t pid)
 {
-	size_t lo = 0, hi = r->nforced;
+	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (r->forced[mid] == pid)
+		if (v[mid] == pid)
 			return true;
-		if (r->forced[mid] < pid)
+		if (v[mid] < pid)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	return false;
+}
+
+static bool forced(const struct exm_reuse *r, pid_t pid)
+{
+	return in_pids(r->forced, r->nforced, pid);
 }
 
 /*
@@ -265,7 +301,11 @@ int exm_reuse_take(struct exm_reuse *r, struct exm_builder *b,
 		if (exm_errno_gone(ret))
 			return ret;
 	} else if (want_kpss) {
-		return 2; /* from the mapping counts, which move */
+		if (!r->kpss_keep || !e->kpss_ok || d->exact ||
+		    in_pids(r->kforced, r->nkforced, p->pid))
+			return 2; /* from the mapping counts, which moved */
+		exm_build_kpss(b, p, &e->kpss);
+		e->kpss_gen = r->gen;
 	}
 	return 1;
 }
@@ -298,6 +338,14 @@ static int kmap_from(struct kmap *k, const struct exm_mapping *m,
 	return 0;
 }
 
+/* The kernel's Pss as had from mapping counts (pagemap source), which a
+ * kept process may keep while no count of its frames moves. */
+static bool kpss_keepable(const struct exm_kpss *k)
+{
+	return k->has == (EXM_KPSS_PSS | EXM_KPSS_PSS_ANON | EXM_KPSS_PSS_FILE |
+			  EXM_KPSS_PSS_SHMEM | EXM_KPSS_RSS);
+}
+
 static int kent_from(struct kent *e, const struct exm_proc *p, double now,
 		     uint64_t strip)
 {
@@ -305,6 +353,7 @@ static int kent_from(struct kent *e, const struct exm_proc *p, double now,
 			    .start_time = p->start_time,
 			    .key = p->change_key,
 			    .kpss = p->kpss,
+			    .kpss_ok = kpss_keepable(&p->kpss),
 			    .walked_at = now,
 			    .takeable = p->state == EXM_PROC_OK &&
 					p->change_key };
@@ -343,6 +392,7 @@ static void delta_fini(struct delta *t)
 	free(t->d);
 	free(t->cross);
 	free(t->filter);
+	free(t->kept);
 	*t = (struct delta){ 0 };
 }
 
@@ -378,8 +428,7 @@ static size_t filter_bit(uint64_t k)
 }
 
 /* Add t's moves to the counts c, marking in t those that went to or from
- * one mapping (pagemap's exclusive bit may have changed), and setting
- * their bits in t's filter. */
+ * one mapping (pagemap's exclusive bit may have changed). */
 static int counts_apply(struct delta *c, struct delta *t)
 {
 	for (size_t i = 0; i < t->cap; i++) {
@@ -401,17 +450,6 @@ static int counts_apply(struct delta *c, struct delta *t)
 		 * no kept process: only the walked moved it */
 		t->cross[i] = (old == 1) != (c->d[s] == 1) && old > 0 &&
 			      c->d[s] > 0;
-		if (!t->cross[i])
-			continue;
-		if (!t->filter) {
-			t->filter = calloc((1u << FILTER_BITS) / 64,
-					   sizeof(*t->filter));
-			if (!t->filter)
-				return -ENOMEM;
-		}
-		t->filter[filter_bit(t->key[i]) / 64] |=
-			UINT64_C(1) << (filter_bit(t->key[i]) % 64);
-		t->ncross++;
 	}
 	return 0;
 }
@@ -438,21 +476,24 @@ static int delta_add(struct delta *t, uint64_t w, int64_t by)
 	return 0;
 }
 
-/* Whether the count of w's frame went to or from one mapping (t's
- * crossings applied: counts_apply). */
-static bool delta_moved(const struct delta *t, uint64_t w)
+/* Whether w's frame is one of t's moved keys that kept processes map
+ * (kept_moves): 2 when its count went to or from one mapping, 1 when it
+ * moved otherwise, else 0. */
+static int delta_moved(const struct delta *t, uint64_t w)
 {
 	uint64_t k;
 	size_t s, f;
 
-	if (!counts(w) || !t->ncross)
-		return false;
+	if (!counts(w) || !t->nmoved)
+		return 0;
 	k = slot_key(w);
 	f = filter_bit(k);
 	if (!(t->filter[f / 64] & (UINT64_C(1) << (f % 64))))
-		return false;
+		return 0;
 	s = slot_of(t, k);
-	return t->key[s] && t->d[s] && t->cross[s];
+	if (!t->key[s] || !t->kept[s])
+		return 0;
+	return t->cross[s] ? 2 : 1;
 }
 
 static int delta_kmap(struct delta *t, const struct kmap *k, int64_t by)
@@ -516,13 +557,130 @@ static int delta_change(struct delta *t, const struct kent *a,
 	return 0;
 }
 
-static bool kent_moved(const struct delta *t, const struct kent *e)
+/*
+ * What kept mappings' words said of t's moves, by a key of sampled words:
+ * a fork's copy-on-write memory, shared memory and libraries are the same
+ * words in many processes, looked at once (equal words, compared whole,
+ * say the same).
+ */
+#define MEMO_SLOTS 1024
+
+struct memo {
+	uint64_t key;
+	const struct kmap *k; /* NULL: an empty slot */
+	int m;
+};
+
+static uint64_t kmap_key(const struct kmap *k)
 {
-	for (size_t i = 0; i < e->nmaps; i++)
-		for (uint32_t j = 0; j < e->maps[i].npages; j++)
-			if (delta_moved(t, e->maps[i].words[j]))
-				return true;
-	return false;
+	uint64_t h = k->npages;
+
+	for (uint32_t i = 0; i < 16 && k->npages; i++) {
+		h = (h ^ k->words[(uint64_t)k->npages * i / 16]) *
+		    UINT64_C(0xff51afd7ed558ccd);
+		h ^= h >> 32;
+	}
+	return h;
+}
+
+/* The most k's words say of t's moves (delta_moved): 2 as soon as one
+ * crossed, else 1 when one moved, else 0. */
+static int kmap_moved(const struct delta *t, const struct kmap *k,
+		      struct memo *memo)
+{
+	uint64_t key = kmap_key(k);
+	struct memo *s = &memo[key % MEMO_SLOTS];
+	int most = 0;
+
+	if (s->k && s->key == key && s->k->npages == k->npages &&
+	    !memcmp(s->k->words, k->words, k->npages * sizeof(*k->words)))
+		return s->m;
+	for (uint32_t j = 0; j < k->npages && most < 2; j++) {
+		int m = delta_moved(t, k->words[j]);
+
+		if (m > most)
+			most = m;
+	}
+	*s = (struct memo){ .key = key, .k = k, .m = most };
+	return most;
+}
+
+/* The most e's mappings say (kmap_moved). */
+static int kent_moved(const struct delta *t, const struct kent *e,
+		      struct memo *memo)
+{
+	int most = 0;
+
+	for (size_t i = 0; i < e->nmaps && most < 2; i++) {
+		int m = e->maps[i].npages ? kmap_moved(t, &e->maps[i], memo)
+					  : 0;
+
+		if (m > most)
+			most = m;
+	}
+	return most;
+}
+
+static bool is_kept(const struct exm_reuse *r, const struct kent *e)
+{
+	return r->taking && e->taken == r->gen;
+}
+
+/*
+ * Of t's moves (applied to r->cnt), the keys some kept process maps: their
+ * count among all scanned now is more than the walked processes' new words
+ * map them. Only those can move a kept process's words (crossed) or its
+ * kernel Pss; the others are the walked processes' own. Sets t->kept,
+ * nmoved, ncross (crossed ones only among those) and the filter.
+ */
+static int kept_moves(const struct exm_reuse *r, struct delta *t,
+		      const struct kent *ents, size_t n)
+{
+	uint32_t *w;
+
+	t->ncross = t->nmoved = 0;
+	if (!t->n || !r->taking)
+		return 0; /* nothing moved, or nothing kept */
+	w = calloc(t->cap, sizeof(*w));
+	t->kept = calloc(t->cap, sizeof(*t->kept));
+	t->filter = calloc((1u << FILTER_BITS) / 64, sizeof(*t->filter));
+	if (!w || !t->kept || !t->filter) {
+		free(w);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (is_kept(r, &ents[i]))
+			continue;
+		for (size_t j = 0; j < ents[i].nmaps; j++) {
+			const struct kmap *k = &ents[i].maps[j];
+
+			for (uint32_t x = 0; x < k->npages; x++) {
+				size_t s;
+
+				if (!counts(k->words[x]))
+					continue;
+				s = slot_of(t, slot_key(k->words[x]));
+				if (t->key[s] && t->d[s])
+					w[s]++;
+			}
+		}
+	}
+	for (size_t i = 0; i < t->cap; i++) {
+		size_t s, f;
+
+		if (!t->key[i] || !t->d[i])
+			continue;
+		s = slot_of(&r->cnt, t->key[i]);
+		if (!r->cnt.key[s] || r->cnt.d[s] <= (int64_t)w[i])
+			continue; /* the walked map it alone, or none */
+		t->kept[i] = true;
+		t->nmoved++;
+		t->ncross += t->cross[i];
+		f = filter_bit(t->key[i]);
+		t->filter[f / 64] |= UINT64_C(1) << (f % 64);
+	}
+	free(w);
+	return 0;
 }
 
 /* Forget every kept word: the next snapshot is a full walk. */
@@ -565,8 +723,10 @@ static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 		if (o < r->n && r->ents[o].pid == p->pid) {
 			struct kent *e = &r->ents[o++];
 
-			if (e->taken == r->gen && r->taking) {
-				ents[n++] = *e; /* kept: moved over */
+			if (is_kept(r, e)) {
+				ents[n] = *e; /* kept: moved over */
+				ents[n].kpss = p->kpss;
+				ents[n++].kpss_ok = kpss_keepable(&p->kpss);
 				continue;
 			}
 			if (e->start_time == p->start_time) {
@@ -597,28 +757,50 @@ static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 	free(r->ents);
 	r->ents = ents;
 	r->n = n;
-	r->nforced = 0;
+	r->nforced = r->nkforced = 0;
 	if (!ret)
 		ret = counts_apply(&r->cnt, &t);
+	if (!ret)
+		ret = kept_moves(r, &t, ents, n);
 	if (ret) {
 		delta_fini(&t);
 		forget(r);
 		return ret;
 	}
 	r->have = true;
-	if (t.ncross) { /* else no kept process has a frame that crossed */
+	if (t.nmoved) { /* else no kept process maps a frame that moved */
 		pid_t *f = realloc(r->forced, (n + 1) * sizeof(*f));
+		pid_t *kf = f ? realloc(r->kforced, (n + 1) * sizeof(*kf))
+			      : NULL;
+		struct memo *memo = kf ? calloc(MEMO_SLOTS, sizeof(*memo))
+				       : NULL;
+		size_t nk = 0;
 
-		if (!f) {
+		if (f)
+			r->forced = f;
+		if (kf)
+			r->kforced = kf;
+		if (!memo) {
 			ret = -ENOMEM;
 		} else {
-			r->forced = f;
-			for (size_t i = 0; i < n; i++)
-				if (ents[i].taken == r->gen && r->taking &&
-				    kent_moved(&t, &ents[i]))
+			for (size_t i = 0; i < n; i++) {
+				/* its kernel Pss kept as it was */
+				bool kpss = ents[i].kpss_gen == r->gen;
+				int m;
+
+				if (!is_kept(r, &ents[i]) ||
+				    (!kpss && !t.ncross))
+					continue;
+				m = kent_moved(&t, &ents[i], memo);
+				if (m == 2)
 					f[nforced++] = ents[i].pid;
+				else if (m == 1 && kpss)
+					kf[nk++] = ents[i].pid;
+			}
 			r->nforced = nforced;
+			r->nkforced = nk;
 		}
+		free(memo);
 	}
 	delta_fini(&t);
 	return ret;
@@ -716,6 +898,74 @@ static uint64_t sys_sig(const char *root, const uint64_t *old, bool have_old,
 }
 
 #define NSIG_VALS (sizeof(((struct exm_reuse *)0)->vals[0]) / sizeof(uint64_t))
+
+/*
+ * What moves a frame's mapping count with no scanned process's words
+ * moving, read around each walk (kpss_trust), into key:
+ *   [0] exmtop itself (never scanned): its file and shared memory pages
+ *       resident (self/status RssFile, RssShmem) and its file
+ *       mappings; the processes we may not look into (the last walk's),
+ *       their statm (resident and shared sizes);
+ *   [1] the last pid given (loadavg's last field): a process started
+ *       during a walk may map pages while counts are read and be gone
+ *       before the next listing (between walks, one still there is
+ *       walked as new, and its words move the counts).
+ */
+static void mover_key(const struct exm_reuse *r, const char *root,
+		      uint64_t key[2])
+{
+	static const char *const rss[] = { "RssFile:", "RssShmem:", NULL };
+	char path[320], *buf;
+	size_t len;
+	uint64_t h = HASH0;
+
+	snprintf(path, sizeof(path), "%s/self/status", root);
+	if (!exm_read_file(AT_FDCWD, path, &buf, &len)) {
+		for (size_t i = 0; rss[i]; i++) {
+			const char *l = strstr(buf, rss[i]);
+
+			if (l)
+				h = hash_bytes(h, l, strcspn(l, "\n"));
+		}
+		free(buf);
+	}
+	snprintf(path, sizeof(path), "%s/self/maps", root);
+	if (!exm_read_file(AT_FDCWD, path, &buf, &len)) {
+		/* the file mappings: anonymous ones come and go with malloc,
+		 * and their pages are exmtop's alone */
+		for (char *l = buf; l < buf + len;) {
+			char *nl = memchr(l, '\n', (size_t)(buf + len - l));
+			size_t n = nl ? (size_t)(nl - l)
+				      : (size_t)(buf + len - l);
+
+			if (memchr(l, '/', n))
+				h = hash_bytes(h, l, n);
+			l += n + 1;
+		}
+		free(buf);
+	}
+	/* the processes we may not look into: what anyone may read of
+	 * them, their resident and shared sizes (statm) */
+	for (size_t i = 0; i < r->ndenied; i++) {
+		snprintf(path, sizeof(path), "%s/%d/statm", root,
+			 (int)r->denied[i]);
+		if (!exm_read_file(AT_FDCWD, path, &buf, &len)) {
+			h = hash_bytes(h, buf, len);
+			free(buf);
+		}
+		h = hash_bytes(h, &r->denied[i], sizeof(r->denied[i]));
+	}
+	key[0] = h;
+	key[1] = 0;
+	snprintf(path, sizeof(path), "%s/loadavg", root);
+	if (!exm_read_file(AT_FDCWD, path, &buf, &len)) {
+		const char *l = strrchr(buf, ' ');
+
+		if (l)
+			key[1] = strtoull(l + 1, NULL, 10);
+		free(buf);
+	}
+}
 
 /* ---- the check: a full walk of the same moment ---- */
 
@@ -888,6 +1138,175 @@ out:
 
 /* ---- a refresh ---- */
 
+/* The kept processes of r->kforced get their kernel Pss again in snap
+ * from the source, when it can (else the next pass reads it). */
+static void kpss_again(struct exm_reuse *r, struct exm_source *src,
+		       struct exm_snapshot *snap)
+{
+	size_t j = 0;
+
+	if (!src || !src->ops->kpss_again ||
+	    src->ops->kpss_again(src, snap, r->kforced, r->nkforced))
+		return;
+	for (size_t i = 0; i < snap->nprocs && j < r->nkforced; i++) {
+		struct kent *e;
+
+		if (snap->procs[i].pid != r->kforced[j])
+			continue;
+		j++;
+		e = find(r, snap->procs[i].pid);
+		if (e) {
+			e->kpss = snap->procs[i].kpss;
+			e->kpss_ok = kpss_keepable(&e->kpss);
+			e->kpss_gen = r->gen - 1; /* read now, not kept */
+		}
+	}
+	r->nkforced = 0;
+}
+
+static bool in_snap(const struct exm_snapshot *snap, pid_t pid)
+{
+	size_t lo = 0, hi = snap->nprocs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (snap->procs[mid].pid == pid)
+			return true;
+		if (snap->procs[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/* Whether the processes started during the last walk that it did not
+ * list are all listed by this one (then walked as new: their words moved
+ * the counts), or with snap NULL, all still there (before a walk: the
+ * figures read then are not taken as kept when one is gone); forgets them
+ * when not. */
+static bool born_seen(struct exm_reuse *r, const struct exm_snapshot *snap,
+		      const char *root)
+{
+	bool all = true;
+
+	for (size_t i = 0; i < r->nborn && all; i++) {
+		char path[320];
+
+		snprintf(path, sizeof(path), "%s/%d", root, (int)r->born[i]);
+		all = snap ? in_snap(snap, r->born[i]) : !access(path, F_OK);
+	}
+	if (snap || !all)
+		r->nborn = 0;
+	return all;
+}
+
+/* The kernel Pss read in the walk of generation gen is read again. */
+static void kpss_unkeep(struct exm_reuse *r, unsigned gen)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (r->ents[i].read_gen == gen)
+			r->ents[i].kpss_ok = false;
+}
+
+/*
+ * The pids given during a walk (after from, up to to): false when one may
+ * be a process that mapped pages while counts were read and is gone (its
+ * pid not there now, or more than BORN_MAX given); a thread (its Tgid
+ * another's) maps nothing of its own; a process the walk did not list is
+ * kept in r->born for the next walk to list (born_seen).
+ */
+static bool born_during(struct exm_reuse *r, const struct exm_snapshot *snap,
+			const char *root, uint64_t from, uint64_t to)
+{
+	r->born_gen = r->gen;
+	if (to == from)
+		return true;
+	if (to < from || to - from > BORN_MAX)
+		return false;
+	for (uint64_t pid = from + 1; pid <= to; pid++) {
+		char path[320], *buf;
+		const char *t;
+		size_t len;
+		bool thread;
+
+		if (in_snap(snap, (pid_t)pid))
+			continue;
+		snprintf(path, sizeof(path), "%s/%llu/status", root,
+			 (unsigned long long)pid);
+		if (exm_read_file(AT_FDCWD, path, &buf, &len))
+			return false; /* gone (or never seen): it may have */
+		t = strstr(buf, "\nTgid:");
+		thread = t && strtoull(t + 6, NULL, 10) != pid;
+		free(buf);
+		if (!thread)
+			r->born[r->nborn++] = (pid_t)pid;
+	}
+	return true;
+}
+
+/*
+ * After a walk: the kernel Pss had from mapping counts read during it is
+ * kept only when nothing unscanned can have mapped or dropped a page
+ * meanwhile: a process started (mover_key's second key moved) or one
+ * vanished before its walk makes those read during it read again next
+ * time (not those kept as they were: they read no count); exmtop's own
+ * pages or those of a process we may not look into moving (the first
+ * key), others denied, or a kernel that may average mapcounts, every one.
+ * mover: the keys before the walk, then after.
+ */
+static void kpss_trust(struct exm_reuse *r, const struct exm_snapshot *snap,
+		       const char *root, uint64_t mover[2])
+{
+	uint64_t now[2];
+	size_t nd = 0;
+	bool same, all;
+
+	for (size_t i = 0; i < snap->nprocs; i++)
+		nd += snap->procs[i].state == EXM_PROC_DENIED;
+	same = nd == r->ndenied;
+	if (!same) {
+		pid_t *d = realloc(r->denied, (nd + 1) * sizeof(*d));
+
+		if (d)
+			r->denied = d;
+		else
+			nd = 0;
+	}
+	r->ndenied = 0;
+	for (size_t i = 0; i < snap->nprocs && r->ndenied < nd; i++)
+		if (snap->procs[i].state == EXM_PROC_DENIED) {
+			same = same &&
+			       r->denied[r->ndenied] == snap->procs[i].pid;
+			r->denied[r->ndenied++] = snap->procs[i].pid;
+		}
+	if (!r->avg_known) {
+		char boot[sizeof(snap->sys.kernel) + 16], proc[320];
+
+		snprintf(boot, sizeof(boot), "/boot/config-%s",
+			 snap->sys.kernel);
+		snprintf(proc, sizeof(proc), "%s/config.gz", root);
+		r->avg = exm_kernel_mapcount(snap->sys.kernel, boot, proc) !=
+			 EXM_MAPCOUNT_EXACT;
+		r->avg_known = true;
+	}
+	mover_key(r, root, now);
+	all = !same || now[0] != mover[0] || r->avg;
+	if (!born_seen(r, snap, root))
+		kpss_unkeep(r, r->born_gen);
+	for (size_t i = 0; i < r->n; i++)
+		if (r->ents[i].kpss_gen != r->gen)
+			r->ents[i].read_gen = r->gen; /* read in this walk */
+	if (all || !born_during(r, snap, root, mover[1], now[1]) ||
+	    snap->nskipped_gone)
+		for (size_t i = 0; i < r->n; i++)
+			if (all || r->ents[i].kpss_gen != r->gen)
+				r->ents[i].kpss_ok = false;
+	mover[0] = now[0];
+	mover[1] = now[1];
+}
+
 void exm_reuse_last(struct exm_reuse *r)
 {
 	r->last = true;
@@ -924,8 +1343,8 @@ int exm_reuse_snapshot(struct exm_reuse *r, struct exm_source *src,
 	const char *root = opts->proc_root ? opts->proc_root : "/proc";
 	struct exm_snapshot *snap = NULL;
 	double now = now_s(), oldest = now;
-	uint64_t sig;
-	bool full;
+	uint64_t sig, mover[2] = { 0, 0 };
+	bool full, keep;
 	int ret;
 
 	memset(&r->st, 0, sizeof(r->st));
@@ -947,7 +1366,16 @@ int exm_reuse_snapshot(struct exm_reuse *r, struct exm_source *src,
 		r->st.why[0] = '\0';
 	r->sig = sig;
 	r->have_sig = true;
-	r->nforced = 0;
+	r->nforced = r->nkforced = 0;
+	/* kept processes keep their kernel Pss (from mapping counts) unless
+	 * a count of their frames moved (update's kforced), or exmtop's own
+	 * mappings, which no walk sees, moved since the last walk */
+	keep = opts->want_kpss && !opts->want_rollup && !r->exact;
+	if (keep)
+		mover_key(r, root, mover);
+	if (keep && !born_seen(r, NULL, root))
+		kpss_unkeep(r, r->born_gen);
+	r->kpss_keep = keep && r->have_mover && mover[0] == r->mover;
 	/* a last full walk keeps nothing for a refresh that will not come:
 	 * no copy of its words, no counts by frame (most of a one-shot's
 	 * memory, and a pass over every page) */
@@ -961,16 +1389,25 @@ int exm_reuse_snapshot(struct exm_reuse *r, struct exm_source *src,
 		if (ret || (full && r->last))
 			break;
 		ret = update(r, snap, now);
-		if (ret || !r->nforced)
+		if (!ret && r->nkforced)
+			kpss_again(r, src, snap);
+		if (!ret && keep)
+			kpss_trust(r, snap, root, mover);
+		if (ret || (!r->nforced && !r->nkforced))
 			break;
 		exm_snapshot_free(snap);
 		snap = NULL;
 		/* it keeps moving, or most would be walked again: all */
-		if (!full && (pass >= 1 || r->nforced * 2 > r->n)) {
+		if (r->nforced && !full &&
+		    (pass >= 1 || r->nforced * 2 > r->n)) {
 			full = true;
 			snprintf(r->st.why, sizeof(r->st.why), "sharers moved");
+		} else if (pass >= 1) {
+			r->kpss_keep = false; /* every count read again */
 		}
 	}
+	r->mover = mover[0];
+	r->have_mover = keep;
 	r->taking = false;
 	if (ret) {
 		exm_snapshot_free(snap);

@@ -2300,6 +2300,34 @@ static int pm_proc(struct exm_source *src, void *ctx,
 	return pm_walk_proc(src, ctx, opts, b, p, d);
 }
 
+/* Kept processes whose words' mapping counts moved: their kernel Pss
+ * again, from those counts read now (exm_source_ops.kpss_again). */
+static int pm_kpss_again(struct exm_source *src, struct exm_snapshot *snap,
+			 const pid_t *pids, size_t n)
+{
+	struct pm_priv *pp = src->priv;
+	struct exm_builder b;
+	struct pm_ctx *c;
+	size_t j = 0;
+	int ret = 0;
+
+	if (pp->kpc < 0)
+		return -EOPNOTSUPP;
+	c = pm_ctx_new(src);
+	if (!c)
+		return -ENOMEM;
+	exm_builder_init(&b, snap);
+	for (size_t i = 0; i < snap->nprocs && j < n && !ret; i++) {
+		while (j < n && pids[j] < snap->procs[i].pid)
+			j++;
+		if (j < n && pids[j] == snap->procs[i].pid)
+			ret = kpss_from_counts(c, &b, &snap->procs[i],
+					       snap->sys.page_size);
+	}
+	pm_ctx_free(c);
+	return ret;
+}
+
 /* The header's note when big mappings were read whole where the kernel
  * has no PAGEMAP_SCAN (pm_fill). */
 #define WHOLE_NOTE                                                         \
@@ -2431,4 +2459,5 @@ const struct exm_source_ops exm_source_pagemap = {
 	.open = pm_open,
 	.fill = pm_fill,
 	.close = pm_close,
+	.kpss_again = pm_kpss_again,
 };

@@ -6,12 +6,15 @@
  * exclusive bit) is walked again in a second pass; a moved counter of
  * the system (a fake /proc/vmstat) makes a full walk; the scheduled walk
  * comes when due; the check compares with a full walk (it walks every
- * process again: the tests counting walks run without it).
+ * process again: the tests counting walks run without it); a kept
+ * process keeps its kernel Pss from mapping counts until a count of its
+ * frames moves, then has it again from the source without a walk.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/account.h"
@@ -34,17 +37,88 @@ static struct exm_reuse *reuse;
 static bool exact;
 static bool want_kpss; /* the snapshots ask for the kernel's figures */
 static int taken[NP];  /* what exm_reuse_take said of each, last */
+/* the kernel's Pss from mapping counts (pagemap), not smaps_rollup: the
+ * world's, in kB, and what the last snapshot said */
+static bool counts_kpss;
+static uint64_t kv[NP], got[NP];
+static struct exm_source *the_src; /* NULL, or one with kpss_again */
+static pid_t again[NP];		   /* the pids kpss_again was asked for */
+static size_t nagain;
+/* the kernel's release: before 6.15 a mapcount per page, later one may be
+ * an average (CONFIG_NO_PAGE_MAPCOUNT; no config readable here) */
+static const char *release;
+/* a process starts during the next walk: the fake loadavg's last pid
+ * moves to it while the fake source walks */
+static unsigned start_during;
+static void unlink_born(void);
 
-static void set_vmstat(unsigned long pswpout)
+/* The fake /proc's file name holding text. */
+static void put_root(const char *name, const char *text)
 {
 	char path[96];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/vmstat", root);
+	snprintf(path, sizeof(path), "%s/%s", root, name);
 	f = fopen(path, "w");
 	cr_assert(f);
-	fprintf(f, "nr_free_pages 100\npswpin 0\npswpout %lu\n", pswpout);
+	fputs(text, f);
 	fclose(f);
+}
+
+static void set_loadavg(unsigned last)
+{
+	char text[64];
+
+	snprintf(text, sizeof(text), "0.00 0.00 0.00 1/100 %u\n", last);
+	put_root("loadavg", text);
+}
+
+static struct exm_kpss world_kpss(int i)
+{
+	return (struct exm_kpss){ .has = EXM_KPSS_PSS | EXM_KPSS_PSS_ANON |
+					 EXM_KPSS_PSS_FILE |
+					 EXM_KPSS_PSS_SHMEM | EXM_KPSS_RSS,
+				  .pss = kv[i] << 10,
+				  .pss_anon = kv[i] << 10 };
+}
+
+static int fake_again(struct exm_source *s, struct exm_snapshot *snap,
+		      const pid_t *pids, size_t n)
+{
+	(void)s;
+	for (size_t j = 0; j < n; j++) {
+		cr_assert_lt(nagain, NP);
+		again[nagain++] = pids[j];
+		for (size_t i = 0; i < snap->nprocs; i++)
+			if (snap->procs[i].pid == pids[j])
+				snap->procs[i].kpss = world_kpss((int)i);
+	}
+	return 0;
+}
+
+static const struct exm_source_ops fake_ops = { .name = "fake",
+						.kpss_again = fake_again };
+static struct exm_source fake = { .ops = &fake_ops };
+
+/* The kernel's Pss from mapping counts, from a source with kpss_again:
+ * the first walk, and a refresh keeping every process. */
+static const struct exm_reuse_stats *refresh(void);
+
+static void counts_world(void)
+{
+	want_kpss = counts_kpss = true;
+	the_src = &fake;
+	refresh();
+	refresh();
+}
+
+static void set_vmstat(unsigned long pswpout)
+{
+	char text[96];
+
+	snprintf(text, sizeof(text),
+		 "nr_free_pages 100\npswpin 0\npswpout %lu\n", pswpout);
+	put_root("vmstat", text);
 }
 
 static int take(struct exm_source *src, const struct exm_scan_opts *opts,
@@ -57,6 +131,7 @@ static int take(struct exm_source *src, const struct exm_scan_opts *opts,
 	(void)src;
 	cr_assert(s);
 	sys.caps = EXM_CAP_PAGES | EXM_CAP_PFN;
+	snprintf(sys.kernel, sizeof(sys.kernel), "%s", release);
 	exm_builder_init(&b, s);
 	cr_assert_eq(exm_build_begin(&b, &sys), 0);
 	for (int i = 0; i < NP; i++) {
@@ -80,6 +155,11 @@ static int take(struct exm_source *src, const struct exm_scan_opts *opts,
 		m->kind = EXM_KIND_ANON;
 		m->name = strdup("");
 		taken[i] = exm_reuse_take(reuse, &b, p, &d, opts);
+		if (counts_kpss && taken[i] != 1) {
+			struct exm_kpss k = world_kpss(i);
+
+			exm_build_kpss(&b, p, &k);
+		}
 		if (taken[i] == 1 || taken[i] == 2)
 			continue;
 		walks[i]++;
@@ -87,6 +167,9 @@ static int take(struct exm_source *src, const struct exm_scan_opts *opts,
 					     4),
 			     0);
 	}
+	if (start_during)
+		set_loadavg(start_during);
+	start_during = 0;
 	exm_build_end(&b, &(struct exm_build_end){ 0 });
 	cr_assert_eq(exm_snapshot_account(s), 0);
 	*out = s;
@@ -97,11 +180,13 @@ static const struct exm_reuse_stats *refresh(void)
 {
 	struct exm_scan_opts opts = { .proc_root = root,
 				      .want_kpss = want_kpss,
-				      .want_rollup = want_kpss };
+				      .want_rollup = want_kpss &&
+						     !counts_kpss };
 	struct exm_snapshot *s = NULL;
 
 	memset(walks, 0, sizeof(walks));
-	cr_assert_eq(exm_reuse_snapshot(reuse, NULL, &opts, take, &s), 0);
+	nagain = 0;
+	cr_assert_eq(exm_reuse_snapshot(reuse, the_src, &opts, take, &s), 0);
 	/* what the snapshot holds is what the world says */
 	for (int i = 0; i < NP; i++) {
 		const struct exm_mapping *m = &s->procs[i].maps[0];
@@ -110,6 +195,7 @@ static const struct exm_reuse_stats *refresh(void)
 		for (uint32_t k = 0; k < 4; k++)
 			cr_assert_eq(exm_mapping_word(m, k), words[i][k],
 				     "pid %d page %u", 100 + i, k);
+		got[i] = s->procs[i].kpss.pss >> 10;
 	}
 	exm_snapshot_free(s);
 	return exm_reuse_stats(reuse);
@@ -120,6 +206,8 @@ static void setup(void)
 	snprintf(root, sizeof(root), "/tmp/exm-reuse-XXXXXX");
 	cr_assert(mkdtemp(root));
 	set_vmstat(0);
+	set_loadavg(1000);
+	start_during = 0;
 	for (int i = 0; i < NP; i++) {
 		keys[i] = 0x1001 + (uint64_t)i * 2;
 		for (int k = 0; k < 4; k++)
@@ -128,7 +216,11 @@ static void setup(void)
 	}
 	reuse = exm_reuse_new(3600, false);
 	cr_assert(reuse);
-	exact = want_kpss = false;
+	exact = want_kpss = counts_kpss = false;
+	the_src = NULL;
+	release = "6.1.0";
+	for (int i = 0; i < NP; i++)
+		kv[i] = 10 + (uint64_t)i;
 }
 
 static void teardown(void)
@@ -138,6 +230,9 @@ static void teardown(void)
 	exm_reuse_free(reuse);
 	snprintf(path, sizeof(path), "%s/vmstat", root);
 	unlink(path);
+	snprintf(path, sizeof(path), "%s/loadavg", root);
+	unlink(path);
+	unlink_born();
 	rmdir(root);
 }
 
@@ -284,4 +379,160 @@ Test(reuse, exact_source_kernel_figures_from_the_source)
 	refresh();
 	for (int i = 0; i < NP; i++)
 		cr_assert_eq(taken[i], 2, "pid %d: %d", 100 + i, taken[i]);
+}
+
+/*
+ * The kernel's Pss from mapping counts (the pagemap source): a kept
+ * process keeps it while no count of its frames moves (nothing read
+ * again); when a walked process starts mapping one of them, the kept
+ * sharers have it again from the source (kpss_again), with no walk and no
+ * second pass, and keep the new figure after.
+ */
+Test(reuse, kept_kernel_pss_again_when_its_counts_move)
+{
+	const struct exm_reuse_stats *st;
+
+	want_kpss = counts_kpss = true;
+	the_src = &fake;
+	words[0][0] = PRESENT(1000); /* processes 0 and 1 share a frame */
+	words[1][0] = PRESENT(1000);
+	refresh();
+	st = refresh();
+	cr_assert_not(st->full);
+	for (int i = 0; i < NP; i++) {
+		cr_assert_eq(taken[i], 1, "pid %d kept with its figures",
+			     100 + i);
+		cr_assert_eq(got[i], kv[i]);
+	}
+	cr_assert_eq(nagain, 0);
+	/* process 2 changes and maps the shared frame too (2 to 3: no
+	 * exclusive bit moves): the figures of 0 and 1 move with it */
+	keys[2] += 2;
+	words[2][0] = PRESENT(1000);
+	kv[0] = kv[1] = 50;
+	kv[2] = 60;
+	st = refresh();
+	cr_assert_not(st->full);
+	cr_assert_eq(st->passes, 1);
+	cr_assert_eq(walks[2], 1);
+	cr_assert_eq(walks[0] + walks[1], 0);
+	cr_assert_eq(nagain, 2);
+	cr_assert_eq(again[0], 100);
+	cr_assert_eq(again[1], 101);
+	for (int i = 0; i < NP; i++)
+		cr_assert_eq(got[i], kv[i], "pid %d: %llu", 100 + i,
+			     (unsigned long long)got[i]);
+	/* and keep them after */
+	st = refresh();
+	cr_assert_eq(nagain, 0);
+	for (int i = 0; i < NP; i++) {
+		cr_assert_eq(taken[i], 1);
+		cr_assert_eq(got[i], kv[i]);
+	}
+}
+
+/* Where the kernel may average a large folio's mapcounts (6.15 or later,
+ * no config to say it does not), a page mapped moves its neighbours'
+ * counts: no kept process keeps its kernel Pss. */
+Test(reuse, kept_kernel_pss_read_again_where_mapcounts_may_average)
+{
+	release = "6.18.0";
+	counts_world();
+	for (int i = 0; i < NP; i++)
+		cr_assert_eq(taken[i], 2, "pid %d: %d", 100 + i, taken[i]);
+}
+
+/*
+ * A process started during a walk may have mapped a page while counts
+ * were read, and be gone before the next listing: what was read during
+ * that walk (the walked process's figures) is read again next time; the
+ * figures kept as they were read nothing and stay.
+ */
+Test(reuse, kernel_pss_read_during_a_start_read_again)
+{
+	counts_world();
+	keys[2] += 2; /* process 2 walked while a process starts */
+	words[2][1] = PRESENT(7777) | EXM_PM_EXCLUSIVE;
+	start_during = 1005; /* pids 1001-1005 given, none there now */
+	refresh();
+	cr_assert_eq(walks[2], 1);
+	cr_assert_eq(taken[0], 1);
+	cr_assert_eq(taken[1], 1);
+	kv[2] = 70;
+	refresh();
+	cr_assert_eq(taken[0], 1, "kept as it was: read no count");
+	cr_assert_eq(taken[1], 1);
+	cr_assert_eq(taken[2], 2, "read during the start: read again");
+	cr_assert_eq(got[2], 70);
+	refresh();
+	cr_assert_eq(taken[2], 1, "then kept");
+}
+
+/* Pid 1001, given during the next walk: a thread of process tgid (it maps
+ * nothing of its own), or a process (tgid 1001) that the walk did not
+ * list. */
+static void born(unsigned tgid)
+{
+	char name[96], text[64];
+
+	snprintf(name, sizeof(name), "%s/1001", root);
+	cr_assert_eq(mkdir(name, 0700), 0);
+	snprintf(text, sizeof(text), "Name:\tx\nTgid:\t%u\nPid:\t1001\n", tgid);
+	put_root("1001/status", text);
+	start_during = 1001;
+}
+
+static void unlink_born(void)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "%s/1001/status", root);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/1001", root);
+	rmdir(path);
+}
+
+/* Process 2 changes: walked (its counts read) while pid 1001 starts. */
+static void walk_while_born(unsigned tgid)
+{
+	keys[2] += 2;
+	born(tgid);
+	refresh();
+	cr_assert_eq(walks[2], 1);
+}
+
+/* A thread started during a walk: what the walk read is kept. */
+Test(reuse, kernel_pss_kept_across_a_thread_start)
+{
+	counts_world();
+	walk_while_born(100);
+	refresh();
+	for (int i = 0; i < NP; i++)
+		cr_assert_eq(taken[i], 1, "pid %d: %d", 100 + i, taken[i]);
+}
+
+/* A process started during a walk, not listed by it, there at its end:
+ * what the walk read is kept until the next walk, which must list it
+ * (walked as new, its words move the counts); when it does not (gone),
+ * what that walk read is read again. */
+Test(reuse, kernel_pss_read_again_when_a_started_process_went_unlisted)
+{
+	counts_world();
+	walk_while_born(1001);
+	refresh(); /* 1001 is still there, but not listed */
+	cr_assert_eq(taken[0], 1);
+	cr_assert_eq(taken[1], 1);
+	cr_assert_eq(taken[2], 1, "kept until the walk said");
+	refresh();
+	cr_assert_eq(taken[2], 2, "read during its life: read again");
+	cr_assert_eq(taken[0], 1);
+	/* again, and 1001 is gone before the next walk: read again then */
+	unlink_born();
+	set_loadavg(1000);
+	refresh();
+	walk_while_born(1001);
+	unlink_born();
+	refresh();
+	cr_assert_eq(taken[2], 2, "gone: read again at once");
+	cr_assert_eq(taken[0], 1);
 }
