@@ -276,7 +276,9 @@ int exm_reuse_take(struct exm_reuse *r, struct exm_builder *b,
 
 	if (!r)
 		return 0;
-	p->change_key = (d->exact ? d->key : sched_key(d, d->key)) | 1;
+	/* the last snapshot keeps nothing: no run time needed for its key */
+	p->change_key = (d->exact || r->last ? d->key : sched_key(d, d->key)) |
+			1;
 	if (!r->taking || !d->key)
 		return 0;
 	e = find(r, p->pid);
