@@ -26,10 +26,43 @@ T="tmux -L $SOCK"
 TTYMODES='printf TTY=; stty -a | tr " ;" "\\n\\n" | grep -x -e icanon -e echo | tr "\\n" " "; echo'
 
 cleanup() {
-	[ "$KEEP" = 1 ] || $T kill-server 2>/dev/null
+	[ "$KEEP" = 1 ] || { end_t; $T kill-server 2>/dev/null; }
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
+
+# is_exmtop PID: PID is a live exmtop (not gone, not a zombie, not reused)
+is_exmtop() {
+	grep -qa exmtop "/proc/$1/cmdline" 2>/dev/null
+}
+
+# end_t: kill session "t" and wait for the exmtop it ran to be gone (its
+# terminal closed: SIGHUP). One still there after 10 s is killed, so that
+# no test leaves a process behind: a CI run once had an ASan build's
+# exmtop spinning in its leak check at exit (LeakSanitizer's tracer, a
+# clone of exmtop, attached) for the rest of the run, a core taken from
+# every later test. What it was doing is printed on stderr; it is not
+# counted as a failure, because in 1 of 20 runs of key_aliases.sh on the
+# ASan build an exmtop was still there with no exmtop tracer, a stall not yet
+# understood (the closing note of issue 23's stop says so).
+end_t() {
+	local p i st
+	p=$(cat "$WORK/pid" 2>/dev/null)
+	$T kill-session -t t 2>/dev/null
+	[ -n "$p" ] || return 0
+	for ((i = 0; i < 100; i++)); do
+		is_exmtop "$p" || return 0
+		sleep 0.1
+	done
+	st=$(grep -E '^(State|TracerPid|Threads|SigPnd|ShdPnd):' \
+		"/proc/$p/status" 2>/dev/null | tr -s '\t\n' '  ')
+	echo "  note: exmtop $p still running 10 s after its terminal closed" \
+		"($st wchan $(cat "/proc/$p/wchan" 2>/dev/null)): killed" >&2
+	i=$(awk '/^TracerPid:/ { print $2 }' "/proc/$p/status" 2>/dev/null)
+	[ "${i:-0}" != 0 ] && is_exmtop "$i" && kill -9 "$i" 2>/dev/null
+	kill -9 "$p" 2>/dev/null
+	return 0
+}
 
 # start W H [ENV=VAL...] -- ARGS...: run exmtop in a fresh session "t".
 start() {
@@ -42,7 +75,7 @@ start() {
 	# exited unexpectedly")
 	$T has-session -t keep 2>/dev/null ||
 		$T new-session -d -s keep "sleep 86400"
-	$T kill-session -t t 2>/dev/null
+	end_t
 	rm -rf "$WORK/home" "$WORK/pid"
 	mkdir -p "$WORK/home"
 	cmd="echo \$\$ > $WORK/pid; exec env -u NO_COLOR HOME=$WORK/home"
@@ -146,7 +179,7 @@ record_fixtures() {
 run_case() {
 	FAIL_CUR=0
 	"t_$1"
-	$T kill-session -t t 2>/dev/null
+	end_t
 	if [ $FAIL_CUR = 0 ]; then
 		echo "ok - $1"
 		exit 0
