@@ -50,6 +50,8 @@ UI_TESTS += tests/ui/key_aliases.sh tests/ui/bytes_key.sh \
 	tests/ui/replay_play.sh tests/ui/record_watch.sh
 # tagging processes (t, T) and the summary against batch --freed
 UI_TESTS += tests/ui/tag_summary.sh
+# the terminal closed under a running exmtop (a dropped SSH connection)
+UI_TESTS += tests/ui/hangup.sh
 TESTS += $(UI_TESTS)
 EXTRA_DIST += $(UI_TESTS) tests/ui/lib.sh tests/tmux.sh
 # Golden batch output (text, CSV, JSON of the fixtures) and exit statuses;

@@ -945,6 +945,30 @@ static void self_cpu(double *user, double *sys)
 
 #define PASSES 6 /* the first one warms up, the others are averaged */
 
+/* The mean of one pass, in seconds: wall, user and system CPU time. */
+struct pass_times {
+	double wall, user, sys;
+};
+
+/* Run pass(arg) PASSES times: the first warms up, the others are timed
+ * and averaged in *t. Each pass starts its counts afresh, so what it
+ * leaves in arg is one pass's. */
+static void timed_passes(void (*pass)(void *arg), void *arg,
+			 struct pass_times *t)
+{
+	double t0, u0, s0, u1, s1;
+
+	pass(arg);
+	t0 = now();
+	self_cpu(&u0, &s0);
+	for (int i = 1; i < PASSES; i++)
+		pass(arg);
+	self_cpu(&u1, &s1);
+	t->wall = (now() - t0) / (PASSES - 1);
+	t->user = (u1 - u0) / (PASSES - 1);
+	t->sys = (s1 - s0) / (PASSES - 1);
+}
+
 /* The pids of every user-space process but this one, in *pids. */
 static size_t user_pids(pid_t **pids)
 {
@@ -2321,149 +2345,169 @@ static int cmd_kcheck(const char *kinds_out, const char *sharer_out)
 	return failed;
 }
 
-static int cmd_calls(uint32_t nrecs)
+/* cmd_calls: one pass's counts over pids */
+struct calls_pass {
+	int fd;
+	uint32_t nrecs;
+	const pid_t *pids;
+	size_t np;
+	long procs, calls, nrec, pages, maxcalls;
+};
+
+static void calls_pass(void *arg)
 {
 	static struct exmap_rec recs[4096];
-	long procs = 0, calls = 0, nrec = 0, pages = 0, maxcalls = 0;
-	double t0 = 0, u0 = 0, s0 = 0, u1, s1;
-	int fd = open(EXMAP_DEVICE, O_RDONLY);
-	pid_t *pids;
-	size_t np;
+	struct calls_pass *c = arg;
 
-	if (fd < 0 || nrecs == 0 || nrecs > 4096) {
+	c->procs = c->calls = c->nrec = c->pages = c->maxcalls = 0;
+	for (size_t j = 0; j < c->np; j++) {
+		uint64_t next = 0;
+		long n = 0;
+
+		do {
+			struct exmap_scan a;
+
+			/* gone, or exiting: no mm */
+			if (scan_once(c->fd, c->pids[j], next, recs, c->nrecs,
+				      NULL, &a) ||
+			    (a.info & EXMAP_INFO_NOMM))
+				break;
+			n++;
+			c->nrec += a.nrecs;
+			for (uint32_t i = 0; i < a.nrecs; i++)
+				c->pages += recs[i].npages;
+			next = a.next;
+		} while (next);
+		if (n) {
+			c->procs++;
+			c->calls += n;
+			if (n > c->maxcalls)
+				c->maxcalls = n;
+		}
+	}
+}
+
+static int cmd_calls(uint32_t nrecs)
+{
+	struct calls_pass c = { .nrecs = nrecs };
+	struct pass_times t;
+	pid_t *pids;
+
+	c.fd = open(EXMAP_DEVICE, O_RDONLY);
+	if (c.fd < 0 || nrecs == 0 || nrecs > 4096) {
 		fail("open %s: %s (or NRECS not 1..4096)", EXMAP_DEVICE,
 		     strerror(errno));
 		return 1;
 	}
-	np = user_pids(&pids);
-	for (int pass = 0; pass < PASSES; pass++) {
-		if (pass == 1) {
-			t0 = now();
-			self_cpu(&u0, &s0);
-		}
-		procs = calls = nrec = pages = maxcalls = 0;
-		for (size_t j = 0; j < np; j++) {
-			uint64_t next = 0;
-			long c = 0;
-
-			do {
-				struct exmap_scan a;
-
-				/* gone, or exiting: no mm */
-				if (scan_once(fd, pids[j], next, recs, nrecs,
-					      NULL, &a) ||
-				    (a.info & EXMAP_INFO_NOMM))
-					break;
-				c++;
-				nrec += a.nrecs;
-				for (uint32_t i = 0; i < a.nrecs; i++)
-					pages += recs[i].npages;
-				next = a.next;
-			} while (next);
-			if (c) {
-				procs++;
-				calls += c;
-				if (c > maxcalls)
-					maxcalls = c;
-			}
-		}
-	}
+	c.np = user_pids(&pids);
+	c.pids = pids;
+	timed_passes(calls_pass, &c, &t);
 	free(pids);
-	close(fd);
-	self_cpu(&u1, &s1);
-	printf("calls %u %ld %ld %ld %ld %ld %.4f %.4f %.4f\n", nrecs, procs,
-	       calls, nrec, pages, maxcalls, (now() - t0) / (PASSES - 1),
-	       (u1 - u0) / (PASSES - 1), (s1 - s0) / (PASSES - 1));
+	close(c.fd);
+	printf("calls %u %ld %ld %ld %ld %ld %.4f %.4f %.4f\n", nrecs, c.procs,
+	       c.calls, c.nrec, c.pages, c.maxcalls, t.wall, t.user, t.sys);
 	return 0;
+}
+
+/* cmd_nowalk: one pass's counts over pids, m the index of its mode */
+struct nowalk_pass {
+	int fd, m;
+	const pid_t *pids;
+	size_t np;
+	long procs, zeros;
+};
+
+static void nowalk_pass(void *arg)
+{
+	struct nowalk_pass *w = arg;
+
+	w->procs = w->zeros = 0;
+	for (size_t j = 0; j < w->np; j++) {
+		struct exmap_rec rec[1];
+		struct exmap_scan a;
+
+		scan_once(w->fd, w->pids[j], 0, rec, 1, NULL, &a);
+		a.flags = EXMAP_SCAN_WATCH | EXMAP_SCAN_NOWALK |
+			  (w->m == 2 ? EXMAP_SCAN_SUMS : 0);
+		if (w->m == 0) {
+			a.abi = 5;
+			a.size = EXMAP_SCAN_SIZE_5;
+		}
+		a.nrecs = 1;
+		if (ioctl(w->fd, EXMAP_IOC_SCAN, &a) < 0 ||
+		    (a.info & EXMAP_INFO_NOMM))
+			continue;
+		w->procs++;
+		w->zeros += w->m ? (long)a.zeros : 0;
+	}
 }
 
 static int cmd_nowalk(const char *mode)
 {
 	static const char *const modes[] = { "plain", "zeros", "sums" };
-	long procs = 0, zeros = 0;
-	double t0 = 0, u0 = 0, s0 = 0, u1, s1;
-	int fd = open(EXMAP_DEVICE, O_RDONLY), m = 0;
+	struct nowalk_pass w = { 0 };
+	struct pass_times t;
 	pid_t *pids;
-	size_t np;
 
-	while (m < 3 && strcmp(mode, modes[m]))
-		m++;
-	if (fd < 0 || m == 3) {
+	w.fd = open(EXMAP_DEVICE, O_RDONLY);
+	while (w.m < 3 && strcmp(mode, modes[w.m]))
+		w.m++;
+	if (w.fd < 0 || w.m == 3) {
 		fail("open %s: %s (or MODE not plain, zeros, sums)",
 		     EXMAP_DEVICE, strerror(errno));
 		return 1;
 	}
-	np = user_pids(&pids);
-	for (int pass = 0; pass < PASSES; pass++) {
-		if (pass == 1) {
-			t0 = now();
-			self_cpu(&u0, &s0);
-		}
-		procs = zeros = 0;
-		for (size_t j = 0; j < np; j++) {
-			struct exmap_rec rec[1];
-			struct exmap_scan a;
-
-			scan_once(fd, pids[j], 0, rec, 1, NULL, &a);
-			a.flags = EXMAP_SCAN_WATCH | EXMAP_SCAN_NOWALK |
-				  (m == 2 ? EXMAP_SCAN_SUMS : 0);
-			if (m == 0) {
-				a.abi = 5;
-				a.size = EXMAP_SCAN_SIZE_5;
-			}
-			a.nrecs = 1;
-			if (ioctl(fd, EXMAP_IOC_SCAN, &a) < 0 ||
-			    (a.info & EXMAP_INFO_NOMM))
-				continue;
-			procs++;
-			zeros += m ? (long)a.zeros : 0;
-		}
-	}
+	w.np = user_pids(&pids);
+	w.pids = pids;
+	timed_passes(nowalk_pass, &w, &t);
 	free(pids);
-	close(fd);
-	self_cpu(&u1, &s1);
-	printf("nowalk %s %ld %ld %.4f %.4f %.4f\n", mode, procs, zeros,
-	       (now() - t0) / (PASSES - 1), (u1 - u0) / (PASSES - 1),
-	       (s1 - s0) / (PASSES - 1));
+	close(w.fd);
+	printf("nowalk %s %ld %ld %.4f %.4f %.4f\n", mode, w.procs, w.zeros,
+	       t.wall, t.user, t.sys);
 	return 0;
+}
+
+/* cmd_smaps: one pass's counts over pids */
+struct smaps_pass {
+	const pid_t *pids;
+	size_t np;
+	long procs, bytes;
+};
+
+static void smaps_pass(void *arg)
+{
+	static char buf[65536];
+	struct smaps_pass *m = arg;
+
+	m->procs = m->bytes = 0;
+	for (size_t j = 0; j < m->np; j++) {
+		char path[64];
+		ssize_t n;
+		int fd;
+
+		snprintf(path, sizeof(path), "/proc/%d/smaps", (int)m->pids[j]);
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			continue;
+		while ((n = read(fd, buf, sizeof(buf))) > 0)
+			m->bytes += n;
+		close(fd);
+		m->procs++;
+	}
 }
 
 static int cmd_smaps(void)
 {
-	static char buf[65536];
-	double t0 = 0, u0 = 0, s0 = 0, u1, s1;
-	long procs = 0, bytes = 0;
+	struct smaps_pass m = { 0 };
+	struct pass_times t;
 	pid_t *pids;
-	size_t np;
 
-	np = user_pids(&pids);
-	for (int pass = 0; pass < PASSES; pass++) {
-		if (pass == 1) {
-			t0 = now();
-			self_cpu(&u0, &s0);
-		}
-		procs = bytes = 0;
-		for (size_t j = 0; j < np; j++) {
-			char path[64];
-			ssize_t n;
-			int fd;
-
-			snprintf(path, sizeof(path), "/proc/%d/smaps",
-				 (int)pids[j]);
-			fd = open(path, O_RDONLY);
-			if (fd < 0)
-				continue;
-			while ((n = read(fd, buf, sizeof(buf))) > 0)
-				bytes += n;
-			close(fd);
-			procs++;
-		}
-	}
+	m.np = user_pids(&pids);
+	m.pids = pids;
+	timed_passes(smaps_pass, &m, &t);
 	free(pids);
-	self_cpu(&u1, &s1);
-	printf("smaps %ld %ld %.4f %.4f %.4f\n", procs, bytes,
-	       (now() - t0) / (PASSES - 1), (u1 - u0) / (PASSES - 1),
-	       (s1 - s0) / (PASSES - 1));
+	printf("smaps %ld %ld %.4f %.4f %.4f\n", m.procs, m.bytes, t.wall,
+	       t.user, t.sys);
 	return 0;
 }
 

@@ -15,8 +15,8 @@ t_save() {
 	keys q
 	expect_exit 0
 	# the next run starts with the saved settings (same HOME)
-	$T kill-session -t t
-	$T new-session -d -s t -x 80 -y 24 "env HOME=$WORK/home LANG=C.UTF-8 TERM=xterm-256color $EXMTOP --source fixture:basic; echo EXIT=\$?; sleep 600"
+	end_t
+	launch 80 24 TERM=xterm-256color -- --source fixture:basic
 	expect "by program"
 	keys g g g
 	expect_not "by "

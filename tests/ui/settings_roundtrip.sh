@@ -11,9 +11,8 @@
 RC=
 # start again with the same HOME (start() empties it)
 restart() {
-	$T kill-session -t t 2>/dev/null
-	$T new-session -d -s t -x 200 -y 24 "env -u NO_COLOR HOME=$WORK/home XDG_CONFIG_HOME= LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=tmux-256color $(printf %q "$EXMTOP") --source fixture:basic $*; echo EXIT=\$?; sleep 600"
-	$T resize-window -t t -x 200 -y 24 2>/dev/null
+	end_t
+	launch 200 24 -- --source fixture:basic
 }
 
 # nothing of the file was ignored (the warning shows for 3 s from the
