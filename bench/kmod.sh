@@ -6,7 +6,10 @@
 # smemstat, and print the ratios: one full snapshot (start-up included, 5
 # interleaved rounds; kmod and smemstat also with the guest's address-space
 # randomisation off, which spares the emulator translating every run's
-# code afresh), the cost per refresh with start-up removed
+# code afresh), what start-up alone costs (a one-process snapshot, and
+# each tool only starting and exiting), read mode's floor without
+# PAGEMAP_SCAN (bench/pmfloor.c: every smaps and one reservation's pagemap
+# read whole, nothing else), the cost per refresh with start-up removed
 # ((-n 11 -d 1 minus -n 1) / 10; smemstat: ("1 11" minus "1 1") / 10, 5
 # rounds, pagemap 3), the kernel's side alone (the module against reading
 # every smaps), dynamic linking at start-up, and the live screen's CPU on a

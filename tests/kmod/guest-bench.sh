@@ -35,6 +35,8 @@ run() {
 }
 scan=
 exmtop -b --source pagemap --pagemap-mode scan -p 1 >/dev/null 2>&1 && scan=1
+# the fork family's parent: the reservation read mode reads whole
+wpid=$(sed -n 's/^pids \([0-9]*\).*/\1/p' /tmp/wl.out)
 # Read mode's first snapshot reads one reservation of the fork family
 # whole (the others are located): without PAGEMAP_SCAN the header says
 # only the module avoids that (check.py).
@@ -50,9 +52,21 @@ for r in $(seq $rounds); do
 		run pagemap-auto exmtop -b --format json --source pagemap
 	fi
 	run smemstat smemstat
-	# what start-up and output cost alone: one small process
-	run kmod-1proc exmtop -b --format json --source kmod -p 1
+	# what start-up and output cost alone: a snapshot of one small
+	# process (--scan-pids; -p only filters what is printed, the walk
+	# still covers every process), and a run that only starts and exits
+	# (exec, dynamic linking, and under emulation the translation of
+	# all the code it runs, afresh at every run with randomisation on)
+	run kmod-scan1 exmtop -b --format json --source kmod --scan-pids 1
+	run exmtop-start exmtop --version
+	run smemstat-start smemstat -h
+	# read mode's floor on a kernel without PAGEMAP_SCAN: a minimal
+	# reader of every smaps and of the fork family's reservation whole
+	# (pmfloor, dynamically linked like the tools)
+	run floor-read pmfloor both "$wpid"
+	run floor-pagemap pmfloor pagemap "$wpid"
 done
+say "BENCHINFO read mode's floor (pmfloor): $(pmfloor both "$wpid" | tr '\n' ';')"
 # The same without address-space randomisation in the guest: the emulator
 # keys the code it translated by virtual address, so with randomisation
 # every run translates all the code it executes afresh (a cost of start-up
@@ -62,7 +76,7 @@ echo 0 >/proc/sys/kernel/randomize_va_space
 for r in $(seq $rounds); do
 	run kmod-noaslr exmtop -b --format json --source kmod
 	run smemstat-noaslr smemstat
-	run kmod-1proc-noaslr exmtop -b --format json --source kmod -p 1
+	run kmod-scan1-noaslr exmtop -b --format json --source kmod --scan-pids 1
 done
 echo 2 >/proc/sys/kernel/randomize_va_space
 
