@@ -262,8 +262,10 @@ class Exmtop:
         raise RuntimeError("no check line in 60 s")
 
     def stop(self):
-        self.p.stdin.close()
-        self.p.wait(timeout=30)
+        """Its end: its exit status, and what it said after its last
+        check line (a sanitizer's report)."""
+        rest = self.p.communicate(timeout=30)[1]  # stdin closed first
+        return self.p.returncode, rest
 
 
 def quiet(pids):
@@ -490,7 +492,10 @@ def main():
             step("exit", a.do, "reap")
     finally:
         if ex:
-            ex.stop()
+            rc, rest = ex.stop()
+            if rc:
+                fails.append("exmtop ended with status %d: %s" %
+                             (rc, rest.strip()[-2000:]))
         for w in (a, b, d, s):
             w.stop()
         shutil.rmtree(tmp)
