@@ -484,10 +484,12 @@ def main():
         # steps' snapshots full walks, a fork child of a writes a page and
         # exits, again until the incremental path (and the kernel Pss
         # kept, and summed again after the exit) was compared enough, or
-        # 10 times; each compared like any step.
+        # 10 times, half a second apart (a burst of migration ends); each
+        # compared like any step.
         for _ in range(10):
             if tested():
                 break
+            time.sleep(0.5)
             ours.add(int(step("fork", a.do, "fork", buf, 1)))
             step("exit", a.do, "reap")
     finally:
