@@ -1067,8 +1067,10 @@ static uint64_t word_at(const struct exm_mapping *m, int64_t vpn)
 
 /* What differs of two processes of the same pid into buf, or NULL. */
 static const char *proc_diff(const struct exm_proc *p, const struct exm_proc *q,
-			     const struct cmp *c, char *buf, size_t len)
+			     const struct cmp *c, char *buf, size_t len,
+			     bool *kernel)
 {
+	*kernel = false;
 	if (p->start_time != q->start_time || p->nmaps != q->nmaps ||
 	    p->state != q->state)
 		return "identity, mappings or state";
@@ -1090,9 +1092,60 @@ static const char *proc_diff(const struct exm_proc *p, const struct exm_proc *q,
 			return buf;
 		}
 	}
-	if (!same_kpss(&p->kpss, &q->kpss))
-		return "kernel figures";
+	if (!same_kpss(&p->kpss, &q->kpss)) {
+		*kernel = true;
+		snprintf(buf, len,
+			 "kernel figures: has %x %x, pss %llu %llu, anon "
+			 "%llu %llu, file %llu %llu, shmem %llu %llu, rss "
+			 "%llu %llu",
+			 p->kpss.has, q->kpss.has,
+			 (unsigned long long)p->kpss.pss,
+			 (unsigned long long)q->kpss.pss,
+			 (unsigned long long)p->kpss.pss_anon,
+			 (unsigned long long)q->kpss.pss_anon,
+			 (unsigned long long)p->kpss.pss_file,
+			 (unsigned long long)q->kpss.pss_file,
+			 (unsigned long long)p->kpss.pss_shmem,
+			 (unsigned long long)q->kpss.pss_shmem,
+			 (unsigned long long)p->kpss.rss,
+			 (unsigned long long)q->kpss.rss);
+		return buf;
+	}
 	return NULL;
+}
+
+/*
+ * Whether a page p maps in a shared (not exclusive) was mapped a different
+ * number of times among the processes each snapshot scanned: a scanned
+ * process that is not quiescent (exmtop's caller, a shell, a daemon)
+ * mapped or dropped it between the two walks' reads of its mapping
+ * count. p's words are those of both snapshots (they compared equal).
+ */
+static bool sharer_moved(const struct exm_proc *p, const struct cmp *c)
+{
+	for (size_t j = 0; j < p->nmaps; j++) {
+		const struct exm_mapping *m = &p->maps[j];
+
+		for (uint32_t k = 0; k < m->npages; k++) {
+			uint64_t w = exm_mapping_word(m, k);
+
+			if (counts(w) && exm_pm_resident(w) &&
+			    !(w & EXM_PM_EXCLUSIVE) &&
+			    count_of(&c->ca, w) != count_of(&c->cb, w))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* Append "pid N (why what)" to s (n used of len); the new n. */
+static size_t say_pid(char *s, size_t n, size_t len, pid_t pid, const char *why,
+		      const char *what)
+{
+	if (n < len)
+		n += (size_t)snprintf(s + n, len - n, "%spid %d (%s%s)",
+				      n ? "; " : "", (int)pid, why, what);
+	return n;
 }
 
 /*
@@ -1100,40 +1153,73 @@ static const char *proc_diff(const struct exm_proc *p, const struct exm_proc *q,
  * kernel's figures (every other figure is accounted from those). Those
  * one lists alone (started or ended between the two walks) are not
  * compared. diff: "pid N (what); ..." of those that differ, "" if none.
+ *
+ * The kernel's Pss and its split come from the mapping counts of the
+ * frames a process maps, which every process of the machine moves, not
+ * only the quiescent ones a test compares. A kernel figure that differs
+ * while the words are equal is said as "kernel figures moved" (the
+ * comparison says nothing of that process: a test takes the next one)
+ * when one of the process's shared pages had a different count of
+ * mappings among the scanned in the two snapshots (sharer_moved: "with a
+ * sharer"), or else when processes the snapshots do not both scan came
+ * or went while they were taken (churn: a pid given, a process gone, a
+ * process one lists alone, exmtop's own file pages moved: "with
+ * processes"); else as "kernel figures", a difference.
  */
 static void compare(const struct exm_snapshot *a, const struct exm_snapshot *b,
-		    char *diff, size_t len)
+		    bool churn, char *diff, size_t len)
 {
 	struct cmp c = { 0 };
-	size_t i = 0, j = 0, n = 0;
+	size_t i = 0, j = 0, n = 0, nk = 0;
+	pid_t *kpss = calloc(a->nprocs + 1, sizeof(*kpss));
 
 	diff[0] = '\0';
-	if (count_snap(&c.ca, a) || count_snap(&c.cb, b)) {
+	if (!kpss || count_snap(&c.ca, a) || count_snap(&c.cb, b)) {
 		snprintf(diff, len, "out of memory");
 		goto out;
 	}
+	churn |= a->nskipped_gone || b->nskipped_gone;
 	while (i < a->nprocs && j < b->nprocs) {
 		const struct exm_proc *p = &a->procs[i], *q = &b->procs[j];
-		char buf[160];
+		char buf[320];
 		const char *what;
+		bool kernel;
 
-		if (p->pid < q->pid) {
-			i++;
+		if (p->pid != q->pid) { /* one lists it alone */
+			churn = true;
+			i += p->pid < q->pid;
+			j += q->pid < p->pid;
 			continue;
 		}
-		if (q->pid < p->pid) {
-			j++;
-			continue;
-		}
-		what = proc_diff(p, q, &c, buf, sizeof(buf));
-		if (what && n < len)
-			n += (size_t)snprintf(diff + n, len - n,
-					      "%spid %d (%s)", n ? "; " : "",
-					      (int)p->pid, what);
+		what = proc_diff(p, q, &c, buf, sizeof(buf), &kernel);
+		if (what && kernel && !sharer_moved(p, &c))
+			kpss[nk++] = p->pid; /* said below, once churn known */
+		else if (what)
+			n = say_pid(diff, n, len, p->pid,
+				    kernel ? "kernel figures moved with a "
+					     "sharer: "
+					   : "",
+				    what);
 		i++;
 		j++;
 	}
+	churn |= i < a->nprocs || j < b->nprocs;
+	for (size_t k = 0, x = 0; k < nk; k++) {
+		const struct exm_proc *p, *q;
+		char buf[320];
+		bool kernel;
+
+		while (a->procs[x].pid != kpss[k])
+			x++;
+		p = &a->procs[x];
+		q = exm_snapshot_find_pid(b, p->pid);
+		n = say_pid(diff, n, len, p->pid,
+			    churn ? "kernel figures moved with processes: "
+				  : "",
+			    proc_diff(p, q, &c, buf, sizeof(buf), &kernel));
+	}
 out:
+	free(kpss);
 	delta_fini(&c.ca);
 	delta_fini(&c.cb);
 }
@@ -1157,6 +1243,7 @@ static void kpss_again(struct exm_reuse *r, struct exm_source *src,
 			continue;
 		j++;
 		e = find(r, snap->procs[i].pid);
+		r->st.nkpss_again++;
 		if (e) {
 			e->kpss = snap->procs[i].kpss;
 			e->kpss_ok = kpss_keepable(&e->kpss);
@@ -1345,11 +1432,13 @@ int exm_reuse_snapshot(struct exm_reuse *r, struct exm_source *src,
 	const char *root = opts->proc_root ? opts->proc_root : "/proc";
 	struct exm_snapshot *snap = NULL;
 	double now = now_s(), oldest = now;
-	uint64_t sig, mover[2] = { 0, 0 };
+	uint64_t sig, mover[2] = { 0, 0 }, churn[2] = { 0, 0 };
 	bool full, keep;
 	int ret;
 
 	memset(&r->st, 0, sizeof(r->st));
+	if (r->check) /* processes started or exmtop's pages moved since */
+		mover_key(r, root, churn);
 	r->sigi ^= 1;
 	sig = sys_sig(root, r->vals[r->sigi ^ 1], r->have_sig, r->st.why,
 		      sizeof(r->st.why), r->vals[r->sigi], NSIG_VALS);
@@ -1418,14 +1507,17 @@ int exm_reuse_snapshot(struct exm_reuse *r, struct exm_source *src,
 	}
 	if (full)
 		r->last_full = now;
-	for (size_t i = 0; i < r->n; i++)
+	for (size_t i = 0; i < r->n; i++) {
 		if (r->ents[i].walked_at < oldest)
 			oldest = r->ents[i].walked_at;
+		r->st.nkpss_kept += r->ents[i].kpss_gen == r->gen;
+	}
 	r->st.full = full;
 	r->st.nprocs = snap->nprocs;
 	r->st.oldest = now - oldest;
 	if (r->check) {
 		struct exm_snapshot *f = NULL;
+		uint64_t after[2];
 
 		r->gen++;
 		ret = take(src, opts, &f);
@@ -1433,11 +1525,13 @@ int exm_reuse_snapshot(struct exm_reuse *r, struct exm_source *src,
 			exm_snapshot_free(snap);
 			return ret;
 		}
-		compare(snap, f, r->st.diff, sizeof(r->st.diff));
-		r->st.checked = true;
 		sys_sig(root, r->vals[r->sigi], true, r->st.unsettled,
 			sizeof(r->st.unsettled), r->vals[r->sigi ^ 1],
 			NSIG_VALS);
+		mover_key(r, root, after);
+		compare(snap, f, after[0] != churn[0] || after[1] != churn[1],
+			r->st.diff, sizeof(r->st.diff));
+		r->st.checked = true;
 		exm_snapshot_free(f);
 	}
 	detail(snap, &r->st);

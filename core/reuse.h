@@ -40,16 +40,21 @@ struct exm_pdir;
 /* What the last refresh did. */
 struct exm_reuse_stats {
 	size_t nwalked, nprocs; /* processes walked, of those listed */
-	unsigned passes;	/* walks (second pass: marked sharers) */
-	bool full;		/* every process walked */
-	char why[64];		/* why a full walk: "first", "vmstat pswpout" */
-	double oldest; /* seconds since the oldest kept figures' walk */
+	/* kept processes whose kernel Pss (from mapping counts) was kept as
+	 * it was, and those whose was summed again (a count moved) */
+	size_t nkpss_kept, nkpss_again;
+	unsigned passes; /* walks (second pass: marked sharers) */
+	bool full;	 /* every process walked */
+	char why[64];	 /* why a full walk: "first", "vmstat pswpout" */
+	double oldest;	 /* seconds since the oldest kept figures' walk */
 	/* With check: a full walk of the same moment was compared. */
 	bool checked;
 	/* the system's counters moved between the two walks (a page moved
 	 * under its owner meanwhile): the comparison says nothing; which */
 	char unsettled[64];
-	char diff[4096]; /* "pid N (what); ..." of those that differ */
+	/* "pid N (what); ..." of those that differ; "kernel figures moved
+	 * with ..." says nothing of that process (reuse.c, compare) */
+	char diff[16384];
 };
 
 /*

@@ -2300,8 +2300,18 @@ static int pm_proc(struct exm_source *src, void *ctx,
 	return pm_walk_proc(src, ctx, opts, b, p, d);
 }
 
+/* A new cache of mapping counts (for one snapshot or one kpss_again);
+ * 0 or -ENOMEM. */
+static int cache_new(struct pm_priv *pp)
+{
+	pp->cache = calloc(CACHE_FRAMES / CACHE_MID / CACHE_BLOCK,
+			   sizeof(*pp->cache));
+	return pp->cache ? 0 : -ENOMEM;
+}
+
 /* Kept processes whose words' mapping counts moved: their kernel Pss
- * again, from those counts read now (exm_source_ops.kpss_again). */
+ * again, from those counts read now (exm_source_ops.kpss_again), in a
+ * cache of their own (the snapshot's is gone). */
 static int pm_kpss_again(struct exm_source *src, struct exm_snapshot *snap,
 			 const pid_t *pids, size_t n)
 {
@@ -2313,9 +2323,13 @@ static int pm_kpss_again(struct exm_source *src, struct exm_snapshot *snap,
 
 	if (pp->kpc < 0)
 		return -EOPNOTSUPP;
-	c = pm_ctx_new(src);
-	if (!c)
+	if (cache_new(pp))
 		return -ENOMEM;
+	c = pm_ctx_new(src);
+	if (!c) {
+		cache_free(pp);
+		return -ENOMEM;
+	}
 	exm_builder_init(&b, snap);
 	for (size_t i = 0; i < snap->nprocs && j < n && !ret; i++) {
 		while (j < n && pids[j] < snap->procs[i].pid)
@@ -2325,6 +2339,7 @@ static int pm_kpss_again(struct exm_source *src, struct exm_snapshot *snap,
 					       snap->sys.page_size);
 	}
 	pm_ctx_free(c);
+	cache_free(pp);
 	return ret;
 }
 
@@ -2406,12 +2421,8 @@ static int pm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 			 "this kernel has no PAGEMAP_SCAN ioctl (Linux 6.7+)");
 		return -EOPNOTSUPP;
 	}
-	if (pp->kpc >= 0) {
-		pp->cache = calloc(CACHE_FRAMES / CACHE_MID / CACHE_BLOCK,
-				   sizeof(*pp->cache));
-		if (!pp->cache)
-			return -ENOMEM;
-	}
+	if (pp->kpc >= 0 && cache_new(pp))
+		return -ENOMEM;
 	ret = exm_proc_walk(src, &o, b, &walk);
 	cache_free(pp);
 	if (!ret && opts->want_swapcache)

@@ -27,18 +27,34 @@ where files are on tmpfs, and EXM_INCR_SWAP=on: the swap enabled is used
 as it is): then no step may lag, the zero page read in included (the
 module counts zero pages, exmap ABI 6).
 
+With the pagemap source the kernel's Pss and its split (what the live
+screen shows: from the mapping counts of the frames, kept for a kept
+process while no count of its frames moved) are compared too. A page's
+share is its size over its mapping count, which any process mapping it
+moves: the test runs in a pid namespace of its own (exmtop lists only
+its processes, and none comes or goes during a walk unless told), its
+workers run private copies of the interpreter and its libraries (no
+process outside maps their pages), and a kernel figure that exmtop says
+moved with its pages' counts between the two walks (a scanned process,
+the test itself, mapped or dropped one meanwhile) is no verdict: the
+next snapshot is taken, as when the system's counters moved.
+
 After each step, none of the workload's processes may differ, except
 after a step README names as waiting for the scheduled full walk
 (SCHEDULED below); then the test waits for that walk (--full-walk) and
 its snapshot must be a full walk ("scheduled") that equals, with the
-step's effect seen. Other processes of the machine are not quiescent and
-are not compared. The test also asserts that most snapshots were
-incremental (walked fewer processes than listed), or it tested nothing.
+step's effect seen. Other processes are not quiescent and are not
+compared. The test also asserts that at least 3 snapshots were
+incremental (walked fewer processes than listed), that kernel Pss was
+kept and summed again in place, or it tested nothing; where the system's
+counters made the steps' snapshots full walks, it takes a quiet window of
+fork and exit steps first.
 """
 
 import os
 import re
 import select
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -67,21 +83,99 @@ SOURCE = os.environ.get("EXM_INCR_SOURCE", "pagemap")
 # the scheduled walk must then set it right. With the module: none.
 SCHEDULED = set() if SOURCE == "kmod" else {
     "truncate", "pageout", "poke", "pokereuse", "peekzero", "vmwrite"}
+# The figures compared: the page words always; with the pagemap source
+# also the kernel's Pss and its split the live screen shows (from the
+# mapping counts of the frames, kept for a kept process while no count
+# moved: core/reuse.c, kpss_trust). The module's (its own walk's sums)
+# are not asked for in QEMU's test yet.
+FIELDS = "pid,erss" if SOURCE == "kmod" else \
+    "pid,erss,pss,pss_anon,pss_file,pss_shmem"
+# a full walk the system's counters made (core/reuse.c, sys_sig)
+COUNTERS = ("full walk: vmstat ", "full walk: ksm ")
+# what exmtop says of kernel figures that moved with the mapping counts
+# between the two walks (core/reuse.c, compare): no verdict, next snapshot
+MOVED = "kernel figures moved with "
 LINE = re.compile(r"exmtop: check (\d+): (equal|differs: (.*)) "
                   r"\((full walk: [^,]*|incremental), walked (\d+) of "
-                  r"(\d+), oldest ([0-9.]+) s\)(, unsettled: .*)?$")
+                  r"(\d+), oldest ([0-9.]+) s, kernel Pss kept (\d+), "
+                  r"again (\d+)\)(, unsettled: .*)?$")
+
+
+WALKWORK = os.path.join(exmlive.SRCDIR, "walkwork.py")
+# the workers' environment: the C locale, no locale file mapped
+WORK_ENV = dict(os.environ, LC_ALL="C", PYTHONCOERCECLOCALE="0")
+
+
+def mapped_files(pid):
+    """The paths of the files pid maps."""
+    with open("/proc/%d/maps" % pid) as f:
+        return {ln.split()[5] for ln in f
+                if len(ln.split()) > 5 and ln.split()[5].startswith("/")}
+
+
+def private_runtime(rt):
+    """The command running walkwork.py from private copies (in rt) of the
+    interpreter, its loader, libraries and extension modules: the kernel's
+    Pss of a page is its size over its mapping count, and every process
+    started on the machine maps libc's pages (a test loop in a shell
+    starts hundreds a second), so a worker running the system's own
+    files has kernel figures that move at every moment; copies are mapped
+    by the workers alone. Which files: those a worker started the usual
+    way maps, and the libraries they need by name (ldd)."""
+    p = subprocess.Popen([sys.executable, WALKWORK], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, text=True, env=WORK_ENV)
+    p.stdin.write("alloc 1\n")
+    p.stdin.flush()
+    p.stdout.readline()  # every module imported
+    mapped = mapped_files(p.pid)
+    p.stdin.close()
+    p.wait(timeout=10)
+    exe = os.path.realpath(sys.executable)
+    mod = os.path.join(rt, "mod")
+    os.makedirs(mod)
+    loader = None
+    for path in sorted(mapped):
+        if os.path.realpath(path) == exe:
+            continue
+        if "/lib-dynload/" in path:  # an extension module: by file name
+            shutil.copy(path, mod)
+    for path in [exe] + [x for x in mapped if "/lib-dynload/" in x]:
+        out = subprocess.run(["ldd", path], capture_output=True, text=True,
+                             check=True).stdout
+        for ln in out.splitlines():
+            f = ln.split()
+            if len(f) >= 3 and f[1] == "=>" and f[2].startswith("/"):
+                dst = os.path.join(rt, f[0])
+                if not os.path.exists(dst):
+                    shutil.copy(f[2], dst)
+            elif f and f[0].startswith("/") and "ld-linux" in f[0]:
+                loader = os.path.join(rt, os.path.basename(f[0]))
+                if not os.path.exists(loader):
+                    shutil.copy(f[0], loader)
+    shutil.copy(exe, os.path.join(rt, "python"))
+    if not loader:
+        raise RuntimeError("no loader in ldd %s" % exe)
+    return [loader, "--library-path", rt, os.path.join(rt, "python")], \
+        dict(WORK_ENV, PYTHONHOME=sys.prefix, PYTHONPATH=mod)
 
 
 class Worker:
+    cmd, env = [sys.executable], WORK_ENV
+
     def __init__(self, cgroup=None):
         def join():
             with open(os.path.join(cgroup, "cgroup.procs"), "w") as f:
                 f.write(str(os.getpid()))
         self.p = subprocess.Popen(
-            [sys.executable, os.path.join(exmlive.SRCDIR, "walkwork.py")],
+            Worker.cmd + [WALKWORK], env=Worker.env,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
             preexec_fn=join if cgroup else None)
         self.pid = self.p.pid
+
+    def foreign(self, own):
+        """The files this worker maps that are not under own."""
+        return {x for x in mapped_files(self.pid)
+                if not x.startswith(own + "/")}
 
     def do(self, *args):
         self.p.stdin.write(" ".join(str(a) for a in args) + "\n")
@@ -105,22 +199,35 @@ class Exmtop:
         env = dict(os.environ, EXMTOP_CHECK_WALK="step")
         self.p = subprocess.Popen(
             [exmlive.EXMTOP, "-b", "-n", "100000", "--format", "csv",
-             "--fields", "pid,erss", "--full-walk", str(FULL_WALK),
+             "--fields", FIELDS, "--full-walk", str(FULL_WALK),
              "--source", SOURCE]
             + list(extra),
             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE, text=True, env=env)
         self.first = True
 
-    def settled(self, stats):
+    def settled(self, stats, ours):
         """The next snapshot whose two walks saw the same system: when a
         page moved under its owner between them (the system's counters
         say so: someone compacts, reclaims, migrates), the comparison
-        says nothing, and the next one is taken."""
+        says nothing, and the next one is taken. So when one of ours has
+        kernel figures that moved with the mapping counts of its pages
+        between the two walks' reads, which exmtop tells from what the
+        walks saw ("kernel figures moved with a sharer": a scanned
+        process mapped or dropped one of its shared pages meanwhile;
+        "with processes": processes came or went meanwhile, pids given,
+        gone, or listed by one walk alone); its words must still be
+        equal (else a difference). A kept figure gone stale differs in
+        the next snapshot again."""
         for _ in range(10):
             s = self.snapshot()
-            if not s["unsettled"]:
+            moved = {p for p in s["pids"] & ours
+                     if s["parts"][p].startswith(MOVED)}
+            if not s["unsettled"] and not moved:
                 return s
+            print("    snapshot %d unsettled: %s" % (
+                s["n"], s["unsettled"] or
+                "; ".join(s["parts"][p] for p in sorted(moved))))
             stats["unsettled"] += 1
         raise RuntimeError("10 snapshots in a row unsettled")
 
@@ -143,19 +250,22 @@ class Exmtop:
                 print("  exmtop said: " + line.rstrip())
                 continue
             diff = m.group(3) or ""
-            parts = {int(x.group(1)): x.group(0) for x in
-                     re.finditer(r"pid (\d+) \([^)]*\)", diff)}
+            parts = {int(x.group(1)): x.group(2) for x in
+                     re.finditer(r"pid (\d+) \(([^)]*)\)", diff)}
             return {"n": int(m.group(1)), "parts": parts,
-                    "pids": {int(x) for x in re.findall(r"pid (\d+)", diff)},
+                    "pids": set(parts),
                     "diff": diff, "mode": m.group(4),
                     "walked": int(m.group(5)), "procs": int(m.group(6)),
                     "oldest": float(m.group(7)),
-                    "unsettled": bool(m.group(8))}
+                    "kept": int(m.group(8)), "again": int(m.group(9)),
+                    "unsettled": (m.group(10) or "")[len(", unsettled: "):]}
         raise RuntimeError("no check line in 60 s")
 
     def stop(self):
-        self.p.stdin.close()
-        self.p.wait(timeout=30)
+        """Its end: its exit status, and what it said after its last
+        check line (a sanitizer's report)."""
+        rest = self.p.communicate(timeout=30)[1]  # stdin closed first
+        return self.p.returncode, rest
 
 
 def quiet(pids):
@@ -183,6 +293,19 @@ def main():
     if os.geteuid() != 0:
         print("SKIP: needs root (pagemap's frame numbers)")
         sys.exit(exmlive.SKIP)
+    if SOURCE == "pagemap" and not os.environ.get("EXM_INCR_NS") and \
+            shutil.which("unshare"):
+        # Its own pid namespace and /proc: every process exmtop lists is
+        # the test's, so none comes or goes during a walk unless told.
+        # On a machine where others start processes all the time, a walk
+        # that saw pids given (a process may have mapped a page while
+        # counts were read, and be gone) keeps no kernel Pss read during
+        # it (kpss_trust), and keeping would go untested.
+        os.environ["EXM_INCR_NS"] = "1"
+        sys.stdout.flush()
+        os.execvp("unshare", ["unshare", "--pid", "--fork", "--mount-proc",
+                              "--kill-child", sys.executable,
+                              os.path.abspath(__file__)])
     if not os.path.isdir(KSM):
         print("FAIL: this kernel has no KSM (%s)" % KSM)
         sys.exit(1)
@@ -198,6 +321,13 @@ def main():
     # a block device for the O_DIRECT read where the files are on tmpfs
     # (the module test's guest)
     direct_from = os.environ.get("EXM_INCR_DIRECT", direct)
+    # the workers run private copies of the interpreter and its libraries
+    # where there is ldd to find them (not in the module test's guest,
+    # whose processes come and go only when the test says)
+    if shutil.which("ldd"):
+        Worker.cmd, Worker.env = private_runtime(os.path.join(tmp, "rt"))
+    else:
+        print("no ldd: the workers run %s" % sys.executable)
     # KSM's run, a swap file and a memory cgroup, restored at the end
     ch = sysstate.Changes("test_incremental")
     ch.__enter__()
@@ -219,8 +349,13 @@ def main():
     ours = {a.pid, b.pid, d.pid, s.pid}
     print("workers: a %d, b %d, d %d" % (a.pid, b.pid, d.pid))
     ex = None
-    stats = {"incremental": 0, "all": 0, "caught": 0, "unsettled": 0}
+    stats = {"incremental": 0, "all": 0, "caught": 0, "unsettled": 0,
+             "kept": 0, "again": 0, "quiet": 0}
     try:
+        a.do("write", a.do("alloc", 1), 1)  # started, every module mapped
+        if Worker.cmd[0] != sys.executable and a.foreign(tmp):
+            fails.append("a worker maps files others may map: %s" %
+                         sorted(a.foreign(tmp)))
         s.do("alloc", 2048)
         buf = a.do("alloc", 256)
         fbuf = a.do("mapfile", shared)
@@ -231,12 +366,20 @@ def main():
         def step(name, fn, *args):
             res = fn(*args)
             quiet(ours)
-            s = ex.settled(stats)
-            print("  %-10s snapshot %d: %s, walked %d of %d" %
-                  (name, s["n"], s["mode"], s["walked"], s["procs"]))
+            s = ex.settled(stats, ours)
+            print("  %-10s snapshot %d: %s, walked %d of %d, kernel Pss "
+                  "kept %d, again %d" %
+                  (name, s["n"], s["mode"], s["walked"], s["procs"],
+                   s["kept"], s["again"]))
             stats["all"] += 1
+            # a full walk the system's counters made (a page moved
+            # under its owner somewhere: on a loaded machine, at every
+            # refresh) tells nothing of the incremental path
+            stats["quiet"] += not s["mode"].startswith(COUNTERS)
             if s["mode"] == "incremental" and s["walked"] < s["procs"]:
                 stats["incremental"] += 1
+            stats["kept"] += s["kept"]
+            stats["again"] += s["again"]
             bad = s["pids"] & ours
             if bad and name in SCHEDULED:
                 lagged.add(name)
@@ -244,7 +387,8 @@ def main():
                 fails.append("%s: snapshot %d" % (name, s["n"]))
                 print("FAIL %s: snapshot %d (%s) differs: %s" %
                       (name, s["n"], s["mode"],
-                       "; ".join(s["parts"][p] for p in sorted(bad))))
+                       "; ".join("pid %d (%s)" % (p, s["parts"][p])
+                                 for p in sorted(bad))))
             if s["oldest"] > FULL_WALK + 30:
                 fails.append("%s: oldest %.1f s" % (name, s["oldest"]))
             return res
@@ -254,11 +398,11 @@ def main():
             shows left behind."""
             time.sleep(FULL_WALK)
             quiet(ours)
-            t = ex.settled(stats)
+            t = ex.settled(stats, ours)
             print("  scheduled  snapshot %d: %s" % (t["n"], t["mode"]))
             if not t["mode"].startswith("full walk") or t["pids"] & ours:
-                said = "; ".join(t["parts"][p] for p in
-                                 sorted(t["pids"] & ours))
+                said = "; ".join("pid %d (%s)" % (p, t["parts"][p])
+                                 for p in sorted(t["pids"] & ours))
                 fails.append("after %s: scheduled walk %s %s" %
                              (sorted(lagged), t["mode"], said))
                 print("FAIL after %s: the scheduled walk: %s %s" %
@@ -330,22 +474,52 @@ def main():
             step("vmwrite", b.do, "vmwrite", a.pid, "%x" % (ubuf + 2 * PS))
             step("peekzero", b.do, "peek", a.pid, "%x" % (ubuf + PS))
             scheduled()
+
+        def tested():
+            return stats["incremental"] >= 3 and (
+                "pss" not in FIELDS or
+                (stats["kept"] >= 3 and stats["again"] >= 1))
+
+        # A quiet window: where the system's counters made most of the
+        # steps' snapshots full walks, a fork child of a writes a page and
+        # exits, again until the incremental path (and the kernel Pss
+        # kept, and summed again after the exit) was compared enough, or
+        # 10 times, half a second apart (a burst of migration ends); each
+        # compared like any step.
+        for _ in range(10):
+            if tested():
+                break
+            time.sleep(0.5)
+            ours.add(int(step("fork", a.do, "fork", buf, 1)))
+            step("exit", a.do, "reap")
     finally:
         if ex:
-            ex.stop()
+            rc, rest = ex.stop()
+            if rc:
+                fails.append("exmtop ended with status %d: %s" %
+                             (rc, rest.strip()[-2000:]))
         for w in (a, b, d, s):
             w.stop()
-        for path in (shared, private, direct):
-            os.unlink(path)
-        os.rmdir(tmp)
+        shutil.rmtree(tmp)
         ch.__exit__(None, None, None)
     print("%d steps, %d incremental, %d lagging steps set right by the "
           "scheduled walk, "
           "%d snapshots unsettled" % (stats["all"], stats["incremental"],
                                       stats["caught"], stats["unsettled"]))
+    print("%d snapshots with the system's counters quiet" % stats["quiet"])
     if stats["incremental"] < 3:
-        fails.append("only %d of %d snapshots incremental" %
-                     (stats["incremental"], stats["all"]))
+        fails.append("only %d of %d snapshots incremental (%d with the "
+                     "system's counters quiet)" %
+                     (stats["incremental"], stats["all"], stats["quiet"]))
+    # the kept kernel Pss compared: kept as it was (no count moved), and
+    # summed again in place where a walked process moved a count of a
+    # kept one's frames (a fork child's exit: its pages of the
+    # interpreter, which the other workers map)
+    print("kernel Pss of kept processes: %d kept, %d summed again" %
+          (stats["kept"], stats["again"]))
+    if "pss" in FIELDS and (stats["kept"] < 3 or stats["again"] < 1):
+        fails.append("kernel Pss kept %d times (3 or more), summed again "
+                     "%d (1 or more)" % (stats["kept"], stats["again"]))
     for f in fails:
         print("FAIL: " + f)
     sys.exit(1 if fails else 0)
