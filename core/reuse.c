@@ -1284,12 +1284,7 @@ static void kpss_trust(struct exm_reuse *r, const struct exm_snapshot *snap,
 			r->denied[r->ndenied++] = snap->procs[i].pid;
 		}
 	if (!r->avg_known) {
-		char boot[sizeof(snap->sys.kernel) + 16], proc[320];
-
-		snprintf(boot, sizeof(boot), "/boot/config-%s",
-			 snap->sys.kernel);
-		snprintf(proc, sizeof(proc), "%s/config.gz", root);
-		r->avg = exm_kernel_mapcount(snap->sys.kernel, boot, proc) !=
+		r->avg = exm_running_mapcount(snap->sys.kernel, root) !=
 			 EXM_MAPCOUNT_EXACT;
 		r->avg_known = true;
 	}
