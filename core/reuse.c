@@ -1166,23 +1166,6 @@ static void kpss_again(struct exm_reuse *r, struct exm_source *src,
 	r->nkforced = 0;
 }
 
-static bool in_snap(const struct exm_snapshot *snap, pid_t pid)
-{
-	size_t lo = 0, hi = snap->nprocs;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (snap->procs[mid].pid == pid)
-			return true;
-		if (snap->procs[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
-}
-
 /* Whether the processes started during the last walk that it did not
  * list are all listed by this one (then walked as new: their words moved
  * the counts), or with snap NULL, all still there (before a walk: the
@@ -1197,7 +1180,8 @@ static bool born_seen(struct exm_reuse *r, const struct exm_snapshot *snap,
 		char path[320];
 
 		snprintf(path, sizeof(path), "%s/%d", root, (int)r->born[i]);
-		all = snap ? in_snap(snap, r->born[i]) : !access(path, F_OK);
+		all = snap ? exm_snapshot_find_pid(snap, r->born[i]) != NULL
+			   : !access(path, F_OK);
 	}
 	if (snap || !all)
 		r->nborn = 0;
@@ -1233,7 +1217,7 @@ static bool born_during(struct exm_reuse *r, const struct exm_snapshot *snap,
 		size_t len;
 		bool thread;
 
-		if (in_snap(snap, (pid_t)pid))
+		if (exm_snapshot_find_pid(snap, (pid_t)pid))
 			continue;
 		snprintf(path, sizeof(path), "%s/%llu/status", root,
 			 (unsigned long long)pid);

@@ -549,9 +549,26 @@ int exm_mapping_add_page(struct exm_mapping *m, uint64_t vpn, uint64_t word)
 const struct exm_proc *exm_snapshot_find_pid(const struct exm_snapshot *snap,
 					     pid_t pid)
 {
-	for (size_t i = 0; i < snap->nprocs; i++)
-		if (snap->procs[i].pid == pid)
-			return &snap->procs[i];
+	size_t lo = 0, hi = snap->nprocs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (snap->procs[mid].pid == pid)
+			return &snap->procs[mid];
+		if (snap->procs[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* not there, unless the processes are out of pid order */
+	for (size_t i = 1; i < snap->nprocs; i++)
+		if (snap->procs[i - 1].pid >= snap->procs[i].pid) {
+			for (size_t j = 0; j < snap->nprocs; j++)
+				if (snap->procs[j].pid == pid)
+					return &snap->procs[j];
+			break;
+		}
 	return NULL;
 }
 
