@@ -159,6 +159,8 @@ bool exm_mapping_same_words(const struct exm_mapping *a,
 {
 	if (a->npages != b->npages || !a->pages32 != !b->pages32)
 		return false;
+	if (a->pages32 == b->pages32 && a->pages == b->pages)
+		return true; /* one array (exm_mapping_share_words) */
 	if (a->pages32)
 		return !memcmp(a->pages32, b->pages32,
 			       (size_t)a->npages * sizeof(*a->pages32));
