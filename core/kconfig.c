@@ -2,6 +2,7 @@
 /* kconfig.c - the running kernel's build configuration; see kconfig.h. */
 #include "core/kconfig.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -30,7 +31,7 @@ static int from_file(const char *path, bool gz)
 	if (!path)
 		return -1;
 	if (gz) {
-		gzFile f = gzopen(path, "rb");
+		gzFile f = gzopen(path, "rbe");
 
 		if (!f)
 			return -1;
@@ -76,13 +77,35 @@ enum exm_mapcount exm_kernel_mapcount(const char *release,
 	return EXM_MAPCOUNT_UNKNOWN;
 }
 
+enum exm_mapcount exm_running_mapcount(const char *release,
+				       const char *proc_root)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static char k_release[128], k_root[256];
+	static bool known;
+	static enum exm_mapcount answer;
+	char boot[160], proc[280];
+	enum exm_mapcount r;
+
+	pthread_mutex_lock(&lock);
+	if (!known || strcmp(k_release, release) || strcmp(k_root, proc_root)) {
+		snprintf(boot, sizeof(boot), "/boot/config-%s", release);
+		snprintf(proc, sizeof(proc), "%s/config.gz", proc_root);
+		answer = exm_kernel_mapcount(release, boot, proc);
+		snprintf(k_release, sizeof(k_release), "%s", release);
+		snprintf(k_root, sizeof(k_root), "%s", proc_root);
+		known = true;
+	}
+	r = answer;
+	pthread_mutex_unlock(&lock);
+	return r;
+}
+
 void exm_kernel_mapcount_note(struct exm_sysinfo *sys)
 {
-	char boot[256];
 	const char *what;
 
-	snprintf(boot, sizeof(boot), "/boot/config-%s", sys->kernel);
-	switch (exm_kernel_mapcount(sys->kernel, boot, "/proc/config.gz")) {
+	switch (exm_running_mapcount(sys->kernel, "/proc")) {
 	case EXM_MAPCOUNT_AVERAGE:
 		sys->caps |= EXM_CAP_AVG_MAPCOUNT;
 		what = "this kernel averages mapcounts of large folios "

@@ -31,6 +31,15 @@ enum exm_mapcount exm_kernel_mapcount(const char *release,
 				      const char *proc_config);
 
 /*
+ * The same for the kernel of release, its config at /boot/config-RELEASE or
+ * else PROC_ROOT/config.gz, read once per run: the answer for the last
+ * (release, proc_root) asked is kept, so the snapshot's note, the pagemap
+ * source and the live refresh share one read (thread-safe).
+ */
+enum exm_mapcount exm_running_mapcount(const char *release,
+				       const char *proc_root);
+
+/*
  * For a snapshot of the running kernel (sys->kernel its release): when the
  * kernel averages mapcounts, set EXM_CAP_AVG_MAPCOUNT and say so in the
  * limits line; when that cannot be known, say that.

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,22 @@
 #include "core/source.h"
 #include "core/source_priv.h"
 
+/*
+ * Kept words, one array for every kept mapping with the same words (the
+ * walk stored them once: a fork's copy-on-write memory, shared memory):
+ * kept once, and put into a snapshot once by each builder, the others
+ * taking that copy (exm_mapping_share_words).
+ */
+struct kwords {
+	unsigned refs; /* kmaps holding it (changed by update() only) */
+	/* the first put into a snapshot of generation put_gen, by builder
+	 * put_b: its packed words there (under exm_reuse.put_lock) */
+	unsigned put_gen;
+	const struct exm_builder *put_b;
+	uint32_t *put_words;
+	uint64_t w[];
+};
+
 /* A kept mapping: its range, what the source said of it, its words. */
 struct kmap {
 	uint64_t start, end;
@@ -27,7 +44,8 @@ struct kmap {
 	uint64_t counted_rss, counted_swap;
 	struct exm_run *runs;
 	uint32_t nruns, npages;
-	uint64_t *words;
+	uint64_t *words; /* kw->w */
+	struct kwords *kw;
 };
 
 /* A kept process, by pid. */
@@ -106,6 +124,7 @@ struct exm_reuse {
 	/* the source's keys see every change (the module): the system's
 	 * counters need no full walk */
 	bool exact;
+	pthread_mutex_t put_lock; /* struct kwords' put_* */
 };
 
 /* FNV-1a, 64 bits. */
@@ -143,6 +162,7 @@ struct exm_reuse *exm_reuse_new(double full_every, bool check)
 		return NULL;
 	r->every = full_every;
 	r->check = check;
+	pthread_mutex_init(&r->put_lock, NULL);
 	return r;
 }
 
@@ -151,8 +171,11 @@ static void forget(struct exm_reuse *r);
 static void kent_fini(struct kent *e)
 {
 	for (size_t i = 0; i < e->nmaps; i++) {
+		struct kwords *kw = e->maps[i].kw;
+
 		free(e->maps[i].runs);
-		free(e->maps[i].words);
+		if (kw && !--kw->refs)
+			free(kw);
 	}
 	free(e->maps);
 	e->maps = NULL;
@@ -168,6 +191,7 @@ void exm_reuse_free(struct exm_reuse *r)
 	free(r->forced);
 	free(r->kforced);
 	free(r->denied);
+	pthread_mutex_destroy(&r->put_lock);
 	free(r);
 }
 
@@ -239,12 +263,39 @@ static uint64_t sched_key(struct exm_pdir *d, uint64_t key)
 	return key;
 }
 
-static int put_kept(struct exm_builder *b, struct exm_proc *p,
-		    const struct kent *e)
+/*
+ * The packed words another kept mapping with k's words put in b's snapshot
+ * in this take (NULL: none yet); with put, m's words are those: the next
+ * ones share them.
+ */
+static uint32_t *put_once(struct exm_reuse *r, const struct exm_builder *b,
+			  const struct kmap *k, const struct exm_mapping *put)
+{
+	struct kwords *kw = k->kw;
+	uint32_t *w = NULL;
+
+	if (kw->refs < 2)
+		return NULL; /* no twin */
+	pthread_mutex_lock(&r->put_lock);
+	if (kw->put_gen == r->gen && kw->put_b == b) {
+		w = kw->put_words;
+	} else if (put && put->pages32 && put->pages_borrowed && !put->pages &&
+		   put->npages == k->npages) {
+		kw->put_gen = r->gen;
+		kw->put_b = b;
+		kw->put_words = put->pages32;
+	}
+	pthread_mutex_unlock(&r->put_lock);
+	return w;
+}
+
+static int put_kept(struct exm_reuse *r, struct exm_builder *b,
+		    struct exm_proc *p, const struct kent *e)
 {
 	for (size_t i = 0; i < p->nmaps; i++) {
 		struct exm_mapping *m = &p->maps[i];
 		const struct kmap *k = &e->maps[i];
+		uint32_t *w;
 		int ret;
 
 		m->hugetlb = k->hugetlb;
@@ -254,6 +305,19 @@ static int put_kept(struct exm_builder *b, struct exm_proc *p,
 		m->counted_swap = k->counted_swap;
 		if (!k->npages)
 			continue;
+		w = put_once(r, b, k, NULL);
+		if (w) { /* its twin's copy, not one more */
+			m->runs = malloc(k->nruns * sizeof(*m->runs));
+			if (!m->runs)
+				return -ENOMEM;
+			memcpy(m->runs, k->runs, k->nruns * sizeof(*m->runs));
+			m->nruns = m->cap_runs = k->nruns;
+			m->npages = k->npages;
+			exm_mapping_share_words(b->snap, m,
+						&(struct exm_mapping){
+							.pages32 = w });
+			continue;
+		}
 		ret = exm_build_reserve(b, m, k->npages);
 		for (uint32_t j = 0; !ret && j < k->nruns; j++)
 			ret = exm_build_pages(b, m, k->runs[j].vpn,
@@ -261,6 +325,7 @@ static int put_kept(struct exm_builder *b, struct exm_proc *p,
 					      k->runs[j].count);
 		if (ret)
 			return ret;
+		put_once(r, b, k, m);
 	}
 	return 0;
 }
@@ -290,7 +355,7 @@ int exm_reuse_take(struct exm_reuse *r, struct exm_builder *b,
 		if (e->maps[i].start != p->maps[i].start ||
 		    e->maps[i].end != p->maps[i].end)
 			return 0;
-	ret = put_kept(b, p, e);
+	ret = put_kept(r, b, p, e);
 	if (ret) {
 		for (size_t i = 0; i < p->nmaps; i++)
 			exm_mapping_clear_pages(&p->maps[i]);
@@ -314,9 +379,38 @@ int exm_reuse_take(struct exm_reuse *r, struct exm_builder *b,
 
 /* ---- the kept words of a walked process ---- */
 
-static int kmap_from(struct kmap *k, const struct exm_mapping *m,
-		     uint64_t strip)
+/*
+ * The kept words of update()'s walked mappings, by the address of the
+ * walk's array: mappings the walk stored once (exm_mapping_share_words)
+ * keep one array. Open addressing; NULL table: nothing shared.
+ */
+struct kw_seen {
+	const void *from;
+	struct kwords *kw;
+};
+
+struct kw_set {
+	struct kw_seen *v;
+	size_t cap;
+};
+
+static struct kw_seen *kw_slot(const struct kw_set *set, const void *from)
 {
+	size_t i = (size_t)(((uintptr_t)from >> 4) *
+				    UINT64_C(0x9e3779b97f4a7c15) >>
+			    20) &
+		   (set->cap - 1);
+
+	while (set->v[i].from && set->v[i].from != from)
+		i = (i + 1) & (set->cap - 1);
+	return &set->v[i];
+}
+
+static int kmap_from(struct kmap *k, const struct exm_mapping *m,
+		     uint64_t strip, struct kw_set *set)
+{
+	struct kw_seen *seen = NULL;
+
 	*k = (struct kmap){ .start = m->start,
 			    .end = m->end,
 			    .hugetlb = m->hugetlb,
@@ -327,16 +421,31 @@ static int kmap_from(struct kmap *k, const struct exm_mapping *m,
 	if (!m->npages)
 		return 0;
 	k->runs = malloc(m->nruns * sizeof(*k->runs));
-	k->words = malloc((size_t)m->npages * sizeof(*k->words));
-	if (!k->runs || !k->words)
+	if (!k->runs)
 		return -ENOMEM;
 	memcpy(k->runs, m->runs, m->nruns * sizeof(*k->runs));
 	k->nruns = m->nruns;
 	k->npages = m->npages;
+	if (set->v && m->pages_borrowed && m->pages32) {
+		seen = kw_slot(set, m->pages32);
+		if (seen->from && seen->kw->refs < UINT32_MAX) {
+			k->kw = seen->kw;
+			k->kw->refs++;
+			k->words = k->kw->w;
+			return 0;
+		}
+	}
+	k->kw = malloc(sizeof(*k->kw) + (size_t)m->npages * sizeof(uint64_t));
+	if (!k->kw)
+		return -ENOMEM;
+	*k->kw = (struct kwords){ .refs = 1 };
+	k->words = k->kw->w;
 	/* the KSM mark is set again on every snapshot (exm_ksm_mark), but
 	 * by the module, which says it of each page walked (strip 0) */
 	for (uint32_t j = 0; j < m->npages; j++)
 		k->words[j] = exm_mapping_word(m, j) & ~strip;
+	if (seen && !seen->from)
+		*seen = (struct kw_seen){ .from = m->pages32, .kw = k->kw };
 	return 0;
 }
 
@@ -349,7 +458,7 @@ static bool kpss_keepable(const struct exm_kpss *k)
 }
 
 static int kent_from(struct kent *e, const struct exm_proc *p, double now,
-		     uint64_t strip)
+		     uint64_t strip, struct kw_set *set)
 {
 	*e = (struct kent){ .pid = p->pid,
 			    .start_time = p->start_time,
@@ -366,7 +475,7 @@ static int kent_from(struct kent *e, const struct exm_proc *p, double now,
 		return -ENOMEM;
 	e->nmaps = p->nmaps;
 	for (size_t i = 0; i < p->nmaps; i++)
-		if (kmap_from(&e->maps[i], &p->maps[i], strip))
+		if (kmap_from(&e->maps[i], &p->maps[i], strip, set))
 			return -ENOMEM;
 	return 0;
 }
@@ -709,10 +818,20 @@ static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 	size_t o = 0, n = 0, nforced = 0;
 	/* the KSM mark kept only where the source gives it of every page */
 	uint64_t strip = r->exact ? 0 : EXM_PM_KSM;
+	struct kw_set set = { 0 };
+	size_t nshared = 0;
 	int ret = 0;
 
 	if (!ents)
 		return -ENOMEM;
+	for (size_t i = 0; i < snap->nprocs; i++)
+		for (size_t j = 0; j < snap->procs[i].nmaps; j++)
+			nshared += snap->procs[i].maps[j].pages_borrowed;
+	if (nshared) { /* else (or no memory) nothing shared: merely more */
+		for (set.cap = 16; set.cap < 2 * nshared; set.cap *= 2)
+			;
+		set.v = calloc(set.cap, sizeof(*set.v));
+	}
 	for (size_t i = 0; i < snap->nprocs && !ret; i++) {
 		const struct exm_proc *p = &snap->procs[i];
 
@@ -732,7 +851,7 @@ static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 				continue;
 			}
 			if (e->start_time == p->start_time) {
-				ret = kent_from(&ents[n], p, now, strip);
+				ret = kent_from(&ents[n], p, now, strip, &set);
 				n++;
 				if (!ret)
 					ret = delta_change(&t, e, &ents[n - 1]);
@@ -745,7 +864,7 @@ static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 			if (ret)
 				break;
 		}
-		ret = kent_from(&ents[n], p, now, strip);
+		ret = kent_from(&ents[n], p, now, strip, &set);
 		n++;
 		if (!ret)
 			ret = delta_kent(&t, &ents[n - 1], 1);
@@ -756,6 +875,7 @@ static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 			ret = delta_kent(&t, &r->ents[o], -1);
 		kent_fini(&r->ents[o]);
 	}
+	free(set.v);
 	free(r->ents);
 	r->ents = ents;
 	r->n = n;
@@ -1253,23 +1373,6 @@ static void kpss_again(struct exm_reuse *r, struct exm_source *src,
 	r->nkforced = 0;
 }
 
-static bool in_snap(const struct exm_snapshot *snap, pid_t pid)
-{
-	size_t lo = 0, hi = snap->nprocs;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (snap->procs[mid].pid == pid)
-			return true;
-		if (snap->procs[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
-}
-
 /* Whether the processes started during the last walk that it did not
  * list are all listed by this one (then walked as new: their words moved
  * the counts), or with snap NULL, all still there (before a walk: the
@@ -1284,7 +1387,8 @@ static bool born_seen(struct exm_reuse *r, const struct exm_snapshot *snap,
 		char path[320];
 
 		snprintf(path, sizeof(path), "%s/%d", root, (int)r->born[i]);
-		all = snap ? in_snap(snap, r->born[i]) : !access(path, F_OK);
+		all = snap ? exm_snapshot_find_pid(snap, r->born[i]) != NULL
+			   : !access(path, F_OK);
 	}
 	if (snap || !all)
 		r->nborn = 0;
@@ -1320,7 +1424,7 @@ static bool born_during(struct exm_reuse *r, const struct exm_snapshot *snap,
 		size_t len;
 		bool thread;
 
-		if (in_snap(snap, (pid_t)pid))
+		if (exm_snapshot_find_pid(snap, (pid_t)pid))
 			continue;
 		snprintf(path, sizeof(path), "%s/%llu/status", root,
 			 (unsigned long long)pid);
@@ -1371,12 +1475,7 @@ static void kpss_trust(struct exm_reuse *r, const struct exm_snapshot *snap,
 			r->denied[r->ndenied++] = snap->procs[i].pid;
 		}
 	if (!r->avg_known) {
-		char boot[sizeof(snap->sys.kernel) + 16], proc[320];
-
-		snprintf(boot, sizeof(boot), "/boot/config-%s",
-			 snap->sys.kernel);
-		snprintf(proc, sizeof(proc), "%s/config.gz", root);
-		r->avg = exm_kernel_mapcount(snap->sys.kernel, boot, proc) !=
+		r->avg = exm_running_mapcount(snap->sys.kernel, root) !=
 			 EXM_MAPCOUNT_EXACT;
 		r->avg_known = true;
 	}

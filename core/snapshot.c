@@ -159,6 +159,8 @@ bool exm_mapping_same_words(const struct exm_mapping *a,
 {
 	if (a->npages != b->npages || !a->pages32 != !b->pages32)
 		return false;
+	if (a->pages32 == b->pages32 && a->pages == b->pages)
+		return true; /* one array (exm_mapping_share_words) */
 	if (a->pages32)
 		return !memcmp(a->pages32, b->pages32,
 			       (size_t)a->npages * sizeof(*a->pages32));
@@ -549,9 +551,26 @@ int exm_mapping_add_page(struct exm_mapping *m, uint64_t vpn, uint64_t word)
 const struct exm_proc *exm_snapshot_find_pid(const struct exm_snapshot *snap,
 					     pid_t pid)
 {
-	for (size_t i = 0; i < snap->nprocs; i++)
-		if (snap->procs[i].pid == pid)
-			return &snap->procs[i];
+	size_t lo = 0, hi = snap->nprocs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (snap->procs[mid].pid == pid)
+			return &snap->procs[mid];
+		if (snap->procs[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* not there, unless the processes are out of pid order */
+	for (size_t i = 1; i < snap->nprocs; i++)
+		if (snap->procs[i - 1].pid >= snap->procs[i].pid) {
+			for (size_t j = 0; j < snap->nprocs; j++)
+				if (snap->procs[j].pid == pid)
+					return &snap->procs[j];
+			break;
+		}
 	return NULL;
 }
 

@@ -441,7 +441,9 @@ int exm_mapping_reserve_store(struct exm_snapshot *snap, struct exm_mapping *m,
  * renumbering them; src is left empty. */
 void exm_snapshot_append(struct exm_snapshot *dst, struct exm_snapshot *src);
 
-/* Find a process by pid; NULL if absent. */
+/* Find a process by pid; NULL if absent. A binary search: every source
+ * lists processes in pid order (a snapshot out of order is searched
+ * through when the pid is not found). */
 const struct exm_proc *exm_snapshot_find_pid(const struct exm_snapshot *snap,
 					     pid_t pid);
 

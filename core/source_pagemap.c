@@ -425,17 +425,13 @@ static int pm_open(struct exm_source *src)
 	learn_sizes(pp, (unsigned)sysconf(_SC_PAGESIZE));
 	if (!(src->arg && *src->arg)) {
 		struct utsname u;
-		char boot[sizeof(u.release) + 16];
 
 		pp->scan = probe_scan();
 		pp->zero_pfn = learn_zero_pfn(pp);
-		if (!uname(&u)) {
-			snprintf(boot, sizeof(boot), "/boot/config-%s",
-				 u.release);
-			pp->may_count = exm_kernel_mapcount(u.release, boot,
-							    "/proc/config.gz") ==
+		if (!uname(&u))
+			pp->may_count = exm_running_mapcount(u.release,
+							     "/proc") ==
 					EXM_MAPCOUNT_EXACT;
-		}
 	}
 	return 0;
 }

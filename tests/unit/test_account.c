@@ -1223,3 +1223,35 @@ Test(pagemap, frames_sorted_by_radix)
 			free(tmp);
 		}
 }
+
+/* A process is found by pid in a snapshot in pid order (as sources list
+ * them) and in one out of order; an absent pid is not. */
+Test(snapshot, find_pid_in_order_and_out_of_order)
+{
+	static const pid_t sorted[] = { 1, 7, 8, 300, 301, 4000, 4001 };
+	static const pid_t shuffled[] = { 300, 1, 4001, 8, 7, 4000, 301 };
+	const pid_t *order[] = { sorted, shuffled };
+
+	for (size_t k = 0; k < 2; k++) {
+		struct exm_snapshot *s = exm_snapshot_new();
+
+		cr_assert_not_null(s);
+		for (size_t i = 0; i < 7; i++) {
+			struct exm_proc *p = exm_snapshot_add_proc(s);
+
+			cr_assert_not_null(p);
+			p->pid = order[k][i];
+		}
+		for (size_t i = 0; i < 7; i++) {
+			const struct exm_proc *p =
+				exm_snapshot_find_pid(s, order[k][i]);
+
+			cr_assert_eq(p, &s->procs[i], "pid %d, order %zu",
+				     (int)order[k][i], k);
+		}
+		cr_assert_null(exm_snapshot_find_pid(s, 2));
+		cr_assert_null(exm_snapshot_find_pid(s, 0));
+		cr_assert_null(exm_snapshot_find_pid(s, 5000));
+		exm_snapshot_free(s);
+	}
+}

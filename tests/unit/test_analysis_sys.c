@@ -337,6 +337,34 @@ Test(kconfig, averaged_mapcounts)
 		  strstr(sys.limits, "CONFIG_NO_PAGE_MAPCOUNT"));
 }
 
+/* The running kernel's answer is read once per run: a config that goes
+ * away after the first question changes nothing; another root is read. */
+Test(kconfig, read_once_per_run)
+{
+	char dir[] = "/tmp/exm-kconfig-XXXXXX", gz[64],
+	     other[] = "/tmp/exm-kconfig-XXXXXX";
+	gzFile g;
+
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_not_null(mkdtemp(other));
+	snprintf(gz, sizeof(gz), "%s/config.gz", dir);
+	g = gzopen(gz, "wb");
+	gzputs(g, "CONFIG_NO_PAGE_MAPCOUNT=y\n");
+	gzclose(g);
+	cr_assert_eq(exm_running_mapcount("6.18.0-x", dir),
+		     EXM_MAPCOUNT_AVERAGE);
+	unlink(gz);
+	cr_assert_eq(exm_running_mapcount("6.18.0-x", dir),
+		     EXM_MAPCOUNT_AVERAGE);
+	/* another root (or release) is asked afresh: nothing readable */
+	cr_assert_eq(exm_running_mapcount("6.18.0-x", other),
+		     EXM_MAPCOUNT_UNKNOWN);
+	cr_assert_eq(exm_running_mapcount("6.14.0-x", other),
+		     EXM_MAPCOUNT_EXACT);
+	rmdir(dir);
+	rmdir(other);
+}
+
 Test(sysview, meminfo_parsing)
 {
 	struct exm_meminfo m;

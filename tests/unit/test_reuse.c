@@ -51,6 +51,12 @@ static const char *release;
  * moves to it while the fake source walks */
 static unsigned start_during;
 static void unlink_born(void);
+/* the fake walk stores words as the pagemap source does: in the page
+ * store, a process whose words equal an earlier one's taking its array
+ * (exm_mapping_share_words); and whether the last snapshot's processes
+ * 0 and 2 held one array */
+static bool twins;
+static bool shared02;
 
 /* The fake /proc's file name holding text. */
 static void put_root(const char *name, const char *text)
@@ -163,9 +169,19 @@ static int take(struct exm_source *src, const struct exm_scan_opts *opts,
 		if (taken[i] == 1 || taken[i] == 2)
 			continue;
 		walks[i]++;
+		if (twins)
+			cr_assert_eq(exm_build_reserve(&b, m, 4), 0);
 		cr_assert_eq(exm_build_pages(&b, m, m->start / 4096, words[i],
 					     4),
 			     0);
+		for (int j = 0; twins && j < i; j++) {
+			const struct exm_mapping *o = &s->procs[j].maps[0];
+
+			if (o->pages_borrowed && exm_mapping_same_words(o, m)) {
+				exm_mapping_share_words(s, m, o);
+				break;
+			}
+		}
 	}
 	if (start_during)
 		set_loadavg(start_during);
@@ -197,6 +213,8 @@ static const struct exm_reuse_stats *refresh(void)
 				     "pid %d page %u", 100 + i, k);
 		got[i] = s->procs[i].kpss.pss >> 10;
 	}
+	shared02 = s->procs[0].maps[0].pages32 &&
+		   s->procs[0].maps[0].pages32 == s->procs[2].maps[0].pages32;
 	exm_snapshot_free(s);
 	return exm_reuse_stats(reuse);
 }
@@ -216,7 +234,7 @@ static void setup(void)
 	}
 	reuse = exm_reuse_new(3600, false);
 	cr_assert(reuse);
-	exact = want_kpss = counts_kpss = false;
+	exact = want_kpss = counts_kpss = twins = false;
 	the_src = NULL;
 	release = "6.1.0";
 	for (int i = 0; i < NP; i++)
@@ -535,4 +553,34 @@ Test(reuse, kernel_pss_read_again_when_a_started_process_went_unlisted)
 	refresh();
 	cr_assert_eq(taken[2], 2, "gone: read again at once");
 	cr_assert_eq(taken[0], 1);
+}
+
+/* Kept processes with the same words (a fork's memory, shared memory) are
+ * kept once and put into a refresh's snapshot once, the others taking that
+ * array; one of them changing is walked alone, the others still share. */
+Test(reuse, twins_kept_and_put_once)
+{
+	const struct exm_reuse_stats *st;
+
+	twins = true;
+	for (int i = 1; i < NP; i++)
+		memcpy(words[i], words[0], sizeof(words[0]));
+	st = refresh();
+	cr_assert(st->full);
+	cr_assert(shared02, "the walk stored them once");
+	st = refresh();
+	cr_assert_not(st->full);
+	cr_assert_eq(walks[0] + walks[1] + walks[2], 0);
+	cr_assert(shared02, "kept and put once");
+	/* process 1 breaks away: walked alone, right words (refresh checks
+	 * each word), the other two still one array */
+	keys[1] += 2;
+	words[1][3] = PRESENT(7777) | EXM_PM_EXCLUSIVE;
+	st = refresh();
+	cr_assert_not(st->full);
+	cr_assert_eq(walks[1], 1);
+	cr_assert(shared02);
+	st = refresh();
+	cr_assert_eq(walks[0] + walks[1] + walks[2], 0);
+	cr_assert(shared02);
 }
