@@ -298,9 +298,7 @@ static int read_frames(struct exm_snapshot *snap, const char *proc_root)
 	return ret;
 }
 
-/* Where the cgroup v2 hierarchy is mounted (the first mount of it in
- * /proc/self/mounts) into buf; false when it is not. */
-static bool v2_mount(char *buf, size_t len)
+bool exm_cgcharge_mount(char *buf, size_t len)
 {
 	FILE *f = fopen("/proc/self/mounts", "re");
 	char dir[512], type[64];
@@ -315,17 +313,19 @@ static bool v2_mount(char *buf, size_t len)
 			;
 	}
 	fclose(f);
-	if (found)
-		snprintf(buf, len, "%s", dir);
+	snprintf(buf, len, "%s", found ? dir : "");
 	return found;
 }
 
-bool exm_cgcharge_frames(const char *proc_root)
+bool exm_cgcharge_frames(const char *proc_root, const char *cg_root)
 {
-	char mnt[512], path[512];
+	char mnt[512] = "", path[512];
+	const char *root = cg_root ? cg_root : mnt;
 	int fd;
 
-	if (!v2_mount(mnt, sizeof(mnt)) || !v2_memory(mnt))
+	if (!cg_root)
+		exm_cgcharge_mount(mnt, sizeof(mnt));
+	if (!*root || !v2_memory(root))
 		return false;
 	snprintf(path, sizeof(path), "%s/kpagecgroup",
 		 proc_root && *proc_root ? proc_root : "/proc");
@@ -344,7 +344,7 @@ int exm_cgcharge_read(struct exm_snapshot *snap, const char *proc_root,
 	int ret;
 
 	if (!cg_root)
-		v2_mount(mnt, sizeof(mnt));
+		exm_cgcharge_mount(mnt, sizeof(mnt));
 	if (!(snap->sys.caps & EXM_CAP_CGROUP) || snap->cgroups)
 		return 0;
 	if (!*root || !v2_memory(root)) {

@@ -26,21 +26,29 @@
 	"(cgroup v1)"
 
 /*
+ * Where the cgroup v2 hierarchy is mounted (its first mount in
+ * /proc/self/mounts) into buf; false (buf "") when it is not.
+ */
+bool exm_cgcharge_mount(char *buf, size_t len);
+
+/*
  * Fill snap->cgroups for an accounted snapshot whose processes' cgroups
  * were read (EXM_CAP_CGROUP), from the hierarchy mounted on cg_root (NULL:
- * /sys/fs/cgroup) and proc_root's kpagecgroup (NULL: /proc). A figure that
- * cannot be read stays null; 0 or -ENOMEM.
+ * where exm_cgcharge_mount finds it; "": none) and proc_root's
+ * kpagecgroup (NULL: /proc). A figure that cannot be read stays null; 0
+ * or -ENOMEM.
  */
 int exm_cgcharge_read(struct exm_snapshot *snap, const char *proc_root,
 		      const char *cg_root);
 
 /*
  * Whether the frames' memcgs can be read here: the memory controller on
- * cgroup v2 and proc_root's (NULL: /proc) kpagecgroup readable. Only then
- * does the charge need every frame read (no counted mapping); elsewhere
- * its frame figures are null whatever the scan reads.
+ * the cgroup v2 hierarchy mounted on cg_root (as exm_cgcharge_read's) and
+ * proc_root's (NULL: /proc) kpagecgroup readable. Only then does the
+ * charge need every frame read (no counted mapping); elsewhere its frame
+ * figures are null whatever the scan reads.
  */
-bool exm_cgcharge_frames(const char *proc_root);
+bool exm_cgcharge_frames(const char *proc_root, const char *cg_root);
 
 /* The charge of the cgroup whose group key is key, or NULL. */
 const struct exm_cgcharge *exm_cgcharge_find(const struct exm_snapshot *snap,

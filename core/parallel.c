@@ -7,11 +7,28 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+/* The CPUs online, counted once a run (sysconf reads
+ * /sys/devices/system/cpu/online at every call, and every snapshot asks
+ * twice): the count only sizes a team of at most EXM_MAX_THREADS, and a
+ * CPU brought online later changes no figure. */
+static long cpus_online(void)
+{
+	static long cpus; /* __atomic: 0 until counted */
+	long c = __atomic_load_n(&cpus, __ATOMIC_RELAXED);
+
+	if (!c) {
+		c = sysconf(_SC_NPROCESSORS_ONLN);
+		if (c < 1)
+			c = 1;
+		__atomic_store_n(&cpus, c, __ATOMIC_RELAXED);
+	}
+	return c;
+}
+
 unsigned exm_thread_count(size_t n, size_t min_items)
 {
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	const char *env = getenv("EXMTOP_THREADS");
-	unsigned t = cpus > 0 ? (unsigned)cpus : 1;
+	unsigned t = (unsigned)cpus_online();
 
 	if (env && *env)
 		t = (unsigned)strtoul(env, NULL, 10);

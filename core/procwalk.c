@@ -9,7 +9,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <pwd.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,43 +88,65 @@ bool exm_want_kpss(const struct exm_scan_opts *opts, pid_t pid)
 
 /* ---- process identity ---- */
 
-struct user_cache {
-	uid_t uid[64];
-	char *name[64];
+/*
+ * User names, one cache for the run, shared by every walk and worker:
+ * each getpwuid_r reads /etc/passwd again (after asking nscd), and a
+ * cache per worker and per walk read it again in every worker of every
+ * snapshot. A name found is kept for the run (a user renamed while
+ * exmtop runs keeps the name it had, as top's); a uid without one is
+ * shown as its number for the rest of that walk only, and looked up
+ * again by the next, so that a user added meanwhile gets its name.
+ */
+static struct {
+	pthread_mutex_t lock;
 	unsigned n;
-};
+	struct user_entry {
+		uid_t uid;
+		bool found;
+		uint64_t walk; /* of a uid not found: the walk that looked */
+		char name[64]; /* longer names are not kept */
+	} e[64];
+} users = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-/* User name of uid (or the number), malloc'd; NULL on ENOMEM. Thread-safe
- * (getpwuid_r); each worker has its own cache. */
-static char *user_name(struct user_cache *c, uid_t uid)
+static uint64_t walks; /* walks begun (__atomic): each its own number */
+
+/* User name of uid (or the number) for walk number walk, malloc'd; NULL
+ * on ENOMEM. Thread-safe. */
+static char *user_name(uint64_t walk, uid_t uid)
 {
 	struct passwd pwd, *res = NULL;
 	char buf[1024], num[16];
+	struct user_entry *e = NULL;
 	const char *name;
+	char *ret;
 
-	for (unsigned i = 0; i < c->n; i++)
-		if (c->uid[i] == uid)
-			return strdup(c->name[i]);
+	pthread_mutex_lock(&users.lock);
+	for (unsigned i = 0; i < users.n && !e; i++)
+		if (users.e[i].uid == uid)
+			e = &users.e[i];
+	if (e && (e->found || e->walk == walk)) {
+		ret = strdup(e->name);
+		pthread_mutex_unlock(&users.lock);
+		return ret;
+	}
 	if (!getpwuid_r(uid, &pwd, buf, sizeof(buf), &res) && res) {
 		name = res->pw_name;
 	} else {
 		snprintf(num, sizeof(num), "%u", (unsigned)uid);
 		name = num;
+		res = NULL;
 	}
-	if (c->n < 64) {
-		c->uid[c->n] = uid;
-		c->name[c->n] = strdup(name);
-		if (!c->name[c->n])
-			return NULL;
-		c->n++;
+	if (!e && users.n < 64 && strlen(name) < sizeof(e->name))
+		e = &users.e[users.n++];
+	if (e && strlen(name) < sizeof(e->name)) {
+		*e = (struct user_entry){ .uid = uid,
+					  .found = res != NULL,
+					  .walk = walk };
+		snprintf(e->name, sizeof(e->name), "%s", name);
 	}
-	return strdup(name);
-}
-
-static void user_cache_fini(struct user_cache *c)
-{
-	for (unsigned i = 0; i < c->n; i++)
-		free(c->name[i]);
+	ret = strdup(name);
+	pthread_mutex_unlock(&users.lock);
+	return ret;
 }
 
 /* cmdline with NULs as spaces and trailing NULs dropped. */
@@ -316,6 +341,7 @@ struct walk {
 	bool spawned;	    /* those beyond the caller's started */
 	int64_t t0;	    /* when it began, ns (coarse: no clock read) */
 	int64_t cpu_ns;	    /* the workers' CPU, added when each is done */
+	uint64_t num;	    /* its number, for user_name */
 	struct exm_team team;
 	struct worker {
 		struct exm_builder b; /* its own; worker 0: the caller's */
@@ -381,8 +407,8 @@ static int read_ident(struct exm_pdir *d, struct exm_proc *p)
 	return (flags & PF_KTHREAD) ? 1 : 0;
 }
 
-static int walk_one(const struct walk *wl, struct worker *wk,
-		    struct user_cache *users, void *ctx, pid_t pid)
+static int walk_one(const struct walk *wl, struct worker *wk, void *ctx,
+		    pid_t pid)
 {
 	struct exm_builder *b = &wk->b;
 	const struct exm_walk *w = wl->w;
@@ -407,7 +433,7 @@ static int walk_one(const struct walk *wl, struct worker *wk,
 						    : strdup("");
 		p->cgroup = wl->opts->want_cgroup ? read_cgroup(&d)
 						  : strdup("");
-		p->user = user_name(users, p->uid);
+		p->user = user_name(wl->num, p->uid);
 		if (wl->opts->want_oom)
 			read_oom(&d, p);
 		if (!p->cmdline || !p->cgroup || !p->user)
@@ -478,7 +504,6 @@ static void worker_main(void *arg, unsigned t, unsigned n)
 	struct walk *walk = arg;
 	struct worker *wk = &walk->wk[t];
 	const struct exm_walk *w = walk->w;
-	struct user_cache users = { .n = 0 };
 	int64_t cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	void *ctx;
 
@@ -494,13 +519,12 @@ static void worker_main(void *arg, unsigned t, unsigned n)
 
 		if (i >= walk->npids)
 			break;
-		wk->ret = walk_one(walk, wk, &users, ctx, walk->pids[i]);
+		wk->ret = walk_one(walk, wk, ctx, walk->pids[i]);
 		if (!t)
 			maybe_spawn(walk, i + 1, false);
 	}
 	if (w->ctx_free)
 		w->ctx_free(ctx);
-	user_cache_fini(&users);
 	__atomic_fetch_add(&walk->cpu_ns,
 			   clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0,
 			   __ATOMIC_RELAXED);
@@ -577,7 +601,9 @@ int exm_proc_walk(struct exm_source *src, const struct exm_scan_opts *opts,
 			       .pids = pids,
 			       .npids = npids,
 			       .nw = nw,
-			       .t0 = clock_ns(CLOCK_MONOTONIC_COARSE) };
+			       .t0 = clock_ns(CLOCK_MONOTONIC_COARSE),
+			       .num = __atomic_add_fetch(&walks, 1,
+							 __ATOMIC_RELAXED) };
 	walk->wk[0].b = *b;
 	maybe_spawn(walk, 0,
 		    exm_threads_fixed() || src->walk_cpu_ns >= SPAWN_CPU_NS);

@@ -174,14 +174,20 @@ static int take(struct exm_source *src, const struct exm_scan_opts *opts,
 	struct exm_scan_opts every;
 	struct exm_builder b;
 	struct timespec t0;
+	char cg_root[512] = "";
 	int ret;
 
 	if (!snap)
 		return -ENOMEM;
+	/* where cgroup v2 is mounted, read once a snapshot (not once a run:
+	 * a hierarchy mounted while a live screen runs is used at its next
+	 * refresh) */
+	if (opts && opts->want_cgcharge)
+		exm_cgcharge_mount(cg_root, sizeof(cg_root));
 	/* the charge compares the memcg of every frame: none counted, where
 	 * the memcgs can be read (elsewhere its figures are null anyway) */
 	if (opts && opts->want_cgcharge && !opts->want_places &&
-	    exm_cgcharge_frames(NULL)) {
+	    exm_cgcharge_frames(NULL, cg_root)) {
 		every = *opts;
 		every.want_places = true;
 		opts = &every;
@@ -203,7 +209,7 @@ static int take(struct exm_source *src, const struct exm_scan_opts *opts,
 	if (!ret && opts && opts->want_cgcharge &&
 	    !(snap->sys.caps & EXM_CAP_REPLAY) &&
 	    !strcmp(snap->sys.proc_root, "/proc"))
-		ret = exm_cgcharge_read(snap, snap->sys.proc_root, NULL);
+		ret = exm_cgcharge_read(snap, snap->sys.proc_root, cg_root);
 	if (ret) {
 		exm_snapshot_free(snap);
 		return ret;

@@ -32,7 +32,7 @@ compared() {
 	screen | sed -n 's/^note: pss-mismatch compared \([0-9]*\) processes (\([0-9]*\) without.*/\1 \2/p'
 }
 
-$T new-session -d -s t -x 80 -y 24 \
+run_t 80 24 \
 	"env LANG=C.UTF-8 TERM=tmux-256color XDG_CONFIG_HOME= HOME=/nonexistent $EXMTOP -d 30"
 # -d 30: no refresh comes by itself during the test; only keys bring them
 wait_for "EFF.RES" 10 || bad "no screen"
@@ -66,12 +66,6 @@ done
 keys BSpace
 wait_gone "Alerts" 5 && wait_for "exmalertslp" 5 && ok ||
 	bad "Backspace did not go back to the processes"
-keys q
-sleep 0.5
-if $T has-session -t t 2>/dev/null && screen | grep -q "EFF.RES"; then
-	bad "q did not quit"
-else
-	ok
-fi
+quit_t
 echo "test_alerts_ui: $PASS checks passed, $FAIL failed"
 [ "$FAIL" = 0 ]

@@ -49,7 +49,7 @@ ko() {
 	screen | sed 's/^/  : /'
 }
 
-$T new-session -d -s t -x 100 -y 14 \
+run_t 100 14 \
 	"env LANG=C.UTF-8 TERM=tmux-256color XDG_CONFIG_HOME= HOME=/nonexistent $EXMTOP -d 30 -p $P --fields pid,erss,comm"
 if wait_for "exmcgslp" 10; then ok; else ko "no first screen"; fi
 keys g
@@ -71,9 +71,7 @@ if wait_for "Groups > /$NAME" 5 && [ "$(screen | grep -c 'exmcgslp')" = 3 ]; the
 else
 	ko "the group does not list its 3 processes"
 fi
-keys q
-sleep 0.3
-$T kill-server 2>/dev/null
+quit_t
 
 # Batch: OpenMetrics groups per cgroup; text and JSON need no cgroup.
 if "$EXMTOP" -b --format openmetrics -p "$P" |
@@ -90,7 +88,7 @@ if [ "$n" = 3 ]; then ok; else
 	FAIL=$((FAIL + 1))
 	echo "FAIL: the recording has $n processes in /$NAME: $(cat "$WORK/err")"
 fi
-$T new-session -d -s t -x 100 -y 14 \
+run_t 100 14 \
 	"env LANG=C.UTF-8 TERM=tmux-256color XDG_CONFIG_HOME= HOME=/nonexistent $EXMTOP --replay $WORK/r.exmrec --fields pid,erss,comm"
 wait_for "exmcgslp" 10
 keys g g g
@@ -99,6 +97,6 @@ if wait_for "by cgroup" 5 && wait_for "/$NAME" 5 && ! screen | grep -qF "(readin
 else
 	ko "the replay grouped per cgroup has no /$NAME"
 fi
-keys q
+quit_t
 echo "test_cgroup_ui: $PASS checks passed, $FAIL failed"
 [ "$FAIL" = 0 ]

@@ -8,33 +8,13 @@
 # row) and check the screen.
 #
 # Exit status: 0 passed, 1 failed, 77 skipped (not root, no tmux or cc).
-set -u
-
-EXMTOP=${EXMTOP:-$PWD/exmtop}
 HERE=$(cd "$(dirname "$0")" && pwd)
 CC=${CC:-cc}
 CXX=${CXX:-c++}
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
-for t in tmux "$CC" "$CXX"; do
+. "$HERE/liveui.sh"
+for t in "$CC" "$CXX"; do
 	command -v "$t" >/dev/null || { echo "SKIP: no $t"; exit 77; }
 done
-[ -x "$EXMTOP" ] || { echo "no exmtop binary at $EXMTOP"; exit 1; }
-
-WORK=$(mktemp -d /tmp/exm_elfui.XXXXXX)
-SOCK=exm-elfui-$$
-T="tmux -L $SOCK"
-PIDS=()
-PASS=0 FAIL=0
-
-cleanup() {
-	$T kill-server 2>/dev/null
-	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-# screen, keys, typed, wait_for
-. "$HERE/../tmux.sh"
 
 check() { # check WHAT TEXT [SECS]
 	if wait_for "$2" "${3:-5}"; then
@@ -71,10 +51,9 @@ P1=$LOADER
 start_loader "$WORK/libelfcxx.so" elft_cxx
 P2=$LOADER
 
-$T new-session -d -s t -x 160 -y 40 \
+run_t 160 40 \
 	"env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=tmux-256color HOME=$WORK \
-	$EXMTOP -d 60 -p $P1,$P2; sleep 600"
-$T resize-window -t t -x 160 -y 40 2>/dev/null
+	$EXMTOP -d 60 -p $P1,$P2"
 check "processes pane" "elfload"
 
 # process > its files > 'e' on the library: sections of that process.
@@ -141,7 +120,6 @@ keys e
 check "per-process breakdown of .bss" ".bss: processes"
 check "the loader process listed" "$P1"
 
-keys q
-sleep 0.3
+quit_t
 echo "test_elf_ui: $PASS checks passed, $FAIL failed"
 [ "$FAIL" = 0 ] && [ "$PASS" -gt 0 ]

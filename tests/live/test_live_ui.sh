@@ -74,7 +74,7 @@ check() {
 	screen | sed 's/^/  : /'
 }
 
-$T new-session -d -s t -x 100 -y 14 \
+run_t 100 14 \
 	"env LANG=C.UTF-8 TERM=tmux-256color XDG_CONFIG_HOME= HOME=/nonexistent $EXMTOP -d 30 --fields pid,erss,pss,comm"
 # -d 30: no refresh comes by itself during the test; only keys bring them
 wait_for "EFF.RES" 10
@@ -114,23 +114,15 @@ check "at the end, by pid"
 for p in "${PIDS[@]:40:20}"; do kill "$p"; wait "$p" 2>/dev/null; done
 moved PPage PPage
 check "rows moved by processes that exited" 5
-keys q
-sleep 0.5
-if $T has-session -t t 2>/dev/null && screen | grep -q "EFF.RES"; then
-	FAIL=$((FAIL + 1))
-	echo "FAIL: q did not quit"
-else
-	PASS=$((PASS + 1))
-fi
+quit_t
 
 # The header as an unprivileged user: "N procs, skipped G gone D denied"
 # with D > 0 (other users' processes), and N + D rows listed (the denied
 # are listed, with "-"): N counts only the processes measured, as the
 # batch summary and JSON "scanned" do.
-$T kill-server 2>/dev/null
 pub=$(user_copy) || exit 1
-$T new-session -d -s t -x 120 -y 14 \
-	"setpriv --reuid=nobody --regid=nogroup --clear-groups env LANG=C.UTF-8 TERM=tmux-256color XDG_CONFIG_HOME= HOME=/nonexistent $pub -d 30; sleep 600"
+run_t 120 14 \
+	"setpriv --reuid=nobody --regid=nogroup --clear-groups env LANG=C.UTF-8 TERM=tmux-256color XDG_CONFIG_HOME= HOME=/nonexistent $pub -d 30"
 # the header and the table's position, "[ROW/ROWS]", both on screen
 seen=0
 for ((i = 0; i < 200; i++)); do
@@ -155,6 +147,6 @@ else
 	echo "FAIL: no unprivileged screen"
 	screen | sed 's/^/  : /'
 fi
-keys q
+quit_t
 echo "test_live_ui: $PASS checks passed, $FAIL failed"
 [ "$FAIL" = 0 ]

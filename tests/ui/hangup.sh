@@ -26,7 +26,8 @@ hangup() {
 	p=$(cat "$WORK/pid")
 	is_exmtop "$p" || { fail "no exmtop running before the hangup"; return; }
 	$T kill-session -t t
-	gone "$p" 5 || stalled "$p" "its terminal closed ($src, keys: $*)"
+	gone "$p" 5 ||
+		{ stalled "$p" "its terminal closed ($src, keys: $*)"; FAIL_CUR=1; }
 }
 
 t_hangup() {

@@ -35,42 +35,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# is_exmtop PID: PID is a live exmtop (not gone, not a zombie, not reused)
-is_exmtop() {
-	grep -qa exmtop "/proc/$1/cmdline" 2>/dev/null
-}
-
-# gone PID [SECS]: wait up to SECS (default 10) for exmtop PID to end
-gone() {
-	local i n=$((${2:-10} * 10))
-	for ((i = 0; i < n; i++)); do
-		is_exmtop "$1" || return 0
-		sleep 0.1
-	done
-	return 1
-}
-
-proc_state() {
-	printf '%swchan %s' "$(grep -E '^(State|Threads|SigPnd|ShdPnd):' \
-		"/proc/$1/status" 2>/dev/null | tr -s '\t\n' '  ')" \
-		"$(cat "/proc/$1/wchan" 2>/dev/null)"
-}
-
-# stalled PID WHAT: exmtop PID did not end after WHAT: a failure. What it
-# was doing is printed (and its tracer's, if any: an ASan build's leak
-# check at exit stops it with ptrace from a clone of itself), then both
-# are killed, so that no test leaves a process behind.
-stalled() {
-	local st tr
-	st=$(proc_state "$1")
-	tr=$(awk '/^TracerPid:/ { print $2 }' "/proc/$1/status" 2>/dev/null)
-	[ "${tr:-0}" != 0 ] && st+="; tracer $tr: $(proc_state "$tr")"
-	echo "  FAIL: exmtop $1 still running after $2 ($st): killed"
-	[ "${tr:-0}" != 0 ] && is_exmtop "$tr" && kill -9 "$tr" 2>/dev/null
-	kill -9 "$1" 2>/dev/null
-	FAIL_CUR=1
-}
-
 # end_t: end session "t". The exmtop it ran (launch) is asked to quit
 # (SIGTERM) and must be gone within 10 s, then its terminal is closed.
 # Closing the terminal under a running exmtop is hangup.sh's case alone:
@@ -83,19 +47,8 @@ end_t() {
 	local p
 	p=$(cat "$WORK/pid" 2>/dev/null)
 	rm -f "$WORK/pid"
-	if [ -n "$p" ] && is_exmtop "$p"; then
-		kill -TERM "$p" 2>/dev/null
-		gone "$p" || stalled "$p" "SIGTERM"
-	fi
+	[ -n "$p" ] && { end_exmtop "$p" || FAIL_CUR=1; }
 	$T kill-session -t t 2>/dev/null
-}
-
-# a session that outlives "t": killing "t" must not empty the server,
-# which then exits while the next new-session connects to it ("server
-# exited unexpectedly")
-keep_server() {
-	$T has-session -t keep 2>/dev/null ||
-		$T new-session -d -s keep "sleep 86400"
 }
 
 # start W H [ENV=VAL...] -- ARGS...: run exmtop in a fresh session "t",
@@ -127,7 +80,8 @@ launch() {
 	$T resize-window -t t -x "$w" -y "$h" 2>/dev/null
 }
 
-# screen, keys, typed, wait_for, wait_gone
+# screen, keys, typed, wait_for, wait_gone, keep_server, gone, stalled,
+# end_exmtop
 . "$(dirname "${BASH_SOURCE[0]}")/../tmux.sh"
 
 fail() {
