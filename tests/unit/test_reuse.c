@@ -35,8 +35,8 @@ static char root[64];	   /* a fake /proc with only vmstat */
 static struct exm_reuse *reuse;
 /* the source's keys see every change (the module's counters) */
 static bool exact;
-static bool want_kpss; /* the snapshots ask for the kernel's figures */
-static int taken[NP];  /* what exm_reuse_take said of each, last */
+static bool want_kpss;	   /* the snapshots ask for the kernel's figures */
+static int taken[NP];	   /* what exm_reuse_take said of each, last */
 static bool ksm_known[NP]; /* its mapping's KSM marks kept, last */
 /* the kernel's Pss from mapping counts (pagemap), not smaps_rollup: the
  * world's, in kB, and what the last snapshot said */
