@@ -205,13 +205,21 @@ static bool anon_frame(const struct exm_mapping *m, uint64_t w,
 				       (w & (EXM_PM_EXCLUSIVE | EXM_PM_ZERO)));
 }
 
+/* anon_frame, but none of a mapping whose KSM marks are known (kept) */
+static bool ksm_frame(const struct exm_mapping *m, uint64_t w,
+		      const void *shared)
+{
+	return !m->ksm_known && anon_frame(m, w, shared);
+}
+
 /*
- * The anonymous frames of snap (see anon_frame) with bit of their flags
+ * The anonymous frames of snap (see anon_frame; ksm: ksm_frame) with bit of their flags
  * set, ascending, into *out (caller frees; *n of them). 0, -ENOMEM, or
  * the -errno of reading kpageflags (*out NULL then).
  */
 static int frames_with(const struct exm_snapshot *snap, const char *proc_root,
-		       bool shared, unsigned bit, uint64_t **out, size_t *n)
+		       bool shared, bool ksm, unsigned bit, uint64_t **out,
+		       size_t *n)
 {
 	uint64_t *pfns, *flags;
 	size_t all = 0;
@@ -219,7 +227,8 @@ static int frames_with(const struct exm_snapshot *snap, const char *proc_root,
 
 	*out = NULL;
 	*n = 0;
-	pfns = exm_kpage_frames(snap, anon_frame, &shared, &all);
+	pfns = exm_kpage_frames(snap, ksm ? ksm_frame : anon_frame, &shared,
+				&all);
 	if (!pfns)
 		return -ENOMEM;
 	flags = malloc((all ? all : 1) * sizeof(*flags));
@@ -257,8 +266,8 @@ int exm_swapcache_mapped(struct exm_snapshot *snap, const char *proc_root)
 			if (snap->procs[i].maps[j].counted &&
 			    snap->procs[i].maps[j].counted_rss)
 				return 0;
-	ret = frames_with(snap, proc_root, false, EXM_KPF_SWAPCACHE, &pfns,
-			  &in);
+	ret = frames_with(snap, proc_root, false, false, EXM_KPF_SWAPCACHE,
+			  &pfns, &in);
 	free(pfns);
 	if (ret == -ENOMEM)
 		return ret;
@@ -445,7 +454,8 @@ int exm_ksm_mark(struct exm_snapshot *snap, const char *proc_root)
 		snap->sys.caps |= EXM_CAP_KSM;
 		return 0;
 	}
-	ret = frames_with(snap, proc_root, true, EXM_KPF_KSM, &pfns, &nksm);
+	ret = frames_with(snap, proc_root, true, true, EXM_KPF_KSM, &pfns,
+			  &nksm);
 	if (ret)
 		return ret == -ENOMEM ? ret : 0; /* unreadable: not known */
 	clean = nksm ? clean_new(snap, &cap) : NULL;
@@ -457,7 +467,8 @@ int exm_ksm_mark(struct exm_snapshot *snap, const char *proc_root)
 			const void *was = m->pages32;
 			bool store = clean && m->pages_borrowed && was;
 
-			if (store && clean_has(clean, cap, was, false))
+			if (m->ksm_known ||
+			    (store && clean_has(clean, cap, was, false)))
 				continue;
 			ret = mark_mapping(m, pfns, nksm);
 			/* unchanged: none of its frames is a KSM page */

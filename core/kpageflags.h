@@ -74,7 +74,9 @@ int exm_swapcache_mapped(struct exm_snapshot *snap, const char *proc_root);
  * and only when /sys/kernel/mm/ksm says some pages are shared; with none,
  * or a kernel without KSM, there is none to mark. Without a readable
  * kpageflags (or with a /proc other than the machine's) the snapshot
- * does not know (no EXM_CAP_KSM). 0 or -ENOMEM.
+ * does not know (no EXM_CAP_KSM). The words of a mapping marked
+ * ksm_known (a live refresh's kept ones) keep their marks: no flag is read
+ * for them. 0 or -ENOMEM.
  */
 int exm_ksm_mark(struct exm_snapshot *snap, const char *proc_root);
 

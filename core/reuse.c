@@ -361,6 +361,8 @@ int exm_reuse_take(struct exm_reuse *r, struct exm_builder *b,
 			exm_mapping_clear_pages(&p->maps[i]);
 		return ret == -ENOMEM ? ret : 0;
 	}
+	for (size_t i = 0; i < p->nmaps; i++)
+		p->maps[i].ksm_known = true;
 	e->taken = r->gen;
 	if (rollup && !d->exact) {
 		/* Pss_Dirty and SwapPss move with no counter: read again */
@@ -407,7 +409,7 @@ static struct kw_seen *kw_slot(const struct kw_set *set, const void *from)
 }
 
 static int kmap_from(struct kmap *k, const struct exm_mapping *m,
-		     uint64_t strip, struct kw_set *set)
+		     struct kw_set *set)
 {
 	struct kw_seen *seen = NULL;
 
@@ -440,10 +442,12 @@ static int kmap_from(struct kmap *k, const struct exm_mapping *m,
 		return -ENOMEM;
 	*k->kw = (struct kwords){ .refs = 1 };
 	k->words = k->kw->w;
-	/* the KSM mark is set again on every snapshot (exm_ksm_mark), but
-	 * by the module, which says it of each page walked (strip 0) */
+	/* the KSM mark is kept with the words: a frame a kept process still
+	 * maps becomes or stops being a KSM page only by a merge or an unmerge,
+	 * which move KSM's counters (sys_sig: a full walk), so the mark
+	 * exm_ksm_mark read is still right while they keep the words */
 	for (uint32_t j = 0; j < m->npages; j++)
-		k->words[j] = exm_mapping_word(m, j) & ~strip;
+		k->words[j] = exm_mapping_word(m, j);
 	if (seen && !seen->from)
 		*seen = (struct kw_seen){ .from = m->pages32, .kw = k->kw };
 	return 0;
@@ -458,7 +462,7 @@ static bool kpss_keepable(const struct exm_kpss *k)
 }
 
 static int kent_from(struct kent *e, const struct exm_proc *p, double now,
-		     uint64_t strip, struct kw_set *set)
+		     struct kw_set *set)
 {
 	*e = (struct kent){ .pid = p->pid,
 			    .start_time = p->start_time,
@@ -475,7 +479,7 @@ static int kent_from(struct kent *e, const struct exm_proc *p, double now,
 		return -ENOMEM;
 	e->nmaps = p->nmaps;
 	for (size_t i = 0; i < p->nmaps; i++)
-		if (kmap_from(&e->maps[i], &p->maps[i], strip, set))
+		if (kmap_from(&e->maps[i], &p->maps[i], set))
 			return -ENOMEM;
 	return 0;
 }
@@ -817,7 +821,6 @@ static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 	struct delta t = { 0 };
 	size_t o = 0, n = 0, nforced = 0;
 	/* the KSM mark kept only where the source gives it of every page */
-	uint64_t strip = r->exact ? 0 : EXM_PM_KSM;
 	struct kw_set set = { 0 };
 	size_t nshared = 0;
 	int ret = 0;
@@ -851,7 +854,7 @@ static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 				continue;
 			}
 			if (e->start_time == p->start_time) {
-				ret = kent_from(&ents[n], p, now, strip, &set);
+				ret = kent_from(&ents[n], p, now, &set);
 				n++;
 				if (!ret)
 					ret = delta_change(&t, e, &ents[n - 1]);
@@ -864,7 +867,7 @@ static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 			if (ret)
 				break;
 		}
-		ret = kent_from(&ents[n], p, now, strip, &set);
+		ret = kent_from(&ents[n], p, now, &set);
 		n++;
 		if (!ret)
 			ret = delta_kent(&t, &ents[n - 1], 1);

@@ -171,6 +171,9 @@ struct exm_mapping {
 	uint32_t *pages32;
 	uint32_t npages, cap_pages;
 	bool pages_borrowed; /* the array lives in the snapshot's page store */
+	/* the words are a live refresh's kept ones, KSM marks included:
+	 * exm_ksm_mark reads no flags for them (see reuse.c, kmap_from) */
+	bool ksm_known;
 
 	/*
 	 * Pages counted, not read (pagemap's read mode, see source_pagemap.c

@@ -35,8 +35,9 @@ static char root[64];	   /* a fake /proc with only vmstat */
 static struct exm_reuse *reuse;
 /* the source's keys see every change (the module's counters) */
 static bool exact;
-static bool want_kpss; /* the snapshots ask for the kernel's figures */
-static int taken[NP];  /* what exm_reuse_take said of each, last */
+static bool want_kpss;	   /* the snapshots ask for the kernel's figures */
+static int taken[NP];	   /* what exm_reuse_take said of each, last */
+static bool ksm_known[NP]; /* its mapping's KSM marks kept, last */
 /* the kernel's Pss from mapping counts (pagemap), not smaps_rollup: the
  * world's, in kB, and what the last snapshot said */
 static bool counts_kpss;
@@ -212,6 +213,7 @@ static const struct exm_reuse_stats *refresh(void)
 			cr_assert_eq(exm_mapping_word(m, k), words[i][k],
 				     "pid %d page %u", 100 + i, k);
 		got[i] = s->procs[i].kpss.pss >> 10;
+		ksm_known[i] = m->ksm_known;
 	}
 	shared02 = s->procs[0].maps[0].pages32 &&
 		   s->procs[0].maps[0].pages32 == s->procs[2].maps[0].pages32;
@@ -366,6 +368,30 @@ Test(reuse, exact_source_counter_moved_or_not)
 	cr_assert_not(st->full);
 	cr_assert_eq(walks[2], 1);
 	cr_assert_eq(walks[0] + walks[1], 0);
+}
+
+/*
+ * The pagemap source (not exact): a kept word keeps the KSM mark its walk
+ * had, and its mapping says so (exm_ksm_mark reads no flag for it); a
+ * walked one is not said to be known.
+ */
+Test(reuse, inexact_source_keeps_ksm_marks)
+{
+	const struct exm_reuse_stats *st;
+
+	words[0][1] |= EXM_PM_KSM;
+	refresh();
+	cr_assert_not(ksm_known[0]);
+	st = refresh();
+	cr_assert_not(st->full, "why: %s", st->why);
+	cr_assert_eq(walks[0] + walks[1] + walks[2], 0);
+	for (int i = 0; i < NP; i++)
+		cr_assert(ksm_known[i], "pid %d", 100 + i);
+	keys[1] += 2;
+	st = refresh();
+	cr_assert_eq(walks[1], 1);
+	cr_assert_not(ksm_known[1]);
+	cr_assert(ksm_known[0]);
 }
 
 /* Without the counters (the pagemap source, or an older module's
