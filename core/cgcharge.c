@@ -319,13 +319,10 @@ bool exm_cgcharge_mount(char *buf, size_t len)
 
 bool exm_cgcharge_frames(const char *proc_root, const char *cg_root)
 {
-	char mnt[512] = "", path[512];
-	const char *root = cg_root ? cg_root : mnt;
+	char path[512];
 	int fd;
 
-	if (!cg_root)
-		exm_cgcharge_mount(mnt, sizeof(mnt));
-	if (!*root || !v2_memory(root))
+	if (!*cg_root || !v2_memory(cg_root))
 		return false;
 	snprintf(path, sizeof(path), "%s/kpagecgroup",
 		 proc_root && *proc_root ? proc_root : "/proc");
@@ -339,20 +336,16 @@ bool exm_cgcharge_frames(const char *proc_root, const char *cg_root)
 int exm_cgcharge_read(struct exm_snapshot *snap, const char *proc_root,
 		      const char *cg_root)
 {
-	char mnt[512] = "";
-	const char *root = cg_root ? cg_root : mnt;
 	int ret;
 
-	if (!cg_root)
-		exm_cgcharge_mount(mnt, sizeof(mnt));
 	if (!(snap->sys.caps & EXM_CAP_CGROUP) || snap->cgroups)
 		return 0;
-	if (!*root || !v2_memory(root)) {
+	if (!*cg_root || !v2_memory(cg_root)) {
 		snap->sys.caps |= EXM_CAP_CGROUP_V1;
 		exm_sys_note(&snap->sys, EXM_CGCHARGE_V1_NOTE);
 		return 0;
 	}
-	ret = list_cgroups(snap, root);
+	ret = list_cgroups(snap, cg_root);
 	if (!ret && (snap->sys.caps & EXM_CAP_PFN) && snap->pfn_counts)
 		ret = read_frames(snap, proc_root);
 	return ret;

@@ -33,8 +33,8 @@ bool exm_cgcharge_mount(char *buf, size_t len);
 
 /*
  * Fill snap->cgroups for an accounted snapshot whose processes' cgroups
- * were read (EXM_CAP_CGROUP), from the hierarchy mounted on cg_root (NULL:
- * where exm_cgcharge_mount finds it; "": none) and proc_root's
+ * were read (EXM_CAP_CGROUP), from the hierarchy mounted on cg_root (as
+ * exm_cgcharge_mount gives it; "": none) and proc_root's
  * kpagecgroup (NULL: /proc). A figure that cannot be read stays null; 0
  * or -ENOMEM.
  */
