@@ -1294,7 +1294,10 @@ static void compare(const struct exm_snapshot *a, const struct exm_snapshot *b,
 {
 	struct cmp c = { 0 };
 	size_t i = 0, j = 0, n = 0, nk = 0;
-	pid_t *kpss = calloc(a->nprocs + 1, sizeof(*kpss));
+	/* where in a and b those said once churn is known are */
+	struct at {
+		size_t i, j;
+	} *kpss = calloc(a->nprocs + 1, sizeof(*kpss));
 
 	diff[0] = '\0';
 	if (!kpss || count_snap(&c.ca, a) || count_snap(&c.cb, b)) {
@@ -1316,7 +1319,7 @@ static void compare(const struct exm_snapshot *a, const struct exm_snapshot *b,
 		}
 		what = proc_diff(p, q, &c, buf, sizeof(buf), &kernel);
 		if (what && kernel && !sharer_moved(p, &c))
-			kpss[nk++] = p->pid; /* said below, once churn known */
+			kpss[nk++] = (struct at){ i, j }; /* said below */
 		else if (what)
 			n = say_pid(diff, n, len, p->pid,
 				    kernel ? "kernel figures moved with a "
@@ -1327,15 +1330,12 @@ static void compare(const struct exm_snapshot *a, const struct exm_snapshot *b,
 		j++;
 	}
 	churn |= i < a->nprocs || j < b->nprocs;
-	for (size_t k = 0, x = 0; k < nk; k++) {
-		const struct exm_proc *p, *q;
+	for (size_t k = 0; k < nk; k++) {
+		const struct exm_proc *p = &a->procs[kpss[k].i],
+				      *q = &b->procs[kpss[k].j];
 		char buf[320];
 		bool kernel;
 
-		while (a->procs[x].pid != kpss[k])
-			x++;
-		p = &a->procs[x];
-		q = exm_snapshot_find_pid(b, p->pid);
 		n = say_pid(diff, n, len, p->pid,
 			    churn ? "kernel figures moved with processes: "
 				  : "",
