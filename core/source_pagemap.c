@@ -565,6 +565,22 @@ static ssize_t read_words(int fd, uint64_t *buf, uint64_t vpn, size_t n)
 	return r / 8;
 }
 
+/* The first used word of w[k..n), or n. A sparse mapping's words are
+ * mostly holes: eight are tested at once (under emulation, as in QEMU,
+ * every instruction of this loop counts). */
+static ssize_t next_used(const uint64_t *w, ssize_t k, ssize_t n)
+{
+	const uint64_t used = EXM_PM_PRESENT | EXM_PM_SWAPPED;
+
+	while (k + 8 <= n && !((w[k] | w[k + 1] | w[k + 2] | w[k + 3] |
+				w[k + 4] | w[k + 5] | w[k + 6] | w[k + 7]) &
+			       used))
+		k += 8;
+	while (k < n && !exm_pm_used(w[k]))
+		k++;
+	return k;
+}
+
 /*
  * Read words for virtual pages [v0, v1) and store the used ones in the
  * mappings of p, starting the search at *mi (mappings are sorted). Runs
@@ -590,7 +606,7 @@ static int read_range(struct pm_ctx *c, struct exm_builder *b, int fd,
 			int ret;
 
 			if (!exm_pm_used(c->words[k])) {
-				k++;
+				k = next_used(c->words, k + 1, got);
 				continue;
 			}
 			while (*mi < p->nmaps && p->maps[*mi].end <= va)
@@ -1020,8 +1036,8 @@ static int shared_derive(struct pm_ctx *c, struct exm_builder *b, int fd,
  * frame, read, is the one learnt there (the same file: see shared_derive).
  * 2: read m as any other; 0; -errno.
  */
-static int shared_derive_whole(struct pm_ctx *c, struct exm_builder *b,
-			       int fd, struct exm_mapping *m,
+static int shared_derive_whole(struct pm_ctx *c, struct exm_builder *b, int fd,
+			       struct exm_mapping *m,
 			       const struct vma_counts *v, unsigned ps)
 {
 	uint64_t n = (m->end - m->start) / ps, first = m->offset / ps, w;
