@@ -286,7 +286,7 @@ struct exm_sysinfo {
 	char kernel[128];	/* uname release */
 	char hostname[128];
 	char source[32];	  /* source name: "pagemap", "smaps", ... */
-	char source_detail[128];  /* e.g. "PAGEMAP_SCAN", "chunked reads" */
+	char source_detail[256];  /* e.g. "PAGEMAP_SCAN", "chunked reads" */
 	char limits[320];	  /* what the source cannot show, or "" */
 	unsigned caps;		  /* EXM_CAP_* */
 	double time_taken;	  /* seconds spent filling + accounting */

@@ -565,6 +565,22 @@ static ssize_t read_words(int fd, uint64_t *buf, uint64_t vpn, size_t n)
 	return r / 8;
 }
 
+/* The first used word of w[k..n), or n. A sparse mapping's words are
+ * mostly holes: eight are tested at once (under emulation, as in QEMU,
+ * every instruction of this loop counts). */
+static ssize_t next_used(const uint64_t *w, ssize_t k, ssize_t n)
+{
+	const uint64_t used = EXM_PM_PRESENT | EXM_PM_SWAPPED;
+
+	while (k + 8 <= n && !((w[k] | w[k + 1] | w[k + 2] | w[k + 3] |
+				w[k + 4] | w[k + 5] | w[k + 6] | w[k + 7]) &
+			       used))
+		k += 8;
+	while (k < n && !exm_pm_used(w[k]))
+		k++;
+	return k;
+}
+
 /*
  * Read words for virtual pages [v0, v1) and store the used ones in the
  * mappings of p, starting the search at *mi (mappings are sorted). Runs
@@ -590,7 +606,7 @@ static int read_range(struct pm_ctx *c, struct exm_builder *b, int fd,
 			int ret;
 
 			if (!exm_pm_used(c->words[k])) {
-				k++;
+				k = next_used(c->words, k + 1, got);
 				continue;
 			}
 			while (*mi < p->nmaps && p->maps[*mi].end <= va)
@@ -929,6 +945,29 @@ static void shared_learn(struct pm_ctx *c, const struct exm_mapping *m,
 	}
 }
 
+/* Store m's words for its pages [vpn, end) from the frames learnt in e:
+ * each present, a file page, not exclusive (shared_derive). */
+static int derive_words(struct pm_ctx *c, struct exm_builder *b,
+			struct exm_mapping *m, const struct sfile *e,
+			uint64_t vpn, uint64_t end, unsigned ps)
+{
+	/* the offset in e of m's first page */
+	uint64_t at = m->offset / ps - e->first;
+	int ret = 0;
+
+	while (!ret && vpn < end) {
+		size_t len = chunk_len(vpn, end - vpn);
+		const uint32_t *pf = e->pfn + at + (vpn - m->start / ps);
+
+		for (size_t k = 0; k < len; k++)
+			c->words[k] = EXM_PM_PRESENT | EXM_PM_FILE |
+				      (uint64_t)(pf[k] - 1);
+		ret = store_words(c, b, m, vpn, c->words, len, 0);
+		vpn += len;
+	}
+	return ret;
+}
+
 /*
  * Shared mapping m's words from the frames another mapping of the same
  * file pages read (shared_learn): PAGEMAP_SCAN says which pages m has,
@@ -980,23 +1019,48 @@ static int shared_derive(struct pm_ctx *c, struct exm_builder *b, int fd,
 			return 2;
 	}
 	ret = exm_build_reserve(b, m, (uint32_t)count);
-	for (size_t r = 0; !ret && r < c->nregions; r++) {
-		uint64_t vpn = c->regions[r].start / ps;
-		uint64_t left = c->regions[r].end / ps - vpn;
+	for (size_t r = 0; !ret && r < c->nregions; r++)
+		ret = derive_words(c, b, m, e, c->regions[r].start / ps,
+				   c->regions[r].end / ps, ps);
+	if (!ret)
+		c->pp->nderived++;
+	return ret;
+}
 
-		while (!ret && left) {
-			size_t k, len = chunk_len(vpn, left);
-			const uint32_t *pf = e->pfn + first - e->first + vpn -
-					     m->start / ps;
+/*
+ * Read mode's shared_derive, where no PAGEMAP_SCAN says which pages m
+ * has: smaps says it when m's VMA is the mapping exactly and every page of
+ * it is present (Rss its whole size, no swap entry) and mapped by another
+ * mapping too (no Private_*, pages mapped once). Its words are then the
+ * frames learnt at each offset, all of them learnt, once its first page's
+ * frame, read, is the one learnt there (the same file: see shared_derive).
+ * 2: read m as any other; 0; -errno.
+ */
+static int shared_derive_whole(struct pm_ctx *c, struct exm_builder *b, int fd,
+			       struct exm_mapping *m,
+			       const struct vma_counts *v, unsigned ps)
+{
+	uint64_t n = (m->end - m->start) / ps, first = m->offset / ps, w;
+	const struct sfile *e;
+	const uint32_t *pf;
+	int ret;
 
-			for (k = 0; k < len; k++)
-				c->words[k] = EXM_PM_PRESENT | EXM_PM_FILE |
-					      (uint64_t)(pf[k] - 1);
-			ret = store_words(c, b, m, vpn, c->words, len, 0);
-			vpn += len;
-			left -= len;
-		}
-	}
+	if (!v->known || v->rss != m->end - m->start || v->swap || v->priv ||
+	    n > DIRECT_PAGES)
+		return 2;
+	e = shared_find(c->pp, m, first, n);
+	if (!e)
+		return 2;
+	pf = e->pfn + first - e->first;
+	for (uint64_t k = 0; k < n; k++)
+		if (!pf[k])
+			return 2;
+	if (read_words(fd, &w, m->start / ps, 1) != 1 || !exm_pm_present(w) ||
+	    exm_pm_key(w) + 1 != pf[0])
+		return 2;
+	ret = exm_build_reserve(b, m, (uint32_t)n);
+	if (!ret)
+		ret = derive_words(c, b, m, e, m->start / ps, m->end / ps, ps);
 	if (!ret)
 		c->pp->nderived++;
 	return ret;
@@ -1462,6 +1526,17 @@ static bool count_mapping(struct pm_ctx *c, struct exm_builder *b, int fd,
 	return true;
 }
 
+/* Read mode: whether shared mapping m is read at once, its frames learnt
+ * for the other mappings of the same pages (shared_learn), and taken from
+ * those of another where smaps says it may (shared_derive_whole). Not in
+ * read-all mode, which reads every mapping's words. */
+static bool learns(const struct pm_ctx *c, const struct exm_scan_opts *opts,
+		   const struct exm_mapping *m, unsigned ps)
+{
+	return c->pp->may_count && opts->knob != EXM_PMODE_READ_ALL &&
+	       shared_file(m) && (m->end - m->start) / ps <= DIRECT_PAGES;
+}
+
 static int read_process(struct pm_ctx *c, struct exm_builder *b, int fd,
 			int dirfd, const struct exm_scan_opts *opts,
 			struct exm_proc *p, unsigned ps)
@@ -1500,6 +1575,22 @@ static int read_process(struct pm_ctx *c, struct exm_builder *b, int fd,
 				continue;
 		} else if (sel && count_mapping(c, b, fd, opts, &p->maps[i],
 						&c->cnt[i], ps)) {
+			continue;
+		}
+		if (learns(c, opts, m, ps)) {
+			size_t got;
+
+			ret = sel ? shared_derive_whole(c, b, fd, &p->maps[i],
+							&c->cnt[i], ps)
+				  : 2;
+			if (ret == 2) {
+				ret = read_direct(c, b, fd, &p->maps[i], ps,
+						  c->words, &got);
+				if (!ret)
+					shared_learn(c, m, c->words, got, ps);
+			}
+			if (ret)
+				return ret;
 			continue;
 		}
 		if ((m->end - m->start) / ps > DIRECT_PAGES)

@@ -33,7 +33,14 @@
  *            all 5 read by every child: shared by four, dirty and clean
  *            (smaps_rollup's Pss_Dirty from smaps' counts, see
  *            kpss_from_smaps). Not a candidate (shared memory), a small
- *            mapping read as always
+ *            mapping read as always, but for the children's, whose words
+ *            read mode takes from the frames the parent read (every page
+ *            present in each, none mapped once: shared_derive_whole)
+ *   shpart   MAP_SHARED anonymous, 8 pages written before fork; child i
+ *            writes only the 4 pages k where k + i is even (a read fault
+ *            would map the pages around too: fault-around): its smaps Rss
+ *            falls short of the mapping, so its words are read, never
+ *            taken from the parent's frames
  *
  * With -s (needs active swap) two more, paged out with MADV_PAGEOUT:
  *   swown    each process writes 8 pages after fork and pages them out:
@@ -151,7 +158,8 @@ static void pageout(unsigned char *r, size_t n, size_t first, int k)
 int main(int argc, char **argv)
 {
 	int swap = 0, novdso = 0, pipefd[2];
-	unsigned char *own, *forked, *mixed, *cowed, *thp, *empty, *shared;
+	unsigned char *own, *forked, *mixed, *cowed, *thp, *empty, *shared,
+		*shpart;
 	unsigned char *dropped, *zown, *zfork;
 	unsigned char *swown = NULL, *swfork = NULL;
 	pid_t pids[NCHILD + 1];
@@ -197,6 +205,11 @@ int main(int argc, char **argv)
 		die("mmap shared");
 	memset(shared, 0x5a, 3 * ps);
 	sum += shared[3 * ps] + shared[4 * ps];
+	shpart = mmap(NULL, 8 * ps, PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (shpart == MAP_FAILED)
+		die("mmap shpart");
+	memset(shpart, 0xa5, 8 * ps);
 	if (madvise(thp, GIB, MADV_HUGEPAGE))
 		die("MADV_HUGEPAGE");
 	write_pages(forked, 32, 0, 0);
@@ -254,6 +267,8 @@ int main(int argc, char **argv)
 		sum += read_pages(dropped, 16, 0);
 		for (size_t k = 0; k < 5; k++)
 			sum += ((const volatile unsigned char *)shared)[k * ps];
+		for (size_t k = (size_t)i % 2; k < 8; k += 2)
+			shpart[k * ps] = (unsigned char)i; /* a read maps */
 		write_pages(mixed, 16, 32, i);
 		write_pages(cowed, 8, 0, 0);
 		write_pages(zown, 8, 0, i);

@@ -44,6 +44,12 @@ Checks, on one run each:
   them) opens no smaps_rollup, only each
   process's smaps, which it read for its counts (strace), and its kernel
   figures equal smaps_rollup's, byte for byte;
+- read mode on one thread takes the children's words of the shared
+  memory (every page present in each, mapped by the others) from the
+  frames the parent read (source_pagemap.c's shared_derive_whole): 3
+  mappings; not those of a shared memory each child maps half of
+  (shpart: read, and compared with read-all's like every figure);
+  read-all none;
 - the page strip (--pagemap PID:ADDR) of a counted region is read, not
   counted: the same as read-all's, with the region's pages in it;
 - a recording made in read mode holds every page (its replay equals
@@ -100,7 +106,7 @@ def flat(d, pre=""):
 def detail_counts(detail):
     """Read mode's source detail: big mappings counted (all pages mapped
     once), located (shared pages found, the rest counted), read whole."""
-    got = {"counted": 0, "located": 0, "whole": 0}
+    got = {"counted": 0, "located": 0, "whole": 0, "derived": 0}
     # what the reuse layer adds: how much of the snapshot was walked
     walked = r"(?:, full walk \([a-z ,]+\)|, walked \d+ of \d+, oldest \d+ s)?"
     m = re.fullmatch(r"chunked reads((?:, \d+ [a-z ]+)*)" + walked, detail)
@@ -110,7 +116,9 @@ def detail_counts(detail):
             key = {"big mappings counted": "counted", "located": "located",
                    "big mappings located": "located",
                    "read whole": "whole",
-                   "big mappings read whole": "whole"}.get(what)
+                   "big mappings read whole": "whole",
+                   "shared mappings from frames already read":
+                   "derived"}.get(what)
             if key is None:
                 return {"unknown": detail}
             got[key] = int(num)
@@ -181,7 +189,8 @@ def rollup_from_smaps(c, tmp, pids, snap, rollup):
     # (its Pss_Dirty follows from its one mapping count: map_dirty)
     ps = os.sysconf("SC_PAGE_SIZE")
     for pid in pids:
-        v = [m for m in exmlive.read_maps(pid) if m.perms == "rw-s"]
+        v = [m for m in exmlive.read_maps(pid) if m.perms == "rw-s" and
+             m.end - m.start == 5 * ps]
         sm = exmlive.read_smaps_vma(pid, v[0].start) if len(v) == 1 else {}
         c.check(sm.get("Shared_Clean") == 2 * ps and
                 sm.get("Shared_Dirty") == 3 * ps,
@@ -284,8 +293,16 @@ def compare(c, tmp, swap, sp):
         # for dropped's last 8), child 1 dropped; the others locate them
         c.eq(got["located"], n * 4 - 5, "shared pages located (%r)" %
              snaps["read"]["source_detail"])
+    # the shared memory: every page of it present in each process and
+    # mapped by the others too (smaps: no Private_*), so the parent's
+    # read gives the children's words (shared_derive_whole); compared
+    # with read-all's above
+    c.eq(got["derived"], 0 if averages else n - 1,
+         "read mode took the children's shared memory from the frames "
+         "the parent read (%r)" % snaps["read"]["source_detail"])
     c.eq(detail_counts(snaps["read-all"]["source_detail"]),
-         {"counted": 0, "located": 0, "whole": big}, "read-all's detail")
+         {"counted": 0, "located": 0, "whole": big, "derived": 0},
+         "read-all's detail")
     # four threads: a worker that meets a range another reads whole waits
     # for its pages (locate_shared); the same figures
     os.environ["EXMTOP_THREADS"] = "4"
@@ -304,6 +321,10 @@ def compare(c, tmp, swap, sp):
         c.eq((got["counted"], got["located"] + got["whole"]),
              (want, big - want), "four threads: mappings counted, "
              "located or read whole (%r)" % four["source_detail"])
+        # a child read before the parent's read is over reads its own
+        c.check(got["derived"] <= (0 if averages else n - 1),
+                "four threads: shared memory taken from frames read "
+                "(%r)" % four["source_detail"])
     if swap:
         c.check(snaps["read-all"]["totals"]["swap"] > 0,
                 "the workload has swapped pages")
