@@ -314,15 +314,9 @@ static int ksm_flag_probe(void)
 	if (page == MAP_FAILED)
 		return -1;
 	page[0] = 1; /* an anonymous page of its own */
-	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		if (pread(fd, &w, sizeof(w),
-			  (off_t)((uintptr_t)page / (uintptr_t)ps * 8)) !=
-			    (ssize_t)sizeof(w) ||
-		    !exm_pm_present(w) || !exm_pm_key(w))
-			w = 0;
-		close(fd);
-	}
+	if (!exm_self_pagemap_word(page, &w) || !exm_pm_present(w) ||
+	    !exm_pm_key(w))
+		w = 0;
 	fd = w ? open("/proc/kpageflags", O_RDONLY | O_CLOEXEC) : -1;
 	if (fd >= 0) {
 		if (pread(fd, &flags, sizeof(flags),

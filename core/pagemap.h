@@ -35,6 +35,13 @@
 #define EXM_PM_SWAPPED (UINT64_C(1) << 62)
 #define EXM_PM_PRESENT (UINT64_C(1) << 63)
 
+/* /proc/self/pagemap, opened once a run (kept: what the probes of the
+ * kernel's features ask of our own pages cannot change while it runs);
+ * -errno when it cannot be opened (asked again next time). */
+int exm_self_pagemap(void);
+/* The word of our own page at addr into *w; false when unreadable. */
+bool exm_self_pagemap_word(const volatile void *addr, uint64_t *w);
+
 static inline bool exm_pm_present(uint64_t w)
 {
 	return (w & EXM_PM_PRESENT) != 0;

@@ -56,8 +56,9 @@ struct kent {
 	struct exm_kpss kpss;
 	struct kmap *maps;
 	size_t nmaps;
-	double walked_at; /* CLOCK_MONOTONIC seconds */
-	unsigned taken;	  /* the generation that last took it */
+	double walked_at;  /* CLOCK_MONOTONIC seconds */
+	unsigned walk_gen; /* the generation that walked it */
+	unsigned taken;	   /* the generation that last took it */
 	/* kpss, had from mapping counts, holds while no count of a frame
 	 * it maps moves (see kpss_trust) */
 	bool kpss_ok;
@@ -811,8 +812,8 @@ static void forget(struct exm_reuse *r)
 /*
  * Keep snap's words: the processes taken stay, the walked ones replace
  * theirs, the vanished are forgotten. The kept processes mapping a frame
- * or swap entry whose count of mappings moved become r->forced. Counts
- * the walked into st.
+ * or swap entry whose count of mappings moved become r->forced. The
+ * walked are marked with this pass's generation (walk_gen).
  */
 static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 		  double now)
@@ -855,11 +856,10 @@ static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 			}
 			if (e->start_time == p->start_time) {
 				ret = kent_from(&ents[n], p, now, &set);
-				n++;
+				ents[n++].walk_gen = r->gen;
 				if (!ret)
 					ret = delta_change(&t, e, &ents[n - 1]);
 				kent_fini(e);
-				r->st.nwalked++;
 				continue;
 			}
 			ret = delta_kent(&t, e, -1);
@@ -868,10 +868,9 @@ static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 				break;
 		}
 		ret = kent_from(&ents[n], p, now, &set);
-		n++;
+		ents[n++].walk_gen = r->gen;
 		if (!ret)
 			ret = delta_kent(&t, &ents[n - 1], 1);
-		r->st.nwalked++;
 	}
 	for (; o < r->n; o++) {
 		if (!ret)
@@ -1613,6 +1612,9 @@ int exm_reuse_snapshot(struct exm_reuse *r, struct exm_source *src,
 		if (r->ents[i].walked_at < oldest)
 			oldest = r->ents[i].walked_at;
 		r->st.nkpss_kept += r->ents[i].kpss_gen == r->gen;
+		/* walked in a pass of this refresh: a process walked in two
+		 * passes counts once */
+		r->st.nwalked += r->gen - r->ents[i].walk_gen < r->st.passes;
 	}
 	r->st.full = full;
 	r->st.nprocs = snap->nprocs;

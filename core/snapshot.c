@@ -241,6 +241,7 @@ struct exm_proc *exm_snapshot_add_proc(struct exm_snapshot *snap)
 	memset(p, 0, sizeof(*p));
 	p->index = (uint32_t)snap->nprocs;
 	snap->nprocs++;
+	snap->pid_order = false; /* its pid is not set yet */
 	return p;
 }
 
@@ -563,15 +564,18 @@ const struct exm_proc *exm_snapshot_find_pid(const struct exm_snapshot *snap,
 		else
 			hi = mid;
 	}
-	/* not there, unless the processes are out of pid order */
-	for (size_t i = 1; i < snap->nprocs; i++)
-		if (snap->procs[i - 1].pid >= snap->procs[i].pid) {
-			for (size_t j = 0; j < snap->nprocs; j++)
-				if (snap->procs[j].pid == pid)
-					return &snap->procs[j];
-			break;
-		}
+	/* not there, unless the processes may be out of pid order */
+	for (size_t j = 0; !snap->pid_order && j < snap->nprocs; j++)
+		if (snap->procs[j].pid == pid)
+			return &snap->procs[j];
 	return NULL;
+}
+
+void exm_snapshot_note_order(struct exm_snapshot *snap)
+{
+	snap->pid_order = true;
+	for (size_t i = 1; i < snap->nprocs && snap->pid_order; i++)
+		snap->pid_order = snap->procs[i - 1].pid < snap->procs[i].pid;
 }
 
 void exm_snapshot_drop_pages(struct exm_snapshot *snap)

@@ -355,6 +355,9 @@ struct exm_snapshot {
 	struct exm_pagecount *swap_counts; /* share counts by swap entry */
 	struct exm_pagecount *huge_counts; /* share counts of hugetlb frames */
 	bool accounted;
+	/* The processes are in increasing pid order, as checked once by
+	 * exm_snapshot_note_order (a process added since: not known). */
+	bool pid_order;
 	/* The charge of every cgroup of the scanned processes, sorted by
 	 * path (cgcharge.h); NULL when not read. */
 	struct exm_cgcharge *cgroups;
@@ -445,10 +448,13 @@ int exm_mapping_reserve_store(struct exm_snapshot *snap, struct exm_mapping *m,
 void exm_snapshot_append(struct exm_snapshot *dst, struct exm_snapshot *src);
 
 /* Find a process by pid; NULL if absent. A binary search: every source
- * lists processes in pid order (a snapshot out of order is searched
- * through when the pid is not found). */
+ * lists processes in pid order; a miss is searched through only where that
+ * order is not known (pid_order). */
 const struct exm_proc *exm_snapshot_find_pid(const struct exm_snapshot *snap,
 					     pid_t pid);
+/* Check once whether snap's processes are in pid order (sets pid_order):
+ * done when a source's snapshot is built. */
+void exm_snapshot_note_order(struct exm_snapshot *snap);
 
 /* The /proc snap was read from, for exm_elfcache_get() and the ELF
  * lookups (NULL: /proc). */

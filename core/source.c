@@ -197,6 +197,7 @@ static int take(struct exm_source *src, const struct exm_scan_opts *opts,
 	src->errmsg[0] = '\0';
 	exm_builder_init(&b, snap);
 	ret = src->ops->fill(src, opts, &b);
+	exm_snapshot_note_order(snap); /* once: a miss by pid costs log n */
 	if (!ret && opts && opts->pids && !(snap->sys.caps & EXM_CAP_LIMITED))
 		limited(&snap->sys);
 	/* the running kernel (not a fixture's, not a replay's) */

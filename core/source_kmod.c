@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +79,7 @@ struct km_src {
 	pthread_mutex_t lock;
 	struct km_ctx *spare[EXM_MAX_THREADS];
 	unsigned nspare;
+	int fd; /* km_open's open device, for the first context; or -1 */
 };
 
 /* What smaps_rollup would print, in bytes << PSS_SHIFT, and Rss. */
@@ -88,10 +90,17 @@ struct km_kpss {
 	uint64_t share;	   /* a page's Pss at that mapcount */
 };
 
+/* The device auto's probe opened, for km_open (-1: none): one open of it
+ * serves the probe, the ABI's question and the first walk, as the module
+ * keeps no state of a walk per open file (only its buffers). */
+static _Atomic int probed = -1;
+
 static int km_dev_open(void)
 {
-	int fd = open(EXMAP_DEVICE, O_RDONLY | O_CLOEXEC);
+	int fd = atomic_exchange(&probed, -1);
 
+	if (fd < 0)
+		fd = open(EXMAP_DEVICE, O_RDONLY | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
 }
 
@@ -130,11 +139,12 @@ static int km_scan(int fd, uint32_t abi, uint32_t flags, pid_t pid,
 
 bool exm_kmod_available(void)
 {
-	int fd = km_dev_open();
+	int fd = km_dev_open(), none = -1;
 
 	if (fd < 0)
 		return false;
-	close(fd);
+	if (!atomic_compare_exchange_strong(&probed, &none, fd))
+		close(fd);
 	return true;
 }
 
@@ -200,7 +210,8 @@ static int km_open(struct exm_source *src)
 	do
 		ret = km_scan(fd, --abi, 0, getpid(), 0, &rec, 1, NULL, &a);
 	while (ret == -EINVAL && abi > EXMAP_ABI_MIN);
-	close(fd);
+	if (ret)
+		close(fd);
 	if (ret == -EINVAL || ret == -ENOTTY) {
 		snprintf(src->errmsg, sizeof(src->errmsg),
 			 "the loaded exmap module does not speak ABI %d: "
@@ -211,14 +222,18 @@ static int km_open(struct exm_source *src)
 	if (ret)
 		return ret;
 	ks = calloc(1, sizeof(*ks));
-	if (!ks)
+	if (!ks) {
+		close(fd);
 		return -ENOMEM;
+	}
+	ks->fd = fd;
 	ks->tick_ns = 1000000000ull / (uint64_t)(hz > 0 ? hz : 100);
 	ks->abi = abi;
 	ks->watch = abi >= 5;
 	ks->zeros = abi >= 6;
 	ret = km_gate(&ks->gate);
 	if (ret) {
+		close(fd);
 		free(ks);
 		return ret;
 	}
@@ -262,18 +277,26 @@ static void *km_ctx_new(struct exm_source *src)
 {
 	struct km_src *ks = src->priv;
 	struct km_ctx *c = NULL;
+	int fd = -1;
 
 	pthread_mutex_lock(&ks->lock);
-	if (ks->nspare)
+	if (ks->nspare) {
 		c = ks->spare[--ks->nspare];
+	} else {
+		fd = ks->fd;
+		ks->fd = -1;
+	}
 	pthread_mutex_unlock(&ks->lock);
 	if (c)
 		return c;
 	c = calloc(1, sizeof(*c));
-	if (!c)
+	if (!c) {
+		if (fd >= 0)
+			close(fd);
 		return NULL;
+	}
 	c->src = ks;
-	c->fd = km_dev_open();
+	c->fd = fd >= 0 ? fd : km_dev_open();
 	/* zeroed once: tools like valgrind cannot know the ioctl fills it */
 	c->recs = calloc(NRECS, sizeof(*c->recs));
 	c->words = malloc(NWORDS * sizeof(*c->words));
@@ -303,6 +326,8 @@ static void km_close(struct exm_source *src)
 		return;
 	while (ks->nspare)
 		km_ctx_destroy(ks->spare[--ks->nspare]);
+	if (ks->fd >= 0)
+		close(ks->fd);
 	free(ks->gate.name);
 	pthread_mutex_destroy(&ks->lock);
 	free(ks);

@@ -266,20 +266,42 @@ static void pm_ctx_free(void *ctx)
 	free(c);
 }
 
+int exm_self_pagemap(void)
+{
+	static _Atomic int kept = -1;
+	int fd = kept, none = -1;
+
+	if (fd >= 0)
+		return fd;
+	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (!atomic_compare_exchange_strong(&kept, &none, fd)) {
+		close(fd); /* another thread's was kept first */
+		fd = none;
+	}
+	return fd;
+}
+
+bool exm_self_pagemap_word(const volatile void *addr, uint64_t *w)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	int fd = exm_self_pagemap();
+
+	*w = 0;
+	return fd >= 0 && ps > 0 &&
+	       pread(fd, w, sizeof(*w),
+		     (off_t)((uintptr_t)addr / (uintptr_t)ps * 8)) ==
+		       (ssize_t)sizeof(*w);
+}
+
 bool exm_pagemap_has_pfns(void)
 {
 	volatile char probe = 1;
-	uint64_t w = 0, addr = (uint64_t)(uintptr_t)&probe;
-	long ps = sysconf(_SC_PAGESIZE);
-	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-	ssize_t r;
+	uint64_t w;
 
-	if (fd < 0)
-		return false;
 	probe = 2; /* make sure the page is present */
-	r = pread(fd, &w, sizeof(w), (off_t)(addr / (uint64_t)ps * 8));
-	close(fd);
-	return r == (ssize_t)sizeof(w) && exm_pm_present(w) &&
+	return exm_self_pagemap_word(&probe, &w) && exm_pm_present(w) &&
 	       exm_pm_key(w) != 0;
 }
 
@@ -291,7 +313,7 @@ static int probe_scan(void)
 	uint64_t page = (uint64_t)(uintptr_t)&probe & ~(uint64_t)(ps - 1);
 	struct exm_page_region r;
 	struct exm_pm_scan_arg arg;
-	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	int fd = exm_self_pagemap();
 	long n;
 
 	if (fd < 0)
@@ -306,7 +328,6 @@ static int probe_scan(void)
 	arg.category_anyof_mask = EXM_PAGE_IS_PRESENT | EXM_PAGE_IS_SWAPPED;
 	arg.return_mask = EXM_PAGE_IS_PRESENT | EXM_PAGE_IS_SWAPPED;
 	n = ioctl(fd, EXM_PAGEMAP_SCAN, &arg);
-	close(fd);
 	if (n >= 0)
 		return SCAN_YES;
 	return errno == ENOTTY || errno == EINVAL || errno == EOPNOTSUPP
@@ -335,20 +356,14 @@ static uint64_t learn_zero_pfn(const struct pm_priv *pp)
 	long ps = sysconf(_SC_PAGESIZE);
 	void *map = mmap(NULL, (size_t)ps, PROT_READ,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	uint64_t w = 0, pfn = NO_PFN;
-	int fd;
+	uint64_t w, pfn = NO_PFN;
 
 	if (map == MAP_FAILED)
 		return NO_PFN;
 	(void)*(volatile const char *)map; /* a read fault: the zero page */
-	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-	if (fd >= 0 &&
-	    pread(fd, &w, sizeof(w),
-		  (off_t)((uintptr_t)map / (uint64_t)ps * 8)) == sizeof(w) &&
-	    exm_pm_present(w) && exm_pm_key(w))
+	if (exm_self_pagemap_word(map, &w) && exm_pm_present(w) &&
+	    exm_pm_key(w))
 		pfn = exm_pm_key(w);
-	if (fd >= 0)
-		close(fd);
 	munmap(map, (size_t)ps);
 	if (pfn != NO_PFN && pp->kpf >= 0 && !(kpf_of(pp, pfn) & KPF_ZERO_PAGE))
 		pfn = NO_PFN;

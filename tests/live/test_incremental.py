@@ -47,7 +47,8 @@ its snapshot must be a full walk ("scheduled") that equals, with the
 step's effect seen. Other processes are not quiescent and are not
 compared. The test also asserts that at least 3 snapshots were
 incremental (walked fewer processes than listed), that kernel Pss was
-kept and summed again in place, or it tested nothing; where the system's
+kept and summed again in place, or it tested nothing, and that no check
+line says more processes walked than listed; where the system's
 counters made the steps' snapshots full walks, it takes a quiet window of
 fork and exit steps first.
 """
@@ -251,6 +252,10 @@ class Exmtop:
             if not m:
                 print("  exmtop said: " + line.rstrip())
                 continue
+            # a process walked in both passes of a refresh counts once
+            if int(m.group(5)) > int(m.group(6)):
+                raise RuntimeError("check %s: walked %s of %s" %
+                                   (m.group(1), m.group(5), m.group(6)))
             diff = m.group(3) or ""
             parts = {int(x.group(1)): x.group(2) for x in
                      re.finditer(r"pid (\d+) \(([^)]*)\)", diff)}

@@ -21,7 +21,9 @@ not have moved (else the workload was not quiet: a failure too).
 exmtop is asked only for the kernel's Pss columns (no pss_dirty or
 swap_pss, which need smaps_rollup); an strace of it checks that it opened
 no smaps_rollup for them, none either for a JSON snapshot of --fields
-pid,erss (nor /proc/kpagecount), and one for pss_dirty.
+pid,erss (nor /proc/kpagecount), and one for pss_dirty; and that three
+snapshots open /proc/self/pagemap (the probes of the kernel's features on
+our own pages) and the module's device (auto's probe) once in all.
 
 No retries: a difference is a bug.
 """
@@ -98,6 +100,22 @@ def reads_only_what_is_printed(c, tmp, pids):
             "json pid,pss_dirty: smaps_rollup opened")
 
 
+def probes_once_a_run(c, tmp, pids):
+    """Three snapshots of the source auto picks: the kernel's features
+    asked of our own pages (PFNs shown, PAGEMAP_SCAN, the zero page's
+    frame, KSM's flag) open /proc/self/pagemap once in all, and the
+    module's device is opened once (auto's probe; with the module, its
+    open file serves the first walk too)."""
+    text = opened(c, tmp, ["-n", "3", "-d", "0.1", "--fields", "pid,erss"],
+                  pids)
+    c.eq(text.count('"/dev/exmap"'), 1, "-n 3: /dev/exmap opened")
+    if '"/dev/exmap", O_RDONLY|O_CLOEXEC) = -1' in text:  # the pagemap
+        c.eq(text.count('"/proc/self/pagemap"'), 1,
+             "-n 3: /proc/self/pagemap opened")
+    else:  # a module is loaded here: the kmod source walked
+        print("info: the kmod source picked, /proc/self/pagemap not asked")
+
+
 def main():
     if os.geteuid() != 0:
         print("SKIP: needs root (PFNs in pagemap, /proc/kpagecount)")
@@ -111,6 +129,7 @@ def main():
                 compare(c, mode, sh)
             if shutil.which("strace"):
                 reads_only_what_is_printed(c, tmp, sh.pids)
+                probes_once_a_run(c, tmp, sh.pids)
             else:
                 c.check(False, "strace is installed (scripts/deps.sh)")
     finally:

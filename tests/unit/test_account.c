@@ -463,6 +463,7 @@ Test(pagemap, kernel_figures_only_for_asked_pids)
 	cr_assert_eq(exm_source_snapshot(src, &opts, &snap), 0);
 	cr_assert_eq(snap->nprocs, 2);
 	cr_assert_eq(snap->procs[0].pid, 11);
+	cr_assert(snap->pid_order, "a source's snapshot knows its order");
 	cr_assert_eq(snap->procs[0].kpss.pss, 4096);
 	cr_assert(snap->procs[0].kpss.has & EXM_KPSS_PSS);
 	cr_assert_eq(snap->procs[1].kpss.has, 0);
@@ -1225,33 +1226,53 @@ Test(pagemap, frames_sorted_by_radix)
 }
 
 /* A process is found by pid in a snapshot in pid order (as sources list
- * them) and in one out of order; an absent pid is not. */
+ * them) and in one out of order, the order known or not; an absent pid is
+ * not. Where the order is known, a miss searches no further than the
+ * binary search: a pid out of its place is not found there. */
 Test(snapshot, find_pid_in_order_and_out_of_order)
 {
 	static const pid_t sorted[] = { 1, 7, 8, 300, 301, 4000, 4001 };
 	static const pid_t shuffled[] = { 300, 1, 4001, 8, 7, 4000, 301 };
 	const pid_t *order[] = { sorted, shuffled };
 
-	for (size_t k = 0; k < 2; k++) {
+	for (size_t k = 0; k < 4; k++) {
 		struct exm_snapshot *s = exm_snapshot_new();
+		const pid_t *pids = order[k % 2];
 
 		cr_assert_not_null(s);
 		for (size_t i = 0; i < 7; i++) {
 			struct exm_proc *p = exm_snapshot_add_proc(s);
 
 			cr_assert_not_null(p);
-			p->pid = order[k][i];
+			p->pid = pids[i];
+		}
+		cr_assert_not(s->pid_order, "not known while pids are set");
+		if (k >= 2) {
+			exm_snapshot_note_order(s);
+			cr_assert_eq(s->pid_order, pids == sorted);
 		}
 		for (size_t i = 0; i < 7; i++) {
 			const struct exm_proc *p =
-				exm_snapshot_find_pid(s, order[k][i]);
+				exm_snapshot_find_pid(s, pids[i]);
 
-			cr_assert_eq(p, &s->procs[i], "pid %d, order %zu",
-				     (int)order[k][i], k);
+			cr_assert_eq(p, &s->procs[i], "pid %d, case %zu",
+				     (int)pids[i], k);
 		}
 		cr_assert_null(exm_snapshot_find_pid(s, 2));
 		cr_assert_null(exm_snapshot_find_pid(s, 0));
 		cr_assert_null(exm_snapshot_find_pid(s, 5000));
+		if (k == 2) {
+			/* 4001 put first, the order still said known: the
+			 * miss is not searched through */
+			s->procs[0].pid = 4001;
+			s->procs[6].pid = 1;
+			cr_assert_null(exm_snapshot_find_pid(s, 4001));
+			/* a process added: the order is not known again */
+			cr_assert_not_null(exm_snapshot_add_proc(s));
+			cr_assert_not(s->pid_order);
+			cr_assert_eq(exm_snapshot_find_pid(s, 4001),
+				     &s->procs[0]);
+		}
 		exm_snapshot_free(s);
 	}
 }

@@ -292,12 +292,36 @@ Test(reuse, exclusive_bit_moved_walks_the_sharer)
 	cr_assert_eq(st->passes, 2, "a second pass for the sharer");
 	cr_assert_eq(walks[0], 1, "process 0 walked again");
 	cr_assert_eq(walks[1], 0);
+	cr_assert_eq(st->nwalked, 2, "2 and 0, one in each pass");
 	/* it lets go: exclusive again, process 0 walked again */
 	keys[2] += 2;
 	words[2][0] = PRESENT(2000) | EXM_PM_EXCLUSIVE;
 	words[0][0] = PRESENT(1000) | EXM_PM_EXCLUSIVE;
 	st = refresh();
 	cr_assert_eq(walks[0], 1);
+}
+
+/*
+ * Process 2 (changed) maps a frame of each of the others: both sharers
+ * would be walked again, most of those kept, so the second pass walks all.
+ * "walked N of M" counts each process once: 3 of 3, process 2 walked in
+ * both passes.
+ */
+Test(reuse, walked_twice_counts_once)
+{
+	const struct exm_reuse_stats *st;
+
+	refresh();
+	keys[2] += 2;
+	words[2][0] = words[0][0] = PRESENT(1000);
+	words[2][1] = words[1][0] = PRESENT(1010);
+	st = refresh();
+	cr_assert(st->full);
+	cr_assert_str_eq(st->why, "sharers moved");
+	cr_assert_eq(st->passes, 2);
+	cr_assert_eq(walks[2], 2, "walked in both passes");
+	cr_assert_eq(st->nwalked, 3);
+	cr_assert_eq(st->nprocs, 3);
 }
 
 Test(reuse, stale_word_is_caught_by_the_check)
