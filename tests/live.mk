@@ -7,6 +7,8 @@
 # of rows that were off screen at once; test_alerts_ui.sh (root, tmux) that
 # the alerts view has every process's Pss read for its pss-mismatch check;
 # test_cgroup_ui.sh (root, tmux) that grouping per cgroup reads them at once;
+# test_cgcharge_ui.sh (root, tmux; a memory cgroup through sysstate.py) the
+# cgroup charge columns on screen against the cgroup's memory files;
 # test_json_null.py (root) that an unprivileged run's JSON is null for every
 # field it did not measure; test_swapcache.py (root; a swap file and a memory
 # cgroup through sysstate.py) the swap-cache row of --system; test_ksm.py
@@ -28,7 +30,8 @@ TESTS += \
 	tests/live/test_ksm.py \
 	tests/live/test_live_ui.sh \
 	tests/live/test_alerts_ui.sh \
-	tests/live/test_cgroup_ui.sh
+	tests/live/test_cgroup_ui.sh \
+	tests/live/test_cgcharge_ui.sh
 EXTRA_DIST += \
 	tests/live/sharer.c \
 	tests/live/liveui.sh \
@@ -45,7 +48,8 @@ EXTRA_DIST += \
 	tests/live/test_ksm.py \
 	tests/live/test_live_ui.sh \
 	tests/live/test_alerts_ui.sh \
-	tests/live/test_cgroup_ui.sh
+	tests/live/test_cgroup_ui.sh \
+	tests/live/test_cgcharge_ui.sh
 CLEANFILES += tests/live/sharer-plain
 # Exclusive memory (issue 21): FREED, CACHED and SHM.EXCL of processes and
 # sets (--freed) against construction and a pagemap oracle, and replayed
