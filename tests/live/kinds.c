@@ -170,14 +170,45 @@ static char *map_fd(int fd, size_t len)
 	return p;
 }
 
+/* A child that reads a byte of every step bytes of len in each of the n
+ * maps, then waits for SIGTERM; returned once it has read them all. */
+static pid_t reader(char *const *maps, int n, size_t len, size_t step)
+{
+	volatile char sum = 0;
+	pid_t child;
+	int done[2];
+	char c;
+
+	fflush(stdout);
+	if (pipe(done))
+		die("pipe");
+	child = fork();
+	if (child < 0)
+		die("fork");
+	if (!child) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (int j = 0; j < n; j++)
+			for (size_t i = 0; i < len; i += step)
+				sum += ((volatile char *)maps[j])[i];
+		(void)sum;
+		if (write(done[1], "r", 1) != 1)
+			_exit(1);
+		while (!stop)
+			pause();
+		_exit(0);
+	}
+	close(done[1]);
+	if (read(done[0], &c, 1) != 1)
+		die("child");
+	close(done[0]);
+	return child;
+}
+
 static pid_t huge(size_t n, size_t hps, const char *dir)
 {
 	size_t len = n * hps;
 	char *priv, *mfd, *file;
-	volatile char sum = 0;
-	pid_t child;
-	int fd, done[2];
-	char c;
+	int fd;
 
 	priv = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
@@ -200,29 +231,7 @@ static pid_t huge(size_t n, size_t hps, const char *dir)
 	region("hpriv", priv, len);
 	region("hmemfd", mfd, len);
 	region("hfile", file, len);
-	fflush(stdout);
-	if (pipe(done))
-		die("pipe");
-	child = fork();
-	if (child < 0)
-		die("fork");
-	if (!child) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		for (size_t i = 0; i < len; i += hps)
-			sum += priv[i] + mfd[i] + file[i];
-		(void)sum;
-		if (write(done[1], "r", 1) != 1)
-			_exit(1);
-		while (!stop)
-			pause();
-		_exit(0);
-	}
-	/* ready when the child has mapped them all */
-	close(done[1]);
-	if (read(done[0], &c, 1) != 1)
-		die("child");
-	close(done[0]);
-	return child;
+	return reader((char *const[]){ priv, mfd, file }, 3, len, hps);
 }
 
 /* One 1 GiB huge page of flags (MAP_SHARED or MAP_PRIVATE), written. */
@@ -243,29 +252,8 @@ static char *gig_page(int flags, const char *name)
 static pid_t gig(int npriv)
 {
 	char *shared = gig_page(MAP_SHARED, "gshared");
-	int done[2];
-	pid_t child;
-	char c;
+	pid_t child = reader(&shared, 1, (size_t)1 << 30, (size_t)1 << 30);
 
-	fflush(stdout);
-	if (pipe(done))
-		die("pipe");
-	child = fork();
-	if (child < 0)
-		die("fork");
-	if (!child) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		c = ((volatile char *)shared)[0];
-		if (write(done[1], &c, 1) != 1)
-			_exit(1);
-		while (!stop)
-			pause();
-		_exit(0);
-	}
-	close(done[1]);
-	if (read(done[0], &c, 1) != 1)
-		die("child");
-	close(done[0]);
 	if (npriv)
 		gig_page(MAP_PRIVATE, "gpriv");
 	return child;
