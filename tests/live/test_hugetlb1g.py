@@ -33,6 +33,7 @@ import os
 import shutil
 import sys
 import tempfile
+import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -66,8 +67,8 @@ def smaps_regions(pid, regions):
     return out
 
 
-def check_kernel(c, k, priv):
-    """What the kernel says of the pages: their size and their sharing."""
+def kernel_differs(k, priv):
+    """How smaps' sharing of the pages differs from how they were made."""
     parent, child = k.pids
     want = {parent: {"gshared": ("Shared_Hugetlb", GiB)},
             child: {"gshared": ("Shared_Hugetlb", GiB)}}
@@ -84,6 +85,26 @@ def check_kernel(c, k, priv):
                     r.get(other) != 0 or r.get("Rss") != 0):
                 bad.append("pid %d %s: smaps %r, want %s %d, page size "
                            "1 GiB, Rss 0" % (pid, name, r, key, size))
+    return bad
+
+
+def check_kernel(c, k, priv):
+    """What the kernel says of the pages: their size and their sharing.
+    smaps calls a hugetlb page shared also while the page-table page that
+    maps it has a reference more than its own (hugetlb_pmd_shared, since
+    Linux 6.2): the private page was said shared once in 20 runs here,
+    likely while something held such a page for a moment (a compaction
+    scan takes one). So smaps is read again, up to 20 times 0.1 s apart,
+    until it says what was made; a failure if it never does."""
+    for n in range(1, 21):
+        bad = kernel_differs(k, priv)
+        if not bad or n == 20:
+            break
+        if n == 1:
+            print("  smaps at the first read: %s" % "; ".join(bad))
+        time.sleep(0.1)
+    if n > 1 and not bad:
+        print("  smaps says what was made at read %d" % n)
     kinds.once(c, "[1g] the kernel maps the pages as made", bad)
 
 
