@@ -28,6 +28,13 @@
  *                           two MAP_SHARED; written, then the process forks
  *                           and the child reads all three (the private
  *                           one's pages shared until written)
+ *   kinds gig NPRIV         1 GiB huge pages (MAP_HUGE_1GB): one in a
+ *                           MAP_SHARED|MAP_ANONYMOUS|MAP_HUGETLB mapping
+ *                           (region gshared), written, then the process
+ *                           forks and the child reads it; then, with
+ *                           NPRIV 1, one more in a private MAP_HUGETLB
+ *                           mapping the parent alone makes and writes
+ *                           (region gpriv)
  *   kinds twice N           a memfd of N pages, written, mapped twice
  *                           (regions twice1, twice2: each page mapped
  *                           twice by this one process), another memfd of
@@ -52,6 +59,9 @@
 
 #ifndef MFD_HUGETLB
 #define MFD_HUGETLB 0x0004U
+#endif
+#ifndef MAP_HUGE_1GB
+#define MAP_HUGE_1GB (30 << 26) /* log2(1 GiB) << MAP_HUGE_SHIFT */
 #endif
 
 static volatile sig_atomic_t stop;
@@ -160,14 +170,45 @@ static char *map_fd(int fd, size_t len)
 	return p;
 }
 
+/* A child that reads a byte of every step bytes of len in each of the n
+ * maps, then waits for SIGTERM; returned once it has read them all. */
+static pid_t reader(char *const *maps, int n, size_t len, size_t step)
+{
+	volatile char sum = 0;
+	pid_t child;
+	int done[2];
+	char c;
+
+	fflush(stdout);
+	if (pipe(done))
+		die("pipe");
+	child = fork();
+	if (child < 0)
+		die("fork");
+	if (!child) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (int j = 0; j < n; j++)
+			for (size_t i = 0; i < len; i += step)
+				sum += ((volatile char *)maps[j])[i];
+		(void)sum;
+		if (write(done[1], "r", 1) != 1)
+			_exit(1);
+		while (!stop)
+			pause();
+		_exit(0);
+	}
+	close(done[1]);
+	if (read(done[0], &c, 1) != 1)
+		die("child");
+	close(done[0]);
+	return child;
+}
+
 static pid_t huge(size_t n, size_t hps, const char *dir)
 {
 	size_t len = n * hps;
 	char *priv, *mfd, *file;
-	volatile char sum = 0;
-	pid_t child;
-	int fd, done[2];
-	char c;
+	int fd;
 
 	priv = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
@@ -190,28 +231,31 @@ static pid_t huge(size_t n, size_t hps, const char *dir)
 	region("hpriv", priv, len);
 	region("hmemfd", mfd, len);
 	region("hfile", file, len);
-	fflush(stdout);
-	if (pipe(done))
-		die("pipe");
-	child = fork();
-	if (child < 0)
-		die("fork");
-	if (!child) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		for (size_t i = 0; i < len; i += hps)
-			sum += priv[i] + mfd[i] + file[i];
-		(void)sum;
-		if (write(done[1], "r", 1) != 1)
-			_exit(1);
-		while (!stop)
-			pause();
-		_exit(0);
-	}
-	/* ready when the child has mapped them all */
-	close(done[1]);
-	if (read(done[0], &c, 1) != 1)
-		die("child");
-	close(done[0]);
+	return reader((char *const[]){ priv, mfd, file }, 3, len, hps);
+}
+
+/* One 1 GiB huge page of flags (MAP_SHARED or MAP_PRIVATE), written. */
+static char *gig_page(int flags, const char *name)
+{
+	size_t len = (size_t)1 << 30;
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       flags | MAP_ANONYMOUS | MAP_HUGETLB | MAP_HUGE_1GB, -1,
+		       0);
+
+	if (p == MAP_FAILED)
+		die("MAP_HUGETLB|MAP_HUGE_1GB");
+	memset(p, 7, len);
+	region(name, p, len);
+	return p;
+}
+
+static pid_t gig(int npriv)
+{
+	char *shared = gig_page(MAP_SHARED, "gshared");
+	pid_t child = reader(&shared, 1, (size_t)1 << 30, (size_t)1 << 30);
+
+	if (npriv)
+		gig_page(MAP_PRIVATE, "gpriv");
 	return child;
 }
 
@@ -281,13 +325,15 @@ int main(int argc, char **argv)
 		zero(strtoull(argv[2], NULL, 0), !strcmp(argv[3], "thp"));
 	} else if (argc == 4 && !strcmp(argv[1], "huge")) {
 		child = huge(strtoull(argv[2], NULL, 0), 2 << 20, argv[3]);
+	} else if (argc == 3 && !strcmp(argv[1], "gig")) {
+		child = gig(atoi(argv[2]) != 0);
 	} else if (argc == 3 && !strcmp(argv[1], "twice")) {
 		twice(strtoull(argv[2], NULL, 0), ps);
 	} else {
 		fprintf(stderr,
 			"usage: kinds sparse|zsparse SIZE N | runs SIZE "
-			"N | zero SIZE thp|nothp | huge N DIR | twice "
-			"N\n");
+			"N | zero SIZE thp|nothp | huge N DIR | gig "
+			"NPRIV | twice N\n");
 		return 2;
 	}
 	/* the page of stop read now, not after "ready" (a read of a page

@@ -46,20 +46,9 @@ run_t() {
 	$T resize-window -t t -x "$1" -y "$2" 2>/dev/null
 }
 
-# end_t: end session "t": its exmtop, if still running, is asked to quit
-# (SIGTERM) and must be gone within 10 s (a stall counts a failure and
-# gives status 1), then its terminal is closed (tests/tmux.sh).
-end_t() {
-	local p st=0
-	p=$(cat "$WORK/pid" 2>/dev/null)
-	rm -f "$WORK/pid"
-	if [ -n "$p" ] && ! end_exmtop "$p"; then
-		FAIL=$((FAIL + 1))
-		st=1
-	fi
-	$T kill-session -t t 2>/dev/null
-	return $st
-}
+# end_t: end session "t" (tests/tmux.sh, end_session): a stall counts a
+# failure and gives status 1.
+end_t() { end_session "$WORK/pid" || { FAIL=$((FAIL + 1)); return 1; }; }
 
 # quit_t: q quits the exmtop of session "t": it must be gone within 10 s
 # (one check), then the session is closed.

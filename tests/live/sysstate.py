@@ -20,10 +20,13 @@ undoes what it names.
 
 A shell test runs itself under the same journal through the command line:
 
-    sysstate.py run NAME [--cgroup2-mount DIR] [--cgroup PATH]... -- CMD...
+    sysstate.py run NAME [--cgroup2-mount DIR] [--cgroup PATH]...
+        [--memory-cgroup NAME] -- CMD...
 
 makes the changes (a cgroup2 hierarchy mounted on DIR, made for the
-purpose; cgroup directories), runs CMD, undoes them when CMD ends or when
+purpose; cgroup directories; a cgroup NAME under the memory controller,
+Changes.memory_cgroup, its path given to CMD in EXM_TEST_MEMCG, empty
+where there is no memory controller), runs CMD, undoes them when CMD ends or when
 this process is ended by a signal (CMD is ended first), and exits with
 CMD's status.
 
@@ -297,7 +300,8 @@ class Changes:
 def _usage():
     print("usage: sysstate.py recover\n"
           "       sysstate.py run NAME [--cgroup2-mount DIR] "
-          "[--cgroup PATH]... -- CMD...", file=sys.stderr)
+          "[--cgroup PATH]... [--memory-cgroup NAME] -- CMD...",
+          file=sys.stderr)
     sys.exit(2)
 
 
@@ -313,12 +317,14 @@ def run(args):
     name, opts, cmd = args[0], args[1:args.index("--")], \
         args[args.index("--") + 1:]
     if not cmd or len(opts) % 2 or any(o not in ("--cgroup2-mount",
-                                                  "--cgroup")
+                                                  "--cgroup",
+                                                  "--memory-cgroup")
                                        for o in opts[::2]):
         _usage()
     for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
         signal.signal(sig, _ended)
     child = None
+    env = dict(os.environ)
     with Changes(name) as ch:
         try:
             for opt, path in zip(opts[::2], opts[1::2]):
@@ -326,9 +332,11 @@ def run(args):
                     ch.directory(path)
                     ch.command(["mount", "-t", "cgroup2", "none", path],
                                ["umount", path])
+                elif opt == "--memory-cgroup":
+                    env["EXM_TEST_MEMCG"] = ch.memory_cgroup(path)[0] or ""
                 else:
                     ch.cgroup(path)
-            child = subprocess.Popen(cmd)
+            child = subprocess.Popen(cmd, env=env)
             rc = child.wait()
             return 128 - rc if rc < 0 else rc
         finally:

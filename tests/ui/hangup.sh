@@ -9,7 +9,7 @@
 # quit first), and here an ASan build's leak check is off: the SIGCONT the
 # kernel sends with the SIGHUP when the session's shell exits can land
 # while LeakSanitizer stops exmtop at exit with ptrace, and cancel that
-# stop, a hang of the sanitizer's (lib.sh, end_t). Every other session
+# stop, a hang of the sanitizer's (tests/tmux.sh, end_session). Every other session
 # checks leaks on the same way out.
 . "$(dirname "$0")/lib.sh"
 

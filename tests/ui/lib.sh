@@ -35,21 +35,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# end_t: end session "t". The exmtop it ran (launch) is asked to quit
-# (SIGTERM) and must be gone within 10 s, then its terminal is closed.
-# Closing the terminal under a running exmtop is hangup.sh's case alone:
-# the kernel sends SIGHUP and SIGCONT to exmtop when the session's shell
-# exits, a few ms after the terminal closed, and on an ASan build that
-# SIGCONT can land while LeakSanitizer's check at exit is stopping exmtop
-# with ptrace and cancel the stop: its tracer then waits for ever and
-# exmtop spins (2 of 16 key_aliases.sh runs, when every session ended so).
-end_t() {
-	local p
-	p=$(cat "$WORK/pid" 2>/dev/null)
-	rm -f "$WORK/pid"
-	[ -n "$p" ] && { end_exmtop "$p" || FAIL_CUR=1; }
-	$T kill-session -t t 2>/dev/null
-}
+# end_t: end session "t" (tests/tmux.sh, end_session); a stall fails the
+# current case
+end_t() { end_session "$WORK/pid" || FAIL_CUR=1; }
 
 # start W H [ENV=VAL...] -- ARGS...: run exmtop in a fresh session "t",
 # with an empty HOME.
@@ -81,7 +69,7 @@ launch() {
 }
 
 # screen, keys, typed, wait_for, wait_gone, keep_server, gone, stalled,
-# end_exmtop
+# end_exmtop, end_session
 . "$(dirname "${BASH_SOURCE[0]}")/../tmux.sh"
 
 fail() {
