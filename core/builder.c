@@ -49,8 +49,12 @@ void exm_sysfacts_local(struct exm_sysinfo *sys, const char *proc_root)
 	snprintf(sys->proc_root, sizeof(sys->proc_root), "%s",
 		 proc_root ? proc_root : "/proc");
 	snprintf(path, sizeof(path), "%s/meminfo", sys->proc_root);
-	if (!read_meminfo(path, sys))
-		read_meminfo("/proc/meminfo", sys);
+	if (!read_meminfo(path, sys) && read_meminfo("/proc/meminfo", sys))
+		proc_root = NULL; /* this machine's, after all */
+	/* every huge page size's use, beside this machine's meminfo only */
+	if ((!proc_root || !strcmp(proc_root, "/proc")) && sys->meminfo.n)
+		exm_meminfo_add_hugetlb_used(&sys->meminfo,
+					     "/sys/kernel/mm/hugepages");
 }
 
 int exm_build_begin(struct exm_builder *b, const struct exm_sysinfo *sys)

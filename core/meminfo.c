@@ -2,10 +2,13 @@
 /* meminfo.c - the rows of /proc/meminfo; see meminfo.h. */
 #include "core/meminfo.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/procfs.h"
 
@@ -97,4 +100,60 @@ bool exm_meminfo_get(const struct exm_meminfo *mi, const char *key,
 		return false;
 	*out = r->kb ? r->value * 1024 : r->value;
 	return true;
+}
+
+/* The number in file name of directory dfd: 0, or -errno. */
+static int read_count(int dfd, const char *name, uint64_t *v)
+{
+	char *buf, *end;
+	size_t len;
+	int ret = exm_read_file(dfd, name, &buf, &len);
+
+	if (ret)
+		return ret;
+	errno = 0;
+	*v = strtoull(buf, &end, 10);
+	if (errno || end == buf)
+		ret = -EINVAL;
+	free(buf);
+	return ret;
+}
+
+int exm_meminfo_add_hugetlb_used(struct exm_meminfo *mi, const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	uint64_t kb = 0;
+	int ret = 0;
+
+	if (!d)
+		return -errno;
+	while (!ret && (e = readdir(d))) {
+		unsigned long long size;
+		uint64_t nr, surplus, free_;
+		int dfd;
+
+		if (sscanf(e->d_name, "hugepages-%llukB", &size) != 1)
+			continue;
+		dfd = openat(dirfd(d), e->d_name,
+			     O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd < 0) {
+			ret = -errno;
+			break;
+		}
+		ret = read_count(dfd, "nr_hugepages", &nr);
+		if (!ret)
+			ret = read_count(dfd, "surplus_hugepages", &surplus);
+		if (!ret)
+			ret = read_count(dfd, "free_hugepages", &free_);
+		close(dfd);
+		/* read one after another: a page freed between them */
+		if (!ret && nr + surplus > free_)
+			kb += (nr + surplus - free_) * size;
+	}
+	closedir(d);
+	if (ret)
+		return ret;
+	return exm_meminfo_add(mi, EXM_MEMINFO_HUGETLB_USED,
+			       strlen(EXM_MEMINFO_HUGETLB_USED), kb, true);
 }

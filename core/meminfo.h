@@ -61,4 +61,17 @@ int exm_meminfo_read(struct exm_meminfo *mi, const char *path);
 bool exm_meminfo_get(const struct exm_meminfo *mi, const char *key,
 		     uint64_t *out);
 
+/*
+ * The huge pages in use of every size, a row of our own beside the
+ * kernel's: /proc/meminfo's HugePages_Total and HugePages_Free count the
+ * default size only (1 GiB pages in use are in its Hugetlb, not in them).
+ * In kB: the sum over dir's hugepages-<size>kB of nr_hugepages and
+ * surplus_hugepages less free_hugepages, times the size.
+ */
+#define EXM_MEMINFO_HUGETLB_USED "HugetlbUsed(sysfs)"
+
+/* Add that row from dir (/sys/kernel/mm/hugepages): 0, or -errno (no row:
+ * dir or a count cannot be read). */
+int exm_meminfo_add_hugetlb_used(struct exm_meminfo *mi, const char *dir);
+
 #endif

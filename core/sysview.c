@@ -50,8 +50,8 @@ static const struct {
 				  "huge pages scanned processes map (exact)" },
 	[EXM_SYS_HUGE_UNMAPPED] = { "hugetlb_unmapped",
 				    "huge pages in use no scanned process "
-				    "maps (HugePages_Total-HugePages_Free "
-				    "less mapped)" },
+				    "maps (of every size: sysfs's "
+				    "nr+surplus-free less mapped)" },
 	[EXM_SYS_HUGE_FREE] = { "hugetlb_free",
 				"huge pages free or reserved (Hugetlb less "
 				"in use)" },
@@ -243,13 +243,17 @@ int exm_sysview_from_meminfo(const struct exm_snapshot *snap,
 	v[EXM_SYS_PAGETABLES] = c[MI_PT] + c[MI_SPT];
 	v[EXM_SYS_VMALLOC] = (uint64_t)less(c[MI_VMALLOC], c[MI_KSTACK]);
 	v[EXM_SYS_PERCPU] = c[MI_PERCPU];
-	/* huge pages in use (of the default size: meminfo counts no other),
-	 * at least those mapped; what is left of the pool is free */
+	/* huge pages in use, of every size where sysfs said it (else of the
+	 * default size: meminfo counts no other), at least those mapped;
+	 * what is left of the pool is free */
 	v[EXM_SYS_HUGE_MAPPED] = snap->distinct_hugetlb * ps;
-	huse = (uint64_t)less(c[MI_HP_TOTAL], c[MI_HP_FREE]);
-	huse = c[MI_HP_SIZE] && huse > SYS_MAX / c[MI_HP_SIZE]
-		       ? SYS_MAX
-		       : huse * c[MI_HP_SIZE];
+	if (!exm_meminfo_get(mi, EXM_MEMINFO_HUGETLB_USED, &huse) ||
+	    huse > SYS_MAX) {
+		huse = (uint64_t)less(c[MI_HP_TOTAL], c[MI_HP_FREE]);
+		huse = c[MI_HP_SIZE] && huse > SYS_MAX / c[MI_HP_SIZE]
+			       ? SYS_MAX
+			       : huse * c[MI_HP_SIZE];
+	}
 	if (huse < v[EXM_SYS_HUGE_MAPPED])
 		huse = v[EXM_SYS_HUGE_MAPPED];
 	v[EXM_SYS_HUGE_UNMAPPED] = huse - v[EXM_SYS_HUGE_MAPPED];

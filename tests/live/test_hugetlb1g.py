@@ -26,7 +26,10 @@ private one whole (parent 1.5 GiB), the sum conserved, and none from smaps
 (not measured there); the hugetlb mappings' own rows (`/anon_hugepage`)
 say the same, resident 0. Every source's hugetlb agrees. --system with
 the two scanned alone (--scan-pids): hugetlb_mapped is the pages mapped,
-each once, and the hugetlb rows add up to /proc/meminfo's Hugetlb.
+each once, and the hugetlb rows add up to /proc/meminfo's Hugetlb; with
+the child alone: hugetlb_unmapped is every size's pages in use (sysfs)
+less the shared one, the parent's private page among them (meminfo's
+HugePages_* count only the default size's), hugetlb_free the rest.
 """
 
 import os
@@ -48,6 +51,23 @@ HUGE_FILE = "/anon_hugepage (deleted)"
 def pool(name):
     with open(os.path.join(POOL, name)) as f:
         return int(f.read())
+
+
+def in_use():
+    """Bytes of huge pages in use, of every size (sysfs)."""
+    total = 0
+    base = os.path.dirname(POOL)
+    for d in os.listdir(base):
+        if not d.startswith("hugepages-"):
+            continue
+        n = {}
+        for key in ("nr_hugepages", "surplus_hugepages", "free_hugepages"):
+            with open(os.path.join(base, d, key)) as f:
+                n[key] = int(f.read())
+        size = int(d[len("hugepages-"):-len("kB")]) * 1024
+        total += (n["nr_hugepages"] + n["surplus_hugepages"] -
+                  n["free_hugepages"]) * size
+    return total
 
 
 def smaps_regions(pid, regions):
@@ -205,6 +225,25 @@ def run(c, priv, modes, tmp):
                                               "hugetlb_unmapped",
                                               "hugetlb_free")), now,
              "[1g] --system hugetlb rows add up to Hugetlb")
+        # the child alone scanned: the parent's private page is in use
+        # and mapped by no scanned process. meminfo's HugePages_* count
+        # the default size only: hugetlb_unmapped is of every size
+        with exmlive.frozen(k.pids):
+            doc = exmlive.exmtop_json(["--bytes", "--system", "--scan-pids",
+                                       str(child)])
+            used = in_use()
+            now = kinds.meminfo()["Hugetlb"]
+        sysrows = kinds.system_rows(doc)
+        c.check(used >= GiB * (2 if priv else 1), "[1g child] the pages "
+                "made are in use (sysfs): %d" % used)
+        c.eq(sysrows.get("hugetlb_mapped"), GiB,
+             "[1g child] --system hugetlb_mapped: the shared page")
+        c.eq(sysrows.get("hugetlb_unmapped"), used - GiB,
+             "[1g child] --system hugetlb_unmapped: every size's pages in "
+             "use (the parent's private page among them) less the shared")
+        c.eq(sysrows.get("hugetlb_free"), now - used,
+             "[1g child] --system hugetlb_free: Hugetlb less every size's "
+             "pages in use")
     finally:
         k.stop()
 

@@ -245,13 +245,20 @@ def system(tmp):
                          "AND key = 'MemTotal' AND unit = 'kB'"
                          ).fetchone()
         ver, = db.execute("PRAGMA user_version").fetchone()
-        # exmtop's own row, with swap cache in use (kpageflags.h)
+        # exmtop's own rows: with swap cache in use (kpageflags.h), and
+        # every huge page size's use (meminfo.h)
         own, = db.execute("SELECT count(*) FROM meminfo WHERE snapshot = "
-                          "1 AND key = 'SwapCached(mapped)'").fetchone()
+                          "1 AND key IN ('SwapCached(mapped)', "
+                          "'HugetlbUsed(sysfs)')").fetchone()
+        hu, = db.execute("SELECT count(*) FROM meminfo WHERE snapshot = "
+                         "1 AND key = 'HugetlbUsed(sysfs)' AND unit = "
+                         "'kB'").fetchone()
     finally:
         db.close()
     with open("/proc/meminfo") as f:
         nlines = len(f.read().splitlines())
+    check(hu == 1, "the file holds the row of huge pages in use of every "
+          "size (HugetlbUsed(sysfs), kB): %d" % hu)
     check(ver == 4 and n == nlines + own and kb * 1024 == mt,
           "the file holds every row of /proc/meminfo: %d of %d, "
           "MemTotal %d kB, schema %d" % (n, nlines, kb, ver))

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/builder.h"
@@ -19,6 +20,7 @@
 #include "core/group.h"
 #include "core/sysview.h"
 #include "core/kconfig.h"
+#include "core/meminfo.h"
 #include <zlib.h>
 #include "tests/unit/anagen.h"
 
@@ -842,4 +844,92 @@ Test(sysview, hugetlb_pool_split)
 		sum += v.rows[i].bytes;
 	cr_assert_eq(sum, (int64_t)v.mem_total);
 	exm_snapshot_free(s);
+}
+
+/*
+ * Every huge page size in use (sysfs's row, HugetlbUsed(sysfs)): a 1 GiB
+ * page in use that no scanned process maps is in hugetlb_unmapped, not in
+ * hugetlb_free, although meminfo's HugePages_* count 2 MiB pages only.
+ */
+Test(sysview, hugetlb_every_size_in_use)
+{
+	static const char text[] = "MemTotal:        4000000 kB\n"
+				   "MemFree:          600000 kB\n"
+				   "HugePages_Total:       8\n"
+				   "HugePages_Free:        3\n"
+				   "Hugepagesize:       2048 kB\n"
+				   "Hugetlb:         1064960 kB\n"
+				   "HugetlbUsed(sysfs): 1058816 kB\n";
+	struct exm_snapshot *s = ag_snap();
+	struct exm_proc *p = ag_proc(s, 10);
+	struct exm_mapping *m = ag_map(p, 0x200000, 1024, RW, "/anon_hugepage",
+				       7, 0, EXM_KIND_FILE);
+	struct exm_sysview v;
+	char err[128];
+
+	m->hugetlb = true;
+	m->kpage_size = 2u << 20;
+	for (uint64_t k = 0; k < 1024; k++)
+		ag_page(m, k, PG(0x1000 + k, EXM_PM_EXCLUSIVE));
+	ag_account(s);
+	cr_assert_eq(exm_sysview_from_meminfo(s, mi(text), &v, err,
+					      sizeof(err)),
+		     0, "%s", err);
+	cr_assert_eq(row(&v, "hugetlb_mapped"), 1024 * PS);
+	/* 5 pages of 2 MiB and one of 1 GiB in use, 2 of 2 MiB mapped */
+	cr_assert_eq(row(&v, "hugetlb_unmapped"), KB(3 * 2048 + 1048576));
+	cr_assert_eq(row(&v, "hugetlb_free"), KB(3 * 2048));
+	exm_snapshot_free(s);
+}
+
+static void put_count(const char *dir, const char *name, const char *v)
+{
+	char path[300];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(v, f);
+	fclose(f);
+}
+
+/* The row from a sysfs-like tree: (nr + surplus - free) x size, summed. */
+Test(meminfo, hugetlb_used_from_sysfs)
+{
+	char dir[] = "/tmp/exm-huge-XXXXXX", a[300], b[300];
+	struct exm_meminfo m = { 0 };
+	uint64_t x;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(a, sizeof(a), "%s/hugepages-2048kB", dir);
+	snprintf(b, sizeof(b), "%s/hugepages-1048576kB", dir);
+	cr_assert_eq(mkdir(a, 0700), 0);
+	cr_assert_eq(mkdir(b, 0700), 0);
+	put_count(a, "nr_hugepages", "8\n");
+	put_count(a, "surplus_hugepages", "1\n");
+	put_count(a, "free_hugepages", "3\n");
+	put_count(b, "nr_hugepages", "2\n");
+	put_count(b, "surplus_hugepages", "0\n");
+	cr_assert_eq(exm_meminfo_add_hugetlb_used(&m, dir), -ENOENT,
+		     "a count missing: no row");
+	cr_assert(!exm_meminfo_get(&m, EXM_MEMINFO_HUGETLB_USED, &x));
+	put_count(b, "free_hugepages", "1\n");
+	cr_assert_eq(exm_meminfo_add_hugetlb_used(&m, dir), 0);
+	cr_assert(exm_meminfo_get(&m, EXM_MEMINFO_HUGETLB_USED, &x));
+	cr_assert_eq(x, KB(6 * 2048 + 1048576));
+	for (int i = 0; i < 2; i++) {
+		static const char *const names[] = { "nr_hugepages",
+						     "surplus_hugepages",
+						     "free_hugepages" };
+		const char *sub = i ? b : a;
+		char path[400];
+
+		for (int j = 0; j < 3; j++) {
+			snprintf(path, sizeof(path), "%s/%s", sub, names[j]);
+			unlink(path);
+		}
+		rmdir(sub);
+	}
+	rmdir(dir);
 }
