@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/account.h"
 #include "core/builder.h"
 #include "core/kconfig.h"
 #include "core/pagemap.h"
@@ -63,6 +64,11 @@ struct kent {
 	bool kpss_ok;
 	unsigned kpss_gen; /* the generation that took kpss as it was */
 	unsigned read_gen; /* the generation whose walk read its counts */
+	/* its mappings' sizes as last accounted (by mapping number), which
+	 * hold while sz_ok: kept since, and no count of a frame or swap
+	 * entry it maps moved (update clears it) */
+	struct exm_sizes *sz;
+	bool sz_ok;
 };
 
 /* Counts by frame or swap entry (open addressing). */
@@ -125,6 +131,13 @@ struct exm_reuse {
 	 * counters need no full walk */
 	bool exact;
 	pthread_mutex_t put_lock; /* struct kwords' put_* */
+	/* the snapshots being taken are accounted here, after update()
+	 * (exm_reuse_defers), with the sizes kept; the capabilities of the
+	 * snapshot those sizes were accounted in */
+	bool defer;
+	unsigned sz_caps;
+	/* with check: the first kept size that differs from the words' */
+	char sz_diff[160];
 };
 
 /* FNV-1a, 64 bits. */
@@ -178,8 +191,11 @@ static void kent_fini(struct kent *e)
 			free(kw);
 	}
 	free(e->maps);
+	free(e->sz);
 	e->maps = NULL;
+	e->sz = NULL;
 	e->nmaps = 0;
+	e->sz_ok = false;
 }
 
 void exm_reuse_free(struct exm_reuse *r)
@@ -914,9 +930,11 @@ static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 				int m;
 
 				if (!is_kept(r, &ents[i]) ||
-				    (!kpss && !t.ncross))
+				    (!kpss && !t.ncross && !ents[i].sz_ok))
 					continue;
 				m = kent_moved(&t, &ents[i], memo);
+				if (m) /* a share count of its moved */
+					ents[i].sz_ok = false;
 				if (m == 2)
 					f[nforced++] = ents[i].pid;
 				else if (m == 1 && kpss)
@@ -1512,6 +1530,105 @@ int exm_reuse_phase(const struct exm_reuse *r)
 	return r->last ? EXM_REUSE_NONE : EXM_REUSE_FULL;
 }
 
+/* ---- sizes kept ---- */
+
+bool exm_reuse_defers(const struct exm_reuse *r)
+{
+	return r && r->defer;
+}
+
+/* Whether e's kept sizes are those of p in snap, whose words e kept. */
+static bool sizes_hold(const struct exm_reuse *r, const struct kent *e,
+		       const struct exm_snapshot *snap,
+		       const struct exm_proc *p)
+{
+	return e && is_kept(r, e) && e->sz_ok && r->sz_caps == snap->sys.caps &&
+	       e->start_time == p->start_time && e->nmaps == p->nmaps;
+}
+
+/* Whether two sizes are the same, byte for byte. */
+static bool same_sizes(const struct exm_sizes *a, const struct exm_sizes *b)
+{
+	return a->vm == b->vm && a->rss == b->rss && a->swap == b->swap &&
+	       a->sole == b->sole && a->writable == b->writable &&
+	       a->zero == b->zero && a->hugetlb == b->hugetlb &&
+	       !memcmp(&a->erss, &b->erss, sizeof(a->erss)) &&
+	       !memcmp(&a->eswap, &b->eswap, sizeof(a->eswap)) &&
+	       !memcmp(&a->ehugetlb, &b->ehugetlb, sizeof(a->ehugetlb)) &&
+	       a->ksm == b->ksm &&
+	       !memcmp(&a->eksm, &b->eksm, sizeof(a->eksm)) &&
+	       a->freed == b->freed && a->cached == b->cached &&
+	       a->shmem_excl == b->shmem_excl && a->has == b->has;
+}
+
+/* With check: the kept sizes of p against those its words make now. */
+static void check_sizes(struct exm_reuse *r, const struct exm_snapshot *snap,
+			const struct exm_proc *p)
+{
+	for (size_t j = 0; j < p->nmaps && !r->sz_diff[0]; j++) {
+		const struct exm_mapping *m = &p->maps[j];
+		struct exm_sizes now;
+
+		exm_range_sizes(snap, p, m, m->start, m->end, &now);
+		if (!same_sizes(&now, &m->sz))
+			snprintf(r->sz_diff, sizeof(r->sz_diff),
+				 "pid %d (kept sizes of %llx-%llx: erss %.17g, "
+				 "%.17g)",
+				 (int)p->pid, (unsigned long long)m->start,
+				 (unsigned long long)m->end, m->sz.erss,
+				 now.erss);
+	}
+}
+
+/*
+ * Account snap (taken deferred, after update): a kept process none of
+ * whose frames or swap entries changed its count of mappings since it was
+ * last accounted (sz_ok) keeps its mappings' sizes, which its words and
+ * those counts alone make (account.h); the others are sized again. Then
+ * with kept, every process's sizes are kept with its words.
+ */
+static int account_kept(struct exm_reuse *r, struct exm_snapshot *snap,
+			bool kept)
+{
+	const struct exm_sizes **sz = calloc(snap->nprocs + 1, sizeof(*sz));
+	int ret;
+
+	if (!sz)
+		return -ENOMEM;
+	for (size_t i = 0; i < snap->nprocs; i++) {
+		const struct exm_proc *p = &snap->procs[i];
+		const struct kent *e = find(r, p->pid);
+
+		if (p->nmaps && sizes_hold(r, e, snap, p)) {
+			sz[i] = e->sz;
+			r->st.nsz_kept++;
+		}
+	}
+	ret = exm_snapshot_account_kept(snap, sz);
+	r->sz_diff[0] = '\0';
+	for (size_t i = 0; !ret && r->check && i < snap->nprocs; i++)
+		if (sz[i])
+			check_sizes(r, snap, &snap->procs[i]);
+	for (size_t i = 0; !ret && kept && i < snap->nprocs; i++) {
+		const struct exm_proc *p = &snap->procs[i];
+		struct kent *e = find(r, p->pid);
+
+		if (sz[i] || !e || e->start_time != p->start_time ||
+		    e->nmaps != p->nmaps || !p->nmaps ||
+		    p->state == EXM_PROC_DENIED)
+			continue;
+		if (!e->sz)
+			e->sz = malloc(p->nmaps * sizeof(*e->sz));
+		e->sz_ok = e->sz != NULL; /* else sized again next time */
+		for (size_t j = 0; e->sz_ok && j < p->nmaps; j++)
+			e->sz[j] = p->maps[j].sz;
+	}
+	if (!ret && kept)
+		r->sz_caps = snap->sys.caps;
+	free(sz);
+	return ret;
+}
+
 static void detail(struct exm_snapshot *snap, const struct exm_reuse_stats *st)
 {
 	char *d = snap->sys.source_detail;
@@ -1535,10 +1652,11 @@ int exm_reuse_snapshot(struct exm_reuse *r, struct exm_source *src,
 	struct exm_snapshot *snap = NULL;
 	double now = now_s(), oldest = now;
 	uint64_t sig, mover[2] = { 0, 0 }, churn[2] = { 0, 0 };
-	bool full, keep;
+	bool full, keep, updated = false;
 	int ret;
 
 	memset(&r->st, 0, sizeof(r->st));
+	r->sz_diff[0] = '\0';
 	if (r->check) /* processes started or exmtop's pages moved since */
 		mover_key(r, root, churn);
 	r->sigi ^= 1;
@@ -1574,14 +1692,19 @@ int exm_reuse_snapshot(struct exm_reuse *r, struct exm_source *src,
 	 * memory, and a pass over every page) */
 	if (full && r->last)
 		forget(r);
+	/* accounted below, once update() knows whose sizes hold (the
+	 * cgroups' charge wants an accounted snapshot in take) */
+	r->defer = !opts->want_cgcharge;
 	for (unsigned pass = 0;; pass++) {
 		r->taking = !full;
 		r->gen++;
 		r->st.passes++;
+		updated = false;
 		ret = take(src, opts, &snap);
 		if (ret || (full && r->last))
 			break;
 		ret = update(r, snap, now);
+		updated = !ret;
 		if (!ret && r->nkforced)
 			kpss_again(r, src, snap);
 		if (!ret && keep)
@@ -1599,6 +1722,13 @@ int exm_reuse_snapshot(struct exm_reuse *r, struct exm_source *src,
 			r->kpss_keep = false; /* every count read again */
 		}
 	}
+	if (!ret && r->defer) {
+		double t0 = now_s();
+
+		ret = account_kept(r, snap, updated);
+		snap->sys.time_taken += now_s() - t0;
+	}
+	r->defer = false;
 	r->mover = mover[0];
 	r->have_mover = keep;
 	r->taking = false;
@@ -1633,6 +1763,12 @@ int exm_reuse_snapshot(struct exm_reuse *r, struct exm_source *src,
 		mover_key(r, root, after);
 		compare(snap, f, after[0] != churn[0] || after[1] != churn[1],
 			r->st.diff, sizeof(r->st.diff));
+		if (r->sz_diff[0]) {
+			size_t n = strlen(r->st.diff);
+
+			snprintf(r->st.diff + n, sizeof(r->st.diff) - n, "%s%s",
+				 n ? "; " : "", r->sz_diff);
+		}
 		r->st.checked = true;
 		exm_snapshot_free(f);
 	}
