@@ -542,11 +542,11 @@ static int plan_twins(struct plan *pl)
 	memset(slots, 0xff, nslots * sizeof(*slots));
 	for (size_t i = 0; i < snap->nprocs; i++) {
 		struct exm_proc *p = &snap->procs[i];
-		bool kept = pl->kept && pl->kept[i];
-
 		for (size_t j = 0; j < p->nmaps; j++, g++) {
 			struct exm_mapping *m = &p->maps[j];
 			unsigned tries = 0, same = 0;
+			bool kept = pl->kept && pl->kept[i] &&
+				    pl->kept[i][j].has;
 			size_t k;
 
 			pl->ref[g] = (struct mref){ (uint32_t)i, (uint32_t)j };

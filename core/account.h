@@ -19,13 +19,13 @@
 int exm_snapshot_account(struct exm_snapshot *snap);
 
 /*
- * The same, where kept[i] (kept NULL: none) may hold the sizes of every
- * mapping of snap->procs[i] (by mapping number) from an earlier snapshot:
- * they are taken as they are, not summed again over the page words. Only
- * exact when that process's words and mappings are the same as then and
- * no frame or swap entry it maps changed its count of mappings among the
- * scanned processes (reuse.c keeps them so). The share counts are still
- * made from every word: other processes' sizes need them.
+ * The same, where kept[i] (kept NULL: none) may hold the sizes of the
+ * mappings of snap->procs[i] (by mapping number) from an earlier
+ * snapshot: one whose has is not 0 is taken as it is, not summed again
+ * over the page words. Only exact when that mapping's words are the same
+ * as then and no frame or swap entry it maps changed its count of
+ * mappings among the scanned processes (reuse.c keeps them so). The
+ * share counts are still made from every word: the others need them.
  */
 int exm_snapshot_account_kept(struct exm_snapshot *snap,
 			      const struct exm_sizes *const *kept);

@@ -64,9 +64,10 @@ struct kent {
 	bool kpss_ok;
 	unsigned kpss_gen; /* the generation that took kpss as it was */
 	unsigned read_gen; /* the generation whose walk read its counts */
-	/* its mappings' sizes as last accounted (by mapping number), which
-	 * hold while sz_ok: kept since, and no count of a frame or swap
-	 * entry it maps moved (update clears it) */
+	/* with sz_ok, its mappings' sizes as last accounted (by mapping
+	 * number): each holds while the process is kept and no count of a
+	 * frame or swap entry that mapping maps moved (update makes its has
+	 * 0 when one did) */
 	struct exm_sizes *sz;
 	bool sz_ok;
 };
@@ -736,9 +737,9 @@ static int kmap_moved(const struct delta *t, const struct kmap *k,
 	return most;
 }
 
-/* The most e's mappings say (kmap_moved). */
-static int kent_moved(const struct delta *t, const struct kent *e,
-		      struct memo *memo)
+/* The most e's mappings say (kmap_moved); a mapping whose words say one
+ * moved has its kept sizes summed again (has 0). */
+static int kent_moved(const struct delta *t, struct kent *e, struct memo *memo)
 {
 	int most = 0;
 
@@ -746,6 +747,8 @@ static int kent_moved(const struct delta *t, const struct kent *e,
 		int m = e->maps[i].npages ? kmap_moved(t, &e->maps[i], memo)
 					  : 0;
 
+		if (m && e->sz_ok)
+			e->sz[i].has = 0;
 		if (m > most)
 			most = m;
 	}
@@ -933,8 +936,6 @@ static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 				    (!kpss && !t.ncross && !ents[i].sz_ok))
 					continue;
 				m = kent_moved(&t, &ents[i], memo);
-				if (m) /* a share count of its moved */
-					ents[i].sz_ok = false;
 				if (m == 2)
 					f[nforced++] = ents[i].pid;
 				else if (m == 1 && kpss)
@@ -1581,11 +1582,11 @@ static void check_sizes(struct exm_reuse *r, const struct exm_snapshot *snap,
 }
 
 /*
- * Account snap (taken deferred, after update): a kept process none of
- * whose frames or swap entries changed its count of mappings since it was
- * last accounted (sz_ok) keeps its mappings' sizes, which its words and
- * those counts alone make (account.h); the others are sized again. Then
- * with kept, every process's sizes are kept with its words.
+ * Account snap (taken deferred, after update): a kept process's mapping
+ * none of whose frames or swap entries changed its count of mappings
+ * since it was last accounted keeps its sizes, which its words and those
+ * counts alone make (account.h); the others are sized again. Then with
+ * kept, every process's sizes are kept with its words.
  */
 static int account_kept(struct exm_reuse *r, struct exm_snapshot *snap,
 			bool kept)
@@ -1599,10 +1600,11 @@ static int account_kept(struct exm_reuse *r, struct exm_snapshot *snap,
 		const struct exm_proc *p = &snap->procs[i];
 		const struct kent *e = find(r, p->pid);
 
-		if (p->nmaps && sizes_hold(r, e, snap, p)) {
-			sz[i] = e->sz;
-			r->st.nsz_kept++;
-		}
+		if (!p->nmaps || !sizes_hold(r, e, snap, p))
+			continue;
+		sz[i] = e->sz;
+		for (size_t j = 0; j < p->nmaps; j++)
+			r->st.nsz_kept += e->sz[j].has && p->maps[j].npages;
 	}
 	ret = exm_snapshot_account_kept(snap, sz);
 	r->sz_diff[0] = '\0';
@@ -1613,7 +1615,7 @@ static int account_kept(struct exm_reuse *r, struct exm_snapshot *snap,
 		const struct exm_proc *p = &snap->procs[i];
 		struct kent *e = find(r, p->pid);
 
-		if (sz[i] || !e || e->start_time != p->start_time ||
+		if (!e || e->start_time != p->start_time ||
 		    e->nmaps != p->nmaps || !p->nmaps ||
 		    p->state == EXM_PROC_DENIED)
 			continue;

@@ -44,8 +44,9 @@ struct exm_reuse_stats {
 	/* kept processes whose kernel Pss (from mapping counts) was kept as
 	 * it was, and those whose was summed again (a count moved) */
 	size_t nkpss_kept, nkpss_again;
-	/* kept processes whose mappings' sizes were kept as they were (no
-	 * count of their frames moved), not summed again */
+	/* mappings (with page words) of kept processes whose sizes were
+	 * kept as they were (no count of their frames moved), not summed
+	 * again */
 	size_t nsz_kept;
 	unsigned passes; /* walks (second pass: marked sharers) */
 	bool full;	 /* every process walked */
