@@ -464,6 +464,7 @@ struct twin {
 	struct exm_mapping *m;
 	uint32_t copies;
 	uint32_t owner; /* process index of every copy, or EXM_OWNER_MANY */
+	bool sized;	/* a copy has no kept sizes: sized again */
 };
 
 struct mref {
@@ -472,6 +473,9 @@ struct mref {
 
 struct plan {
 	struct exm_snapshot *snap;
+	/* by process: the sizes of its mappings kept from the last refresh,
+	 * or NULL (exm_snapshot_account_kept) */
+	const struct exm_sizes *const *kept;
 	size_t nall;	  /* mappings in all, numbered in order */
 	struct mref *ref; /* by number */
 	uint64_t *key;	  /* by number: words_key() */
@@ -538,10 +542,11 @@ static int plan_twins(struct plan *pl)
 	memset(slots, 0xff, nslots * sizeof(*slots));
 	for (size_t i = 0; i < snap->nprocs; i++) {
 		struct exm_proc *p = &snap->procs[i];
-
 		for (size_t j = 0; j < p->nmaps; j++, g++) {
 			struct exm_mapping *m = &p->maps[j];
 			unsigned tries = 0, same = 0;
+			bool kept = pl->kept && pl->kept[i] &&
+				    pl->kept[i][j].has;
 			size_t k;
 
 			pl->ref[g] = (struct mref){ (uint32_t)i, (uint32_t)j };
@@ -555,6 +560,7 @@ static int plan_twins(struct plan *pl)
 					.m = m,
 					.copies = 1,
 					.owner = p->index,
+					.sized = !kept,
 				};
 				continue;
 			}
@@ -581,6 +587,7 @@ static int plan_twins(struct plan *pl)
 					.m = m,
 					.copies = 1,
 					.owner = p->index,
+					.sized = !kept,
 				};
 			} else {
 				struct twin *tw;
@@ -590,6 +597,7 @@ static int plan_twins(struct plan *pl)
 				tw->copies++;
 				if (tw->owner != p->index)
 					tw->owner = EXM_OWNER_MANY;
+				tw->sized |= !kept;
 			}
 		}
 	}
@@ -684,6 +692,8 @@ static void size_twins(void *arg, unsigned t, unsigned n)
 		if (i >= pl->ntwins)
 			break;
 		tw = &pl->twins[i];
+		if (!tw->sized)
+			continue; /* every copy keeps its sizes */
 		acc_mapping(pl->snap, tw->p, tw->m, tw->m->start, tw->m->end,
 			    &a);
 		acc_store(pl->snap, &a, &tw->m->sz);
@@ -713,7 +723,9 @@ static void size_all(struct plan *pl)
 			continue;
 		}
 		tw = &pl->twins[pl->gid[g]];
-		if (tw->m != m) {
+		if (!tw->sized)
+			m->sz = pl->kept[pl->ref[g].proc][pl->ref[g].map];
+		else if (tw->m != m) {
 			m->sz = tw->m->sz;
 			m->sz.vm = m->end - m->start;
 		}
@@ -724,9 +736,10 @@ static void size_all(struct plan *pl)
  * some 10 ns a word, a second thread would save under 5 ms. */
 #define THREAD_MIN_WORDS ((size_t)1 << 20)
 
-static int account_pages(struct exm_snapshot *snap)
+static int account_pages(struct exm_snapshot *snap,
+			 const struct exm_sizes *const *kept)
 {
-	struct plan pl = { .snap = snap };
+	struct plan pl = { .snap = snap, .kept = kept };
 	uint64_t nwords = 0; /* present ones: swap is rarely big */
 	unsigned nt;
 	int ret = plan_twins(&pl);
@@ -791,7 +804,8 @@ static int breakdown(struct exm_snapshot *snap, struct fkey_table *t,
 	return 0;
 }
 
-int exm_snapshot_account(struct exm_snapshot *snap)
+int exm_snapshot_account_kept(struct exm_snapshot *snap,
+			      const struct exm_sizes *const *kept)
 {
 	struct fkey_table t = { 0 };
 	uint32_t *scratch = NULL;
@@ -802,7 +816,7 @@ int exm_snapshot_account(struct exm_snapshot *snap)
 	if (snap->accounted)
 		return 0;
 	if (pages) {
-		ret = account_pages(snap);
+		ret = account_pages(snap, kept);
 		if (ret)
 			return ret;
 	}
@@ -827,6 +841,11 @@ out:
 	free(scratch);
 	free(t.slots);
 	return ret;
+}
+
+int exm_snapshot_account(struct exm_snapshot *snap)
+{
+	return exm_snapshot_account_kept(snap, NULL);
 }
 
 const struct exm_pfile *exm_proc_find_pfile(const struct exm_proc *p,

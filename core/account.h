@@ -19,6 +19,18 @@
 int exm_snapshot_account(struct exm_snapshot *snap);
 
 /*
+ * The same, where kept[i] (kept NULL: none) may hold the sizes of the
+ * mappings of snap->procs[i] (by mapping number) from an earlier
+ * snapshot: one whose has is not 0 is taken as it is, not summed again
+ * over the page words. Only exact when that mapping's words are the same
+ * as then and no frame or swap entry it maps changed its count of
+ * mappings among the scanned processes (reuse.c keeps them so). The
+ * share counts are still made from every word: the others need them.
+ */
+int exm_snapshot_account_kept(struct exm_snapshot *snap,
+			      const struct exm_sizes *const *kept);
+
+/*
  * Sizes of the bytes [start, end) of process p's address space that lie
  * inside mapping m (pass m = NULL to consider every mapping of p). Requires
  * an accounted snapshot whose source has EXM_CAP_PAGES; otherwise out->has

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/account.h"
 #include "core/builder.h"
 #include "core/kconfig.h"
 #include "core/pagemap.h"
@@ -64,6 +65,12 @@ struct kent {
 	bool kpss_ok;
 	unsigned kpss_gen; /* the generation that took kpss as it was */
 	unsigned read_gen; /* the generation whose walk read its counts */
+	/* with sz_ok, its mappings' sizes as last accounted (by mapping
+	 * number): each holds while the process is kept and no count of a
+	 * frame or swap entry that mapping maps moved (update makes its has
+	 * 0 when one did) */
+	struct exm_sizes *sz;
+	bool sz_ok;
 };
 
 /* Counts by frame or swap entry (open addressing). */
@@ -126,6 +133,13 @@ struct exm_reuse {
 	 * counters need no full walk */
 	bool exact;
 	pthread_mutex_t put_lock; /* struct kwords' put_* */
+	/* the snapshots being taken are accounted here, after update()
+	 * (exm_reuse_defers), with the sizes kept; the capabilities of the
+	 * snapshot those sizes were accounted in */
+	bool defer;
+	unsigned sz_caps;
+	/* with check: the first kept size that differs from the words' */
+	char sz_diff[160];
 };
 
 /* FNV-1a, 64 bits. */
@@ -179,8 +193,11 @@ static void kent_fini(struct kent *e)
 			free(kw);
 	}
 	free(e->maps);
+	free(e->sz);
 	e->maps = NULL;
+	e->sz = NULL;
 	e->nmaps = 0;
+	e->sz_ok = false;
 }
 
 void exm_reuse_free(struct exm_reuse *r)
@@ -721,9 +738,9 @@ static int kmap_moved(const struct delta *t, const struct kmap *k,
 	return most;
 }
 
-/* The most e's mappings say (kmap_moved). */
-static int kent_moved(const struct delta *t, const struct kent *e,
-		      struct memo *memo)
+/* The most e's mappings say (kmap_moved); a mapping whose words say one
+ * moved has its kept sizes summed again (has 0). */
+static int kent_moved(const struct delta *t, struct kent *e, struct memo *memo)
 {
 	int most = 0;
 
@@ -731,6 +748,8 @@ static int kent_moved(const struct delta *t, const struct kent *e,
 		int m = e->maps[i].npages ? kmap_moved(t, &e->maps[i], memo)
 					  : 0;
 
+		if (m && e->sz_ok)
+			e->sz[i].has = 0;
 		if (m > most)
 			most = m;
 	}
@@ -913,7 +932,7 @@ static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 				int m;
 
 				if (!is_kept(r, &ents[i]) ||
-				    (!kpss && !t.ncross))
+				    (!kpss && !t.ncross && !ents[i].sz_ok))
 					continue;
 				m = kent_moved(&t, &ents[i], memo);
 				if (m == 2)
@@ -1511,6 +1530,106 @@ int exm_reuse_phase(const struct exm_reuse *r)
 	return r->last ? EXM_REUSE_NONE : EXM_REUSE_FULL;
 }
 
+/* ---- sizes kept ---- */
+
+bool exm_reuse_defers(const struct exm_reuse *r)
+{
+	return r && r->defer;
+}
+
+/* Whether e's kept sizes are those of p in snap, whose words e kept. */
+static bool sizes_hold(const struct exm_reuse *r, const struct kent *e,
+		       const struct exm_snapshot *snap,
+		       const struct exm_proc *p)
+{
+	return e && is_kept(r, e) && e->sz_ok && r->sz_caps == snap->sys.caps &&
+	       e->start_time == p->start_time && e->nmaps == p->nmaps;
+}
+
+/* Whether two sizes are the same, byte for byte. */
+static bool same_sizes(const struct exm_sizes *a, const struct exm_sizes *b)
+{
+	return a->vm == b->vm && a->rss == b->rss && a->swap == b->swap &&
+	       a->sole == b->sole && a->writable == b->writable &&
+	       a->zero == b->zero && a->hugetlb == b->hugetlb &&
+	       !memcmp(&a->erss, &b->erss, sizeof(a->erss)) &&
+	       !memcmp(&a->eswap, &b->eswap, sizeof(a->eswap)) &&
+	       !memcmp(&a->ehugetlb, &b->ehugetlb, sizeof(a->ehugetlb)) &&
+	       a->ksm == b->ksm &&
+	       !memcmp(&a->eksm, &b->eksm, sizeof(a->eksm)) &&
+	       a->freed == b->freed && a->cached == b->cached &&
+	       a->shmem_excl == b->shmem_excl && a->has == b->has;
+}
+
+/* With check: the kept sizes of p against those its words make now. */
+static void check_sizes(struct exm_reuse *r, const struct exm_snapshot *snap,
+			const struct exm_proc *p)
+{
+	for (size_t j = 0; j < p->nmaps && !r->sz_diff[0]; j++) {
+		const struct exm_mapping *m = &p->maps[j];
+		struct exm_sizes now;
+
+		exm_range_sizes(snap, p, m, m->start, m->end, &now);
+		if (!same_sizes(&now, &m->sz))
+			snprintf(r->sz_diff, sizeof(r->sz_diff),
+				 "pid %d (kept sizes of %llx-%llx: erss %.17g, "
+				 "%.17g)",
+				 (int)p->pid, (unsigned long long)m->start,
+				 (unsigned long long)m->end, m->sz.erss,
+				 now.erss);
+	}
+}
+
+/*
+ * Account snap (taken deferred, after update): a kept process's mapping
+ * none of whose frames or swap entries changed its count of mappings
+ * since it was last accounted keeps its sizes, which its words and those
+ * counts alone make (account.h); the others are sized again. Then with
+ * kept, every process's sizes are kept with its words.
+ */
+static int account_kept(struct exm_reuse *r, struct exm_snapshot *snap,
+			bool kept)
+{
+	const struct exm_sizes **sz = calloc(snap->nprocs + 1, sizeof(*sz));
+	int ret;
+
+	if (!sz)
+		return -ENOMEM;
+	for (size_t i = 0; i < snap->nprocs; i++) {
+		const struct exm_proc *p = &snap->procs[i];
+		const struct kent *e = find(r, p->pid);
+
+		if (!p->nmaps || !sizes_hold(r, e, snap, p))
+			continue;
+		sz[i] = e->sz;
+		for (size_t j = 0; j < p->nmaps; j++)
+			r->st.nsz_kept += e->sz[j].has && p->maps[j].npages;
+	}
+	ret = exm_snapshot_account_kept(snap, sz);
+	r->sz_diff[0] = '\0';
+	for (size_t i = 0; !ret && r->check && i < snap->nprocs; i++)
+		if (sz[i])
+			check_sizes(r, snap, &snap->procs[i]);
+	for (size_t i = 0; !ret && kept && i < snap->nprocs; i++) {
+		const struct exm_proc *p = &snap->procs[i];
+		struct kent *e = find(r, p->pid);
+
+		if (!e || e->start_time != p->start_time ||
+		    e->nmaps != p->nmaps || !p->nmaps ||
+		    p->state == EXM_PROC_DENIED)
+			continue;
+		if (!e->sz)
+			e->sz = malloc(p->nmaps * sizeof(*e->sz));
+		e->sz_ok = e->sz != NULL; /* else sized again next time */
+		for (size_t j = 0; e->sz_ok && j < p->nmaps; j++)
+			e->sz[j] = p->maps[j].sz;
+	}
+	if (!ret && kept)
+		r->sz_caps = snap->sys.caps;
+	free(sz);
+	return ret;
+}
+
 static void detail(struct exm_snapshot *snap, const struct exm_reuse_stats *st)
 {
 	char *d = snap->sys.source_detail;
@@ -1534,10 +1653,11 @@ int exm_reuse_snapshot(struct exm_reuse *r, struct exm_source *src,
 	struct exm_snapshot *snap = NULL;
 	double now = now_s(), oldest = now;
 	uint64_t sig, mover[2] = { 0, 0 }, churn[2] = { 0, 0 };
-	bool full, keep;
+	bool full, keep, updated = false;
 	int ret;
 
 	memset(&r->st, 0, sizeof(r->st));
+	r->sz_diff[0] = '\0';
 	if (r->check) /* processes started or exmtop's pages moved since */
 		mover_key(r, root, churn);
 	r->sigi ^= 1;
@@ -1573,14 +1693,19 @@ int exm_reuse_snapshot(struct exm_reuse *r, struct exm_source *src,
 	 * memory, and a pass over every page) */
 	if (full && r->last)
 		forget(r);
+	/* accounted below, once update() knows whose sizes hold (the
+	 * cgroups' charge wants an accounted snapshot in take) */
+	r->defer = !opts->want_cgcharge;
 	for (unsigned pass = 0;; pass++) {
 		r->taking = !full;
 		r->gen++;
 		r->st.passes++;
+		updated = false;
 		ret = take(src, opts, &snap);
 		if (ret || (full && r->last))
 			break;
 		ret = update(r, snap, now);
+		updated = !ret;
 		if (!ret && r->nkforced)
 			kpss_again(r, src, snap);
 		if (!ret && keep)
@@ -1598,6 +1723,13 @@ int exm_reuse_snapshot(struct exm_reuse *r, struct exm_source *src,
 			r->kpss_keep = false; /* every count read again */
 		}
 	}
+	if (!ret && r->defer) {
+		double t0 = now_s();
+
+		ret = account_kept(r, snap, updated);
+		snap->sys.time_taken += now_s() - t0;
+	}
+	r->defer = false;
 	r->mover = mover[0];
 	r->have_mover = keep;
 	r->taking = false;
@@ -1635,6 +1767,12 @@ int exm_reuse_snapshot(struct exm_reuse *r, struct exm_source *src,
 		mover_key(r, root, after);
 		compare(snap, f, after[0] != churn[0] || after[1] != churn[1],
 			r->st.diff, sizeof(r->st.diff));
+		if (r->sz_diff[0]) {
+			size_t n = strlen(r->st.diff);
+
+			snprintf(r->st.diff + n, sizeof(r->st.diff) - n, "%s%s",
+				 n ? "; " : "", r->sz_diff);
+		}
 		r->st.checked = true;
 		exm_snapshot_free(f);
 	}

@@ -19,8 +19,9 @@
  *     split; KSM's sysfs counters) make the refresh a full walk;
  *   - a full walk also runs at least every full_every seconds, for what
  *     no counter shows (see README, "Live refreshes").
- * Sharer counts, effective sizes and everything else are accounted again
- * from the kept and new words on every refresh.
+ * Sharer counts and everything else are accounted again from the kept
+ * and new words on every refresh; a kept process none of whose frames
+ * changed its count of mappings keeps its mappings' sizes.
  */
 #ifndef EXM_REUSE_H
 #define EXM_REUSE_H
@@ -43,6 +44,10 @@ struct exm_reuse_stats {
 	/* kept processes whose kernel Pss (from mapping counts) was kept as
 	 * it was, and those whose was summed again (a count moved) */
 	size_t nkpss_kept, nkpss_again;
+	/* mappings (with page words) of kept processes whose sizes were
+	 * kept as they were (no count of their frames moved), not summed
+	 * again */
+	size_t nsz_kept;
 	unsigned passes; /* walks (second pass: marked sharers) */
 	bool full;	 /* every process walked */
 	char why[64];	 /* why a full walk: "first", "vmstat pswpout" */
@@ -101,6 +106,14 @@ typedef int (*exm_take_fn)(struct exm_source *src,
 int exm_reuse_snapshot(struct exm_reuse *r, struct exm_source *src,
 		       const struct exm_scan_opts *opts, exm_take_fn take,
 		       struct exm_snapshot **out);
+
+/*
+ * Whether take must leave the snapshot unaccounted: exm_reuse_snapshot
+ * accounts it after its walk is compared with the kept words, keeping
+ * the sizes of the kept processes whose sharer counts did not move
+ * (exm_snapshot_account_kept). r NULL: false.
+ */
+bool exm_reuse_defers(const struct exm_reuse *r);
 
 /*
  * For a source's per-process walk (any worker thread), p's identity and

@@ -204,7 +204,7 @@ static int take(struct exm_source *src, const struct exm_scan_opts *opts,
 	if (!ret && snap->sys.proc_root[0] &&
 	    !(snap->sys.caps & EXM_CAP_REPLAY))
 		exm_kernel_mapcount_note(&snap->sys);
-	if (!ret)
+	if (!ret && !exm_reuse_defers(src->reuse))
 		ret = exm_snapshot_account(snap);
 	/* this machine's cgroups, for the processes of its /proc */
 	if (!ret && opts && opts->want_cgcharge &&

@@ -50,7 +50,9 @@ incremental (walked fewer processes than listed), that kernel Pss was
 kept and summed again in place, or it tested nothing, and that no check
 line says more processes walked than listed; where the system's
 counters made the steps' snapshots full walks, it takes a quiet window of
-fork and exit steps first.
+fork and exit steps first. The sizes a kept process's mappings keep (no
+count of their frames moved) are summed again from the words by the check
+and must be equal; some must have been kept.
 """
 
 import os
@@ -101,7 +103,7 @@ MOVED = "kernel figures moved with "
 LINE = re.compile(r"exmtop: check (\d+): (equal|differs: (.*)) "
                   r"\((full walk: [^,]*|incremental), walked (\d+) of "
                   r"(\d+), oldest ([0-9.]+) s, kernel Pss kept (\d+), "
-                  r"again (\d+)\)(, unsettled: .*)?$")
+                  r"again (\d+), sizes kept (\d+)\)(, unsettled: .*)?$")
 
 
 WALKWORK = os.path.join(exmlive.SRCDIR, "walkwork.py")
@@ -265,7 +267,8 @@ class Exmtop:
                     "walked": int(m.group(5)), "procs": int(m.group(6)),
                     "oldest": float(m.group(7)),
                     "kept": int(m.group(8)), "again": int(m.group(9)),
-                    "unsettled": (m.group(10) or "")[len(", unsettled: "):]}
+                    "sizes": int(m.group(10)),
+                    "unsettled": (m.group(11) or "")[len(", unsettled: "):]}
         raise RuntimeError("no check line in 60 s")
 
     def stop(self):
@@ -357,7 +360,7 @@ def main():
     print("workers: a %d, b %d, d %d" % (a.pid, b.pid, d.pid))
     ex = None
     stats = {"incremental": 0, "all": 0, "caught": 0, "unsettled": 0,
-             "kept": 0, "again": 0, "quiet": 0}
+             "kept": 0, "again": 0, "quiet": 0, "sizes": 0}
     try:
         a.do("write", a.do("alloc", 1), 1)  # started, every module mapped
         if Worker.cmd[0] != sys.executable and a.foreign(tmp):
@@ -387,6 +390,7 @@ def main():
                 stats["incremental"] += 1
             stats["kept"] += s["kept"]
             stats["again"] += s["again"]
+            stats["sizes"] += s["sizes"]
             bad = s["pids"] & ours
             if bad and name in SCHEDULED:
                 lagged.add(name)
@@ -527,6 +531,12 @@ def main():
     if KEPT_PSS and (stats["kept"] < 3 or stats["again"] < 1):
         fails.append("kernel Pss kept %d times (3 or more), summed again "
                      "%d (1 or more)" % (stats["kept"], stats["again"]))
+    # kept processes' mappings keep their sizes while no count of their
+    # frames moved; the check sums them again from the words
+    print("mappings whose sizes were kept: %d" % stats["sizes"])
+    if stats["incremental"] >= 3 and not stats["sizes"]:
+        fails.append("no kept sizes compared in %d incremental snapshots"
+                     % stats["incremental"])
     for f in fails:
         print("FAIL: " + f)
     sys.exit(1 if fails else 0)
