@@ -341,8 +341,11 @@ int exm_reuse_take(struct exm_reuse *r, struct exm_builder *b,
 
 	if (!r)
 		return 0;
-	/* the last snapshot keeps nothing: no run time needed for its key */
-	p->change_key = (d->exact || r->last ? d->key : sched_key(d, d->key)) |
+	/* a last full walk keeps nothing: no run time needed for its key
+	 * (a last incremental one compares its keys with those kept) */
+	p->change_key = (d->exact || (r->last && !r->taking)
+				 ? d->key
+				 : sched_key(d, d->key)) |
 			1;
 	if (!r->taking || !d->key)
 		return 0;
