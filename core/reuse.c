@@ -254,9 +254,8 @@ static uint64_t sched_key(struct exm_pdir *d, uint64_t key)
 {
 	char *buf;
 	size_t len;
-	int fd = exm_pdir_fd(d);
 
-	if (fd < 0 || exm_read_file(fd, "schedstat", &buf, &len))
+	if (exm_pdir_read(d, "schedstat", &buf, &len))
 		return key;
 	key = hash_bytes(key, buf, strcspn(buf, " \n"));
 	free(buf);
