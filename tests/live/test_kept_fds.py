@@ -96,6 +96,28 @@ class Exmtop:
         self.p.wait(timeout=30)
 
 
+def settle(pid):
+    """Wait until pid sleeps with its mappings made (a program just
+    started is still mapping its libraries): asleep, neither its maps nor
+    its run time moving for 0.2 s."""
+    def look():
+        with open("/proc/%d/stat" % pid) as f:
+            state = f.read().rsplit(")", 1)[1].split()[0]
+        with open("/proc/%d/maps" % pid) as f:
+            maps = f.read()
+        with open("/proc/%d/schedstat" % pid) as f:
+            ran = f.read().split()[0]
+        return state, maps, ran
+    last = None
+    for _ in range(100):
+        now = look()
+        if now[0] == "S" and now == last:
+            return
+        last = now
+        time.sleep(0.2)
+    raise RuntimeError("pid %d did not settle" % pid)
+
+
 def expect(fails, what, row, check, pid, user, cmd):
     with open("/proc/%d/maps" % pid) as f:
         ranges = [l.split()[0].split("-") for l in f.read().splitlines()]
@@ -143,10 +165,12 @@ def main():
             if what != "exec":
                 assert helper.stdout.readline().strip() == "ok"
 
+        settle(pid)
         ex.snapshot(pid)
         row, check = ex.snapshot(pid)  # the kept descriptors read
         expect(fails, "first", row, check, pid, "root", cmd)
         tell("setuid")
+        settle(pid)
         row, check = ex.snapshot(pid)
         expect(fails, "setuid", row, check, pid, "nobody", cmd)
         tell("exec")
@@ -155,6 +179,7 @@ def main():
                 if f.read() == "sleep\0003003\0":
                     break
             time.sleep(0.05)
+        settle(pid)
         row, check = ex.snapshot(pid)
         expect(fails, "exec", row, check, pid, "nobody", "sleep 3003")
         helper.kill()
@@ -166,6 +191,7 @@ def main():
         if other.pid != pid:
             fails.append("pid %d not given again (got %d)" % (pid, other.pid))
         else:
+            settle(pid)
             row, check = ex.snapshot(pid)
             expect(fails, "reused", row, check, pid, "root", "sleep 2002")
         ex.stop()
