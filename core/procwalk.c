@@ -350,6 +350,28 @@ static char *read_cgroup(struct exm_pdir *d)
 	return res ? res : strdup("");
 }
 
+/*
+ * text into the key h: FNV-1a's step 8 bytes at a time, then its length
+ * (a byte at a time cost a quiet refresh a quarter of a millisecond on
+ * the bench workload's 250 KiB of maps). Each step is a bijection of h
+ * (an xor, then a product by an odd number modulo 2^64): two texts of one
+ * length that differ in one 8-byte word never give one key.
+ */
+static uint64_t key_text(uint64_t h, const char *text, size_t n)
+{
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, text + i, 8);
+		h = (h ^ w) * UINT64_C(0x100000001b3);
+	}
+	for (; i < n; i++)
+		h = (h ^ (unsigned char)text[i]) * UINT64_C(0x100000001b3);
+	return (h ^ n) * UINT64_C(0x100000001b3);
+}
+
 int exm_read_maps(struct exm_builder *b, struct exm_pdir *d, struct exm_proc *p)
 {
 	char *buf;
@@ -360,12 +382,8 @@ int exm_read_maps(struct exm_builder *b, struct exm_pdir *d, struct exm_proc *p)
 	if (ret)
 		return ret;
 	/* maps' text into the key stat began (reuse.h) */
-	if (d->key) {
-		for (size_t i = 0; i < len; i++)
-			d->key = (d->key ^ (unsigned char)buf[i]) *
-				 UINT64_C(0x100000001b3);
-		d->key |= 1;
-	}
+	if (d->key)
+		d->key = key_text(d->key, buf, len) | 1;
 	s = buf;
 	end = buf + len;
 	while (s < end) {
