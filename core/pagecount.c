@@ -3,6 +3,7 @@
 #include "core/pagecount.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,6 +89,48 @@ struct exm_pagecount *exm_pagecount_new(void)
 	return exm_pagecount_new_parts(1);
 }
 
+/*
+ * Clear the chunks of a (their groups of keys used, their headers), so
+ * that the block goes back zeroed; the bytes of it left dirty: 0, or all
+ * it used when most of it was (then the reuse's plain clearing of the
+ * block costs no more). A snapshot's keys are sparse over the chunks of
+ * the machine's RAM (bench workload: 43k frames over 54 chunks, 21 MiB
+ * of blocks, 1.9 MiB in used groups), and clearing every block whole at
+ * its reuse cost a live refresh a third of what counting its words did.
+ */
+static size_t arena_clear(struct arena *a)
+{
+	size_t n = a->used / sizeof(struct chunk), groups = 0;
+	struct chunk *cs = a->mem.mem;
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t w = 0; w < EXM_PC_GROUPS / 64; w++)
+			groups += (size_t)__builtin_popcountll(cs[i].used[w]);
+	/* a group's keys hold 6 bytes each */
+	if (groups * EXM_PC_GROUP_KEYS * 6 * 2 > a->used)
+		return a->used;
+	for (size_t i = 0; i < n; i++) {
+		struct chunk *c = &cs[i];
+
+		for (size_t w = 0; w < EXM_PC_GROUPS / 64; w++) {
+			for (uint64_t bits = c->used[w]; bits;
+			     bits &= bits - 1) {
+				size_t k = (w * 64 +
+					    (size_t)__builtin_ctzll(bits)) *
+					   EXM_PC_GROUP_KEYS;
+
+				memset(&c->count[k], 0,
+				       EXM_PC_GROUP_KEYS * sizeof(c->count[0]));
+				memset(&c->owner1[k], 0,
+				       EXM_PC_GROUP_KEYS *
+					       sizeof(c->owner1[0]));
+			}
+		}
+		memset(c, 0, offsetof(struct chunk, count));
+	}
+	return 0;
+}
+
 void exm_pagecount_free(struct exm_pagecount *pc)
 {
 	if (!pc)
@@ -102,7 +145,7 @@ void exm_pagecount_free(struct exm_pagecount *pc)
 			struct arena *a = pt->arenas;
 
 			pt->arenas = a->next;
-			exm_huge_unmap(&a->mem, a->used);
+			exm_huge_unmap(&a->mem, arena_clear(a));
 			free(a);
 		}
 	}
@@ -257,9 +300,11 @@ static inline int add_in(struct part *pc, unsigned shift, uint64_t key,
 	}
 	if (c->count[off] == 0)
 		pc->distinct++;
-	if (c->owner1[off] == 0)
+	if (c->owner1[off] == 0) {
 		c->owner1[off] = owner + 1;
-	else if (c->owner1[off] != owner + 1)
+		c->used[off / EXM_PC_GROUP_KEYS / 64] |=
+			UINT64_C(1) << (off / EXM_PC_GROUP_KEYS % 64);
+	} else if (c->owner1[off] != owner + 1)
 		c->owner1[off] = OWNER1_MANY;
 
 	if ((uint32_t)c->count[off] + times < COUNT_SPILL) {

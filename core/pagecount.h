@@ -88,8 +88,14 @@ size_t exm_pagecount_bytes(const struct exm_pagecount *pc);
 #define EXM_PC_CHUNK_BITS 16
 #define EXM_PC_CHUNK_KEYS (1u << EXM_PC_CHUNK_BITS)
 
+/* keys per bit of a chunk's used groups */
+#define EXM_PC_GROUP_KEYS 64u
+#define EXM_PC_GROUPS (EXM_PC_CHUNK_KEYS / EXM_PC_GROUP_KEYS)
+
 struct exm_pc_chunk {
-	uint64_t base;			    /* key >> EXM_PC_CHUNK_BITS */
+	uint64_t base; /* key >> EXM_PC_CHUNK_BITS */
+	/* a bit per group of EXM_PC_GROUP_KEYS keys: some key of it added */
+	uint64_t used[EXM_PC_GROUPS / 64];
 	uint16_t count[EXM_PC_CHUNK_KEYS];  /* UINT16_MAX: spilled */
 	uint32_t owner1[EXM_PC_CHUNK_KEYS]; /* owner + 1; 0: none */
 } __attribute__((aligned(64)));

@@ -412,3 +412,39 @@ int exm_read_file(int dirfd, const char *path, char **buf, size_t *len)
 	*len = n;
 	return 0;
 }
+
+int exm_pread_file(int fd, char **buf, size_t *len)
+{
+	size_t cap = 4096, n = 0;
+	char *b = malloc(cap);
+
+	if (!b)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t r = pread(fd, b + n, cap - n - 1, (off_t)n);
+
+		if (r < 0) {
+			int e = errno;
+
+			if (e == EINTR)
+				continue;
+			free(b);
+			return -e;
+		}
+		n += (size_t)r;
+		if (n + 1 < cap)
+			break; /* short: the end */
+		char *nb = realloc(b, cap * 2);
+
+		if (!nb) {
+			free(b);
+			return -ENOMEM;
+		}
+		b = nb;
+		cap *= 2;
+	}
+	b[n] = '\0';
+	*buf = b;
+	*len = n;
+	return 0;
+}

@@ -79,4 +79,10 @@ int exm_parse_stat(const char *buf, size_t len, char **comm, pid_t *ppid,
  * buffer (*len excludes the NUL). 0 or -errno. */
 int exm_read_file(int dirfd, const char *path, char **buf, size_t *len);
 
+/* The same from an open /proc file, from its start (pread: a seq_file
+ * read at offset 0 is generated afresh). A read shorter than asked is
+ * taken as the end: /proc/PID's stat, schedstat and cmdline fill every
+ * read that their text can. 0 or -errno. */
+int exm_pread_file(int fd, char **buf, size_t *len);
+
 #endif

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,12 +30,127 @@
 
 int exm_pdir_fd(struct exm_pdir *d)
 {
+	if (d->fd < 0 && d->kept && d->kept[EXM_KFD_DIR] >= 0)
+		d->fd = d->kept[EXM_KFD_DIR];
 	if (d->fd < 0) {
 		d->fd = open(d->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (d->fd < 0)
 			return -errno;
+		if (d->kept)
+			d->kept[EXM_KFD_DIR] = d->fd;
 	}
 	return d->fd;
+}
+
+/*
+ * Descriptors of /proc/PID kept from one walk to the next, for a source
+ * that refreshes (reuse.h): the directory, stat, schedstat and cmdline,
+ * read again with pread (an open and a close of each, a third of what
+ * reading them cost a quiet refresh). A descriptor holds its process, not
+ * its pid: once that process is gone its stat says so (ESRCH), and all
+ * are opened again by path (the pid given to another). maps is opened
+ * each walk: its descriptor would hold the memory of the process as it
+ * was when opened, not after an exec. Kept for pids in ascending order;
+ * at most so many that a quarter of the descriptors a process may open
+ * stay free (more processes: theirs are opened each walk).
+ */
+struct exm_kept_fds {
+	pid_t *pid;
+	int (*fd)[EXM_KFD_N];
+	size_t n;
+};
+
+static void kept_close(int *fd)
+{
+	for (int k = 0; k < EXM_KFD_N; k++) {
+		if (fd[k] >= 0)
+			close(fd[k]);
+		fd[k] = -1;
+	}
+}
+
+void exm_kept_fds_free(struct exm_source *src)
+{
+	struct exm_kept_fds *t = src->kept_fds;
+
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->n; i++)
+		kept_close(t->fd[i]);
+	free(t->pid);
+	free(t->fd);
+	free(t);
+	src->kept_fds = NULL;
+}
+
+/* How many processes may keep descriptors. */
+static size_t kept_max(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return 4096;
+	if (rl.rlim_cur < 256)
+		return 0;
+	return rl.rlim_cur * 3 / 4 / EXM_KFD_N;
+}
+
+/* The kept descriptors for pids[0..n) (ascending), those of the last walk
+ * moved over, the others -1, the rest closed; NULL on ENOMEM (none
+ * kept then). */
+static int (*kept_for(struct exm_source *src, const pid_t *pids,
+		      size_t n))[EXM_KFD_N]
+{
+	struct exm_kept_fds *t = src->kept_fds;
+	size_t max = kept_max(), j = 0;
+	int(*fd)[EXM_KFD_N] = malloc((n ? n : 1) * sizeof(*fd));
+
+	if (fd)
+		memset(fd, 0xff, (n ? n : 1) * sizeof(*fd)); /* all -1 */
+	for (size_t i = 0; t && i < t->n; i++) {
+		while (j < n && pids[j] < t->pid[i])
+			j++;
+		if (fd && j < n && pids[j] == t->pid[i] && j < max)
+			memcpy(fd[j], t->fd[i], sizeof(fd[j]));
+		else
+			kept_close(t->fd[i]);
+	}
+	if (t)
+		t->n = 0;
+	return fd;
+}
+
+/* After the walk: what it kept, for the next. */
+static void kept_store(struct exm_source *src, pid_t *pids, size_t n,
+		       int (*fd)[EXM_KFD_N])
+{
+	struct exm_kept_fds *t = src->kept_fds;
+
+	if (!t)
+		t = src->kept_fds = calloc(1, sizeof(*t));
+	if (!t) {
+		for (size_t i = 0; i < n; i++)
+			kept_close(fd[i]);
+		free(pids);
+		free(fd);
+		return;
+	}
+	free(t->pid);
+	free(t->fd);
+	t->pid = pids;
+	t->fd = fd;
+	t->n = n;
+}
+
+static int kept_slot(const char *name)
+{
+	if (!strcmp(name, "stat"))
+		return EXM_KFD_STAT;
+	if (!strcmp(name, "schedstat"))
+		return EXM_KFD_SCHED;
+	if (!strcmp(name, "cmdline"))
+		return EXM_KFD_CMDLINE;
+	return -1;
 }
 
 /* Read d/name: through the directory when it is open, else by its path
@@ -43,11 +159,28 @@ static int pdir_read(struct exm_pdir *d, const char *name, char **buf,
 		     size_t *len)
 {
 	char path[sizeof(d->path) + 32];
+	int k = d->kept ? kept_slot(name) : -1;
 
+	if (k >= 0) {
+		int dfd = exm_pdir_fd(d);
+
+		if (dfd < 0)
+			return dfd;
+		if (d->kept[k] < 0)
+			d->kept[k] = openat(dfd, name, O_RDONLY | O_CLOEXEC);
+		if (d->kept[k] < 0)
+			return -errno;
+		return exm_pread_file(d->kept[k], buf, len);
+	}
 	if (d->fd >= 0)
 		return exm_read_file(d->fd, name, buf, len);
 	snprintf(path, sizeof(path), "%s/%s", d->path, name);
 	return exm_read_file(AT_FDCWD, path, buf, len);
+}
+
+int exm_pdir_read(struct exm_pdir *d, const char *name, char **buf, size_t *len)
+{
+	return pdir_read(d, name, buf, len);
 }
 
 int exm_read_kpss(struct exm_builder *b, struct exm_pdir *d, struct exm_proc *p)
@@ -217,6 +350,28 @@ static char *read_cgroup(struct exm_pdir *d)
 	return res ? res : strdup("");
 }
 
+/*
+ * text into the key h: FNV-1a's step 8 bytes at a time, then its length
+ * (a byte at a time cost a quiet refresh a quarter of a millisecond on
+ * the bench workload's 250 KiB of maps). Each step is a bijection of h
+ * (an xor, then a product by an odd number modulo 2^64): two texts of one
+ * length that differ in one 8-byte word never give one key.
+ */
+static uint64_t key_text(uint64_t h, const char *text, size_t n)
+{
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, text + i, 8);
+		h = (h ^ w) * UINT64_C(0x100000001b3);
+	}
+	for (; i < n; i++)
+		h = (h ^ (unsigned char)text[i]) * UINT64_C(0x100000001b3);
+	return (h ^ n) * UINT64_C(0x100000001b3);
+}
+
 int exm_read_maps(struct exm_builder *b, struct exm_pdir *d, struct exm_proc *p)
 {
 	char *buf;
@@ -227,12 +382,8 @@ int exm_read_maps(struct exm_builder *b, struct exm_pdir *d, struct exm_proc *p)
 	if (ret)
 		return ret;
 	/* maps' text into the key stat began (reuse.h) */
-	if (d->key) {
-		for (size_t i = 0; i < len; i++)
-			d->key = (d->key ^ (unsigned char)buf[i]) *
-				 UINT64_C(0x100000001b3);
-		d->key |= 1;
-	}
+	if (d->key)
+		d->key = key_text(d->key, buf, len) | 1;
 	s = buf;
 	end = buf + len;
 	while (s < end) {
@@ -336,6 +487,8 @@ struct walk {
 	const char *root;
 	unsigned page_size;
 	const pid_t *pids;
+	/* with reuse: the descriptors kept of each pid (exm_kept_fds) */
+	int (*kept)[EXM_KFD_N];
 	size_t npids, next; /* next: taken with __atomic_fetch_add */
 	unsigned nw;	    /* threads it may use */
 	bool spawned;	    /* those beyond the caller's started */
@@ -387,11 +540,23 @@ static int read_ident(struct exm_pdir *d, struct exm_proc *p)
 	unsigned flags;
 	char *buf;
 	size_t len;
+	/* kept from the last walk: its process may be gone */
+	bool old = d->kept && d->kept[EXM_KFD_STAT] >= 0;
 	int r = exm_pdir_fd(d);
 
 	if (r < 0)
 		return r;
-	r = exm_read_file(d->fd, "stat", &buf, &len);
+	r = pdir_read(d, "stat", &buf, &len);
+	if (old && (r || !len)) { /* gone: the pid's process now, if any */
+		if (!r)
+			free(buf);
+		kept_close(d->kept);
+		d->fd = -1;
+		r = exm_pdir_fd(d);
+		if (r < 0)
+			return r;
+		r = pdir_read(d, "stat", &buf, &len);
+	}
 	if (r)
 		return r;
 	r = exm_parse_stat(buf, len, &p->comm, &p->ppid, &p->start_time,
@@ -408,11 +573,12 @@ static int read_ident(struct exm_pdir *d, struct exm_proc *p)
 }
 
 static int walk_one(const struct walk *wl, struct worker *wk, void *ctx,
-		    pid_t pid)
+		    size_t i)
 {
 	struct exm_builder *b = &wk->b;
 	const struct exm_walk *w = wl->w;
-	struct exm_pdir d = { .fd = -1 };
+	pid_t pid = wl->pids[i];
+	struct exm_pdir d = { .fd = -1, .kept = wl->kept ? wl->kept[i] : NULL };
 	char path[PATH_MAX];
 	struct exm_proc *p;
 	int r;
@@ -439,8 +605,10 @@ static int walk_one(const struct walk *wl, struct worker *wk, void *ctx,
 		if (!p->cmdline || !p->cgroup || !p->user)
 			r = -ENOMEM;
 	}
-	if (d.fd >= 0)
+	if (d.fd >= 0 && !d.kept)
 		close(d.fd);
+	if (d.kept && r && r != 1 && r != -EACCES && r != -EPERM)
+		kept_close(d.kept); /* gone, or failed */
 	if (r == -ENOMEM)
 		return r;
 	if (r == 1) { /* a kernel thread, or nothing mapped */
@@ -519,7 +687,7 @@ static void worker_main(void *arg, unsigned t, unsigned n)
 
 		if (i >= walk->npids)
 			break;
-		wk->ret = walk_one(walk, wk, ctx, walk->pids[i]);
+		wk->ret = walk_one(walk, wk, ctx, i);
 		if (!t)
 			maybe_spawn(walk, i + 1, false);
 	}
@@ -593,17 +761,22 @@ int exm_proc_walk(struct exm_source *src, const struct exm_scan_opts *opts,
 		free(pids);
 		return -ENOMEM;
 	}
-	*walk = (struct walk){ .src = src,
-			       .opts = opts,
-			       .w = w,
-			       .root = root,
-			       .page_size = snap->sys.page_size,
-			       .pids = pids,
-			       .npids = npids,
-			       .nw = nw,
-			       .t0 = clock_ns(CLOCK_MONOTONIC_COARSE),
-			       .num = __atomic_add_fetch(&walks, 1,
-							 __ATOMIC_RELAXED) };
+	/* stat validates what is kept (not read where the source says who
+	 * each is) */
+	*walk = (struct walk){
+		.src = src,
+		.opts = opts,
+		.w = w,
+		.root = root,
+		.page_size = snap->sys.page_size,
+		.pids = pids,
+		.kept = src->reuse && !w->ident ? kept_for(src, pids, npids)
+						: NULL,
+		.npids = npids,
+		.nw = nw,
+		.t0 = clock_ns(CLOCK_MONOTONIC_COARSE),
+		.num = __atomic_add_fetch(&walks, 1, __ATOMIC_RELAXED)
+	};
 	walk->wk[0].b = *b;
 	maybe_spawn(walk, 0,
 		    exm_threads_fixed() || src->walk_cpu_ns >= SPAWN_CPU_NS);
@@ -622,6 +795,11 @@ int exm_proc_walk(struct exm_source *src, const struct exm_scan_opts *opts,
 		if (i)
 			exm_builder_join(b, &wk->b);
 	}
+	if (walk->kept)
+		kept_store(src, pids, npids, walk->kept);
+	else
+		free(pids);
+	pids = NULL;
 	free(walk);
 	/* Workers took pids in turn: put processes back in pid order. */
 	if (nw > 1 && snap->nprocs > 1) {

@@ -272,9 +272,8 @@ static uint64_t sched_key(struct exm_pdir *d, uint64_t key)
 {
 	char *buf;
 	size_t len;
-	int fd = exm_pdir_fd(d);
 
-	if (fd < 0 || exm_read_file(fd, "schedstat", &buf, &len))
+	if (exm_pdir_read(d, "schedstat", &buf, &len))
 		return key;
 	key = hash_bytes(key, buf, strcspn(buf, " \n"));
 	free(buf);
@@ -359,8 +358,11 @@ int exm_reuse_take(struct exm_reuse *r, struct exm_builder *b,
 
 	if (!r)
 		return 0;
-	/* the last snapshot keeps nothing: no run time needed for its key */
-	p->change_key = (d->exact || r->last ? d->key : sched_key(d, d->key)) |
+	/* a last full walk keeps nothing: no run time needed for its key
+	 * (a last incremental one compares its keys with those kept) */
+	p->change_key = (d->exact || (r->last && !r->taking)
+				 ? d->key
+				 : sched_key(d, d->key)) |
 			1;
 	if (!r->taking || !d->key)
 		return 0;

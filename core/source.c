@@ -12,6 +12,7 @@
 #include "core/cgcharge.h"
 #include "core/kconfig.h"
 #include "core/reuse.h"
+#include "core/source_priv.h"
 
 /* Every source, in the order "auto" tries them: the first whose probe
  * says it is usable here is chosen (sources without a probe are only
@@ -118,6 +119,7 @@ void exm_source_close(struct exm_source *src)
 	if (src->ops->close)
 		src->ops->close(src);
 	exm_reuse_free(src->reuse);
+	exm_kept_fds_free(src);
 	free(src);
 }
 

@@ -110,6 +110,9 @@ struct exm_source {
 	/* Refreshes that re-read only what changed (reuse.h), or NULL:
 	 * every snapshot walks every process. Owned. */
 	struct exm_reuse *reuse;
+	/* With reuse: /proc/PID descriptors kept from walk to walk
+	 * (procwalk.c), or NULL. Owned. */
+	struct exm_kept_fds *kept_fds;
 };
 
 extern const struct exm_source_ops exm_source_kmod;

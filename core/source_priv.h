@@ -22,8 +22,23 @@ struct exm_pdir {
 	/* key says every change itself (the module's counters): no more is
 	 * read into it (reuse.h) */
 	bool exact;
+	/* the descriptors kept for the next walk (EXM_KFD_*; -1: not
+	 * open), or NULL: each opened and closed in this walk */
+	int *kept;
 	char path[sizeof(((struct exm_sysinfo *)0)->proc_root) + 16];
 };
+
+/* What of /proc/PID a live walk keeps open (struct exm_pdir.kept). */
+enum { EXM_KFD_DIR, EXM_KFD_STAT, EXM_KFD_SCHED, EXM_KFD_CMDLINE, EXM_KFD_N };
+
+/* Read d/name whole: through its kept descriptor for stat, schedstat and
+ * cmdline when d keeps them, else opened through the directory. 0 or
+ * -errno. */
+int exm_pdir_read(struct exm_pdir *d, const char *name, char **buf,
+		  size_t *len);
+
+/* Close the descriptors src keeps (exm_source_close). */
+void exm_kept_fds_free(struct exm_source *src);
 
 /* The directory's descriptor, opened at the first call; -errno. */
 int exm_pdir_fd(struct exm_pdir *d);

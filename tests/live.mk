@@ -152,3 +152,8 @@ CLEANFILES += tests/live/sparse-static
 # right by the scheduled walk. Root.
 TESTS += tests/live/test_incremental.py
 EXTRA_DIST += tests/live/walkwork.py tests/live/test_incremental.py
+# The /proc/PID descriptors a refreshing walk keeps (procwalk.c) read the
+# process that has the pid now: after a setuid, an exec, and the pid given
+# to another process (ns_last_pid, in a pid namespace of its own). Root.
+TESTS += tests/live/test_kept_fds.py
+EXTRA_DIST += tests/live/test_kept_fds.py

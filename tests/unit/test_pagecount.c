@@ -146,6 +146,63 @@ Test(pagecount, partitions_match_the_plain_table)
 	exm_pagecount_free(pswp);
 }
 
+/* The whole of a block from the pool of at least bytes is zero; whether
+ * it came back dirty (for its reuse to clear). */
+static bool pooled_block_dirty(size_t bytes)
+{
+	struct exm_huge h;
+	bool dirty;
+
+	cr_assert_eq(exm_huge_map(&h, bytes, false), 0);
+	dirty = h.dirty != 0;
+	if (!dirty)
+		for (size_t i = 0; i < h.len; i++)
+			cr_assert_eq(((unsigned char *)h.mem)[i], 0, "byte %zu",
+				     i);
+	exm_huge_unmap(&h, h.len); /* dirty now: cleared when reused */
+	return dirty;
+}
+
+/* A table freed clears the groups of keys it used, and its block goes
+ * back to the pool zeroed, when few were (a snapshot's frames, sparse
+ * over the machine's RAM); when most were, the block goes back dirty and
+ * its reuse clears it whole. Either way a new table reads no old count. */
+Test(pagecount, freed_table_clears_what_it_used)
+{
+	struct exm_pagecount *pc;
+	uint32_t owner;
+
+	exm_huge_trim();
+	pc = exm_pagecount_new();
+	exm_pagecount_expect(pc, 100000); /* an 8 MiB block */
+	for (uint64_t c = 0; c < 20; c++)
+		for (uint64_t k = 0; k < 100; k++)
+			cr_assert_eq(exm_pagecount_add(pc,
+						       (c << 16) + k * 601 + c,
+						       (uint32_t)k),
+				     0);
+	exm_pagecount_free(pc);
+	cr_assert_not(pooled_block_dirty(8u << 20), "sparse: came back zero");
+	exm_huge_trim();
+
+	pc = exm_pagecount_new();
+	exm_pagecount_expect(pc, 100000);
+	for (uint64_t k = 0; k < 3 * 65536; k++)
+		cr_assert_eq(exm_pagecount_add(pc, k, 1), 0);
+	exm_pagecount_free(pc);
+	pc = exm_pagecount_new(); /* reuses the dirty block, cleared */
+	exm_pagecount_expect(pc, 100000);
+	cr_assert_eq(exm_pagecount_add(pc, 70000, 3), 0);
+	for (uint64_t k = 0; k < 3 * 65536; k += 97)
+		cr_assert_eq(exm_pagecount_get(pc, k, &owner),
+			     k == 70000 ? 1 : 0, "key %llu",
+			     (unsigned long long)k);
+	cr_assert_eq(exm_pagecount_get(pc, 70000, &owner), 1);
+	cr_assert_eq(owner, 3);
+	exm_pagecount_free(pc);
+	exm_huge_trim();
+}
+
 /* Reused blocks come back zeroed when asked, however they were used in
  * between (a block written far, then reused unzeroed and written less). */
 Test(hugemem, reuse_keeps_the_zero_promise)

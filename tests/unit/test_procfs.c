@@ -2,8 +2,11 @@
 /* Parsers of /proc text: maps lines, smaps keys, smaps_rollup, stat. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/procfs.h"
 
@@ -230,4 +233,33 @@ Test(stat, hostile_comm)
 	cr_assert_eq(exm_parse_stat("12 x S 1 2", 10, &comm, &ppid, &st,
 				    &flags),
 		     -EINVAL);
+}
+
+/* A kept descriptor read again from its start, whole, however long its
+ * text, and again after the text changed (a /proc file is generated at
+ * each read from offset 0). */
+Test(procfs, pread_file_whole_from_the_start)
+{
+	char path[] = "/tmp/exm-pread-XXXXXX", *buf;
+	int fd = mkstemp(path);
+	size_t len;
+	static char text[10000];
+
+	cr_assert_geq(fd, 0);
+	for (size_t i = 0; i < sizeof(text); i++)
+		text[i] = (char)('a' + i % 26);
+	cr_assert_eq(write(fd, text, sizeof(text)), (ssize_t)sizeof(text));
+	cr_assert_eq(exm_pread_file(fd, &buf, &len), 0);
+	cr_assert_eq(len, sizeof(text));
+	cr_assert_eq(memcmp(buf, text, len), 0);
+	cr_assert_eq(buf[len], '\0');
+	free(buf);
+	cr_assert_eq(ftruncate(fd, 5), 0);
+	cr_assert_eq(exm_pread_file(fd, &buf, &len), 0);
+	cr_assert_eq(len, 5);
+	cr_assert_str_eq(buf, "abcde");
+	free(buf);
+	close(fd);
+	unlink(path);
+	cr_assert_eq(exm_pread_file(fd, &buf, &len), -EBADF);
 }

@@ -59,6 +59,9 @@ static void unlink_born(void);
  * 0 and 2 held one array */
 static bool twins;
 static bool shared02;
+/* each process has a directory in the fake /proc with its main thread's
+ * run time (schedstat), which the keys of the refreshes hold */
+static bool sched_dirs;
 
 /* The fake /proc's file name holding text. */
 static void put_root(const char *name, const char *text)
@@ -149,7 +152,11 @@ static int take(struct exm_source *src, const struct exm_scan_opts *opts,
 				      .key = keys[i],
 				      .exact = exact };
 
-		snprintf(d.path, sizeof(d.path), "/nonexistent/%d", i);
+		if (sched_dirs)
+			snprintf(d.path, sizeof(d.path), "%s/%d", root,
+				 100 + i);
+		else
+			snprintf(d.path, sizeof(d.path), "/nonexistent/%d", i);
 		p->pid = 100 + i;
 		p->start_time = 7;
 		p->comm = strdup("t");
@@ -163,6 +170,8 @@ static int take(struct exm_source *src, const struct exm_scan_opts *opts,
 		m->kind = EXM_KIND_ANON;
 		m->name = strdup("");
 		taken[i] = exm_reuse_take(reuse, &b, p, &d, opts);
+		if (d.fd >= 0)
+			close(d.fd);
 		if (counts_kpss && taken[i] != 1) {
 			struct exm_kpss k = world_kpss(i);
 
@@ -239,7 +248,7 @@ static void setup(void)
 	}
 	reuse = exm_reuse_new(3600, false);
 	cr_assert(reuse);
-	exact = want_kpss = counts_kpss = twins = false;
+	exact = want_kpss = counts_kpss = twins = sched_dirs = false;
 	the_src = NULL;
 	release = "6.1.0";
 	for (int i = 0; i < NP; i++)
@@ -256,6 +265,12 @@ static void teardown(void)
 	snprintf(path, sizeof(path), "%s/loadavg", root);
 	unlink(path);
 	unlink_born();
+	for (int i = 0; i < NP; i++) {
+		snprintf(path, sizeof(path), "%s/%d/schedstat", root, 100 + i);
+		unlink(path);
+		snprintf(path, sizeof(path), "%s/%d", root, 100 + i);
+		rmdir(path);
+	}
 	rmdir(root);
 }
 
@@ -679,4 +694,37 @@ Test(reuse, kept_sizes_until_a_count_moves)
 	st = refresh();
 	cr_assert_eq(st->nsz_kept, NP - 1);
 	cr_assert_str_eq(st->diff, "");
+}
+
+/* The last snapshot of a run (-b -n N), when it is not a full walk, reads
+ * the run times its keys are compared with: an unchanged process is kept,
+ * not walked (without them every key differed and all were walked). */
+Test(reuse, last_incremental_snapshot_keeps_unchanged)
+{
+	const struct exm_reuse_stats *st;
+
+	sched_dirs = true;
+	for (int i = 0; i < NP; i++) {
+		char path[96];
+
+		snprintf(path, sizeof(path), "%s/%d", root, 100 + i);
+		cr_assert_eq(mkdir(path, 0700), 0);
+		snprintf(path, sizeof(path), "%d/schedstat", 100 + i);
+		put_root(path, "123456789 1000 7\n");
+	}
+	st = refresh();
+	cr_assert(st->full);
+	st = refresh();
+	cr_assert_not(st->full);
+	cr_assert_eq(walks[0] + walks[1] + walks[2], 0);
+	exm_reuse_last(reuse);
+	st = refresh();
+	cr_assert_not(st->full);
+	cr_assert_eq(walks[0] + walks[1] + walks[2], 0, "kept: %u %u %u",
+		     walks[0], walks[1], walks[2]);
+	/* a run time moved: that process is walked */
+	put_root("101/schedstat", "123456790 1000 8\n");
+	st = refresh();
+	cr_assert_eq(walks[1], 1);
+	cr_assert_eq(walks[0] + walks[2], 0);
 }
