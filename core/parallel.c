@@ -46,12 +46,28 @@ bool exm_threads_fixed(void)
 	return env && *env;
 }
 
+/* The ids of the last OWN_TIDS threads started (a ring; 0: none). */
+#define OWN_TIDS 64
+static pid_t own_tids[OWN_TIDS]; /* __atomic */
+static unsigned own_next;	 /* __atomic */
+
 static void *job_main(void *p)
 {
 	struct exm_team_job *j = p;
+	unsigned k = __atomic_fetch_add(&own_next, 1, __ATOMIC_RELAXED);
 
+	__atomic_store_n(&own_tids[k % OWN_TIDS], gettid(), __ATOMIC_RELEASE);
 	j->fn(j->arg, j->t, j->n);
 	return NULL;
+}
+
+bool exm_own_thread(pid_t tid)
+{
+	for (unsigned k = 0; k < OWN_TIDS; k++)
+		if (tid &&
+		    __atomic_load_n(&own_tids[k], __ATOMIC_ACQUIRE) == tid)
+			return true;
+	return false;
 }
 
 void exm_team_start(struct exm_team *tm, unsigned n,

@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #define EXM_MAX_THREADS 4
 
@@ -47,5 +48,12 @@ struct exm_team {
 void exm_team_start(struct exm_team *tm, unsigned n,
 		    void (*fn)(void *arg, unsigned t, unsigned n), void *arg);
 void exm_team_join(struct exm_team *tm);
+
+/*
+ * Whether tid is one of the last 64 threads started here: a pid the kernel
+ * gave to exmtop itself, not a process (reuse.c's born_during, which asks
+ * after the threads of a walk are gone, soon after they were started).
+ */
+bool exm_own_thread(pid_t tid);
 
 #endif

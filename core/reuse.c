@@ -17,6 +17,7 @@
 #include "core/builder.h"
 #include "core/kconfig.h"
 #include "core/pagemap.h"
+#include "core/parallel.h"
 #include "core/procfs.h"
 #include "core/source.h"
 #include "core/source_priv.h"
@@ -1447,7 +1448,10 @@ static bool born_during(struct exm_reuse *r, const struct exm_snapshot *snap,
 		size_t len;
 		bool thread;
 
-		if (exm_snapshot_find_pid(snap, (pid_t)pid))
+		/* listed, or one of exmtop's own threads (of the walk): a
+		 * thread maps nothing of its own */
+		if (exm_snapshot_find_pid(snap, (pid_t)pid) ||
+		    exm_own_thread((pid_t)pid))
 			continue;
 		snprintf(path, sizeof(path), "%s/%llu/status", root,
 			 (unsigned long long)pid);

@@ -20,6 +20,7 @@
 #include "core/account.h"
 #include "core/builder.h"
 #include "core/pagemap.h"
+#include "core/parallel.h"
 #include "core/reuse.h"
 #include "core/source.h"
 #include "core/source_priv.h"
@@ -727,4 +728,29 @@ Test(reuse, last_incremental_snapshot_keeps_unchanged)
 	st = refresh();
 	cr_assert_eq(walks[1], 1);
 	cr_assert_eq(walks[0] + walks[2], 0);
+}
+
+static pid_t team_tids[3];
+
+static void note_tid(void *arg, unsigned t, unsigned n)
+{
+	(void)arg;
+	(void)n;
+	team_tids[t] = gettid();
+}
+
+/* The pids of a walk's own threads, gone when born_during looks, are
+ * known as exmtop's (not processes started and gone during the walk,
+ * which make every kept kernel Pss read again). */
+Test(reuse, own_threads_known)
+{
+	exm_parallel(3, note_tid, NULL);
+	cr_assert_eq(team_tids[0], getpid(), "t = 0 runs on the caller's");
+	for (int t = 1; t < 3; t++) {
+		cr_assert_neq(team_tids[t], getpid());
+		cr_assert(exm_own_thread(team_tids[t]), "thread %d (%d)", t,
+			  (int)team_tids[t]);
+	}
+	cr_assert_not(exm_own_thread(getpid()), "not started here");
+	cr_assert_not(exm_own_thread(0));
 }
