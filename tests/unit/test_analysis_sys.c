@@ -803,6 +803,25 @@ Test(openmetrics, hostile_fixture_passes_promtool)
 	exm_source_close(src);
 }
 
+/* A process mapping 2 hugetlb pages of 2 MiB (1024 frames) and a page
+ * of its own, accounted. */
+static struct exm_snapshot *huge_snap(void)
+{
+	struct exm_snapshot *s = ag_snap();
+	struct exm_proc *p = ag_proc(s, 10);
+	struct exm_mapping *m = ag_map(p, 0x200000, 1024, RW, "/anon_hugepage",
+				       7, 0, EXM_KIND_FILE);
+
+	m->hugetlb = true;
+	m->kpage_size = 2u << 20;
+	for (uint64_t k = 0; k < 1024; k++)
+		ag_page(m, k, PG(0x1000 + k, EXM_PM_EXCLUSIVE));
+	m = ag_map(p, 0x10000, 1, RW, "", 0, 0, EXM_KIND_ANON);
+	ag_page(m, 0, PG(1, EXM_PM_EXCLUSIVE));
+	ag_account(s);
+	return s;
+}
+
 /*
  * The huge page pool split (issue 24): of 8 huge pages (16 MiB) 5 in use,
  * 2 of them (1024 frames) mapped by the scanned process, hugetlb pages in
@@ -817,21 +836,11 @@ Test(sysview, hugetlb_pool_split)
 				   "HugePages_Free:        3\n"
 				   "Hugepagesize:       2048 kB\n"
 				   "Hugetlb:           16384 kB\n";
-	struct exm_snapshot *s = ag_snap();
-	struct exm_proc *p = ag_proc(s, 10);
-	struct exm_mapping *m = ag_map(p, 0x200000, 1024, RW, "/anon_hugepage",
-				       7, 0, EXM_KIND_FILE);
+	struct exm_snapshot *s = huge_snap();
 	struct exm_sysview v;
 	char err[128];
 	int64_t sum = 0;
 
-	m->hugetlb = true;
-	m->kpage_size = 2u << 20;
-	for (uint64_t k = 0; k < 1024; k++)
-		ag_page(m, k, PG(0x1000 + k, EXM_PM_EXCLUSIVE));
-	m = ag_map(p, 0x10000, 1, RW, "", 0, 0, EXM_KIND_ANON);
-	ag_page(m, 0, PG(1, EXM_PM_EXCLUSIVE));
-	ag_account(s);
 	cr_assert_eq(exm_sysview_from_meminfo(s, mi(text), &v, err,
 					      sizeof(err)),
 		     0, "%s", err);
@@ -860,18 +869,10 @@ Test(sysview, hugetlb_every_size_in_use)
 				   "Hugepagesize:       2048 kB\n"
 				   "Hugetlb:         1064960 kB\n"
 				   "HugetlbUsed(sysfs): 1058816 kB\n";
-	struct exm_snapshot *s = ag_snap();
-	struct exm_proc *p = ag_proc(s, 10);
-	struct exm_mapping *m = ag_map(p, 0x200000, 1024, RW, "/anon_hugepage",
-				       7, 0, EXM_KIND_FILE);
+	struct exm_snapshot *s = huge_snap();
 	struct exm_sysview v;
 	char err[128];
 
-	m->hugetlb = true;
-	m->kpage_size = 2u << 20;
-	for (uint64_t k = 0; k < 1024; k++)
-		ag_page(m, k, PG(0x1000 + k, EXM_PM_EXCLUSIVE));
-	ag_account(s);
 	cr_assert_eq(exm_sysview_from_meminfo(s, mi(text), &v, err,
 					      sizeof(err)),
 		     0, "%s", err);
