@@ -960,19 +960,54 @@ static void shared_learn(struct pm_ctx *c, const struct exm_mapping *m,
 	}
 }
 
+/* Where e keeps the frame learnt at m's page vpn, plus one (0: not
+ * learnt); those of the pages after it follow. */
+static const uint32_t *learnt_at(const struct sfile *e,
+				 const struct exm_mapping *m, uint64_t vpn,
+				 unsigned ps)
+{
+	return &e->pfn[m->offset / ps - e->first + (vpn - m->start / ps)];
+}
+
+/* Whether e learnt the frames of all m's pages [vpn, end). */
+static bool all_learnt(const struct sfile *e, const struct exm_mapping *m,
+		       uint64_t vpn, uint64_t end, unsigned ps)
+{
+	const uint32_t *pf = learnt_at(e, m, vpn, ps);
+
+	for (uint64_t k = 0; k < end - vpn; k++)
+		if (!pf[k])
+			return false;
+	return true;
+}
+
+/*
+ * Whether m's page vpn is the frame learnt there: the same file, not one
+ * that only looks it. (device, inode) is not unique on every file system
+ * (btrfs snapshots keep inode numbers, and a container's paths may equal
+ * another's); a page cache page is one file's, so one page's frame, read,
+ * proves the file.
+ */
+static bool same_file(int fd, const struct sfile *e,
+		      const struct exm_mapping *m, uint64_t vpn, unsigned ps)
+{
+	uint64_t w;
+
+	return read_words(fd, &w, vpn, 1) == 1 && exm_pm_present(w) &&
+	       exm_pm_key(w) + 1 == *learnt_at(e, m, vpn, ps);
+}
+
 /* Store m's words for its pages [vpn, end) from the frames learnt in e:
  * each present, a file page, not exclusive (shared_derive). */
 static int derive_words(struct pm_ctx *c, struct exm_builder *b,
 			struct exm_mapping *m, const struct sfile *e,
 			uint64_t vpn, uint64_t end, unsigned ps)
 {
-	/* the offset in e of m's first page */
-	uint64_t at = m->offset / ps - e->first;
 	int ret = 0;
 
 	while (!ret && vpn < end) {
 		size_t len = chunk_len(vpn, end - vpn);
-		const uint32_t *pf = e->pfn + at + (vpn - m->start / ps);
+		const uint32_t *pf = learnt_at(e, m, vpn, ps);
 
 		for (size_t k = 0; k < len; k++)
 			c->words[k] = EXM_PM_PRESENT | EXM_PM_FILE |
@@ -1016,23 +1051,12 @@ static int shared_derive(struct pm_ctx *c, struct exm_builder *b, int fd,
 		if ((g->categories & odd) || g->start < m->start ||
 		    g->end > m->end || (r && g->start < g[-1].end))
 			return 2;
-		for (uint64_t v = g->start; v < g->end; v += ps)
-			if (!e->pfn[first - e->first + (v - m->start) / ps])
-				return 2;
+		if (!all_learnt(e, m, g->start / ps, g->end / ps, ps))
+			return 2;
 		count += (g->end - g->start) / ps;
 	}
-	/* The same file, not one that only looks it: (device, inode) is not
-	 * unique on every file system (btrfs snapshots keep inode numbers,
-	 * and a container's paths may equal another's). A page cache page is
-	 * one file's: its first page's frame, read, proves the file. */
-	if (c->nregions) {
-		uint64_t vpn = c->regions[0].start / ps, w;
-
-		if (read_words(fd, &w, vpn, 1) != 1 || !exm_pm_present(w) ||
-		    exm_pm_key(w) + 1 !=
-			    e->pfn[first - e->first + vpn - m->start / ps])
-			return 2;
-	}
+	if (c->nregions && !same_file(fd, e, m, c->regions[0].start / ps, ps))
+		return 2;
 	ret = exm_build_reserve(b, m, (uint32_t)count);
 	for (size_t r = 0; !ret && r < c->nregions; r++)
 		ret = derive_words(c, b, m, e, c->regions[r].start / ps,
@@ -1055,23 +1079,18 @@ static int shared_derive_whole(struct pm_ctx *c, struct exm_builder *b, int fd,
 			       struct exm_mapping *m,
 			       const struct vma_counts *v, unsigned ps)
 {
-	uint64_t n = (m->end - m->start) / ps, first = m->offset / ps, w;
+	uint64_t n = (m->end - m->start) / ps;
 	const struct sfile *e;
-	const uint32_t *pf;
 	int ret;
 
 	if (!v->known || v->rss != m->end - m->start || v->swap || v->priv ||
 	    n > DIRECT_PAGES)
 		return 2;
-	e = shared_find(c->pp, m, first, n);
+	e = shared_find(c->pp, m, m->offset / ps, n);
 	if (!e)
 		return 2;
-	pf = e->pfn + first - e->first;
-	for (uint64_t k = 0; k < n; k++)
-		if (!pf[k])
-			return 2;
-	if (read_words(fd, &w, m->start / ps, 1) != 1 || !exm_pm_present(w) ||
-	    exm_pm_key(w) + 1 != pf[0])
+	if (!all_learnt(e, m, m->start / ps, m->end / ps, ps) ||
+	    !same_file(fd, e, m, m->start / ps, ps))
 		return 2;
 	ret = exm_build_reserve(b, m, (uint32_t)n);
 	if (!ret)
