@@ -365,55 +365,12 @@ int exm_parse_stat(const char *buf, size_t len, char **comm, pid_t *ppid,
 	return *comm ? 0 : -ENOMEM;
 }
 
-int exm_read_file(int dirfd, const char *path, char **buf, size_t *len)
-{
-	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
-	size_t cap = 4096, n = 0;
-	char *b;
-
-	if (fd < 0)
-		return -errno;
-	b = malloc(cap);
-	if (!b) {
-		close(fd);
-		return -ENOMEM;
-	}
-	for (;;) {
-		ssize_t r;
-
-		if (n + 1 >= cap) {
-			char *nb = realloc(b, cap * 2);
-
-			if (!nb) {
-				free(b);
-				close(fd);
-				return -ENOMEM;
-			}
-			b = nb;
-			cap *= 2;
-		}
-		r = read(fd, b + n, cap - n - 1);
-		if (r < 0) {
-			int e = errno;
-
-			if (e == EINTR)
-				continue;
-			free(b);
-			close(fd);
-			return -e;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	b[n] = '\0';
-	*buf = b;
-	*len = n;
-	return 0;
-}
-
-int exm_pread_file(int fd, char **buf, size_t *len)
+/*
+ * fd's text whole into a NUL-terminated buffer: with read until it says
+ * the end, or (from_start) with pread from offset 0, taking a read shorter
+ * than asked as the end. 0 or -errno.
+ */
+static int read_whole(int fd, bool from_start, char **buf, size_t *len)
 {
 	size_t cap = 4096, n = 0;
 	char *b = malloc(cap);
@@ -421,8 +378,22 @@ int exm_pread_file(int fd, char **buf, size_t *len)
 	if (!b)
 		return -ENOMEM;
 	for (;;) {
-		ssize_t r = pread(fd, b + n, cap - n - 1, (off_t)n);
+		size_t want;
+		ssize_t r;
 
+		if (n + 1 >= cap) {
+			char *nb = realloc(b, cap * 2);
+
+			if (!nb) {
+				free(b);
+				return -ENOMEM;
+			}
+			b = nb;
+			cap *= 2;
+		}
+		want = cap - n - 1;
+		r = from_start ? pread(fd, b + n, want, (off_t)n)
+			       : read(fd, b + n, want);
 		if (r < 0) {
 			int e = errno;
 
@@ -431,20 +402,30 @@ int exm_pread_file(int fd, char **buf, size_t *len)
 			free(b);
 			return -e;
 		}
+		if (r == 0)
+			break;
 		n += (size_t)r;
-		if (n + 1 < cap)
+		if (from_start && (size_t)r < want)
 			break; /* short: the end */
-		char *nb = realloc(b, cap * 2);
-
-		if (!nb) {
-			free(b);
-			return -ENOMEM;
-		}
-		b = nb;
-		cap *= 2;
 	}
 	b[n] = '\0';
 	*buf = b;
 	*len = n;
 	return 0;
+}
+
+int exm_read_file(int dirfd, const char *path, char **buf, size_t *len)
+{
+	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = read_whole(fd, false, buf, len);
+	close(fd);
+	return ret;
+}
+
+int exm_pread_file(int fd, char **buf, size_t *len)
+{
+	return read_whole(fd, true, buf, len);
 }

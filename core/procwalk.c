@@ -153,10 +153,9 @@ static int kept_slot(const char *name)
 	return -1;
 }
 
-/* Read d/name: through the directory when it is open, else by its path
- * (one open, not two). */
-static int pdir_read(struct exm_pdir *d, const char *name, char **buf,
-		     size_t *len)
+/* Read d/name: through its kept descriptor (source_priv.h), through the
+ * directory when it is open, else by its path (one open, not two). */
+int exm_pdir_read(struct exm_pdir *d, const char *name, char **buf, size_t *len)
 {
 	char path[sizeof(d->path) + 32];
 	int k = d->kept ? kept_slot(name) : -1;
@@ -178,17 +177,12 @@ static int pdir_read(struct exm_pdir *d, const char *name, char **buf,
 	return exm_read_file(AT_FDCWD, path, buf, len);
 }
 
-int exm_pdir_read(struct exm_pdir *d, const char *name, char **buf, size_t *len)
-{
-	return pdir_read(d, name, buf, len);
-}
-
 int exm_read_kpss(struct exm_builder *b, struct exm_pdir *d, struct exm_proc *p)
 {
 	struct exm_kpss k = { 0 };
 	char *buf;
 	size_t len;
-	int ret = pdir_read(d, "smaps_rollup", &buf, &len);
+	int ret = exm_pdir_read(d, "smaps_rollup", &buf, &len);
 
 	if (ret)
 		return ret;
@@ -288,7 +282,7 @@ static char *read_cmdline(struct exm_pdir *d)
 	char *buf;
 	size_t len;
 
-	if (pdir_read(d, "cmdline", &buf, &len))
+	if (exm_pdir_read(d, "cmdline", &buf, &len))
 		return strdup("");
 	while (len && buf[len - 1] == '\0')
 		len--;
@@ -307,9 +301,9 @@ static void read_oom(struct exm_pdir *d, struct exm_proc *p)
 	size_t la, lb;
 	long sa, sb;
 
-	if (pdir_read(d, "oom_score", &a, &la))
+	if (exm_pdir_read(d, "oom_score", &a, &la))
 		return;
-	if (pdir_read(d, "oom_score_adj", &b, &lb)) {
+	if (exm_pdir_read(d, "oom_score_adj", &b, &lb)) {
 		free(a);
 		return;
 	}
@@ -331,7 +325,7 @@ static char *read_cgroup(struct exm_pdir *d)
 	char *buf, *res = NULL;
 	size_t len;
 
-	if (pdir_read(d, "cgroup", &buf, &len))
+	if (exm_pdir_read(d, "cgroup", &buf, &len))
 		return strdup("");
 	for (char *line = buf; line && *line;) {
 		char *nl = strchr(line, '\n');
@@ -376,7 +370,7 @@ int exm_read_maps(struct exm_builder *b, struct exm_pdir *d, struct exm_proc *p)
 {
 	char *buf;
 	size_t len;
-	int ret = pdir_read(d, "maps", &buf, &len);
+	int ret = exm_pdir_read(d, "maps", &buf, &len);
 	const char *s, *end;
 
 	if (ret)
@@ -546,7 +540,7 @@ static int read_ident(struct exm_pdir *d, struct exm_proc *p)
 
 	if (r < 0)
 		return r;
-	r = pdir_read(d, "stat", &buf, &len);
+	r = exm_pdir_read(d, "stat", &buf, &len);
 	if (old && (r || !len)) { /* gone: the pid's process now, if any */
 		if (!r)
 			free(buf);
@@ -555,7 +549,7 @@ static int read_ident(struct exm_pdir *d, struct exm_proc *p)
 		r = exm_pdir_fd(d);
 		if (r < 0)
 			return r;
-		r = pdir_read(d, "stat", &buf, &len);
+		r = exm_pdir_read(d, "stat", &buf, &len);
 	}
 	if (r)
 		return r;
