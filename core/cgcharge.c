@@ -15,6 +15,7 @@
 #include "core/group.h"
 #include "core/kpageflags.h"
 #include "core/pagecount.h"
+#include "core/procfs.h"
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -62,18 +63,6 @@ static bool v2_memory(const char *root)
 	return yes;
 }
 
-static bool read_u64(const char *path, uint64_t *v)
-{
-	FILE *f = fopen(path, "re");
-	bool ok;
-
-	if (!f)
-		return false;
-	ok = fscanf(f, "%" SCNu64, v) == 1;
-	fclose(f);
-	return ok;
-}
-
 /* memory.current and memory.stat of the cgroup at dir into c */
 static void read_charge(struct exm_cgcharge *c, const char *dir)
 {
@@ -97,7 +86,7 @@ static void read_charge(struct exm_cgcharge *c, const char *dir)
 		return;
 	c->ino = (uint64_t)st.st_ino;
 	snprintf(path, sizeof(path), "%s/memory.current", dir);
-	if (read_u64(path, &c->current))
+	if (!exm_read_u64(AT_FDCWD, path, &c->current))
 		c->has |= EXM_CG_CURRENT;
 	snprintf(path, sizeof(path), "%s/memory.stat", dir);
 	f = fopen(path, "re");

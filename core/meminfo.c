@@ -102,23 +102,6 @@ bool exm_meminfo_get(const struct exm_meminfo *mi, const char *key,
 	return true;
 }
 
-/* The number in file name of directory dfd: 0, or -errno. */
-static int read_count(int dfd, const char *name, uint64_t *v)
-{
-	char *buf, *end;
-	size_t len;
-	int ret = exm_read_file(dfd, name, &buf, &len);
-
-	if (ret)
-		return ret;
-	errno = 0;
-	*v = strtoull(buf, &end, 10);
-	if (errno || end == buf)
-		ret = -EINVAL;
-	free(buf);
-	return ret;
-}
-
 int exm_meminfo_add_hugetlb_used(struct exm_meminfo *mi, const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -141,11 +124,11 @@ int exm_meminfo_add_hugetlb_used(struct exm_meminfo *mi, const char *dir)
 			ret = -errno;
 			break;
 		}
-		ret = read_count(dfd, "nr_hugepages", &nr);
+		ret = exm_read_u64(dfd, "nr_hugepages", &nr);
 		if (!ret)
-			ret = read_count(dfd, "surplus_hugepages", &surplus);
+			ret = exm_read_u64(dfd, "surplus_hugepages", &surplus);
 		if (!ret)
-			ret = read_count(dfd, "free_hugepages", &free_);
+			ret = exm_read_u64(dfd, "free_hugepages", &free_);
 		close(dfd);
 		/* read one after another: a page freed between them */
 		if (!ret && nr + surplus > free_)

@@ -429,3 +429,19 @@ int exm_pread_file(int fd, char **buf, size_t *len)
 {
 	return read_whole(fd, true, buf, len);
 }
+
+int exm_read_u64(int dirfd, const char *path, uint64_t *v)
+{
+	char *buf, *end;
+	size_t len;
+	int ret = exm_read_file(dirfd, path, &buf, &len);
+
+	if (ret)
+		return ret;
+	errno = 0;
+	*v = strtoull(buf, &end, 10);
+	if (errno || end == buf)
+		ret = -EINVAL;
+	free(buf);
+	return ret;
+}

@@ -85,4 +85,8 @@ int exm_read_file(int dirfd, const char *path, char **buf, size_t *len);
  * read that their text can. 0 or -errno. */
 int exm_pread_file(int fd, char **buf, size_t *len);
 
+/* The number a file holds (sysfs's and cgroupfs's counts), at path
+ * (relative to dirfd). 0, -EINVAL when it holds none, or -errno. */
+int exm_read_u64(int dirfd, const char *path, uint64_t *v);
+
 #endif
