@@ -71,9 +71,11 @@ for r in ("load", "devmode", "swap", "sharer", "kinds", "compare", "kcheck",
     if r not in seen:
         report(False, r, "no result")
 # tests/live/test_incremental.py with the module, run N times in one boot:
-# its summary lines (the last run's whole output only when it failed)
+# its summary lines (the last run's whole output only when it failed),
+# and a failed run's exception line, which says what went wrong
 for line in blocks.get("incremental.out", "").split("\n"):
-    if line.startswith(("run ", "last run: ", "FAIL")) or "steps," in line:
+    if (line.startswith(("run ", "last run: ", "FAIL")) or "steps," in line
+            or re.match(r"\w+(Error|Exception): ", line)):
         print("info %s: incremental: %s" % (name, line))
 for line in blocks.get("compare.out", "").split("\n"):
     if line.startswith("info "):

@@ -14,6 +14,7 @@ Commands (addresses in hex):
   mapprivate PATH  map PATH private and read each page; answers ADDR
   truncate PATH N  truncate PATH to N pages (another process maps it)
   collapse         map 4 MiB, write its aligned 2 MiB, MADV_COLLAPSE it
+                   (tried again while the kernel says EAGAIN or ENOMEM)
   pageout PID ADDR N   process_madvise(MADV_PAGEOUT) of PID's N pages
   poke PID ADDR    PTRACE_POKEDATA one word into PID at ADDR
   fork ADDR N      fork a child that writes N pages from ADDR (copies
@@ -29,9 +30,11 @@ Commands (addresses in hex):
 """
 
 import ctypes
+import errno
 import mmap
 import os
 import sys
+import time
 
 libc = ctypes.CDLL(None, use_errno=True)
 libc.mmap.restype = ctypes.c_void_p
@@ -81,6 +84,25 @@ def read_pages(addr, n):
     for i in range(n):
         s += ctypes.c_char.from_address(addr + i * PS).value[0]
     return s
+
+
+def collapse(addr):
+    """MADV_COLLAPSE the 2 MiB at addr. The kernel fails it for a while
+    that can pass: EAGAIN when a page is briefly held elsewhere (a
+    per-CPU LRU batch, a walker's reference), ENOMEM when no free huge
+    page is at hand (then memory is compacted). Either is tried again, up
+    to 50 times; any other error, or the last, is the worker's error."""
+    for attempt in range(50):
+        if libc.madvise(addr, 2 << 20, MADV_COLLAPSE) == 0:
+            return
+        e = ctypes.get_errno()
+        if e not in (errno.EAGAIN, errno.ENOMEM) or attempt == 49:
+            raise OSError(e, "MADV_COLLAPSE (attempt %d): %s" %
+                          (attempt + 1, os.strerror(e)))
+        if e == errno.ENOMEM:
+            with open("/proc/sys/vm/compact_memory", "w") as f:
+                f.write("1\n")
+        time.sleep(0.02)
 
 
 def map_anon(n):
@@ -160,7 +182,7 @@ def run(cmd, a):
         base = map_anon(1024)
         hp = (base + (2 << 20) - 1) & ~((2 << 20) - 1)
         write_pages(hp, 512)
-        check(libc.madvise(hp, 2 << 20, MADV_COLLAPSE), "MADV_COLLAPSE")
+        collapse(hp)
         return "%x" % hp
     elif cmd == "pageout":
         pfd = check(libc.syscall(SYS_PIDFD_OPEN, int(a[0]), 0), "pidfd_open")
