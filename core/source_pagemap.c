@@ -1238,10 +1238,12 @@ static int populated_from_smaps(struct pm_ctx *c, int dirfd,
 }
 
 /* Only a readable private anonymous mapping can map the zero page (or
- * the huge zero page): a read fault there maps it rather than a page. */
+ * the huge zero page): a read fault there maps it rather than a page.
+ * /dev/zero mapped private is one too, though it names an inode. */
 static bool may_hold_zero(const struct exm_mapping *m)
 {
-	return (m->perms & EXM_PERM_R) && !(m->perms & EXM_PERM_S) && !m->inode;
+	return (m->perms & EXM_PERM_R) && !(m->perms & EXM_PERM_S) &&
+	       (!m->inode || m->kind == EXM_KIND_ANON);
 }
 
 /* The biggest mapping smaps calls empty that plain reads go through for
