@@ -11,7 +11,9 @@
  *                           read, none written: N zero pages, smaps
  *                           calls it empty (no huge pages); and 16 pages
  *                           of /dev/zero mapped private, read: 16 zero
- *                           pages more (region devzero)
+ *                           pages more (region devzero); and 16 of a
+ *                           private anonymous mapping read, then made
+ *                           PROT_NONE (region protnone): 16 more
  *   kinds runs SIZE N       a private anonymous reservation of SIZE bytes
  *                           (MAP_NORESERVE, no huge pages) with N single
  *                           pages written (page 16*i), then runs of 511,
@@ -135,6 +137,16 @@ static void sparse(size_t size, size_t n, size_t ps, int write)
 		for (size_t i = 0; i < 16; i++)
 			sum += ((volatile char *)z)[i * ps];
 		region("devzero", z, 16 * ps);
+		/* mprotect keeps the zero pages read before */
+		z = mmap(NULL, 16 * ps, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
+			 -1, 0);
+		if (z == MAP_FAILED)
+			die("mmap");
+		for (size_t i = 0; i < 16; i++)
+			sum += ((volatile char *)z)[i * ps];
+		if (mprotect(z, 16 * ps, PROT_NONE))
+			die("mprotect");
+		region("protnone", z, 16 * ps);
 	}
 	(void)sum;
 }
