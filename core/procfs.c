@@ -99,6 +99,11 @@ enum exm_kind exm_classify(const char *name, uint64_t inode, uint32_t dev_major,
 	if (name[0] == '\0')
 		return (perms & EXM_PERM_S) && inode ? EXM_KIND_SHMEM
 						     : EXM_KIND_ANON;
+	/* /dev/zero mapped private is anonymous memory (the kernel's
+	 * vma_set_anonymous: read faults map the zero page); shared, it is
+	 * a new shmem file, "/dev/zero (deleted)". */
+	if (!strcmp(name, "/dev/zero") && !(perms & EXM_PERM_S))
+		return EXM_KIND_ANON;
 	if (starts(name, "/SYSV") || starts(name, "/memfd:") ||
 	    starts(name, "/dev/shm/") || starts(name, "/dev/zero") ||
 	    starts(name, "/anon_hugepage") || starts(name, "/dev/hugepages/"))

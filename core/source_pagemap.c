@@ -1237,11 +1237,14 @@ static int populated_from_smaps(struct pm_ctx *c, int dirfd,
 	return 0;
 }
 
-/* Only a readable private anonymous mapping can map the zero page (or
- * the huge zero page): a read fault there maps it rather than a page. */
+/* Only a private anonymous mapping can map the zero page (or the huge
+ * zero page): a read fault there maps it rather than a page. Readable
+ * then, maybe not now: mprotect keeps the zero pages a mapping read.
+ * /dev/zero mapped private is one too, though it names an inode. */
 static bool may_hold_zero(const struct exm_mapping *m)
 {
-	return (m->perms & EXM_PERM_R) && !(m->perms & EXM_PERM_S) && !m->inode;
+	return !(m->perms & EXM_PERM_S) &&
+	       (!m->inode || m->kind == EXM_KIND_ANON);
 }
 
 /* The biggest mapping smaps calls empty that plain reads go through for

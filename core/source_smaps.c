@@ -3,7 +3,9 @@
  * source_smaps.c - per-mapping figures from /proc/PID/smaps, for users who
  * cannot read page frame numbers. No page identity: effective resident is
  * the kernel's Pss, effective swap its SwapPss, sole its Private_Clean +
- * Private_Dirty (USS); writable and byte ranges cannot be measured.
+ * Private_Dirty (USS), swap its Swap but in shared mappings (a shmem
+ * file's pages in swap, no page table's); writable and byte ranges cannot
+ * be measured.
  * hugetlb is Shared_Hugetlb + Private_Hugetlb of a mapping whose
  * KernelPageSize is a huge page; smaps has no share of it (effective
  * hugetlb unknown) and does not count the zero page (zero unknown).
@@ -42,7 +44,10 @@ static void vma_store(struct exm_mapping *m, const struct vma_acc *a,
 	m->sz.vm = m->end - m->start;
 	m->sz.rss = a->rss;
 	m->sz.erss = (double)a->pss;
-	m->sz.swap = a->swap;
+	/* A shared mapping holds no swap entry: its smaps Swap is its
+	 * shmem file's pages in swap, which no page table maps (the kernel's
+	 * SwapPss and VmSwap leave them out, as pagemap and the module do). */
+	m->sz.swap = (m->perms & EXM_PERM_S) ? 0 : a->swap;
 	m->sz.eswap = (double)a->swap_pss;
 	m->sz.sole = a->priv;
 	m->sz.has = SMAPS_HAS;

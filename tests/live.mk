@@ -13,7 +13,9 @@
 # field it did not measure; test_swapcache.py (root; a swap file and a memory
 # cgroup through sysstate.py) the swap-cache row of --system; test_ksm.py
 # (root; KSM's run through sysstate.py) the KSM and KSM.SAV columns, and
-# sole alike from pagemap and smaps for a process merging its own pages.
+# sole alike from pagemap and smaps for a process merging its own pages;
+# test_shmswap.py (root; a swap file through sysstate.py) that shared memory
+# in swap is in no process's swap, from smaps as from pagemap.
 # They run ./exmtop from the build directory (override with EXMTOP=). The
 # fixture program tests/live/sharer.c is compiled by the tests themselves
 # (exmlive.sharer_path) with plain flags, never with the build's sanitizer
@@ -28,6 +30,7 @@ TESTS += \
 	tests/live/test_json_null.py \
 	tests/live/test_swapcache.py \
 	tests/live/test_ksm.py \
+	tests/live/test_shmswap.py \
 	tests/live/test_live_ui.sh \
 	tests/live/test_alerts_ui.sh \
 	tests/live/test_cgroup_ui.sh \
@@ -46,6 +49,7 @@ EXTRA_DIST += \
 	tests/live/test_json_null.py \
 	tests/live/test_swapcache.py \
 	tests/live/test_ksm.py \
+	tests/live/test_shmswap.py \
 	tests/live/test_live_ui.sh \
 	tests/live/test_alerts_ui.sh \
 	tests/live/test_cgroup_ui.sh \

@@ -9,7 +9,11 @@
  *                           for step = pages / N, plus i % 7)
  *   kinds zsparse SIZE N    the same reservation with the same N pages
  *                           read, none written: N zero pages, smaps
- *                           calls it empty (no huge pages)
+ *                           calls it empty (no huge pages); and 16 pages
+ *                           of /dev/zero mapped private, read: 16 zero
+ *                           pages more (region devzero); and 16 of a
+ *                           private anonymous mapping read, then made
+ *                           PROT_NONE (region protnone): 16 more
  *   kinds runs SIZE N       a private anonymous reservation of SIZE bytes
  *                           (MAP_NORESERVE, no huge pages) with N single
  *                           pages written (page 16*i), then runs of 511,
@@ -119,8 +123,32 @@ static void sparse(size_t size, size_t n, size_t ps, int write)
 			p[(i * step + i % 7) * ps] = (char)(i | 1);
 		else
 			sum += ((volatile char *)p)[(i * step + i % 7) * ps];
-	(void)sum;
 	region(write ? "sparse" : "zsparse", p, size);
+	if (!write) {
+		/* anonymous memory too, though it names an inode */
+		int fd = open("/dev/zero", O_RDONLY);
+		char *z = fd < 0 ? MAP_FAILED
+				 : mmap(NULL, 16 * ps, PROT_READ, MAP_PRIVATE,
+					fd, 0);
+
+		if (z == MAP_FAILED)
+			die("/dev/zero");
+		close(fd);
+		for (size_t i = 0; i < 16; i++)
+			sum += ((volatile char *)z)[i * ps];
+		region("devzero", z, 16 * ps);
+		/* mprotect keeps the zero pages read before */
+		z = mmap(NULL, 16 * ps, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
+			 -1, 0);
+		if (z == MAP_FAILED)
+			die("mmap");
+		for (size_t i = 0; i < 16; i++)
+			sum += ((volatile char *)z)[i * ps];
+		if (mprotect(z, 16 * ps, PROT_NONE))
+			die("mprotect");
+		region("protnone", z, 16 * ps);
+	}
+	(void)sum;
 }
 
 /* the lengths of kinds runs' runs: on both sides of 512 pages (a PMD,

@@ -33,23 +33,32 @@ def swap_active():
         return len(f.read().strip().splitlines()) > 1
 
 
-def main():
+def run_with_swap(name, title, body):
+    """A test's main() that needs root and swap: body(c) with a Checker
+    titled title, then its verdict. When no swap is on, a 64 MiB swap file
+    goes through sysstate (journal name): swapped off and removed on
+    leaving, on SIGTERM/SIGINT/SIGHUP, or by the next run after a
+    SIGKILL; where swapon is refused, SKIP."""
     if os.geteuid() != 0:
         print("SKIP: needs root (PFNs in pagemap, swapon)")
         sys.exit(exmlive.SKIP)
-    c = exmlive.Checker("live swap")
-    # the swap file goes through sysstate: swapped off and removed on
-    # leaving, on SIGTERM/SIGINT/SIGHUP, or by the next run after a SIGKILL
-    with sysstate.Changes("test_swap") as ch:
+    c = exmlive.Checker(title)
+    with sysstate.Changes(name) as ch:
         if not swap_active():
             try:
                 ch.swapfile(64 << 20)
             except RuntimeError as e:
                 print("SKIP: %s" % e)
                 sys.exit(exmlive.SKIP)
+        body(c)
+    c.done()
+
+
+def main():
+    def body(c):
         test_sharing.run(c, swap=True)
         smaps_source(c)
-    c.done()
+    run_with_swap("test_swap", "live swap", body)
 
 
 def smaps_sums(pid):

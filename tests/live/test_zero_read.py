@@ -14,7 +14,12 @@ KPF_ZERO_PAGE) plus the zero pages of its other mappings (pagemap and
 kpageflags), and the resident of its rows no other process maps (anonymous,
 heap, stack) equals the kernel's Rss of those mappings, all read once with the
 process stopped (SIGSTOP); read mode's header says it asked PAGEMAP_SCAN
-(PAGEMAP_SCAN+reads). On a kernel without PAGEMAP_SCAN (before 6.7: read mode
+(PAGEMAP_SCAN+reads). The fixture also reads 16 pages of /dev/zero mapped
+private: anonymous memory though it names an inode, so 16 zero pages more,
+which read mode used to skip too (smaps calls that mapping empty as well),
+and 16 of a private anonymous mapping read, then made PROT_NONE (mprotect
+keeps its zero pages; read mode skipped mappings not readable now).
+On a kernel without PAGEMAP_SCAN (before 6.7: read mode
 only) a reservation over 4 GiB that smaps calls empty is not read (2 GiB of
 pagemap for this one; see README): there the test says so and checks that its
 zero pages are left out, every other one counted.
@@ -60,6 +65,15 @@ def main():
              "smaps calls the reservation empty")
         c.eq(region_zero_pages(pid, start, ps), N,
              "the %d pages read are the zero page (kpageflags)" % N)
+        for name in ("devzero", "protnone"):
+            zstart, zend = k.regions[name]
+            c.eq(exmlive.read_smaps_vma(pid, zstart).get("Rss"), 0,
+                 "smaps calls %s empty" % name)
+            c.eq(sum(1 for w in test_kinds.page_words(pid, zstart, zend, ps)
+                     if w & exmlive.PM_PRESENT and
+                     test_kinds.kpageflags(w & exmlive.PM_PFN_MASK) &
+                     test_kinds.KPF_ZERO_PAGE), 16,
+                 "the 16 pages of %s read are the zero page" % name)
         scan = exmlive.pagemap_scan_supported()
         if not scan:
             print("note: no PAGEMAP_SCAN (Linux before 6.7): read mode "

@@ -878,7 +878,8 @@ Test(pagemap, pack_round_trip)
 /* Plain reads of a process with a big mapping: smaps says which mappings
  * hold pages and empty ones are not read (a word planted in one that
  * smaps calls empty is not seen, which shows it was not read), but for a
- * readable private anonymous one, which may map the zero page (smaps
+ * private anonymous one, readable or not (PROT_NONE keeps the zero pages
+ * a mapping read before), which may map the zero page (smaps
  * never counts it: 1 GiB read), unless it is over 4 GiB and the kernel
  * has no PAGEMAP_SCAN (8 GiB unread: reading every page of terabytes
  * would cost seconds); a forced PAGEMAP_SCAN where the ioctl does not
@@ -897,17 +898,18 @@ Test(pagemap, reads_skip_what_smaps_calls_empty)
 	fake_pid(root, 4243, "big",
 		 "10000-12000 rw-p 00000000 00:00 0 \n"
 		 "40000000-80000000 rw-p 00000000 00:00 0 \n"
-		 "100000000-140000000 ---p 00000000 00:00 0 \n"
+		 "100000000-140000000 r--p 00000000 08:01 77 /data.bin\n"
 		 "200000000-201000000 r--p 00000000 00:00 0 \n"
 		 "300000000-340000000 r--p 00000000 00:00 0 \n"
-		 "400000000-600000000 r--p 00000000 00:00 0 \n",
+		 "400000000-600000000 r--p 00000000 00:00 0 \n"
+		 "700000000-740000000 ---p 00000000 00:00 0 \n",
 		 pid, sizeof(pid));
 	put(pid, "smaps",
 	    "10000-12000 rw-p 00000000 00:00 0 \n"
 	    "Rss:                   8 kB\nSwap:                  0 kB\n"
 	    "40000000-80000000 rw-p 00000000 00:00 0 \n"
 	    "Rss:                   0 kB\nSwap:                  4 kB\n"
-	    "100000000-140000000 ---p 00000000 00:00 0 \n"
+	    "100000000-140000000 r--p 00000000 08:01 77 /data.bin\n"
 	    "Rss:                   0 kB\nSwap:                  0 kB\n"
 	    "200000000-201000000 r--p 00000000 00:00 0 \n"
 	    "Rss:                   0 kB\nSwap:                  0 kB\n"
@@ -917,7 +919,9 @@ Test(pagemap, reads_skip_what_smaps_calls_empty)
 	    "VmFlags: rd mr mw me ac\n"
 	    "400000000-600000000 r--p 00000000 00:00 0 \n"
 	    "Rss:                   0 kB\nSwap:                  0 kB\n"
-	    "VmFlags: rd mr mw me ac\n");
+	    "VmFlags: rd mr mw me ac\n"
+	    "700000000-740000000 ---p 00000000 00:00 0 \n"
+	    "Rss:                   0 kB\nSwap:                  0 kB\n");
 	fd = open_words(pid, "pagemap");
 	put_word(fd, 0x10, PRESENT(0x100, EXM_PM_EXCLUSIVE));
 	put_word(fd, 0x11, PRESENT(0x101, EXM_PM_EXCLUSIVE));
@@ -926,19 +930,21 @@ Test(pagemap, reads_skip_what_smaps_calls_empty)
 	put_word(fd, 0x200000 + 5, PRESENT(0x103, 0)); /* read: zero page? */
 	put_word(fd, 0x300000 + 3, PRESENT(0x104, 0)); /* 1 GiB: read */
 	put_word(fd, 0x400000 + 2, PRESENT(0x105, 0)); /* 8 GiB: unread */
+	put_word(fd, 0x700000 + 1, PRESENT(0x106, 0)); /* PROT_NONE: read */
 	close(fd);
 
 	src = fake_source(root, name, sizeof(name));
 	cr_assert_eq(exm_source_snapshot(src, &opts, &snap), 0);
 	p = &snap->procs[0];
-	cr_assert_eq(p->nmaps, 6);
+	cr_assert_eq(p->nmaps, 7);
 	cr_assert_eq(p->maps[0].npages, 2);
 	cr_assert_eq(p->maps[1].npages, 1);
 	cr_assert_eq(p->maps[2].npages, 0);
 	cr_assert_eq(p->maps[3].npages, 1);
 	cr_assert_eq(p->maps[4].npages, 1);
 	cr_assert_eq(p->maps[5].npages, 0);
-	cr_assert_eq(p->sz.rss, 4 * PS);
+	cr_assert_eq(p->maps[6].npages, 1);
+	cr_assert_eq(p->sz.rss, 5 * PS);
 	cr_assert_eq(p->sz.swap, PS);
 	exm_snapshot_free(snap);
 

@@ -88,6 +88,8 @@ Test(maps, kinds)
 		{ "1000-2000 rw-p 00000000 00:00 0", EXM_KIND_ANON, "" },
 		{ "1000-2000 rw-s 00000000 00:01 4242 /dev/zero (deleted)",
 		  EXM_KIND_SHMEM, "/dev/zero" },
+		{ "1000-2000 rw-p 00000000 00:06 4 /dev/zero", EXM_KIND_ANON,
+		  "/dev/zero" },
 		{ "1000-2000 rw-s 00000000 00:01 32770 /SYSV0000162e "
 		  "(deleted)",
 		  EXM_KIND_SHMEM, "/SYSV0000162e" },
