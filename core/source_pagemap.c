@@ -1020,8 +1020,14 @@ static bool all_learnt(const struct sfile *e, const struct exm_mapping *m,
 		       uint64_t vpn, uint64_t end, unsigned ps)
 {
 	const uint32_t *pf = learnt_at(e, m, vpn, ps);
+	uint64_t n = end - vpn, k = 0;
 
-	for (uint64_t k = 0; k < end - vpn; k++)
+	for (; k + 8 <= n; k += 8) /* a compare a word, under emulation too */
+#pragma GCC unroll 8
+		for (unsigned j = 0; j < 8; j++)
+			if (!pf[k + j])
+				return false;
+	for (; k < n; k++)
 		if (!pf[k])
 			return false;
 	return true;
@@ -1082,7 +1088,14 @@ static int derive_words(struct pm_ctx *c, struct exm_builder *b,
 		size_t len = chunk_len(vpn, end - vpn);
 		const uint32_t *pf = learnt_at(e, m, vpn, ps);
 
-		for (size_t k = 0; k < len; k++)
+		size_t k = 0;
+
+		for (; k + 8 <= len; k += 8)
+#pragma GCC unroll 8
+			for (unsigned j = 0; j < 8; j++)
+				c->words[k + j] = EXM_PM_PRESENT | EXM_PM_FILE |
+						  (uint64_t)(pf[k + j] - 1);
+		for (; k < len; k++)
 			c->words[k] = EXM_PM_PRESENT | EXM_PM_FILE |
 				      (uint64_t)(pf[k] - 1);
 		if (zero) {
