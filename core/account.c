@@ -139,6 +139,63 @@ static inline void acc_page(struct acc_ctx *x, struct acc *a, uint64_t w,
 }
 
 /*
+ * acc_page for whole pages of packed words c[0..n) (see pagemap.h: no zero
+ * page, no KSM page) of a mapping that is not hugetlb, read as they are:
+ * the same sums, the counts of bytes added once at the end (whole pages
+ * of ps bytes each), the shares and exclusive parts page by page in the
+ * same order.
+ */
+static void acc_packed(struct acc_ctx *x, struct acc *a, const uint32_t *c,
+		       uint32_t n, uint64_t ps)
+{
+	const struct exm_pagecount *pfn = x->snap->pfn_counts;
+	const struct exm_pagecount *swp = x->snap->swap_counts;
+	/* page_writable: (c & wr_mask) == wr_want */
+	uint32_t wr_mask = x->pte_wr	? EXM_PC_WRITABLE
+			   : x->priv_wr ? EXM_PC_FILE | EXM_PC_EXCL
+					: 0;
+	uint32_t wr_want = x->pte_wr	? EXM_PC_WRITABLE
+			   : x->priv_wr ? EXM_PC_EXCL
+					: 1;
+	unsigned file_cat = x->shmem ? EXM_EXCL_SHMEM : EXM_EXCL_CACHED;
+	unsigned swap_cat = exm_excl_swap_cat(x->shmem, x->shared);
+	uint64_t rss = 0, sole = 0, wr = 0, swap = 0;
+
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t w = c[k], owner, cnt;
+
+		if (w & EXM_PC_PRESENT) {
+			cnt = exm_pagecount_get_hint(pfn, w & EXM_PC_PFN_MAX,
+						     &owner, &x->hint);
+			if (!cnt)
+				cnt = 1;
+			rss++;
+			acc_eff(a->ebytes, &a->erss_big, ps, cnt);
+			sole += cnt == 1;
+			if (owner == x->index && (cnt > 1 || (w & EXM_PC_EXCL)))
+				acc_excl(a,
+					 w & EXM_PC_FILE ? file_cat
+							 : EXM_EXCL_FREED,
+					 ps, cnt);
+			wr += (w & wr_mask) == wr_want;
+		} else if (w & EXM_PC_SWAPPED) {
+			cnt = exm_pagecount_get_hint(swp, w & EXM_PC_SWAP_MAX,
+						     &owner, &x->shint);
+			if (!cnt)
+				cnt = 1;
+			swap++;
+			if (owner == x->index)
+				acc_excl(a, swap_cat, ps, cnt);
+			acc_eff(a->sbytes, &a->eswap_big, ps, cnt);
+		}
+	}
+	a->rss += rss * ps;
+	a->sole += sole * ps;
+	a->writable += wr * ps;
+	a->swap += swap * ps;
+}
+
+/*
  * The pages of a counted mapping (exm_mapping.counted): each mapped once
  * in the whole system, so a whole share, sole, and (anonymous, exclusive)
  * writable in a writable private mapping, as acc_page would count its
@@ -207,6 +264,11 @@ static void acc_mapping(const struct exm_snapshot *snap,
 			break;
 		if (v0 * ps >= start && v1 * ps <= end) {
 			/* whole pages: the common case */
+			if (m->pages32 && !x.huge) {
+				acc_packed(&x, a, m->pages32 + k0,
+					   (uint32_t)(v1 - v0), ps);
+				continue;
+			}
 			for (uint32_t k = k0; k < k0 + (v1 - v0); k++)
 				acc_page(&x, a, exm_mapping_word(m, k), ps);
 			continue;
