@@ -97,6 +97,7 @@ struct sfile {
 	uint64_t inode;
 	uint64_t first, n; /* file pages [first, first + n) */
 	uint32_t *pfn;	   /* frame + 1 of each, or 0: read it */
+	uint64_t unlearnt; /* how many are 0 */
 	/* where the frames learnt lie, to tell when none can be a zero
 	 * page's (frames_near): a bit per 2^shift frames from lo */
 	uint64_t lo;
@@ -979,6 +980,7 @@ static void shared_learn(struct pm_ctx *c, const struct exm_mapping *m,
 		}
 	}
 	e->lo = lo;
+	e->unlearnt = n - kept;
 	while (kept && (hi - lo) >> e->shift >= SFILE_NEAR)
 		e->shift++;
 	for (k = 0; kept && k < n; k++)
@@ -1022,6 +1024,8 @@ static bool all_learnt(const struct sfile *e, const struct exm_mapping *m,
 	const uint32_t *pf = learnt_at(e, m, vpn, ps);
 	uint64_t n = end - vpn, k = 0;
 
+	if (!e->unlearnt)
+		return true;
 	for (; k + 8 <= n; k += 8) /* a compare a word, under emulation too */
 #pragma GCC unroll 8
 		for (unsigned j = 0; j < 8; j++)
@@ -1076,6 +1080,7 @@ static int derive_words(struct pm_ctx *c, struct exm_builder *b,
 			struct exm_mapping *m, const struct sfile *e,
 			uint64_t vpn, uint64_t end, unsigned ps)
 {
+	const uint64_t flags = EXM_PM_PRESENT | EXM_PM_FILE;
 	const struct pm_priv *pp = c->pp;
 	uint64_t hz = pp->huge_zero;
 	bool zero = !(m->perms & EXM_PERM_S) ||
@@ -1085,26 +1090,25 @@ static int derive_words(struct pm_ctx *c, struct exm_builder *b,
 	int ret = 0;
 
 	while (!ret && vpn < end) {
-		size_t len = chunk_len(vpn, end - vpn);
+		size_t len = chunk_len(vpn, end - vpn), k = 0;
 		const uint32_t *pf = learnt_at(e, m, vpn, ps);
 
-		size_t k = 0;
+		if (!zero) { /* the words straight from the frames */
+			uint64_t w0 = flags | (pf[0] - 1);
 
+			type_mapping(c, m, &w0, 1, ps);
+			ret = exm_build_frames(b, m, vpn, pf, (uint32_t)len,
+					       flags);
+			vpn += len;
+			continue;
+		}
 		for (; k + 8 <= len; k += 8)
 #pragma GCC unroll 8
 			for (unsigned j = 0; j < 8; j++)
-				c->words[k + j] = EXM_PM_PRESENT | EXM_PM_FILE |
-						  (uint64_t)(pf[k + j] - 1);
+				c->words[k + j] = flags | (pf[k + j] - 1);
 		for (; k < len; k++)
-			c->words[k] = EXM_PM_PRESENT | EXM_PM_FILE |
-				      (uint64_t)(pf[k] - 1);
-		if (zero) {
-			ret = store_words(c, b, m, vpn, c->words, len, 0);
-		} else {
-			type_mapping(c, m, c->words, len, ps);
-			ret = exm_build_pages(b, m, vpn, c->words,
-					      (uint32_t)len);
-		}
+			c->words[k] = flags | (pf[k] - 1);
+		ret = store_words(c, b, m, vpn, c->words, len, 0);
 		vpn += len;
 	}
 	return ret;
