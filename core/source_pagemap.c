@@ -547,6 +547,14 @@ static void mark_zero(struct pm_ctx *c, const struct exm_mapping *m,
 		size_t stop = next < n ? next : n;
 		uint64_t x, pfn;
 
+		for (; k + 8 <= stop; k += 8)
+#pragma GCC unroll 8
+			for (unsigned j = 0; j < 8; j++) {
+				uint64_t t = w[k + j] & pm;
+
+				if (t == zp || t - hzp < hspan)
+					w[k + j] |= EXM_PM_ZERO;
+			}
 		for (; k < stop; k++) {
 			uint64_t t = w[k] & pm;
 
@@ -805,6 +813,7 @@ static int read_direct(struct pm_ctx *c, struct exm_builder *b, int fd,
 	*nread = got > 0 ? (size_t)got : 0;
 	if (got <= 0)
 		return (int)got;
+#pragma GCC unroll 8
 	for (ssize_t k = 0; k < got; k++)
 		used += exm_pm_used(w[k]);
 	ret = exm_build_reserve(b, m, used);
