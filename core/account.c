@@ -52,9 +52,17 @@ static long double acc_sum(const uint64_t *bytes, long double big)
 {
 	long double sum = big;
 
-	for (unsigned c = 1; c <= ACC_EXACT; c++)
-		if (bytes[c])
-			sum += (long double)bytes[c] / c;
+	/* most counts have no bytes: eight passed over at once */
+	for (unsigned c0 = 1; c0 <= ACC_EXACT; c0 += 8) {
+		uint64_t any = 0;
+
+#pragma GCC unroll 8
+		for (unsigned c = c0; c < c0 + 8; c++)
+			any |= bytes[c];
+		for (unsigned c = c0; any && c < c0 + 8; c++)
+			if (bytes[c])
+				sum += (long double)bytes[c] / c;
+	}
 	return sum;
 }
 
