@@ -75,8 +75,18 @@ struct acc_ctx {
 	bool huge;	/* a hugetlb mapping */
 	bool shmem;	/* a shared memory mapping (EXM_KIND_SHMEM) */
 	bool shared;	/* MAP_SHARED */
+	/* writable: (w & wr_mask) == wr_want; the same for packed words */
+	uint64_t wr_mask, wr_want;
+	uint32_t pwr_mask, pwr_want;
 	const void *hint, *shint;
 };
+
+/* Whether a resident page whose only scanned mapper is owner counts as the
+ * process's exclusive memory (may: exm_excl_resident says it can be). */
+static inline bool own_page(const struct acc_ctx *x, uint32_t owner, bool may)
+{
+	return owner == x->index && may;
+}
 
 /* b bytes of a page that only this process maps, cnt times. */
 static inline void acc_excl(struct acc *a, unsigned cat, uint64_t b,
@@ -91,13 +101,30 @@ static inline void acc_excl(struct acc *a, unsigned cat, uint64_t b,
 /*
  * Writable: from the PTE when the source knows it; else the pagemap
  * approximation: anonymous, exclusive, in a writable private mapping (a
- * CoW-shared page has a read-only PTE).
+ * CoW-shared page has a read-only PTE). Worked out once a mapping as a
+ * mask and the bits wanted under it (EXM_PM_PRESENT, in no mask: never),
+ * for words and for packed words alike.
  */
+static void writable_test(struct acc_ctx *x)
+{
+	uint32_t mask, want;
+
+	x->wr_mask = EXM_PM_FILE | EXM_PM_EXCLUSIVE;
+	x->wr_want = x->priv_wr ? EXM_PM_EXCLUSIVE : EXM_PM_PRESENT;
+	if (x->pte_wr) {
+		x->wr_mask = EXM_PM_WRITABLE;
+		x->wr_want = EXM_PM_WRITABLE;
+	}
+	exm_pm_pack(x->wr_mask | EXM_PM_PRESENT, &mask);
+	exm_pm_pack(x->wr_want | EXM_PM_PRESENT, &want);
+	x->pwr_mask = mask & ~EXM_PC_PRESENT;
+	x->pwr_want = x->wr_want & EXM_PM_PRESENT ? want
+						  : want & ~EXM_PC_PRESENT;
+}
+
 static inline bool page_writable(const struct acc_ctx *x, uint64_t w)
 {
-	if (x->pte_wr)
-		return (w & EXM_PM_WRITABLE) != 0;
-	return x->priv_wr && !(w & EXM_PM_FILE) && (w & EXM_PM_EXCLUSIVE);
+	return (w & x->wr_mask) == x->wr_want;
 }
 
 /* Add b bytes of the page whose word is w. */
@@ -125,7 +152,7 @@ static inline void acc_page(struct acc_ctx *x, struct acc *a, uint64_t w,
 		if (cnt == 1)
 			a->sole += b;
 		/* exclusive: no other scanned process maps it (FREED...) */
-		if (owner == x->index && exm_excl_resident(w, cnt))
+		if (own_page(x, owner, exm_excl_resident(w, cnt)))
 			acc_excl(a, exm_excl_cat(w, x->shmem), b, cnt);
 		if (page_writable(x, w))
 			a->writable += b;
@@ -158,13 +185,6 @@ static void acc_packed(struct acc_ctx *x, struct acc *a, const uint32_t *c,
 {
 	const struct exm_pagecount *pfn = x->snap->pfn_counts;
 	const struct exm_pagecount *swp = x->snap->swap_counts;
-	/* page_writable: (c & wr_mask) == wr_want */
-	uint32_t wr_mask = x->pte_wr	? EXM_PC_WRITABLE
-			   : x->priv_wr ? EXM_PC_FILE | EXM_PC_EXCL
-					: 0;
-	uint32_t wr_want = x->pte_wr	? EXM_PC_WRITABLE
-			   : x->priv_wr ? EXM_PC_EXCL
-					: 1;
 	unsigned file_cat = x->shmem ? EXM_EXCL_SHMEM : EXM_EXCL_CACHED;
 	unsigned swap_cat = exm_excl_swap_cat(x->shmem, x->shared);
 	uint64_t rss = 0, sole = 0, wr = 0, swap = 0;
@@ -180,12 +200,12 @@ static void acc_packed(struct acc_ctx *x, struct acc *a, const uint32_t *c,
 			rss++;
 			acc_eff(a->ebytes, &a->erss_big, ps, cnt);
 			sole += cnt == 1;
-			if (owner == x->index && (cnt > 1 || (w & EXM_PC_EXCL)))
+			if (own_page(x, owner, cnt > 1 || (w & EXM_PC_EXCL)))
 				acc_excl(a,
 					 w & EXM_PC_FILE ? file_cat
 							 : EXM_EXCL_FREED,
 					 ps, cnt);
-			wr += (w & wr_mask) == wr_want;
+			wr += (w & x->pwr_mask) == x->pwr_want;
 		} else if (w & EXM_PC_SWAPPED) {
 			cnt = exm_pagecount_get_hint(swp, w & EXM_PC_SWAP_MAX,
 						     &owner, &x->shint);
@@ -245,6 +265,8 @@ static void acc_mapping(const struct exm_snapshot *snap,
 		.shmem = m->kind == EXM_KIND_SHMEM,
 		.shared = (m->perms & EXM_PERM_S) != 0,
 	};
+
+	writable_test(&x);
 
 	a->vm += end - start;
 	if (m->counted)
