@@ -624,32 +624,23 @@ static ssize_t read_words(int fd, uint64_t *buf, uint64_t vpn, size_t n)
 	return r / 8;
 }
 
-/* Two page words as one vector (GCC's and clang's vector extension). */
-typedef uint64_t words2 __attribute__((vector_size(16), may_alias));
-
 /* The first used word of w[k..n), or n. A sparse mapping's words are
  * mostly holes: thirty-two, then eight, are tested at once (under
- * emulation, as in QEMU, every instruction of this loop counts). */
+ * emulation, as in QEMU, every instruction of this loop counts; plain
+ * 64-bit ORs, which emulators translate cheaply, unlike vector ones). */
 static ssize_t next_used(const uint64_t *w, ssize_t k, ssize_t n)
 {
 	const uint64_t used = EXM_PM_PRESENT | EXM_PM_SWAPPED;
 
-	if (k < n && (k & 1)) /* aligned pairs of words from here */
-		k += !exm_pm_used(w[k]);
-	/* 32 at a time as pairs (one instruction ORs two words, where the
-	 * target has 16-byte vectors), w being 16-byte aligned (malloc) */
-	if (!((uintptr_t)w % 16) && !(k & 1)) {
-		while (k + 32 <= n) {
-			const words2 *p = (const words2 *)(w + k);
-			words2 any = p[0];
+	while (k + 32 <= n) {
+		uint64_t any = 0;
 
-#pragma GCC unroll 15
-			for (unsigned j = 1; j < 16; j++)
-				any |= p[j];
-			if ((any[0] | any[1]) & used)
-				break;
-			k += 32;
-		}
+#pragma GCC unroll 32
+		for (unsigned j = 0; j < 32; j++)
+			any |= w[k + j];
+		if (any & used)
+			break;
+		k += 32;
 	}
 	while (k + 8 <= n && !((w[k] | w[k + 1] | w[k + 2] | w[k + 3] |
 				w[k + 4] | w[k + 5] | w[k + 6] | w[k + 7]) &
