@@ -52,9 +52,17 @@ static long double acc_sum(const uint64_t *bytes, long double big)
 {
 	long double sum = big;
 
-	for (unsigned c = 1; c <= ACC_EXACT; c++)
-		if (bytes[c])
-			sum += (long double)bytes[c] / c;
+	/* most counts have no bytes: eight passed over at once */
+	for (unsigned c0 = 1; c0 <= ACC_EXACT; c0 += 8) {
+		uint64_t any = 0;
+
+#pragma GCC unroll 8
+		for (unsigned c = c0; c < c0 + 8; c++)
+			any |= bytes[c];
+		for (unsigned c = c0; any && c < c0 + 8; c++)
+			if (bytes[c])
+				sum += (long double)bytes[c] / c;
+	}
 	return sum;
 }
 
@@ -67,8 +75,18 @@ struct acc_ctx {
 	bool huge;	/* a hugetlb mapping */
 	bool shmem;	/* a shared memory mapping (EXM_KIND_SHMEM) */
 	bool shared;	/* MAP_SHARED */
+	/* writable: (w & wr_mask) == wr_want; the same for packed words */
+	uint64_t wr_mask, wr_want;
+	uint32_t pwr_mask, pwr_want;
 	const void *hint, *shint;
 };
+
+/* Whether a resident page whose only scanned mapper is owner counts as the
+ * process's exclusive memory (may: exm_excl_resident says it can be). */
+static inline bool own_page(const struct acc_ctx *x, uint32_t owner, bool may)
+{
+	return owner == x->index && may;
+}
 
 /* b bytes of a page that only this process maps, cnt times. */
 static inline void acc_excl(struct acc *a, unsigned cat, uint64_t b,
@@ -83,13 +101,30 @@ static inline void acc_excl(struct acc *a, unsigned cat, uint64_t b,
 /*
  * Writable: from the PTE when the source knows it; else the pagemap
  * approximation: anonymous, exclusive, in a writable private mapping (a
- * CoW-shared page has a read-only PTE).
+ * CoW-shared page has a read-only PTE). Worked out once a mapping as a
+ * mask and the bits wanted under it (EXM_PM_PRESENT, in no mask: never),
+ * for words and for packed words alike.
  */
+static void writable_test(struct acc_ctx *x)
+{
+	uint32_t mask, want;
+
+	x->wr_mask = EXM_PM_FILE | EXM_PM_EXCLUSIVE;
+	x->wr_want = x->priv_wr ? EXM_PM_EXCLUSIVE : EXM_PM_PRESENT;
+	if (x->pte_wr) {
+		x->wr_mask = EXM_PM_WRITABLE;
+		x->wr_want = EXM_PM_WRITABLE;
+	}
+	exm_pm_pack(x->wr_mask | EXM_PM_PRESENT, &mask);
+	exm_pm_pack(x->wr_want | EXM_PM_PRESENT, &want);
+	x->pwr_mask = mask & ~EXM_PC_PRESENT;
+	x->pwr_want = x->wr_want & EXM_PM_PRESENT ? want
+						  : want & ~EXM_PC_PRESENT;
+}
+
 static inline bool page_writable(const struct acc_ctx *x, uint64_t w)
 {
-	if (x->pte_wr)
-		return (w & EXM_PM_WRITABLE) != 0;
-	return x->priv_wr && !(w & EXM_PM_FILE) && (w & EXM_PM_EXCLUSIVE);
+	return (w & x->wr_mask) == x->wr_want;
 }
 
 /* Add b bytes of the page whose word is w. */
@@ -117,7 +152,7 @@ static inline void acc_page(struct acc_ctx *x, struct acc *a, uint64_t w,
 		if (cnt == 1)
 			a->sole += b;
 		/* exclusive: no other scanned process maps it (FREED...) */
-		if (owner == x->index && exm_excl_resident(w, cnt))
+		if (own_page(x, owner, exm_excl_resident(w, cnt)))
 			acc_excl(a, exm_excl_cat(w, x->shmem), b, cnt);
 		if (page_writable(x, w))
 			a->writable += b;
@@ -136,6 +171,56 @@ static inline void acc_page(struct acc_ctx *x, struct acc *a, uint64_t w,
 				 cnt);
 		acc_eff(a->sbytes, &a->eswap_big, b, cnt);
 	}
+}
+
+/*
+ * acc_page for whole pages of packed words c[0..n) (see pagemap.h: no zero
+ * page, no KSM page) of a mapping that is not hugetlb, read as they are:
+ * the same sums, the counts of bytes added once at the end (whole pages
+ * of ps bytes each), the shares and exclusive parts page by page in the
+ * same order.
+ */
+static void acc_packed(struct acc_ctx *x, struct acc *a, const uint32_t *c,
+		       uint32_t n, uint64_t ps)
+{
+	const struct exm_pagecount *pfn = x->snap->pfn_counts;
+	const struct exm_pagecount *swp = x->snap->swap_counts;
+	unsigned file_cat = x->shmem ? EXM_EXCL_SHMEM : EXM_EXCL_CACHED;
+	unsigned swap_cat = exm_excl_swap_cat(x->shmem, x->shared);
+	uint64_t rss = 0, sole = 0, wr = 0, swap = 0;
+
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t w = c[k], owner, cnt;
+
+		if (w & EXM_PC_PRESENT) {
+			cnt = exm_pagecount_get_hint(pfn, w & EXM_PC_PFN_MAX,
+						     &owner, &x->hint);
+			if (!cnt)
+				cnt = 1;
+			rss++;
+			acc_eff(a->ebytes, &a->erss_big, ps, cnt);
+			sole += cnt == 1;
+			if (own_page(x, owner, cnt > 1 || (w & EXM_PC_EXCL)))
+				acc_excl(a,
+					 w & EXM_PC_FILE ? file_cat
+							 : EXM_EXCL_FREED,
+					 ps, cnt);
+			wr += (w & x->pwr_mask) == x->pwr_want;
+		} else if (w & EXM_PC_SWAPPED) {
+			cnt = exm_pagecount_get_hint(swp, w & EXM_PC_SWAP_MAX,
+						     &owner, &x->shint);
+			if (!cnt)
+				cnt = 1;
+			swap++;
+			if (owner == x->index)
+				acc_excl(a, swap_cat, ps, cnt);
+			acc_eff(a->sbytes, &a->eswap_big, ps, cnt);
+		}
+	}
+	a->rss += rss * ps;
+	a->sole += sole * ps;
+	a->writable += wr * ps;
+	a->swap += swap * ps;
 }
 
 /*
@@ -181,6 +266,8 @@ static void acc_mapping(const struct exm_snapshot *snap,
 		.shared = (m->perms & EXM_PERM_S) != 0,
 	};
 
+	writable_test(&x);
+
 	a->vm += end - start;
 	if (m->counted)
 		acc_counted(m, start, end, a);
@@ -207,6 +294,11 @@ static void acc_mapping(const struct exm_snapshot *snap,
 			break;
 		if (v0 * ps >= start && v1 * ps <= end) {
 			/* whole pages: the common case */
+			if (m->pages32 && !x.huge) {
+				acc_packed(&x, a, m->pages32 + k0,
+					   (uint32_t)(v1 - v0), ps);
+				continue;
+			}
 			for (uint32_t k = k0; k < k0 + (v1 - v0); k++)
 				acc_page(&x, a, exm_mapping_word(m, k), ps);
 			continue;

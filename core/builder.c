@@ -105,6 +105,12 @@ int exm_build_run(struct exm_builder *b, struct exm_mapping *m, uint64_t vpn,
 	return exm_mapping_add_run(m, vpn, word, step, n);
 }
 
+int exm_build_frames(struct exm_builder *b, struct exm_mapping *m, uint64_t vpn,
+		     const uint32_t *frame1, uint32_t n, uint64_t flags)
+{
+	return exm_mapping_add_frames(m, vpn, frame1, n, flags);
+}
+
 int exm_build_reserve(struct exm_builder *b, struct exm_mapping *m, uint32_t n)
 {
 	return exm_mapping_reserve_store(b->snap, m, n);

@@ -105,6 +105,10 @@ int exm_build_pages(struct exm_builder *b, struct exm_mapping *m, uint64_t vpn,
 int exm_build_run(struct exm_builder *b, struct exm_mapping *m, uint64_t vpn,
 		  uint64_t word, uint64_t step, uint32_t n);
 
+/* n present pages from frame numbers plus one (exm_mapping_add_frames). */
+int exm_build_frames(struct exm_builder *b, struct exm_mapping *m, uint64_t vpn,
+		     const uint32_t *frame1, uint32_t n, uint64_t flags);
+
 /* A hint: exactly n used words of m follow (taken from the snapshot's
  * page store, no per-mapping allocation). 0 or -errno. */
 int exm_build_reserve(struct exm_builder *b, struct exm_mapping *m, uint32_t n);

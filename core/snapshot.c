@@ -414,7 +414,28 @@ static uint32_t store_run(struct exm_mapping *m, const uint64_t *w, uint32_t n)
 	if (m->pages32) {
 		uint32_t *out = m->pages32 + m->npages;
 
-		for (k = 0; k < n; k++) {
+		/* eight at a time, checked together after: all present (in
+		 * the AND of the words), none with another bit of PACKS_FAST
+		 * (in their OR). A block with a word that does not pack is
+		 * done again one by one; what was written past that word
+		 * lies in free room. */
+		for (k = 0; k + 8 <= n; k += 8) {
+			uint64_t all = UINT64_MAX, any = 0;
+
+#pragma GCC unroll 8
+			for (unsigned j = 0; j < 8; j++) {
+				uint64_t x = w[k + j];
+
+				all &= x;
+				any |= x;
+				out[k + j] = ((uint32_t)x & EXM_PC_PFN_MAX) |
+					     pack_flags[x >> 56];
+			}
+			if ((any & (PACKS_FAST & ~EXM_PM_PRESENT)) ||
+			    !(all & EXM_PM_PRESENT))
+				break;
+		}
+		for (; k < n; k++) {
 			uint64_t x = w[k];
 
 			if ((x & PACKS_FAST) != EXM_PM_PRESENT)
@@ -540,6 +561,60 @@ int exm_mapping_add_run(struct exm_mapping *m, uint64_t vpn, uint64_t word,
 		vpn += piece;
 		word += piece * step;
 		n -= piece;
+	}
+	return 0;
+}
+
+int exm_mapping_add_frames(struct exm_mapping *m, uint64_t vpn,
+			   const uint32_t *frame1, uint32_t n, uint64_t flags)
+{
+	uint64_t buf[256];
+	uint32_t c, *out, k = 0, any = 0;
+	struct exm_run *run;
+	int ret;
+
+	if (!n)
+		return 0;
+	/*
+	 * Packed, when every frame packs: checked after, from their OR (no
+	 * bit past EXM_PC_PFN_MAX, so below it a frame's bits and c's do not
+	 * meet and c | (f - 1) is c - 1 + f; a frame of EXM_PC_PFN_MAX itself
+	 * goes the general way).
+	 */
+	if (!m->pages && (m->pages32 || !m->npages) && exm_pm_pack(flags, &c)) {
+		ret = room_for(m, n);
+		if (ret)
+			return ret;
+		out = m->pages32 + m->npages;
+		c--; /* flags has EXM_PM_PRESENT: c is not 0 */
+		for (; k + 8 <= n; k += 8)
+#pragma GCC unroll 8
+			for (unsigned j = 0; j < 8; j++) {
+				any |= frame1[k + j];
+				out[k + j] = c + frame1[k + j];
+			}
+		for (; k < n; k++) {
+			any |= frame1[k];
+			out[k] = c + frame1[k];
+		}
+		if (!(any & ~EXM_PC_PFN_MAX)) {
+			run = run_at(m, vpn, n);
+			if (!run)
+				return -ENOMEM;
+			m->npages += n;
+			run->count += n;
+			return 0;
+		}
+	}
+	for (k = 0; k < n;) { /* the general way, a piece at a time */
+		uint32_t piece = n - k < 256 ? n - k : 256;
+
+		for (uint32_t j = 0; j < piece; j++)
+			buf[j] = flags | (frame1[k + j] - 1);
+		ret = exm_mapping_add_pages(m, vpn + k, buf, piece);
+		if (ret)
+			return ret;
+		k += piece;
 	}
 	return 0;
 }

@@ -412,6 +412,15 @@ int exm_mapping_add_pages(struct exm_mapping *m, uint64_t vpn,
 int exm_mapping_add_run(struct exm_mapping *m, uint64_t vpn, uint64_t word,
 			uint64_t step, uint32_t n);
 
+/*
+ * The same for n present pages whose words are flags | (frame1[k] - 1)
+ * (frame numbers plus one, as source_pagemap.c learns them; none is 0;
+ * flags has EXM_PM_PRESENT), packed straight from the frames when they
+ * all pack, without spelling each word out first.
+ */
+int exm_mapping_add_frames(struct exm_mapping *m, uint64_t vpn,
+			   const uint32_t *frame1, uint32_t n, uint64_t flags);
+
 /* Forget m's page words (and free what it owns). */
 void exm_mapping_clear_pages(struct exm_mapping *m);
 

@@ -90,11 +90,19 @@ typedef count_block *_Atomic count_mid;
  * which of them it has (PAGEMAP_SCAN, without the frame: a third of the
  * cost of reading its words), not to read them again.
  */
+#define SFILE_NEAR 4096 /* bits of struct sfile's summary */
+
 struct sfile {
 	uint32_t dev_major, dev_minor;
 	uint64_t inode;
 	uint64_t first, n; /* file pages [first, first + n) */
 	uint32_t *pfn;	   /* frame + 1 of each, or 0: read it */
+	uint64_t unlearnt; /* how many are 0 */
+	/* where the frames learnt lie, to tell when none can be a zero
+	 * page's (frames_near): a bit per 2^shift frames from lo */
+	uint64_t lo;
+	unsigned shift;
+	uint64_t near[SFILE_NEAR / 64];
 };
 
 #define MAX_SFILES 4096
@@ -515,31 +523,67 @@ static void type_mapping(struct pm_ctx *c, struct exm_mapping *m,
  * page's frame, and the frames of the huge zero page, which is only ever
  * mapped whole by one PMD, so found by its first frame at an aligned
  * address (one kpageflags read for a candidate not already known).
+ *
+ * This runs on every word read: between two PMD-aligned pages a word is
+ * only compared with the frames known (present bit and frame masked
+ * together, so a hole or swap word never matches); the search for a new
+ * huge zero page is made at the aligned ones alone.
  */
 static void mark_zero(struct pm_ctx *c, const struct exm_mapping *m,
 		      uint64_t vpn, uint64_t *w, size_t n)
 {
+	const uint64_t pm = EXM_PM_PRESENT | EXM_PM_PFN_MASK;
 	struct pm_priv *pp = c->pp;
 	uint64_t hz = pp->huge_zero, hn = pp->pmd_pages;
+	/* no frame matches UINT64_MAX (bits 55-62 are masked off) */
+	uint64_t zp = pp->zero_pfn == NO_PFN ? UINT64_MAX
+					     : EXM_PM_PRESENT | pp->zero_pfn;
+	uint64_t hzp = EXM_PM_PRESENT | hz, hspan = hz == NO_PFN ? 0 : hn;
 	bool may_huge = !(m->perms & EXM_PERM_S) && !m->hugetlb && pp->kpf >= 0;
+	/* the next PMD-aligned word (n: none to look at) */
+	size_t k = 0, next = may_huge ? (size_t)((hn - vpn % hn) % hn) : n;
 
-	for (size_t k = 0; k < n; k++) {
-		uint64_t x = w[k], pfn = exm_pm_key(x);
+	for (;;) {
+		size_t stop = next < n ? next : n;
+		uint64_t x, pfn;
 
-		if (!exm_pm_present(x))
-			continue;
-		if (pfn == pp->zero_pfn || (hz != NO_PFN && pfn - hz < hn)) {
-			w[k] = x | EXM_PM_ZERO;
+		for (; k + 8 <= stop; k += 8)
+#pragma GCC unroll 8
+			for (unsigned j = 0; j < 8; j++) {
+				uint64_t t = w[k + j] & pm;
+
+				if (t == zp || t - hzp < hspan)
+					w[k + j] |= EXM_PM_ZERO;
+			}
+		for (; k < stop; k++) {
+			uint64_t t = w[k] & pm;
+
+			if (t == zp || t - hzp < hspan)
+				w[k] |= EXM_PM_ZERO;
+		}
+		if (k >= n)
+			return;
+		x = w[k];
+		pfn = exm_pm_key(x);
+		next += hn;
+		if (!exm_pm_present(x)) {
+			k++;
 			continue;
 		}
-		if (may_huge && !((vpn + k) % hn) && !(pfn % hn) &&
-		    !(x & EXM_PM_EXCLUSIVE) &&
+		if ((x & pm) == zp || (x & pm) - hzp < hspan) {
+			w[k++] = x | EXM_PM_ZERO;
+			continue;
+		}
+		if (!(pfn % hn) && !(x & EXM_PM_EXCLUSIVE) &&
 		    (k + 1 == n || exm_pm_key(w[k + 1]) == pfn + 1) &&
 		    (kpf_of(pp, pfn) & KPF_ZERO_PAGE)) {
 			hz = pfn;
+			hzp = EXM_PM_PRESENT | hz;
+			hspan = hn;
 			pp->huge_zero = pfn;
 			w[k] = x | EXM_PM_ZERO;
 		}
+		k++;
 	}
 }
 
@@ -581,12 +625,23 @@ static ssize_t read_words(int fd, uint64_t *buf, uint64_t vpn, size_t n)
 }
 
 /* The first used word of w[k..n), or n. A sparse mapping's words are
- * mostly holes: eight are tested at once (under emulation, as in QEMU,
- * every instruction of this loop counts). */
+ * mostly holes: thirty-two, then eight, are tested at once (under
+ * emulation, as in QEMU, every instruction of this loop counts; plain
+ * 64-bit ORs, which emulators translate cheaply, unlike vector ones). */
 static ssize_t next_used(const uint64_t *w, ssize_t k, ssize_t n)
 {
 	const uint64_t used = EXM_PM_PRESENT | EXM_PM_SWAPPED;
 
+	while (k + 32 <= n) {
+		uint64_t any = 0;
+
+#pragma GCC unroll 32
+		for (unsigned j = 0; j < 32; j++)
+			any |= w[k + j];
+		if (any & used)
+			break;
+		k += 32;
+	}
 	while (k + 8 <= n && !((w[k] | w[k + 1] | w[k + 2] | w[k + 3] |
 				w[k + 4] | w[k + 5] | w[k + 6] | w[k + 7]) &
 			       used))
@@ -769,6 +824,7 @@ static int read_direct(struct pm_ctx *c, struct exm_builder *b, int fd,
 	*nread = got > 0 ? (size_t)got : 0;
 	if (got <= 0)
 		return (int)got;
+#pragma GCC unroll 8
 	for (ssize_t k = 0; k < got; k++)
 		used += exm_pm_used(w[k]);
 	ret = exm_build_reserve(b, m, used);
@@ -917,7 +973,7 @@ static void shared_learn(struct pm_ctx *c, const struct exm_mapping *m,
 {
 	const uint64_t odd = EXM_PM_EXCLUSIVE | EXM_PM_ZERO | EXM_PM_KSM;
 	struct pm_priv *pp = c->pp;
-	uint64_t first = m->offset / ps;
+	uint64_t first = m->offset / ps, lo = UINT64_MAX, hi = 0;
 	size_t k = 0, kept = 0;
 	struct sfile *e;
 
@@ -938,9 +994,21 @@ static void shared_learn(struct pm_ctx *c, const struct exm_mapping *m,
 		if (exm_pm_present(w[k]) && (w[k] & EXM_PM_FILE) &&
 		    !(w[k] & odd) && pfn < UINT32_MAX) {
 			e->pfn[k] = (uint32_t)(pfn + 1);
+			lo = pfn < lo ? pfn : lo;
+			hi = pfn > hi ? pfn : hi;
 			kept++;
 		}
 	}
+	e->lo = lo;
+	e->unlearnt = n - kept;
+	while (kept && (hi - lo) >> e->shift >= SFILE_NEAR)
+		e->shift++;
+	for (k = 0; kept && k < n; k++)
+		if (e->pfn[k]) {
+			uint64_t bit = (e->pfn[k] - 1 - lo) >> e->shift;
+
+			e->near[bit / 64] |= UINT64_C(1) << bit % 64;
+		}
 	e->dev_major = m->dev_major;
 	e->dev_minor = m->dev_minor;
 	e->inode = m->inode;
@@ -974,8 +1042,16 @@ static bool all_learnt(const struct sfile *e, const struct exm_mapping *m,
 		       uint64_t vpn, uint64_t end, unsigned ps)
 {
 	const uint32_t *pf = learnt_at(e, m, vpn, ps);
+	uint64_t n = end - vpn, k = 0;
 
-	for (uint64_t k = 0; k < end - vpn; k++)
+	if (!e->unlearnt)
+		return true;
+	for (; k + 8 <= n; k += 8) /* a compare a word, under emulation too */
+#pragma GCC unroll 8
+		for (unsigned j = 0; j < 8; j++)
+			if (!pf[k + j])
+				return false;
+	for (; k < n; k++)
 		if (!pf[k])
 			return false;
 	return true;
@@ -997,21 +1073,61 @@ static bool same_file(int fd, const struct sfile *e,
 	       exm_pm_key(w) + 1 == *learnt_at(e, m, vpn, ps);
 }
 
-/* Store m's words for its pages [vpn, end) from the frames learnt in e:
- * each present, a file page, not exclusive (shared_derive). */
+/* Whether some frame learnt in e may lie in [pfn, pfn + n) (n > 0). */
+static bool frames_near(const struct sfile *e, uint64_t pfn, uint64_t n)
+{
+	uint64_t top = e->lo + ((uint64_t)SFILE_NEAR << e->shift) - 1;
+	uint64_t a, z;
+
+	if (pfn + n <= e->lo || pfn > top)
+		return false;
+	a = (pfn < e->lo ? 0 : pfn - e->lo) >> e->shift;
+	z = ((pfn + n - 1 > top ? top : pfn + n - 1) - e->lo) >> e->shift;
+	for (; a <= z; a++)
+		if (e->near[a / 64] & (UINT64_C(1) << a % 64))
+			return true;
+	return false;
+}
+
+/*
+ * Store m's words for its pages [vpn, end) from the frames learnt in e:
+ * each present, a file page, not exclusive (shared_derive). mark_zero
+ * can only mark a word of a MAP_SHARED mapping whose frame is a zero
+ * page's known now: when no frame learnt lies near those, it is left out
+ * (it would leave every word as it is).
+ */
 static int derive_words(struct pm_ctx *c, struct exm_builder *b,
 			struct exm_mapping *m, const struct sfile *e,
 			uint64_t vpn, uint64_t end, unsigned ps)
 {
+	const uint64_t flags = EXM_PM_PRESENT | EXM_PM_FILE;
+	const struct pm_priv *pp = c->pp;
+	uint64_t hz = pp->huge_zero;
+	bool zero = !(m->perms & EXM_PERM_S) ||
+		    (pp->zero_pfn != NO_PFN &&
+		     frames_near(e, pp->zero_pfn, 1)) ||
+		    (hz != NO_PFN && frames_near(e, hz, pp->pmd_pages));
 	int ret = 0;
 
 	while (!ret && vpn < end) {
-		size_t len = chunk_len(vpn, end - vpn);
+		size_t len = chunk_len(vpn, end - vpn), k = 0;
 		const uint32_t *pf = learnt_at(e, m, vpn, ps);
 
-		for (size_t k = 0; k < len; k++)
-			c->words[k] = EXM_PM_PRESENT | EXM_PM_FILE |
-				      (uint64_t)(pf[k] - 1);
+		if (!zero) { /* the words straight from the frames */
+			uint64_t w0 = flags | (pf[0] - 1);
+
+			type_mapping(c, m, &w0, 1, ps);
+			ret = exm_build_frames(b, m, vpn, pf, (uint32_t)len,
+					       flags);
+			vpn += len;
+			continue;
+		}
+		for (; k + 8 <= len; k += 8)
+#pragma GCC unroll 8
+			for (unsigned j = 0; j < 8; j++)
+				c->words[k + j] = flags | (pf[k + j] - 1);
+		for (; k < len; k++)
+			c->words[k] = flags | (pf[k] - 1);
 		ret = store_words(c, b, m, vpn, c->words, len, 0);
 		vpn += len;
 	}

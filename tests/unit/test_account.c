@@ -588,6 +588,36 @@ Test(account, added_words_read_back_run_by_run)
 	}
 }
 
+/* Two mappings of n pages of kind, one after the other, of a new process
+ * of s. */
+static void two_maps(struct exm_snapshot *s, uint32_t n, enum exm_kind kind,
+		     struct exm_mapping **a, struct exm_mapping **b)
+{
+	struct exm_proc *p = mkproc(s, 1);
+
+	mkmap(p, 0x100000, n, EXM_PERM_R, "", 0, kind);
+	*b = mkmap(p, 0x100000 + (uint64_t)n * PS, n, EXM_PERM_R, "", 0, kind);
+	*a = &p->maps[0]; /* mkmap may have moved it */
+}
+
+/* a and b store the same nused words, in the same runs, the same width */
+static void same_store(const struct exm_mapping *a, const struct exm_mapping *b,
+		       uint32_t nused, int round)
+{
+	cr_assert_eq(a->npages, nused);
+	cr_assert_eq(b->npages, nused);
+	cr_assert_eq(a->pages32 == NULL, b->pages32 == NULL);
+	cr_assert_eq(a->nruns, b->nruns);
+	for (uint32_t r = 0; r < a->nruns; r++) {
+		cr_assert_eq(a->runs[r].vpn, b->runs[r].vpn);
+		cr_assert_eq(a->runs[r].count, b->runs[r].count);
+		cr_assert_eq(a->runs[r].idx, b->runs[r].idx);
+	}
+	for (uint32_t i = 0; i < nused; i++)
+		cr_assert_eq(exm_mapping_word(a, i), exm_mapping_word(b, i),
+			     "round %d word %u", round, i);
+}
+
 /* Runs of words (consecutive frames or swap offsets) added whole store
  * exactly what the same words added one by one store: packed or wide,
  * into heap or reserved room, across a frame that does not pack. */
@@ -599,14 +629,10 @@ Test(account, runs_store_what_their_words_store)
 
 	for (int round = 0; round < 12; round++) {
 		struct exm_snapshot *s = exm_snapshot_new();
-		struct exm_proc *p = mkproc(s, 1);
-		struct exm_mapping *a = mkmap(p, 0x100000, N, EXM_PERM_R, "", 0,
-					      EXM_KIND_ANON);
-		struct exm_mapping *b = mkmap(p, 0x100000 + N * PS, N,
-					      EXM_PERM_R, "", 0, EXM_KIND_ANON);
+		struct exm_mapping *a, *b;
 		uint32_t k = 0, nused = 0;
 
-		a = &p->maps[0]; /* mkmap may have moved it */
+		two_maps(s, N, EXM_KIND_ANON, &a, &b);
 		while (k < N) {
 			unsigned r = (unsigned)rand_r(&seed);
 			uint32_t n = r % 600 + 1, i;
@@ -649,19 +675,63 @@ Test(account, runs_store_what_their_words_store)
 				     0);
 			k += n;
 		}
-		cr_assert_eq(a->npages, nused);
-		cr_assert_eq(b->npages, nused);
-		cr_assert_eq(a->pages32 == NULL, b->pages32 == NULL);
-		cr_assert_eq(a->nruns, b->nruns);
-		for (uint32_t r = 0; r < a->nruns; r++) {
-			cr_assert_eq(a->runs[r].vpn, b->runs[r].vpn);
-			cr_assert_eq(a->runs[r].count, b->runs[r].count);
-			cr_assert_eq(a->runs[r].idx, b->runs[r].idx);
+		same_store(a, b, nused, round);
+		exm_snapshot_free(s);
+	}
+}
+
+/* Pages added from frame numbers (plus one, as source_pagemap.c learns
+ * them) store exactly what their words added as words store: packed or
+ * wide, into heap or reserved room, with frames at and past what packs
+ * (2^28 - 1, 2^28, 2^28 + 1), scattered or consecutive. */
+Test(account, frames_store_what_their_words_store)
+{
+	enum { N = 9000 };
+	static uint64_t w[N];
+	static uint32_t f1[N];
+	unsigned seed = 4242;
+
+	for (int round = 0; round < 16; round++) {
+		struct exm_snapshot *s = exm_snapshot_new();
+		struct exm_mapping *a, *b;
+		uint64_t flags = EXM_PM_PRESENT |
+				 (round & 1 ? EXM_PM_FILE : 0) |
+				 (round & 2 ? EXM_PM_EXCLUSIVE : 0);
+		uint32_t k = 0;
+
+		two_maps(s, N, EXM_KIND_SHMEM, &a, &b);
+		for (uint32_t i = 0; i < N; i++) {
+			uint64_t pfn = (uint64_t)rand_r(&seed) % 100000;
+
+			if (round % 4 == 3 && i == (uint32_t)(N / 3 + round))
+				pfn = EXM_PC_PFN_MAX + (uint64_t)(round % 3);
+			if (round % 8 == 5)
+				pfn = 1000 + i; /* consecutive */
+			f1[i] = (uint32_t)pfn + 1;
+			w[i] = flags | pfn;
 		}
-		for (uint32_t i = 0; i < nused; i++)
-			cr_assert_eq(exm_mapping_word(a, i),
-				     exm_mapping_word(b, i), "round %d word %u",
-				     round, i);
+		if (round % 4 == 1) {
+			cr_assert_eq(exm_mapping_reserve_store(s, a, N), 0);
+			cr_assert_eq(exm_mapping_reserve_store(s, b, N), 0);
+		}
+		while (k < N) {
+			uint32_t n = (uint32_t)rand_r(&seed) % 700 + 1;
+
+			if (n > N - k)
+				n = N - k;
+			/* a gap of one page between pieces, now and then */
+			cr_assert_eq(exm_mapping_add_pages(a,
+							   0x100 + k + k / 2000,
+							   w + k, n),
+				     0);
+			cr_assert_eq(exm_mapping_add_frames(b,
+							    0x100 + k +
+								    k / 2000,
+							    f1 + k, n, flags),
+				     0);
+			k += n;
+		}
+		same_store(a, b, N, round);
 		exm_snapshot_free(s);
 	}
 }
