@@ -737,7 +737,7 @@ static void collate_part(void *arg, unsigned t, unsigned n)
 	(void)n;
 }
 
-static int collate(struct plan *pl, uint64_t nwords, unsigned nthreads)
+static int count_words(struct plan *pl, uint64_t nwords, unsigned nthreads)
 {
 	struct exm_snapshot *snap = pl->snap;
 
@@ -751,6 +751,21 @@ static int collate(struct plan *pl, uint64_t nwords, unsigned nthreads)
 	for (unsigned t = 0; t < EXM_MAX_THREADS; t++)
 		if (pl->ret[t])
 			return pl->ret[t];
+	return 0;
+}
+
+/* The share tables, unless given (exm_reuse: tables counted for the very
+ * same words, see exm_snapshot_account_kept), and the distinct counts. */
+static int collate(struct plan *pl, uint64_t nwords, unsigned nthreads)
+{
+	struct exm_snapshot *snap = pl->snap;
+
+	if (!snap->pfn_counts || !snap->swap_counts || !snap->huge_counts) {
+		int ret = count_words(pl, nwords, nthreads);
+
+		if (ret)
+			return ret;
+	}
 	snap->distinct_pages = exm_pagecount_distinct(snap->pfn_counts);
 	snap->distinct_swap = exm_pagecount_distinct(snap->swap_counts);
 	/* counted pages: each a frame (swap entry) no other page maps */

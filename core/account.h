@@ -25,7 +25,11 @@ int exm_snapshot_account(struct exm_snapshot *snap);
  * over the page words. Only exact when that mapping's words are the same
  * as then and no frame or swap entry it maps changed its count of
  * mappings among the scanned processes (reuse.c keeps them so). The
- * share counts are still made from every word: the others need them.
+ * share counts are made from every word, unless snap already holds its
+ * three tables (pfn_counts, swap_counts, huge_counts): then those are
+ * taken as they are, which is only exact when they were counted for the
+ * same processes (in the same order) with the same words (reuse.c gives
+ * a snapshot the last one's then).
  */
 int exm_snapshot_account_kept(struct exm_snapshot *snap,
 			      const struct exm_sizes *const *kept);

@@ -56,6 +56,7 @@ struct part {
 } __attribute__((aligned(64))); /* threads write their own part only */
 
 struct exm_pagecount {
+	unsigned refs;	 /* holders besides the first (exm_pagecount_ref) */
 	unsigned nparts; /* a power of two */
 	unsigned shift;	 /* log2(nparts) */
 	struct part part[EXM_PAGECOUNT_MAX_PARTS];
@@ -131,9 +132,16 @@ static size_t arena_clear(struct arena *a)
 	return 0;
 }
 
+struct exm_pagecount *exm_pagecount_ref(struct exm_pagecount *pc)
+{
+	__atomic_add_fetch(&pc->refs, 1, __ATOMIC_RELAXED);
+	return pc;
+}
+
 void exm_pagecount_free(struct exm_pagecount *pc)
 {
-	if (!pc)
+	/* another holder left: its snapshot may be freed by another thread */
+	if (!pc || __atomic_fetch_sub(&pc->refs, 1, __ATOMIC_ACQ_REL))
 		return;
 	for (unsigned k = 0; k < pc->nparts; k++) {
 		struct part *pt = &pc->part[k];

@@ -26,7 +26,11 @@ struct exm_pagecount;
 
 /* New empty table, NULL on ENOMEM. Free with exm_pagecount_free. */
 struct exm_pagecount *exm_pagecount_new(void);
+/* Drop a holder of pc (the last one frees it); NULL: nothing. */
 void exm_pagecount_free(struct exm_pagecount *pc);
+/* One more holder of pc (a table no longer added to, shared read-only by
+ * snapshots of the same words; each holder frees it once); pc. */
+struct exm_pagecount *exm_pagecount_ref(struct exm_pagecount *pc);
 
 /*
  * Record one mapping of key by process number owner. 0 or -ENOMEM. Not

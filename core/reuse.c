@@ -16,6 +16,7 @@
 #include "core/account.h"
 #include "core/builder.h"
 #include "core/kconfig.h"
+#include "core/pagecount.h"
 #include "core/pagemap.h"
 #include "core/parallel.h"
 #include "core/procfs.h"
@@ -48,6 +49,28 @@ struct kmap {
 	uint32_t nruns, npages;
 	uint64_t *words; /* kw->w */
 	struct kwords *kw;
+};
+
+/* A process of the snapshot whose share tables are held (struct held). */
+struct held_proc {
+	pid_t pid;
+	uint64_t start_time;
+	int state;
+};
+
+/*
+ * The share tables (pfn, swap, hugetlb) of the last snapshot accounted
+ * here, held while no update() found a word moved (its delta touched no
+ * frame or swap entry): a snapshot of the same processes, in the same
+ * order, then counts the very same words, so it takes them as they are
+ * (tables_give) where counting every word again cost a quiet refresh
+ * about a sixth of its CPU.
+ */
+struct held {
+	struct exm_pagecount *pc[3];
+	struct held_proc *procs;
+	size_t n;
+	uint64_t caps;
 };
 
 /* A kept process, by pid. */
@@ -134,6 +157,7 @@ struct exm_reuse {
 	 * counters need no full walk */
 	bool exact;
 	pthread_mutex_t put_lock; /* struct kwords' put_* */
+	struct held held;
 	/* the snapshots being taken are accounted here, after update()
 	 * (exm_reuse_defers), with the sizes kept; the capabilities of the
 	 * snapshot those sizes were accounted in */
@@ -184,6 +208,16 @@ struct exm_reuse *exm_reuse_new(double full_every, bool check)
 
 static void forget(struct exm_reuse *r);
 
+/* Let go of the held share tables. */
+static void tables_drop(struct exm_reuse *r)
+{
+	for (size_t k = 0; k < 3; k++) {
+		exm_pagecount_free(r->held.pc[k]);
+		r->held.pc[k] = NULL;
+	}
+	r->held.n = 0;
+}
+
 static void kent_fini(struct kent *e)
 {
 	for (size_t i = 0; i < e->nmaps; i++) {
@@ -206,6 +240,7 @@ void exm_reuse_free(struct exm_reuse *r)
 	if (!r)
 		return;
 	forget(r);
+	free(r->held.procs);
 	free(r->ents);
 	free(r->forced);
 	free(r->kforced);
@@ -824,6 +859,7 @@ static int kept_moves(const struct exm_reuse *r, struct delta *t,
 /* Forget every kept word: the next snapshot is a full walk. */
 static void forget(struct exm_reuse *r)
 {
+	tables_drop(r);
 	for (size_t i = 0; i < r->n; i++)
 		kent_fini(&r->ents[i]);
 	r->n = 0;
@@ -903,6 +939,8 @@ static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 	free(r->ents);
 	r->ents = ents;
 	r->n = n;
+	if (ret || t.n) /* a word moved: the held tables count the old */
+		tables_drop(r);
 	r->nforced = r->nkforced = 0;
 	if (!ret)
 		ret = counts_apply(&r->cnt, &t);
@@ -1593,14 +1631,73 @@ static void check_sizes(struct exm_reuse *r, const struct exm_snapshot *snap,
  * counts alone make (account.h); the others are sized again. Then with
  * kept, every process's sizes are kept with its words.
  */
+/* Whether the held tables were counted for snap's processes, in its
+ * order (no word of theirs moved since: update() drops them then). */
+static bool tables_match(const struct exm_reuse *r,
+			 const struct exm_snapshot *snap)
+{
+	if (!r->held.pc[0] || r->held.n != snap->nprocs ||
+	    r->held.caps != snap->sys.caps)
+		return false;
+	for (size_t i = 0; i < snap->nprocs; i++) {
+		const struct exm_proc *p = &snap->procs[i];
+		const struct held_proc *h = &r->held.procs[i];
+
+		if (h->pid != p->pid || h->start_time != p->start_time ||
+		    h->state != (int)p->state)
+			return false;
+	}
+	return true;
+}
+
+/* Give snap (not accounted yet) the held tables when they are its own;
+ * else let them go (before snap's are counted: no two at once). */
+static bool tables_give(struct exm_reuse *r, struct exm_snapshot *snap)
+{
+	if (snap->pfn_counts || snap->swap_counts || snap->huge_counts ||
+	    !tables_match(r, snap)) {
+		tables_drop(r);
+		return false;
+	}
+	snap->pfn_counts = exm_pagecount_ref(r->held.pc[0]);
+	snap->swap_counts = exm_pagecount_ref(r->held.pc[1]);
+	snap->huge_counts = exm_pagecount_ref(r->held.pc[2]);
+	return true;
+}
+
+/* Hold snap's tables (just accounted), with its processes. */
+static void tables_hold(struct exm_reuse *r, const struct exm_snapshot *snap)
+{
+	struct held_proc *h;
+
+	if (!snap->pfn_counts || !snap->swap_counts || !snap->huge_counts)
+		return;
+	h = realloc(r->held.procs, (snap->nprocs + 1) * sizeof(*h));
+	if (!h)
+		return; /* counted again next time */
+	r->held.procs = h;
+	for (size_t i = 0; i < snap->nprocs; i++)
+		h[i] = (struct held_proc){ snap->procs[i].pid,
+					   snap->procs[i].start_time,
+					   (int)snap->procs[i].state };
+	r->held.n = snap->nprocs;
+	r->held.caps = snap->sys.caps;
+	r->held.pc[0] = exm_pagecount_ref(snap->pfn_counts);
+	r->held.pc[1] = exm_pagecount_ref(snap->swap_counts);
+	r->held.pc[2] = exm_pagecount_ref(snap->huge_counts);
+}
+
 static int account_kept(struct exm_reuse *r, struct exm_snapshot *snap,
 			bool kept)
 {
 	const struct exm_sizes **sz = calloc(snap->nprocs + 1, sizeof(*sz));
+	bool given;
 	int ret;
 
 	if (!sz)
 		return -ENOMEM;
+	given = tables_give(r, snap);
+	r->st.tables_kept = given;
 	for (size_t i = 0; i < snap->nprocs; i++) {
 		const struct exm_proc *p = &snap->procs[i];
 		const struct kent *e = find(r, p->pid);
@@ -1612,6 +1709,8 @@ static int account_kept(struct exm_reuse *r, struct exm_snapshot *snap,
 			r->st.nsz_kept += e->sz[j].has && p->maps[j].npages;
 	}
 	ret = exm_snapshot_account_kept(snap, sz);
+	if (!ret && !given && kept)
+		tables_hold(r, snap);
 	r->sz_diff[0] = '\0';
 	for (size_t i = 0; !ret && r->check && i < snap->nprocs; i++)
 		if (sz[i])

@@ -48,6 +48,8 @@ struct exm_reuse_stats {
 	 * kept as they were (no count of their frames moved), not summed
 	 * again */
 	size_t nsz_kept;
+	/* the share tables were the last snapshot's (no word moved) */
+	bool tables_kept;
 	unsigned passes; /* walks (second pass: marked sharers) */
 	bool full;	 /* every process walked */
 	char why[64];	 /* why a full walk: "first", "vmstat pswpout" */

@@ -193,12 +193,13 @@ void tui_check_said(const struct exm_source *src, size_t number)
 		return;
 	fprintf(stderr,
 		"exmtop: check %zu: %s%s (%s%s, walked %zu of %zu, "
-		"oldest %.1f s, kernel Pss kept %zu, again %zu, sizes kept %zu)"
+		"oldest %.1f s, kernel Pss kept %zu, again %zu, sizes kept %zu%s)"
 		"%s%s\n",
 		number, st->diff[0] ? "differs: " : "equal", st->diff,
 		st->full ? "full walk: " : "incremental",
 		st->full ? st->why : "", st->nwalked, st->nprocs, st->oldest,
 		st->nkpss_kept, st->nkpss_again, st->nsz_kept,
+		st->tables_kept ? ", share tables kept" : "",
 		st->unsettled[0] ? ", unsettled: " : "", st->unsettled);
 	fflush(stderr);
 }

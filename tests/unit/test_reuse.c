@@ -8,7 +8,8 @@
  * comes when due; the check compares with a full walk (it walks every
  * process again: the tests counting walks run without it); a kept
  * process keeps its kernel Pss from mapping counts until a count of its
- * frames moves, then has it again from the source without a walk.
+ * frames moves, then has it again from the source without a walk; a
+ * refresh in which no word moved keeps the share tables of the last.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -657,19 +658,37 @@ Test(reuse, twins_kept_and_put_once)
 /* A kept process keeps its mappings' sizes while no count of its frames
  * moves; a walked process mapping one of its frames sizes it again. The
  * check sums the kept sizes again from the words and finds them equal. */
-Test(reuse, kept_sizes_until_a_count_moves)
+/* Every process's effective resident in the last snapshot is want. */
+static void erss_all(double want)
+{
+	for (int i = 0; i < NP; i++)
+		cr_assert_float_eq(erss[i], want, 1e-6, "pid %d: %f", 100 + i,
+				   erss[i]);
+}
+
+/* With the check: processes 0 and 1 share a frame; the first refresh (a
+ * full walk, nothing kept) and the second (incremental). */
+static const struct exm_reuse_stats *shared01_twice(void)
 {
 	const struct exm_reuse_stats *st;
 
 	exm_reuse_free(reuse);
 	reuse = exm_reuse_new(3600, true);
-	words[0][0] = PRESENT(1000); /* processes 0 and 1 share a frame */
+	words[0][0] = PRESENT(1000);
 	words[1][0] = PRESENT(1000);
 	st = refresh();
 	cr_assert(st->full);
 	cr_assert_eq(st->nsz_kept, 0);
+	cr_assert_not(st->tables_kept);
 	st = refresh();
 	cr_assert_not(st->full);
+	return st;
+}
+
+Test(reuse, kept_sizes_until_a_count_moves)
+{
+	const struct exm_reuse_stats *st = shared01_twice();
+
 	cr_assert_eq(st->nsz_kept, NP, "nothing moved: all kept");
 	cr_assert_str_eq(st->diff, "");
 	cr_assert_float_eq(erss[0], 3.5 * 4096, 1e-6);
@@ -681,9 +700,7 @@ Test(reuse, kept_sizes_until_a_count_moves)
 	cr_assert_not(st->full);
 	cr_assert_eq(st->nsz_kept, 0, "%zu", st->nsz_kept);
 	cr_assert_str_eq(st->diff, "");
-	for (int i = 0; i < NP; i++)
-		cr_assert_float_eq(erss[i], 3 * 4096 + 4096 / 3.0, 1e-6,
-				   "pid %d: %f", 100 + i, erss[i]);
+	erss_all(3 * 4096 + 4096 / 3.0);
 	/* then kept again */
 	st = refresh();
 	cr_assert_eq(st->nsz_kept, NP);
@@ -695,6 +712,36 @@ Test(reuse, kept_sizes_until_a_count_moves)
 	st = refresh();
 	cr_assert_eq(st->nsz_kept, NP - 1);
 	cr_assert_str_eq(st->diff, "");
+}
+
+/* A refresh in which no word moved (kept processes, and a walked one whose
+ * words came back the same) takes the last snapshot's share tables as they
+ * are; a word moved makes them counted again. */
+Test(reuse, share_tables_kept_while_no_word_moves)
+{
+	const struct exm_reuse_stats *st = shared01_twice();
+
+	cr_assert(st->tables_kept, "nothing moved");
+	cr_assert_str_eq(st->diff, "");
+	cr_assert_float_eq(erss[0], 3.5 * 4096, 1e-6);
+	/* 2 is walked and its words come back the same: none moved */
+	keys[2] += 2;
+	st = refresh();
+	cr_assert_eq(taken[2], 0, "walked");
+	cr_assert(st->tables_kept);
+	cr_assert_str_eq(st->diff, "");
+	/* 2 maps the shared frame too: counted again, a third to each */
+	keys[2] += 2;
+	words[2][0] = PRESENT(1000);
+	st = refresh();
+	cr_assert_not(st->tables_kept);
+	cr_assert_str_eq(st->diff, "");
+	erss_all(3 * 4096 + 4096 / 3.0);
+	/* then those tables are kept, as they are now */
+	st = refresh();
+	cr_assert(st->tables_kept);
+	cr_assert_str_eq(st->diff, "");
+	erss_all(3 * 4096 + 4096 / 3.0);
 }
 
 /* The last snapshot of a run (-b -n N), when it is not a full walk, reads
