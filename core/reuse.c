@@ -1068,8 +1068,9 @@ static uint64_t sys_sig(const char *root, const uint64_t *old, bool have_old,
 		}
 		free(buf);
 	}
-	for (size_t i = 0; ksm_files[i] && k < nvals && !strcmp(root, "/proc");
-	     i++) {
+	if (strcmp(root, "/proc"))
+		return h;
+	for (size_t i = 0; ksm_files[i] && k < nvals; i++) {
 		snprintf(path, sizeof(path), "/sys/kernel/mm/ksm/%s",
 			 ksm_files[i]);
 		if (exm_read_file(AT_FDCWD, path, &buf, &len))
@@ -1627,13 +1628,6 @@ static void check_sizes(struct exm_reuse *r, const struct exm_snapshot *snap,
 	}
 }
 
-/*
- * Account snap (taken deferred, after update): a kept process's mapping
- * none of whose frames or swap entries changed its count of mappings
- * since it was last accounted keeps its sizes, which its words and those
- * counts alone make (account.h); the others are sized again. Then with
- * kept, every process's sizes are kept with its words.
- */
 /* Whether the held tables were counted for snap's processes, in its
  * order (no word of theirs moved since: update() drops them then). */
 static bool tables_match(const struct exm_reuse *r,
@@ -1690,6 +1684,13 @@ static void tables_hold(struct exm_reuse *r, const struct exm_snapshot *snap)
 	r->held.pc[2] = exm_pagecount_ref(snap->huge_counts);
 }
 
+/*
+ * Account snap (taken deferred, after update): a kept process's mapping
+ * none of whose frames or swap entries changed its count of mappings
+ * since it was last accounted keeps its sizes, which its words and those
+ * counts alone make (account.h); the others are sized again. Then with
+ * kept, every process's sizes are kept with its words.
+ */
 static int account_kept(struct exm_reuse *r, struct exm_snapshot *snap,
 			bool kept)
 {
