@@ -330,6 +330,9 @@ Test(kconfig, averaged_mapcounts)
 		     EXM_MAPCOUNT_EXACT);
 	cr_assert_eq(exm_kernel_mapcount("7.0", none, none),
 		     EXM_MAPCOUNT_UNKNOWN);
+	/* a kernel older than the option reads no config at all */
+	cr_assert_eq(exm_kernel_mapcount("6.14.9", txt, gz),
+		     EXM_MAPCOUNT_EXACT);
 	unlink(txt);
 	unlink(gz);
 	rmdir(dir);
