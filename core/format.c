@@ -147,7 +147,9 @@ static bool cp_unsafe(uint32_t c)
 	       (c >= 0x2066 && c <= 0x2069) || c == 0x200e || c == 0x200f;
 }
 
-char *exm_escape(char *buf, size_t len, const char *in)
+/* exm_escape (exact: a backslash doubled) and exm_escape_line (a
+ * backslash kept) in one place. */
+static char *escape(char *buf, size_t len, const char *in, bool exact)
 {
 	const unsigned char *s = (const unsigned char *)in;
 	size_t slen = strlen(in), o = 0;
@@ -160,7 +162,9 @@ char *exm_escape(char *buf, size_t len, const char *in)
 		uint32_t cp;
 		int n = utf8_seq(s + i, slen - i, &cp);
 
-		if (n && !cp_unsafe(cp)) {
+		if (exact && n == 1 && cp == '\\') {
+			tl = (size_t)snprintf(tmp, sizeof(tmp), "\\\\");
+		} else if (n && !cp_unsafe(cp)) {
 			memcpy(tmp, s + i, (size_t)n);
 			tl = (size_t)n;
 		} else if (n == 1 && cp == '\n') {
@@ -185,6 +189,27 @@ char *exm_escape(char *buf, size_t len, const char *in)
 	}
 	buf[o] = '\0';
 	return buf;
+}
+
+char *exm_escape(char *buf, size_t len, const char *in)
+{
+	return escape(buf, len, in, true);
+}
+
+char *exm_escape_line(char *buf, size_t len, const char *in)
+{
+	return escape(buf, len, in, false);
+}
+
+char *exm_escape_all(char *buf, size_t len, const char *in)
+{
+	size_t need = EXM_ESCAPE_MAX(strlen(in));
+	char *big;
+
+	if (need <= len)
+		return escape(buf, len, in, true);
+	big = malloc(need);
+	return escape(big ? big : buf, big ? need : len, in, true);
 }
 
 bool exm_parse_decimal(const char *s, bool frac, double *v)
@@ -271,21 +296,23 @@ void exm_json_str(FILE *f, const char *s)
 
 void exm_csv_str(FILE *f, const char *s)
 {
-	char buf[4096];
-	const char *e = exm_escape(buf, sizeof(buf), s);
+	char buf[1024];
+	char *e = exm_escape_all(buf, sizeof(buf), s);
 
 	if (!strpbrk(e, ",\"") && e[0] != ' ' &&
 	    (!e[0] || e[strlen(e) - 1] != ' ')) {
 		fputs(e, f);
-		return;
+	} else {
+		fputc('"', f);
+		for (const char *p = e; *p; p++) {
+			if (*p == '"')
+				fputc('"', f);
+			fputc(*p, f);
+		}
+		fputc('"', f);
 	}
-	fputc('"', f);
-	for (; *e; e++) {
-		if (*e == '"')
-			fputc('"', f);
-		fputc(*e, f);
-	}
-	fputc('"', f);
+	if (e != buf)
+		free(e);
 }
 
 char *exm_fmt_value(char *buf, size_t len, enum exm_field_id f,

@@ -20,10 +20,27 @@ void exm_fmt_human(char *buf, size_t len, double bytes);
 /*
  * Make untrusted text safe for a terminal: valid UTF-8 printable characters
  * pass through; control characters become \n, \t, \e, \xNN; invalid UTF-8
- * bytes become \xNN. Always NUL-terminates within len (len >= 1). Returns
- * buf.
+ * bytes become \xNN; a backslash becomes \\, so that no two texts escape
+ * alike (a newline, and a backslash and an n). The one escaping of names
+ * in text and CSV output, on the live screen and in OpenMetrics labels.
+ * Always NUL-terminates within len (len >= 1), cut before an escape that
+ * does not fit. Returns buf.
  */
 char *exm_escape(char *buf, size_t len, const char *in);
+
+/* The same for a message of one line (tui_error), with a backslash kept:
+ * escaping what it escaped changes nothing, so a message may repeat text
+ * escaped already. */
+char *exm_escape_line(char *buf, size_t len, const char *in);
+
+/* The most bytes exm_escape makes of n bytes, with the NUL (\xNN a
+ * byte). */
+#define EXM_ESCAPE_MAX(n) (4 * (size_t)(n) + 1)
+
+/* exm_escape of the whole of in, never cut: at buf when it fits in len
+ * bytes, else in memory of its own that the caller frees (the result is
+ * not buf); cut at buf only when that memory cannot be had. */
+char *exm_escape_all(char *buf, size_t len, const char *in);
 
 /* Decimal digits of v at buf (at least 21 bytes, not NUL-terminated);
  * returns their number. */

@@ -29,35 +29,21 @@ static void om_escaped(FILE *out, const char *s)
 
 void exm_om_label_value(FILE *out, const char *str)
 {
-	size_t len = 4 * strlen(str) + 1; /* exm_escape's most: \xNN a byte */
-	char *copy = strdup(str), *buf = malloc(len), *seg, *bs;
+	char small[256];
+	char *e = exm_escape_all(small, sizeof(small), str);
 
 	/*
 	 * The format lets a label value hold any UTF-8 but a newline, quote
 	 * or backslash; ESC or BEL from a process name would reach the
 	 * terminal of whoever prints the file. So the value is first made
-	 * terminal-safe as text output shows it (\e, \n, \xNN: exm_escape),
-	 * with a backslash of the name doubled so that no two names read the
-	 * same (a newline, and a backslash and an n), then escaped as the
-	 * format requires: a label reads "\\e", a backslash "\\\\".
+	 * terminal-safe as text output shows it (\e, \n, \xNN, a backslash
+	 * doubled: exm_escape), so that no two names read the same (a
+	 * newline, and a backslash and an n), then escaped as the format
+	 * requires: a label reads "\\e", a backslash "\\\\".
 	 */
-	if (!copy || !buf) {
-		fputs("?", out);
-		free(copy);
-		free(buf);
-		return;
-	}
-	for (seg = copy;; seg = bs + 1) {
-		bs = strchr(seg, '\\');
-		if (bs)
-			*bs = '\0';
-		om_escaped(out, exm_escape(buf, len, seg));
-		if (!bs)
-			break;
-		fputs("\\\\\\\\", out);
-	}
-	free(copy);
-	free(buf);
+	om_escaped(out, e);
+	if (e != small)
+		free(e);
 }
 
 static bool name_char(char c, bool first)

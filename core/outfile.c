@@ -28,7 +28,7 @@ static int fail(struct exm_outfile *o, int err, const char *why)
 	char esc[160];
 
 	snprintf(o->errmsg, sizeof(o->errmsg), "cannot write %s: %s",
-		 exm_escape(esc, sizeof(esc), o->path),
+		 exm_escape_line(esc, sizeof(esc), o->path),
 		 why ? why : strerror(err));
 	o->err = err;
 	return -err;

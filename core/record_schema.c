@@ -302,7 +302,7 @@ void exm_rec_one_line(char *s, size_t cap)
 {
 	char tmp[1024];
 
-	exm_escape(tmp, cap < sizeof(tmp) ? cap : sizeof(tmp), s);
+	exm_escape_line(tmp, cap < sizeof(tmp) ? cap : sizeof(tmp), s);
 	memcpy(s, tmp, strlen(tmp) + 1);
 }
 

@@ -287,7 +287,7 @@ struct exm_sysinfo {
 	char hostname[128];
 	char source[32];	  /* source name: "pagemap", "smaps", ... */
 	char source_detail[256];  /* e.g. "PAGEMAP_SCAN", "chunked reads" */
-	char limits[320];	  /* what the source cannot show, or "" */
+	char limits[1024];	  /* what the source cannot show, or "" */
 	unsigned caps;		  /* EXM_CAP_* */
 	double time_taken;	  /* seconds spent filling + accounting */
 	struct timespec taken_at; /* CLOCK_REALTIME when the scan began */

@@ -112,6 +112,15 @@ int exm_source_open(const char *name, struct exm_source **out, char *err,
 	return 0;
 }
 
+int exm_source_knob_check(struct exm_source *src,
+			  const struct exm_source_knob *knob, int word)
+{
+	if (!knob || src->ops->knob != knob || !src->ops->knob_check)
+		return 0;
+	src->errmsg[0] = '\0';
+	return src->ops->knob_check(src, word);
+}
+
 void exm_source_close(struct exm_source *src)
 {
 	if (!src)

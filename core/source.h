@@ -70,6 +70,10 @@ struct exm_source_ops {
 	const char *name;
 	/* Optional: its own setting (NULL: none). */
 	const struct exm_source_knob *knob;
+	/* Optional: whether the opened source can work with its setting's
+	 * word knob on this machine: 0, or -errno with src->errmsg set (a
+	 * bad value: exm_source_knob_check). */
+	int (*knob_check)(struct exm_source *src, int knob);
 	/* Optional: whether "auto" may choose this source here. */
 	bool (*probe)(void);
 	/* Prepare; 0 or -errno (e.g. -EPERM when this source is unusable). */
@@ -144,6 +148,12 @@ const struct exm_source_ops *exm_source_find(const char *name);
 int exm_source_open(const char *name, struct exm_source **out, char *err,
 		    size_t errlen);
 void exm_source_close(struct exm_source *src);
+
+/* Whether src can work with word of setting knob (a source's own, such as
+ * --pagemap-mode): 0 (also when knob is not src's), or -errno with
+ * src->errmsg saying why. */
+int exm_source_knob_check(struct exm_source *src,
+			  const struct exm_source_knob *knob, int word);
 /*
  * The name of the registry's source i ("kmod", ...), or NULL past the
  * last; *takes_arg: it is opened as NAME:ARG (its .arg).

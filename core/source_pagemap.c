@@ -111,6 +111,8 @@ struct sfile {
 /* Shared by all workers. */
 struct pm_priv {
 	_Atomic int scan; /* enum scan_state */
+	/* with SCAN_NO, the errno that said so (scan_refused) */
+	_Atomic int scan_errno;
 	_Atomic bool any_scan, any_read;
 	_Atomic uint64_t ncounted; /* mappings counted, not read, this scan */
 	/* big mappings read whole (every virtual page): they hold pages
@@ -313,8 +315,43 @@ bool exm_pagemap_has_pfns(void)
 	       exm_pm_key(w) != 0;
 }
 
-/* Whether this kernel has PAGEMAP_SCAN, asked on one page of our own. */
-static int probe_scan(void)
+/*
+ * Whether an errno of PAGEMAP_SCAN means it cannot be had here at all: a
+ * kernel without it (ENOTTY, before 6.7), or a seccomp filter or emulator
+ * that does not know it (qemu-user, a container runtime's filter: ENOSYS,
+ * EPERM, EACCES, EINVAL, EOPNOTSUPP). Asked on our own pagemap, none of
+ * them can be about a process.
+ */
+static bool scan_refused(int err)
+{
+	return err == ENOTTY || err == EINVAL || err == EOPNOTSUPP ||
+	       err == ENOSYS || err == EPERM || err == EACCES;
+}
+
+/* Why PAGEMAP_SCAN cannot be used (err: scan_refused's errno), one line;
+ * *plain set when it is only that the kernel predates it. */
+static void scan_why(char *buf, size_t len, int err, bool *plain)
+{
+	struct utsname u;
+	unsigned major = 0, minor = 0;
+	bool old = err == ENOTTY && !uname(&u) &&
+		   sscanf(u.release, "%u.%u", &major, &minor) == 2 &&
+		   (major < 6 || (major == 6 && minor < 7));
+
+	if (old)
+		snprintf(buf, len,
+			 "this kernel has no PAGEMAP_SCAN ioctl (Linux 6.7+)");
+	else
+		snprintf(buf, len,
+			 "the PAGEMAP_SCAN ioctl is refused here (%s)",
+			 strerror(err));
+	if (plain)
+		*plain = old;
+}
+
+/* Whether this kernel has PAGEMAP_SCAN, asked on one page of our own
+ * (*err: the errno of SCAN_NO). */
+static int probe_scan(int *err)
 {
 	volatile char probe = 1;
 	long ps = sysconf(_SC_PAGESIZE);
@@ -338,9 +375,8 @@ static int probe_scan(void)
 	n = ioctl(fd, EXM_PAGEMAP_SCAN, &arg);
 	if (n >= 0)
 		return SCAN_YES;
-	return errno == ENOTTY || errno == EINVAL || errno == EOPNOTSUPP
-		       ? SCAN_NO
-		       : SCAN_UNKNOWN;
+	*err = errno;
+	return scan_refused(errno) ? SCAN_NO : SCAN_UNKNOWN;
 }
 
 /* The flags of frame pfn in /proc/kpageflags; 0 when unknown. */
@@ -448,8 +484,10 @@ static int pm_open(struct exm_source *src)
 	learn_sizes(pp, (unsigned)sysconf(_SC_PAGESIZE));
 	if (!(src->arg && *src->arg)) {
 		struct utsname u;
+		int err = 0;
 
-		pp->scan = probe_scan();
+		pp->scan = probe_scan(&err);
+		pp->scan_errno = pp->scan == SCAN_NO ? err : 0;
 		pp->zero_pfn = learn_zero_pfn(pp);
 		if (!uname(&u))
 			pp->may_count = exm_running_mapcount(u.release,
@@ -757,9 +795,13 @@ static int scan_regions(struct pm_ctx *c, int fd, uint64_t start, uint64_t end)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			if (errno == ENOTTY || errno == EINVAL ||
-			    errno == EOPNOTSUPP)
+			/* EPERM, EACCES: this process may be another's now
+			 * (a setuid): it is one process's, -errno */
+			if (scan_refused(errno) && errno != EPERM &&
+			    errno != EACCES) {
+				c->pp->scan_errno = errno;
 				return 1;
+			}
 			return -errno;
 		}
 		if (n > NREGIONS)
@@ -2484,9 +2526,8 @@ static int pm_walk_proc(struct exm_source *src, void *ctx,
 		if (ret == 1) {
 			pp->scan = SCAN_NO;
 			if (opts->knob == EXM_PMODE_SCAN) {
-				snprintf(src->errmsg, sizeof(src->errmsg),
-					 "this kernel has no PAGEMAP_SCAN "
-					 "ioctl (Linux 6.7+)");
+				scan_why(src->errmsg, sizeof(src->errmsg),
+					 pp->scan_errno, NULL);
 				close(fd);
 				return -EOPNOTSUPP;
 			}
@@ -2657,8 +2698,8 @@ static int pm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 	shared_forget(pp); /* frames change between snapshots */
 	pp->ncounted = pp->nwhole = pp->nlocated = pp->nderived = 0;
 	if (opts->knob == EXM_PMODE_SCAN && pp->scan == SCAN_NO) {
-		snprintf(src->errmsg, sizeof(src->errmsg),
-			 "this kernel has no PAGEMAP_SCAN ioctl (Linux 6.7+)");
+		scan_why(src->errmsg, sizeof(src->errmsg), pp->scan_errno,
+			 NULL);
 		return -EOPNOTSUPP;
 	}
 	if (pp->kpc >= 0 && cache_new(pp))
@@ -2681,6 +2722,23 @@ static int pm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 					       : "chunked reads");
 	detail_counts(b->snap->sys.source_detail,
 		      sizeof(b->snap->sys.source_detail), pp);
+	/* a kernel of 6.7+ whose PAGEMAP_SCAN is refused (a seccomp filter,
+	 * an emulator): read mode instead, for the whole run; said once a
+	 * snapshot, where the source detail says how pages were read */
+	if (pp->scan == SCAN_NO && !(src->arg && *src->arg) &&
+	    opts->knob < EXM_PMODE_READ) {
+		char why[200];
+		bool plain;
+
+		scan_why(why, sizeof(why), pp->scan_errno, &plain);
+		if (!plain) {
+			char note[256];
+
+			snprintf(note, sizeof(note),
+				 "%s: pages read without it", why);
+			exm_sys_note(&b->snap->sys, note);
+		}
+	}
 	/* what only the module spares a kernel without PAGEMAP_SCAN */
 	if (pp->nwhole && opts->knob != EXM_PMODE_READ_ALL &&
 	    pp->scan != SCAN_YES)
@@ -2702,9 +2760,22 @@ const struct exm_source_knob exm_pagemap_knob = {
 		"kernel says are mapped once read too)",
 };
 
+/* --pagemap-mode scan where PAGEMAP_SCAN cannot be had is a bad value,
+ * known before any snapshot (exm_source_ops.knob_check). */
+static int pm_knob_check(struct exm_source *src, int knob)
+{
+	struct pm_priv *pp = src->priv;
+
+	if (knob != EXM_PMODE_SCAN || pp->scan != SCAN_NO)
+		return 0;
+	scan_why(src->errmsg, sizeof(src->errmsg), pp->scan_errno, NULL);
+	return -EOPNOTSUPP;
+}
+
 const struct exm_source_ops exm_source_pagemap = {
 	.name = "pagemap",
 	.knob = &exm_pagemap_knob,
+	.knob_check = pm_knob_check,
 	.help = "root",
 	.probe = exm_pagemap_has_pfns,
 	.open = pm_open,

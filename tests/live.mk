@@ -156,6 +156,14 @@ CLEANFILES += tests/live/sparse-static
 # right by the scheduled walk. Root.
 TESTS += tests/live/test_incremental.py
 EXTRA_DIST += tests/live/walkwork.py tests/live/test_incremental.py
+# PAGEMAP_SCAN refused from its first call (a seccomp filter or an
+# emulator that does not know it): auto mode reads instead, with read
+# mode's figures, and says so once; --pagemap-mode scan is exit status 2.
+# The launcher tests/live/noscan.c (a seccomp filter failing that ioctl
+# with a given errno) is compiled by the test with plain flags. Root.
+TESTS += tests/live/test_noscan.py
+EXTRA_DIST += tests/live/noscan.c tests/live/test_noscan.py
+CLEANFILES += tests/live/noscan-plain
 # The /proc/PID descriptors a refreshing walk keeps (procwalk.c) read the
 # process that has the pid now: after a setuid, an exec, and the pid given
 # to another process (ns_last_pid, in a pid namespace of its own). Root.

@@ -4,6 +4,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -71,6 +72,19 @@ void tui_print_set_width(int cols)
 	g_line_max = cols;
 }
 
+/* Field f of row as a table cell: at buf, or (a long name, escaped whole:
+ * exm_escape_all) in memory the caller frees when the result is not buf. */
+static char *cell(char *buf, size_t len, int f, enum exm_table t,
+		  const struct exm_row *row, bool exact)
+{
+	struct exm_value v;
+
+	exm_field_value(f, t, row, &v);
+	if (v.type == EXM_V_STR)
+		return exm_escape_all(buf, len, v.s);
+	return exm_fmt_value(buf, len, f, &v, exact);
+}
+
 void tui_print_text(FILE *f, enum exm_table t, const struct exm_row *rows,
 		    size_t n, const int *fields, bool exact)
 {
@@ -112,22 +126,24 @@ void tui_print_text(FILE *f, enum exm_table t, const struct exm_row *rows,
 	for (size_t i = 0; i < n; i++) {
 		used = 0;
 		for (int j = 0; j < nf; j++) {
-			struct exm_value v;
+			char *c = cell(buf, sizeof(buf), fields[j], t, &rows[i],
+				       exact);
 
-			exm_field_value(fields[j], t, &rows[i], &v);
-			exm_fmt_value(buf, sizeof(buf), fields[j], &v, exact);
 			if (j)
 				fputc(' ', f);
 			used += (j ? 1 : 0) + w[j];
+			/* the last text column: cut only by the width */
 			if (fields[j + 1] < 0 && !right_aligned(fields[j]))
-				put_cut(f, buf,
+				put_cut(f, c,
 					g_line_max ? g_line_max - used + w[j]
 						   : 0);
 			else
 				fprintf(f,
 					right_aligned(fields[j]) ? "%*s"
 								 : "%-*s",
-					w[j], buf);
+					w[j], c);
+			if (c != buf)
+				free(c);
 		}
 		fputc('\n', f);
 	}
@@ -415,7 +431,11 @@ void tui_print_summary(FILE *f, const struct exm_snapshot *snap)
 {
 	const struct exm_sysinfo *s = &snap->sys;
 	char tot[16], mem[16];
-	char host[256], src[256], detail[1024], limits[1024];
+	/* whole escapes of the whole fields (exm_escape's most) */
+	char host[EXM_ESCAPE_MAX(sizeof(s->hostname))];
+	char src[EXM_ESCAPE_MAX(sizeof(s->source))];
+	char detail[EXM_ESCAPE_MAX(sizeof(s->source_detail))];
+	char limits[EXM_ESCAPE_MAX(sizeof(s->limits))];
 	struct tui_counts c;
 
 	tui_counts_of(snap, &c);
@@ -436,13 +456,15 @@ void tui_print_summary(FILE *f, const struct exm_snapshot *snap)
 
 /* ---- reports (report.h) ---- */
 
+/* A report's cell: at buf, or (a long name, escaped whole) in memory the
+ * caller frees when the result is not buf. */
 static char *cell_text(char *buf, size_t len, const struct tui_rcol *col,
 		       const struct tui_rcell *c, bool exact)
 {
 	if (!c->has)
 		snprintf(buf, len, "-");
 	else if (col->f.type == EXM_FT_STR)
-		exm_escape(buf, len, c->s);
+		return exm_escape_all(buf, len, c->s);
 	else if (col->f.type == EXM_FT_INT || exact)
 		snprintf(buf, len, "%.0f", c->v);
 	else if (c->v < 0) {
@@ -465,9 +487,12 @@ void tui_report_text(FILE *f, const struct tui_report *r, bool exact)
 	for (size_t j = 0; j < nc && j < 32; j++) {
 		w[j] = (int)strlen(op->cols[j].f.title);
 		for (size_t i = 0; i < r->nrows; i++) {
-			int k = tui_text_width(
-				cell_text(buf, sizeof(buf), &op->cols[j],
-					  &r->cells[i * nc + j], exact));
+			char *s = cell_text(buf, sizeof(buf), &op->cols[j],
+					    &r->cells[i * nc + j], exact);
+			int k = tui_text_width(s);
+
+			if (s != buf)
+				free(s);
 			if (k > w[j])
 				w[j] = k;
 		}
@@ -476,11 +501,11 @@ void tui_report_text(FILE *f, const struct tui_report *r, bool exact)
 		for (size_t j = 0; j < nc && j < 32; j++) {
 			const struct tui_rcol *col = &op->cols[j];
 			bool left = col->f.type == EXM_FT_STR;
-			const char *s =
-				i ? cell_text(buf, sizeof(buf), col,
-					      &r->cells[(i - 1) * nc + j],
-					      exact)
-				  : col->f.title;
+			char *c = i ? cell_text(buf, sizeof(buf), col,
+						&r->cells[(i - 1) * nc + j],
+						exact)
+				    : NULL;
+			const char *s = c ? c : col->f.title;
 
 			if (j)
 				fputc(' ', f);
@@ -490,6 +515,8 @@ void tui_report_text(FILE *f, const struct tui_report *r, bool exact)
 			fputs(s, f);
 			if (left && j + 1 < nc)
 				fprintf(f, "%*s", w[j] - tui_text_width(s), "");
+			if (c != buf)
+				free(c);
 		}
 		fputc('\n', f);
 	}

@@ -163,7 +163,19 @@ void tui_query_scan(const struct tui_query *q, unsigned needs,
 
 int tui_open_source(const struct tui_opts *o, struct exm_source **src)
 {
-	return tui_open_source_named(o->source ? o->source : "auto", src);
+	int ret = tui_open_source_named(o->source ? o->source : "auto", src);
+
+	/* a setting this source cannot work with here (--pagemap-mode scan
+	 * where PAGEMAP_SCAN is refused) is a bad value: 2 */
+	if (!ret && o->knob_opt &&
+	    exm_source_knob_check(*src, o->knob_opt->knob, o->knob)) {
+		tui_error("--%s %s: %s", o->knob_opt->name,
+			  o->knob_opt->knob->words[o->knob], (*src)->errmsg);
+		exm_source_close(*src);
+		*src = NULL;
+		return 2;
+	}
+	return ret;
 }
 
 int tui_source_reuse(struct exm_source *src, const struct tui_query *q)

@@ -149,7 +149,7 @@ static int build_alerts(struct tui_report *r, const struct tui_report_env *e)
 	for (size_t i = 0; !ret && i < a.n; i++) {
 		const struct exm_alert *al = &a.v[i];
 		struct tui_rcell *c;
-		char subj[300];
+		const char *subj;
 
 		if (al->proc ? !exm_proc_filter_match(e->filter, al->proc)
 			     : in && al->file && !in[al->file->index])
@@ -159,13 +159,12 @@ static int build_alerts(struct tui_report *r, const struct tui_report_env *e)
 			ret = -ENOMEM;
 			break;
 		}
+		/* the name whole (a long path too) */
 		if (al->proc) {
 			num(&c[A_PID], al->proc->pid);
-			snprintf(subj, sizeof(subj), "%s",
-				 al->proc->comm ? al->proc->comm : "?");
+			subj = al->proc->comm ? al->proc->comm : "?";
 		} else {
-			snprintf(subj, sizeof(subj), "%s",
-				 al->file ? al->file->name : "?");
+			subj = al->file ? al->file->name : "?";
 		}
 		num(&c[A_BYTES], (double)al->bytes);
 		if (str(&c[A_KIND], exm_alert_kind_name(al->kind)) ||

@@ -222,7 +222,7 @@ void tui_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "exmtop: %s\n", exm_escape(esc, sizeof(esc), raw));
+	fprintf(stderr, "exmtop: %s\n", exm_escape_line(esc, sizeof(esc), raw));
 }
 
 char *tui_text_or(char *buf, size_t len, const char *const *words, size_t n)

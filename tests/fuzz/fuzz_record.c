@@ -54,7 +54,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		/* one line, already safe for a terminal: escaping changes
 		 * nothing */
-		if (!err[0] || strcmp(exm_escape(esc, sizeof(esc), err), err))
+		if (!err[0] ||
+		    strcmp(exm_escape_line(esc, sizeof(esc), err), err))
 			abort();
 		return 0;
 	}

@@ -21,6 +21,15 @@ control byte and passes `promtool check metrics` (when installed). Error
 messages that repeat a hostile file name are one line without control
 bytes, and so is every output of a replay of a recording with such a
 name (the summary line and --diff repeat it).
+
+A backslash is doubled wherever text, CSV and OpenMetrics escape: a
+process named `b\\nq` (a backslash and an n) mapping the files `f\\nx`
+and `f<newline>x` shows `b\\\\nq`, `f\\\\nx` and `f\\nx`, never two names
+alike; JSON gives the names back exactly.
+
+A command line of 600 KB (six arguments of 100 KB) is whole in CSV and
+in text written to a file or pipe, as in JSON; on a terminal (a pty of
+100 columns) text cuts it at the terminal's width, not before.
 """
 
 import csv
@@ -121,6 +130,8 @@ def main():
                     (p.get("cmd") or ""), "json cmd %r keeps its printable "
                     "part" % p.get("cmd"))
         check_prctl_name(c)
+        check_backslash(c, tmp)
+        check_long_cmdline(c)
         check_error_paths(c, tmp)
         check_replay_name(c, tmp)
     finally:
@@ -179,6 +190,161 @@ def check_prctl_name(c):
                                        "-p", pid])
             c.eq(rc, 0, "%s --files exit status" % fmt)
             clean(c, out, "prctl %s --files output" % fmt)
+    finally:
+        os.killpg(proc.pid, 9)
+        proc.wait()
+
+
+MAPPER = """
+import ctypes, mmap, os, sys, time
+ctypes.CDLL(None).prctl(15, sys.argv[1].encode(), 0, 0, 0)  # PR_SET_NAME
+maps = []
+for path in sys.argv[2:]:
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    os.write(fd, b"x" * 4096)
+    maps.append(mmap.mmap(fd, 4096))
+    maps[-1][0]  # resident
+print("ready", flush=True)
+time.sleep(1000)
+"""
+
+
+def check_backslash(c, tmp):
+    """A backslash in a comm, a command line and file names: doubled in
+    text, CSV and OpenMetrics, so that a backslash and an n never reads as
+    an escaped newline; exact in JSON."""
+    comm = "b\\nq"  # b, backslash, n, q
+    lit = os.path.join(tmp, "f\\nx")  # a backslash and an n
+    nl = os.path.join(tmp, "f\nx")  # a newline
+    proc = subprocess.Popen([sys.executable, "-c", MAPPER, comm, lit, nl],
+                            stdout=subprocess.PIPE, start_new_session=True)
+    try:
+        if proc.stdout.readline() != b"ready\n":
+            raise RuntimeError("the mapper did not start")
+        pid = str(proc.pid)
+        tmp_esc = tmp.replace("\\", "\\\\")
+        want_lit = tmp_esc + "/f\\\\nx"  # as text shows: f\\nx
+        want_nl = tmp_esc + "/f\\nx"  # f\nx
+        fields = ["--fields", "pid,comm,cmd"]
+        rc, out, err = raw_exmtop(["-b", "--format", "csv",
+                                   "--scan-pids", pid] + fields)
+        c.eq(rc, 0, "backslash csv exit status (%r)" % err[:200])
+        rows = list(csv.DictReader(io.StringIO(out.decode())))
+        if c.eq(len(rows), 1, "backslash csv: one row"):
+            c.eq(rows[0]["comm"], "b\\\\nq", "csv comm: backslash doubled")
+            c.check(rows[0]["cmd"].endswith(
+                " b\\\\nq %s %s" % (want_lit, want_nl)),
+                "csv cmd: backslashes doubled, the newline \\n (%r)" %
+                rows[0]["cmd"])
+        rc, out, err = raw_exmtop(["-b", "--scan-pids", pid] + fields)
+        c.eq(rc, 0, "backslash text exit status")
+        rows = [ln for ln in out.decode().splitlines()
+                if ln.split() and ln.split()[0] == pid]
+        if c.eq(len(rows), 1, "backslash text: one row"):
+            c.eq(rows[0].split()[1], "b\\\\nq",
+                 "text comm: backslash doubled")
+            c.check(rows[0].endswith(" b\\\\nq %s %s" % (want_lit, want_nl)),
+                    "text cmd: backslashes doubled (%r)" % rows[0])
+        for fmt in ("csv", "text"):
+            rc, out, err = raw_exmtop(["-b", "--files", "--format", fmt,
+                                       "--scan-pids", pid])
+            c.eq(rc, 0, "backslash %s --files exit status" % fmt)
+            text = out.decode()
+            names = sorted(ln.rsplit(",", 1)[-1] if fmt == "csv"
+                           else ln.split()[-1]
+                           for ln in text.splitlines() if tmp_esc in ln)
+            c.eq(names, sorted([want_lit, want_nl]),
+                 "%s --files: the two files apart" % fmt)
+        rc, out, err = raw_exmtop(["-b", "--format", "json", "--files",
+                                   "--scan-pids", pid])
+        doc = json.loads(out.decode())
+        c.eq(sorted(f["file"] for f in doc.get("files", [])
+                    if f["file"].startswith(tmp)), sorted([lit, nl]),
+             "json --files: the names exactly")
+        rc, out, err = raw_exmtop(["-b", "--format", "json", "--scan-pids",
+                                   pid] + fields)
+        doc = json.loads(out.decode())
+        c.eq([p["comm"] for p in doc.get("processes", [])], [comm],
+             "json comm exactly")
+        rc, out, err = raw_exmtop(["-b", "--format", "openmetrics",
+                                   "--top", "1000000", "--scan-pids", pid])
+        c.check('comm="b\\\\\\\\nq"' in out.decode(),
+                "openmetrics label: the backslash doubled, then escaped")
+    finally:
+        os.killpg(proc.pid, 9)
+        proc.wait()
+
+
+def pty_run(args, cols):
+    """exmtop args with its output on a pseudo-terminal of cols columns:
+    (status, output)."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, cols,
+                                                       0, 0))
+    attr = termios.tcgetattr(slave)
+    attr[1] &= ~termios.OPOST  # no \r added to each newline
+    termios.tcsetattr(slave, termios.TCSANOW, attr)
+    p = subprocess.Popen([exmlive.EXMTOP] + args, stdout=slave,
+                         stderr=subprocess.DEVNULL)
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: the last writer closed
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(master)
+    return p.wait(timeout=120), out.decode("utf-8", "replace")
+
+
+def check_long_cmdline(c):
+    """600 KB of command line, whole in CSV and in text to a pipe, cut at
+    the width on a terminal."""
+    csv.field_size_limit(1 << 24)
+    args = ["%d%s" % (i, "a" * 100000) for i in range(6)]
+    proc = subprocess.Popen(["/bin/sh", "-c", "sleep 1000; exit 0",
+                             "x"] + args, start_new_session=True)
+    want = " ".join(["/bin/sh", "-c", "sleep 1000; exit 0", "x"] + args)
+    try:
+        for _ in range(250):
+            with open("/proc/%d/cmdline" % proc.pid, "rb") as f:
+                if len(f.read()) > 600000:
+                    break
+            time.sleep(0.02)
+        pid = str(proc.pid)
+        fields = ["--fields", "pid,cmd"]
+        rc, out, err = raw_exmtop(["-b", "--format", "json",
+                                   "--scan-pids", pid] + fields)
+        procs = json.loads(out.decode()).get("processes") or [{}]
+        c.eq(len(procs[0].get("cmd", "")), len(want),
+             "long cmdline: JSON's is whole")
+        rc, out, err = raw_exmtop(["-b", "--format", "csv",
+                                   "--scan-pids", pid] + fields)
+        rows = list(csv.DictReader(io.StringIO(out.decode())))
+        c.check(len(rows) == 1 and rows[0]["cmd"] == want,
+                "long cmdline: CSV's is whole (%d bytes of %d)" %
+                (len(rows[0]["cmd"]) if rows else -1, len(want)))
+        rc, out, err = raw_exmtop(["-b", "--scan-pids", pid] + fields)
+        rows = [ln for ln in out.decode().splitlines()
+                if ln.split() and ln.split()[0] == pid]
+        c.check(len(rows) == 1 and rows[0].endswith(" " + want),
+                "long cmdline: text to a pipe is whole (%d bytes)" %
+                (len(rows[0]) if rows else -1))
+        rc, out = pty_run(["-b", "--scan-pids", pid] + fields, 100)
+        c.eq(rc, 0, "long cmdline on a terminal: exit status")
+        lines = out.splitlines()
+        rows = [ln for ln in lines if ln.split() and ln.split()[0] == pid]
+        c.check(len(rows) == 1 and len(rows[0]) == 100 and
+                want.startswith(rows[0].split(None, 1)[1]),
+                "long cmdline on a terminal of 100 columns: cut at 100 "
+                "(%r)" % [r[:120] for r in rows])
     finally:
         os.killpg(proc.pid, 9)
         proc.wait()

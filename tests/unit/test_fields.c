@@ -115,6 +115,66 @@ Test(format, escape_hostile_text)
 	/* Never a partial escape when out of room. */
 	cr_assert_str_eq(exm_escape(b, 5, "ab\033cd"), "ab\\e");
 	cr_assert_str_eq(exm_escape(b, 6, "ab\033cd"), "ab\\ec");
+	/* A backslash doubled: a backslash and an n is not a newline. */
+	cr_assert_str_eq(exm_escape(b, sizeof(b), "a\\nb"), "a\\\\nb");
+	cr_assert_str_eq(exm_escape(b, sizeof(b), "a\nb"), "a\\nb");
+	cr_assert_str_eq(exm_escape(b, sizeof(b), "\\\\"), "\\\\\\\\");
+	cr_assert_str_eq(exm_escape(b, 4, "a\\b"), "a\\\\");
+	cr_assert_str_eq(exm_escape(b, 3, "a\\b"), "a");
+}
+
+/* A message's escape keeps a backslash: escaping it again changes
+ * nothing. */
+Test(format, escape_line_idempotent)
+{
+	char b[128], c[128];
+
+	cr_assert_str_eq(exm_escape_line(b, sizeof(b), "p\\q\033\n\xff"),
+			 "p\\q\\e\\n\\xff");
+	cr_assert_str_eq(exm_escape_line(c, sizeof(c), b), b);
+}
+
+/* exm_escape_all escapes the whole text, however long: in buf when it
+ * fits, else in memory of its own. */
+Test(format, escape_all_never_cuts)
+{
+	size_t n = 600 * 1024;
+	char *in = malloc(n + 1), *out, b[64];
+
+	cr_assert_not_null(in);
+	for (size_t i = 0; i < n; i++)
+		in[i] = i % 1000 ? 'a' : '\x01';
+	in[n] = '\0';
+	out = exm_escape_all(b, sizeof(b), in);
+	cr_assert_neq(out, b);
+	cr_assert_eq(strlen(out), n + 3 * (n / 1000 + 1));
+	cr_assert(!strncmp(out, "\\x01aaa", 7));
+	cr_assert(!strcmp(out + strlen(out) - 3, "aaa"));
+	free(out);
+	cr_assert_eq(exm_escape_all(b, sizeof(b), "sh\\ort"), b);
+	cr_assert_str_eq(b, "sh\\\\ort");
+	free(in);
+}
+
+/* A CSV field holds the whole text, however long (no buffer cuts it). */
+Test(format, csv_field_whole)
+{
+	size_t n = 600 * 1024, len = 0;
+	char *in = malloc(n + 1), *buf = NULL;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert_not_null(in);
+	cr_assert_not_null(f);
+	memset(in, 'x', n);
+	in[n] = '\0';
+	in[10] = ',';
+	exm_csv_str(f, in);
+	fclose(f);
+	cr_assert_eq(len, n + 2);
+	cr_assert_eq(buf[0], '"');
+	cr_assert_eq(buf[n + 1], '"');
+	free(buf);
+	free(in);
 }
 
 static char *json_of(const char *s)

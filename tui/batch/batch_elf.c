@@ -190,18 +190,20 @@ static int emit(FILE *out, const struct tui_opts *o, const struct req *q,
 	if (o->format == TUI_FMT_CSV) {
 		tui_print_csv(out, q->t, rows, n, q->fields, iter == 0, stamp);
 	} else {
-		char name[512];
+		char buf[512], *name;
 		const char *why = exm_elf_empty_text(e, q->t == EXM_T_SYMBOLS,
 						     n);
 
 		if (iter)
 			fputc('\n', out);
 		tui_print_summary(out, snap);
-		exm_escape(name, sizeof(name), f->name);
+		name = exm_escape_all(buf, sizeof(buf), f->name);
 		if (p)
 			fprintf(out, "%s in process %d", name, (int)p->pid);
 		else
 			fprintf(out, "%s in %u processes", name, f->nprocs);
+		if (name != buf)
+			free(name);
 		if (q->section)
 			fprintf(out, ", section %s", q->section);
 		if (e->state == EXM_ELF_OK && q->t == EXM_T_SYMBOLS)

@@ -52,17 +52,19 @@ static void print_text(FILE *out, const struct exm_snapshot *snap,
 		       const struct exm_proc *p, const struct exm_mapping *m,
 		       const struct exm_strip *s)
 {
-	char name[512], comm[128], line[EXM_STRIP_LINE + 1];
+	char buf[512], comm[128], line[EXM_STRIP_LINE + 1];
+	char *name = exm_escape_all(buf, sizeof(buf), m->name);
 
 	tui_print_summary(out, snap);
 	exm_escape(comm, sizeof(comm), p->comm ? p->comm : "?");
-	exm_escape(name, sizeof(name), m->name);
 	fprintf(out,
 		"%s (%d) %" PRIx64 "-%" PRIx64 " %s: %zu pages of %u "
 		"bytes (. not resident, 1-9 processes mapping the page, # "
 		"ten or more, s swapped)\n",
 		comm, (int)p->pid, m->start, m->end, name[0] ? name : "[anon]",
 		s->npages, s->page_size);
+	if (name != buf)
+		free(name);
 	for (size_t k = 0; k < exm_strip_lines(s); k++) {
 		uint64_t a = exm_strip_line(s, k, line, sizeof(line));
 
@@ -120,13 +122,15 @@ static void print_file_text(FILE *out, const struct exm_snapshot *snap,
 			    const struct exm_file *f,
 			    const struct exm_file_strip *s)
 {
-	char name[512], line[512];
+	char buf[512], line[512];
+	char *name = exm_escape_all(buf, sizeof(buf), f->name);
 	uint64_t ps = snap->sys.page_size;
 
 	tui_print_summary(out, snap);
-	exm_escape(name, sizeof(name), f->name);
 	exm_file_strip_head(s, line, sizeof(line));
 	fprintf(out, "%s: %s\n", name, line);
+	if (name != buf)
+		free(name);
 	for (size_t i = 0; i < s->nsegs; i++)
 		fprintf(out, "segment %" PRIx64 "-%" PRIx64 " %s\n",
 			s->segs[i].first * ps, s->segs[i].end * ps,

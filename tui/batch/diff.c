@@ -51,13 +51,13 @@ int tui_diff_text(FILE *out, const struct tui_query *q,
 		  const struct tui_diff *df)
 {
 	const struct exm_diff *d = df->d;
-	char ta[32], tb[32], grow[32], name_a[512], name_b[512];
+	char ta[32], tb[32], grow[32], buf_a[512], buf_b[512];
+	char *name_a = exm_escape_all(buf_a, sizeof(buf_a), df->file_a);
+	char *name_b = exm_escape_all(buf_b, sizeof(buf_b), df->file_b);
 	struct exm_value v;
 
 	fmt_time(ta, sizeof(ta), d->a);
 	fmt_time(tb, sizeof(tb), d->b);
-	exm_escape(name_a, sizeof(name_a), df->file_a);
-	exm_escape(name_b, sizeof(name_b), df->file_b);
 	exm_field_value(EXM_F_ERSS, EXM_T_FILES, &d->total, &v);
 	if (v.type == EXM_V_DELTA)
 		exm_fmt_value(grow, sizeof(grow), EXM_F_ERSS, &v,
@@ -69,6 +69,10 @@ int tui_diff_text(FILE *out, const struct tui_query *q,
 		"%zu new, %zu gone processes, effective resident %s\n",
 		name_a, df->from + 1, df->count_a, ta, name_b, df->to + 1,
 		df->count_b, tb, d->seconds, d->nnew, d->ngone, grow);
+	if (name_a != buf_a)
+		free(name_a);
+	if (name_b != buf_b)
+		free(name_b);
 	if (df->report) {
 		tui_report_text(out, df->report, q->set.exact_bytes);
 		return 0;

@@ -380,7 +380,7 @@ static int drive(const struct tui_batch_ops *ops, const struct tui_opts *o)
 		char esc[160];
 
 		tui_error("--output %s: it is the recording this run writes",
-			  exm_escape(esc, sizeof(esc), o->output));
+			  exm_escape_line(esc, sizeof(esc), o->output));
 		status = 2;
 	}
 	if (!status && o->record)
@@ -389,7 +389,7 @@ static int drive(const struct tui_batch_ops *ops, const struct tui_opts *o)
 		char esc[160];
 
 		tui_error("--output %s: it is the recording this run %s",
-			  exm_escape(esc, sizeof(esc), o->output),
+			  exm_escape_line(esc, sizeof(esc), o->output),
 			  rec ? "writes" : "reads");
 		status = 2;
 	}
