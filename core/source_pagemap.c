@@ -8,7 +8,8 @@
  * reads of every mapping. Both paths store identical page words.
  *
  * Every word is classified as it is read, from the frame itself: the zero
- * page (its frame is learnt once, from a page of our own) and the huge
+ * page (its frame is learnt once, from a page of our own: a read fault, or
+ * userfaultfd where read faults get pages of their own) and the huge
  * zero page (/proc/kpageflags' KPF_ZERO_PAGE on the first frame of an
  * aligned run) get EXM_PM_ZERO; a mapping whose first present frame is a
  * hugetlb page (KPF_HUGE) is a hugetlb mapping. PAGEMAP_SCAN's categories
@@ -22,7 +23,9 @@
 #include <dirent.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/userfaultfd.h>
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -391,26 +394,84 @@ static uint64_t kpf_of(const struct pm_priv *pp, uint64_t pfn)
 }
 
 /*
- * The zero page's frame: a read-only private page of our own, read, maps
- * it (one frame for the system's life on x86-64), confirmed by its
- * kpageflags where they can be read. NO_PFN when it cannot be learnt.
+ * The zero page's frame, as pagemap gives it for one page of our own that
+ * maps it: never mapped once (the zero page has no mapping count, so no
+ * exclusive bit) and, where kpageflags can be read, KPF_ZERO_PAGE.
+ */
+static uint64_t zero_word_pfn(const struct pm_priv *pp, void *page)
+{
+	uint64_t w;
+
+	if (!exm_self_pagemap_word(page, &w) || !exm_pm_present(w) ||
+	    !exm_pm_key(w) || (w & EXM_PM_EXCLUSIVE))
+		return NO_PFN;
+	if (pp->kpf >= 0 && !(kpf_of(pp, exm_pm_key(w)) & KPF_ZERO_PAGE))
+		return NO_PFN;
+	return exm_pm_key(w);
+}
+
+/*
+ * A kernel may fill a read fault with a page of its own rather than the
+ * zero page (booted with pvm_no_zero_page, s390 guests), and still map the
+ * zero page elsewhere: UFFDIO_ZEROPAGE, KSM's use_zero_pages. Ask
+ * userfaultfd to map it at a page of ours (user-mode-only faults, which
+ * need no privilege, else plain). NO_PFN when that fails too.
+ */
+static uint64_t uffd_zero_pfn(const struct pm_priv *pp, void *page, long ps)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = {
+		.range = { .start = (uintptr_t)page, .len = (uint64_t)ps },
+		.mode = UFFDIO_REGISTER_MODE_MISSING,
+	};
+	struct uffdio_zeropage z = {
+		.range = { .start = (uintptr_t)page, .len = (uint64_t)ps },
+	};
+	uint64_t pfn = NO_PFN;
+	long fd = -1;
+
+#ifdef UFFD_USER_MODE_ONLY
+	fd = syscall(SYS_userfaultfd, O_CLOEXEC | UFFD_USER_MODE_ONLY);
+#endif
+	if (fd < 0)
+		fd = syscall(SYS_userfaultfd, O_CLOEXEC);
+	if (fd < 0)
+		return NO_PFN;
+	if (!ioctl((int)fd, UFFDIO_API, &api) &&
+	    !ioctl((int)fd, UFFDIO_REGISTER, &reg) &&
+	    !ioctl((int)fd, UFFDIO_ZEROPAGE, &z))
+		pfn = zero_word_pfn(pp, page);
+	close((int)fd);
+	return pfn;
+}
+
+/*
+ * The zero page's frame (one frame for the system's life on x86-64): a
+ * read-only private page of our own, read, maps it; where the kernel gave
+ * a page of its own instead, userfaultfd asked to map it. NO_PFN when it
+ * cannot be learnt.
  */
 static uint64_t learn_zero_pfn(const struct pm_priv *pp)
 {
 	long ps = sysconf(_SC_PAGESIZE);
 	void *map = mmap(NULL, (size_t)ps, PROT_READ,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	uint64_t w, pfn = NO_PFN;
+	void *spare;
+	uint64_t pfn;
 
 	if (map == MAP_FAILED)
 		return NO_PFN;
 	(void)*(volatile const char *)map; /* a read fault: the zero page */
-	if (exm_self_pagemap_word(map, &w) && exm_pm_present(w) &&
-	    exm_pm_key(w))
-		pfn = exm_pm_key(w);
+	pfn = zero_word_pfn(pp, map);
 	munmap(map, (size_t)ps);
-	if (pfn != NO_PFN && pp->kpf >= 0 && !(kpf_of(pp, pfn) & KPF_ZERO_PAGE))
-		pfn = NO_PFN;
+	if (pfn != NO_PFN)
+		return pfn;
+	spare = mmap(NULL, (size_t)ps, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
+		     -1, 0);
+	if (spare == MAP_FAILED)
+		return NO_PFN;
+	pfn = uffd_zero_pfn(pp, spare, ps);
+	munmap(spare, (size_t)ps);
 	return pfn;
 }
 

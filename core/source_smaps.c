@@ -4,8 +4,9 @@
  * cannot read page frame numbers. No page identity: effective resident is
  * the kernel's Pss, effective swap its SwapPss, sole its Private_Clean +
  * Private_Dirty (USS), swap its Swap but in shared mappings (a shmem
- * file's pages in swap, no page table's); writable and byte ranges cannot
- * be measured.
+ * file's pages in swap, no page table's) and in private file mappings
+ * (their own entries: what VmSwap leaves, see private_file_swap); writable
+ * and byte ranges cannot be measured.
  * hugetlb is Shared_Hugetlb + Private_Hugetlb of a mapping whose
  * KernelPageSize is a huge page; smaps has no share of it (effective
  * hugetlb unknown) and does not count the zero page (zero unknown).
@@ -110,6 +111,101 @@ static void parse_smaps(const char *buf, size_t len, struct exm_proc *p,
 		vma_store(sp.cur, &sp.a, ps);
 }
 
+/* A private mapping of a file (not /dev/zero's anonymous memory): if the
+ * file is shmem (tmpfs, memfd, SysV), smaps' Swap adds the file's pages in
+ * swap where the mapping has none of its own (smaps_pte_hole), which no
+ * page table of the process holds. */
+static bool private_file(const struct exm_mapping *m)
+{
+	return !(m->perms & EXM_PERM_S) && m->inode && m->kind != EXM_KIND_ANON;
+}
+
+/* VmSwap of /proc/PID/status in bytes (the process's swap entries), or -1. */
+static int64_t read_vmswap(int dirfd)
+{
+	char *buf, *at;
+	size_t len;
+	int64_t v = -1;
+
+	if (exm_read_file(dirfd, "status", &buf, &len))
+		return -1;
+	at = strstr(buf, "\nVmSwap:");
+	if (at)
+		v = (int64_t)strtoull(at + 8, NULL, 10) * 1024;
+	free(buf);
+	return v;
+}
+
+/* What a private file mapping's SwapPss says of its own swap entries: at
+ * least that many (whole pages), at most its smaps Swap. */
+static uint64_t swap_first(const struct exm_mapping *m, unsigned ps)
+{
+	uint64_t pss = (uint64_t)m->sz.eswap / ps * ps;
+
+	return pss < m->sz.swap ? pss : m->sz.swap;
+}
+
+/*
+ * Private file mappings' swap: only their own swap entries (copies of
+ * the file's pages, swapped out), as pagemap and the kernel's VmSwap count
+ * it. smaps cannot split a shmem file's pages in swap from them in one
+ * mapping, but the process's entries are VmSwap, and every other mapping's
+ * smaps Swap is its entries alone (shared ones were set to 0): what is left
+ * of VmSwap is these mappings' entries (status is read only when one of
+ * them has swap). Each gets first its SwapPss (whole for entries no other
+ * process shares; smaps_pte_hole adds none), then what is left goes, up to
+ * each one's smaps Swap in address order, to those with SwapPss, then to
+ * those without: exact for one such mapping with swap, when their entries
+ * are not shared, or when those with entries have SwapPss and the others
+ * none; README says so.
+ */
+static void private_file_swap(struct exm_proc *p, int dirfd, unsigned ps)
+{
+	uint64_t mine = 0, others = 0, firsts = 0, left, extra;
+	int64_t vmswap;
+
+	for (size_t i = 0; i < p->nmaps; i++) {
+		const struct exm_mapping *m = &p->maps[i];
+
+		if (!m->sz.has)
+			continue;
+		if (private_file(m)) {
+			mine += m->sz.swap;
+			firsts += swap_first(m, ps);
+		} else {
+			others += m->sz.swap;
+		}
+	}
+	if (!mine)
+		return;
+	vmswap = read_vmswap(dirfd);
+	if (vmswap < 0 || (uint64_t)vmswap < others ||
+	    (uint64_t)vmswap - others >= mine)
+		return; /* unknown, or no file pages counted */
+	left = (uint64_t)vmswap - others;
+	extra = firsts < left ? left - firsts : 0;
+	/* pass 0: each one's SwapPss, and the rest to those with some;
+	 * pass 1: what is still left to those without */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < p->nmaps; i++) {
+			struct exm_mapping *m = &p->maps[i];
+			uint64_t first = 0, room, more;
+
+			if (!m->sz.has || !private_file(m) ||
+			    (pass ? m->sz.eswap > 0 : m->sz.eswap <= 0))
+				continue;
+			if (!pass) {
+				first = swap_first(m, ps);
+				first = first < left ? first : left;
+				left -= first;
+			}
+			room = m->sz.swap - first;
+			more = room < extra ? room : extra;
+			extra -= more;
+			m->sz.swap = first + more;
+		}
+}
+
 static int sm_proc(struct exm_source *src, void *ctx,
 		   const struct exm_scan_opts *opts, struct exm_builder *b,
 		   struct exm_proc *p, struct exm_pdir *d)
@@ -125,6 +221,7 @@ static int sm_proc(struct exm_source *src, void *ctx,
 		return ret;
 	parse_smaps(buf, len, p, b->snap->sys.page_size);
 	free(buf);
+	private_file_swap(p, dirfd, b->snap->sys.page_size);
 	/* The kernel's per-process figures come from smaps_rollup: the
 	 * Pss_Anon/File/Shmem split exists only there, and it rounds once
 	 * rather than per mapping. */

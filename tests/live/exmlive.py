@@ -113,6 +113,33 @@ def pagemap_scan_supported():
     return True
 
 
+def read_fault_maps_zero():
+    """Whether a read fault on private anonymous memory maps the zero page
+    here: the page read is then not mapped once (pagemap's exclusive bit;
+    the zero page has no mapping count). A kernel booted with
+    pvm_no_zero_page gives such a fault a page of its own."""
+    import ctypes
+    import mmap
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
+                          ctypes.c_int, ctypes.c_int, ctypes.c_long)
+    libc.munmap.argtypes = (ctypes.c_void_p, ctypes.c_size_t)
+    ps = mmap.PAGESIZE
+    addr = libc.mmap(None, ps, mmap.PROT_READ,
+                     mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, -1, 0)
+    if addr in (None, ctypes.c_void_p(-1).value):
+        raise OSError(ctypes.get_errno(), "mmap")
+    try:
+        ctypes.string_at(addr, 1)  # the read fault
+        with open("/proc/self/pagemap", "rb") as f:
+            f.seek(addr // ps * 8)
+            w = struct.unpack("=Q", f.read(8))[0]
+    finally:
+        libc.munmap(addr, ps)
+    return bool(w & PM_PRESENT) and not w & PM_EXCLUSIVE
+
+
 def pagemap_modes():
     """The pagemap paths this kernel has: scan (6.7+: PAGEMAP_SCAN for
     every mapping), auto (6.7+: PAGEMAP_SCAN for big mappings, plain reads

@@ -45,6 +45,11 @@
  *                           N pages mapped once (once) and N private
  *                           anonymous pages written (anon)
  *
+ * "Read" above maps the zero page: a read fault does, but a kernel booted
+ * with pvm_no_zero_page gives each read fault a page of its own; there the
+ * pages are mapped to the zero page with UFFDIO_ZEROPAGE instead (see
+ * zero_begin), and the process is the same as elsewhere.
+ *
  * Prints "region NAME START END" lines (hex), "pids PID...", then "ready",
  * and sleeps until SIGTERM (the parent kills its child, removes the file).
  * Any failure is one line on stderr and exit status 1.
@@ -56,8 +61,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/userfaultfd.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -91,6 +99,71 @@ static void region(const char *name, const void *p, size_t len)
 	       (unsigned long)((uintptr_t)p + len));
 }
 
+/* Whether a read fault maps the zero page here: the page read is not one
+ * of the process's own (pagemap's exclusive bit, which the zero page never
+ * has: it has no mapping count). */
+static int read_maps_zero(size_t ps)
+{
+	char *p = mmap(NULL, ps, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+	uint64_t w = 0;
+
+	if (p == MAP_FAILED || fd < 0)
+		die("pagemap probe");
+	(void)*(volatile char *)p;
+	if (pread(fd, &w, sizeof(w), (off_t)((uintptr_t)p / ps * 8)) !=
+	    (ssize_t)sizeof(w))
+		die("pagemap");
+	close(fd);
+	munmap(p, ps);
+	return (w >> 63 & 1) && !(w >> 56 & 1);
+}
+
+/* userfaultfd registered over the mapping being read, where a read fault
+ * would not map the zero page; -1 otherwise. */
+static int zfd = -1;
+
+/* Pages of the private anonymous mapping [p, p + len) are about to be
+ * read (zero_read): where a read fault gives pages of their own, register
+ * the whole mapping (one VMA still) with userfaultfd. */
+static void zero_begin(char *p, size_t len, size_t ps)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = {
+		.range = { .start = (uintptr_t)p, .len = len },
+		.mode = UFFDIO_REGISTER_MODE_MISSING,
+	};
+
+	if (read_maps_zero(ps))
+		return;
+	zfd = (int)syscall(SYS_userfaultfd, O_CLOEXEC);
+	if (zfd < 0 || ioctl(zfd, UFFDIO_API, &api) ||
+	    ioctl(zfd, UFFDIO_REGISTER, &reg))
+		die("userfaultfd");
+}
+
+/* Map the zero page at p, a page of the mapping zero_begin was given. */
+static void zero_read(char *p, size_t ps)
+{
+	struct uffdio_zeropage z = {
+		.range = { .start = (uintptr_t)p, .len = ps },
+	};
+
+	if (zfd < 0)
+		(void)*(volatile char *)p;
+	else if (ioctl(zfd, UFFDIO_ZEROPAGE, &z))
+		die("UFFDIO_ZEROPAGE");
+}
+
+/* Done: closing the descriptor unregisters the mapping (the zero pages
+ * stay); later reads are plain reads again. */
+static void zero_end(void)
+{
+	if (zfd >= 0)
+		close(zfd);
+	zfd = -1;
+}
+
 /* size bytes, aligned to align, of a private anonymous reservation. */
 static char *aligned_anon(size_t size, size_t align, int extra)
 {
@@ -111,21 +184,26 @@ static void sparse(size_t size, size_t n, size_t ps, int write)
 {
 	size_t pages = size / ps, step = n ? pages / n : 1;
 	char *p = aligned_anon(size, 2 << 20, MAP_NORESERVE);
-	volatile char sum = 0;
 
 	if (!n || n > pages || step < 8) {
 		errno = EINVAL;
 		die("sparse: N");
 	}
 	madvise(p, size, MADV_NOHUGEPAGE);
+	if (!write)
+		zero_begin(p, size, ps);
 	for (size_t i = 0; i < n; i++)
 		if (write)
 			p[(i * step + i % 7) * ps] = (char)(i | 1);
 		else
-			sum += ((volatile char *)p)[(i * step + i % 7) * ps];
+			zero_read(p + (i * step + i % 7) * ps, ps);
+	zero_end();
 	region(write ? "sparse" : "zsparse", p, size);
-	if (!write) {
-		/* anonymous memory too, though it names an inode */
+	if (!write && read_maps_zero(ps)) {
+		/* anonymous memory too, though it names an inode (without
+		 * the zero page on read faults, not made: UFFDIO_ZEROPAGE
+		 * refuses a mapping beyond its file's size, and /dev/zero's
+		 * is 0) */
 		int fd = open("/dev/zero", O_RDONLY);
 		char *z = fd < 0 ? MAP_FAILED
 				 : mmap(NULL, 16 * ps, PROT_READ, MAP_PRIVATE,
@@ -135,20 +213,25 @@ static void sparse(size_t size, size_t n, size_t ps, int write)
 			die("/dev/zero");
 		close(fd);
 		for (size_t i = 0; i < 16; i++)
-			sum += ((volatile char *)z)[i * ps];
+			(void)((volatile char *)z)[i * ps];
 		region("devzero", z, 16 * ps);
+	}
+	if (!write) {
+		char *z;
+
 		/* mprotect keeps the zero pages read before */
-		z = mmap(NULL, 16 * ps, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
-			 -1, 0);
+		z = mmap(NULL, 16 * ps, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (z == MAP_FAILED)
 			die("mmap");
+		zero_begin(z, 16 * ps, ps);
 		for (size_t i = 0; i < 16; i++)
-			sum += ((volatile char *)z)[i * ps];
+			zero_read(z + i * ps, ps);
+		zero_end();
 		if (mprotect(z, 16 * ps, PROT_NONE))
 			die("mprotect");
 		region("protnone", z, 16 * ps);
 	}
-	(void)sum;
 }
 
 /* the lengths of kinds runs' runs: on both sides of 512 pages (a PMD,
@@ -180,8 +263,15 @@ static void zero(size_t size, int thp)
 
 	if (madvise(p, size, thp ? MADV_HUGEPAGE : MADV_NOHUGEPAGE))
 		die("madvise");
-	for (size_t i = 0; i < size; i += 4096)
-		sum += ((volatile char *)p)[i];
+	if (thp) {
+		for (size_t i = 0; i < size; i += 4096)
+			sum += ((volatile char *)p)[i];
+	} else {
+		zero_begin(p, size, 4096);
+		for (size_t i = 0; i < size; i += 4096)
+			zero_read(p + i, 4096);
+		zero_end();
+	}
 	(void)sum;
 	region(thp ? "thpzero" : "zero", p, size);
 }

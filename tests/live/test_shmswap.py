@@ -4,14 +4,19 @@
 source.
 
 A process maps a memfd shared and private anonymous memory, writes both,
-sends half of each to swap (MADV_PAGEOUT) and forks: the two processes
-share the private swap entries. The memfd's pages in swap are the file's,
-no page table's: the kernel's VmSwap and SwapPss leave them out, but
-smaps' Swap of the shared mapping counts them (shmem_swap_usage). Checks,
-for both processes, in the smaps source and every pagemap mode: swap is
-VmSwap, effective swap the sum of SwapPss (the private entries are shared
-by two), the memfd row's swap is 0 though its smaps Swap is not, and the
-rows add up to the process.
+sends half of each to swap (MADV_PAGEOUT), maps the memfd twice more
+MAP_PRIVATE (one reads the resident half; the other writes 8 of those
+pages, private copies, and sends 4 copies to swap) and forks: the two
+processes share the private swap entries. The memfd's pages in swap are
+the file's, no page table's: the kernel's VmSwap and SwapPss leave them
+out, but smaps' Swap of every mapping of it counts them where the mapping
+has no page (shmem_swap_usage, smaps_pte_hole). Checks, for both
+processes, in the smaps source and every pagemap mode: swap is VmSwap,
+effective swap the sum of SwapPss (the private entries are shared by two),
+the memfd row's swap is the 4 copies in swap alone though its mappings'
+smaps Swap is 100 pages, and the rows add up to the process. (The smaps
+source counted all 100, until it took a private file mapping's swap from
+what VmSwap leaves.)
 
 Needs active swap: when none is on, it makes a 64 MiB swap file through
 tests/live/sysstate.py (undone after, also when killed); where swapon or
@@ -28,6 +33,8 @@ import exmlive  # noqa: E402
 from test_swap import run_with_swap, smaps_sums  # noqa: E402
 
 PAGES = 64  # of each kind; half of them go to swap
+COPIES = 8  # private copies of memfd pages
+COPIES_OUT = 4  # of them sent to swap
 MEMFD = "exm-shmswap"
 
 # The fixture: memfd and anonymous pages written, half paged out, then a
@@ -43,26 +50,36 @@ for i in range(n):
     shm[i * ps] = anon[i * ps] = 1 + i %% 7
 shm.madvise(21, 0, n // 2 * ps)   # MADV_PAGEOUT
 anon.madvise(21, 0, n // 2 * ps)
+# private mappings of the memfd, made after: one reads the resident half,
+# one writes %d of those pages (copies) and sends %d copies to swap
+ro = mmap.mmap(fd, n * ps, flags=mmap.MAP_PRIVATE, prot=mmap.PROT_READ)
+for i in range(n // 2, n):
+    ro[i * ps]
+cow = mmap.mmap(fd, n * ps, flags=mmap.MAP_PRIVATE)
+for i in range(n // 2, n // 2 + %d):
+    cow[i * ps] = 9
+cow.madvise(21, n // 2 * ps, %d * ps)
 if os.fork() == 0:
     time.sleep(3600)
     os._exit(0)
 print("pids", os.getpid(), flush=True)
 time.sleep(3600)
-""" % (PAGES, MEMFD)
+""" % (PAGES, MEMFD, COPIES, COPIES_OUT, COPIES, COPIES_OUT)
 
 
 def kernel_swap(pid):
-    """VmSwap, the sum of SwapPss, and the memfd mapping's smaps Swap,
-    in bytes."""
+    """VmSwap, the sum of SwapPss, and the smaps Swap of the memfd's
+    mappings (shared, private read-only, private written), in bytes."""
     with open("/proc/%d/status" % pid) as f:
         vmswap = next(int(ln.split()[1]) * 1024 for ln in f
                       if ln.startswith("VmSwap:"))
-    start = next(v.start for v in exmlive.read_maps(pid) if MEMFD in v.name)
     return (vmswap, smaps_sums(pid)[1],
-            exmlive.read_smaps_vma(pid, start).get("Swap", 0))
+            [exmlive.read_smaps_vma(pid, v.start).get("Swap", 0)
+             for v in exmlive.read_maps(pid) if MEMFD in v.name])
 
 
 def check_doc(c, doc, pids, kernel, label):
+    ps = os.sysconf("SC_PAGE_SIZE")
     procs = {p.get("pid"): p for p in doc.get("processes") or []}
     for pid in pids:
         p = procs.get(pid)
@@ -76,7 +93,8 @@ def check_doc(c, doc, pids, kernel, label):
         rows = p.get("files") or []
         shm = [f for f in rows if MEMFD in (f.get("file") or "")]
         if c.check(len(shm) == 1, what + " one memfd row"):
-            c.eq(shm[0].get("swap"), 0, what + " memfd row swap")
+            c.eq(shm[0].get("swap"), COPIES_OUT * ps,
+                 what + " memfd row swap: the private copies'")
         c.eq(sum(f.get("swap") or 0 for f in rows), p.get("swap"),
              what + " rows' swap add up")
 
@@ -93,8 +111,13 @@ def run(c):
             pids = [parent, int(f.read().split()[0])]
         with exmlive.frozen(pids):
             kernel = {pid: kernel_swap(pid) for pid in pids}
-            half = PAGES // 2 * os.sysconf("SC_PAGE_SIZE")
-            if any(k[0] != half or k[2] != half for k in kernel.values()):
+            ps = os.sysconf("SC_PAGE_SIZE")
+            half = PAGES // 2 * ps
+            # shared: the file's half; read-only private: the same (the
+            # pages it did not read); written: those and its copies'
+            want = [half, half, half + COPIES_OUT * ps]
+            if any(k[0] != half + COPIES_OUT * ps or sorted(k[2]) != want
+                   for k in kernel.values()):
                 print("SKIP: MADV_PAGEOUT did not swap the pages out: "
                       "%r" % kernel)
                 sys.exit(exmlive.SKIP)

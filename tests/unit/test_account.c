@@ -1252,6 +1252,56 @@ Test(smaps, hugetlb_from_kernel_page_size)
 	rm_tree(root);
 }
 
+/* smaps' Swap of a private mapping of a shmem file adds the file's pages
+ * in swap where the mapping has no page (no page table's): the smaps source
+ * takes private file mappings' swap from what VmSwap leaves. Here the
+ * process's entries are 2 anonymous pages and 4 copies in the written
+ * memfd mapping, shared after a fork (SwapPss 8 kB of them); the read-only
+ * mapping (SwapPss 0) holds none, though smaps says 128 kB. */
+Test(smaps, private_file_swap_from_vmswap)
+{
+	char root[] = "/tmp/exm-fakeproc-XXXXXX", pid[600];
+	struct exm_scan_opts opts = { 0 };
+	struct exm_snapshot *snap = NULL;
+	const struct exm_proc *p;
+	struct exm_source *src;
+	char err[256];
+	static const char maps[] =
+		"100000-140000 rw-p 00000000 00:00 0 \n"
+		"200000-240000 rw-s 00000000 00:01 9 /memfd:m (deleted)\n"
+		"300000-340000 r--p 00000000 00:01 9 /memfd:m (deleted)\n"
+		"400000-440000 rw-p 00000000 00:01 9 /memfd:m (deleted)\n";
+
+	cr_assert_not_null(mkdtemp(root));
+	fake_pid(root, 4252, "shmswap", maps, pid, sizeof(pid));
+	put(pid, "smaps",
+	    "100000-140000 rw-p 00000000 00:00 0 \n"
+	    "Rss: 8 kB\nPss: 8 kB\nSwap: 8 kB\nSwapPss: 8 kB\n"
+	    "200000-240000 rw-s 00000000 00:01 9 /memfd:m (deleted)\n"
+	    "Rss: 0 kB\nPss: 0 kB\nSwap: 128 kB\nSwapPss: 0 kB\n"
+	    "300000-340000 r--p 00000000 00:01 9 /memfd:m (deleted)\n"
+	    "Rss: 0 kB\nPss: 0 kB\nSwap: 128 kB\nSwapPss: 0 kB\n"
+	    "400000-440000 rw-p 00000000 00:01 9 /memfd:m (deleted)\n"
+	    "Rss: 0 kB\nPss: 0 kB\nSwap: 144 kB\nSwapPss: 8 kB\n");
+	put(pid, "status", "Name:\tshmswap\nVmSwap:\t      24 kB\n");
+	cr_assert_eq(exm_source_open("smaps", &src, err, sizeof(err)), 0, "%s",
+		     err);
+	opts.proc_root = root;
+	cr_assert_eq(exm_source_snapshot(src, &opts, &snap), 0);
+	p = &snap->procs[0];
+	cr_assert_eq(p->nmaps, 4);
+	cr_assert_eq(p->maps[0].sz.swap, 8192);
+	cr_assert_eq(p->maps[1].sz.swap, 0); /* shared: the file's */
+	cr_assert_eq(p->maps[2].sz.swap, 0, "read-only copy: %llu",
+		     (unsigned long long)p->maps[2].sz.swap);
+	cr_assert_eq(p->maps[3].sz.swap, 16384, "written copy: %llu",
+		     (unsigned long long)p->maps[3].sz.swap);
+	cr_assert_eq(p->sz.swap, 24 * 1024); /* VmSwap */
+	exm_snapshot_free(snap);
+	exm_source_close(src);
+	rm_tree(root);
+}
+
 static int cmp_key(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
