@@ -117,8 +117,18 @@ struct delta {
 
 struct exm_reuse {
 	double every, last_full;
-	/* how many times the kept words map each frame or swap entry */
+	/*
+	 * How many times the kept words map each frame or swap entry: with
+	 * cnt_ok, that of base (the share tables, pfn, swap and hugetlb, of
+	 * the last snapshot accounted whose words ents hold; NULL: none, 0)
+	 * plus that of cnt (the moves since). A full walk counts nothing
+	 * here: its snapshot's own tables, once accounted, become the base
+	 * (rebase); without them, cnt is counted whole from the kept words
+	 * when a refresh next needs it (cnt_rebuild).
+	 */
+	struct exm_pagecount *base[3];
 	struct delta cnt;
+	bool cnt_ok;
 	bool check;
 	struct kent *ents; /* ascending pid */
 	size_t n;
@@ -598,13 +608,45 @@ static size_t filter_bit(uint64_t k)
 			(64 - FILTER_BITS));
 }
 
-/* Add t's moves to the counts c, marking in t those that went to or from
- * one mapping (pagemap's exclusive bit may have changed). */
-static int counts_apply(struct delta *c, struct delta *t)
+/* Let go of the base of the counts (r->cnt is then all of them, or
+ * stale: see cnt_ok). */
+static void base_drop(struct exm_reuse *r)
 {
+	for (size_t k = 0; k < 3; k++) {
+		exm_pagecount_free(r->base[k]);
+		r->base[k] = NULL;
+	}
+}
+
+/*
+ * How many times the base's words map slot key k (slot_key). The share
+ * tables count exactly the words counts() selects: a present page that is
+ * not the zero page by frame (in the hugetlb table for a hugetlb
+ * mapping's: its frames are no other mapping's, so a frame's count is the
+ * sum of both), a swapped one by swap entry, KSM pages by frame as any;
+ * a denied process has no words in either.
+ */
+static int64_t base_count(const struct exm_reuse *r, uint64_t k)
+{
+	uint64_t key = (k - 1) >> 1;
+
+	if (!r->base[0])
+		return 0;
+	if ((k - 1) & 1)
+		return exm_pagecount_get(r->base[1], key, NULL);
+	return (int64_t)exm_pagecount_get(r->base[0], key, NULL) +
+	       exm_pagecount_get(r->base[2], key, NULL);
+}
+
+/* Add t's moves to r's counts, marking in t those that went to or from
+ * one mapping (pagemap's exclusive bit may have changed). */
+static int counts_apply(struct exm_reuse *r, struct delta *t)
+{
+	struct delta *c = &r->cnt;
+
 	for (size_t i = 0; i < t->cap; i++) {
 		size_t s;
-		int64_t old;
+		int64_t old, now;
 
 		if (!t->key[i] || !t->d[i])
 			continue;
@@ -615,12 +657,12 @@ static int counts_apply(struct delta *c, struct delta *t)
 			c->key[s] = t->key[i];
 			c->n++;
 		}
-		old = c->d[s];
+		old = base_count(r, t->key[i]) + c->d[s];
 		c->d[s] += t->d[i];
+		now = old + t->d[i];
 		/* a frame no process mapped before or maps now is mapped by
 		 * no kept process: only the walked moved it */
-		t->cross[i] = (old == 1) != (c->d[s] == 1) && old > 0 &&
-			      c->d[s] > 0;
+		t->cross[i] = (old == 1) != (now == 1) && old > 0 && now > 0;
 	}
 	return 0;
 }
@@ -844,7 +886,8 @@ static int kept_moves(const struct exm_reuse *r, struct delta *t,
 		if (!t->key[i] || !t->d[i])
 			continue;
 		s = slot_of(&r->cnt, t->key[i]);
-		if (!r->cnt.key[s] || r->cnt.d[s] <= (int64_t)w[i])
+		if (!r->cnt.key[s] ||
+		    base_count(r, t->key[i]) + r->cnt.d[s] <= (int64_t)w[i])
 			continue; /* the walked map it alone, or none */
 		t->kept[i] = true;
 		t->nmoved++;
@@ -860,11 +903,75 @@ static int kept_moves(const struct exm_reuse *r, struct delta *t,
 static void forget(struct exm_reuse *r)
 {
 	tables_drop(r);
+	base_drop(r);
+	r->cnt_ok = false;
 	for (size_t i = 0; i < r->n; i++)
 		kent_fini(&r->ents[i]);
 	r->n = 0;
 	r->have = false;
 	delta_fini(&r->cnt);
+}
+
+/* Count r's kept words whole into r->cnt, with no base (the last
+ * accounted snapshot's tables were not had). */
+static int cnt_rebuild(struct exm_reuse *r)
+{
+	base_drop(r);
+	delta_fini(&r->cnt);
+	for (size_t i = 0; i < r->n; i++)
+		if (delta_kent(&r->cnt, &r->ents[i], 1))
+			return -ENOMEM;
+	r->cnt_ok = true;
+	return 0;
+}
+
+/* Whether e holds words (that a count may have). */
+static bool kent_words(const struct kent *e)
+{
+	for (size_t i = 0; i < e->nmaps; i++)
+		if (e->maps[i].npages)
+			return true;
+	return false;
+}
+
+/* Whether a and b hold the same words, mapping for mapping. */
+static bool kent_same(const struct kent *a, const struct kent *b)
+{
+	if (a->nmaps != b->nmaps)
+		return false;
+	for (size_t i = 0; i < a->nmaps; i++) {
+		const struct kmap *x = &a->maps[i], *y = &b->maps[i];
+
+		if (x->start != y->start || x->end != y->end ||
+		    !same_runs(x, y))
+			return false;
+		if (x->npages && x->words != y->words &&
+		    memcmp(x->words, y->words,
+			   (size_t)x->npages * sizeof(*x->words)))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The moves of the walked process b (a: its old words, or NULL when it
+ * is new; b NULL: a is gone) into t when counting; else (a full walk,
+ * which counts nothing: see struct exm_reuse's base) whether a word
+ * moved, into *moved.
+ */
+static int kent_moves(struct delta *t, bool counting, const struct kent *a,
+		      const struct kent *b, bool *moved)
+{
+	if (!counting) {
+		if (a && b)
+			*moved |= !kent_same(a, b);
+		else
+			*moved |= kent_words(a ? a : b);
+		return 0;
+	}
+	if (a && b)
+		return delta_change(t, a, b);
+	return a ? delta_kent(t, a, -1) : delta_kent(t, b, 1);
 }
 
 /*
@@ -882,10 +989,18 @@ static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 	/* the KSM mark kept only where the source gives it of every page */
 	struct kw_set set = { 0 };
 	size_t nshared = 0;
+	/* only a refresh that takes kept processes needs the counts (its
+	 * moves, kept_moves): a full walk's become its own tables' */
+	bool counting = r->taking, moved = false;
 	int ret = 0;
 
 	if (!ents)
 		return -ENOMEM;
+	if (counting && !r->cnt_ok && cnt_rebuild(r)) {
+		free(ents);
+		forget(r);
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < snap->nprocs; i++)
 		for (size_t j = 0; j < snap->procs[i].nmaps; j++)
 			nshared += snap->procs[i].maps[j].pages_borrowed;
@@ -898,7 +1013,9 @@ static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 		const struct exm_proc *p = &snap->procs[i];
 
 		for (; o < r->n && r->ents[o].pid < p->pid; o++) {
-			ret = delta_kent(&t, &r->ents[o], -1); /* gone */
+			if (!ret) /* gone */
+				ret = kent_moves(&t, counting, &r->ents[o],
+						 NULL, &moved);
 			kent_fini(&r->ents[o]);
 		}
 		if (ret)
@@ -916,11 +1033,12 @@ static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 				ret = kent_from(&ents[n], p, now, &set);
 				ents[n++].walk_gen = r->gen;
 				if (!ret)
-					ret = delta_change(&t, e, &ents[n - 1]);
+					ret = kent_moves(&t, counting, e,
+							 &ents[n - 1], &moved);
 				kent_fini(e);
 				continue;
 			}
-			ret = delta_kent(&t, e, -1);
+			ret = kent_moves(&t, counting, e, NULL, &moved);
 			kent_fini(e);
 			if (ret)
 				break;
@@ -928,22 +1046,30 @@ static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 		ret = kent_from(&ents[n], p, now, &set);
 		ents[n++].walk_gen = r->gen;
 		if (!ret)
-			ret = delta_kent(&t, &ents[n - 1], 1);
+			ret = kent_moves(&t, counting, NULL, &ents[n - 1],
+					 &moved);
 	}
 	for (; o < r->n; o++) {
 		if (!ret)
-			ret = delta_kent(&t, &r->ents[o], -1);
+			ret = kent_moves(&t, counting, &r->ents[o], NULL,
+					 &moved);
 		kent_fini(&r->ents[o]);
 	}
 	free(set.v);
 	free(r->ents);
 	r->ents = ents;
 	r->n = n;
-	if (ret || t.n) /* a word moved: the held tables count the old */
+	if (ret || t.n ||
+	    moved) /* a word moved: the held tables count the old */
 		tables_drop(r);
 	r->nforced = r->nkforced = 0;
-	if (!ret)
-		ret = counts_apply(&r->cnt, &t);
+	if (!counting) { /* rebased once snap is accounted */
+		base_drop(r);
+		delta_fini(&r->cnt);
+		r->cnt_ok = false;
+	}
+	if (!ret && counting)
+		ret = counts_apply(r, &t);
 	if (!ret)
 		ret = kept_moves(r, &t, ents, n);
 	if (ret) {
@@ -1739,6 +1865,23 @@ static int account_kept(struct exm_reuse *r, struct exm_snapshot *snap,
 	return ret;
 }
 
+/*
+ * The counts of the kept words (now snap's, accounted) from snap's own
+ * share tables, which count the very same words: none moved since. Else
+ * (snap has none) as they were, or counted whole when next needed.
+ */
+static void rebase(struct exm_reuse *r, const struct exm_snapshot *snap)
+{
+	if (!snap->pfn_counts || !snap->swap_counts || !snap->huge_counts)
+		return;
+	base_drop(r);
+	delta_fini(&r->cnt);
+	r->base[0] = exm_pagecount_ref(snap->pfn_counts);
+	r->base[1] = exm_pagecount_ref(snap->swap_counts);
+	r->base[2] = exm_pagecount_ref(snap->huge_counts);
+	r->cnt_ok = true;
+}
+
 static void detail(struct exm_snapshot *snap, const struct exm_reuse_stats *st)
 {
 	char *d = snap->sys.source_detail;
@@ -1835,9 +1978,17 @@ int exm_reuse_snapshot(struct exm_reuse *r, struct exm_source *src,
 	if (!ret && r->defer) {
 		double t0 = now_s();
 
+		/* snap's tables become the base (rebase): not two at once */
+		if (updated) {
+			base_drop(r);
+			delta_fini(&r->cnt);
+			r->cnt_ok = false;
+		}
 		ret = account_kept(r, snap, updated);
 		snap->sys.time_taken += now_s() - t0;
 	}
+	if (!ret && updated && !r->last)
+		rebase(r, snap);
 	r->defer = false;
 	r->mover = mover[0];
 	r->have_mover = keep;
