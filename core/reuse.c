@@ -31,11 +31,14 @@
  */
 struct kwords {
 	unsigned refs; /* kmaps holding it (changed by update() only) */
-	/* the first put into a snapshot of generation put_gen, by builder
-	 * put_b: its packed words there (under exm_reuse.put_lock) */
+	/* the first put into a snapshot of generation put_gen: its packed
+	 * words there (under exm_reuse.put_lock), which the others share
+	 * whatever builder puts them (a worker's store joins the snapshot's,
+	 * exm_builder_join, before anything reads it) */
 	unsigned put_gen;
-	const struct exm_builder *put_b;
 	uint32_t *put_words;
+	/* the words: packed in 32 bits as the snapshot had them (pagemap.h;
+	 * half the memory), else 64 */
 	uint64_t w[];
 };
 
@@ -47,9 +50,31 @@ struct kmap {
 	uint64_t counted_rss, counted_swap;
 	struct exm_run *runs;
 	uint32_t nruns, npages;
-	uint64_t *words; /* kw->w */
+	/* kw->w: packed (w32), or not (w64) */
+	const uint64_t *w64;
+	const uint32_t *w32;
 	struct kwords *kw;
 };
+
+/* k's word j. */
+static inline uint64_t kword(const struct kmap *k, uint32_t j)
+{
+	return k->w32 ? exm_pm_unpack(k->w32[j]) : k->w64[j];
+}
+
+/* Whether two kept mappings hold the same words (false when one is
+ * packed and the other not: they may still, but none is said to). */
+static bool kmap_same_words(const struct kmap *x, const struct kmap *y)
+{
+	if (x->npages != y->npages || !x->w32 != !y->w32)
+		return false;
+	if (!x->npages || x->kw == y->kw)
+		return true;
+	return x->w32 ? !memcmp(x->w32, y->w32,
+				(size_t)x->npages * sizeof(*x->w32))
+		      : !memcmp(x->w64, y->w64,
+				(size_t)x->npages * sizeof(*x->w64));
+}
 
 /* A process of the snapshot whose share tables are held (struct held). */
 struct held_proc {
@@ -327,12 +352,12 @@ static uint64_t sched_key(struct exm_pdir *d, uint64_t key)
 }
 
 /*
- * The packed words another kept mapping with k's words put in b's snapshot
+ * The packed words another kept mapping with k's words put in the snapshot
  * in this take (NULL: none yet); with put, m's words are those: the next
  * ones share them.
  */
-static uint32_t *put_once(struct exm_reuse *r, const struct exm_builder *b,
-			  const struct kmap *k, const struct exm_mapping *put)
+static uint32_t *put_once(struct exm_reuse *r, const struct kmap *k,
+			  const struct exm_mapping *put)
 {
 	struct kwords *kw = k->kw;
 	uint32_t *w = NULL;
@@ -340,12 +365,11 @@ static uint32_t *put_once(struct exm_reuse *r, const struct exm_builder *b,
 	if (kw->refs < 2)
 		return NULL; /* no twin */
 	pthread_mutex_lock(&r->put_lock);
-	if (kw->put_gen == r->gen && kw->put_b == b) {
+	if (kw->put_gen == r->gen) {
 		w = kw->put_words;
 	} else if (put && put->pages32 && put->pages_borrowed && !put->pages &&
 		   put->npages == k->npages) {
 		kw->put_gen = r->gen;
-		kw->put_b = b;
 		kw->put_words = put->pages32;
 	}
 	pthread_mutex_unlock(&r->put_lock);
@@ -368,7 +392,7 @@ static int put_kept(struct exm_reuse *r, struct exm_builder *b,
 		m->counted_swap = k->counted_swap;
 		if (!k->npages)
 			continue;
-		w = put_once(r, b, k, NULL);
+		w = put_once(r, k, NULL);
 		if (w) { /* its twin's copy, not one more */
 			m->runs = malloc(k->nruns * sizeof(*m->runs));
 			if (!m->runs)
@@ -382,13 +406,23 @@ static int put_kept(struct exm_reuse *r, struct exm_builder *b,
 			continue;
 		}
 		ret = exm_build_reserve(b, m, k->npages);
-		for (uint32_t j = 0; !ret && j < k->nruns; j++)
+		if (!ret && k->w32) { /* packed as the walk stored them */
+			m->runs = malloc(k->nruns * sizeof(*m->runs));
+			if (!m->runs)
+				return -ENOMEM;
+			memcpy(m->runs, k->runs, k->nruns * sizeof(*m->runs));
+			m->nruns = m->cap_runs = k->nruns;
+			memcpy(m->pages32, k->w32,
+			       (size_t)k->npages * sizeof(*k->w32));
+			m->npages = k->npages;
+		}
+		for (uint32_t j = 0; !ret && !k->w32 && j < k->nruns; j++)
 			ret = exm_build_pages(b, m, k->runs[j].vpn,
-					      k->words + k->runs[j].idx,
+					      k->w64 + k->runs[j].idx,
 					      k->runs[j].count);
 		if (ret)
 			return ret;
-		put_once(r, b, k, m);
+		put_once(r, k, m);
 	}
 	return 0;
 }
@@ -499,21 +533,37 @@ static int kmap_from(struct kmap *k, const struct exm_mapping *m,
 		if (seen->from && seen->kw->refs < UINT32_MAX) {
 			k->kw = seen->kw;
 			k->kw->refs++;
-			k->words = k->kw->w;
+			k->w32 = (const uint32_t *)(void *)k->kw->w;
 			return 0;
 		}
+	}
+	if (m->pages32) {
+		size_t bytes = (size_t)m->npages * sizeof(*m->pages32);
+		uint32_t *w;
+
+		k->kw = malloc(sizeof(*k->kw) + bytes);
+		if (!k->kw)
+			return -ENOMEM;
+		*k->kw = (struct kwords){ .refs = 1 };
+		w = (uint32_t *)(void *)k->kw->w;
+		memcpy(w, m->pages32, bytes);
+		k->w32 = w;
+		if (seen && !seen->from)
+			*seen = (struct kw_seen){ .from = m->pages32,
+						  .kw = k->kw };
+		return 0;
 	}
 	k->kw = malloc(sizeof(*k->kw) + (size_t)m->npages * sizeof(uint64_t));
 	if (!k->kw)
 		return -ENOMEM;
 	*k->kw = (struct kwords){ .refs = 1 };
-	k->words = k->kw->w;
+	k->w64 = k->kw->w;
 	/* the KSM mark is kept with the words: a frame a kept process still
 	 * maps becomes or stops being a KSM page only by a merge or an unmerge,
 	 * which move KSM's counters (sys_sig: a full walk), so the mark
 	 * exm_ksm_mark read is still right while they keep the words */
 	for (uint32_t j = 0; j < m->npages; j++)
-		k->words[j] = exm_mapping_word(m, j);
+		k->kw->w[j] = exm_mapping_word(m, j);
 	if (seen && !seen->from)
 		*seen = (struct kw_seen){ .from = m->pages32, .kw = k->kw };
 	return 0;
@@ -712,7 +762,7 @@ static int delta_moved(const struct delta *t, uint64_t w)
 static int delta_kmap(struct delta *t, const struct kmap *k, int64_t by)
 {
 	for (uint32_t j = 0; j < k->npages; j++)
-		if (delta_add(t, k->words[j], by))
+		if (delta_add(t, kword(k, j), by))
 			return -ENOMEM;
 	return 0;
 }
@@ -748,11 +798,13 @@ static int delta_change(struct delta *t, const struct kent *a,
 
 		if (x && y && x->start == y->start && x->end == y->end &&
 		    same_runs(x, y)) {
-			for (uint32_t k = 0; k < x->npages; k++)
-				if (x->words[k] != y->words[k] &&
-				    (delta_add(t, x->words[k], -1) ||
-				     delta_add(t, y->words[k], 1)))
+			for (uint32_t k = 0; k < x->npages; k++) {
+				uint64_t xw = kword(x, k), yw = kword(y, k);
+
+				if (xw != yw && (delta_add(t, xw, -1) ||
+						 delta_add(t, yw, 1)))
 					return -ENOMEM;
+			}
 			i++;
 			j++;
 			continue;
@@ -789,7 +841,7 @@ static uint64_t kmap_key(const struct kmap *k)
 	uint64_t h = k->npages;
 
 	for (uint32_t i = 0; i < 16 && k->npages; i++) {
-		h = (h ^ k->words[(uint64_t)k->npages * i / 16]) *
+		h = (h ^ kword(k, (uint32_t)((uint64_t)k->npages * i / 16))) *
 		    UINT64_C(0xff51afd7ed558ccd);
 		h ^= h >> 32;
 	}
@@ -805,11 +857,10 @@ static int kmap_moved(const struct delta *t, const struct kmap *k,
 	struct memo *s = &memo[key % MEMO_SLOTS];
 	int most = 0;
 
-	if (s->k && s->key == key && s->k->npages == k->npages &&
-	    !memcmp(s->k->words, k->words, k->npages * sizeof(*k->words)))
+	if (s->k && s->key == key && kmap_same_words(s->k, k))
 		return s->m;
 	for (uint32_t j = 0; j < k->npages && most < 2; j++) {
-		int m = delta_moved(t, k->words[j]);
+		int m = delta_moved(t, kword(k, j));
 
 		if (m > most)
 			most = m;
@@ -872,9 +923,11 @@ static int kept_moves(const struct exm_reuse *r, struct delta *t,
 			for (uint32_t x = 0; x < k->npages; x++) {
 				size_t s;
 
-				if (!counts(k->words[x]))
+				uint64_t kw = kword(k, x);
+
+				if (!counts(kw))
 					continue;
-				s = slot_of(t, slot_key(k->words[x]));
+				s = slot_of(t, slot_key(kw));
 				if (t->key[s] && t->d[s])
 					w[s]++;
 			}
@@ -945,9 +998,7 @@ static bool kent_same(const struct kent *a, const struct kent *b)
 		if (x->start != y->start || x->end != y->end ||
 		    !same_runs(x, y))
 			return false;
-		if (x->npages && x->words != y->words &&
-		    memcmp(x->words, y->words,
-			   (size_t)x->npages * sizeof(*x->words)))
+		if (!kmap_same_words(x, y))
 			return false;
 	}
 	return true;
