@@ -31,11 +31,14 @@
  */
 struct kwords {
 	unsigned refs; /* kmaps holding it (changed by update() only) */
-	/* the first put into a snapshot of generation put_gen, by builder
-	 * put_b: its packed words there (under exm_reuse.put_lock) */
+	/* the first put into a snapshot of generation put_gen: its packed
+	 * words there (under exm_reuse.put_lock), which the others share
+	 * whatever builder puts them (a worker's store joins the snapshot's,
+	 * exm_builder_join, before anything reads it) */
 	unsigned put_gen;
-	const struct exm_builder *put_b;
 	uint32_t *put_words;
+	/* the words: packed in 32 bits as the snapshot had them (pagemap.h;
+	 * half the memory), else 64 */
 	uint64_t w[];
 };
 
@@ -47,9 +50,31 @@ struct kmap {
 	uint64_t counted_rss, counted_swap;
 	struct exm_run *runs;
 	uint32_t nruns, npages;
-	uint64_t *words; /* kw->w */
+	/* kw->w: packed (w32), or not (w64) */
+	const uint64_t *w64;
+	const uint32_t *w32;
 	struct kwords *kw;
 };
+
+/* k's word j. */
+static inline uint64_t kword(const struct kmap *k, uint32_t j)
+{
+	return k->w32 ? exm_pm_unpack(k->w32[j]) : k->w64[j];
+}
+
+/* Whether two kept mappings hold the same words (false when one is
+ * packed and the other not: they may still, but none is said to). */
+static bool kmap_same_words(const struct kmap *x, const struct kmap *y)
+{
+	if (x->npages != y->npages || !x->w32 != !y->w32)
+		return false;
+	if (!x->npages || x->kw == y->kw)
+		return true;
+	return x->w32 ? !memcmp(x->w32, y->w32,
+				(size_t)x->npages * sizeof(*x->w32))
+		      : !memcmp(x->w64, y->w64,
+				(size_t)x->npages * sizeof(*x->w64));
+}
 
 /* A process of the snapshot whose share tables are held (struct held). */
 struct held_proc {
@@ -117,8 +142,18 @@ struct delta {
 
 struct exm_reuse {
 	double every, last_full;
-	/* how many times the kept words map each frame or swap entry */
+	/*
+	 * How many times the kept words map each frame or swap entry: with
+	 * cnt_ok, that of base (the share tables, pfn, swap and hugetlb, of
+	 * the last snapshot accounted whose words ents hold; NULL: none, 0)
+	 * plus that of cnt (the moves since). A full walk counts nothing
+	 * here: its snapshot's own tables, once accounted, become the base
+	 * (rebase); without them, cnt is counted whole from the kept words
+	 * when a refresh next needs it (cnt_rebuild).
+	 */
+	struct exm_pagecount *base[3];
 	struct delta cnt;
+	bool cnt_ok;
 	bool check;
 	struct kent *ents; /* ascending pid */
 	size_t n;
@@ -317,12 +352,12 @@ static uint64_t sched_key(struct exm_pdir *d, uint64_t key)
 }
 
 /*
- * The packed words another kept mapping with k's words put in b's snapshot
+ * The packed words another kept mapping with k's words put in the snapshot
  * in this take (NULL: none yet); with put, m's words are those: the next
  * ones share them.
  */
-static uint32_t *put_once(struct exm_reuse *r, const struct exm_builder *b,
-			  const struct kmap *k, const struct exm_mapping *put)
+static uint32_t *put_once(struct exm_reuse *r, const struct kmap *k,
+			  const struct exm_mapping *put)
 {
 	struct kwords *kw = k->kw;
 	uint32_t *w = NULL;
@@ -330,12 +365,11 @@ static uint32_t *put_once(struct exm_reuse *r, const struct exm_builder *b,
 	if (kw->refs < 2)
 		return NULL; /* no twin */
 	pthread_mutex_lock(&r->put_lock);
-	if (kw->put_gen == r->gen && kw->put_b == b) {
+	if (kw->put_gen == r->gen) {
 		w = kw->put_words;
 	} else if (put && put->pages32 && put->pages_borrowed && !put->pages &&
 		   put->npages == k->npages) {
 		kw->put_gen = r->gen;
-		kw->put_b = b;
 		kw->put_words = put->pages32;
 	}
 	pthread_mutex_unlock(&r->put_lock);
@@ -358,7 +392,7 @@ static int put_kept(struct exm_reuse *r, struct exm_builder *b,
 		m->counted_swap = k->counted_swap;
 		if (!k->npages)
 			continue;
-		w = put_once(r, b, k, NULL);
+		w = put_once(r, k, NULL);
 		if (w) { /* its twin's copy, not one more */
 			m->runs = malloc(k->nruns * sizeof(*m->runs));
 			if (!m->runs)
@@ -372,13 +406,23 @@ static int put_kept(struct exm_reuse *r, struct exm_builder *b,
 			continue;
 		}
 		ret = exm_build_reserve(b, m, k->npages);
-		for (uint32_t j = 0; !ret && j < k->nruns; j++)
+		if (!ret && k->w32) { /* packed as the walk stored them */
+			m->runs = malloc(k->nruns * sizeof(*m->runs));
+			if (!m->runs)
+				return -ENOMEM;
+			memcpy(m->runs, k->runs, k->nruns * sizeof(*m->runs));
+			m->nruns = m->cap_runs = k->nruns;
+			memcpy(m->pages32, k->w32,
+			       (size_t)k->npages * sizeof(*k->w32));
+			m->npages = k->npages;
+		}
+		for (uint32_t j = 0; !ret && !k->w32 && j < k->nruns; j++)
 			ret = exm_build_pages(b, m, k->runs[j].vpn,
-					      k->words + k->runs[j].idx,
+					      k->w64 + k->runs[j].idx,
 					      k->runs[j].count);
 		if (ret)
 			return ret;
-		put_once(r, b, k, m);
+		put_once(r, k, m);
 	}
 	return 0;
 }
@@ -489,21 +533,37 @@ static int kmap_from(struct kmap *k, const struct exm_mapping *m,
 		if (seen->from && seen->kw->refs < UINT32_MAX) {
 			k->kw = seen->kw;
 			k->kw->refs++;
-			k->words = k->kw->w;
+			k->w32 = (const uint32_t *)(void *)k->kw->w;
 			return 0;
 		}
+	}
+	if (m->pages32) {
+		size_t bytes = (size_t)m->npages * sizeof(*m->pages32);
+		uint32_t *w;
+
+		k->kw = malloc(sizeof(*k->kw) + bytes);
+		if (!k->kw)
+			return -ENOMEM;
+		*k->kw = (struct kwords){ .refs = 1 };
+		w = (uint32_t *)(void *)k->kw->w;
+		memcpy(w, m->pages32, bytes);
+		k->w32 = w;
+		if (seen && !seen->from)
+			*seen = (struct kw_seen){ .from = m->pages32,
+						  .kw = k->kw };
+		return 0;
 	}
 	k->kw = malloc(sizeof(*k->kw) + (size_t)m->npages * sizeof(uint64_t));
 	if (!k->kw)
 		return -ENOMEM;
 	*k->kw = (struct kwords){ .refs = 1 };
-	k->words = k->kw->w;
+	k->w64 = k->kw->w;
 	/* the KSM mark is kept with the words: a frame a kept process still
 	 * maps becomes or stops being a KSM page only by a merge or an unmerge,
 	 * which move KSM's counters (sys_sig: a full walk), so the mark
 	 * exm_ksm_mark read is still right while they keep the words */
 	for (uint32_t j = 0; j < m->npages; j++)
-		k->words[j] = exm_mapping_word(m, j);
+		k->kw->w[j] = exm_mapping_word(m, j);
 	if (seen && !seen->from)
 		*seen = (struct kw_seen){ .from = m->pages32, .kw = k->kw };
 	return 0;
@@ -598,13 +658,45 @@ static size_t filter_bit(uint64_t k)
 			(64 - FILTER_BITS));
 }
 
-/* Add t's moves to the counts c, marking in t those that went to or from
- * one mapping (pagemap's exclusive bit may have changed). */
-static int counts_apply(struct delta *c, struct delta *t)
+/* Let go of the base of the counts (r->cnt is then all of them, or
+ * stale: see cnt_ok). */
+static void base_drop(struct exm_reuse *r)
 {
+	for (size_t k = 0; k < 3; k++) {
+		exm_pagecount_free(r->base[k]);
+		r->base[k] = NULL;
+	}
+}
+
+/*
+ * How many times the base's words map slot key k (slot_key). The share
+ * tables count exactly the words counts() selects: a present page that is
+ * not the zero page by frame (in the hugetlb table for a hugetlb
+ * mapping's: its frames are no other mapping's, so a frame's count is the
+ * sum of both), a swapped one by swap entry, KSM pages by frame as any;
+ * a denied process has no words in either.
+ */
+static int64_t base_count(const struct exm_reuse *r, uint64_t k)
+{
+	uint64_t key = (k - 1) >> 1;
+
+	if (!r->base[0])
+		return 0;
+	if ((k - 1) & 1)
+		return exm_pagecount_get(r->base[1], key, NULL);
+	return (int64_t)exm_pagecount_get(r->base[0], key, NULL) +
+	       exm_pagecount_get(r->base[2], key, NULL);
+}
+
+/* Add t's moves to r's counts, marking in t those that went to or from
+ * one mapping (pagemap's exclusive bit may have changed). */
+static int counts_apply(struct exm_reuse *r, struct delta *t)
+{
+	struct delta *c = &r->cnt;
+
 	for (size_t i = 0; i < t->cap; i++) {
 		size_t s;
-		int64_t old;
+		int64_t old, now;
 
 		if (!t->key[i] || !t->d[i])
 			continue;
@@ -615,12 +707,12 @@ static int counts_apply(struct delta *c, struct delta *t)
 			c->key[s] = t->key[i];
 			c->n++;
 		}
-		old = c->d[s];
+		old = base_count(r, t->key[i]) + c->d[s];
 		c->d[s] += t->d[i];
+		now = old + t->d[i];
 		/* a frame no process mapped before or maps now is mapped by
 		 * no kept process: only the walked moved it */
-		t->cross[i] = (old == 1) != (c->d[s] == 1) && old > 0 &&
-			      c->d[s] > 0;
+		t->cross[i] = (old == 1) != (now == 1) && old > 0 && now > 0;
 	}
 	return 0;
 }
@@ -670,7 +762,7 @@ static int delta_moved(const struct delta *t, uint64_t w)
 static int delta_kmap(struct delta *t, const struct kmap *k, int64_t by)
 {
 	for (uint32_t j = 0; j < k->npages; j++)
-		if (delta_add(t, k->words[j], by))
+		if (delta_add(t, kword(k, j), by))
 			return -ENOMEM;
 	return 0;
 }
@@ -706,11 +798,13 @@ static int delta_change(struct delta *t, const struct kent *a,
 
 		if (x && y && x->start == y->start && x->end == y->end &&
 		    same_runs(x, y)) {
-			for (uint32_t k = 0; k < x->npages; k++)
-				if (x->words[k] != y->words[k] &&
-				    (delta_add(t, x->words[k], -1) ||
-				     delta_add(t, y->words[k], 1)))
+			for (uint32_t k = 0; k < x->npages; k++) {
+				uint64_t xw = kword(x, k), yw = kword(y, k);
+
+				if (xw != yw && (delta_add(t, xw, -1) ||
+						 delta_add(t, yw, 1)))
 					return -ENOMEM;
+			}
 			i++;
 			j++;
 			continue;
@@ -747,7 +841,7 @@ static uint64_t kmap_key(const struct kmap *k)
 	uint64_t h = k->npages;
 
 	for (uint32_t i = 0; i < 16 && k->npages; i++) {
-		h = (h ^ k->words[(uint64_t)k->npages * i / 16]) *
+		h = (h ^ kword(k, (uint32_t)((uint64_t)k->npages * i / 16))) *
 		    UINT64_C(0xff51afd7ed558ccd);
 		h ^= h >> 32;
 	}
@@ -763,11 +857,10 @@ static int kmap_moved(const struct delta *t, const struct kmap *k,
 	struct memo *s = &memo[key % MEMO_SLOTS];
 	int most = 0;
 
-	if (s->k && s->key == key && s->k->npages == k->npages &&
-	    !memcmp(s->k->words, k->words, k->npages * sizeof(*k->words)))
+	if (s->k && s->key == key && kmap_same_words(s->k, k))
 		return s->m;
 	for (uint32_t j = 0; j < k->npages && most < 2; j++) {
-		int m = delta_moved(t, k->words[j]);
+		int m = delta_moved(t, kword(k, j));
 
 		if (m > most)
 			most = m;
@@ -830,9 +923,11 @@ static int kept_moves(const struct exm_reuse *r, struct delta *t,
 			for (uint32_t x = 0; x < k->npages; x++) {
 				size_t s;
 
-				if (!counts(k->words[x]))
+				uint64_t kw = kword(k, x);
+
+				if (!counts(kw))
 					continue;
-				s = slot_of(t, slot_key(k->words[x]));
+				s = slot_of(t, slot_key(kw));
 				if (t->key[s] && t->d[s])
 					w[s]++;
 			}
@@ -844,7 +939,8 @@ static int kept_moves(const struct exm_reuse *r, struct delta *t,
 		if (!t->key[i] || !t->d[i])
 			continue;
 		s = slot_of(&r->cnt, t->key[i]);
-		if (!r->cnt.key[s] || r->cnt.d[s] <= (int64_t)w[i])
+		if (!r->cnt.key[s] ||
+		    base_count(r, t->key[i]) + r->cnt.d[s] <= (int64_t)w[i])
 			continue; /* the walked map it alone, or none */
 		t->kept[i] = true;
 		t->nmoved++;
@@ -860,11 +956,73 @@ static int kept_moves(const struct exm_reuse *r, struct delta *t,
 static void forget(struct exm_reuse *r)
 {
 	tables_drop(r);
+	base_drop(r);
+	r->cnt_ok = false;
 	for (size_t i = 0; i < r->n; i++)
 		kent_fini(&r->ents[i]);
 	r->n = 0;
 	r->have = false;
 	delta_fini(&r->cnt);
+}
+
+/* Count r's kept words whole into r->cnt, with no base (the last
+ * accounted snapshot's tables were not had). */
+static int cnt_rebuild(struct exm_reuse *r)
+{
+	base_drop(r);
+	delta_fini(&r->cnt);
+	for (size_t i = 0; i < r->n; i++)
+		if (delta_kent(&r->cnt, &r->ents[i], 1))
+			return -ENOMEM;
+	r->cnt_ok = true;
+	return 0;
+}
+
+/* Whether e holds words (that a count may have). */
+static bool kent_words(const struct kent *e)
+{
+	for (size_t i = 0; i < e->nmaps; i++)
+		if (e->maps[i].npages)
+			return true;
+	return false;
+}
+
+/* Whether a and b hold the same words, mapping for mapping. */
+static bool kent_same(const struct kent *a, const struct kent *b)
+{
+	if (a->nmaps != b->nmaps)
+		return false;
+	for (size_t i = 0; i < a->nmaps; i++) {
+		const struct kmap *x = &a->maps[i], *y = &b->maps[i];
+
+		if (x->start != y->start || x->end != y->end ||
+		    !same_runs(x, y))
+			return false;
+		if (!kmap_same_words(x, y))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The moves of the walked process b (a: its old words, or NULL when it
+ * is new; b NULL: a is gone) into t when counting; else (a full walk,
+ * which counts nothing: see struct exm_reuse's base) whether a word
+ * moved, into *moved.
+ */
+static int kent_moves(struct delta *t, bool counting, const struct kent *a,
+		      const struct kent *b, bool *moved)
+{
+	if (!counting) {
+		if (a && b)
+			*moved |= !kent_same(a, b);
+		else
+			*moved |= kent_words(a ? a : b);
+		return 0;
+	}
+	if (a && b)
+		return delta_change(t, a, b);
+	return a ? delta_kent(t, a, -1) : delta_kent(t, b, 1);
 }
 
 /*
@@ -882,10 +1040,18 @@ static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 	/* the KSM mark kept only where the source gives it of every page */
 	struct kw_set set = { 0 };
 	size_t nshared = 0;
+	/* only a refresh that takes kept processes needs the counts (its
+	 * moves, kept_moves): a full walk's become its own tables' */
+	bool counting = r->taking, moved = false;
 	int ret = 0;
 
 	if (!ents)
 		return -ENOMEM;
+	if (counting && !r->cnt_ok && cnt_rebuild(r)) {
+		free(ents);
+		forget(r);
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < snap->nprocs; i++)
 		for (size_t j = 0; j < snap->procs[i].nmaps; j++)
 			nshared += snap->procs[i].maps[j].pages_borrowed;
@@ -898,7 +1064,9 @@ static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 		const struct exm_proc *p = &snap->procs[i];
 
 		for (; o < r->n && r->ents[o].pid < p->pid; o++) {
-			ret = delta_kent(&t, &r->ents[o], -1); /* gone */
+			if (!ret) /* gone */
+				ret = kent_moves(&t, counting, &r->ents[o],
+						 NULL, &moved);
 			kent_fini(&r->ents[o]);
 		}
 		if (ret)
@@ -916,11 +1084,12 @@ static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 				ret = kent_from(&ents[n], p, now, &set);
 				ents[n++].walk_gen = r->gen;
 				if (!ret)
-					ret = delta_change(&t, e, &ents[n - 1]);
+					ret = kent_moves(&t, counting, e,
+							 &ents[n - 1], &moved);
 				kent_fini(e);
 				continue;
 			}
-			ret = delta_kent(&t, e, -1);
+			ret = kent_moves(&t, counting, e, NULL, &moved);
 			kent_fini(e);
 			if (ret)
 				break;
@@ -928,22 +1097,30 @@ static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 		ret = kent_from(&ents[n], p, now, &set);
 		ents[n++].walk_gen = r->gen;
 		if (!ret)
-			ret = delta_kent(&t, &ents[n - 1], 1);
+			ret = kent_moves(&t, counting, NULL, &ents[n - 1],
+					 &moved);
 	}
 	for (; o < r->n; o++) {
 		if (!ret)
-			ret = delta_kent(&t, &r->ents[o], -1);
+			ret = kent_moves(&t, counting, &r->ents[o], NULL,
+					 &moved);
 		kent_fini(&r->ents[o]);
 	}
 	free(set.v);
 	free(r->ents);
 	r->ents = ents;
 	r->n = n;
-	if (ret || t.n) /* a word moved: the held tables count the old */
+	if (ret || t.n ||
+	    moved) /* a word moved: the held tables count the old */
 		tables_drop(r);
 	r->nforced = r->nkforced = 0;
-	if (!ret)
-		ret = counts_apply(&r->cnt, &t);
+	if (!counting) { /* rebased once snap is accounted */
+		base_drop(r);
+		delta_fini(&r->cnt);
+		r->cnt_ok = false;
+	}
+	if (!ret && counting)
+		ret = counts_apply(r, &t);
 	if (!ret)
 		ret = kept_moves(r, &t, ents, n);
 	if (ret) {
@@ -1739,6 +1916,23 @@ static int account_kept(struct exm_reuse *r, struct exm_snapshot *snap,
 	return ret;
 }
 
+/*
+ * The counts of the kept words (now snap's, accounted) from snap's own
+ * share tables, which count the very same words: none moved since. Else
+ * (snap has none) as they were, or counted whole when next needed.
+ */
+static void rebase(struct exm_reuse *r, const struct exm_snapshot *snap)
+{
+	if (!snap->pfn_counts || !snap->swap_counts || !snap->huge_counts)
+		return;
+	base_drop(r);
+	delta_fini(&r->cnt);
+	r->base[0] = exm_pagecount_ref(snap->pfn_counts);
+	r->base[1] = exm_pagecount_ref(snap->swap_counts);
+	r->base[2] = exm_pagecount_ref(snap->huge_counts);
+	r->cnt_ok = true;
+}
+
 static void detail(struct exm_snapshot *snap, const struct exm_reuse_stats *st)
 {
 	char *d = snap->sys.source_detail;
@@ -1835,9 +2029,17 @@ int exm_reuse_snapshot(struct exm_reuse *r, struct exm_source *src,
 	if (!ret && r->defer) {
 		double t0 = now_s();
 
+		/* snap's tables become the base (rebase): not two at once */
+		if (updated) {
+			base_drop(r);
+			delta_fini(&r->cnt);
+			r->cnt_ok = false;
+		}
 		ret = account_kept(r, snap, updated);
 		snap->sys.time_taken += now_s() - t0;
 	}
+	if (!ret && updated && !r->last)
+		rebase(r, snap);
 	r->defer = false;
 	r->mover = mover[0];
 	r->have_mover = keep;

@@ -61,6 +61,8 @@ static void unlink_born(void);
  * 0 and 2 held one array */
 static bool twins;
 static bool shared02;
+/* every process's mapping is a hugetlb one (its frames counted apart) */
+static bool hugetlb;
 /* each process has a directory in the fake /proc with its main thread's
  * run time (schedstat), which the keys of the refreshes hold */
 static bool sched_dirs;
@@ -170,6 +172,7 @@ static int take(struct exm_source *src, const struct exm_scan_opts *opts,
 		m->end = m->start + 4 * 4096;
 		m->perms = EXM_PERM_R | EXM_PERM_W;
 		m->kind = EXM_KIND_ANON;
+		m->hugetlb = hugetlb;
 		m->name = strdup("");
 		taken[i] = exm_reuse_take(reuse, &b, p, &d, opts);
 		if (d.fd >= 0)
@@ -250,7 +253,7 @@ static void setup(void)
 	}
 	reuse = exm_reuse_new(3600, false);
 	cr_assert(reuse);
-	exact = want_kpss = counts_kpss = twins = sched_dirs = false;
+	exact = want_kpss = counts_kpss = twins = sched_dirs = hugetlb = false;
 	the_src = NULL;
 	release = "6.1.0";
 	for (int i = 0; i < NP; i++)
@@ -319,6 +322,23 @@ Test(reuse, exclusive_bit_moved_walks_the_sharer)
 	words[0][0] = PRESENT(1000) | EXM_PM_EXCLUSIVE;
 	st = refresh();
 	cr_assert_eq(walks[0], 1);
+}
+
+/* The same with hugetlb mappings: their frames' counts are in the hugetlb
+ * share table, which the counts by difference start from as well. */
+Test(reuse, hugetlb_exclusive_bit_moved_walks_the_sharer)
+{
+	hugetlb = true;
+	refresh();
+	keys[2] += 2;
+	words[2][0] = PRESENT(1000);
+	words[0][0] = PRESENT(1000);
+	const struct exm_reuse_stats *st = refresh();
+
+	cr_assert_not(st->full);
+	cr_assert_eq(st->passes, 2, "a second pass for the sharer");
+	cr_assert_eq(walks[0], 1, "process 0 walked again");
+	cr_assert_eq(walks[1], 0);
 }
 
 /*
