@@ -8,6 +8,7 @@ Exit codes follow automake: 0 pass, 1 fail, 77 skip, 99 hard error.
 """
 
 import contextlib
+import glob
 import json
 import os
 import signal
@@ -82,8 +83,10 @@ def plain_program(name, extra=(), suffix="plain"):
     (see sharer_path) and the extra ones, when older than its source."""
     src = os.path.join(SRCDIR, name + ".c")
     out = os.path.join("tests", "live", name + "-" + suffix)
-    if (os.path.exists(out) and
-            os.path.getmtime(out) >= os.path.getmtime(src)):
+    # its source and the headers beside it (zeropage.h, unmap_vdso.h)
+    newest = max(os.path.getmtime(f) for f in
+                 [src] + glob.glob(os.path.join(SRCDIR, "*.h")))
+    if os.path.exists(out) and os.path.getmtime(out) >= newest:
         return "./" + out
     os.makedirs(os.path.dirname(out), exist_ok=True)
     tmp = "%s.%d" % (out, os.getpid())

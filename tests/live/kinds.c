@@ -48,7 +48,7 @@
  * "Read" above maps the zero page: a read fault does, but a kernel booted
  * with pvm_no_zero_page gives each read fault a page of its own; there the
  * pages are mapped to the zero page with UFFDIO_ZEROPAGE instead (see
- * zero_begin), and the process is the same as elsewhere.
+ * tests/live/zeropage.h), and the process is the same as elsewhere.
  *
  * Prints "region NAME START END" lines (hex), "pids PID...", then "ready",
  * and sleeps until SIGTERM (the parent kills its child, removes the file).
@@ -61,13 +61,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/userfaultfd.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "zeropage.h"
 
 #ifndef MFD_HUGETLB
 #define MFD_HUGETLB 0x0004U
@@ -99,69 +98,26 @@ static void region(const char *name, const void *p, size_t len)
 	       (unsigned long)((uintptr_t)p + len));
 }
 
-/* Whether a read fault maps the zero page here: the page read is not one
- * of the process's own (pagemap's exclusive bit, which the zero page never
- * has: it has no mapping count). */
-static int read_maps_zero(size_t ps)
-{
-	char *p = mmap(NULL, ps, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	int fd = open("/proc/self/pagemap", O_RDONLY);
-	uint64_t w = 0;
-
-	if (p == MAP_FAILED || fd < 0)
-		die("pagemap probe");
-	(void)*(volatile char *)p;
-	if (pread(fd, &w, sizeof(w), (off_t)((uintptr_t)p / ps * 8)) !=
-	    (ssize_t)sizeof(w))
-		die("pagemap");
-	close(fd);
-	munmap(p, ps);
-	return (w >> 63 & 1) && !(w >> 56 & 1);
-}
-
-/* userfaultfd registered over the mapping being read, where a read fault
- * would not map the zero page; -1 otherwise. */
-static int zfd = -1;
-
-/* Pages of the private anonymous mapping [p, p + len) are about to be
- * read (zero_read): where a read fault gives pages of their own, register
- * the whole mapping (one VMA still) with userfaultfd. */
+/* The zero page mapped at the pages read (tests/live/zeropage.h). */
 static void zero_begin(char *p, size_t len, size_t ps)
 {
-	struct uffdio_api api = { .api = UFFD_API };
-	struct uffdio_register reg = {
-		.range = { .start = (uintptr_t)p, .len = len },
-		.mode = UFFDIO_REGISTER_MODE_MISSING,
-	};
-
-	if (read_maps_zero(ps))
-		return;
-	zfd = (int)syscall(SYS_userfaultfd, O_CLOEXEC);
-	if (zfd < 0 || ioctl(zfd, UFFDIO_API, &api) ||
-	    ioctl(zfd, UFFDIO_REGISTER, &reg))
+	if (zp_begin(p, len, ps))
 		die("userfaultfd");
 }
 
-/* Map the zero page at p, a page of the mapping zero_begin was given. */
 static void zero_read(char *p, size_t ps)
 {
-	struct uffdio_zeropage z = {
-		.range = { .start = (uintptr_t)p, .len = ps },
-	};
-
-	if (zfd < 0)
-		(void)*(volatile char *)p;
-	else if (ioctl(zfd, UFFDIO_ZEROPAGE, &z))
+	if (zp_read(p, ps))
 		die("UFFDIO_ZEROPAGE");
 }
 
-/* Done: closing the descriptor unregisters the mapping (the zero pages
- * stay); later reads are plain reads again. */
-static void zero_end(void)
+static int read_maps_zero(size_t ps)
 {
-	if (zfd >= 0)
-		close(zfd);
-	zfd = -1;
+	int r = zp_read_maps_zero(ps);
+
+	if (r < 0)
+		die("pagemap probe");
+	return r;
 }
 
 /* size bytes, aligned to align, of a private anonymous reservation. */
@@ -197,7 +153,7 @@ static void sparse(size_t size, size_t n, size_t ps, int write)
 			p[(i * step + i % 7) * ps] = (char)(i | 1);
 		else
 			zero_read(p + (i * step + i % 7) * ps, ps);
-	zero_end();
+	zp_end();
 	region(write ? "sparse" : "zsparse", p, size);
 	if (!write && read_maps_zero(ps)) {
 		/* anonymous memory too, though it names an inode (without
@@ -227,7 +183,7 @@ static void sparse(size_t size, size_t n, size_t ps, int write)
 		zero_begin(z, 16 * ps, ps);
 		for (size_t i = 0; i < 16; i++)
 			zero_read(z + i * ps, ps);
-		zero_end();
+		zp_end();
 		if (mprotect(z, 16 * ps, PROT_NONE))
 			die("mprotect");
 		region("protnone", z, 16 * ps);
@@ -270,7 +226,7 @@ static void zero(size_t size, int thp)
 		zero_begin(p, size, 4096);
 		for (size_t i = 0; i < size; i += 4096)
 			zero_read(p + i, 4096);
-		zero_end();
+		zp_end();
 	}
 	(void)sum;
 	region(thp ? "thpzero" : "zero", p, size);

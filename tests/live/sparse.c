@@ -69,6 +69,7 @@
 #include <unistd.h>
 
 #include "unmap_vdso.h"
+#include "zeropage.h"
 
 #ifndef MADV_PAGEOUT
 #define MADV_PAGEOUT 21
@@ -135,15 +136,23 @@ static unsigned long read_pages(const unsigned char *r, size_t n, size_t first)
 }
 
 /* Read n pages never written, spread as write_pages(r, n, first, k) would
- * write them: read faults, which map the zero page. */
-static unsigned long read_zero(const unsigned char *r, size_t n, size_t first,
-			       int k)
+ * write them: read faults, which map the zero page (or UFFDIO_ZEROPAGE
+ * where they do not: tests/live/zeropage.h). */
+static unsigned long read_zero(unsigned char *r, size_t n, size_t first, int k)
 {
 	unsigned long sum = 1;
 
-	for (size_t i = 0; i < n; i++)
-		sum += ((const volatile unsigned char *)
-				r)[(first + i) * (GIB / 64) + (size_t)k * ps];
+	if (zp_begin(r, GIB, ps))
+		die("userfaultfd");
+	for (size_t i = 0; i < n; i++) {
+		unsigned char *p = r + (first + i) * (GIB / 64) +
+				   (size_t)k * ps;
+
+		if (zp_read(p, ps))
+			die("UFFDIO_ZEROPAGE");
+		sum += *(const volatile unsigned char *)p;
+	}
+	zp_end();
 	return sum;
 }
 
