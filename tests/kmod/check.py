@@ -67,7 +67,7 @@ for r in results:
 bench_mode = any(r[0].startswith("bench-") for r in results)
 seen = {r[0] for r in results}
 for r in ("load", "devmode", "swap", "sharer", "kinds", "compare", "kcheck",
-          "task", "maps", "unpriv") + (() if bench_mode else ("cgcharge", "incremental", "stress", "unload")):
+          "task", "maps", "unpriv") + (() if bench_mode else ("cgcharge", "hugetlb1g", "incremental", "stress", "unload")):
     if r not in seen:
         report(False, r, "no result")
 # tests/live/test_incremental.py with the module, run N times in one boot:
@@ -97,6 +97,21 @@ if cg is not None or not bench_mode:
            cg[-300:])
     for i in range(int(m.group(1)) if m else 0):
         report(True, "test_cgcharge (cgroup v2) check %d of %s passed" % (i + 1, m.group(1)))
+# tests/live/test_hugetlb1g.py in the guest: each of its checks counted
+# here, a failed one with its line
+hg = blocks.get("hugetlb1g.out")
+if hg is not None or not bench_mode:
+    hg = hg or ""
+    for line in hg.split("\n"):
+        if line.startswith("FAIL: ") or line.startswith("SKIP: "):
+            report(False, "test_hugetlb1g: " + line)
+        elif "free 1 GiB pages" in line:
+            print("info %s: test_hugetlb1g: %s" % (name, line))
+    m = re.search(r"^live hugetlb 1 GiB: (\d+) checks passed, (\d+) failed$", hg, re.M)
+    report(m is not None and int(m.group(1)) > 0, "test_hugetlb1g finished its checks",
+           hg[-300:])
+    for i in range(int(m.group(1)) if m else 0):
+        report(True, "test_hugetlb1g (1 GiB pages) check %d of %s passed" % (i + 1, m.group(1)))
 # the amd64 flavour boots with vsyscall=xonly (tests/kmod/run)
 maps_ok = [l for l in blocks.get("maps.out", "").split("\n")
            if l.startswith("ok maps:")]
