@@ -80,38 +80,39 @@ for line in blocks.get("incremental.out", "").split("\n"):
 for line in blocks.get("compare.out", "").split("\n"):
     if line.startswith("info "):
         print("info %s: %s" % (name, line[5:]))
-# tests/live/test_cgcharge.py in the guest, on cgroup v2: each of its
-# checks counted here, a failed one with its line
-cg = blocks.get("cgcharge.out")
-if cg is not None or not bench_mode:
-    cg = cg or ""
+
+
+def guest_test(block, test, checker, what, info):
+    """A tests/live test run in the guest (its output the block): each of
+    its checks counted here, a failed (or skipped) one with its line, the
+    lines info() picks printed; its output, "" when missing."""
+    out = blocks.get(block)
+    if out is None and bench_mode:
+        return ""
+    out = out or ""
+    for line in out.split("\n"):
+        if line.startswith(("FAIL: ", "SKIP: ")):
+            report(False, "%s: %s" % (test, line))
+        elif info(line):
+            print("info %s: %s: %s" % (name, test, line))
+    m = re.search(r"^%s: (\d+) checks passed, (\d+) failed$" % re.escape(checker),
+                  out, re.M)
+    report(m is not None and int(m.group(1)) > 0, "%s finished its checks" % test,
+           out[-300:])
+    for i in range(int(m.group(1)) if m else 0):
+        report(True, "%s %s check %d of %s passed" % (test, what, i + 1, m.group(1)))
+    return out
+
+
+# tests/live/test_cgcharge.py on cgroup v2, which the test says it ran
+cg = guest_test("cgcharge.out", "test_cgcharge", "test_cgcharge", "(cgroup v2)",
+                lambda l: l.startswith("A: ") or "moved pages" in l or "not made" in l)
+if cg or not bench_mode:
     report("memory controller on cgroup v2" in cg,
            "test_cgcharge ran its cgroup v2 path", cg[-300:])
-    for line in cg.split("\n"):
-        if line.startswith("FAIL: "):
-            report(False, "test_cgcharge: " + line[6:])
-        elif line.startswith("A: ") or "moved pages" in line or "not made" in line:
-            print("info %s: test_cgcharge: %s" % (name, line))
-    m = re.search(r"^test_cgcharge: (\d+) checks passed, (\d+) failed$", cg, re.M)
-    report(m is not None and int(m.group(1)) > 0, "test_cgcharge finished its checks",
-           cg[-300:])
-    for i in range(int(m.group(1)) if m else 0):
-        report(True, "test_cgcharge (cgroup v2) check %d of %s passed" % (i + 1, m.group(1)))
-# tests/live/test_hugetlb1g.py in the guest: each of its checks counted
-# here, a failed one with its line
-hg = blocks.get("hugetlb1g.out")
-if hg is not None or not bench_mode:
-    hg = hg or ""
-    for line in hg.split("\n"):
-        if line.startswith("FAIL: ") or line.startswith("SKIP: "):
-            report(False, "test_hugetlb1g: " + line)
-        elif "free 1 GiB pages" in line:
-            print("info %s: test_hugetlb1g: %s" % (name, line))
-    m = re.search(r"^live hugetlb 1 GiB: (\d+) checks passed, (\d+) failed$", hg, re.M)
-    report(m is not None and int(m.group(1)) > 0, "test_hugetlb1g finished its checks",
-           hg[-300:])
-    for i in range(int(m.group(1)) if m else 0):
-        report(True, "test_hugetlb1g (1 GiB pages) check %d of %s passed" % (i + 1, m.group(1)))
+# tests/live/test_hugetlb1g.py: 1 GiB pages, which -cpu max has
+guest_test("hugetlb1g.out", "test_hugetlb1g", "live hugetlb 1 GiB", "(1 GiB pages)",
+           lambda l: "free 1 GiB pages" in l)
 # the amd64 flavour boots with vsyscall=xonly (tests/kmod/run)
 maps_ok = [l for l in blocks.get("maps.out", "").split("\n")
            if l.startswith("ok maps:")]

@@ -301,26 +301,33 @@ Test(reuse, unchanged_kept_changed_walked)
 	cr_assert_eq(st->nwalked, 1);
 }
 
-Test(reuse, exclusive_bit_moved_walks_the_sharer)
+/* Process 2 (changed) now maps process 0's first frame: process 0's word
+ * loses its exclusive bit with no counter of its own moving, and it is
+ * walked again in a second pass. */
+static void share_first_frame(void)
 {
+	const struct exm_reuse_stats *st;
+
 	refresh();
-	/* process 2 (changed) now maps process 0's first frame: process 0's
-	 * word loses its exclusive bit with no counter of its own moving */
 	keys[2] += 2;
 	words[2][0] = PRESENT(1000);
 	words[0][0] = PRESENT(1000);
-	const struct exm_reuse_stats *st = refresh();
-
+	st = refresh();
 	cr_assert_not(st->full);
 	cr_assert_eq(st->passes, 2, "a second pass for the sharer");
 	cr_assert_eq(walks[0], 1, "process 0 walked again");
 	cr_assert_eq(walks[1], 0);
 	cr_assert_eq(st->nwalked, 2, "2 and 0, one in each pass");
+}
+
+Test(reuse, exclusive_bit_moved_walks_the_sharer)
+{
+	share_first_frame();
 	/* it lets go: exclusive again, process 0 walked again */
 	keys[2] += 2;
 	words[2][0] = PRESENT(2000) | EXM_PM_EXCLUSIVE;
 	words[0][0] = PRESENT(1000) | EXM_PM_EXCLUSIVE;
-	st = refresh();
+	refresh();
 	cr_assert_eq(walks[0], 1);
 }
 
@@ -329,16 +336,7 @@ Test(reuse, exclusive_bit_moved_walks_the_sharer)
 Test(reuse, hugetlb_exclusive_bit_moved_walks_the_sharer)
 {
 	hugetlb = true;
-	refresh();
-	keys[2] += 2;
-	words[2][0] = PRESENT(1000);
-	words[0][0] = PRESENT(1000);
-	const struct exm_reuse_stats *st = refresh();
-
-	cr_assert_not(st->full);
-	cr_assert_eq(st->passes, 2, "a second pass for the sharer");
-	cr_assert_eq(walks[0], 1, "process 0 walked again");
-	cr_assert_eq(walks[1], 0);
+	share_first_frame();
 }
 
 /*
