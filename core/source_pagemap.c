@@ -1665,8 +1665,9 @@ out:
  * parent or sibling) had pages. When the shared pages found there
  * (present, not mapped once, not the zero page) are as many as smaps
  * says the mapping holds, every shared page has its frame: those pages
- * (and the others found) are stored, and the rest are counted, each
- * mapped once. Else nothing is kept (0: read it whole). 1 located.
+ * (and the others found, zero pages too) are stored, and the rest are
+ * counted, each mapped once. Else nothing is kept (0: read it whole).
+ * 1 located.
  */
 static int locate_shared(struct pm_ctx *c, struct exm_builder *b, int fd,
 			 struct exm_mapping *m, const struct vma_counts *v,
@@ -1718,14 +1719,16 @@ static int locate_shared(struct pm_ctx *c, struct exm_builder *b, int fd,
 
 				if (!exm_pm_used(w))
 					continue;
+				/* a zero page is stored too, in no count
+				 * (smaps does not see it): zero is then the
+				 * same in every snapshot and every process
+				 * of the family where the read had one */
 				mark_zero(c, m, vpn, &w, 1);
-				if (w & EXM_PM_ZERO)
-					continue; /* nowhere, as if counted */
-				if (exm_pm_present(w)) {
+				if (!exm_pm_present(w)) {
+					swp++;
+				} else if (!(w & EXM_PM_ZERO)) {
 					res++;
 					shared += !(w & EXM_PM_EXCLUSIVE);
-				} else {
-					swp++;
 				}
 				/* runs of consecutive pages stored at once
 				 * (out never passes k: packing in place) */

@@ -25,8 +25,8 @@
  *            leaves its zero pages out of zero (README), the others not
  *   zfork    8 pages written and 8 others only read (the zero page)
  *            before fork, shared by all four (fork copies zero-page
- *            entries too): located but where read whole, so read mode
- *            leaves the zero pages of those that locate it out of zero
+ *            entries too): located but where read whole; those that
+ *            locate it find its zero pages where the whole read did
  *   empty    never touched
  *   shared   MAP_SHARED anonymous, 5 pages: 3 written and 2 only read
  *            (shared memory has no zero page: clean pages) before fork,

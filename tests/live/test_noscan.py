@@ -95,8 +95,7 @@ def main():
         pids = ",".join(map(str, sp.pids))
         common = ["-b", "--format", "json", "--scan-pids", pids]
         # read mode's two snapshots: its second locates pages with what
-        # the first learnt, and reads fewer mappings whole, so its zero
-        # pages may differ from the first's (README, "Zero"); the fallback
+        # the first learnt, and reads fewer mappings whole; the fallback
         # is compared snapshot by snapshot
         rc, out, stderr = run_under(None, None, common + [
             "--pagemap-mode", "read", "-n", "2"])
