@@ -666,6 +666,15 @@ void exm_snapshot_drop_pages(struct exm_snapshot *snap)
 	snap->sys.caps &= ~EXM_CAP_PAGES;
 }
 
+void exm_snapshot_keep_sizes(struct exm_snapshot *snap)
+{
+	exm_snapshot_drop_pages(snap);
+	exm_pagecount_free(snap->pfn_counts);
+	exm_pagecount_free(snap->huge_counts);
+	exm_pagecount_free(snap->swap_counts);
+	snap->pfn_counts = snap->huge_counts = snap->swap_counts = NULL;
+}
+
 void exm_snapshot_keep_pids(struct exm_snapshot *snap, const pid_t *pids,
 			    size_t npids)
 {

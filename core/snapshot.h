@@ -476,4 +476,12 @@ static inline const char *exm_snapshot_proc_root(const struct exm_snapshot *snap
  * memory when byte-range queries are not needed). */
 void exm_snapshot_drop_pages(struct exm_snapshot *snap);
 
+/*
+ * Keep only what an accounted snapshot's tables of processes and files
+ * are made of (their sizes): drop its page words and its share tables
+ * (a holder of a reference to one keeps it). A snapshot kept for the next
+ * one's delta columns need not hold them while the next is taken.
+ */
+void exm_snapshot_keep_sizes(struct exm_snapshot *snap);
+
 #endif

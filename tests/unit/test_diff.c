@@ -635,3 +635,73 @@ Test(growth, diff_and_delta_mode_agree_with_both_sides)
 	exm_snapshot_free(b);
 	exm_snapshot_free(a);
 }
+
+/* The delta columns of the processes' and files' tables (-b -n N): the
+ * same from a snapshot kept by its sizes only (exm_snapshot_keep_sizes,
+ * which batch mode keeps for the next one's deltas) as from the whole. */
+static size_t same_deltas(enum exm_table t, const struct exm_snapshot *b,
+			  const struct exm_snapshot *whole,
+			  const struct exm_snapshot *kept)
+{
+	struct exm_row *x, *y;
+	size_t nx, ny, checked = 0;
+
+	x = t == EXM_T_FILES ? exm_table_files(b, &nx)
+			     : exm_table_procs(b, &nx);
+	y = t == EXM_T_FILES ? exm_table_files(b, &ny)
+			     : exm_table_procs(b, &ny);
+	cr_assert(x && y && nx == ny && nx > 0);
+	cr_assert_eq(exm_rows_set_prev_snap(t, x, nx, whole), 0);
+	cr_assert_eq(exm_rows_set_prev_snap(t, y, ny, kept), 0);
+	for (size_t i = 0; i < nx; i++) {
+		cr_assert_eq(x[i].flags, y[i].flags);
+		for (int f = 0; f < EXM_F__COUNT; f++) {
+			double g, h;
+			bool m = exm_row_growth(f, t, &x[i], &g);
+
+			cr_assert_eq(m, exm_row_growth(f, t, &y[i], &h), "%s",
+				     exm_fields[f].key);
+			if (m) {
+				cr_assert_eq(g, h, "%s", exm_fields[f].key);
+				checked++;
+			}
+		}
+	}
+	free(x);
+	free(y);
+	return checked;
+}
+
+/* s's mappings that hold page words. */
+static size_t with_words(const struct exm_snapshot *s)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->nprocs; i++)
+		for (size_t j = 0; j < s->procs[i].nmaps; j++)
+			n += s->procs[i].maps[j].pages ||
+			     s->procs[i].maps[j].pages32;
+	return n;
+}
+
+Test(growth, a_snapshot_kept_by_its_sizes_gives_the_same_deltas)
+{
+	struct exm_snapshot *a = basic(), *b = later(a), *k = basic();
+	size_t checked = 0;
+
+	cr_assert(with_words(k) > 0 && k->pfn_counts,
+		  "the fixture has words and tables");
+	exm_snapshot_keep_sizes(k);
+	cr_assert_eq(with_words(k), 0);
+	cr_assert_null(k->store);
+	cr_assert_null(k->pfn_counts);
+	cr_assert_null(k->swap_counts);
+	cr_assert_null(k->huge_counts);
+	cr_assert_eq(k->sys.caps & EXM_CAP_PAGES, 0);
+	checked += same_deltas(EXM_T_PROCS, b, a, k);
+	checked += same_deltas(EXM_T_FILES, b, a, k);
+	cr_assert_gt(checked, 20);
+	exm_snapshot_free(k);
+	exm_snapshot_free(b);
+	exm_snapshot_free(a);
+}

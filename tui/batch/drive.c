@@ -316,7 +316,13 @@ static int drive_loop(struct tui_run *r, const struct tui_batch_ops *ops,
 		}
 		if (prev)
 			exm_snapshot_free(prev);
-		prev = snap; /* the deltas of the next one */
+		/* the deltas of the next one: of the processes' and files'
+		 * sizes only, unless groups' (their exclusive memory reads
+		 * the members' page words): the words and share tables go
+		 * before the next snapshot is taken */
+		if (r->q.table != EXM_T_GROUPS)
+			exm_snapshot_keep_sizes(snap);
+		prev = snap;
 		if (ret == 2 && replay) {
 			/* a replayed snapshot older than the report (recorded
 			 * before its facts were kept): the later ones may
