@@ -202,6 +202,15 @@ static void free_proc(struct exm_proc *p)
 	free(p->pfiles);
 }
 
+/* Free snap's share tables (a holder of a reference keeps its own). */
+static void free_share_tables(struct exm_snapshot *snap)
+{
+	exm_pagecount_free(snap->pfn_counts);
+	exm_pagecount_free(snap->huge_counts);
+	exm_pagecount_free(snap->swap_counts);
+	snap->pfn_counts = snap->huge_counts = snap->swap_counts = NULL;
+}
+
 void exm_snapshot_free(struct exm_snapshot *snap)
 {
 	if (!snap)
@@ -217,9 +226,7 @@ void exm_snapshot_free(struct exm_snapshot *snap)
 	for (size_t i = 0; i < snap->ncgroups; i++)
 		free(snap->cgroups[i].path);
 	free(snap->cgroups);
-	exm_pagecount_free(snap->pfn_counts);
-	exm_pagecount_free(snap->huge_counts);
-	exm_pagecount_free(snap->swap_counts);
+	free_share_tables(snap);
 	store_free(snap->store);
 	free(snap);
 }
@@ -669,10 +676,7 @@ void exm_snapshot_drop_pages(struct exm_snapshot *snap)
 void exm_snapshot_keep_sizes(struct exm_snapshot *snap)
 {
 	exm_snapshot_drop_pages(snap);
-	exm_pagecount_free(snap->pfn_counts);
-	exm_pagecount_free(snap->huge_counts);
-	exm_pagecount_free(snap->swap_counts);
-	snap->pfn_counts = snap->huge_counts = snap->swap_counts = NULL;
+	free_share_tables(snap);
 }
 
 void exm_snapshot_keep_pids(struct exm_snapshot *snap, const pid_t *pids,
