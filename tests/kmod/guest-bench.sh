@@ -75,7 +75,9 @@ say "BENCHINFO read mode's floor (pmfloor): $(pmfloor both "$wpid" | tr '\n' ';'
 echo 0 >/proc/sys/kernel/randomize_va_space
 for r in $(seq $rounds); do
 	run kmod-noaslr exmtop -b --format json --source kmod
+	run pagemap-read-noaslr exmtop -b --format json --source pagemap --pagemap-mode read
 	run smemstat-noaslr smemstat
+	run floor-read-noaslr pmfloor both "$wpid"
 	run kmod-scan1-noaslr exmtop -b --format json --source kmod --scan-pids 1
 done
 echo 2 >/proc/sys/kernel/randomize_va_space
