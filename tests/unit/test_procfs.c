@@ -97,6 +97,18 @@ Test(maps, kinds)
 		  EXM_KIND_SHMEM, "/memfd:ring" },
 		{ "1000-2000 rw-s 00000000 00:1a 5 /dev/shm/PostgreSQL.1",
 		  EXM_KIND_SHMEM, "/dev/shm/PostgreSQL.1" },
+		/* MAP_HUGETLB anonymous: shared is shared memory, private is
+		 * private anonymous memory (copied on write after fork) */
+		{ "1000-2000 rw-s 00000000 00:10 77 /anon_hugepage (deleted)",
+		  EXM_KIND_SHMEM, "/anon_hugepage" },
+		{ "1000-2000 rw-p 00000000 00:10 78 /anon_hugepage (deleted)",
+		  EXM_KIND_ANON, "/anon_hugepage" },
+		/* a hugetlbfs file: shared memory shared, a private mapping
+		 * of a file private (no device, though on major 0) */
+		{ "1000-2000 rw-s 00000000 00:11 5 /dev/hugepages/x",
+		  EXM_KIND_SHMEM, "/dev/hugepages/x" },
+		{ "1000-2000 rw-p 00000000 00:11 5 /dev/hugepages/x",
+		  EXM_KIND_FILE, "/dev/hugepages/x" },
 		{ "1000-2000 rw-s 10000000 00:05 391 /dev/dri/card0",
 		  EXM_KIND_DEVICE, "/dev/dri/card0" },
 		{ "1000-2000 r--p 00000000 00:00 0 [uprobes]", EXM_KIND_OTHER,
