@@ -138,6 +138,11 @@ EXTRA_DIST += tests/live/test_hugetlb1g.py
 # Shared_Hugetlb, exclusive memory without huge pages; kinds.c's hugecow.
 TESTS += tests/live/test_hugetlb_cow.py
 EXTRA_DIST += tests/live/test_hugetlb_cow.py
+# With `ulimit -Sn 1024` and a hard limit that allows it, a refreshing
+# exmtop keeps the /proc/PID descriptors of all of 420 processes (it raises
+# its soft limit to the hard one). Root.
+TESTS += tests/live/test_kept_many.py
+EXTRA_DIST += tests/live/test_kept_many.py
 CLEANFILES += tests/live/kinds-plain
 # The kernel's Pss from the mapping counts of the frames read (issue 23,
 # item 1): equal to smaps_rollup's for every process of a quiet workload

@@ -6,9 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "core/procfs.h"
+#include "core/source.h"
+#include "core/source_priv.h"
 
 static int parse(const char *line, struct exm_mapping *m)
 {
@@ -276,4 +279,35 @@ Test(procfs, pread_file_whole_from_the_start)
 	close(fd);
 	unlink(path);
 	cr_assert_eq(exm_pread_file(fd, &buf, &len), -EBADF);
+}
+
+/* The processes a live walk keeps descriptors of (procwalk.c): three
+ * quarters of the soft limit, four descriptors each. */
+Test(procwalk, kept_max)
+{
+	cr_expect_eq(exm_kept_max_of(0, false), 0);
+	cr_expect_eq(exm_kept_max_of(255, false), 0);
+	cr_expect_eq(exm_kept_max_of(256, false), 48);
+	cr_expect_eq(exm_kept_max_of(1024, false), 192);
+	cr_expect_eq(exm_kept_max_of(20000, false), 3750);
+	cr_expect_eq(exm_kept_max_of(1048576, false), 196608);
+	cr_expect_eq(exm_kept_max_of(0, true), 4096);
+}
+
+/* The soft limit raised to the hard one (the test's own: restored). */
+Test(procwalk, raise_nofile)
+{
+	struct rlimit old, rl;
+
+	cr_assert_eq(getrlimit(RLIMIT_NOFILE, &old), 0);
+	if (old.rlim_max < 512 || old.rlim_max == RLIM_INFINITY)
+		cr_skip_test("hard RLIMIT_NOFILE %llu",
+			     (unsigned long long)old.rlim_max);
+	rl = old;
+	rl.rlim_cur = 256;
+	cr_assert_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	exm_raise_nofile();
+	cr_assert_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	cr_expect_eq(rl.rlim_cur, old.rlim_max);
+	cr_assert_eq(setrlimit(RLIMIT_NOFILE, &old), 0);
 }
