@@ -104,9 +104,21 @@ enum exm_kind exm_classify(const char *name, uint64_t inode, uint32_t dev_major,
 	 * a new shmem file, "/dev/zero (deleted)". */
 	if (!strcmp(name, "/dev/zero") && !(perms & EXM_PERM_S))
 		return EXM_KIND_ANON;
+	/* MAP_HUGETLB|MAP_ANONYMOUS: an unlinked hugetlbfs file. Shared, it
+	 * is shared memory like MAP_SHARED anonymous memory; private, it is
+	 * private anonymous memory (its pages are anonymous from the first
+	 * fault, copied on write after fork, and return to the hugetlb pool
+	 * when the last mapping goes). */
+	if (starts(name, "/anon_hugepage"))
+		return perms & EXM_PERM_S ? EXM_KIND_SHMEM : EXM_KIND_ANON;
+	/* A hugetlbfs file mapped shared is shared memory (no page cache of
+	 * a disk file behind it); mapped private it is a private mapping of
+	 * a file like any other: the file's pages until written, private
+	 * anonymous copies after (the page's own flag says which). */
+	if (starts(name, "/dev/hugepages/"))
+		return perms & EXM_PERM_S ? EXM_KIND_SHMEM : EXM_KIND_FILE;
 	if (starts(name, "/SYSV") || starts(name, "/memfd:") ||
-	    starts(name, "/dev/shm/") || starts(name, "/dev/zero") ||
-	    starts(name, "/anon_hugepage") || starts(name, "/dev/hugepages/"))
+	    starts(name, "/dev/shm/") || starts(name, "/dev/zero"))
 		return EXM_KIND_SHMEM;
 	/* Device nodes mapped (DRM, framebuffers, ...): char devices live on
 	 * devtmpfs (major 0) with a /dev/ path. */

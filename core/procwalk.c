@@ -83,16 +83,36 @@ void exm_kept_fds_free(struct exm_source *src)
 	src->kept_fds = NULL;
 }
 
-/* How many processes may keep descriptors. */
+size_t exm_kept_max_of(uint64_t soft, bool unlimited)
+{
+	if (unlimited)
+		return 4096;
+	if (soft < 256)
+		return 0;
+	return (size_t)(soft * 3 / 4 / EXM_KFD_N);
+}
+
+/* How many processes may keep descriptors: the program raised its soft
+ * limit to the hard one at start (exm_raise_nofile). */
 static size_t kept_max(void)
 {
 	struct rlimit rl;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY)
-		return 4096;
-	if (rl.rlim_cur < 256)
-		return 0;
-	return rl.rlim_cur * 3 / 4 / EXM_KFD_N;
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return exm_kept_max_of(0, true);
+	return exm_kept_max_of(rl.rlim_cur, rl.rlim_cur == RLIM_INFINITY);
+}
+
+void exm_raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= rl.rlim_max)
+		return;
+	rl.rlim_cur = rl.rlim_max;
+	/* a hard limit of infinity is refused above fs.nr_open: the soft
+	 * one stays then */
+	(void)setrlimit(RLIMIT_NOFILE, &rl);
 }
 
 /* The kept descriptors for pids[0..n) (ascending), those of the last walk

@@ -98,6 +98,12 @@ struct held {
 	uint64_t caps;
 };
 
+/* What moves the mapping counts of pages a denied process maps: its
+ * statm's resident and shared sizes (pages; UINT64_MAX: not read). */
+struct dstatm {
+	uint64_t resident, shared;
+};
+
 /* A kept process, by pid. */
 struct kent {
 	pid_t pid;
@@ -172,6 +178,9 @@ struct exm_reuse {
 	uint64_t mover; /* mover_key()'s first key after the last walk */
 	pid_t *denied;	/* ascending: the last walk's processes denied */
 	size_t ndenied;
+	/* their statm (struct dstatm), read after the last walk (dpost) and
+	 * before this one (dpre) */
+	struct dstatm *dpost, *dpre;
 	/* processes started during the walk of generation born_gen, after
 	 * its listing: the kernel Pss read then is read again unless the
 	 * next walk lists them all (born_seen) */
@@ -280,6 +289,8 @@ void exm_reuse_free(struct exm_reuse *r)
 	free(r->forced);
 	free(r->kforced);
 	free(r->denied);
+	free(r->dpost);
+	free(r->dpre);
 	pthread_mutex_destroy(&r->put_lock);
 	free(r);
 }
@@ -1269,15 +1280,16 @@ static uint64_t sys_sig(const char *root, const uint64_t *old, bool have_old,
  * moving, read around each walk (kpss_trust), into key:
  *   [0] exmtop itself (never scanned): its file and shared memory pages
  *       resident (self/status RssFile, RssShmem) and its file
- *       mappings; the processes we may not look into (the last walk's),
- *       their statm (resident and shared sizes);
+ *       mappings; with with_denied, the processes we may not look into
+ *       (the last walk's), their statm (the check's; the kernel Pss
+ *       kept reads them apart: denied_read);
  *   [1] the last pid given (loadavg's last field): a process started
  *       during a walk may map pages while counts are read and be gone
  *       before the next listing (between walks, one still there is
  *       walked as new, and its words move the counts).
  */
 static void mover_key(const struct exm_reuse *r, const char *root,
-		      uint64_t key[2])
+		      bool with_denied, uint64_t key[2])
 {
 	static const char *const rss[] = { "RssFile:", "RssShmem:", NULL };
 	char path[320], *buf;
@@ -1311,7 +1323,7 @@ static void mover_key(const struct exm_reuse *r, const char *root,
 	}
 	/* the processes we may not look into: what anyone may read of
 	 * them, their resident and shared sizes (statm) */
-	for (size_t i = 0; i < r->ndenied; i++) {
+	for (size_t i = 0; with_denied && i < r->ndenied; i++) {
 		snprintf(path, sizeof(path), "%s/%d/statm", root,
 			 (int)r->denied[i]);
 		if (!exm_read_file(AT_FDCWD, path, &buf, &len)) {
@@ -1330,6 +1342,103 @@ static void mover_key(const struct exm_reuse *r, const char *root,
 			key[1] = strtoull(l + 1, NULL, 10);
 		free(buf);
 	}
+}
+
+/* The statm of each of r->denied into out (r->ndenied of them). */
+static void denied_read(const struct exm_reuse *r, const char *root,
+			struct dstatm *out)
+{
+	char path[320], *buf;
+	size_t len;
+
+	for (size_t i = 0; i < r->ndenied; i++) {
+		unsigned long long size, res, shr;
+
+		out[i].resident = out[i].shared = UINT64_MAX;
+		snprintf(path, sizeof(path), "%s/%d/statm", root,
+			 (int)r->denied[i]);
+		if (exm_read_file(AT_FDCWD, path, &buf, &len))
+			continue;
+		if (sscanf(buf, "%llu %llu %llu", &size, &res, &shr) == 3 &&
+		    shr <= res) {
+			out[i].resident = res;
+			out[i].shared = shr;
+		}
+		free(buf);
+	}
+}
+
+/* What of the pages denied processes map may have moved between two
+ * readings of their statm (DMOVE_*). Their virtual size (a reservation
+ * made or dropped) maps no page: nothing. */
+enum { DMOVE_ANON = 1, DMOVE_FILE = 2 };
+
+static unsigned denied_moved(const struct exm_reuse *r, const struct dstatm *a,
+			     const struct dstatm *b)
+{
+	unsigned m = 0;
+
+	for (size_t i = 0; i < r->ndenied; i++) {
+		if (a[i].resident == UINT64_MAX ||
+		    b[i].resident == UINT64_MAX) {
+			/* gone, or unreadable: anything */
+			if (a[i].resident != b[i].resident)
+				m |= DMOVE_ANON | DMOVE_FILE;
+			continue;
+		}
+		/* statm's shared is RssFile + RssShmem, the rest RssAnon */
+		if (a[i].shared != b[i].shared)
+			m |= DMOVE_FILE;
+		if (a[i].resident - a[i].shared != b[i].resident - b[i].shared)
+			m |= DMOVE_ANON;
+	}
+	return m;
+}
+
+/*
+ * Whether the kernel Pss of kept process e may have moved with a move of
+ * a denied process's pages (DMOVE_*). The pages it maps whose mapping
+ * count a process we may not look into can move: with a file page or a
+ * shared memory page mapped or dropped there (its shared size moved), any
+ * file page (anyone may map it); with an anonymous page mapped or dropped
+ * there (the rest of its resident size), an anonymous page the kernel
+ * says more than one process maps (a page of a fork, copy on write): one
+ * mapped once (pagemap's exclusive bit) only a fork could share, and a
+ * process started is walked as new. Hugetlb and zero pages are in no Pss.
+ */
+static bool kent_exposed(const struct kent *e, unsigned moved)
+{
+	for (size_t i = 0; i < e->nmaps; i++) {
+		const struct kmap *k = &e->maps[i];
+
+		if (k->hugetlb)
+			continue;
+		for (uint32_t j = 0; j < k->npages; j++) {
+			uint64_t w = kword(k, j);
+
+			if (!exm_pm_present(w) || (w & EXM_PM_ZERO))
+				continue;
+			if (w & EXM_PM_FILE) {
+				if (moved & DMOVE_FILE)
+					return true;
+			} else if ((moved & DMOVE_ANON) &&
+				   !(w & EXM_PM_EXCLUSIVE)) {
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+/* The kept kernel Pss that a move of denied processes' pages may have
+ * moved: read again (from the counts, without a walk). */
+static void denied_unkeep(struct exm_reuse *r, unsigned moved)
+{
+	if (!moved)
+		return;
+	for (size_t i = 0; i < r->n; i++)
+		if (r->ents[i].kpss_ok && kent_exposed(&r->ents[i], moved))
+			r->ents[i].kpss_ok = false;
 }
 
 /* ---- the check: a full walk of the same moment ---- */
@@ -1691,15 +1800,17 @@ static bool born_during(struct exm_reuse *r, const struct exm_snapshot *snap,
  * meanwhile: a process started (mover_key's second key moved) or one
  * vanished before its walk makes those read during it read again next
  * time (not those kept as they were: they read no count); exmtop's own
- * pages or those of a process we may not look into moving (the first
- * key), others denied, or a kernel that may average mapcounts, every one.
- * mover: the keys before the walk, then after.
+ * pages moving (the first key), others denied, or a kernel that may
+ * average mapcounts, every one; the pages of a process we may not look
+ * into moving (its statm), those of the processes it may share pages
+ * with (denied_unkeep). mover: the keys before the walk, then after.
  */
 static void kpss_trust(struct exm_reuse *r, const struct exm_snapshot *snap,
 		       const char *root, uint64_t mover[2])
 {
 	uint64_t now[2];
 	size_t nd = 0;
+	unsigned moved = 0;
 	bool same, all;
 
 	for (size_t i = 0; i < snap->nprocs; i++)
@@ -1707,10 +1818,17 @@ static void kpss_trust(struct exm_reuse *r, const struct exm_snapshot *snap,
 	same = nd == r->ndenied;
 	if (!same) {
 		pid_t *d = realloc(r->denied, (nd + 1) * sizeof(*d));
+		struct dstatm *a, *b;
 
 		if (d)
 			r->denied = d;
-		else
+		a = realloc(r->dpost, (nd + 1) * sizeof(*a));
+		if (a)
+			r->dpost = a;
+		b = realloc(r->dpre, (nd + 1) * sizeof(*b));
+		if (b)
+			r->dpre = b;
+		if (!d || !a || !b)
 			nd = 0;
 	}
 	r->ndenied = 0;
@@ -1725,7 +1843,11 @@ static void kpss_trust(struct exm_reuse *r, const struct exm_snapshot *snap,
 			 EXM_MAPCOUNT_EXACT;
 		r->avg_known = true;
 	}
-	mover_key(r, root, now);
+	mover_key(r, root, false, now);
+	/* the denied processes' pages during the walk */
+	denied_read(r, root, r->dpost);
+	if (same)
+		moved = denied_moved(r, r->dpre, r->dpost);
 	all = !same || now[0] != mover[0] || r->avg;
 	if (!born_seen(r, snap, root))
 		kpss_unkeep(r, r->born_gen);
@@ -1737,6 +1859,8 @@ static void kpss_trust(struct exm_reuse *r, const struct exm_snapshot *snap,
 		for (size_t i = 0; i < r->n; i++)
 			if (all || r->ents[i].kpss_gen != r->gen)
 				r->ents[i].kpss_ok = false;
+	if (!all)
+		denied_unkeep(r, moved);
 	mover[0] = now[0];
 	mover[1] = now[1];
 }
@@ -1962,7 +2086,7 @@ int exm_reuse_snapshot(struct exm_reuse *r, struct exm_source *src,
 	memset(&r->st, 0, sizeof(r->st));
 	r->sz_diff[0] = '\0';
 	if (r->check) /* processes started or exmtop's pages moved since */
-		mover_key(r, root, churn);
+		mover_key(r, root, true, churn);
 	r->sigi ^= 1;
 	sig = sys_sig(root, r->vals[r->sigi ^ 1], r->have_sig, r->st.why,
 		      sizeof(r->st.why), r->vals[r->sigi], NSIG_VALS);
@@ -1987,10 +2111,17 @@ int exm_reuse_snapshot(struct exm_reuse *r, struct exm_source *src,
 	 * mappings, which no walk sees, moved since the last walk */
 	keep = opts->want_kpss && !opts->want_rollup && !r->exact;
 	if (keep)
-		mover_key(r, root, mover);
+		mover_key(r, root, false, mover);
 	if (keep && !born_seen(r, NULL, root))
 		kpss_unkeep(r, r->born_gen);
 	r->kpss_keep = keep && r->have_mover && mover[0] == r->mover;
+	/* the pages of processes we may not look into since the last walk:
+	 * the kernel Pss of those that may share them read again */
+	if (keep && r->ndenied) {
+		denied_read(r, root, r->dpre);
+		if (r->kpss_keep)
+			denied_unkeep(r, denied_moved(r, r->dpost, r->dpre));
+	}
 	/* a last full walk keeps nothing for a refresh that will not come:
 	 * no copy of its words, no counts by frame (most of a one-shot's
 	 * memory, and a pass over every page) */
@@ -2075,7 +2206,7 @@ int exm_reuse_snapshot(struct exm_reuse *r, struct exm_source *src,
 		sys_sig(root, r->vals[r->sigi], true, r->st.unsettled,
 			sizeof(r->st.unsettled), r->vals[r->sigi ^ 1],
 			NSIG_VALS);
-		mover_key(r, root, after);
+		mover_key(r, root, true, after);
 		compare(snap, f, after[0] != churn[0] || after[1] != churn[1],
 			r->st.diff, sizeof(r->st.diff));
 		if (r->sz_diff[0]) {

@@ -140,6 +140,16 @@ extern const struct exm_source_knob exm_pagemap_knob;
 const struct exm_source_ops *exm_source_find(const char *name);
 
 /*
+ * Raise the soft RLIMIT_NOFILE to the hard limit, as a program that keeps
+ * many descriptors should at start (a live walk keeps four of each
+ * process while three quarters of the soft limit allow: procwalk.c). The
+ * old soft limit would have to be restored for a program exec'd, as
+ * select() breaks above 1024 descriptors; exmtop executes nothing, and
+ * neither it nor its libraries (ncurses polls) call select().
+ */
+void exm_raise_nofile(void);
+
+/*
  * Open a source by name ("auto", "pagemap", "smaps", "fixture:NAME",
  * ...).
  * On success *out is owned by the caller (exm_source_close). On failure

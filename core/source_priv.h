@@ -31,6 +31,11 @@ struct exm_pdir {
 /* What of /proc/PID a live walk keeps open (struct exm_pdir.kept). */
 enum { EXM_KFD_DIR, EXM_KFD_STAT, EXM_KFD_SCHED, EXM_KFD_CMDLINE, EXM_KFD_N };
 
+/* How many processes a live walk keeps descriptors of, with a soft
+ * RLIMIT_NOFILE of soft (unlimited: RLIM_INFINITY): a quarter of the
+ * limit left for everything else, none under 256. */
+size_t exm_kept_max_of(uint64_t soft, bool unlimited);
+
 /* Read d/name whole: through its kept descriptor for stat, schedstat and
  * cmdline when d keeps them, else opened through the directory. 0 or
  * -errno. */

@@ -131,6 +131,18 @@ EXTRA_DIST += tests/live/test_zero_read.py
 # pdpe1gb (a PVM guest's) has no 1 GiB pool, and a machine that ran for a
 # while may have no free GiB, so here it could only be skipped.
 EXTRA_DIST += tests/live/test_hugetlb1g.py
+# Private hugetlb memory copied on write after fork (root; raises
+# nr_hugepages and mounts a hugetlbfs on /dev/hugepages if none is, through
+# sysstate.py): the mappings' kinds (private MAP_HUGETLB anon, shared
+# shmem, a private hugetlbfs file file), hugetlb against smaps' Private_/
+# Shared_Hugetlb, exclusive memory without huge pages; kinds.c's hugecow.
+TESTS += tests/live/test_hugetlb_cow.py
+EXTRA_DIST += tests/live/test_hugetlb_cow.py
+# With `ulimit -Sn 1024` and a hard limit that allows it, a refreshing
+# exmtop keeps the /proc/PID descriptors of all of 420 processes (it raises
+# its soft limit to the hard one). Root.
+TESTS += tests/live/test_kept_many.py
+EXTRA_DIST += tests/live/test_kept_many.py
 CLEANFILES += tests/live/kinds-plain
 # The kernel's Pss from the mapping counts of the frames read (issue 23,
 # item 1): equal to smaps_rollup's for every process of a quiet workload

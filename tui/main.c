@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "core/fields.h"
+#include "core/source.h"
 #include "kernel/exmap_abi.h"
 #include "tui/completion.h"
 #include "tui/batch/drive.h"
@@ -69,6 +70,7 @@ int main(int argc, char **argv)
 		tui_modes_list(stdout);
 		break;
 	case TUI_RUN:
+		exm_raise_nofile();
 		ret = tui_mode_run(mode, &o);
 		break;
 	}

@@ -32,6 +32,17 @@
  *                           two MAP_SHARED; written, then the process forks
  *                           and the child reads all three (the private
  *                           one's pages shared until written)
+ *   kinds hugecow N DIR     N huge pages (default size, N even) in each of:
+ *                           a MAP_PRIVATE|MAP_ANONYMOUS|MAP_HUGETLB mapping
+ *                           (region cpriv), written; a MAP_SHARED one
+ *                           (cshared), written; a file in the hugetlbfs
+ *                           DIR, written through a shared mapping since
+ *                           unmapped, then mapped MAP_PRIVATE (cfile),
+ *                           every page read and the first N/2 written
+ *                           (private copies). Then the process forks; the
+ *                           child writes the first N/2 pages of cpriv
+ *                           (copies of its own: the last N/2 stay shared)
+ *                           and reads the rest of all three
  *   kinds gig NPRIV         1 GiB huge pages (MAP_HUGE_1GB): one in a
  *                           MAP_SHARED|MAP_ANONYMOUS|MAP_HUGETLB mapping
  *                           (region gshared), written, then the process
@@ -309,6 +320,70 @@ static pid_t huge(size_t n, size_t hps, const char *dir)
 }
 
 /* One 1 GiB huge page of flags (MAP_SHARED or MAP_PRIVATE), written. */
+/* kinds hugecow (see above); hps: the huge page size. */
+static pid_t hugecow(size_t n, size_t hps, const char *dir)
+{
+	size_t len = n * hps, half = n / 2 * hps;
+	volatile char sum = 0;
+	char *priv, *shared, *file, *w;
+	pid_t child;
+	int fd, done[2];
+	char c;
+
+	priv = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	shared = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	if (priv == MAP_FAILED || shared == MAP_FAILED)
+		die("MAP_HUGETLB");
+	snprintf(hfile, sizeof(hfile), "%s/kinds-%d", dir, (int)getpid());
+	fd = open(hfile, O_RDWR | O_CREAT | O_EXCL, 0600);
+	if (fd < 0)
+		die("hugetlbfs file");
+	w = map_fd(fd, len);
+	memset(w, 3, len);
+	munmap(w, len);
+	file = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	if (file == MAP_FAILED)
+		die("mmap hugetlbfs file private");
+	close(fd);
+	memset(priv, 1, len);
+	memset(shared, 2, len);
+	for (size_t i = 0; i < len; i += hps)
+		sum += ((volatile char *)file)[i];
+	memset(file, 4, half);
+	region("cpriv", priv, len);
+	region("cshared", shared, len);
+	region("cfile", file, len);
+	fflush(stdout);
+	if (pipe(done))
+		die("pipe");
+	child = fork();
+	if (child < 0)
+		die("fork");
+	if (!child) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		memset(priv, 5, half);
+		for (size_t i = half; i < len; i += hps)
+			sum += ((volatile char *)priv)[i];
+		for (size_t i = 0; i < len; i += hps)
+			sum += ((volatile char *)shared)[i] +
+			       ((volatile char *)file)[i];
+		(void)sum;
+		if (write(done[1], "w", 1) != 1)
+			_exit(1);
+		while (!stop)
+			pause();
+		_exit(0);
+	}
+	close(done[1]);
+	if (read(done[0], &c, 1) != 1)
+		die("child");
+	close(done[0]);
+	(void)sum;
+	return child;
+}
+
 static char *gig_page(int flags, const char *name)
 {
 	size_t len = (size_t)1 << 30;
@@ -399,6 +474,8 @@ int main(int argc, char **argv)
 		zero(strtoull(argv[2], NULL, 0), !strcmp(argv[3], "thp"));
 	} else if (argc == 4 && !strcmp(argv[1], "huge")) {
 		child = huge(strtoull(argv[2], NULL, 0), 2 << 20, argv[3]);
+	} else if (argc == 4 && !strcmp(argv[1], "hugecow")) {
+		child = hugecow(strtoull(argv[2], NULL, 0), 2 << 20, argv[3]);
 	} else if (argc == 3 && !strcmp(argv[1], "gig")) {
 		child = gig(atoi(argv[2]) != 0);
 	} else if (argc == 3 && !strcmp(argv[1], "twice")) {
@@ -406,7 +483,7 @@ int main(int argc, char **argv)
 	} else {
 		fprintf(stderr,
 			"usage: kinds sparse|zsparse SIZE N | runs SIZE "
-			"N | zero SIZE thp|nothp | huge N DIR | gig "
+			"N | zero SIZE thp|nothp | huge N DIR | hugecow N DIR | gig "
 			"NPRIV | twice N\n");
 		return 2;
 	}

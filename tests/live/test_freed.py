@@ -70,7 +70,9 @@ def shmem_vma(v):
 class Oracle:
     """Page owners and kinds of the test's processes, from pagemap."""
 
-    def __init__(self, pids, ps):
+    def __init__(self, pids, ps, skip=None):
+        """skip(pid, vma): a mapping left out (hugetlb pages are in no
+        exclusive category)."""
         self.ps = ps
         self.maps = {}   # key -> mappings
         self.who = {}    # key -> pids
@@ -83,6 +85,8 @@ class Oracle:
                 vmas = exmlive.read_maps(pid)
                 exmlive.read_pagemap(pid, vmas, ps)
                 for v in vmas:
+                    if skip and skip(pid, v):
+                        continue
                     for _, w in v.words:
                         present = w & exmlive.PM_PRESENT
                         k = ("pfn" if present else "swap",

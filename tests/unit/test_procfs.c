@@ -6,9 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "core/procfs.h"
+#include "core/source.h"
+#include "core/source_priv.h"
 
 static int parse(const char *line, struct exm_mapping *m)
 {
@@ -97,6 +100,18 @@ Test(maps, kinds)
 		  EXM_KIND_SHMEM, "/memfd:ring" },
 		{ "1000-2000 rw-s 00000000 00:1a 5 /dev/shm/PostgreSQL.1",
 		  EXM_KIND_SHMEM, "/dev/shm/PostgreSQL.1" },
+		/* MAP_HUGETLB anonymous: shared is shared memory, private is
+		 * private anonymous memory (copied on write after fork) */
+		{ "1000-2000 rw-s 00000000 00:10 77 /anon_hugepage (deleted)",
+		  EXM_KIND_SHMEM, "/anon_hugepage" },
+		{ "1000-2000 rw-p 00000000 00:10 78 /anon_hugepage (deleted)",
+		  EXM_KIND_ANON, "/anon_hugepage" },
+		/* a hugetlbfs file: shared memory shared, a private mapping
+		 * of a file private (no device, though on major 0) */
+		{ "1000-2000 rw-s 00000000 00:11 5 /dev/hugepages/x",
+		  EXM_KIND_SHMEM, "/dev/hugepages/x" },
+		{ "1000-2000 rw-p 00000000 00:11 5 /dev/hugepages/x",
+		  EXM_KIND_FILE, "/dev/hugepages/x" },
 		{ "1000-2000 rw-s 10000000 00:05 391 /dev/dri/card0",
 		  EXM_KIND_DEVICE, "/dev/dri/card0" },
 		{ "1000-2000 r--p 00000000 00:00 0 [uprobes]", EXM_KIND_OTHER,
@@ -264,4 +279,35 @@ Test(procfs, pread_file_whole_from_the_start)
 	close(fd);
 	unlink(path);
 	cr_assert_eq(exm_pread_file(fd, &buf, &len), -EBADF);
+}
+
+/* The processes a live walk keeps descriptors of (procwalk.c): three
+ * quarters of the soft limit, four descriptors each. */
+Test(procwalk, kept_max)
+{
+	cr_expect_eq(exm_kept_max_of(0, false), 0);
+	cr_expect_eq(exm_kept_max_of(255, false), 0);
+	cr_expect_eq(exm_kept_max_of(256, false), 48);
+	cr_expect_eq(exm_kept_max_of(1024, false), 192);
+	cr_expect_eq(exm_kept_max_of(20000, false), 3750);
+	cr_expect_eq(exm_kept_max_of(1048576, false), 196608);
+	cr_expect_eq(exm_kept_max_of(0, true), 4096);
+}
+
+/* The soft limit raised to the hard one (the test's own: restored). */
+Test(procwalk, raise_nofile)
+{
+	struct rlimit old, rl;
+
+	cr_assert_eq(getrlimit(RLIMIT_NOFILE, &old), 0);
+	if (old.rlim_max < 512 || old.rlim_max == RLIM_INFINITY)
+		cr_skip_test("hard RLIMIT_NOFILE %llu",
+			     (unsigned long long)old.rlim_max);
+	rl = old;
+	rl.rlim_cur = 256;
+	cr_assert_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	exm_raise_nofile();
+	cr_assert_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	cr_expect_eq(rl.rlim_cur, old.rlim_max);
+	cr_assert_eq(setrlimit(RLIMIT_NOFILE, &old), 0);
 }

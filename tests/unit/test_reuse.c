@@ -9,7 +9,9 @@
  * process again: the tests counting walks run without it); a kept
  * process keeps its kernel Pss from mapping counts until a count of its
  * frames moves, then has it again from the source without a walk; a
- * refresh in which no word moved keeps the share tables of the last.
+ * refresh in which no word moved keeps the share tables of the last; a
+ * denied process's statm moving reads again only the kernel Pss of the
+ * processes that may share the pages it says moved.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -66,6 +68,8 @@ static bool hugetlb;
 /* each process has a directory in the fake /proc with its main thread's
  * run time (schedstat), which the keys of the refreshes hold */
 static bool sched_dirs;
+/* the walks list pid 200 too, denied (its statm in the fake /proc) */
+static bool with_denied;
 
 /* The fake /proc's file name holding text. */
 static void put_root(const char *name, const char *text)
@@ -199,6 +203,17 @@ static int take(struct exm_source *src, const struct exm_scan_opts *opts,
 			}
 		}
 	}
+	if (with_denied) {
+		struct exm_proc *p = exm_build_proc(&b);
+
+		p->pid = 200;
+		p->start_time = 7;
+		p->state = EXM_PROC_DENIED;
+		p->comm = strdup("d");
+		p->cmdline = strdup("");
+		p->cgroup = strdup("");
+		p->user = strdup("other");
+	}
 	if (start_during)
 		set_loadavg(start_during);
 	start_during = 0;
@@ -254,6 +269,7 @@ static void setup(void)
 	reuse = exm_reuse_new(3600, false);
 	cr_assert(reuse);
 	exact = want_kpss = counts_kpss = twins = sched_dirs = hugetlb = false;
+	with_denied = false;
 	the_src = NULL;
 	release = "6.1.0";
 	for (int i = 0; i < NP; i++)
@@ -270,6 +286,10 @@ static void teardown(void)
 	snprintf(path, sizeof(path), "%s/loadavg", root);
 	unlink(path);
 	unlink_born();
+	snprintf(path, sizeof(path), "%s/200/statm", root);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/200", root);
+	rmdir(path);
 	for (int i = 0; i < NP; i++) {
 		snprintf(path, sizeof(path), "%s/%d/schedstat", root, 100 + i);
 		unlink(path);
@@ -818,4 +838,76 @@ Test(reuse, own_threads_known)
 	}
 	cr_assert_not(exm_own_thread(getpid()), "not started here");
 	cr_assert_not(exm_own_thread(0));
+}
+
+/* The fake statm of denied pid 200: size, resident, shared (pages). */
+static void denied_statm(unsigned size, unsigned resident, unsigned shared)
+{
+	char name[96], text[96];
+
+	snprintf(name, sizeof(name), "%s/200", root);
+	mkdir(name, 0700);
+	snprintf(text, sizeof(text), "%u %u %u 1 0 %u 0\n", size, resident,
+		 shared, size / 2);
+	put_root("200/statm", text);
+}
+
+/* The kept processes whose kernel Pss was read again (taken 2), as a
+ * bit per process. */
+static unsigned read_again(void)
+{
+	unsigned m = 0;
+
+	for (int i = 0; i < NP; i++) {
+		cr_assert(taken[i] == 1 || taken[i] == 2, "pid %d: %d", 100 + i,
+			  taken[i]);
+		if (taken[i] == 2)
+			m |= 1u << i;
+	}
+	return m;
+}
+
+/*
+ * A process we may not look into (denied: its statm alone) shares pages
+ * with others: its pages moving moves the mapping counts of those only.
+ * Process 0 maps anonymous pages mapped once, process 1 an anonymous page
+ * mapped more than once (a fork's, copy on write), process 2 a file page.
+ * Its virtual size moving maps no page: every kernel Pss kept; its
+ * anonymous resident size (resident less shared): process 1's read
+ * again; its shared size (file and shared memory): process 2's; it gone:
+ * both; and each kept after.
+ */
+Test(reuse, denied_process_moves_reread_only_its_possible_sharers)
+{
+	words[1][0] = PRESENT(1010);
+	words[2][0] = PRESENT(1020) | EXM_PM_FILE;
+	with_denied = true;
+	denied_statm(1000, 300, 100);
+	counts_world();
+	refresh();
+	cr_assert_eq(read_again(), 0, "nothing moved: all kept");
+
+	denied_statm(2000, 300, 100); /* a reservation */
+	refresh();
+	cr_assert_eq(read_again(), 0, "its virtual size: all kept");
+
+	denied_statm(2000, 350, 100); /* anonymous pages */
+	refresh();
+	cr_assert_eq(read_again(), 1u << 1, "anonymous: the fork's sharer");
+	refresh();
+	cr_assert_eq(read_again(), 0);
+
+	denied_statm(2000, 400, 150); /* file pages, anonymous the same */
+	refresh();
+	cr_assert_eq(read_again(), 1u << 2, "file: the file page's mapper");
+	refresh();
+	cr_assert_eq(read_again(), 0);
+
+	denied_statm(2000, 500, 200); /* both */
+	refresh();
+	cr_assert_eq(read_again(), (1u << 1) | (1u << 2));
+	refresh();
+	cr_assert_eq(read_again(), 0);
+	for (int i = 0; i < NP; i++)
+		cr_assert_eq(got[i], kv[i]);
 }
