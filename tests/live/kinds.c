@@ -255,11 +255,10 @@ static char *map_fd(int fd, size_t len)
 	return p;
 }
 
-/* A child that reads a byte of every step bytes of len in each of the n
- * maps, then waits for SIGTERM; returned once it has read them all. */
-static pid_t reader(char *const *maps, int n, size_t len, size_t step)
+/* A child that runs touch(arg), then waits for SIGTERM; returned once
+ * touch has returned. */
+static pid_t forked(void (*touch)(void *), void *arg)
 {
-	volatile char sum = 0;
 	pid_t child;
 	int done[2];
 	char c;
@@ -272,11 +271,8 @@ static pid_t reader(char *const *maps, int n, size_t len, size_t step)
 		die("fork");
 	if (!child) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		for (int j = 0; j < n; j++)
-			for (size_t i = 0; i < len; i += step)
-				sum += ((volatile char *)maps[j])[i];
-		(void)sum;
-		if (write(done[1], "r", 1) != 1)
+		touch(arg);
+		if (write(done[1], "t", 1) != 1)
 			_exit(1);
 		while (!stop)
 			pause();
@@ -287,6 +283,32 @@ static pid_t reader(char *const *maps, int n, size_t len, size_t step)
 		die("child");
 	close(done[0]);
 	return child;
+}
+
+struct reads {
+	char *const *maps;
+	int n;
+	size_t len, step;
+};
+
+static void read_maps(void *arg)
+{
+	const struct reads *r = arg;
+	volatile char sum = 0;
+
+	for (int j = 0; j < r->n; j++)
+		for (size_t i = 0; i < r->len; i += r->step)
+			sum += ((volatile char *)r->maps[j])[i];
+	(void)sum;
+}
+
+/* A child that reads a byte of every step bytes of len in each of the n
+ * maps, then waits for SIGTERM; returned once it has read them all. */
+static pid_t reader(char *const *maps, int n, size_t len, size_t step)
+{
+	struct reads r = { maps, n, len, step };
+
+	return forked(read_maps, &r);
 }
 
 static pid_t huge(size_t n, size_t hps, const char *dir)
@@ -319,16 +341,35 @@ static pid_t huge(size_t n, size_t hps, const char *dir)
 	return reader((char *const[]){ priv, mfd, file }, 3, len, hps);
 }
 
-/* One 1 GiB huge page of flags (MAP_SHARED or MAP_PRIVATE), written. */
+struct cow {
+	char *priv, *shared, *file;
+	size_t len, half, hps;
+};
+
+/* hugecow's child: writes the first half of the private pages, reads the
+ * rest and every page of the others. */
+static void cow_child(void *arg)
+{
+	const struct cow *w = arg;
+	volatile char sum = 0;
+
+	memset(w->priv, 5, w->half);
+	for (size_t i = w->half; i < w->len; i += w->hps)
+		sum += ((volatile char *)w->priv)[i];
+	for (size_t i = 0; i < w->len; i += w->hps)
+		sum += ((volatile char *)w->shared)[i] +
+		       ((volatile char *)w->file)[i];
+	(void)sum;
+}
+
 /* kinds hugecow (see above); hps: the huge page size. */
 static pid_t hugecow(size_t n, size_t hps, const char *dir)
 {
 	size_t len = n * hps, half = n / 2 * hps;
 	volatile char sum = 0;
 	char *priv, *shared, *file, *w;
-	pid_t child;
-	int fd, done[2];
-	char c;
+	struct cow cow;
+	int fd;
 
 	priv = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
@@ -355,35 +396,11 @@ static pid_t hugecow(size_t n, size_t hps, const char *dir)
 	region("cpriv", priv, len);
 	region("cshared", shared, len);
 	region("cfile", file, len);
-	fflush(stdout);
-	if (pipe(done))
-		die("pipe");
-	child = fork();
-	if (child < 0)
-		die("fork");
-	if (!child) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		memset(priv, 5, half);
-		for (size_t i = half; i < len; i += hps)
-			sum += ((volatile char *)priv)[i];
-		for (size_t i = 0; i < len; i += hps)
-			sum += ((volatile char *)shared)[i] +
-			       ((volatile char *)file)[i];
-		(void)sum;
-		if (write(done[1], "w", 1) != 1)
-			_exit(1);
-		while (!stop)
-			pause();
-		_exit(0);
-	}
-	close(done[1]);
-	if (read(done[0], &c, 1) != 1)
-		die("child");
-	close(done[0]);
-	(void)sum;
-	return child;
+	cow = (struct cow){ priv, shared, file, len, half, hps };
+	return forked(cow_child, &cow);
 }
 
+/* One 1 GiB huge page of flags (MAP_SHARED or MAP_PRIVATE), written. */
 static char *gig_page(int flags, const char *name)
 {
 	size_t len = (size_t)1 << 30;

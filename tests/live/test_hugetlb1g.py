@@ -70,22 +70,6 @@ def in_use():
     return total
 
 
-def smaps_regions(pid, regions):
-    """{region name: {smaps key: bytes}} of pid's mappings starting where
-    kinds' regions start."""
-    starts = {s: n for n, (s, _) in regions.items()}
-    out, cur = {}, None
-    with open("/proc/%d/smaps" % pid) as f:
-        for line in f:
-            w = line.split()
-            if w and "-" in w[0] and not w[0].endswith(":"):
-                name = starts.get(int(w[0].split("-")[0], 16))
-                cur = out.setdefault(name, {}) if name else None
-            elif cur is not None and len(w) >= 3 and w[2] == "kB":
-                cur[w[0].rstrip(":")] = int(w[1]) * 1024
-    return out
-
-
 def frame(pid, addr):
     """The frame pid maps at addr (pagemap; None: not present)."""
     fd = os.open("/proc/%d/pagemap" % pid, os.O_RDONLY)
@@ -121,7 +105,7 @@ def check_kernel(c, k, priv):
     bad, said = [], []
     frames = {}
     for (pid, name), maps in sorted(made.items()):
-        r = smaps_regions(pid, k.regions).get(name, {})
+        r = kinds.smaps_regions(pid, k.regions).get(name, {})
         h = r.get("Shared_Hugetlb", 0) + r.get("Private_Hugetlb", 0)
         if r.get("KernelPageSize") != GiB or h != GiB or r.get("Rss") != 0:
             bad.append("pid %d %s: smaps %r, want one 1 GiB page of "

@@ -71,7 +71,7 @@ def check_kernel(c, k):
     parent, child = k.pids
     bad = []
     for pid in k.pids:
-        regs = smaps_regions(pid, k.regions)
+        regs = kinds.smaps_regions(pid, k.regions)
         for name in REGIONS:
             once_, twice = made(parent, child)[(pid, name)]
             r = regs.get(name, {})
@@ -81,22 +81,6 @@ def check_kernel(c, k):
                            "Hugetlb %r, Rss %r; made %d once, %d twice" %
                            (pid, name, got, r.get("Rss"), once_, twice))
     kinds.once(c, "[cow] smaps says the pages are as made", bad)
-
-
-def smaps_regions(pid, regions):
-    """{region: {smaps key: bytes}} of pid's mappings starting where the
-    regions start."""
-    starts = {s: n for n, (s, _) in regions.items()}
-    out, cur = {}, None
-    with open("/proc/%d/smaps" % pid) as f:
-        for line in f:
-            w = line.split()
-            if w and "-" in w[0] and not w[0].endswith(":"):
-                name = starts.get(int(w[0].split("-")[0], 16))
-                cur = out.setdefault(name, {}) if name else None
-            elif cur is not None and len(w) >= 3 and w[2] == "kB":
-                cur[w[0].rstrip(":")] = int(w[1]) * 1024
-    return out
 
 
 def row_names(k, hfile):

@@ -190,6 +190,22 @@ def recorded_scan(args, rec, pids):
     return rows, bad
 
 
+def smaps_regions(pid, regions):
+    """{region name: {smaps key: bytes}} of pid's mappings starting where
+    kinds' regions (Kinds.regions) start."""
+    starts = {s: n for n, (s, _) in regions.items()}
+    out, cur = {}, None
+    with open("/proc/%d/smaps" % pid) as f:
+        for line in f:
+            w = line.split()
+            if w and "-" in w[0] and not w[0].endswith(":"):
+                name = starts.get(int(w[0].split("-")[0], 16))
+                cur = out.setdefault(name, {}) if name else None
+            elif cur is not None and len(w) >= 3 and w[2] == "kB":
+                cur[w[0].rstrip(":")] = int(w[1]) * 1024
+    return out
+
+
 def page_words(pid, start, end, ps):
     """pagemap words of [start, end)."""
     fd = os.open("/proc/%d/pagemap" % pid, os.O_RDONLY)
