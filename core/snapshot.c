@@ -677,6 +677,7 @@ void exm_snapshot_keep_sizes(struct exm_snapshot *snap)
 {
 	exm_snapshot_drop_pages(snap);
 	free_share_tables(snap);
+	snap->sizes_only = true;
 }
 
 void exm_snapshot_keep_pids(struct exm_snapshot *snap, const pid_t *pids,

@@ -362,6 +362,9 @@ struct exm_snapshot {
 	 * path (cgcharge.h); NULL when not read. */
 	struct exm_cgcharge *cgroups;
 	size_t ncgroups;
+	/* exm_snapshot_keep_sizes dropped the page words and share tables:
+	 * only the sizes of processes, mappings and files are left. */
+	bool sizes_only;
 };
 
 /* Allocate an empty snapshot; NULL on ENOMEM. Free with exm_snapshot_free. */

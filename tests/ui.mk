@@ -50,6 +50,9 @@ UI_TESTS += tests/ui/key_aliases.sh tests/ui/bytes_key.sh \
 	tests/ui/replay_play.sh tests/ui/record_watch.sh
 # tagging processes (t, T) and the summary against batch --freed
 UI_TESTS += tests/ui/tag_summary.sh
+# views that need page words, opened while the snapshot on screen keeps
+# only its sizes (the live screen's memory)
+UI_TESTS += tests/ui/slim_views.sh
 # the terminal closed under a running exmtop (a dropped SSH connection)
 UI_TESTS += tests/ui/hangup.sh
 TESTS += $(UI_TESTS)

@@ -64,6 +64,44 @@ static bool wants_prev(struct tui_live *l, const struct tui_view *v)
 	return v->sort_field == EXM_F_DERSS;
 }
 
+/*
+ * Whether something on screen may read page words or share tables of the
+ * snapshots held: a view that is not sizes_only (groups' exclusive
+ * memory, strips, ELF sections, reports) or the tagged processes'
+ * summary (their exclusive memory).
+ */
+static bool needs_pages(const struct tui_live *l)
+{
+	if (l->tags.n || l->delta)
+		return true;
+	for (int p = 0; p < 2; p++)
+		for (int i = 0; i < l->stacks[p].depth; i++)
+			if (!l->stacks[p].v[i]->ops->sizes_only)
+				return true;
+	return false;
+}
+
+/*
+ * Before a snapshot is taken: while nothing on screen needs more than the
+ * sizes, the snapshots held keep only them (the page words and share
+ * tables of the one on screen would otherwise be alive beside the next
+ * one's being built: the live screen's peak memory). Not in delta mode:
+ * its baseline keeps everything (a groups view may come), and one taken
+ * while the snapshot on screen is slim is the one being taken
+ * (delta_mode). A view that needs more, opened meanwhile, waits for the
+ * snapshot being taken (tui_live_fresh).
+ */
+static void slim(struct tui_live *l)
+{
+	struct exm_snapshot *s[2] = { l->snap, l->prev };
+
+	if (needs_pages(l))
+		return;
+	for (int k = 0; k < 2; k++)
+		if (s[k] && s[k] != l->base && !s[k]->sizes_only)
+			exm_snapshot_keep_sizes(s[k]);
+}
+
 void tui_live_fresh(struct tui_live *l, struct tui_view *v)
 {
 	struct tui_build b = {
@@ -82,12 +120,23 @@ void tui_live_fresh(struct tui_live *l, struct tui_view *v)
 		v->why = NULL;
 		return;
 	}
+	if (l->snap->sizes_only && !v->ops->sizes_only) {
+		/* kept only its sizes (slim) while a snapshot is taken: that
+		 * one has what v needs */
+		tui_view_clear_rows(v);
+		v->why = "(reading the pages again: a moment)";
+		if (!tui_scanner_busy(l->scanner))
+			tui_live_request(l, false);
+		return;
+	}
 	if (l->delta && l->base) {
 		b.prev = l->base;
 		b.delta = true;
 	} else if (wants_prev(l, v)) {
 		b.prev = l->prev;
 	}
+	if (b.prev && b.prev->sizes_only && !v->ops->sizes_only)
+		b.prev = NULL; /* no delta until the next snapshot */
 	if (tui_view_refresh(v, &b))
 		tui_live_status(l, "out of memory");
 }
@@ -170,6 +219,7 @@ void tui_live_request(struct tui_live *l, bool followup)
 			tui_policy_plan(&l->policy, l->stacks, 2, l->snap,
 					followup, &l->scan);
 		tui_scanner_set_opts(l->scanner, &l->scan);
+		slim(l);
 	}
 	tui_scanner_request(l->scanner);
 	if (!followup)
@@ -212,6 +262,10 @@ unsigned tui_live_take(struct tui_live *l)
 	drop(l, l->prev);
 	l->prev = l->snap;
 	l->snap = snap;
+	if (l->base_next) {
+		set_base(l, snap);
+		l->base_next = false;
+	}
 	if (l->replay_n) {
 		l->replay_pos = tui_scanner_pos(l->scanner);
 		/* keys stepped on while it loaded: go where they went */
@@ -771,6 +825,11 @@ static unsigned delta_mode(struct tui_live *l, bool baseline)
 		l->delta = !l->delta;
 		set_base(l, l->delta ? l->snap : NULL);
 	}
+	/* a slim one (sizes only) cannot be every view's baseline: the one
+	 * being taken is (slim) */
+	l->base_next = l->delta && l->snap->sizes_only;
+	if (l->base_next)
+		set_base(l, NULL);
 	if (l->delta)
 		tui_live_status(l, "delta mode: growth since the baseline "
 				   "(B: make this snapshot the baseline)");

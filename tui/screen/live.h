@@ -35,6 +35,7 @@ struct tui_live {
 	struct exm_snapshot *base; /* delta mode's baseline (may be snap or
 				    * prev), or NULL */
 	bool delta;		   /* delta mode: sizes as growth since base */
+	bool base_next;		   /* delta mode: base is the next snapshot */
 	size_t replay_n;	   /* snapshots of a replay, 0: live */
 	size_t replay_pos;	   /* index of the replayed snapshot shown */
 	long replay_want;	   /* index asked for, -1: none pending */

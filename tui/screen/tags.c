@@ -61,9 +61,13 @@ void tui_tags_fini(struct tui_tags *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static void size_text(char *buf, size_t len, bool has, double v, bool exact)
+/* has: 1, 0 (not measured: "-"), -1 (not known yet: the snapshot on screen
+ * kept only its sizes while the next is taken, live.c) */
+static void size_text(char *buf, size_t len, int has, double v, bool exact)
 {
-	if (!has)
+	if (has < 0)
+		snprintf(buf, len, "...");
+	else if (!has)
 		snprintf(buf, len, "-");
 	else if (exact)
 		snprintf(buf, len, "%.0f", v);
@@ -75,9 +79,10 @@ const char *tui_tags_summary(struct tui_tags *t,
 			     const struct exm_snapshot *snap,
 			     unsigned long snap_gen, bool exact)
 {
-	struct exm_excl ex;
+	struct exm_excl ex = { 0 };
 	double erss = 0;
-	bool has_erss = false, has_ex;
+	bool has_erss = false;
+	int has_ex;
 	uint32_t *set_of;
 	size_t n = 0;
 	char e[32], f[32], c[32], s[32];
@@ -103,7 +108,7 @@ const char *tui_tags_summary(struct tui_tags *t,
 			has_erss = true;
 		}
 	}
-	has_ex = !exm_exclusive(snap, set_of, 1, &ex);
+	has_ex = snap->sizes_only ? -1 : !exm_exclusive(snap, set_of, 1, &ex);
 	free(set_of);
 	size_text(e, sizeof(e), has_erss, erss, exact);
 	size_text(f, sizeof(f), has_ex, (double)ex.bytes[EXM_EXCL_FREED],

@@ -140,6 +140,11 @@ struct tui_view_ops {
 	 * rows are on screen (the scan policy reads them for all while v is
 	 * on a stack). */
 	unsigned (*needs_all)(const struct tui_view *v);
+	/* build (for b->snap and b->prev) reads only the sizes of processes,
+	 * mappings and files, never page words or share tables: while only
+	 * such views are on the stacks, the live screen drops those of the
+	 * snapshots it holds before the next is taken (live.c, slim). */
+	bool sizes_only;
 };
 
 extern const struct tui_view_ops tui_view_none; /* "no child" marker */

@@ -158,6 +158,7 @@ const struct tui_view_ops tui_view_procs = {
 	.build = build_procs,
 	.crumb = crumb_procs,
 	.enter = &tui_view_pfiles,
+	.sizes_only = true,
 };
 const struct tui_view_ops tui_view_groups = {
 	.name = "groups",
@@ -172,6 +173,7 @@ const struct tui_view_ops tui_view_group_procs = {
 	.build = build_group_procs,
 	.crumb = tui_view_crumb_label,
 	.enter = &tui_view_pfiles,
+	.sizes_only = true,
 };
 const struct tui_view_ops tui_view_files = {
 	.name = "files",
@@ -181,6 +183,7 @@ const struct tui_view_ops tui_view_files = {
 	.child = files_child,
 	.enter = &tui_view_fstrip,
 	.alt = &tui_view_sections,
+	.sizes_only = true,
 };
 const struct tui_view_ops tui_view_pfiles = {
 	.name = "pfiles",
@@ -189,6 +192,7 @@ const struct tui_view_ops tui_view_pfiles = {
 	.crumb = tui_view_crumb_label,
 	.enter = &tui_view_mappings,
 	.alt = &tui_view_sections,
+	.sizes_only = true,
 };
 const struct tui_view_ops tui_view_fprocs = {
 	.name = "fprocs",
@@ -197,6 +201,7 @@ const struct tui_view_ops tui_view_fprocs = {
 	.crumb = tui_view_crumb_label,
 	.enter = &tui_view_mappings,
 	.alt = &tui_view_sections,
+	.sizes_only = true,
 };
 const struct tui_view_ops tui_view_mappings = {
 	.name = "mappings",
@@ -205,6 +210,7 @@ const struct tui_view_ops tui_view_mappings = {
 	.crumb = crumb_mappings,
 	.enter = &tui_view_strip,
 	.alt = &tui_view_sections,
+	.sizes_only = true,
 };
 const struct tui_view_ops tui_view_sections = {
 	.name = "sections",
