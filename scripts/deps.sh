@@ -8,8 +8,8 @@ EXM_BUILD_PKGS="build-essential autoconf automake pkg-config libncurses-dev libe
 EXM_TEST_PKGS="libcriterion-dev sqlite3 busybox-static tmux python3 smem smemstat valgrind clang libclang-rt-14-dev clang-format-14 g++ binutils util-linux procps htop prometheus"
 # the kernel module's QEMU test (tests/kmod/run): kernels and headers it
 # fetches itself, into the build directory (and, for kernels built with
-# another gcc, a debootstrap root of the release that has it)
-EXM_TEST_PKGS="$EXM_TEST_PKGS qemu-system-x86 cpio kmod dwarves xz-utils debootstrap"
+# another gcc, an mmdebstrap root of the release that has it)
+EXM_TEST_PKGS="$EXM_TEST_PKGS qemu-system-x86 cpio kmod dwarves xz-utils mmdebstrap"
 # the Debian packages' test (tests/pkg/run): building, checking and
 # installing them
 EXM_TEST_PKGS="$EXM_TEST_PKGS git debhelper dh-dkms dkms lintian man-db"
