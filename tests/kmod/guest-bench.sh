@@ -47,6 +47,11 @@ send "json bench pagemap:read" /tmp/j
 for r in $(seq $rounds); do
 	run kmod exmtop -b --format json --source kmod
 	run pagemap-read exmtop -b --format json --source pagemap --pagemap-mode read
+	# the same on one thread (a source's first walk takes two): under
+	# emulation a vCPU waiting on a lock the other holds spins at full
+	# cost
+	(export EXMTOP_THREADS=1; run pagemap-read-t1 exmtop -b --format json --source pagemap --pagemap-mode read)
+	(export EXMTOP_THREADS=1; run kmod-t1 exmtop -b --format json --source kmod)
 	if [ -n "$scan" ]; then
 		run pagemap-scan exmtop -b --format json --source pagemap --pagemap-mode scan
 		run pagemap-auto exmtop -b --format json --source pagemap
@@ -76,6 +81,7 @@ echo 0 >/proc/sys/kernel/randomize_va_space
 for r in $(seq $rounds); do
 	run kmod-noaslr exmtop -b --format json --source kmod
 	run pagemap-read-noaslr exmtop -b --format json --source pagemap --pagemap-mode read
+	(export EXMTOP_THREADS=1; run pagemap-read-t1-noaslr exmtop -b --format json --source pagemap --pagemap-mode read)
 	run smemstat-noaslr smemstat
 	run floor-read-noaslr pmfloor both "$wpid"
 	run kmod-scan1-noaslr exmtop -b --format json --source kmod --scan-pids 1
