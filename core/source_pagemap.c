@@ -132,6 +132,13 @@ struct pm_priv {
 	/* smaps' private counts are per page (no CONFIG_NO_PAGE_MAPCOUNT):
 	 * read mode may count pages rather than read them (count_mapping) */
 	bool may_count;
+	/* pids of processes sharing their mm with another process (clone
+	 * with CLONE_VM but not CLONE_THREAD, vfork, posix_spawn): learnt
+	 * once a snapshot, when a mapping is first to be counted (mm_shared) */
+	pthread_mutex_t mm_lock;
+	bool mm_known;
+	pid_t *mm_pids;
+	size_t nmm_pids;
 	_Atomic uint64_t nlocated; /* of them, shared pages located */
 	/* shared mappings whose frames were known from another's (auto) */
 	_Atomic uint64_t nderived;
@@ -225,6 +232,9 @@ struct pm_ctx {
 	/* this process's smaps was read (c->cnt), each VMA one of its
 	 * mappings exactly: the kernel's figures may come from it */
 	bool smaps_whole;
+	/* this process shares its mm with another (mm_shared): its pages,
+	 * each mapped once, are in both; none is counted */
+	bool mm_shared;
 };
 
 static void cache_free(struct pm_priv *pp);
@@ -538,6 +548,7 @@ static int pm_open(struct exm_source *src)
 	pp->kpf = open(path, O_RDONLY | O_CLOEXEC);
 	pp->kpc = -1; /* opened by the first scan that wants it */
 	pthread_mutex_init(&pp->seen_lock, NULL);
+	pthread_mutex_init(&pp->mm_lock, NULL);
 	pthread_cond_init(&pp->seen_done, NULL);
 	pthread_mutex_init(&pp->sf_lock, NULL);
 	pp->zero_pfn = NO_PFN;
@@ -572,6 +583,8 @@ static void pm_close(struct exm_source *src)
 		free(pp->seen);
 		free(pp->seen_idx);
 		pthread_mutex_destroy(&pp->seen_lock);
+		pthread_mutex_destroy(&pp->mm_lock);
+		free(pp->mm_pids);
 		pthread_cond_destroy(&pp->seen_done);
 		shared_forget(pp);
 		cache_free(pp);
@@ -1518,7 +1531,7 @@ static bool may_count(const struct pm_ctx *c, const struct exm_scan_opts *opts,
 		      const struct exm_mapping *m, const struct vma_counts *v,
 		      unsigned ps)
 {
-	return c->pp->may_count && !opts->want_places &&
+	return c->pp->may_count && !c->mm_shared && !opts->want_places &&
 	       opts->knob != EXM_PMODE_READ_ALL && v->known &&
 	       (m->end - m->start) / ps > DIRECT_PAGES && !m->inode &&
 	       !(m->perms & EXM_PERM_S) &&
@@ -1796,6 +1809,143 @@ static bool learns(const struct pm_ctx *c, const struct exm_scan_opts *opts,
 	       shared_file(m) && (m->end - m->start) / ps <= DIRECT_PAGES;
 }
 
+struct mm_key {
+	uint64_t vsize;
+	pid_t pid;
+};
+
+static int cmp_mm_key(const void *a, const void *b)
+{
+	const struct mm_key *x = a, *y = b;
+
+	if (x->vsize != y->vsize)
+		return x->vsize < y->vsize ? -1 : 1;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static int cmp_pid_t(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Whether a and b use one mm: kcmp(2)'s KCMP_VM, and where it cannot
+ * say (no CONFIG_KCMP, refused), yes: reading a mapping whole is always
+ * right, counting it only when the pages are this process's alone. A
+ * pid gone is no sharer. */
+static bool same_mm(pid_t a, pid_t b)
+{
+#ifdef SYS_kcmp
+	long r = syscall(SYS_kcmp, a, b, 0 /* KCMP_VM */, 0UL, 0UL);
+
+	if (r >= 0)
+		return r == 0;
+	return errno != ESRCH;
+#else
+	(void)a;
+	(void)b;
+	return true;
+#endif
+}
+
+/* The pids of processes sharing their mm with another (pp->mm_pids,
+ * sorted), learnt once a snapshot (lock held): processes on one mm have
+ * one virtual size (/proc/PID/stat's vsize), so only those of equal
+ * nonzero vsize are compared. */
+static void mm_learn(struct pm_priv *pp)
+{
+	struct mm_key *k = NULL;
+	size_t n = 0, cap = 0;
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+
+	pp->nmm_pids = 0;
+	while (d && (de = readdir(d))) {
+		char path[64], buf[1024];
+		const char *e;
+		unsigned long long vs = 0;
+		long v = strtol(de->d_name, NULL, 10);
+		ssize_t got;
+		int fd, f;
+
+		if (v <= 0 || de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/stat", v);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		got = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (got <= 0)
+			continue;
+		buf[got] = 0;
+		/* vsize is field 23, the 21st after the comm's ')' */
+		e = strrchr(buf, ')');
+		for (f = 0; e && f < 21; f++)
+			e = strchr(e + 1, ' ');
+		if (!e || sscanf(e + 1, "%llu", &vs) != 1 || !vs)
+			continue;
+		if (n == cap) {
+			struct mm_key *nk;
+
+			cap = cap ? cap * 2 : 256;
+			nk = realloc(k, cap * sizeof(*nk));
+			if (!nk)
+				break;
+			k = nk;
+		}
+		k[n++] = (struct mm_key){ .vsize = vs, .pid = (pid_t)v };
+	}
+	if (d)
+		closedir(d);
+	if (n)
+		qsort(k, n, sizeof(*k), cmp_mm_key);
+	for (size_t i = 0; i < n; i++) {
+		bool shared = false;
+
+		for (size_t j = i; j-- > 0 && k[j].vsize == k[i].vsize;)
+			shared = shared || same_mm(k[i].pid, k[j].pid);
+		for (size_t j = i + 1;
+		     !shared && j < n && k[j].vsize == k[i].vsize; j++)
+			shared = same_mm(k[i].pid, k[j].pid);
+		if (shared) {
+			pid_t *np = realloc(pp->mm_pids,
+					    (pp->nmm_pids + 1) * sizeof(*np));
+
+			if (np) {
+				pp->mm_pids = np;
+				pp->mm_pids[pp->nmm_pids++] = k[i].pid;
+			}
+		}
+	}
+	free(k);
+	if (pp->nmm_pids)
+		qsort(pp->mm_pids, pp->nmm_pids, sizeof(pid_t), cmp_pid_t);
+	pp->mm_known = true;
+}
+
+/*
+ * Whether process pid shares its mm with another process (a clone with
+ * CLONE_VM but not CLONE_THREAD, a vfork child before exec, posix_spawn's
+ * child). Its pages are mapped once (mapcount 1, smaps' Private_*), yet
+ * both processes map every one of them: counted as this process's alone
+ * they would be whole in each, so such a process's mappings are read
+ * (their frames show them in both), never counted.
+ */
+static bool mm_shared(struct pm_priv *pp, pid_t pid)
+{
+	bool r;
+
+	pthread_mutex_lock(&pp->mm_lock);
+	if (!pp->mm_known)
+		mm_learn(pp);
+	r = pp->nmm_pids &&
+	    bsearch(&pid, pp->mm_pids, pp->nmm_pids, sizeof(pid_t), cmp_pid_t);
+	pthread_mutex_unlock(&pp->mm_lock);
+	return r;
+}
+
 static int read_process(struct pm_ctx *c, struct exm_builder *b, int fd,
 			int dirfd, const struct exm_scan_opts *opts,
 			struct exm_proc *p, unsigned ps)
@@ -1817,6 +1967,7 @@ static int read_process(struct pm_ctx *c, struct exm_builder *b, int fd,
 		c->cnt = v;
 		c->cap_want = p->nmaps;
 	}
+	c->mm_shared = big && c->pp->may_count && mm_shared(c->pp, p->pid);
 	if (big)
 		sel = !populated_from_smaps(c, dirfd, p);
 	for (size_t i = 0; i < p->nmaps; i++) {
@@ -2759,7 +2910,8 @@ static int pm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 		pp->kpc = open(path, O_RDONLY | O_CLOEXEC);
 	}
 	pp->any_scan = pp->any_read = false;
-	shared_forget(pp); /* frames change between snapshots */
+	shared_forget(pp);    /* frames change between snapshots */
+	pp->mm_known = false; /* so do processes */
 	pp->ncounted = pp->nwhole = pp->nlocated = pp->nderived = 0;
 	if (opts->knob == EXM_PMODE_SCAN && pp->scan == SCAN_NO) {
 		scan_why(src->errmsg, sizeof(src->errmsg), pp->scan_errno,
