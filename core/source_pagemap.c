@@ -25,6 +25,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/kcmp.h>
 #include <linux/userfaultfd.h>
 
 #include <pthread.h>
@@ -1837,7 +1838,7 @@ static int cmp_pid_t(const void *a, const void *b)
 static bool same_mm(pid_t a, pid_t b)
 {
 #ifdef SYS_kcmp
-	long r = syscall(SYS_kcmp, a, b, 0 /* KCMP_VM */, 0UL, 0UL);
+	long r = syscall(SYS_kcmp, a, b, KCMP_VM, 0UL, 0UL);
 
 	if (r >= 0)
 		return r == 0;
