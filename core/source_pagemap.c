@@ -1831,23 +1831,70 @@ static int cmp_pid_t(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Whether a and b use one mm: kcmp(2)'s KCMP_VM, and where it cannot
- * say (no CONFIG_KCMP, refused), yes: reading a mapping whole is always
- * right, counting it only when the pages are this process's alone. A
- * pid gone is no sharer. */
-static bool same_mm(pid_t a, pid_t b)
+/* kcmp(2)'s KCMP_VM of a and b: 0 one mm, 1 or 2 the order of two mms
+ * (the kernel orders them), -1 with errno where it cannot say (a pid
+ * gone: ESRCH; no CONFIG_KCMP: ENOSYS; refused: EPERM). */
+static long kcmp_vm(pid_t a, pid_t b)
 {
 #ifdef SYS_kcmp
-	long r = syscall(SYS_kcmp, a, b, KCMP_VM, 0UL, 0UL);
-
-	if (r >= 0)
-		return r == 0;
-	return errno != ESRCH;
+	return syscall(SYS_kcmp, a, b, KCMP_VM, 0UL, 0UL);
 #else
 	(void)a;
 	(void)b;
-	return true;
+	errno = ENOSYS;
+	return -1;
 #endif
+}
+
+/* qsort's order of processes by their mm (kcmp's order); a pid gone
+ * goes by its pid (it shares nothing any more) */
+static int cmp_mm_of(const void *a, const void *b)
+{
+	const struct mm_key *x = a, *y = b;
+	long r = x->pid == y->pid ? 0 : kcmp_vm(x->pid, y->pid);
+
+	if (r == 0)
+		return 0;
+	if (r == 1)
+		return -1;
+	if (r == 2)
+		return 1;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static void mm_add(struct pm_priv *pp, pid_t pid)
+{
+	pid_t *np = realloc(pp->mm_pids, (pp->nmm_pids + 1) * sizeof(*np));
+
+	if (np) {
+		pp->mm_pids = np;
+		pp->mm_pids[pp->nmm_pids++] = pid;
+	}
+}
+
+/* The processes of k[0..m) (one vsize) that share their mm with another
+ * of them, added to pp->mm_pids: sorted by kcmp's order of their mms
+ * (m log m calls, not m squared: a prefork server's thousand workers have
+ * one vsize), those equal to a neighbour share one. Where kcmp cannot
+ * say for a live pair (no CONFIG_KCMP, refused), all of them: reading a
+ * mapping whole is always right, counting it only when its pages are its
+ * process's alone. */
+static void mm_group(struct pm_priv *pp, struct mm_key *k, size_t m)
+{
+	size_t i;
+
+	if (m < 2)
+		return;
+	if (kcmp_vm(k[0].pid, k[1].pid) < 0 && errno != ESRCH) {
+		for (i = 0; i < m; i++)
+			mm_add(pp, k[i].pid);
+		return;
+	}
+	qsort(k, m, sizeof(*k), cmp_mm_of);
+	for (i = 0; i < m; i++)
+		if ((i > 0 && kcmp_vm(k[i - 1].pid, k[i].pid) == 0) ||
+		    (i + 1 < m && kcmp_vm(k[i].pid, k[i + 1].pid) == 0))
+			mm_add(pp, k[i].pid);
 }
 
 /* The pids of processes sharing their mm with another (pp->mm_pids,
@@ -1902,23 +1949,10 @@ static void mm_learn(struct pm_priv *pp)
 		closedir(d);
 	if (n)
 		qsort(k, n, sizeof(*k), cmp_mm_key);
-	for (size_t i = 0; i < n; i++) {
-		bool shared = false;
-
-		for (size_t j = i; j-- > 0 && k[j].vsize == k[i].vsize;)
-			shared = shared || same_mm(k[i].pid, k[j].pid);
-		for (size_t j = i + 1;
-		     !shared && j < n && k[j].vsize == k[i].vsize; j++)
-			shared = same_mm(k[i].pid, k[j].pid);
-		if (shared) {
-			pid_t *np = realloc(pp->mm_pids,
-					    (pp->nmm_pids + 1) * sizeof(*np));
-
-			if (np) {
-				pp->mm_pids = np;
-				pp->mm_pids[pp->nmm_pids++] = k[i].pid;
-			}
-		}
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && k[j].vsize == k[i].vsize; j++)
+			;
+		mm_group(pp, k + i, j - i);
 	}
 	free(k);
 	if (pp->nmm_pids)
