@@ -25,6 +25,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/kcmp.h>
 #include <linux/userfaultfd.h>
 
 #include <pthread.h>
@@ -132,6 +133,13 @@ struct pm_priv {
 	/* smaps' private counts are per page (no CONFIG_NO_PAGE_MAPCOUNT):
 	 * read mode may count pages rather than read them (count_mapping) */
 	bool may_count;
+	/* pids of processes sharing their mm with another process (clone
+	 * with CLONE_VM but not CLONE_THREAD, vfork, posix_spawn): learnt
+	 * once a snapshot, when a mapping is first to be counted (mm_shared) */
+	pthread_mutex_t mm_lock;
+	bool mm_known;
+	pid_t *mm_pids;
+	size_t nmm_pids;
 	_Atomic uint64_t nlocated; /* of them, shared pages located */
 	/* shared mappings whose frames were known from another's (auto) */
 	_Atomic uint64_t nderived;
@@ -225,6 +233,9 @@ struct pm_ctx {
 	/* this process's smaps was read (c->cnt), each VMA one of its
 	 * mappings exactly: the kernel's figures may come from it */
 	bool smaps_whole;
+	/* this process shares its mm with another (mm_shared): its pages,
+	 * each mapped once, are in both; none is counted */
+	bool mm_shared;
 };
 
 static void cache_free(struct pm_priv *pp);
@@ -538,6 +549,7 @@ static int pm_open(struct exm_source *src)
 	pp->kpf = open(path, O_RDONLY | O_CLOEXEC);
 	pp->kpc = -1; /* opened by the first scan that wants it */
 	pthread_mutex_init(&pp->seen_lock, NULL);
+	pthread_mutex_init(&pp->mm_lock, NULL);
 	pthread_cond_init(&pp->seen_done, NULL);
 	pthread_mutex_init(&pp->sf_lock, NULL);
 	pp->zero_pfn = NO_PFN;
@@ -572,6 +584,8 @@ static void pm_close(struct exm_source *src)
 		free(pp->seen);
 		free(pp->seen_idx);
 		pthread_mutex_destroy(&pp->seen_lock);
+		pthread_mutex_destroy(&pp->mm_lock);
+		free(pp->mm_pids);
 		pthread_cond_destroy(&pp->seen_done);
 		shared_forget(pp);
 		cache_free(pp);
@@ -1518,7 +1532,7 @@ static bool may_count(const struct pm_ctx *c, const struct exm_scan_opts *opts,
 		      const struct exm_mapping *m, const struct vma_counts *v,
 		      unsigned ps)
 {
-	return c->pp->may_count && !opts->want_places &&
+	return c->pp->may_count && !c->mm_shared && !opts->want_places &&
 	       opts->knob != EXM_PMODE_READ_ALL && v->known &&
 	       (m->end - m->start) / ps > DIRECT_PAGES && !m->inode &&
 	       !(m->perms & EXM_PERM_S) &&
@@ -1796,6 +1810,177 @@ static bool learns(const struct pm_ctx *c, const struct exm_scan_opts *opts,
 	       shared_file(m) && (m->end - m->start) / ps <= DIRECT_PAGES;
 }
 
+struct mm_key {
+	uint64_t vsize;
+	pid_t pid;
+};
+
+static int cmp_mm_key(const void *a, const void *b)
+{
+	const struct mm_key *x = a, *y = b;
+
+	if (x->vsize != y->vsize)
+		return x->vsize < y->vsize ? -1 : 1;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static int cmp_pid_t(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* kcmp(2)'s KCMP_VM of a and b: 0 one mm, 1 or 2 the order of two mms
+ * (the kernel orders them), -1 with errno where it cannot say (a pid
+ * gone: ESRCH; no CONFIG_KCMP: ENOSYS; refused: EPERM). */
+static long kcmp_vm(pid_t a, pid_t b)
+{
+#ifdef SYS_kcmp
+	return syscall(SYS_kcmp, a, b, KCMP_VM, 0UL, 0UL);
+#else
+	(void)a;
+	(void)b;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+/* qsort's order of processes by their mm (kcmp's order); a pid gone
+ * goes by its pid (it shares nothing any more) */
+static int cmp_mm_of(const void *a, const void *b)
+{
+	const struct mm_key *x = a, *y = b;
+	long r = x->pid == y->pid ? 0 : kcmp_vm(x->pid, y->pid);
+
+	if (r == 0)
+		return 0;
+	if (r == 1)
+		return -1;
+	if (r == 2)
+		return 1;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static void mm_add(struct pm_priv *pp, pid_t pid)
+{
+	pid_t *np = realloc(pp->mm_pids, (pp->nmm_pids + 1) * sizeof(*np));
+
+	if (np) {
+		pp->mm_pids = np;
+		pp->mm_pids[pp->nmm_pids++] = pid;
+	}
+}
+
+/* The processes of k[0..m) (one vsize) that share their mm with another
+ * of them, added to pp->mm_pids: sorted by kcmp's order of their mms
+ * (m log m calls, not m squared: a prefork server's thousand workers have
+ * one vsize), those equal to a neighbour share one. Where kcmp cannot
+ * say for a live pair (no CONFIG_KCMP, refused), all of them: reading a
+ * mapping whole is always right, counting it only when its pages are its
+ * process's alone. */
+static void mm_group(struct pm_priv *pp, struct mm_key *k, size_t m)
+{
+	size_t i;
+
+	if (m < 2)
+		return;
+	if (kcmp_vm(k[0].pid, k[1].pid) < 0 && errno != ESRCH) {
+		for (i = 0; i < m; i++)
+			mm_add(pp, k[i].pid);
+		return;
+	}
+	qsort(k, m, sizeof(*k), cmp_mm_of);
+	for (i = 0; i < m; i++)
+		if ((i > 0 && kcmp_vm(k[i - 1].pid, k[i].pid) == 0) ||
+		    (i + 1 < m && kcmp_vm(k[i].pid, k[i + 1].pid) == 0))
+			mm_add(pp, k[i].pid);
+}
+
+/* The pids of processes sharing their mm with another (pp->mm_pids,
+ * sorted), learnt once a snapshot (lock held): processes on one mm have
+ * one virtual size (/proc/PID/stat's vsize), so only those of equal
+ * nonzero vsize are compared. */
+static void mm_learn(struct pm_priv *pp)
+{
+	struct mm_key *k = NULL;
+	size_t n = 0, cap = 0;
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+
+	pp->nmm_pids = 0;
+	while (d && (de = readdir(d))) {
+		char path[64], buf[1024];
+		const char *e;
+		unsigned long long vs = 0;
+		long v = strtol(de->d_name, NULL, 10);
+		ssize_t got;
+		int fd, f;
+
+		if (v <= 0 || de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/stat", v);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		got = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (got <= 0)
+			continue;
+		buf[got] = 0;
+		/* vsize is field 23, the 21st after the comm's ')' */
+		e = strrchr(buf, ')');
+		for (f = 0; e && f < 21; f++)
+			e = strchr(e + 1, ' ');
+		if (!e || sscanf(e + 1, "%llu", &vs) != 1 || !vs)
+			continue;
+		if (n == cap) {
+			struct mm_key *nk;
+
+			cap = cap ? cap * 2 : 256;
+			nk = realloc(k, cap * sizeof(*nk));
+			if (!nk)
+				break;
+			k = nk;
+		}
+		k[n++] = (struct mm_key){ .vsize = vs, .pid = (pid_t)v };
+	}
+	if (d)
+		closedir(d);
+	if (n)
+		qsort(k, n, sizeof(*k), cmp_mm_key);
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && k[j].vsize == k[i].vsize; j++)
+			;
+		mm_group(pp, k + i, j - i);
+	}
+	free(k);
+	if (pp->nmm_pids)
+		qsort(pp->mm_pids, pp->nmm_pids, sizeof(pid_t), cmp_pid_t);
+	pp->mm_known = true;
+}
+
+/*
+ * Whether process pid shares its mm with another process (a clone with
+ * CLONE_VM but not CLONE_THREAD, a vfork child before exec, posix_spawn's
+ * child). Its pages are mapped once (mapcount 1, smaps' Private_*), yet
+ * both processes map every one of them: counted as this process's alone
+ * they would be whole in each, so such a process's mappings are read
+ * (their frames show them in both), never counted.
+ */
+static bool mm_shared(struct pm_priv *pp, pid_t pid)
+{
+	bool r;
+
+	pthread_mutex_lock(&pp->mm_lock);
+	if (!pp->mm_known)
+		mm_learn(pp);
+	r = pp->nmm_pids &&
+	    bsearch(&pid, pp->mm_pids, pp->nmm_pids, sizeof(pid_t), cmp_pid_t);
+	pthread_mutex_unlock(&pp->mm_lock);
+	return r;
+}
+
 static int read_process(struct pm_ctx *c, struct exm_builder *b, int fd,
 			int dirfd, const struct exm_scan_opts *opts,
 			struct exm_proc *p, unsigned ps)
@@ -1817,6 +2002,7 @@ static int read_process(struct pm_ctx *c, struct exm_builder *b, int fd,
 		c->cnt = v;
 		c->cap_want = p->nmaps;
 	}
+	c->mm_shared = big && c->pp->may_count && mm_shared(c->pp, p->pid);
 	if (big)
 		sel = !populated_from_smaps(c, dirfd, p);
 	for (size_t i = 0; i < p->nmaps; i++) {
@@ -2759,7 +2945,8 @@ static int pm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 		pp->kpc = open(path, O_RDONLY | O_CLOEXEC);
 	}
 	pp->any_scan = pp->any_read = false;
-	shared_forget(pp); /* frames change between snapshots */
+	shared_forget(pp);    /* frames change between snapshots */
+	pp->mm_known = false; /* so do processes */
 	pp->ncounted = pp->nwhole = pp->nlocated = pp->nderived = 0;
 	if (opts->knob == EXM_PMODE_SCAN && pp->scan == SCAN_NO) {
 		scan_why(src->errmsg, sizeof(src->errmsg), pp->scan_errno,

@@ -161,6 +161,14 @@ CLEANFILES += tests/live/sharer-static
 TESTS += tests/live/test_counted.py
 EXTRA_DIST += tests/live/sparse.c tests/live/test_counted.py
 CLEANFILES += tests/live/sparse-static
+# Two processes on one mm (clone(CLONE_VM) without CLONE_THREAD, a vfork
+# child): every page mapped once yet in both; read mode used to count such a
+# big mapping as each one's alone (whole in both, --freed of one claiming
+# it). Every mode and read-all agree: sole 0, half each, --freed of one 0
+# (root). tests/live/sharedmm.c is built by the test.
+TESTS += tests/live/test_sharedmm.py
+EXTRA_DIST += tests/live/sharedmm.c tests/live/test_sharedmm.py
+CLEANFILES += tests/live/sharedmm-plain
 # Snapshots that re-read only the processes that changed (issue 23 item 2):
 # each compared with a full walk of the same moment (EXMTOP_CHECK_WALK=step)
 # while workload processes (walkwork.py) fork, exit, write, free, mremap,
