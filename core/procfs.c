@@ -337,8 +337,15 @@ int exm_parse_rollup(const char *buf, size_t len, struct exm_kpss *k)
 	return 0;
 }
 
-int exm_parse_stat(const char *buf, size_t len, char **comm, pid_t *ppid,
-		   uint64_t *start_time, unsigned *flags)
+int exm_cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+int exm_parse_stat(const char *buf, size_t len, char **comm,
+		   struct exm_stat *st)
 {
 	const char *open = memchr(buf, '(', len), *close = NULL, *p, *end;
 	uint64_t v = 0;
@@ -355,10 +362,8 @@ int exm_parse_stat(const char *buf, size_t len, char **comm, pid_t *ppid,
 	end = buf + len;
 	p = close + 1;
 	/* Field 3 is the state; count fields from there. */
-	*ppid = 0;
-	*start_time = 0;
-	*flags = 0;
-	for (field = 3; field <= 22; field++) {
+	*st = (struct exm_stat){ 0 };
+	for (field = 3; field <= 23; field++) {
 		if (!expect(&p, end, ' '))
 			return -EINVAL;
 		if (field == 3) {
@@ -372,12 +377,16 @@ int exm_parse_stat(const char *buf, size_t len, char **comm, pid_t *ppid,
 		if (!parse_dec(&p, end, &v))
 			return -EINVAL;
 		if (field == 4)
-			*ppid = (pid_t)v;
+			st->ppid = (pid_t)v;
 		else if (field == 9)
-			*flags = (unsigned)v;
+			st->flags = (unsigned)v;
 		else if (field == 22)
-			*start_time = v;
+			st->start_time = v;
+		else if (field == 23)
+			st->vsize = v;
 	}
+	if (!comm)
+		return 0;
 	*comm = strndup(open + 1, (size_t)(close - open - 1));
 	return *comm ? 0 : -ENOMEM;
 }

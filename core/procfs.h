@@ -68,12 +68,24 @@ void exm_smaps_walk(const char *buf, size_t len, const struct exm_proc *p,
  * Returns 0; k->has says which keys were found. */
 int exm_parse_rollup(const char *buf, size_t len, struct exm_kpss *k);
 
+/* /proc/PID/stat's fields exmtop reads, by their numbers in proc(5). */
+struct exm_stat {
+	pid_t ppid;	     /* 4 */
+	unsigned flags;	     /* 9: PF_* */
+	uint64_t start_time; /* 22: clock ticks since boot */
+	uint64_t vsize;	     /* 23: bytes */
+};
+
 /*
- * Parse /proc/PID/stat: comm (between the first '(' and the LAST ')'),
- * ppid and start time. *comm is malloc'd. 0, -EINVAL, -ENOMEM.
+ * Parse /proc/PID/stat: comm (between the first '(' and the LAST ')';
+ * malloc'd into *comm unless comm is NULL) and the fields of *st.
+ * 0, -EINVAL, -ENOMEM.
  */
-int exm_parse_stat(const char *buf, size_t len, char **comm, pid_t *ppid,
-		   uint64_t *start_time, unsigned *flags);
+int exm_parse_stat(const char *buf, size_t len, char **comm,
+		   struct exm_stat *st);
+
+/* qsort's and bsearch's order of pid_t values */
+int exm_cmp_pid(const void *a, const void *b);
 
 /* Read a whole small file at dirfd/path into a malloc'd NUL-terminated
  * buffer (*len excludes the NUL). 0 or -errno. */

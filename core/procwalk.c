@@ -471,13 +471,6 @@ static bool pid_selected(const struct exm_scan_opts *opts, pid_t pid)
 	return false;
 }
 
-static int cmp_pid(const void *a, const void *b)
-{
-	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /*
  * How many threads: a walk starts on the caller's thread alone (with
  * EXMTOP_THREADS set, or when the source's last walk cost SPAWN_CPU_NS of
@@ -551,7 +544,7 @@ static uint64_t stat_key(const char *buf, size_t len)
 static int read_ident(struct exm_pdir *d, struct exm_proc *p)
 {
 	struct stat st;
-	unsigned flags;
+	struct exm_stat sf;
 	char *buf;
 	size_t len;
 	/* kept from the last walk: its process may be gone */
@@ -573,17 +566,19 @@ static int read_ident(struct exm_pdir *d, struct exm_proc *p)
 	}
 	if (r)
 		return r;
-	r = exm_parse_stat(buf, len, &p->comm, &p->ppid, &p->start_time,
-			   &flags);
-	if (!r)
+	r = exm_parse_stat(buf, len, &p->comm, &sf);
+	if (!r) {
+		p->ppid = sf.ppid;
+		p->start_time = sf.start_time;
 		d->key = stat_key(buf, len);
+	}
 	free(buf);
 	if (r)
 		return r == -ENOMEM ? r : -ESRCH;
 	if (fstat(d->fd, &st))
 		return -ESRCH;
 	p->uid = st.st_uid;
-	return (flags & PF_KTHREAD) ? 1 : 0;
+	return (sf.flags & PF_KTHREAD) ? 1 : 0;
 }
 
 static int walk_one(const struct walk *wl, struct worker *wk, void *ctx,
@@ -767,7 +762,7 @@ int exm_proc_walk(struct exm_source *src, const struct exm_scan_opts *opts,
 		pids[npids++] = (pid_t)v;
 	}
 	closedir(d);
-	qsort(pids, npids, sizeof(*pids), cmp_pid);
+	qsort(pids, npids, sizeof(*pids), exm_cmp_pid);
 
 	nw = exm_thread_count(npids, 16);
 	walk = calloc(1, sizeof(*walk));

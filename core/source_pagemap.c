@@ -1824,13 +1824,6 @@ static int cmp_mm_key(const void *a, const void *b)
 	return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
-static int cmp_pid_t(const void *a, const void *b)
-{
-	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* kcmp(2)'s KCMP_VM of a and b: 0 one mm, 1 or 2 the order of two mms
  * (the kernel orders them), -1 with errno where it cannot say (a pid
  * gone: ESRCH; no CONFIG_KCMP: ENOSYS; refused: EPERM). */
@@ -1911,11 +1904,10 @@ static void mm_learn(struct pm_priv *pp)
 	pp->nmm_pids = 0;
 	while (d && (de = readdir(d))) {
 		char path[64], buf[1024];
-		const char *e;
-		unsigned long long vs = 0;
+		struct exm_stat st;
 		long v = strtol(de->d_name, NULL, 10);
 		ssize_t got;
-		int fd, f;
+		int fd;
 
 		if (v <= 0 || de->d_name[0] < '0' || de->d_name[0] > '9')
 			continue;
@@ -1927,12 +1919,7 @@ static void mm_learn(struct pm_priv *pp)
 		close(fd);
 		if (got <= 0)
 			continue;
-		buf[got] = 0;
-		/* vsize is field 23, the 21st after the comm's ')' */
-		e = strrchr(buf, ')');
-		for (f = 0; e && f < 21; f++)
-			e = strchr(e + 1, ' ');
-		if (!e || sscanf(e + 1, "%llu", &vs) != 1 || !vs)
+		if (exm_parse_stat(buf, (size_t)got, NULL, &st) || !st.vsize)
 			continue;
 		if (n == cap) {
 			struct mm_key *nk;
@@ -1943,7 +1930,7 @@ static void mm_learn(struct pm_priv *pp)
 				break;
 			k = nk;
 		}
-		k[n++] = (struct mm_key){ .vsize = vs, .pid = (pid_t)v };
+		k[n++] = (struct mm_key){ .vsize = st.vsize, .pid = (pid_t)v };
 	}
 	if (d)
 		closedir(d);
@@ -1956,7 +1943,7 @@ static void mm_learn(struct pm_priv *pp)
 	}
 	free(k);
 	if (pp->nmm_pids)
-		qsort(pp->mm_pids, pp->nmm_pids, sizeof(pid_t), cmp_pid_t);
+		qsort(pp->mm_pids, pp->nmm_pids, sizeof(pid_t), exm_cmp_pid);
 	pp->mm_known = true;
 }
 
@@ -1975,8 +1962,8 @@ static bool mm_shared(struct pm_priv *pp, pid_t pid)
 	pthread_mutex_lock(&pp->mm_lock);
 	if (!pp->mm_known)
 		mm_learn(pp);
-	r = pp->nmm_pids &&
-	    bsearch(&pid, pp->mm_pids, pp->nmm_pids, sizeof(pid_t), cmp_pid_t);
+	r = pp->nmm_pids && bsearch(&pid, pp->mm_pids, pp->nmm_pids,
+				    sizeof(pid_t), exm_cmp_pid);
 	pthread_mutex_unlock(&pp->mm_lock);
 	return r;
 }

@@ -232,24 +232,22 @@ Test(stat, hostile_comm)
 	const char buf[] = "1234 (a) (b) c) S 77 1234 1234 0 -1 4194560 1 0 "
 			   "0 0 3 4 0 0 20 0 1 0 98765 1000 10";
 	char *comm;
-	pid_t ppid;
-	uint64_t st;
-	unsigned flags;
+	struct exm_stat st;
 
-	cr_assert_eq(exm_parse_stat(buf, strlen(buf), &comm, &ppid, &st,
-				    &flags),
-		     0);
+	cr_assert_eq(exm_parse_stat(buf, strlen(buf), &comm, &st), 0);
 	cr_assert_str_eq(comm, "a) (b) c");
-	cr_assert_eq(ppid, 77);
-	cr_assert_eq(st, 98765);
-	cr_assert_eq(flags, 4194560);
+	cr_assert_eq(st.ppid, 77);
+	cr_assert_eq(st.start_time, 98765);
+	cr_assert_eq(st.flags, 4194560);
+	cr_assert_eq(st.vsize, 1000);
 	free(comm);
-	cr_assert_eq(exm_parse_stat("12 (x) S 1", 10, &comm, &ppid, &st,
-				    &flags),
-		     -EINVAL);
-	cr_assert_eq(exm_parse_stat("12 x S 1 2", 10, &comm, &ppid, &st,
-				    &flags),
-		     -EINVAL);
+	/* without comm: the fields alone */
+	cr_assert_eq(exm_parse_stat(buf, strlen(buf), NULL, &st), 0);
+	cr_assert_eq(st.vsize, 1000);
+	/* up to start time (22) is not enough: vsize (23) is read too */
+	cr_assert_eq(exm_parse_stat(buf, strlen(buf) - 8, &comm, &st), -EINVAL);
+	cr_assert_eq(exm_parse_stat("12 (x) S 1", 10, &comm, &st), -EINVAL);
+	cr_assert_eq(exm_parse_stat("12 x S 1 2", 10, &comm, &st), -EINVAL);
 }
 
 /* A kept descriptor read again from its start, whole, however long its

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* policy.c - what the live screen's snapshots read; see policy.h. */
 #include "tui/screen/policy.h"
+#include "core/procfs.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -106,13 +107,6 @@ static bool add_pid(void *arg, pid_t pid)
 	return true;
 }
 
-static int cmp_pid(const void *a, const void *b)
-{
-	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 void tui_policy_plan(struct tui_policy *p, const struct tui_stack *stacks,
 		     int nstacks, const struct exm_snapshot *snap,
 		     bool followup, struct exm_scan_opts *scan)
@@ -131,7 +125,7 @@ void tui_policy_plan(struct tui_policy *p, const struct tui_stack *stacks,
 	if (!p->plan_all && p->nplan) {
 		size_t k = 0;
 
-		qsort(p->plan, p->nplan, sizeof(*p->plan), cmp_pid);
+		qsort(p->plan, p->nplan, sizeof(*p->plan), exm_cmp_pid);
 		for (size_t i = 0; i < p->nplan; i++)
 			if (!k || p->plan[k - 1] != p->plan[i])
 				p->plan[k++] = p->plan[i];
@@ -168,7 +162,7 @@ static bool was_read(void *arg, pid_t pid)
 	const struct miss_ctx *c = arg;
 
 	if (c->p->nshown &&
-	    bsearch(&pid, c->p->shown, c->p->nshown, sizeof(pid), cmp_pid))
+	    bsearch(&pid, c->p->shown, c->p->nshown, sizeof(pid), exm_cmp_pid))
 		return true;
 	return c->known && !exm_snapshot_find_pid(c->known, pid);
 }
