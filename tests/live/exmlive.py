@@ -94,8 +94,24 @@ def plain_program(name, extra=(), suffix="plain"):
     subprocess.run(cc + ["-O2", "-D_GNU_SOURCE", "-Wall", "-Wextra",
                          "-Werror"] + list(extra) + ["-o", tmp, src],
                    check=True)
+    written_back(tmp)
     os.replace(tmp, out)  # atomic: tests may build it side by side
     return "./" + out
+
+
+def written_back(path):
+    """The file at path written back to disk (fsync): a program or file
+    a fixture maps, fresh from the compiler or a copy, is otherwise dirty
+    page cache that the kernel writes back at a moment of its own (after
+    30 s, or at once when another process syncs or writes much), and its
+    pages leave the kernel's Pss_Dirty then: a test comparing exmtop's
+    pss_dirty with smaps_rollup read a moment later would see them
+    go."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def pagemap_scan_supported():
@@ -209,6 +225,7 @@ def user_copy(path):
         dst = os.path.join(d, os.path.basename(path))
         shutil.copy(path, dst)
         os.chmod(dst, 0o755)
+        written_back(dst)  # see written_back: the sharer is copied too
         _user_copies[path] = dst
     return _user_copies[path]
 

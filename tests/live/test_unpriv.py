@@ -242,7 +242,9 @@ def check_sharer(c, sh, args, user, name, tag):
         c.eq(p.get("user"), name, what + " user")
         # smaps_rollup now; libc is shared with every process that starts
         # or exits meanwhile (exmtop, other tests): file Pss moves, allow
-        # half of it. Anonymous and shmem Pss: exact.
+        # half of it. Anonymous and shmem Pss: exact, and Pss_Dirty too
+        # (the sharer's program and file are written back before they are
+        # mapped: exmlive.written_back, sharer.c).
         roll = exmlive.read_rollup(pid)
         for k in ("pss_anon", "pss_shmem", "pss_dirty", "swap_pss"):
             c.eq(p.get(k), roll[k], "%s %s" % (what, k))
