@@ -382,6 +382,29 @@ def frozen(pids):
             os.kill(pid, signal.SIGCONT)
 
 
+def settled(read, run, tries=10):
+    """run() (an exmtop run) with read() (the kernel's figures it is
+    compared with) just before and just after it, again until the two
+    reads agree. For figures that move with processes the test does not
+    control, even with its own stopped (frozen does not help): a page of
+    libc, ld.so or the interpreter that the test's process alone maps is
+    private (sole, Private_*, exclusive) and turns shared when any other
+    process maps it, and back when that one exits; the machine starts and
+    ends processes at any moment. Two equal reads say the figure held
+    still over exmtop's run (but for a move and its undoing both within
+    it, which they cannot see). A quiet machine runs once; a round is
+    repeated only when the figures moved. Returns (run's result, read's figures), or (the last result,
+    None) after tries rounds that never held still: the caller checks
+    that, so a machine that never holds still fails, saying so."""
+    out = None
+    for _ in range(tries):
+        before = read()
+        out = run()
+        if read() == before:
+            return out, before
+    return out, None
+
+
 # ---------------------------------------------------------------- /proc
 
 

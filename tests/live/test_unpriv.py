@@ -69,19 +69,14 @@ def private_bytes(pid):
     return total
 
 
-def settled(pids, run, tries=10):
+def settled(pids, run):
     """run() with the pids' Private_Clean + Private_Dirty read just before
-    and just after it, again until the two reads agree: a page of libc
-    that pid shares with one other process turns private when that process
-    exits, and other tests start and end processes all the time. Returns
-    (run's result, {pid: private bytes}); None after tries unsettled
-    rounds."""
-    for _ in range(tries):
-        before = {p: private_bytes(p) for p in pids}
-        out = run()
-        if before == {p: private_bytes(p) for p in pids}:
-            return out, before
-    return out, None
+    and just after it, again until the two reads agree (exmlive.settled):
+    a page of libc that pid shares with one other process turns private
+    when that process exits, and other tests start and end processes all
+    the time. Returns (run's result, {pid: private bytes}); None when it
+    never held still."""
+    return exmlive.settled(lambda: {p: private_bytes(p) for p in pids}, run)
 
 
 def smaps_pss(pid, name):
