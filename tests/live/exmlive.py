@@ -94,8 +94,24 @@ def plain_program(name, extra=(), suffix="plain"):
     subprocess.run(cc + ["-O2", "-D_GNU_SOURCE", "-Wall", "-Wextra",
                          "-Werror"] + list(extra) + ["-o", tmp, src],
                    check=True)
+    written_back(tmp)
     os.replace(tmp, out)  # atomic: tests may build it side by side
     return "./" + out
+
+
+def written_back(path):
+    """The file at path written back to disk (fsync): a program or file
+    a fixture maps, fresh from the compiler or a copy, is otherwise dirty
+    page cache that the kernel writes back at a moment of its own (after
+    30 s, or at once when another process syncs or writes much), and its
+    pages leave the kernel's Pss_Dirty then: a test comparing exmtop's
+    pss_dirty with smaps_rollup read a moment later would see them
+    go."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def pagemap_scan_supported():
@@ -209,6 +225,7 @@ def user_copy(path):
         dst = os.path.join(d, os.path.basename(path))
         shutil.copy(path, dst)
         os.chmod(dst, 0o755)
+        written_back(dst)  # see written_back: the sharer is copied too
         _user_copies[path] = dst
     return _user_copies[path]
 
@@ -363,6 +380,29 @@ def frozen(pids):
     finally:
         for pid in pids:
             os.kill(pid, signal.SIGCONT)
+
+
+def settled(read, run, tries=10):
+    """run() (an exmtop run) with read() (the kernel's figures it is
+    compared with) just before and just after it, again until the two
+    reads agree. For figures that move with processes the test does not
+    control, even with its own stopped (frozen does not help): a page of
+    libc, ld.so or the interpreter that the test's process alone maps is
+    private (sole, Private_*, exclusive) and turns shared when any other
+    process maps it, and back when that one exits; the machine starts and
+    ends processes at any moment. Two equal reads say the figure held
+    still over exmtop's run (but for a move and its undoing both within
+    it, which they cannot see). A quiet machine runs once; a round is
+    repeated only when the figures moved. Returns (run's result, read's figures), or (the last result,
+    None) after tries rounds that never held still: the caller checks
+    that, so a machine that never holds still fails, saying so."""
+    out = None
+    for _ in range(tries):
+        before = read()
+        out = run()
+        if read() == before:
+            return out, before
+    return out, None
 
 
 # ---------------------------------------------------------------- /proc

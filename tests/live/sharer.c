@@ -19,7 +19,8 @@
  *                     memfd2) and once by each child, all pages read.
  *   file    13 pages  MAP_PRIVATE mapping of a temporary file on disk; each
  *                     process writes its first 4 pages after fork (own anon
- *                     copies) and reads the other 9 (shared page cache).
+ *                     copies) and reads the other 9 (shared page cache,
+ *                     written back before it is mapped: clean).
  *   thp      2 MiB    MAP_PRIVATE anon, 2 MiB aligned, MADV_HUGEPAGE, written
  *                     before fork (one transparent huge page when the kernel
  *                     can, CoW shared by all four); child 2 then writes page
@@ -416,6 +417,13 @@ static void setup(const char *dir)
 			die("write");
 	}
 	free(buf);
+	/* Written back before it is mapped: dirty page cache would be in the
+	 * kernel's Pss_Dirty until the kernel writes it back, at a moment of
+	 * its own (after 30 s, or at once when anything syncs), and a test
+	 * comparing pss_dirty with smaps_rollup read a moment after exmtop
+	 * would see those pages go. */
+	if (fsync(fd) != 0)
+		die("fsync");
 	regions[R_FILE].addr = map(FILE_PAGES, PROT_READ | PROT_WRITE,
 				   MAP_PRIVATE, fd);
 	close(fd);

@@ -164,30 +164,48 @@ def check_files_view(what, args, k, hfile):
     return bad
 
 
-def check_exclusive(c, what, args, k, oracle):
-    """freed, cached, shmem_excl of each process and of the pair."""
+def exclusive_figures(k):
+    """test_freed's pagemap oracle's exclusive memory of each process and
+    of the pair, over the mappings that are not hugetlb."""
+    huge = {(p, s) for p in k.pids for s, _ in k.regions.values()}
+    oracle = test_freed.Oracle(k.pids, os.sysconf("SC_PAGESIZE"),
+                               skip=lambda p, v: (p, v.start) in huge)
+    return {"pids": {pid: oracle.exclusive([pid]) for pid in k.pids},
+            "pair": oracle.exclusive(k.pids)}
+
+
+def check_exclusive(c, what, args, k):
+    """freed, cached, shmem_excl of each process and of the pair, against
+    the oracle read just before and just after exmtop (exmlive.settled):
+    a page of libc or of the program that one of the two maps alone is in
+    its CACHED, and is not while another process maps it too; processes
+    of the machine start and end meanwhile, stopped as the two are."""
+    pair = ",".join(str(p) for p in k.pids)
+
+    def scans():
+        return (kinds.scan(args)[1],
+                test_freed.freed(c, ["--bytes", "--freed", pair] + args,
+                                 "%s --freed pair" % what))
+    (rows, r), want = exmlive.settled(lambda: exclusive_figures(k), scans)
+    if want is None:
+        return ["%s: the oracle's exclusive memory never held still over "
+                "one exmtop run" % what]
     bad = []
-    _, rows = kinds.scan(args)
     for pid in k.pids:
         row = rows.get(pid) or {}
         got = {x: row.get(x) for x in test_freed.CATS}
-        want = oracle.exclusive([pid])
-        if got != want:
+        if got != want["pids"][pid]:
             bad.append("%s: pid %d exclusive %r, oracle %r" %
-                       (what, pid, got, want))
-    pair = ",".join(str(p) for p in k.pids)
-    r = test_freed.freed(c, ["--bytes", "--freed", pair] + args,
-                         "%s --freed pair" % what)
+                       (what, pid, got, want["pids"][pid]))
     if r is not None:
         # the oracle sees the two alone: a library page both map is
         # theirs to it, mapped by others too to exmtop (the pagemap word
         # says "exclusive" only of a page mapped once); CACHED is then
         # only checked to hold no huge page
         got = {x: r.get(x) for x in ("freed", "shmem_excl")}
-        want = oracle.exclusive(k.pids)
-        if got != {x: want[x] for x in got}:
+        if got != {x: want["pair"][x] for x in got}:
             bad.append("%s: --freed %s %r, oracle %r" %
-                       (what, pair, got, want))
+                       (what, pair, got, want["pair"]))
         if r.get("cached") is None or r["cached"] >= HPS:
             bad.append("%s: --freed %s cached %r: a huge page in it?" %
                        (what, pair, r.get("cached")))
@@ -210,13 +228,7 @@ def run(c, modes, tmp):
                 kern = {p: kinds.kernel(p) for p in k.pids}
                 bad += check_files_view("[cow %s]" % mode, args, k, hfile)
                 if not smaps:
-                    huge = {(p, s) for p in k.pids
-                            for s, _ in k.regions.values()}
-                    oracle = test_freed.Oracle(
-                        k.pids, os.sysconf("SC_PAGESIZE"),
-                        skip=lambda p, v: (p, v.start) in huge)
-                    bad += check_exclusive(c, "[cow %s]" % mode, args, k,
-                                           oracle)
+                    bad += check_exclusive(c, "[cow %s]" % mode, args, k)
             for pid in k.pids:
                 row = rows.get(pid)
                 what = "[cow %s] pid %d" % (mode, pid)

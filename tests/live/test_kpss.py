@@ -54,7 +54,7 @@ def compare(c, mode, sh):
     rows = {int(r["pid"]): r for r in csv.DictReader(io.StringIO(out))}
     for i, pid in enumerate(sh.pids):
         what = "[%s] sharer %d (pid %d)" % (mode, i, pid)
-        # (Pss_Dirty may move: the file's dirty pages are written back)
+        # (not Pss_Dirty: exmtop is not asked for it, see above)
         c.check(before[pid] and after[pid] and
                 all(before[pid][k] == after[pid][k] for k in KEYS),
                 "%s: smaps_rollup's Pss held still: %r / %r" %

@@ -223,7 +223,9 @@ def check_json(c, sh, orc, doc, mode):
         # is asleep, but its libc pages are shared with every process that
         # starts or exits meanwhile (exmtop itself, other tests), so its file
         # Pss moves: allow half of it. Its anonymous and shmem pages are
-        # shared with nothing else: exact.
+        # shared with nothing else: exact; and so is Pss_Dirty, since its
+        # program and file are written back before they are mapped
+        # (exmlive.written_back, sharer.c): no writeback moves it.
         roll = exmlive.read_rollup(pid)
         for k in ("pss_anon", "pss_shmem", "pss_dirty", "swap_pss"):
             c.eq(p.get(k), roll.get(k), "%s %s vs smaps_rollup" % (what, k))

@@ -69,19 +69,14 @@ def private_bytes(pid):
     return total
 
 
-def settled(pids, run, tries=10):
+def settled(pids, run):
     """run() with the pids' Private_Clean + Private_Dirty read just before
-    and just after it, again until the two reads agree: a page of libc
-    that pid shares with one other process turns private when that process
-    exits, and other tests start and end processes all the time. Returns
-    (run's result, {pid: private bytes}); None after tries unsettled
-    rounds."""
-    for _ in range(tries):
-        before = {p: private_bytes(p) for p in pids}
-        out = run()
-        if before == {p: private_bytes(p) for p in pids}:
-            return out, before
-    return out, None
+    and just after it, again until the two reads agree (exmlive.settled):
+    a page of libc that pid shares with one other process turns private
+    when that process exits, and other tests start and end processes all
+    the time. Returns (run's result, {pid: private bytes}); None when it
+    never held still."""
+    return exmlive.settled(lambda: {p: private_bytes(p) for p in pids}, run)
 
 
 def smaps_pss(pid, name):
@@ -242,7 +237,9 @@ def check_sharer(c, sh, args, user, name, tag):
         c.eq(p.get("user"), name, what + " user")
         # smaps_rollup now; libc is shared with every process that starts
         # or exits meanwhile (exmtop, other tests): file Pss moves, allow
-        # half of it. Anonymous and shmem Pss: exact.
+        # half of it. Anonymous and shmem Pss: exact, and Pss_Dirty too
+        # (the sharer's program and file are written back before they are
+        # mapped: exmlive.written_back, sharer.c).
         roll = exmlive.read_rollup(pid)
         for k in ("pss_anon", "pss_shmem", "pss_dirty", "swap_pss"):
             c.eq(p.get(k), roll[k], "%s %s" % (what, k))
