@@ -139,11 +139,11 @@ def _recover_locked():
 
 
 class _Lock:
-    def __init__(self):
+    def __init__(self, how=fcntl.LOCK_EX):
         os.makedirs(STATE_DIR, exist_ok=True)
         self.fd = os.open(os.path.join(STATE_DIR, "lock"),
                           os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        fcntl.flock(self.fd, fcntl.LOCK_EX)
+        fcntl.flock(self.fd, how)
 
     def release(self):
         if self.fd is not None:
@@ -157,6 +157,21 @@ def recover():
         _recover_locked()
     finally:
         lock.release()
+
+
+class Steady:
+    """While in this block no test run changes the machine's settings
+    (the lock, shared): for a test whose figures move with them, e.g.
+    oom_score with the total of swap, which another run's swap file (a
+    mutation check's live test beside this one) would move."""
+
+    def __enter__(self):
+        self.lock = _Lock(fcntl.LOCK_SH)
+        return self
+
+    def __exit__(self, *exc):
+        self.lock.release()
+        return False
 
 
 class Changes:

@@ -10,7 +10,9 @@ of its own memory so its score is not 0. exmtop's
 `oom` and `oom_adj` (JSON, -p) must equal what /proc says just before and
 just after the run (the processes do nothing meanwhile, so their scores
 hold still), ascending sort by oom_adj must put 0 before 300 before 700.
-A recording keeps them (schema 4): a replay gives the same figures.
+A recording keeps them (schema 4): a replay gives the same figures. The
+test holds sysstate.py's lock shared: no other run (a mutation check's live
+test beside it) makes a swap file meanwhile, which moves every score.
 
 The oom-misleading alert (--alerts, every process scanned): a process V that
 maps 128 MiB of a memfd another process H created (and keeps open) gets
@@ -33,6 +35,7 @@ import tempfile
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import exmlive  # noqa: E402
+import sysstate  # noqa: E402
 
 HOLDER = r"""
 import mmap, sys, time
@@ -151,7 +154,7 @@ def read_oom(pid):
     return score, adj
 
 
-def main():
+def run():
     if os.geteuid() != 0:
         print("SKIP: needs root (oom_score_adj, page frame numbers)")
         sys.exit(exmlive.SKIP)
@@ -209,6 +212,15 @@ def main():
         os.rmdir(tmp)
     check_alert(c)
     c.done()
+
+
+def main():
+    """No other test run changes a setting meanwhile (swap moves every
+    process's oom_score)."""
+    if os.geteuid() != 0:
+        run()  # skips
+    with sysstate.Steady():
+        run()
 
 
 if __name__ == "__main__":
