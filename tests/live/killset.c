@@ -27,6 +27,9 @@
  *        killset ballast  write BALLAST bytes of anon and exit (the test
  *                         runs it in a child cgroup to make the kernel
  *                         flush the cgroup's statistics, see there)
+ *        killset swapped  write SWAPPED bytes of anon, say "ready" and
+ *                         sleep until killed (the test pushes part of
+ *                         them to swap with its cgroup's limit)
  */
 #include <errno.h>
 #include <signal.h>
@@ -46,6 +49,7 @@
 #define RESERVE (512 * MIB)
 #define TINY_PAGES 4
 #define BALLAST (4 * MIB)
+#define SWAPPED (16 * MIB)
 
 static size_t ps;
 static int ready_fd[2];
@@ -138,6 +142,13 @@ int main(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[1], "ballast")) {
 		anon(BALLAST);
 		return 0;
+	}
+	if (argc == 2 && !strcmp(argv[1], "swapped")) {
+		anon(SWAPPED);
+		printf("ready\n");
+		fflush(stdout);
+		for (;;)
+			pause();
 	}
 	if (argc != 1)
 		return 2;
