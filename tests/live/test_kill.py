@@ -39,14 +39,17 @@ threshold (MEMCG_CHARGE_BATCH per CPU) or by the 2 s periodic flush; a
 kill of a few pages can stay invisible for 2 s (seen here: without the
 ballast below, T's kill shows no drop at all, and its pages come off with
 M's). So before each read the test runs a ballast (killset ballast:
-4 MiB written, then exit) in a child cgroup:
-its updates pass the threshold of the parent too, and the read flushes
-every pending delta. v1's rss/shmem are the cgroup's own, so the ballast's
-pages are never in them; in v2 they are gone once it is reaped. Should the
-drop still differ (another process holding the mm of a killed one for a
-moment, e.g. a scan of /proc/PID/pagemap by something else: the pages go
-when it lets go), the read is repeated, at most ROUNDS times; a wrong
-FREED never becomes equal.
+4 MiB written, then exit) in a child cgroup: its updates pass the
+threshold of the parent too, and the read flushes every pending delta.
+v1's rss/shmem are the cgroup's own, so the ballast's pages are never in
+them; in v2 they are gone once it is reaped. Should the drop still differ,
+the read is repeated for up to SETTLE seconds (the periodic flush falls in
+that time too): seen here for T in 2 runs of 20, beside other helpers'
+tests, settling after 6 and 15 reads (under a second). The cause was not
+pinned down; one that fits is another process holding the mm of a killed
+one for a moment (a scan of /proc/PID/pagemap: exit_mmap runs when it lets
+go). A wrong FREED would have to equal the drop at the moment of a read
+part way through such a late exit to pass.
 
 Swap: last, `killset swapped` writes 16 MiB in a child cgroup whose
 limit (8 MiB) pushes the rest to a swap file the test makes (sysstate;
@@ -77,7 +80,7 @@ import exmlive  # noqa: E402
 import sysstate  # noqa: E402
 
 MIB = 1 << 20
-ROUNDS = 20
+SETTLE = 3.0  # seconds
 MEMFD_PAGES = 16
 OWN_PAGES = 16  # killset.c's
 TINY_PAGES = 4  # killset.c's
@@ -175,10 +178,12 @@ def one_set(c, cg, proc, pidfds, name, pids, want_shmem):
     want = rows[modes[0]]
     before = cg.stat()
     kill_and_reap(proc, pidfds, pids)
-    for n in range(1, ROUNDS + 1):
+    end, n = time.monotonic() + SETTLE, 0
+    while True:
+        n += 1
         after = cg.stat()
         drop = (before[0] - after[0], before[1] - after[1])
-        if drop == want:
+        if drop == want or time.monotonic() > end:
             break
         time.sleep(0.05)
     print("%s: FREED %r SHM.EXCL %r; the kernel gave back anon %d, "
@@ -237,10 +242,13 @@ def swapped_set(c, ch, cg, prog):
         before = (cg.total_anon(), swap_used(path))
         proc.kill()
         proc.wait()
-        for n in range(1, ROUNDS + 1):
+        end, n = time.monotonic() + SETTLE, 0
+        while True:
+            n += 1
             after = (cg.total_anon(), swap_used(path))
             drop = (before[0] - after[0], before[1] - after[1])
-            if sum(drop) == want and drop[1] == swapped:
+            if (sum(drop) == want and drop[1] == swapped or
+                    time.monotonic() > end):
                 break
             time.sleep(0.05)
         print("swapped: FREED %r (VmSwap %d); the kernel gave back anon %d "
