@@ -25,7 +25,7 @@
  *
  * Usage: killset          the processes above
  *        killset ballast  write BALLAST bytes of anon and exit (the test
- *                         runs it in a child cgroup to make the kernel
+ *                         runs it in its cgroup to make the kernel
  *                         flush the cgroup's statistics, see there)
  *        killset swapped  write SWAPPED bytes of anon, say "ready" and
  *                         sleep until killed (the test pushes part of

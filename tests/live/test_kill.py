@@ -39,17 +39,18 @@ threshold (MEMCG_CHARGE_BATCH per CPU) or by the 2 s periodic flush; a
 kill of a few pages can stay invisible for 2 s (seen here: without the
 ballast below, T's kill shows no drop at all, and its pages come off with
 M's). So before each read the test runs a ballast (killset ballast:
-4 MiB written, then exit) in a child cgroup: its updates pass the
-threshold of the parent too, and the read flushes every pending delta.
-v1's rss/shmem are the cgroup's own, so the ballast's pages are never in
-them; in v2 they are gone once it is reaped. Should the drop still differ,
-the read is repeated for up to SETTLE seconds (the periodic flush falls in
-that time too): seen here for T in 2 runs of 20, beside other helpers'
-tests, settling after 6 and 15 reads (under a second). The cause was not
-pinned down; one that fits is another process holding the mm of a killed
-one for a moment (a scan of /proc/PID/pagemap: exit_mmap runs when it lets
-go). A wrong FREED would have to equal the drop at the moment of a read
-part way through such a late exit to pass.
+4 MiB written, then exit; reaped before the read) in the cgroup itself:
+its thousands of updates pass the threshold, and the read flushes every
+pending delta. Its anon is off rss/anon again once it has exited (the
+rmap removal at exit, as above). Not in a child cgroup: a child's updates
+stop counting toward the parent's threshold once the child's own is
+passed (memcg_rstat_updated), and the parent's read then did not always
+flush (T's drop came only after up to 15 reads, in 2 runs of 20). Should
+the drop still differ, the read is repeated for up to SETTLE seconds (the
+periodic flush falls in that time too): another process may hold the mm
+of a killed one for a moment (a read of /proc/PID/pagemap: exit_mmap runs
+when it lets go). A wrong FREED would have to equal the drop at the moment
+of a read part way through such a late exit to pass.
 
 Swap: last, `killset swapped` writes 16 MiB in a child cgroup whose
 limit (8 MiB) pushes the rest to a swap file the test makes (sysstate;
@@ -100,7 +101,6 @@ class Cgroup:
             return
         self.keys = stat_keys(limit)
         self.limit = limit
-        self.ballast_cg = ch.cgroup(os.path.join(self.path, "ballast"))
         self.prog = prog
 
     def join(self, cg):
@@ -113,7 +113,7 @@ class Cgroup:
     def flushed(self):
         """memory.stat of the cgroup, read after a flush (see the top)."""
         subprocess.run([self.prog, "ballast"], check=True,
-                       preexec_fn=self.join(self.ballast_cg))
+                       preexec_fn=self.join(self.path))
         out = {}
         with open(os.path.join(self.path, "memory.stat")) as f:
             for line in f:
