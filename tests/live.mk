@@ -62,6 +62,12 @@ TESTS += tests/live/test_freed.py
 EXTRA_DIST += tests/live/test_freed.py tests/live/freedset.c \
 	tests/live/unmap_vdso.h
 CLEANFILES += tests/live/freedset-static
+# What --freed says a set frees against what the kernel gives back when it
+# is killed: the anon and shmem drops of a memory cgroup made for the test
+# (root; the fixture program killset.c, built statically by the test).
+TESTS += tests/live/test_kill.py
+EXTRA_DIST += tests/live/test_kill.py tests/live/killset.c
+CLEANFILES += tests/live/killset-static
 # The OOM and OOM.ADJ columns against /proc/PID/oom_score(_adj), and the
 # oom-misleading alert on a mapper of a shared region (root).
 TESTS += tests/live/test_oom.py
