@@ -66,7 +66,7 @@ CLEANFILES += tests/live/freedset-static
 # is killed: the anon and shmem drops of a memory cgroup made for the test
 # (root; the fixture program killset.c, built statically by the test).
 TESTS += tests/live/test_kill.py
-EXTRA_DIST += tests/live/test_kill.py tests/live/killset.c
+EXTRA_DIST += tests/live/test_kill.py tests/live/killset.c tests/live/forkset.h
 CLEANFILES += tests/live/killset-static
 # The OOM and OOM.ADJ columns against /proc/PID/oom_score(_adj), and the
 # oom-misleading alert on a mapper of a shared region (root).

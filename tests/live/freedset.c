@@ -36,6 +36,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "forkset.h"
 #include "unmap_vdso.h"
 
 #define MIB (1UL << 20)
@@ -47,13 +48,6 @@
 #define GROUP_PAGES 4
 
 static size_t ps;
-static int ready_fd[2];
-
-static void die(const char *what)
-{
-	fprintf(stderr, "freedset: %s: %s\n", what, strerror(errno));
-	exit(1);
-}
 
 static void touch_read(const volatile char *p, size_t len)
 {
@@ -77,26 +71,6 @@ static char *shared_memfd(const char *name, size_t pages)
 	close(fd);
 	memset(p, 0x5a, pages * ps);
 	return p;
-}
-
-/* Fork a child that runs fn(arg), says it is ready and sleeps. */
-static pid_t spawn(void (*fn)(void *), void *arg, pid_t parent)
-{
-	pid_t pid = fork();
-	char c = 'r';
-
-	if (pid < 0)
-		die("fork");
-	if (pid)
-		return pid;
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		_exit(1);
-	fn(arg);
-	if (write(ready_fd[1], &c, 1) != 1)
-		_exit(1);
-	for (;;)
-		pause();
 }
 
 static void outsider(void *both)

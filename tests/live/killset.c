@@ -40,6 +40,8 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "forkset.h"
+
 #define MIB (1UL << 20)
 #define BIG (32 * MIB)
 #define SLICE (4 * MIB)
@@ -52,13 +54,6 @@
 #define SWAPPED (16 * MIB)
 
 static size_t ps;
-static int ready_fd[2];
-
-static void die(const char *what)
-{
-	fprintf(stderr, "killset: %s: %s\n", what, strerror(errno));
-	exit(1);
-}
 
 static char *anon(size_t len)
 {
@@ -69,26 +64,6 @@ static char *anon(size_t len)
 		die("mmap anon");
 	memset(p, 1, len);
 	return p;
-}
-
-/* Fork a child that runs fn(arg), says it is ready and sleeps. */
-static pid_t spawn(void (*fn)(void *), void *arg, pid_t parent)
-{
-	pid_t pid = fork();
-	char c = 'r';
-
-	if (pid < 0)
-		die("fork");
-	if (pid)
-		return pid;
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		_exit(1);
-	fn(arg);
-	if (write(ready_fd[1], &c, 1) != 1)
-		_exit(1);
-	for (;;)
-		pause();
 }
 
 static void memfd_holder(void *unused)
