@@ -61,13 +61,4 @@ EXTRA_DIST += tests/unit/no_criterion.sh
 # every build ran the same list.
 list-tests:
 	@for t in $(TESTS); do echo "$$t"; done
-# `make list-test-streams`: each test, after the stream scripts/test runs
-# it in. Those that compare exmtop with the running system's own figures
-# (the directories below) run one at a time, "serial"; the others (fixture
-# and replay sources, no kernel figure) "beside" them.
-SERIAL_TEST_DIRS = tests/live tests/readme
-list-test-streams:
-	@for t in $(TESTS); do s=beside; \
-	for d in $(SERIAL_TEST_DIRS); do case $$t in $$d/*) s=serial;; esac; done; \
-	echo "$$s $$t"; done
-.PHONY: list-tests list-test-streams
+.PHONY: list-tests
