@@ -153,6 +153,19 @@ def freed(c, pids, mode, what):
     return rows[0].get("freed"), rows[0].get("shmem_excl")
 
 
+def settle(read, ok):
+    """read() again, every 0.05 s for up to SETTLE seconds, until ok(its
+    result) (see the top: a late exit, the periodic flush): (the last
+    result, how many reads)."""
+    end, n = time.monotonic() + SETTLE, 0
+    while True:
+        n += 1
+        got = read()
+        if ok(got) or time.monotonic() > end:
+            return got, n
+        time.sleep(0.05)
+
+
 def kill_and_reap(proc, pidfds, pids):
     for pid in pids:
         os.kill(pid, signal.SIGKILL)
@@ -178,14 +191,11 @@ def one_set(c, cg, proc, pidfds, name, pids, want_shmem):
     want = rows[modes[0]]
     before = cg.stat()
     kill_and_reap(proc, pidfds, pids)
-    end, n = time.monotonic() + SETTLE, 0
-    while True:
-        n += 1
+
+    def dropped():
         after = cg.stat()
-        drop = (before[0] - after[0], before[1] - after[1])
-        if drop == want or time.monotonic() > end:
-            break
-        time.sleep(0.05)
+        return (before[0] - after[0], before[1] - after[1])
+    drop, n = settle(dropped, lambda d: d == want)
     print("%s: FREED %r SHM.EXCL %r; the kernel gave back anon %d, "
           "shmem %d (read %d)" % (what, want[0], want[1], drop[0], drop[1],
                                   n))
@@ -242,15 +252,12 @@ def swapped_set(c, ch, cg, prog):
         before = (cg.total_anon(), swap_used(path))
         proc.kill()
         proc.wait()
-        end, n = time.monotonic() + SETTLE, 0
-        while True:
-            n += 1
-            after = (cg.total_anon(), swap_used(path))
-            drop = (before[0] - after[0], before[1] - after[1])
-            if (sum(drop) == want and drop[1] == swapped or
-                    time.monotonic() > end):
-                break
-            time.sleep(0.05)
+
+        def dropped():
+            return (before[0] - cg.total_anon(),
+                    before[1] - swap_used(path))
+        drop, n = settle(dropped, lambda d: sum(d) == want and
+                         d[1] == swapped)
         print("swapped: FREED %r (VmSwap %d); the kernel gave back anon %d "
               "and swap %d (read %d)" % (want, swapped, drop[0], drop[1], n))
         c.eq(drop[1], swapped, "swapped: the swap file's drop is VmSwap")
