@@ -10,6 +10,7 @@
  *            characters, invalid UTF-8, wide characters and spaces
  *   many     2000 processes, for scrolling and speed
  *   slow     basic, each snapshot after the first taking 3 s
+ *   slowstart  basic, the first snapshot taking 2 s
  */
 #include <errno.h>
 #include <stdio.h>
@@ -323,6 +324,38 @@ static int fixture_slow(struct fx *x)
 	return fixture_basic(x);
 }
 
+/* basic, but the first snapshot takes 2 s: for the UI's test of keys
+ * pressed before there is anything to act on. */
+static int fixture_slowstart(struct fx *x)
+{
+	static unsigned calls;
+	struct timespec ts = { .tv_sec = 2 };
+
+	if (!calls++)
+		nanosleep(&ts, NULL);
+	return fixture_basic(x);
+}
+
+/* The fixtures by name; the first is the default. */
+static const struct {
+	const char *name;
+	int (*make)(struct fx *x);
+} fixtures[] = {
+	{ "basic", fixture_basic },	    { "hostile", fixture_hostile },
+	{ "many", fixture_many },	    { "slow", fixture_slow },
+	{ "slowstart", fixture_slowstart },
+};
+
+static int (*fixture_find(const struct exm_source *src))(struct fx *x)
+{
+	const char *a = src->arg && *src->arg ? src->arg : fixtures[0].name;
+
+	for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++)
+		if (!strcmp(a, fixtures[i].name))
+			return fixtures[i].make;
+	return NULL;
+}
+
 /*
  * The fixtures model an 8 GiB machine: its /proc/meminfo, so views of the
  * kernel's counters (the system view) have something to show. Its rows
@@ -352,22 +385,26 @@ static const char fixture_meminfo[] = "MemTotal:        8388608 kB\n"
 
 static int fx_open(struct exm_source *src)
 {
-	const char *a = src->arg && *src->arg ? src->arg : "basic";
+	int n;
 
-	if (strcmp(a, "basic") && strcmp(a, "hostile") && strcmp(a, "many") &&
-	    strcmp(a, "slow")) {
-		snprintf(src->errmsg, sizeof(src->errmsg),
-			 "unknown fixture '%.64s' (basic, hostile, many, slow)",
-			 a);
-		return -EINVAL;
-	}
-	return 0;
+	if (fixture_find(src))
+		return 0;
+	n = snprintf(src->errmsg, sizeof(src->errmsg),
+		     "unknown fixture '%.64s' (", src->arg);
+	for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++)
+		if (n >= 0 && (size_t)n < sizeof(src->errmsg))
+			n += snprintf(src->errmsg + n, sizeof(src->errmsg) - n,
+				      "%s%s", i ? ", " : "", fixtures[i].name);
+	if (n >= 0 && (size_t)n < sizeof(src->errmsg))
+		snprintf(src->errmsg + n, sizeof(src->errmsg) - n, ")");
+	return -EINVAL;
 }
 
 static int fx_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 		   struct exm_builder *b)
 {
-	const char *a = src->arg && *src->arg ? src->arg : "basic";
+	const char *a = src->arg && *src->arg ? src->arg : fixtures[0].name;
+	int (*make)(struct fx * x) = fixture_find(src);
 	struct fx x = { .b = b, .name = a };
 	struct exm_sysinfo sys = { .page_size = PS };
 	struct exm_build_end end = { 0 };
@@ -386,14 +423,7 @@ static int fx_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 	ret = exm_build_begin(b, &sys);
 	if (ret)
 		return ret;
-	if (!strcmp(a, "hostile"))
-		ret = fixture_hostile(&x);
-	else if (!strcmp(a, "many"))
-		ret = fixture_many(&x);
-	else if (!strcmp(a, "slow"))
-		ret = fixture_slow(&x);
-	else
-		ret = fixture_basic(&x);
+	ret = make ? make(&x) : -EINVAL;
 	if (ret)
 		return ret;
 	kfig_done(&x);

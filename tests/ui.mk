@@ -38,7 +38,7 @@ UI_TESTS = \
 	tests/ui/typeahead.sh tests/ui/idle_cpu.sh tests/ui/mouse.sh \
 	tests/ui/responsive.sh tests/ui/page_strip.sh \
 	tests/ui/delta_column.sh tests/ui/file_strip.sh tests/ui/report_keys.sh \
-	tests/ui/report_hscroll.sh tests/ui/dumb_term.sh
+	tests/ui/report_hscroll.sh tests/ui/dumb_term.sh tests/ui/first_keys.sh
 # every setting of the settings table: command line, file (W), prompt
 UI_TESTS += tests/ui/settings_roundtrip.sh
 # recordings: stepping through a replay, delta mode, the system view

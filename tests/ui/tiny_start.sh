@@ -7,6 +7,8 @@ t_tiny_start() {
 	start 20 5 -- --source fixture:basic
 	expect "Processes"
 	expect "PID"
+	# Enter before the first snapshot only says so: wait for the rows
+	expect "302 postgres"
 	keys Enter
 	expect "(302)"
 	keys h

@@ -673,8 +673,10 @@ static unsigned enter_view(struct tui_live *l, bool alt)
 	struct tui_stack *s = tui_live_stack(l);
 	struct tui_view *v;
 
-	if (!l->snap)
-		return 0;
+	if (!l->snap) {
+		tui_live_status(l, "no snapshot yet");
+		return TUI_R_REDRAW;
+	}
 	v = tui_stack_enter(s, alt);
 	if (!v) {
 		if (s->depth >= TUI_STACK_MAX)
