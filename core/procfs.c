@@ -129,6 +129,14 @@ enum exm_kind exm_classify(const char *name, uint64_t inode, uint32_t dev_major,
 	return EXM_KIND_FILE;
 }
 
+void exm_mapping_set_hugetlb(struct exm_mapping *m, uint32_t kpage)
+{
+	m->hugetlb = true;
+	m->kpage_size = kpage;
+	if ((m->perms & EXM_PERM_S) && m->kind == EXM_KIND_FILE)
+		m->kind = EXM_KIND_SHMEM;
+}
+
 int exm_parse_maps_line(const char *line, size_t len, struct exm_mapping *m)
 {
 	const char *p = line, *end = line + len;

@@ -30,6 +30,13 @@ int exm_parse_maps_line(const char *line, size_t len, struct exm_mapping *m);
  */
 int exm_mapping_name(struct exm_mapping *m, const char *name, size_t len);
 
+/*
+ * m (kind set) is a hugetlb mapping whose kernel page size is kpage: a
+ * hugetlbfs file mapped shared is shared memory wherever hugetlbfs is
+ * mounted, not only where its name says so (/dev/hugepages).
+ */
+void exm_mapping_set_hugetlb(struct exm_mapping *m, uint32_t kpage);
+
 /* Classify a mapping from its name, inode, device and perms. */
 enum exm_kind exm_classify(const char *name, uint64_t inode, uint32_t dev_major,
 			   unsigned perms);

@@ -396,8 +396,8 @@ static int put_kept(struct exm_reuse *r, struct exm_builder *b,
 		uint32_t *w;
 		int ret;
 
-		m->hugetlb = k->hugetlb;
-		m->kpage_size = k->kpage_size;
+		if (k->hugetlb)
+			exm_mapping_set_hugetlb(m, k->kpage_size);
 		m->counted = k->counted;
 		m->counted_rss = k->counted_rss;
 		m->counted_swap = k->counted_swap;

@@ -514,12 +514,12 @@ static int km_add_mapping(struct exm_builder *b, struct exm_proc *p,
 				   .perms = f->perms,
 				   .dev_major = f->dev_major,
 				   .dev_minor = f->dev_minor,
-				   .inode = f->inode,
-				   .hugetlb = f->hugetlb,
-				   .kpage_size = f->kpage_size };
+				   .inode = f->inode };
 	ret = exm_mapping_name(m, name, len);
 	if (ret)
 		p->nmaps--;
+	else if (f->hugetlb)
+		exm_mapping_set_hugetlb(m, f->kpage_size);
 	return ret;
 }
 

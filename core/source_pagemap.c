@@ -622,13 +622,12 @@ static void type_mapping(struct pm_ctx *c, struct exm_mapping *m,
 	f = kpf_of(pp, pfn);
 	if (!(f & KPF_HUGE))
 		return;
-	m->hugetlb = true;
 	/* the smallest size whose next frame is not a tail of this page */
 	for (unsigned i = 0; i < pp->nhsizes && !size; i++)
 		if (!(m->start % pp->hsizes[i]) &&
 		    !(kpf_of(pp, pfn + pp->hsizes[i] / ps) & KPF_COMPOUND_TAIL))
 			size = pp->hsizes[i];
-	m->kpage_size = (uint32_t)(size ? size : pp->hsizes[0]);
+	exm_mapping_set_hugetlb(m, (uint32_t)(size ? size : pp->hsizes[0]));
 }
 
 /*

@@ -37,10 +37,8 @@ struct vma_acc {
 static void vma_store(struct exm_mapping *m, const struct vma_acc *a,
 		      unsigned ps)
 {
-	if (a->kpage > ps && a->kpage <= UINT32_MAX) {
-		m->hugetlb = true;
-		m->kpage_size = (uint32_t)a->kpage;
-	}
+	if (a->kpage > ps && a->kpage <= UINT32_MAX)
+		exm_mapping_set_hugetlb(m, (uint32_t)a->kpage);
 	m->sz.hugetlb = a->hugetlb;
 	m->sz.vm = m->end - m->start;
 	m->sz.rss = a->rss;

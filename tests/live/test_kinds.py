@@ -29,7 +29,10 @@
   and Pss (hugetlb pages are in neither), hugetlb equals Shared_Hugetlb +
   Private_Hugetlb, effective hugetlb is half of it in each process (the sum
   is the 48 huge pages: conserved), every source's hugetlb (scan, read, auto,
-  smaps) agrees, and so does the replay of each source's recording; the
+  smaps) agrees, and so does the replay of each source's recording; in
+  --files the memfd and the hugetlbfs file (mounted elsewhere than
+  /dev/hugepages) are shared memory, with the 32 MiB hugetlb of each of
+  the two processes; the
   --system hugetlb rows add up to Hugetlb with hugetlb_mapped the 48 pages,
   and with the two processes of a second such run stopped and scanned alone
   (--scan-pids), user_space (every frame they map, once) lies between the
@@ -516,6 +519,18 @@ def check_hugetlb(c, ps, modes, tmp):
                     if a.get("kind") == "pss-mismatch" and
                     a.get("pid") in k.pids]
             c.eq(mism, [], "[hugetlb] no pss-mismatch alert")
+            for mode in modes + ["smaps"]:
+                doc = exmlive.exmtop_json(["--bytes", "--files"] +
+                                          mode_args(mode, k.pids))
+                got = sorted((r["file"].startswith(mnt + "/"), r["kind"],
+                              r["nprocs"], r["hugetlb"])
+                             for r in doc["files"]
+                             if r["file"].startswith(mnt + "/") or
+                             r["file"].startswith("/memfd:kinds-huge"))
+                c.eq(got, [(False, "shmem", 2, total // 3 * 2),
+                           (True, "shmem", 2, total // 3 * 2)],
+                     "[hugetlb %s] --files: the memfd's and the hugetlbfs "
+                     "file's rows (kind, processes, hugetlb)" % mode)
             c.check(all(os.path.exists("/proc/%d" % p) for p in k.pids),
                     "[hugetlb] the processes checked for alerts were alive")
 
