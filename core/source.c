@@ -95,6 +95,11 @@ int exm_source_open(const char *name, struct exm_source **out, char *err,
 			unknown(name, nlen, err, errlen);
 			return -EINVAL;
 		}
+		if (arg && !ops->arg && !ops->arg_unlisted) {
+			snprintf(err, errlen, "source '%s' takes no argument",
+				 ops->name);
+			return -EINVAL;
+		}
 	}
 	src = calloc(1, sizeof(*src));
 	if (!src)

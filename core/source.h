@@ -103,6 +103,10 @@ struct exm_source_ops {
 	 * ':' ("FILE"), NULL when it takes none; and a few words, or NULL. */
 	const char *arg;
 	const char *help;
+	/* Takes ":ARG" though help does not say so (pagemap:DIR, a
+	 * /proc-like tree, for tests); any other source given one is a bad
+	 * value. */
+	bool arg_unlisted;
 };
 
 struct exm_source {

@@ -23,6 +23,7 @@
 #include <dirent.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/kcmp.h>
@@ -531,9 +532,16 @@ static int pm_open(struct exm_source *src)
 {
 	struct pm_priv *pp;
 	char path[300];
+	struct stat st;
 
 	/* "pagemap:DIR" reads a /proc-like tree at DIR (tests, recorded
 	 * trees): no privilege is involved in reading plain files. */
+	if (src->arg && *src->arg &&
+	    (stat(src->arg, &st) || !S_ISDIR(st.st_mode))) {
+		snprintf(src->errmsg, sizeof(src->errmsg),
+			 "pagemap:%.200s: not a directory", src->arg);
+		return -EINVAL;
+	}
 	if (!(src->arg && *src->arg) && !exm_pagemap_has_pfns()) {
 		snprintf(src->errmsg, sizeof(src->errmsg),
 			 "pagemap source needs root (CAP_SYS_ADMIN) to read "
@@ -3014,6 +3022,7 @@ const struct exm_source_ops exm_source_pagemap = {
 	.knob = &exm_pagemap_knob,
 	.knob_check = pm_knob_check,
 	.help = "root",
+	.arg_unlisted = true,
 	.probe = exm_pagemap_has_pfns,
 	.open = pm_open,
 	.fill = pm_fill,

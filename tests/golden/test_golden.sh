@@ -252,6 +252,11 @@ golden basic-scan-pids.json -b --source fixture:basic --format json \
 	--scan-pids 400,200
 status 2 -b --source fixture:basic --scan-pids 1,
 status 2 -b --source fixture:basic --scan-pids x
+# a source given an argument it does not take, or a bad one
+status 2 -b --source smaps:x
+status 2 -b --source kmod:/dev/null
+status 2 -b --source pagemap:/nonexistent
+status 2 -b --source fixture:nope
 
 # recordings (issue 10): a diff of two recordings of the fixtures, one
 # with processes the other has not (new and gone), in every format; run in
