@@ -55,6 +55,13 @@
  *                           twice by this one process), another memfd of
  *                           N pages mapped once (once) and N private
  *                           anonymous pages written (anon)
+ *   kinds mosaic            64 pages of mappings side by side (region
+ *                           mosaic, from its first page): private
+ *                           anonymous pages 0-29 and 50-63, written but
+ *                           pages 20-23, pages 4-7 then made read-only (a
+ *                           mapping of their own); holes at page 10 (one
+ *                           page) and 30-49 (twenty); a 4-page memfd
+ *                           mapped shared over pages 12-15, written
  *
  * "Read" above maps the zero page: a read fault does, but a kernel booted
  * with pvm_no_zero_page gives each read fault a page of its own; there the
@@ -471,6 +478,32 @@ static void twice(size_t n, size_t ps)
 	memfd_mapped("kinds-once", n, ps, 1);
 }
 
+/* kinds mosaic (see above): mappings a page or twenty apart, read
+ * together where near (source_pagemap.c's read_group) */
+static void mosaic(size_t ps)
+{
+	char *p = mmap(NULL, 64 * ps, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int fd = memfd_create("kinds-mosaic", 0);
+
+	if (p == MAP_FAILED)
+		die("mmap");
+	if (fd < 0 || ftruncate(fd, (off_t)(4 * ps)))
+		die("memfd");
+	if (mmap(p + 12 * ps, 4 * ps, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED)
+		die("mmap memfd");
+	close(fd);
+	for (size_t i = 0; i < 64; i++)
+		if (i < 20 || i >= 24)
+			p[i * ps] = 7;
+	if (munmap(p + 10 * ps, ps) || munmap(p + 30 * ps, 20 * ps))
+		die("munmap");
+	if (mprotect(p + 4 * ps, 4 * ps, PROT_READ))
+		die("mprotect");
+	region("mosaic", p, 64 * ps);
+}
+
 int main(int argc, char **argv)
 {
 	size_t ps = (size_t)sysconf(_SC_PAGESIZE);
@@ -497,11 +530,13 @@ int main(int argc, char **argv)
 		child = gig(atoi(argv[2]) != 0);
 	} else if (argc == 3 && !strcmp(argv[1], "twice")) {
 		twice(strtoull(argv[2], NULL, 0), ps);
+	} else if (argc == 2 && !strcmp(argv[1], "mosaic")) {
+		mosaic(ps);
 	} else {
 		fprintf(stderr,
 			"usage: kinds sparse|zsparse SIZE N | runs SIZE "
 			"N | zero SIZE thp|nothp | huge N DIR | hugecow N DIR | gig "
-			"NPRIV | twice N\n");
+			"NPRIV | twice N | mosaic\n");
 		return 2;
 	}
 	/* the page of stop read now, not after "ready" (a read of a page

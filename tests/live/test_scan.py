@@ -27,6 +27,13 @@ each is recorded (the private one's mapping may have merged with a
 neighbour's), the recorded pages (and their flags: not their frames,
 which compaction may move between two snapshots) equal read mode's in
 every mode, and the resident is the kernel's Rss.
+
+Small mappings side by side are read together, holes of a few pages
+between them too (source_pagemap.c's read_group; kinds `mosaic`: private
+anonymous mappings split by mprotect, one-page and twenty-page holes, a
+shared memfd among them): in every mode the pages recorded in each
+mapping are exactly those written, the same (with their flags) as read
+mode's, and the resident is the kernel's Rss.
 """
 
 import os
@@ -54,18 +61,24 @@ def written_pages():
     return pages
 
 
-def record(c, mode, pid, start, tmp, want):
-    """pid's reservation at start as recorded in mode, checked against
-    the pages written (want) and the kernel's Rss: its run rows."""
-    rec = os.path.join(tmp, "%s.exmrec" % mode)
-    # this process only: its pages are what is compared
+def scan_recorded(c, what, mode, pid, tmp):
+    """pid scanned alone (its pages are what is compared) in mode and
+    recorded in tmp/WHAT-MODE.exmrec, its resident checked against the
+    kernel's Rss: the recording's path."""
+    rec = os.path.join(tmp, "%s-%s.exmrec" % (what, mode))
     rows, bad = test_kinds.recorded_scan(
         ["--pagemap-mode", mode, "--scan-pids", str(pid)], rec, [pid])
     for b in bad:
         c.check(False, b)
-    kern = test_kinds.kernel(pid)
-    c.eq((rows.get(pid) or {}).get("rss"), kern["rss"],
-         "[%s] resident is the kernel's Rss" % mode)
+    c.eq((rows.get(pid) or {}).get("rss"), test_kinds.kernel(pid)["rss"],
+         "[%s] %s: resident is the kernel's Rss" % (mode, what))
+    return rec
+
+
+def record(c, mode, pid, start, tmp, want):
+    """pid's reservation at start as recorded in mode, checked against
+    the pages written (want) and the kernel's Rss: its run rows."""
+    rec = scan_recorded(c, "runs", mode, pid, tmp)
     runs = exmlive.recorded_runs(rec, pid, start)
     got = [off for r in runs for off in range(r[0], r[0] + r[1])]
     c.eq(len(got), len(want), "[%s] pages recorded in the reservation" %
@@ -102,15 +115,7 @@ def check_dense(c, tmp):
     try:
         with exmlive.frozen([pid]):
             for mode in exmlive.pagemap_modes():
-                rec = os.path.join(tmp, "dense-%s.exmrec" % mode)
-                rows, bad = test_kinds.recorded_scan(
-                    ["--pagemap-mode", mode, "--scan-pids", str(pid)], rec,
-                    [pid])
-                for b in bad:
-                    c.check(False, b)
-                c.eq((rows.get(pid) or {}).get("rss"),
-                     test_kinds.kernel(pid)["rss"],
-                     "[%s] dense: resident is the kernel's Rss" % mode)
+                rec = scan_recorded(c, "dense", mode, pid, tmp)
                 got[mode] = {name: pages(rec, pid, r[0])
                              for name, r in k.regions.items()}
             if "auto" in got:
@@ -135,6 +140,52 @@ def check_dense(c, tmp):
                         "pages equal the read mode's" % (mode, name))
 
 
+MOSAIC = sorted(set(range(64)) - {10, 20, 21, 22, 23} - set(range(30, 50)))
+
+
+def vmas(pid, lo, hi):
+    """The starts of pid's mappings that overlap [lo, hi)."""
+    out = []
+    with open("/proc/%d/maps" % pid) as f:
+        for line in f:
+            a, b = (int(x, 16) for x in line.split()[0].split("-"))
+            if a < hi and b > lo:
+                out.append(a)
+    return out
+
+
+def check_mosaic(c, tmp):
+    """Mappings side by side read together: see the docstring."""
+    k = test_kinds.Kinds("mosaic")
+    pid = k.pids[0]
+    lo, hi = k.regions["mosaic"]
+    ps = os.sysconf("SC_PAGE_SIZE")
+    got = {}
+    try:
+        with exmlive.frozen([pid]):
+            starts = vmas(pid, lo, hi)
+            c.check(len(starts) >= 7, "mosaic: %d mappings (want 7 or "
+                    "more: split, holes, a memfd among them)" % len(starts))
+            for mode in exmlive.pagemap_modes():
+                rec = scan_recorded(c, "mosaic", mode, pid, tmp)
+                pg = {}
+                for a in starts:
+                    for off, v in pages(rec, pid, a).items():
+                        page = (a - lo) // ps + off
+                        if 0 <= page < 64:
+                            pg[page] = v
+                got[mode] = pg
+                c.eq(sorted(p for p, v in pg.items() if v[0]), MOSAIC,
+                     "[%s] mosaic: the pages recorded are those written" %
+                     mode)
+    finally:
+        k.stop()
+    for mode, pg in got.items():
+        if mode != "read":
+            c.check(pg == got["read"], "[%s] mosaic: recorded pages and "
+                    "flags equal the read mode's" % mode)
+
+
 def main():
     if os.geteuid() != 0:
         print("SKIP: needs root (PFNs in pagemap)")
@@ -157,6 +208,7 @@ def main():
                         "(frames, flags) equal the read mode's, %d rows" %
                         (mode, len(runs)))
         check_dense(c, tmp)
+        check_mosaic(c, tmp)
     finally:
         k.stop()
         shutil.rmtree(tmp, ignore_errors=True)
