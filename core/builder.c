@@ -173,6 +173,7 @@ static int bs_proc(void *ctx, const struct exm_proc *src)
 	p->index = index;
 	p->maps = NULL;
 	p->nmaps = 0;
+	p->cap_maps = 0;
 	p->pfiles = NULL;
 	p->npfiles = 0;
 	memset(&p->kpss, 0, sizeof(p->kpss));

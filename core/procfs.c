@@ -399,29 +399,39 @@ int exm_parse_stat(const char *buf, size_t len, char **comm,
 	return *comm ? 0 : -ENOMEM;
 }
 
+/* Bytes read into the stack first (read_whole): most files of /proc/PID
+ * (stat, cmdline, statm, maps of a small process) fit. */
+#define READ_FIRST 8192
+
 /*
- * fd's text whole into a NUL-terminated buffer: with read until it says
- * the end, or (from_start) with pread from offset 0, taking a read shorter
- * than asked as the end. 0 or -errno.
+ * fd's text whole into a NUL-terminated buffer of its size: with read
+ * until it says the end, or (from_start) with pread from offset 0, taking
+ * a read shorter than asked as the end. Read into the stack first, then
+ * copied to a block of its size: a walk keeps many (command lines), and
+ * one of a page for each touched memory for nothing (a page fault is
+ * expensive in a virtual machine). 0 or -errno.
  */
 static int read_whole(int fd, bool from_start, char **buf, size_t *len)
 {
-	size_t cap = 4096, n = 0;
-	char *b = malloc(cap);
+	char first[READ_FIRST];
+	size_t cap = sizeof(first), n = 0;
+	char *b = first;
 
-	if (!b)
-		return -ENOMEM;
 	for (;;) {
 		size_t want;
 		ssize_t r;
 
 		if (n + 1 >= cap) {
-			char *nb = realloc(b, cap * 2);
+			char *nb = b == first ? malloc(cap * 2)
+					      : realloc(b, cap * 2);
 
 			if (!nb) {
-				free(b);
+				if (b != first)
+					free(b);
 				return -ENOMEM;
 			}
+			if (b == first)
+				memcpy(nb, first, n);
 			b = nb;
 			cap *= 2;
 		}
@@ -433,7 +443,8 @@ static int read_whole(int fd, bool from_start, char **buf, size_t *len)
 
 			if (e == EINTR)
 				continue;
-			free(b);
+			if (b != first)
+				free(b);
 			return -e;
 		}
 		if (r == 0)
@@ -441,6 +452,19 @@ static int read_whole(int fd, bool from_start, char **buf, size_t *len)
 		n += (size_t)r;
 		if (from_start && (size_t)r < want)
 			break; /* short: the end */
+	}
+	if (b == first || n + 1 < cap / 2) { /* its size */
+		char *fit = malloc(n + 1);
+
+		if (!fit) {
+			if (b != first)
+				free(b);
+			return -ENOMEM;
+		}
+		memcpy(fit, b, n);
+		if (b != first)
+			free(b);
+		b = fit;
 	}
 	b[n] = '\0';
 	*buf = b;

@@ -386,6 +386,20 @@ static uint64_t key_text(uint64_t h, const char *text, size_t n)
 	return (h ^ n) * UINT64_C(0x100000001b3);
 }
 
+/* The lines of [s, end), the last one with or without its newline. */
+static size_t count_lines(const char *s, const char *end)
+{
+	size_t n = 0;
+
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+
+		n++;
+		s = nl ? nl + 1 : end;
+	}
+	return n;
+}
+
 int exm_read_maps(struct exm_builder *b, struct exm_pdir *d, struct exm_proc *p)
 {
 	char *buf;
@@ -400,6 +414,11 @@ int exm_read_maps(struct exm_builder *b, struct exm_pdir *d, struct exm_proc *p)
 		d->key = key_text(d->key, buf, len) | 1;
 	s = buf;
 	end = buf + len;
+	/* room for a mapping a line, exactly */
+	if (exm_proc_reserve_mappings(p, count_lines(s, end))) {
+		free(buf);
+		return -ENOMEM;
+	}
 	while (s < end) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 		const char *le = nl ? nl : end;

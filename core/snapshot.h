@@ -219,6 +219,7 @@ struct exm_proc {
 
 	struct exm_mapping *maps;
 	size_t nmaps;
+	size_t cap_maps; /* room in maps (exm_proc_add_mapping) */
 
 	struct exm_kpss kpss; /* kernel's figures where readable */
 	/* The OOM killer's view, /proc/PID/oom_score and oom_score_adj,
@@ -381,6 +382,11 @@ void exm_snapshot_drop_last(struct exm_snapshot *snap);
 
 /* Append a zeroed mapping to p; same lifetime rule as add_proc. */
 struct exm_mapping *exm_proc_add_mapping(struct exm_proc *p);
+
+/* Room in p for n more mappings than it has, exactly (a process's maps
+ * lines counted first: growing by doubling left a third of the room
+ * unused, memory touched for nothing). 0 or -ENOMEM. */
+int exm_proc_reserve_mappings(struct exm_proc *p, size_t n);
 
 /*
  * Append one page word for virtual page vpn to a mapping, extending the last
