@@ -33,6 +33,7 @@
 #include <stdatomic.h>
 #include <sys/utsname.h>
 
+#include "core/hugemem.h"
 #include "core/kconfig.h"
 #include "core/kpageflags.h"
 #include "core/pagemap.h"
@@ -1055,6 +1056,8 @@ static uint64_t *dense_enough(struct pm_ctx *c, const struct exm_mapping *m,
 			return NULL;
 		c->big = t;
 		c->cap_big = n;
+		/* all of it is read into: faulted in at once */
+		exm_populate(t, n * sizeof(*t));
 	}
 	return c->big;
 }
