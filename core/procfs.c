@@ -407,9 +407,9 @@ int exm_parse_stat(const char *buf, size_t len, char **comm,
  * fd's text whole into a NUL-terminated buffer of its size: with read
  * until it says the end, or (from_start) with pread from offset 0, taking
  * a read shorter than asked as the end. Read into the stack first, then
- * copied to a block of its size: a walk keeps many (command lines), and
- * one of a page for each touched memory for nothing (a page fault is
- * expensive in a virtual machine). 0 or -errno.
+ * copied to a block of its size when it fits there: a walk keeps many
+ * (command lines), and one of a page for each touched memory for nothing
+ * (a page fault is expensive in a virtual machine). 0 or -errno.
  */
 static int read_whole(int fd, bool from_start, char **buf, size_t *len)
 {
@@ -453,18 +453,11 @@ static int read_whole(int fd, bool from_start, char **buf, size_t *len)
 		if (from_start && (size_t)r < want)
 			break; /* short: the end */
 	}
-	if (b == first || n + 1 < cap / 2) { /* its size */
-		char *fit = malloc(n + 1);
-
-		if (!fit) {
-			if (b != first)
-				free(b);
+	if (b == first) { /* to a block of its size */
+		b = malloc(n + 1);
+		if (!b)
 			return -ENOMEM;
-		}
-		memcpy(fit, b, n);
-		if (b != first)
-			free(b);
-		b = fit;
+		memcpy(b, first, n);
 	}
 	b[n] = '\0';
 	*buf = b;

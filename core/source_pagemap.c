@@ -986,7 +986,7 @@ static bool groups_with(const struct exm_mapping *prev,
 }
 
 /*
- * Small mappings p->maps[k..j) (each read at once, see scan_process), no
+ * Small mappings p->maps[k..j) (one or more, see scan_process), no
  * more than GROUP_GAP pages apart and DIRECT_PAGES in all: their words
  * read by one call into c->words (the holes between them too) and each
  * one's kept as read_direct keeps them. A process of a few dozen small
@@ -1407,8 +1407,8 @@ static int shared_derive_whole(struct pm_ctx *c, struct exm_builder *b, int fd,
 }
 
 /* Whether scan_process's direct path reads m's words at once: a small
- * mapping that is not a shared file's (see shared_derive); such mappings
- * side by side are read together (read_group). */
+ * mapping that is not a shared file's (see shared_derive); it and such
+ * mappings beside it are read by one call (read_group). */
 static bool read_alone(const struct pm_ctx *c, const struct exm_mapping *m,
 		       unsigned ps)
 {
@@ -1441,13 +1441,11 @@ static int scan_process(struct pm_ctx *c, struct exm_builder *b, int fd,
 			       groups_with(&p->maps[j - 1], &p->maps[j],
 					   m->start, ps))
 				j++;
-			if (j > k + 1) {
-				ret = read_group(c, b, fd, p, k, j, ps);
-				if (ret)
-					return ret;
-				k = j - 1;
-				continue;
-			}
+			ret = read_group(c, b, fd, p, k, j, ps);
+			if (ret)
+				return ret;
+			k = j - 1;
+			continue;
 		}
 		ret = shared ? shared_derive(c, b, fd, m, ps) : 2;
 		if (ret != 2) { /* another mapping's frames, or no ioctl */
