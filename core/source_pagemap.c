@@ -32,6 +32,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/utsname.h>
+#include <time.h>
 
 #include "core/hugemem.h"
 #include "core/kconfig.h"
@@ -124,8 +125,12 @@ struct pm_priv {
 	/* big mappings read whole (every virtual page): they hold pages
 	 * shared with another mapping, or counting was not allowed */
 	_Atomic uint64_t nwhole;
-	int kpf;	   /* /proc/kpageflags (of the tree read), or -1 */
-	int kpc;	   /* /proc/kpagecount (of the tree read), or -1 */
+	int kpf; /* /proc/kpageflags (of the tree read), or -1 */
+	int kpc; /* /proc/kpagecount (of the tree read), or -1 */
+	/* frames a read of kpc may span (exm_count_gap), measured by the
+	 * first worker to read counts (gap_asked) */
+	_Atomic unsigned count_gap;
+	_Atomic bool gap_asked;
 	uint64_t zero_pfn; /* the zero page's frame, or NO_PFN */
 	/* the first frame of the huge zero page, as last seen, or NO_PFN */
 	_Atomic uint64_t huge_zero;
@@ -557,6 +562,7 @@ static int pm_open(struct exm_source *src)
 		 src->arg && *src->arg ? src->arg : "/proc");
 	pp->kpf = open(path, O_RDONLY | O_CLOEXEC);
 	pp->kpc = -1; /* opened by the first scan that wants it */
+	pp->count_gap = EXM_GAP_DEFAULT;
 	pthread_mutex_init(&pp->seen_lock, NULL);
 	pthread_mutex_init(&pp->mm_lock, NULL);
 	pthread_cond_init(&pp->seen_done, NULL);
@@ -2172,9 +2178,10 @@ enum { PSS_ANON, PSS_FILE, PSS_SHMEM, PSS_NCAT };
 
 #define KPF_SWAPBACKED (UINT64_C(1) << 14)
 #define COUNT_RUN 4096 /* frames per /proc/kpagecount read at most */
-/* frames not wanted a read may span: a frame costs the kernel about 90 ns,
- * a read about 250 ns more (6.18) */
-#define COUNT_GAP 2
+/* reads of 1 and of GAP_FRAMES frames timed for the gap, the best of
+ * GAP_TRIES each (a read preempted only takes longer) */
+#define GAP_FRAMES 1024
+#define GAP_TRIES 4
 #define PSS_SHIFT 12 /* the kernel's fixed point (fs/proc/task_mmu.c) */
 /* frames listed as missing at most, then read (512 KiB of them) */
 #define MISS_BATCH 65536
@@ -2305,23 +2312,59 @@ static int cache_put(struct pm_ctx *c, uint64_t pfn, uint64_t count)
 	return 0;
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The source's gap (exm_count_gap) from reads of the block of frames
+ * around pfn, a frame in use (so its block is memory, not a hole); left
+ * as it was when a read comes back short. */
+static void measure_gap(struct pm_ctx *c, uint64_t pfn)
+{
+	uint64_t lo = pfn & ~(uint64_t)(GAP_FRAMES - 1);
+	uint64_t one = UINT64_MAX, many = UINT64_MAX, t;
+
+	for (int k = 0; k < GAP_TRIES; k++) {
+		t = mono_ns();
+		if (pread(c->pp->kpc, c->counts, 8, (off_t)(lo * 8)) != 8)
+			return;
+		t = mono_ns() - t;
+		one = t < one ? t : one;
+		t = mono_ns();
+		if (pread(c->pp->kpc, c->counts, GAP_FRAMES * 8,
+			  (off_t)(lo * 8)) != GAP_FRAMES * 8)
+			return;
+		t = mono_ns() - t;
+		many = t < many ? t : many;
+	}
+	atomic_store(&c->pp->count_gap, exm_count_gap(one, many, GAP_FRAMES));
+}
+
 /* Read the mapping counts of c->miss[0..n) (sorted, distinct) from
  * /proc/kpagecount, in runs, into the cache; 0 or -errno. */
 static int read_counts(struct pm_ctx *c, size_t n)
 {
 	size_t i = 0;
+	unsigned gap;
 
 	if (!c->counts) {
 		c->counts = malloc(COUNT_RUN * sizeof(*c->counts));
 		if (!c->counts)
 			return -ENOMEM;
 	}
+	if (n && !atomic_exchange(&c->pp->gap_asked, true))
+		measure_gap(c, c->miss[0]);
+	gap = atomic_load_explicit(&c->pp->count_gap, memory_order_relaxed);
 	while (i < n) {
 		uint64_t lo = c->miss[i], hi = lo + 1;
 		size_t j = i + 1;
 		ssize_t got;
 
-		while (j < n && c->miss[j] - hi <= COUNT_GAP &&
+		while (j < n && c->miss[j] - hi <= gap &&
 		       c->miss[j] - lo < COUNT_RUN)
 			hi = c->miss[j++] + 1;
 		do {
