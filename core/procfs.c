@@ -388,6 +388,8 @@ int exm_parse_stat(const char *buf, size_t len, char **comm,
 			st->ppid = (pid_t)v;
 		else if (field == 9)
 			st->flags = (unsigned)v;
+		else if (field == 20)
+			st->threads = (unsigned)v;
 		else if (field == 22)
 			st->start_time = v;
 		else if (field == 23)

@@ -79,6 +79,7 @@ int exm_parse_rollup(const char *buf, size_t len, struct exm_kpss *k);
 struct exm_stat {
 	pid_t ppid;	     /* 4 */
 	unsigned flags;	     /* 9: PF_* */
+	unsigned threads;    /* 20 */
 	uint64_t start_time; /* 22: clock ticks since boot */
 	uint64_t vsize;	     /* 23: bytes */
 };

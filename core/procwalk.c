@@ -590,6 +590,7 @@ static int read_ident(struct exm_pdir *d, struct exm_proc *p)
 		p->ppid = sf.ppid;
 		p->start_time = sf.start_time;
 		d->key = stat_key(buf, len);
+		d->one_thread = sf.threads == 1;
 	}
 	free(buf);
 	if (r)
@@ -623,8 +624,9 @@ static int walk_one(const struct walk *wl, struct worker *wk, void *ctx,
 		r = w->fn(wl->src, ctx, wl->opts, b, p, &d);
 	/* the rest of who it is, also for a process we may not look into */
 	if ((r == 0 || r == -EACCES || r == -EPERM) && p->comm) {
-		p->cmdline = wl->opts->want_cmdline ? read_cmdline(&d)
-						    : strdup("");
+		if (!p->cmdline) /* or the kept one (exm_reuse_take) */
+			p->cmdline = wl->opts->want_cmdline ? read_cmdline(&d)
+							    : strdup("");
 		p->cgroup = wl->opts->want_cgroup ? read_cgroup(&d)
 						  : strdup("");
 		p->user = user_name(wl->num, p->uid);

@@ -126,6 +126,9 @@ struct kent {
 	 * 0 when one did) */
 	struct exm_sizes *sz;
 	bool sz_ok;
+	/* its command line as last read, or NULL: a kept process of one
+	 * thread did not run since, so cannot have changed it (take) */
+	char *cmdline;
 };
 
 /* Counts by frame or swap entry (open addressing). */
@@ -273,8 +276,10 @@ static void kent_fini(struct kent *e)
 	}
 	free(e->maps);
 	free(e->sz);
+	free(e->cmdline);
 	e->maps = NULL;
 	e->sz = NULL;
+	e->cmdline = NULL;
 	e->nmaps = 0;
 	e->sz_ok = false;
 }
@@ -475,6 +480,15 @@ int exm_reuse_take(struct exm_reuse *r, struct exm_builder *b,
 	for (size_t i = 0; i < p->nmaps; i++)
 		p->maps[i].ksm_known = true;
 	e->taken = r->gen;
+	/* one thread that did not run (its run time is in the key) wrote
+	 * nothing, its command line (setproctitle) neither: not read again;
+	 * the module's key says nothing of run time */
+	if (opts->want_cmdline && e->cmdline && d->one_thread && !d->exact &&
+	    !p->cmdline) {
+		p->cmdline = strdup(e->cmdline);
+		if (!p->cmdline)
+			return -ENOMEM;
+	}
 	if (rollup && !d->exact) {
 		/* Pss_Dirty and SwapPss move with no counter: read again */
 		ret = exm_read_kpss(b, d, p);
@@ -588,6 +602,17 @@ static bool kpss_keepable(const struct exm_kpss *k)
 			  EXM_KPSS_PSS_SHMEM | EXM_KPSS_RSS);
 }
 
+/* A kept process's command line, read again (more than one thread) */
+static int kent_cmdline(struct kent *e, const struct exm_proc *p)
+{
+	if (!p->cmdline || !*p->cmdline ||
+	    (e->cmdline && !strcmp(e->cmdline, p->cmdline)))
+		return 0;
+	free(e->cmdline);
+	e->cmdline = strdup(p->cmdline);
+	return e->cmdline ? 0 : -ENOMEM;
+}
+
 static int kent_from(struct kent *e, const struct exm_proc *p, double now,
 		     struct kw_set *set)
 {
@@ -599,6 +624,11 @@ static int kent_from(struct kent *e, const struct exm_proc *p, double now,
 			    .walked_at = now,
 			    .takeable = p->state == EXM_PROC_OK &&
 					p->change_key };
+	if (p->cmdline && *p->cmdline) {
+		e->cmdline = strdup(p->cmdline);
+		if (!e->cmdline)
+			return -ENOMEM;
+	}
 	if (!p->nmaps)
 		return 0;
 	e->maps = calloc(p->nmaps, sizeof(*e->maps));
@@ -1086,6 +1116,7 @@ static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 			struct kent *e = &r->ents[o++];
 
 			if (is_kept(r, e)) {
+				ret = kent_cmdline(e, p);
 				ents[n] = *e; /* kept: moved over */
 				ents[n].kpss = p->kpss;
 				ents[n++].kpss_ok = kpss_keepable(&p->kpss);

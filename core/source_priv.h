@@ -22,6 +22,9 @@ struct exm_pdir {
 	/* key says every change itself (the module's counters): no more is
 	 * read into it (reuse.h) */
 	bool exact;
+	/* its stat says one thread: with key unchanged (stat's counters and
+	 * the main thread's run time), it did not run (reuse.h) */
+	bool one_thread;
 	/* the descriptors kept for the next walk (EXM_KFD_*; -1: not
 	 * open), or NULL: each opened and closed in this walk */
 	int *kept;

@@ -9,6 +9,12 @@ own (one snapshot for each line the test writes), beside a helper process
 the test tells what to do between snapshots:
   - setuid to nobody: its USER is nobody (the kept directory's owner is
     the process's owner now);
+  - rewrite its command line in place (setproctitle's way, through
+    /proc/self/mem): its COMMAND is the new one;
+  - start a thread that rewrites it when told through a FIFO, and tell
+    it, the main thread asleep: its COMMAND is the new one (a refresh
+    that keeps the words of a process of one thread that did not run
+    keeps its command line too; one of more threads is read again);
   - exec `sleep 3003`: same pid, its COMMAND is the new one, its VM and
     mappings those of the new program (/proc/PID/maps);
   - exit, and another process (`sleep 2002`) given the same pid
@@ -29,12 +35,29 @@ import time
 import exmlive
 
 FIELDS = "pid,user,cmd,vm,nmaps"
-HELPER = """import ctypes, os, sys
+HELPER = """import ctypes, os, sys, threading
+def retitle(title):
+    with open("/proc/self/stat") as f:
+        st = f.read().rsplit(")", 1)[1].split()
+    start, end = int(st[45]), int(st[46])  # arg_start, arg_end
+    new = title.encode()[:end - start - 1]
+    with open("/proc/self/mem", "r+b", buffering=0) as m:
+        m.seek(start)
+        m.write(new + bytes(end - start - len(new)))
+def titler(fifo):
+    while True:
+        with open(fifo) as f:
+            retitle(f.readline().strip())
+        print("ok", flush=True)
 for line in sys.stdin:
     cmd = line.split()
     if cmd[0] == "setuid":
         os.setuid(65534)
         ctypes.CDLL(None).prctl(4, 1, 0, 0, 0)  # PR_SET_DUMPABLE
+    elif cmd[0] == "title":
+        retitle(cmd[1])
+    elif cmd[0] == "thread":
+        threading.Thread(target=titler, args=(cmd[1],), daemon=True).start()
     elif cmd[0] == "exec":
         os.execvp("sleep", ["sleep", "3003"])
     print("ok", flush=True)
@@ -173,6 +196,29 @@ def main():
         settle(pid)
         row, check = ex.snapshot(pid)
         expect(fails, "setuid", row, check, pid, "nobody", cmd)
+        tell("title title-one")
+        settle(pid)
+        row, check = ex.snapshot(pid)
+        expect(fails, "title", row, check, pid, "nobody", "title-one")
+        fifo = os.path.join(tmp, "fifo")
+        os.mkfifo(fifo)
+        os.chmod(fifo, 0o666)
+        tell("thread " + fifo)
+        settle(pid)
+        row, check = ex.snapshot(pid)  # walked: it ran
+        row, check = ex.snapshot(pid)  # kept: it did not
+        expect(fails, "threaded", row, check, pid, "nobody", "title-one")
+        # the thread alone runs; the second time, with no page to fault
+        # in (its stat's counters still)
+        for title in ("title-two", "title-three"):
+            with open(fifo, "w") as f:
+                f.write(title + "\n")
+            assert helper.stdout.readline().strip() == "ok"
+            settle(pid)  # its mappings too (the thread may map memory)
+            row, check = ex.snapshot(pid)
+            expect(fails, "thread " + title, row, check, pid, "nobody",
+                   title)
+            row, check = ex.snapshot(pid)  # kept
         tell("exec")
         for _ in range(100):  # the exec done: sleep's command line
             with open("/proc/%d/cmdline" % pid) as f:
