@@ -24,6 +24,7 @@
 #include "core/builder.h"
 #include "core/parallel.h"
 #include "core/procfs.h"
+#include "core/reuse.h"
 #include "core/source_priv.h"
 
 #define PF_KTHREAD 0x00200000u
@@ -402,43 +403,45 @@ static size_t count_lines(const char *s, const char *end)
 
 int exm_read_maps(struct exm_builder *b, struct exm_pdir *d, struct exm_proc *p)
 {
-	char *buf;
-	size_t len;
-	int ret = exm_pdir_read(d, "maps", &buf, &len);
+	char *buf = NULL;
+	size_t len = d->maps_in_len;
+	int ret = d->maps_in ? 0 : exm_pdir_read(d, "maps", &buf, &len);
 	const char *s, *end;
 
 	if (ret)
 		return ret;
+	s = d->maps_in ? d->maps_in : buf;
+	end = s + len;
 	/* maps' text into the key stat began (reuse.h) */
+	d->stat_key = d->key;
 	if (d->key)
-		d->key = key_text(d->key, buf, len) | 1;
-	s = buf;
-	end = buf + len;
-	/* room for a mapping a line, exactly */
-	if (exm_proc_reserve_mappings(p, count_lines(s, end))) {
-		free(buf);
-		return -ENOMEM;
+		d->key = key_text(d->key, s, len) | 1;
+	if (buf && d->keep_maps) { /* for exm_reuse_take */
+		d->maps = buf;
+		d->maps_len = len;
+		buf = NULL;
 	}
-	while (s < end) {
+	/* room for a mapping a line, exactly */
+	ret = exm_proc_reserve_mappings(p, count_lines(s, end)) ? -ENOMEM : 0;
+	while (!ret && s < end) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 		const char *le = nl ? nl : end;
 		struct exm_mapping *m = exm_build_mapping(b, p);
 
 		if (!m) {
-			free(buf);
-			return -ENOMEM;
+			ret = -ENOMEM;
+			break;
 		}
 		ret = exm_parse_maps_line(s, (size_t)(le - s), m);
 		if (ret) {
 			p->nmaps--; /* skip a line we cannot parse */
-			if (ret == -ENOMEM) {
-				free(buf);
-				return ret;
-			}
+			ret = ret == -ENOMEM ? ret : 0;
 		}
 		s = nl ? nl + 1 : end;
 	}
 	free(buf);
+	if (ret)
+		return ret;
 	return p->nmaps ? 0 : 1; /* none: a zombie or exiting process */
 }
 
@@ -618,8 +621,13 @@ static int walk_one(const struct walk *wl, struct worker *wk, void *ctx,
 		return -ENOMEM;
 	p->pid = pid;
 	r = w->ident ? 0 : read_ident(&d, p);
-	if (r == 0 && w->read_maps)
+	if (r == 0 && w->read_maps) {
+		/* maps as the last walk read them, if it did not run */
+		if (!w->ident)
+			exm_reuse_maps(wl->src->reuse, p->pid, p->start_time,
+				       &d);
 		r = exm_read_maps(b, &d, p);
+	}
 	if (r == 0)
 		r = w->fn(wl->src, ctx, wl->opts, b, p, &d);
 	/* the rest of who it is, also for a process we may not look into */
@@ -635,6 +643,7 @@ static int walk_one(const struct walk *wl, struct worker *wk, void *ctx,
 		if (!p->cmdline || !p->cgroup || !p->user)
 			r = -ENOMEM;
 	}
+	free(d.maps); /* read, not taken by exm_reuse_take */
 	if (d.fd >= 0 && !d.kept)
 		close(d.fd);
 	if (d.kept && r && r != 1 && r != -EACCES && r != -EPERM)

@@ -129,6 +129,19 @@ struct kent {
 	/* its command line as last read, or NULL: a kept process of one
 	 * thread did not run since, so cannot have changed it (take) */
 	char *cmdline;
+	/* of one thread: its maps' text, stat's key and run time as its last
+	 * walk read them (exm_reuse_maps), or NULL */
+	char *maps_text;
+	size_t maps_len;
+	uint64_t stat_key, sched;
+};
+
+/* A walked process's maps' text, until update() gives it to its entry. */
+struct ktext {
+	pid_t pid;
+	uint64_t start_time, stat_key, sched;
+	char *text;
+	size_t len;
 };
 
 /* Counts by frame or swap entry (open addressing). */
@@ -203,7 +216,9 @@ struct exm_reuse {
 	/* the source's keys see every change (the module): the system's
 	 * counters need no full walk */
 	bool exact;
-	pthread_mutex_t put_lock; /* struct kwords' put_* */
+	pthread_mutex_t put_lock; /* struct kwords' put_* and texts */
+	struct ktext *texts;	  /* this walk's, any order (under put_lock) */
+	size_t ntexts, cap_texts;
 	struct held held;
 	/* the snapshots being taken are accounted here, after update()
 	 * (exm_reuse_defers), with the sizes kept; the capabilities of the
@@ -277,11 +292,20 @@ static void kent_fini(struct kent *e)
 	free(e->maps);
 	free(e->sz);
 	free(e->cmdline);
+	free(e->maps_text);
 	e->maps = NULL;
 	e->sz = NULL;
 	e->cmdline = NULL;
+	e->maps_text = NULL;
 	e->nmaps = 0;
 	e->sz_ok = false;
+}
+
+static void texts_drop(struct exm_reuse *r)
+{
+	for (size_t i = 0; i < r->ntexts; i++)
+		free(r->texts[i].text);
+	r->ntexts = 0;
 }
 
 void exm_reuse_free(struct exm_reuse *r)
@@ -289,6 +313,8 @@ void exm_reuse_free(struct exm_reuse *r)
 	if (!r)
 		return;
 	forget(r);
+	texts_drop(r);
+	free(r->texts);
 	free(r->held.procs);
 	free(r->ents);
 	free(r->forced);
@@ -355,16 +381,83 @@ static bool forced(const struct exm_reuse *r, pid_t pid)
  * the clock tick stat's CPU times count in (a madvise(MADV_DONTNEED) by
  * the process itself moves no fault count).
  */
-static uint64_t sched_key(struct exm_pdir *d, uint64_t key)
+#define SCHED_NONE 1 /* no schedstat (CONFIG_SCHED_INFO off) */
+
+static uint64_t sched_of(struct exm_pdir *d)
 {
 	char *buf;
 	size_t len;
 
+	if (d->sched)
+		return d->sched;
 	if (exm_pdir_read(d, "schedstat", &buf, &len))
-		return key;
-	key = hash_bytes(key, buf, strcspn(buf, " \n"));
+		return d->sched = SCHED_NONE;
+	d->sched = hash_bytes(HASH0, buf, strcspn(buf, " \n")) | 1;
 	free(buf);
-	return key;
+	return d->sched;
+}
+
+static uint64_t sched_key(struct exm_pdir *d, uint64_t key)
+{
+	uint64_t s = sched_of(d);
+
+	return hash_bytes(key, &s, sizeof(s));
+}
+
+void exm_reuse_maps(struct exm_reuse *r, pid_t pid, uint64_t start_time,
+		    struct exm_pdir *d)
+{
+	const struct kent *e;
+
+	if (!r || !d->one_thread || d->exact || !d->key ||
+	    (r->last && !r->taking))
+		return;
+	if (sched_of(d) == SCHED_NONE)
+		return; /* stat's ticks miss a short run */
+	d->keep_maps = true;
+	if (!r->taking)
+		return;
+	e = find(r, pid);
+	if (!e || !e->takeable || !e->maps_text ||
+	    e->start_time != start_time || e->stat_key != d->key ||
+	    e->sched != d->sched || forced(r, pid))
+		return;
+	d->maps_in = e->maps_text;
+	d->maps_in_len = e->maps_len;
+	d->keep_maps = false;
+}
+
+/* A walked process's maps' text for its entry (update: kent_text). */
+static int text_note(struct exm_reuse *r, const struct exm_proc *p,
+		     struct exm_pdir *d)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&r->put_lock);
+	if (r->ntexts == r->cap_texts) {
+		size_t n = r->cap_texts ? 2 * r->cap_texts : 64;
+		struct ktext *t = realloc(r->texts, n * sizeof(*t));
+
+		if (t) {
+			r->texts = t;
+			r->cap_texts = n;
+		}
+	}
+	if (r->ntexts < r->cap_texts) {
+		r->texts[r->ntexts++] = (struct ktext){
+			.pid = p->pid,
+			.start_time = p->start_time,
+			.stat_key = d->stat_key,
+			.sched = d->sched,
+			.text = d->maps,
+			.len = d->maps_len
+		};
+		d->maps = NULL;
+	} else {
+		ret = -ENOMEM;
+	}
+	pthread_mutex_unlock(&r->put_lock);
+	return ret;
 }
 
 /*
@@ -460,6 +553,8 @@ int exm_reuse_take(struct exm_reuse *r, struct exm_builder *b,
 				 ? d->key
 				 : sched_key(d, d->key)) |
 			1;
+	if (d->maps && !d->exact && text_note(r, p, d))
+		return -ENOMEM;
 	if (!r->taking || !d->key)
 		return 0;
 	e = find(r, p->pid);
@@ -600,6 +695,33 @@ static bool kpss_keepable(const struct exm_kpss *k)
 {
 	return k->has == (EXM_KPSS_PSS | EXM_KPSS_PSS_ANON | EXM_KPSS_PSS_FILE |
 			  EXM_KPSS_PSS_SHMEM | EXM_KPSS_RSS);
+}
+
+static int text_cmp(const void *a, const void *b)
+{
+	pid_t x = ((const struct ktext *)a)->pid;
+	pid_t y = ((const struct ktext *)b)->pid;
+
+	return (x > y) - (x < y);
+}
+
+/* e, p's entry, takes the maps' text p's walk read (texts sorted) */
+static void kent_text(struct exm_reuse *r, struct kent *e,
+		      const struct exm_proc *p)
+{
+	struct ktext key = { .pid = p->pid };
+	struct ktext *t = r->ntexts ? bsearch(&key, r->texts, r->ntexts,
+					      sizeof(key), text_cmp)
+				    : NULL;
+
+	if (!t || t->start_time != p->start_time || !t->text)
+		return;
+	free(e->maps_text);
+	e->maps_text = t->text;
+	e->maps_len = t->len;
+	e->stat_key = t->stat_key;
+	e->sched = t->sched;
+	t->text = NULL;
 }
 
 /* A kept process's command line, read again (more than one thread) */
@@ -1101,6 +1223,8 @@ static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 			;
 		set.v = calloc(set.cap, sizeof(*set.v));
 	}
+	if (r->ntexts)
+		qsort(r->texts, r->ntexts, sizeof(*r->texts), text_cmp);
 	for (size_t i = 0; i < snap->nprocs && !ret; i++) {
 		const struct exm_proc *p = &snap->procs[i];
 
@@ -1117,6 +1241,7 @@ static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 
 			if (is_kept(r, e)) {
 				ret = kent_cmdline(e, p);
+				kent_text(r, e, p);
 				ents[n] = *e; /* kept: moved over */
 				ents[n].kpss = p->kpss;
 				ents[n++].kpss_ok = kpss_keepable(&p->kpss);
@@ -1124,6 +1249,7 @@ static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 			}
 			if (e->start_time == p->start_time) {
 				ret = kent_from(&ents[n], p, now, &set);
+				kent_text(r, &ents[n], p);
 				ents[n++].walk_gen = r->gen;
 				if (!ret)
 					ret = kent_moves(&t, counting, e,
@@ -1137,6 +1263,7 @@ static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 				break;
 		}
 		ret = kent_from(&ents[n], p, now, &set);
+		kent_text(r, &ents[n], p);
 		ents[n++].walk_gen = r->gen;
 		if (!ret)
 			ret = kent_moves(&t, counting, NULL, &ents[n - 1],
@@ -1149,6 +1276,7 @@ static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 		kent_fini(&r->ents[o]);
 	}
 	free(set.v);
+	texts_drop(r);
 	free(r->ents);
 	r->ents = ents;
 	r->n = n;
@@ -2166,6 +2294,7 @@ int exm_reuse_snapshot(struct exm_reuse *r, struct exm_source *src,
 		r->gen++;
 		r->st.passes++;
 		updated = false;
+		texts_drop(r); /* an earlier pass's */
 		ret = take(src, opts, &snap);
 		if (ret || (full && r->last))
 			break;

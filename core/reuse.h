@@ -130,4 +130,18 @@ int exm_reuse_take(struct exm_reuse *r, struct exm_builder *b,
 		   struct exm_proc *p, struct exm_pdir *d,
 		   const struct exm_scan_opts *opts);
 
+/*
+ * For a walk's process of one thread (d->one_thread) whose stat was read
+ * (d->key), before its maps (any worker thread): reads its main thread's
+ * run time now (before maps: a change after it moves it), and when its
+ * stat's counters and that run time are those of its last walk, it did
+ * not run since, so neither did it change its mappings: d->maps_in is
+ * the text of maps that walk read, to parse instead (valid while the
+ * snapshot is taken). Otherwise asks exm_read_maps to keep the text it
+ * reads (d->keep_maps) for the next refresh. r NULL, or a last snapshot:
+ * nothing.
+ */
+void exm_reuse_maps(struct exm_reuse *r, pid_t pid, uint64_t start_time,
+		    struct exm_pdir *d);
+
 #endif

@@ -25,6 +25,18 @@ struct exm_pdir {
 	/* its stat says one thread: with key unchanged (stat's counters and
 	 * the main thread's run time), it did not run (reuse.h) */
 	bool one_thread;
+	/* key before maps' text was hashed into it (exm_read_maps) */
+	uint64_t stat_key;
+	/* the main thread's run time hashed, once read (0: not yet) */
+	uint64_t sched;
+	/* maps' text to parse rather than read (exm_reuse_maps: not owned) */
+	const char *maps_in;
+	size_t maps_in_len;
+	/* with keep_maps, exm_read_maps leaves the text it read in maps
+	 * (malloc'd) for exm_reuse_take; the walk frees what is left */
+	bool keep_maps;
+	char *maps;
+	size_t maps_len;
 	/* the descriptors kept for the next walk (EXM_KFD_*; -1: not
 	 * open), or NULL: each opened and closed in this walk */
 	int *kept;

@@ -198,3 +198,5 @@ CLEANFILES += tests/live/noscan-plain
 # to another process (ns_last_pid, in a pid namespace of its own). Root.
 TESTS += tests/live/test_kept_fds.py
 EXTRA_DIST += tests/live/test_kept_fds.py
+TESTS += tests/live/test_quiet_reads.py
+EXTRA_DIST += tests/live/test_quiet_reads.py

@@ -11,8 +11,8 @@ the test tells what to do between snapshots:
     the process's owner now);
   - rewrite its command line in place (setproctitle's way, through
     /proc/self/mem): its COMMAND is the new one;
-  - start a thread that rewrites it when told through a FIFO, and tell
-    it, the main thread asleep: its COMMAND is the new one (a refresh
+  - start a thread that rewrites it when told through a pipe of its
+    own, and tell it, the main thread asleep: its COMMAND is the new one (a refresh
     that keeps the words of a process of one thread that did not run
     keeps its command line too; one of more threads is read again);
   - exec `sleep 3003`: same pid, its COMMAND is the new one, its VM and
@@ -44,10 +44,9 @@ def retitle(title):
     with open("/proc/self/mem", "r+b", buffering=0) as m:
         m.seek(start)
         m.write(new + bytes(end - start - len(new)))
-def titler(fifo):
-    while True:
-        with open(fifo) as f:
-            retitle(f.readline().strip())
+def titler(fd):
+    for title in os.fdopen(fd):
+        retitle(title.strip())
         print("ok", flush=True)
 for line in sys.stdin:
     cmd = line.split()
@@ -57,7 +56,8 @@ for line in sys.stdin:
     elif cmd[0] == "title":
         retitle(cmd[1])
     elif cmd[0] == "thread":
-        threading.Thread(target=titler, args=(cmd[1],), daemon=True).start()
+        threading.Thread(target=titler, args=(int(cmd[1]),),
+                         daemon=True).start()
     elif cmd[0] == "exec":
         os.execvp("sleep", ["sleep", "3003"])
     print("ok", flush=True)
@@ -171,9 +171,12 @@ def main():
         f.write(HELPER)
     os.chmod(tmp, 0o755)
     os.chmod(script, 0o644)
+    # the pipe the thread reads titles from (see titler)
+    title_r, title_w = os.pipe()
     helper = subprocess.Popen([sys.executable, script],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              text=True)
+                              text=True, pass_fds=(title_r,))
+    os.close(title_r)
     pid = helper.pid
     cmd = "%s %s" % (sys.executable, script)
     helper.stdin.write("ready\n")  # started: its modules all loaded
@@ -200,10 +203,7 @@ def main():
         settle(pid)
         row, check = ex.snapshot(pid)
         expect(fails, "title", row, check, pid, "nobody", "title-one")
-        fifo = os.path.join(tmp, "fifo")
-        os.mkfifo(fifo)
-        os.chmod(fifo, 0o666)
-        tell("thread " + fifo)
+        tell("thread %d" % title_r)
         settle(pid)
         row, check = ex.snapshot(pid)  # walked: it ran
         row, check = ex.snapshot(pid)  # kept: it did not
@@ -211,8 +211,7 @@ def main():
         # the thread alone runs; the second time, with no page to fault
         # in (its stat's counters still)
         for title in ("title-two", "title-three"):
-            with open(fifo, "w") as f:
-                f.write(title + "\n")
+            os.write(title_w, (title + "\n").encode())
             assert helper.stdout.readline().strip() == "ok"
             settle(pid)  # its mappings too (the thread may map memory)
             row, check = ex.snapshot(pid)
@@ -242,6 +241,7 @@ def main():
             expect(fails, "reused", row, check, pid, "root", "sleep 2002")
         ex.stop()
     finally:
+        os.close(title_w)
         for p in (helper, other):
             if p and p.poll() is None:
                 p.kill()
