@@ -561,11 +561,10 @@ static uint64_t stat_key(const char *buf, size_t len)
 	return h | 1;
 }
 
-/* Identity from /proc/PID/stat and the directory's owner. 0; 1 for a
+/* Identity from /proc/PID/stat (the owner: read_owner). 0; 1 for a
  * kernel thread; -errno (-ENOENT/-ESRCH: gone). */
 static int read_ident(struct exm_pdir *d, struct exm_proc *p)
 {
-	struct stat st;
 	struct exm_stat sf;
 	char *buf;
 	size_t len;
@@ -598,10 +597,24 @@ static int read_ident(struct exm_pdir *d, struct exm_proc *p)
 	free(buf);
 	if (r)
 		return r == -ENOMEM ? r : -ESRCH;
+	return (sf.flags & PF_KTHREAD) ? 1 : 0;
+}
+
+/* Its user: the directory's owner (the process's, or root's while it is
+ * not dumpable), or its last walk's when it did not run since
+ * (exm_reuse_maps: changing either takes a system call). 0 or -ESRCH. */
+static int read_owner(struct exm_pdir *d, struct exm_proc *p)
+{
+	struct stat st;
+
+	if (d->maps_in) {
+		p->uid = d->uid;
+		return 0;
+	}
 	if (fstat(d->fd, &st))
 		return -ESRCH;
 	p->uid = st.st_uid;
-	return (sf.flags & PF_KTHREAD) ? 1 : 0;
+	return 0;
 }
 
 static int walk_one(const struct walk *wl, struct worker *wk, void *ctx,
@@ -621,13 +634,13 @@ static int walk_one(const struct walk *wl, struct worker *wk, void *ctx,
 		return -ENOMEM;
 	p->pid = pid;
 	r = w->ident ? 0 : read_ident(&d, p);
-	if (r == 0 && w->read_maps) {
-		/* maps as the last walk read them, if it did not run */
-		if (!w->ident)
-			exm_reuse_maps(wl->src->reuse, p->pid, p->start_time,
-				       &d);
+	/* maps as the last walk read them, if it did not run */
+	if (r == 0 && !w->ident && w->read_maps)
+		exm_reuse_maps(wl->src->reuse, p->pid, p->start_time, &d);
+	if (r == 0 && !w->ident)
+		r = read_owner(&d, p);
+	if (r == 0 && w->read_maps)
 		r = exm_read_maps(b, &d, p);
-	}
 	if (r == 0)
 		r = w->fn(wl->src, ctx, wl->opts, b, p, &d);
 	/* the rest of who it is, also for a process we may not look into */

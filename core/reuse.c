@@ -134,6 +134,7 @@ struct kent {
 	char *maps_text;
 	size_t maps_len;
 	uint64_t stat_key, sched;
+	uid_t uid; /* of /proc/PID when walked */
 };
 
 /* A walked process's maps' text, until update() gives it to its entry. */
@@ -424,6 +425,7 @@ void exm_reuse_maps(struct exm_reuse *r, pid_t pid, uint64_t start_time,
 		return;
 	d->maps_in = e->maps_text;
 	d->maps_in_len = e->maps_len;
+	d->uid = e->uid;
 	d->keep_maps = false;
 }
 
@@ -721,6 +723,7 @@ static void kent_text(struct exm_reuse *r, struct kent *e,
 	e->maps_len = t->len;
 	e->stat_key = t->stat_key;
 	e->sched = t->sched;
+	e->uid = p->uid;
 	t->text = NULL;
 }
 
@@ -745,7 +748,8 @@ static int kent_from(struct kent *e, const struct exm_proc *p, double now,
 			    .kpss_ok = kpss_keepable(&p->kpss),
 			    .walked_at = now,
 			    .takeable = p->state == EXM_PROC_OK &&
-					p->change_key };
+					p->change_key,
+			    .uid = p->uid };
 	if (p->cmdline && *p->cmdline) {
 		e->cmdline = strdup(p->cmdline);
 		if (!e->cmdline)

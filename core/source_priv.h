@@ -29,9 +29,11 @@ struct exm_pdir {
 	uint64_t stat_key;
 	/* the main thread's run time hashed, once read (0: not yet) */
 	uint64_t sched;
-	/* maps' text to parse rather than read (exm_reuse_maps: not owned) */
+	/* maps' text to parse rather than read (exm_reuse_maps: not owned),
+	 * and the owner of /proc/PID then */
 	const char *maps_in;
 	size_t maps_in_len;
+	uid_t uid;
 	/* with keep_maps, exm_read_maps leaves the text it read in maps
 	 * (malloc'd) for exm_reuse_take; the walk frees what is left */
 	bool keep_maps;

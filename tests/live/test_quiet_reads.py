@@ -6,13 +6,14 @@ A process of one thread whose stat counters and main thread's run time
 (schedstat) are those of its last walk did not run since, so it changed
 neither its mappings nor its command line: a refresh parses the text of
 maps that walk read and keeps the command line (reuse.c,
-exm_reuse_maps), reading neither again. One that ran is read again.
+exm_reuse_maps), reading neither again, nor who owns /proc/PID (a
+setuid is a system call). One that ran is read again.
 
 In a pid namespace of its own (only the test's processes listed), the
 test starts SLEEPERS `sleep` processes and a ticker, one thread that
 every 20 ms splits and merges a mapping with mprotect (its maps change,
 its virtual and resident sizes do not), and runs exmtop `-b -n 5 -d 0.5`:
-- under strace: each sleeper's maps and cmdline opened or read once
+- under strace: each sleeper's maps, cmdline and owner read once
   for each full walk among the snapshots (the first, and any the
   system's counters make: the header says which), the ticker's maps in
   every snapshot;
@@ -100,7 +101,7 @@ def main():
         env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
         with open(out, "w") as f:
             rc = subprocess.run(
-                ["strace", "-f", "-qq", "-y", "-e", "trace=openat,read,pread64",
+                ["strace", "-f", "-qq", "-y", "-e", "trace=openat,read,pread64,fstat,newfstatat",
                  "-o", trace, exmlive.EXMTOP] + args, stdout=f,
                 stderr=subprocess.PIPE, env=env).returncode
         c.eq(rc, 0, "strace exmtop: exit status")
@@ -112,6 +113,7 @@ def main():
         print("%d of %d snapshots full walks" % (walks, len(heads)))
         maps = {}
         cmdline = {}
+        owner = {}
         with open(trace) as f:
             for line in f:
                 m = re.search(r'openat\(\d+</proc/(\d+)>, "maps"', line)
@@ -123,11 +125,20 @@ def main():
                 if m:
                     pid = int(m.group(1) or m.group(2))
                     cmdline[pid] = cmdline.get(pid, 0) + 1
+                # its owner: fstat of the directory
+                m = re.search(r'^\d+ +(?:new)?fstat(?:at)?\(\d+</proc/(\d+)>',
+                              line)
+                if m:
+                    pid = int(m.group(1))
+                    owner[pid] = owner.get(pid, 0) + 1
         for pid in sorted(spids):
             c.eq(maps.get(pid, 0), walks,
                  "sleeper %d: maps read once a full walk" % pid)
             c.eq(cmdline.get(pid, 0), walks,
                  "sleeper %d: cmdline read once a full walk" % pid)
+            c.eq(owner.get(pid, 0), walks,
+                 "sleeper %d: its directory's owner read once a full walk"
+                 % pid)
         c.eq(maps.get(ticker.pid, 0), SNAPS,
              "the ticker's maps read in every snapshot")
 
