@@ -47,6 +47,19 @@ EFFECTIVE_KEYS = ("erss", "eswap", "emapped")
 EFF_TOL = 0.01
 
 
+def in_own_pid_ns(var):
+    """Run this test again in a pid namespace of its own (its /proc
+    mounted anew: only the test's own processes listed), unless the
+    environment variable var says it already runs there."""
+    if os.environ.get(var):
+        return
+    os.environ[var] = "1"
+    sys.stdout.flush()
+    os.execvp("unshare", ["unshare", "--pid", "--fork", "--mount-proc",
+                          "--kill-child", sys.executable,
+                          os.path.abspath(sys.argv[0])])
+
+
 def builddir_path(env, default):
     return os.environ.get(env) or default
 

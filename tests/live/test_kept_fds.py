@@ -158,12 +158,7 @@ def main():
     if os.geteuid() != 0:
         print("SKIP: needs root (pagemap's frame numbers)")
         sys.exit(exmlive.SKIP)
-    if not os.environ.get("EXM_KEPT_NS"):
-        os.environ["EXM_KEPT_NS"] = "1"
-        sys.stdout.flush()
-        os.execvp("unshare", ["unshare", "--pid", "--fork", "--mount-proc",
-                              "--kill-child", sys.executable,
-                              os.path.abspath(__file__)])
+    exmlive.in_own_pid_ns("EXM_KEPT_NS")
     fails = []
     tmp = tempfile.mkdtemp(prefix="exm-kept-")
     script = os.path.join(tmp, "helper.py")

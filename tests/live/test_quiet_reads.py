@@ -74,12 +74,7 @@ def main():
     if not shutil.which("strace"):
         print("FAIL: strace is not installed (scripts/deps.sh)")
         sys.exit(1)
-    if not os.environ.get("EXM_QUIET_NS"):
-        os.environ["EXM_QUIET_NS"] = "1"
-        sys.stdout.flush()
-        os.execvp("unshare", ["unshare", "--pid", "--fork", "--mount-proc",
-                              "--kill-child", sys.executable,
-                              os.path.abspath(__file__)])
+    exmlive.in_own_pid_ns("EXM_QUIET_NS")
     c = exmlive.Checker("quiet reads")
     tmp = tempfile.mkdtemp(prefix="exm-quiet-")
     procs = []
