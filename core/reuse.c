@@ -577,11 +577,10 @@ int exm_reuse_take(struct exm_reuse *r, struct exm_builder *b,
 	for (size_t i = 0; i < p->nmaps; i++)
 		p->maps[i].ksm_known = true;
 	e->taken = r->gen;
-	/* one thread that did not run (its run time is in the key) wrote
-	 * nothing, its command line (setproctitle) neither: not read again;
-	 * the module's key says nothing of run time */
-	if (opts->want_cmdline && e->cmdline && d->one_thread && !d->exact &&
-	    !p->cmdline) {
+	/* one thread that did not run (exm_reuse_maps said so: its maps
+	 * text taken) wrote nothing, its command line (setproctitle)
+	 * neither: not read again */
+	if (opts->want_cmdline && e->cmdline && d->maps_in && !p->cmdline) {
 		p->cmdline = strdup(e->cmdline);
 		if (!p->cmdline)
 			return -ENOMEM;
