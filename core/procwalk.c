@@ -688,7 +688,7 @@ static int walk_one(const struct walk *wl, struct worker *wk, void *ctx,
 	return 0;
 }
 
-static int64_t clock_ns(clockid_t id)
+int64_t exm_clock_ns(clockid_t id)
 {
 	struct timespec ts;
 
@@ -705,7 +705,7 @@ static void maybe_spawn(struct walk *walk, size_t done, bool now)
 	if (walk->spawned || walk->nw < 2)
 		return;
 	if (!now) {
-		int64_t el = clock_ns(CLOCK_MONOTONIC_COARSE) - walk->t0;
+		int64_t el = exm_clock_ns(CLOCK_MONOTONIC_COARSE) - walk->t0;
 
 		if (el < SPAWN_PROBE_NS || done >= walk->npids ||
 		    (double)el * (double)walk->npids / (double)done <
@@ -724,7 +724,7 @@ static void worker_main(void *arg, unsigned t, unsigned n)
 	struct walk *walk = arg;
 	struct worker *wk = &walk->wk[t];
 	const struct exm_walk *w = walk->w;
-	int64_t cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	int64_t cpu0 = exm_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	void *ctx;
 
 	if (wk->ret || !wk->b.snap)
@@ -746,7 +746,7 @@ static void worker_main(void *arg, unsigned t, unsigned n)
 	if (w->ctx_free)
 		w->ctx_free(ctx);
 	__atomic_fetch_add(&walk->cpu_ns,
-			   clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0,
+			   exm_clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0,
 			   __ATOMIC_RELAXED);
 	(void)n;
 }
@@ -826,7 +826,7 @@ int exm_proc_walk(struct exm_source *src, const struct exm_scan_opts *opts,
 						: NULL,
 		.npids = npids,
 		.nw = nw,
-		.t0 = clock_ns(CLOCK_MONOTONIC_COARSE),
+		.t0 = exm_clock_ns(CLOCK_MONOTONIC_COARSE),
 		.num = __atomic_add_fetch(&walks, 1, __ATOMIC_RELAXED)
 	};
 	walk->wk[0].b = *b;

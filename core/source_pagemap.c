@@ -2312,14 +2312,6 @@ static int cache_put(struct pm_ctx *c, uint64_t pfn, uint64_t count)
 	return 0;
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* The source's gap (exm_count_gap) from reads of the block of frames
  * around pfn, a frame in use (so its block is memory, not a hole); left
  * as it was when a read comes back short. */
@@ -2327,18 +2319,19 @@ static void measure_gap(struct pm_ctx *c, uint64_t pfn)
 {
 	uint64_t lo = pfn & ~(uint64_t)(GAP_FRAMES - 1);
 	uint64_t one = UINT64_MAX, many = UINT64_MAX, t;
+	int64_t t0;
 
 	for (int k = 0; k < GAP_TRIES; k++) {
-		t = mono_ns();
+		t0 = exm_clock_ns(CLOCK_MONOTONIC);
 		if (pread(c->pp->kpc, c->counts, 8, (off_t)(lo * 8)) != 8)
 			return;
-		t = mono_ns() - t;
+		t = (uint64_t)(exm_clock_ns(CLOCK_MONOTONIC) - t0);
 		one = t < one ? t : one;
-		t = mono_ns();
+		t0 = exm_clock_ns(CLOCK_MONOTONIC);
 		if (pread(c->pp->kpc, c->counts, GAP_FRAMES * 8,
 			  (off_t)(lo * 8)) != GAP_FRAMES * 8)
 			return;
-		t = mono_ns() - t;
+		t = (uint64_t)(exm_clock_ns(CLOCK_MONOTONIC) - t0);
 		many = t < many ? t : many;
 	}
 	atomic_store(&c->pp->count_gap, exm_count_gap(one, many, GAP_FRAMES));

@@ -7,6 +7,7 @@
 #define EXM_SOURCE_PRIV_H
 
 #include <errno.h>
+#include <time.h>
 
 #include "core/builder.h"
 #include "core/source.h"
@@ -100,6 +101,9 @@ struct exm_walk {
  */
 int exm_proc_walk(struct exm_source *src, const struct exm_scan_opts *opts,
 		  struct exm_builder *b, const struct exm_walk *w);
+
+/* The clock id's time in ns. */
+int64_t exm_clock_ns(clockid_t id);
 
 /* Read p's mappings from d's maps into b: 0; 1 when there are none (a
  * kernel thread, or exiting); -errno. */
