@@ -737,8 +737,8 @@ static int kent_cmdline(struct kent *e, const struct exm_proc *p)
 	return e->cmdline ? 0 : -ENOMEM;
 }
 
-static int kent_from(struct kent *e, const struct exm_proc *p, double now,
-		     struct kw_set *set)
+static int kent_from(struct exm_reuse *r, struct kent *e,
+		     const struct exm_proc *p, double now, struct kw_set *set)
 {
 	*e = (struct kent){ .pid = p->pid,
 			    .start_time = p->start_time,
@@ -749,6 +749,7 @@ static int kent_from(struct kent *e, const struct exm_proc *p, double now,
 			    .takeable = p->state == EXM_PROC_OK &&
 					p->change_key,
 			    .uid = p->uid };
+	kent_text(r, e, p);
 	if (p->cmdline && *p->cmdline) {
 		e->cmdline = strdup(p->cmdline);
 		if (!e->cmdline)
@@ -1251,8 +1252,7 @@ static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 				continue;
 			}
 			if (e->start_time == p->start_time) {
-				ret = kent_from(&ents[n], p, now, &set);
-				kent_text(r, &ents[n], p);
+				ret = kent_from(r, &ents[n], p, now, &set);
 				ents[n++].walk_gen = r->gen;
 				if (!ret)
 					ret = kent_moves(&t, counting, e,
@@ -1265,8 +1265,7 @@ static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 			if (ret)
 				break;
 		}
-		ret = kent_from(&ents[n], p, now, &set);
-		kent_text(r, &ents[n], p);
+		ret = kent_from(r, &ents[n], p, now, &set);
 		ents[n++].walk_gen = r->gen;
 		if (!ret)
 			ret = kent_moves(&t, counting, NULL, &ents[n - 1],
