@@ -466,6 +466,19 @@ def read_pagemap(pid, vmas, ps):
         os.close(fd)
 
 
+def kpage(name, pfns):
+    """{pfn: 8-byte value of /proc/NAME} for pfns (kpageflags,
+    kpagecount, kpagecgroup)."""
+    out = {}
+    fd = os.open("/proc/" + name, os.O_RDONLY)
+    try:
+        for pfn in pfns:
+            out[pfn] = int.from_bytes(os.pread(fd, 8, pfn * 8), "little")
+    finally:
+        os.close(fd)
+    return out
+
+
 def read_rollup(pid):
     """The kernel's smaps_rollup figures in bytes, keyed like exmtop's JSON;
     None if unreadable."""

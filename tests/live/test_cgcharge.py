@@ -218,18 +218,6 @@ def vmstat():
                 if k in MOVES}
 
 
-def kpage(name, pfns):
-    """{pfn: 8-byte value of /proc/NAME} for pfns."""
-    out = {}
-    fd = os.open("/proc/" + name, os.O_RDONLY)
-    try:
-        for pfn in pfns:
-            out[pfn] = int.from_bytes(os.pread(fd, 8, pfn * 8), "little")
-    finally:
-        os.close(fd)
-    return out
-
-
 def oracle(pids, cg_of, ino_of, ps):
     """others, elsewhere, own share and mapped file bytes per cgroup name,
     from pagemap and kpagecgroup (each frame divided among its mappings,
@@ -242,8 +230,8 @@ def oracle(pids, cg_of, ino_of, ps):
                 if w & exmlive.PM_PRESENT:
                     words.append((pid, w))
     pfns = sorted({w & exmlive.PM_PFN_MASK for _, w in words})
-    flags = kpage("kpageflags", pfns)
-    memcg = kpage("kpagecgroup", pfns)
+    flags = exmlive.kpage("kpageflags", pfns)
+    memcg = exmlive.kpage("kpagecgroup", pfns)
     by_ino = {ino: name for name, ino in ino_of.items()}
     res = {n: {"others": 0, "elsewhere": 0, "own": 0, "mapped_file": 0}
            for n in ino_of}
