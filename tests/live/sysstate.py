@@ -56,6 +56,13 @@ def knob_value(text):
     return text
 
 
+def swap_active():
+    """Whether any swap area is on (/proc/swaps lists more than its
+    header)."""
+    with open("/proc/swaps") as f:
+        return len(f.read().strip().splitlines()) > 1
+
+
 def read_knob(path):
     with open(path) as f:
         return knob_value(f.read())

@@ -89,11 +89,6 @@ def stopped(pid):
         return f.read().rsplit(")", 1)[1].split()[0] in ("T", "t")
 
 
-def swap_active():
-    with open("/proc/swaps") as f:
-        return len(f.read().splitlines()) > 1
-
-
 def flat(d, pre=""):
     out = {}
     if isinstance(d, dict):
@@ -390,7 +385,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="exm-counted-", dir="/var/tmp")
     try:
         with sysstate.Changes("test_counted") as ch:
-            swap = swap_active()
+            swap = sysstate.swap_active()
             if not swap:
                 try:
                     ch.swapfile(64 << 20)

@@ -242,7 +242,7 @@ def swapped_set(c, ch, cg, prog):
     a cgroup of its own, on a swap file of the test's own: FREED (its
     pages and its swap entries, each its alone) is what its kill takes off
     the subtree's anon and the swap file's slots in use."""
-    if swap_active():
+    if sysstate.swap_active():
         print("note: swap is on already (slots others may take): swap "
               "not checked")
         return
@@ -290,11 +290,6 @@ def swapped_set(c, ch, cg, prog):
     finally:
         proc.kill()
         proc.wait()
-
-
-def swap_active():
-    with open("/proc/swaps") as f:
-        return len(f.read().strip().splitlines()) > 1
 
 
 def main():

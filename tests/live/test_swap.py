@@ -28,10 +28,6 @@ import exmlive  # noqa: E402
 import sysstate  # noqa: E402
 import test_sharing  # noqa: E402
 
-def swap_active():
-    with open("/proc/swaps") as f:
-        return len(f.read().strip().splitlines()) > 1
-
 
 def run_with_swap(name, title, body):
     """A test's main() that needs root and swap: body(c) with a Checker
@@ -44,7 +40,7 @@ def run_with_swap(name, title, body):
         sys.exit(exmlive.SKIP)
     c = exmlive.Checker(title)
     with sysstate.Changes(name) as ch:
-        if not swap_active():
+        if not sysstate.swap_active():
             try:
                 ch.swapfile(64 << 20)
             except RuntimeError as e:
