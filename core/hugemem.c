@@ -97,18 +97,27 @@ void exm_huge_unmap(struct exm_huge *h, size_t used)
 	memset(h, 0, sizeof(*h));
 }
 
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
 
-void exm_populate(void *p, size_t len)
+void exm_populate_as(void *p, size_t len, bool write)
 {
 	uintptr_t a = ((uintptr_t)p + EXM_SMALL_PAGE - 1) &
 		      ~(uintptr_t)(EXM_SMALL_PAGE - 1),
 		  e = ((uintptr_t)p + len) & ~(uintptr_t)(EXM_SMALL_PAGE - 1);
 
 	if (e > a)
-		(void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+		(void)madvise((void *)a, e - a,
+			      write ? MADV_POPULATE_WRITE : MADV_POPULATE_READ);
+}
+
+void exm_populate(void *p, size_t len)
+{
+	exm_populate_as(p, len, true);
 }
 
 void exm_huge_trim(void)

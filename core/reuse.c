@@ -4,6 +4,8 @@
  */
 #include "core/reuse.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -15,6 +17,7 @@
 
 #include "core/account.h"
 #include "core/builder.h"
+#include "core/hugemem.h"
 #include "core/kconfig.h"
 #include "core/pagecount.h"
 #include "core/pagemap.h"
@@ -1505,6 +1508,111 @@ static void mover_key(const struct exm_reuse *r, const char *root,
 	}
 }
 
+/*
+ * Before the first walk of a session that will refresh: map every page of
+ * exmtop's own files now (its program and libraries; its own copies of
+ * their writable private pages). Code run for the first time during that
+ * walk would map more of them, and exmtop is not scanned: the mapping
+ * counts of frames the scanned processes share with it would move unseen,
+ * and the next refresh would read every kernel Pss again (mover_key's
+ * first key: seen as exmtop's RssFile growing by 112 kB in its first
+ * walk). A few MiB of file pages, most of them in the page cache already.
+ * Best effort (MADV_POPULATE_*: Linux 5.14). Device files and shared
+ * mappings are left alone.
+ */
+static void self_populate(void)
+{
+	char *buf;
+	size_t len;
+
+	if (exm_read_file(AT_FDCWD, "/proc/self/maps", &buf, &len))
+		return;
+	for (char *l = buf; l < buf + len;) {
+		char *nl = memchr(l, '\n', (size_t)(buf + len - l));
+		unsigned long long start, end, inode;
+		char perms[5];
+		const char *path;
+
+		if (nl)
+			*nl = '\0';
+		path = strchr(l, '/');
+		if (sscanf(l, "%llx-%llx %4s %*s %*s %llu", &start, &end, perms,
+			   &inode) == 4 &&
+		    path && inode && strncmp(path, "/dev/", 5) &&
+		    perms[0] == 'r' && perms[3] == 'p' && end > start)
+			exm_populate_as((void *)(uintptr_t)start,
+					(size_t)(end - start), perms[1] == 'w');
+		l = nl ? nl + 1 : buf + len;
+	}
+	free(buf);
+}
+
+/* Room for nd denied processes in r->denied, dpre and dpost. */
+static bool denied_room(struct exm_reuse *r, size_t nd)
+{
+	pid_t *d = realloc(r->denied, (nd + 1) * sizeof(*d));
+	struct dstatm *a, *b;
+
+	if (d)
+		r->denied = d;
+	a = realloc(r->dpost, (nd + 1) * sizeof(*a));
+	if (a)
+		r->dpost = a;
+	b = realloc(r->dpre, (nd + 1) * sizeof(*b));
+	if (b)
+		r->dpre = b;
+	return d && a && b;
+}
+
+/*
+ * Before the first walk of a session that will refresh: the processes
+ * whose pages we may not look into (their pagemap refused: what the walk
+ * finds denied), ascending, so that their statm before that walk is
+ * known (dpre). Else kpss_trust, finding them new after the walk, could
+ * not tell whether they mapped or dropped pages during it, and the next
+ * refresh would read every kernel Pss again. One open of each pagemap.
+ */
+static void denied_probe(struct exm_reuse *r, const char *root)
+{
+	char path[320];
+	DIR *d = opendir(root);
+	struct dirent *de;
+	pid_t self = getpid();
+	size_t cap = 0;
+
+	r->ndenied = 0;
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char *e;
+		long v = strtol(de->d_name, &e, 10);
+		int fd;
+
+		if (*e || v <= 0 || !isdigit((unsigned char)de->d_name[0]) ||
+		    (pid_t)v == self)
+			continue;
+		snprintf(path, sizeof(path), "%s/%ld/pagemap", root, v);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			close(fd);
+			continue;
+		}
+		if (errno != EACCES && errno != EPERM)
+			continue;
+		if (r->ndenied == cap) {
+			cap = cap ? cap * 2 : 8;
+			if (!denied_room(r, cap)) {
+				r->ndenied = 0;
+				break;
+			}
+		}
+		r->denied[r->ndenied++] = (pid_t)v;
+	}
+	closedir(d);
+	if (r->ndenied)
+		qsort(r->denied, r->ndenied, sizeof(*r->denied), exm_cmp_pid);
+}
+
 /* The statm of each of r->denied into out (r->ndenied of them). */
 static void denied_read(const struct exm_reuse *r, const char *root,
 			struct dstatm *out)
@@ -1977,21 +2085,8 @@ static void kpss_trust(struct exm_reuse *r, const struct exm_snapshot *snap,
 	for (size_t i = 0; i < snap->nprocs; i++)
 		nd += snap->procs[i].state == EXM_PROC_DENIED;
 	same = nd == r->ndenied;
-	if (!same) {
-		pid_t *d = realloc(r->denied, (nd + 1) * sizeof(*d));
-		struct dstatm *a, *b;
-
-		if (d)
-			r->denied = d;
-		a = realloc(r->dpost, (nd + 1) * sizeof(*a));
-		if (a)
-			r->dpost = a;
-		b = realloc(r->dpre, (nd + 1) * sizeof(*b));
-		if (b)
-			r->dpre = b;
-		if (!d || !a || !b)
-			nd = 0;
-	}
+	if (!same && !denied_room(r, nd))
+		nd = 0;
 	r->ndenied = 0;
 	for (size_t i = 0; i < snap->nprocs && r->ndenied < nd; i++)
 		if (snap->procs[i].state == EXM_PROC_DENIED) {
@@ -2271,6 +2366,10 @@ int exm_reuse_snapshot(struct exm_reuse *r, struct exm_source *src,
 	 * a count of their frames moved (update's kforced), or exmtop's own
 	 * mappings, which no walk sees, moved since the last walk */
 	keep = opts->want_kpss && !opts->want_rollup && !r->exact;
+	if (keep && !r->have && !r->last && !opts->pids) {
+		self_populate();
+		denied_probe(r, root);
+	}
 	if (keep)
 		mover_key(r, root, false, mover);
 	if (keep && !born_seen(r, NULL, root))

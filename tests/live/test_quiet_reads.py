@@ -20,7 +20,15 @@ its virtual and resident sizes do not), and runs exmtop `-b -n 5 -d 0.5`:
 - with EXMTOP_CHECK_WALK (each refresh compared with a full walk of the
   same moment): every snapshot equal but for the ticker (whose state may
   change between the two), the ticker's mapping count that of one of its
-  two states, each sleeper's that of its maps.
+  two states, each sleeper's that of its maps;
+- the same with the kernel's Pss (`--fields pid,pss`, from the frames'
+  mapping counts): from the second snapshot on, every sleeper keeps the
+  kernel Pss its walk counted (the check's "kernel Pss kept"). exmtop
+  maps its own program's and libraries' pages before its first walk
+  (reuse.c, self_populate): else code it ran for the first time during
+  that walk mapped more of them, the counts of frames the sleepers share
+  with it (libc's) moved unseen, and the second snapshot read every
+  kernel Pss again.
 """
 
 import os
@@ -151,6 +159,23 @@ def main():
         for l in checks:
             c.check(": equal (" in l or ticks in l,
                     "refresh equals a full walk (the ticker aside): " + l)
+        q = subprocess.run([exmlive.EXMTOP, "-b", "-n", "3", "-d", "0.5",
+                            "--fields", "pid,pss", "--source", "pagemap"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           text=True, env=env)
+        c.eq(q.returncode, 0, "exmtop --fields pid,pss with the check: "
+             "exit status")
+        kept = [re.search(r"^exmtop: check (\d+): (.*)kernel Pss kept "
+                          r"(\d+)", l) for l in q.stderr.splitlines()]
+        kept = [(int(m.group(1)), m.group(2), int(m.group(3)))
+                for m in kept if m]
+        c.eq(len(kept), 3, "kernel Pss: checks printed")
+        print("kernel Pss kept by snapshot: %s" % [k for _, _, k in kept])
+        for n, what, k in kept[1:]:
+            c.check(("equal" in what or ticks in what) and
+                    ("full walk" in what or k >= SLEEPERS),
+                    "snapshot %d: every sleeper's kernel Pss kept "
+                    "(%d kept, %d sleepers): %s" % (n, k, SLEEPERS, what))
         base = None
         with open("/proc/%d/maps" % ticker.pid) as f:
             base = len(f.read().splitlines())
