@@ -23,7 +23,10 @@ its virtual and resident sizes do not), and runs exmtop `-b -n 5 -d 0.5`:
   two states, each sleeper's that of its maps;
 - the same with the kernel's Pss (`--fields pid,pss`, from the frames'
   mapping counts): from the second snapshot on, every sleeper keeps the
-  kernel Pss its walk counted (the check's "kernel Pss kept"). exmtop
+  kernel Pss its walk counted (the check's "kernel Pss kept"), and the
+  refreshes equal full walks but for the ticker and kernel figures alone
+  (processes outside the namespace, which exmtop cannot list, move the
+  counts of libc's frames: README lists the case). exmtop
   maps its own program's and libraries' pages before its first walk
   (reuse.c, self_populate): else code it ran for the first time during
   that walk mapped more of them, the counts of frames the sleepers share
@@ -172,10 +175,20 @@ def main():
         c.eq(len(kept), 3, "kernel Pss: checks printed")
         print("kernel Pss kept by snapshot: %s" % [k for _, _, k in kept])
         for n, what, k in kept[1:]:
-            c.check(("equal" in what or ticks in what) and
-                    ("full walk" in what or k >= SLEEPERS),
+            # what differs from the check's full walk: the ticker, or a
+            # kernel Pss alone (words equal), which processes outside
+            # this pid namespace move unseen (README names the case: it
+            # waits for the scheduled full walk; CI's other lanes map and
+            # drop libc's pages all the time)
+            diff = re.findall(r"pid (\d+) \(([^:()]+)", what)
+            odd = [d for d in diff if int(d[0]) != ticker.pid and
+                   not d[1].startswith("kernel figures")]
+            c.check(("equal" in what or "differs" in what) and not odd,
+                    "snapshot %d: equals a full walk but for the ticker "
+                    "and kernel figures alone: %s" % (n, odd or what))
+            c.check("full walk" in what or k >= SLEEPERS,
                     "snapshot %d: every sleeper's kernel Pss kept "
-                    "(%d kept, %d sleepers): %s" % (n, k, SLEEPERS, what))
+                    "(%d kept, %d sleepers)" % (n, k, SLEEPERS))
         base = None
         with open("/proc/%d/maps" % ticker.pid) as f:
             base = len(f.read().splitlines())
