@@ -2,6 +2,8 @@
 /* procfs.c - /proc text parsers; see procfs.h. */
 #include "core/procfs.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -350,6 +352,45 @@ int exm_cmp_pid(const void *a, const void *b)
 	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
 
 	return (x > y) - (x < y);
+}
+
+int exm_list_pids(const char *root, pid_t **pids, size_t *n)
+{
+	DIR *d = opendir(root);
+	struct dirent *de;
+	pid_t *v = NULL;
+	size_t cap = 0;
+
+	*pids = NULL;
+	*n = 0;
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		char *e;
+		long pid = strtol(de->d_name, &e, 10);
+
+		if (*e || pid <= 0 || !isdigit((unsigned char)de->d_name[0]))
+			continue;
+		if (*n == cap) {
+			pid_t *nv;
+
+			cap = cap ? cap * 2 : 256;
+			nv = realloc(v, cap * sizeof(*nv));
+			if (!nv) {
+				closedir(d);
+				free(v);
+				*n = 0;
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		v[(*n)++] = (pid_t)pid;
+	}
+	closedir(d);
+	if (*n)
+		qsort(v, *n, sizeof(*v), exm_cmp_pid);
+	*pids = v;
+	return 0;
 }
 
 int exm_parse_stat(const char *buf, size_t len, char **comm,

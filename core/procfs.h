@@ -95,6 +95,13 @@ int exm_parse_stat(const char *buf, size_t len, char **comm,
 /* qsort's and bsearch's order of pid_t values */
 int exm_cmp_pid(const void *a, const void *b);
 
+/*
+ * The processes a /proc tree (root) lists: its entries named by a pid,
+ * ascending, into a malloc'd *pids (NULL when none). 0, -errno when root
+ * cannot be opened, -ENOMEM.
+ */
+int exm_list_pids(const char *root, pid_t **pids, size_t *n);
+
 /* Read a whole small file at dirfd/path into a malloc'd NUL-terminated
  * buffer (*len excludes the NUL). 0 or -errno. */
 int exm_read_file(int dirfd, const char *path, char **buf, size_t *len);

@@ -4,8 +4,6 @@
  * which processes, their identity and maps, read by worker threads each
  * building its own part of the snapshot; see source_priv.h.
  */
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -765,47 +763,25 @@ int exm_proc_walk(struct exm_source *src, const struct exm_scan_opts *opts,
 	const char *root = snap->sys.proc_root[0] ? snap->sys.proc_root
 						  : "/proc";
 	struct walk *walk;
-	DIR *d = opendir(root);
-	struct dirent *de;
-	pid_t self = getpid(), *pids = NULL;
-	size_t npids = 0, cap = 0;
+	pid_t self = getpid(), *pids;
+	size_t npids = 0, n;
 	unsigned nw;
-	int ret = 0;
+	int ret;
 
 	if (opts->want_cgroup)
 		snap->sys.caps |= EXM_CAP_CGROUP;
-	if (!d) {
-		ret = -errno;
-		snprintf(src->errmsg, sizeof(src->errmsg),
-			 "cannot open %.200s: %s", root, strerror(errno));
+	ret = exm_list_pids(root, &pids, &n);
+	if (ret) {
+		if (ret != -ENOMEM)
+			snprintf(src->errmsg, sizeof(src->errmsg),
+				 "cannot open %.200s: %s", root,
+				 strerror(-ret));
 		return ret;
 	}
-	while ((de = readdir(d))) {
-		char *e;
-		long v = strtol(de->d_name, &e, 10);
-
-		if (*e || v <= 0 || !isdigit((unsigned char)de->d_name[0]))
-			continue;
-		if (!pid_selected(opts, (pid_t)v))
-			continue;
-		if ((pid_t)v == self && !opts->include_self)
-			continue;
-		if (npids == cap) {
-			pid_t *np;
-
-			cap = cap ? cap * 2 : 256;
-			np = realloc(pids, cap * sizeof(*np));
-			if (!np) {
-				closedir(d);
-				free(pids);
-				return -ENOMEM;
-			}
-			pids = np;
-		}
-		pids[npids++] = (pid_t)v;
-	}
-	closedir(d);
-	qsort(pids, npids, sizeof(*pids), exm_cmp_pid);
+	for (size_t i = 0; i < n; i++)
+		if (pid_selected(opts, pids[i]) &&
+		    (pids[i] != self || opts->include_self))
+			pids[npids++] = pids[i];
 
 	nw = exm_thread_count(npids, 16);
 	walk = calloc(1, sizeof(*walk));

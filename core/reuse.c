@@ -4,8 +4,6 @@
  */
 #include "core/reuse.h"
 
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -1529,20 +1527,17 @@ static void self_populate(void)
 		return;
 	for (char *l = buf; l < buf + len;) {
 		char *nl = memchr(l, '\n', (size_t)(buf + len - l));
-		unsigned long long start, end, inode;
-		char perms[5];
-		const char *path;
+		size_t n = nl ? (size_t)(nl - l) : (size_t)(buf + len - l);
+		struct exm_mapping m = { 0 };
 
-		if (nl)
-			*nl = '\0';
-		path = strchr(l, '/');
-		if (sscanf(l, "%llx-%llx %4s %*s %*s %llu", &start, &end, perms,
-			   &inode) == 4 &&
-		    path && inode && strncmp(path, "/dev/", 5) &&
-		    perms[0] == 'r' && perms[3] == 'p' && end > start)
-			exm_populate_as((void *)(uintptr_t)start,
-					(size_t)(end - start), perms[1] == 'w');
-		l = nl ? nl + 1 : buf + len;
+		if (!exm_parse_maps_line(l, n, &m) && m.kind == EXM_KIND_FILE &&
+		    m.inode && (m.perms & EXM_PERM_R) &&
+		    !(m.perms & EXM_PERM_S))
+			exm_populate_as((void *)(uintptr_t)m.start,
+					(size_t)(m.end - m.start),
+					m.perms & EXM_PERM_W);
+		free(m.name);
+		l += n + 1;
 	}
 	free(buf);
 }
@@ -1575,23 +1570,19 @@ static bool denied_room(struct exm_reuse *r, size_t nd)
 static void denied_probe(struct exm_reuse *r, const char *root)
 {
 	char path[320];
-	DIR *d = opendir(root);
-	struct dirent *de;
-	pid_t self = getpid();
-	size_t cap = 0;
+	pid_t self = getpid(), *pids;
+	size_t n, cap = 0;
 
 	r->ndenied = 0;
-	if (!d)
+	if (exm_list_pids(root, &pids, &n))
 		return;
-	while ((de = readdir(d))) {
-		char *e;
-		long v = strtol(de->d_name, &e, 10);
+	for (size_t i = 0; i < n; i++) {
 		int fd;
 
-		if (*e || v <= 0 || !isdigit((unsigned char)de->d_name[0]) ||
-		    (pid_t)v == self)
+		if (pids[i] == self)
 			continue;
-		snprintf(path, sizeof(path), "%s/%ld/pagemap", root, v);
+		snprintf(path, sizeof(path), "%s/%d/pagemap", root,
+			 (int)pids[i]);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd >= 0) {
 			close(fd);
@@ -1606,11 +1597,9 @@ static void denied_probe(struct exm_reuse *r, const char *root)
 				break;
 			}
 		}
-		r->denied[r->ndenied++] = (pid_t)v;
+		r->denied[r->ndenied++] = pids[i]; /* ascending, as listed */
 	}
-	closedir(d);
-	if (r->ndenied)
-		qsort(r->denied, r->ndenied, sizeof(*r->denied), exm_cmp_pid);
+	free(pids);
 }
 
 /* The statm of each of r->denied into out (r->ndenied of them). */

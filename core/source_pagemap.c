@@ -1998,21 +1998,18 @@ static void mm_group(struct pm_priv *pp, struct mm_key *k, size_t m)
 static void mm_learn(struct pm_priv *pp)
 {
 	struct mm_key *k = NULL;
-	size_t n = 0, cap = 0;
-	DIR *d = opendir("/proc");
-	struct dirent *de;
+	size_t n = 0, cap = 0, npids = 0;
+	pid_t *pids = NULL;
 
 	pp->nmm_pids = 0;
-	while (d && (de = readdir(d))) {
+	(void)exm_list_pids("/proc", &pids, &npids);
+	for (size_t i = 0; i < npids; i++) {
 		char path[64], buf[1024];
 		struct exm_stat st;
-		long v = strtol(de->d_name, NULL, 10);
 		ssize_t got;
 		int fd;
 
-		if (v <= 0 || de->d_name[0] < '0' || de->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%ld/stat", v);
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pids[i]);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			continue;
@@ -2031,10 +2028,9 @@ static void mm_learn(struct pm_priv *pp)
 				break;
 			k = nk;
 		}
-		k[n++] = (struct mm_key){ .vsize = st.vsize, .pid = (pid_t)v };
+		k[n++] = (struct mm_key){ .vsize = st.vsize, .pid = pids[i] };
 	}
-	if (d)
-		closedir(d);
+	free(pids);
 	if (n)
 		qsort(k, n, sizeof(*k), cmp_mm_key);
 	for (size_t i = 0, j; i < n; i = j) {
