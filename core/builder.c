@@ -116,6 +116,11 @@ int exm_build_reserve(struct exm_builder *b, struct exm_mapping *m, uint32_t n)
 	return exm_mapping_reserve_store(b->snap, m, n);
 }
 
+void exm_build_trim(struct exm_builder *b, struct exm_mapping *m)
+{
+	exm_mapping_trim_store(b->snap, m);
+}
+
 void exm_build_kpss(struct exm_builder *b, struct exm_proc *p,
 		    const struct exm_kpss *k)
 {

@@ -109,9 +109,13 @@ int exm_build_run(struct exm_builder *b, struct exm_mapping *m, uint64_t vpn,
 int exm_build_frames(struct exm_builder *b, struct exm_mapping *m, uint64_t vpn,
 		     const uint32_t *frame1, uint32_t n, uint64_t flags);
 
-/* A hint: exactly n used words of m follow (taken from the snapshot's
- * page store, no per-mapping allocation). 0 or -errno. */
+/* A hint: n used words of m follow (taken from the snapshot's page store,
+ * no per-mapping allocation); more may come (then m's words move to the
+ * heap), fewer when exm_build_trim follows. 0 or -errno. */
 int exm_build_reserve(struct exm_builder *b, struct exm_mapping *m, uint32_t n);
+/* After a reservation of n that was only a bound: fewer words came, give
+ * the rest back (exm_mapping_trim_store). */
+void exm_build_trim(struct exm_builder *b, struct exm_mapping *m);
 
 /* The kernel's figures of p. */
 void exm_build_kpss(struct exm_builder *b, struct exm_proc *p,

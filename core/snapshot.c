@@ -729,20 +729,39 @@ int exm_mapping_reserve_store(struct exm_snapshot *snap, struct exm_mapping *m,
 	return 0;
 }
 
-void exm_mapping_share_words(struct exm_snapshot *snap, struct exm_mapping *m,
-			     const struct exm_mapping *o)
+/* m's room in the store past its first keep words (of 64 bits) back to
+ * the store, when m's room was the last the store handed out. */
+static bool give_back(struct exm_snapshot *snap, struct exm_mapping *m,
+		      size_t keep)
 {
 	struct store_block *b = snap->store ? snap->store->head : NULL;
 	uint64_t *w = (uint64_t *)(void *)m->pages32;
 	size_t n = ((size_t)m->cap_pages + 1) / 2;
 
+	if (!m->pages32 || !m->pages_borrowed || !b || w < b->words ||
+	    w + n != b->words + b->used || keep > n)
+		return false;
+	if (b->used > b->touched)
+		b->touched = b->used;
+	b->used -= n - keep;
+	return true;
+}
+
+void exm_mapping_trim_store(struct exm_snapshot *snap, struct exm_mapping *m)
+{
+	size_t keep = ((size_t)m->npages + 1) / 2;
+
+	if (give_back(snap, m, keep))
+		m->cap_pages = (uint32_t)(keep * 2);
+}
+
+void exm_mapping_share_words(struct exm_snapshot *snap, struct exm_mapping *m,
+			     const struct exm_mapping *o)
+{
 	if (!m->pages_borrowed)
 		free(m->pages32);
-	else if (b && w >= b->words && w + n == b->words + b->used) {
-		if (b->used > b->touched)
-			b->touched = b->used;
-		b->used -= n;
-	}
+	else
+		give_back(snap, m, 0);
 	m->pages32 = o->pages32;
 	m->cap_pages = m->npages;
 	m->pages_borrowed = true;

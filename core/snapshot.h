@@ -461,6 +461,11 @@ void exm_mapping_share_words(struct exm_snapshot *snap, struct exm_mapping *m,
 int exm_mapping_reserve_store(struct exm_snapshot *snap, struct exm_mapping *m,
 			      uint32_t n);
 
+/* Give back to the store the room reserved for m (exm_mapping_reserve_store)
+ * beyond its words, when it was the last the store handed out; else
+ * nothing. */
+void exm_mapping_trim_store(struct exm_snapshot *snap, struct exm_mapping *m);
+
 /* Move every process of src (and its page store) to the end of dst,
  * renumbering them; src is left empty. */
 void exm_snapshot_append(struct exm_snapshot *dst, struct exm_snapshot *src);

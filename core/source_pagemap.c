@@ -77,8 +77,8 @@ struct exm_pm_scan_arg {
 #define DIRECT_PAGES 65536 /* 256 MiB of 4 KiB pages: 512 KiB of words */
 /* A bigger mapping is read at once too when its process's resident pages
  * are at least half its pages (dense_enough): asking first would walk
- * mostly full page tables twice. Up to this many pages (16 MiB of words
- * read into c->big). */
+ * mostly full page tables twice. Up to this many pages (read in pieces,
+ * read_dense; a shared file's into c->big whole, 16 MiB at most). */
 #define DENSE_PAGES ((uint64_t)1 << 21) /* 8 GiB of 4 KiB pages */
 
 enum scan_state { SCAN_UNKNOWN = 0, SCAN_YES, SCAN_NO };
@@ -218,7 +218,7 @@ struct pm_ctx {
 	/* its resident pages (statm), UINT64_MAX before they are read,
 	 * 0 when they cannot be */
 	uint64_t resident;
-	uint64_t *big; /* words of a dense big mapping (DENSE_PAGES) */
+	uint64_t *big; /* words of a dense shared file mapping (big_room) */
 	size_t cap_big;
 	struct pm_priv *pp;
 	const struct exm_mapping *typed; /* mapping whose kind is known */
@@ -1028,19 +1028,18 @@ static int read_group(struct pm_ctx *c, struct exm_builder *b, int fd,
 }
 
 /*
- * Room in c->big for the words of big mapping m, when it is worth
- * reading at once rather than asking PAGEMAP_SCAN where its pages are:
- * at most DENSE_PAGES, and its process's resident pages (statm, read
- * once a process) at least half its pages. Only the cost differs: both
- * paths store the same words. NULL: ask.
+ * Whether big mapping m is worth reading at once rather than asking
+ * PAGEMAP_SCAN where its pages are: at most DENSE_PAGES, and its
+ * process's resident pages (statm, read once a process) at least half its
+ * pages. Only the cost differs: both paths store the same words.
  */
-static uint64_t *dense_enough(struct pm_ctx *c, const struct exm_mapping *m,
-			      unsigned ps)
+static bool dense_enough(struct pm_ctx *c, const struct exm_mapping *m,
+			 unsigned ps)
 {
 	uint64_t n = (m->end - m->start) / ps;
 
 	if (n > DENSE_PAGES)
-		return NULL;
+		return false;
 	if (c->resident == UINT64_MAX) {
 		unsigned long long size, res;
 		char *buf;
@@ -1053,8 +1052,16 @@ static uint64_t *dense_enough(struct pm_ctx *c, const struct exm_mapping *m,
 			free(buf);
 		}
 	}
-	if (n > 2 * c->resident)
-		return NULL;
+	return n <= 2 * c->resident;
+}
+
+/* Room in c->big for all the words of dense shared mapping m (shared_learn
+ * needs them whole), or NULL. */
+static uint64_t *big_room(struct pm_ctx *c, const struct exm_mapping *m,
+			  unsigned ps)
+{
+	uint64_t n = (m->end - m->start) / ps;
+
 	if (c->cap_big < n) {
 		uint64_t *t = realloc(c->big, n * sizeof(*t));
 
@@ -1066,6 +1073,26 @@ static uint64_t *dense_enough(struct pm_ctx *c, const struct exm_mapping *m,
 		exm_populate(t, n * sizeof(*t));
 	}
 	return c->big;
+}
+
+/*
+ * Dense big mapping m, not a shared file's: read in pieces into c->words
+ * (no buffer of all its words: 8 bytes a page, written once), kept in
+ * room reserved for as many words as its process has resident pages at
+ * most; what they did not use is given back.
+ */
+static int read_dense(struct pm_ctx *c, struct exm_builder *b, int fd,
+		      struct exm_mapping *m, unsigned ps)
+{
+	uint64_t n = (m->end - m->start) / ps;
+	int ret = exm_build_reserve(b, m,
+				    (uint32_t)(c->resident < n ? c->resident
+							       : n));
+
+	if (!ret)
+		ret = read_piece(c, b, m, m->start / ps, n, fd, 0);
+	exm_build_trim(b, m);
+	return ret;
 }
 
 /* A big mapping: ask PAGEMAP_SCAN where its pages are, read only those. */
@@ -1457,11 +1484,17 @@ static int scan_process(struct pm_ctx *c, struct exm_builder *b, int fd,
 		if (ret != 2) { /* another mapping's frames, or no ioctl */
 			c->asked = ret != 1;
 		} else {
+			bool dense = false;
+
 			if (direct && (m->end - m->start) / ps <= DIRECT_PAGES)
 				w = c->words;
-			else if (direct)
-				w = dense_enough(c, m, ps);
-			if (w) {
+			else if (direct && (dense = dense_enough(c, m, ps)) &&
+				 shared)
+				w = big_room(c, m, ps);
+			if (dense && !w) {
+				ret = read_dense(c, b, fd, m, ps);
+				c->read = true;
+			} else if (w) {
 				ret = read_direct(c, b, fd, m, ps, w, &got);
 				c->read = true;
 				if (!ret && shared)

@@ -885,6 +885,51 @@ Test(account, shared_words_give_their_room_back)
 	exm_snapshot_free(s);
 }
 
+/* A reservation that was only a bound (source_pagemap's read_dense: the
+ * process's resident pages): fewer words came, the rest goes back to the
+ * store (the next reservation starts right after them); more came, they
+ * move to the heap, all of them kept. */
+Test(account, bound_reservations_trimmed_or_grown)
+{
+	struct exm_snapshot *s = exm_snapshot_new();
+	struct exm_mapping *m[3];
+	uint64_t w[64];
+
+	s->sys.page_size = PS;
+	s->sys.caps = EXM_CAP_PAGES | EXM_CAP_PFN;
+	for (int i = 0; i < 3; i++)
+		m[i] = mkmap(mkproc(s, 10 + i), 0x100000, 64,
+			     EXM_PERM_R | EXM_PERM_W, "", 0, EXM_KIND_ANON);
+	for (uint64_t k = 0; k < 64; k++)
+		w[k] = k % 3 ? PRESENT(7000 + k, 0) : 0; /* 42 used */
+	cr_assert_eq(exm_mapping_reserve_store(s, m[0], 64), 0);
+	cr_assert_eq(exm_mapping_add_pages(m[0], 0x100, w, 64), 0);
+	cr_assert_eq(m[0]->npages, 42);
+	exm_mapping_trim_store(s, m[0]);
+	cr_assert_eq(m[0]->cap_pages, 42);
+	cr_assert(m[0]->pages_borrowed);
+	/* 21 words of 64 bits hold 42 packed: the next room follows */
+	cr_assert_eq(exm_mapping_reserve_store(s, m[1], 10), 0);
+	cr_assert_eq(m[1]->pages32, m[0]->pages32 + 42);
+	for (uint64_t k = 0; k < 64; k++)
+		w[k] = PRESENT(9000 + k, 0);
+	cr_assert_eq(exm_mapping_add_pages(m[1], 0x100, w, 64), 0);
+	cr_assert_eq(m[1]->npages, 64);
+	cr_assert(!m[1]->pages_borrowed);
+	exm_mapping_trim_store(s, m[1]); /* on the heap: nothing to give */
+	cr_assert_eq(exm_mapping_reserve_store(s, m[2], 8), 0);
+	cr_assert_eq(exm_mapping_add_pages(m[2], 0x100, w, 8), 0);
+	for (uint32_t k = 0; k < 42; k++)
+		cr_assert_eq(exm_mapping_word(m[0], k),
+			     PRESENT(7000 + k / 2 * 3 + 1 + k % 2, 0));
+	for (uint32_t k = 0; k < 64; k++)
+		cr_assert_eq(exm_mapping_word(m[1], k), PRESENT(9000 + k, 0));
+	cr_assert_eq(exm_snapshot_account(s), 0);
+	cr_assert_eq(s->procs[0].sz.rss, 42 * PS);
+	cr_assert_eq(s->procs[1].sz.rss, 64 * PS);
+	exm_snapshot_free(s);
+}
+
 /* Mappings that agree on every sampled word but not elsewhere are not
  * taken for twins, however many there are; real twins still are. */
 Test(account, twins_by_content_not_by_samples)
