@@ -77,8 +77,9 @@ struct exm_pm_scan_arg {
 #define DIRECT_PAGES 65536 /* 256 MiB of 4 KiB pages: 512 KiB of words */
 /* A bigger mapping is read at once too when its process's resident pages
  * are at least half its pages (dense_enough): asking first would walk
- * mostly full page tables twice. Up to this many pages (read in pieces,
- * read_dense; a shared file's into c->big whole, 16 MiB at most). */
+ * mostly full page tables twice. It is read in pieces (read_dense), but a
+ * shared file's of up to this many pages is read whole into c->big (16 MiB
+ * at most), for shared_learn. */
 #define DENSE_PAGES ((uint64_t)1 << 21) /* 8 GiB of 4 KiB pages */
 
 enum scan_state { SCAN_UNKNOWN = 0, SCAN_YES, SCAN_NO };
@@ -1029,17 +1030,14 @@ static int read_group(struct pm_ctx *c, struct exm_builder *b, int fd,
 
 /*
  * Whether big mapping m is worth reading at once rather than asking
- * PAGEMAP_SCAN where its pages are: at most DENSE_PAGES, and its
- * process's resident pages (statm, read once a process) at least half its
- * pages. Only the cost differs: both paths store the same words.
+ * PAGEMAP_SCAN where its pages are: its process's resident
+ * pages (statm, read once a process) are at least half its pages. Only the cost differs: both paths store the same words.
  */
 static bool dense_enough(struct pm_ctx *c, const struct exm_mapping *m,
 			 unsigned ps)
 {
 	uint64_t n = (m->end - m->start) / ps;
 
-	if (n > DENSE_PAGES)
-		return false;
 	if (c->resident == UINT64_MAX) {
 		unsigned long long size, res;
 		char *buf;
@@ -1056,12 +1054,14 @@ static bool dense_enough(struct pm_ctx *c, const struct exm_mapping *m,
 }
 
 /* Room in c->big for all the words of dense shared mapping m (shared_learn
- * needs them whole), or NULL. */
+ * needs them whole), or NULL: none, or more than DENSE_PAGES. */
 static uint64_t *big_room(struct pm_ctx *c, const struct exm_mapping *m,
 			  unsigned ps)
 {
 	uint64_t n = (m->end - m->start) / ps;
 
+	if (n > DENSE_PAGES)
+		return NULL;
 	if (c->cap_big < n) {
 		uint64_t *t = realloc(c->big, n * sizeof(*t));
 
@@ -1084,10 +1084,11 @@ static uint64_t *big_room(struct pm_ctx *c, const struct exm_mapping *m,
 static int read_dense(struct pm_ctx *c, struct exm_builder *b, int fd,
 		      struct exm_mapping *m, unsigned ps)
 {
-	uint64_t n = (m->end - m->start) / ps;
+	uint64_t n = (m->end - m->start) / ps,
+		 room = c->resident < n ? c->resident : n;
 	int ret = exm_build_reserve(b, m,
-				    (uint32_t)(c->resident < n ? c->resident
-							       : n));
+				    (uint32_t)(room < UINT32_MAX ? room
+								 : UINT32_MAX));
 
 	if (!ret)
 		ret = read_piece(c, b, m, m->start / ps, n, fd, 0);
