@@ -206,6 +206,7 @@ static int bs_mapping(void *ctx, const struct exm_mapping *src)
 	*m = *src; /* the header; the page arrays are built anew */
 	m->runs = NULL;
 	m->nruns = m->cap_runs = 0;
+	m->runs_borrowed = false;
 	m->pages = NULL;
 	m->pages32 = NULL;
 	m->npages = m->cap_pages = 0;

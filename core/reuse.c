@@ -506,11 +506,10 @@ static int put_kept(struct exm_reuse *r, struct exm_builder *b,
 			continue;
 		w = put_once(r, k, NULL);
 		if (w) { /* its twin's copy, not one more */
-			m->runs = malloc(k->nruns * sizeof(*m->runs));
-			if (!m->runs)
-				return -ENOMEM;
-			memcpy(m->runs, k->runs, k->nruns * sizeof(*m->runs));
-			m->nruns = m->cap_runs = k->nruns;
+			ret = exm_mapping_store_runs(b->snap, m, k->runs,
+						     k->nruns);
+			if (ret)
+				return ret;
 			m->npages = k->npages;
 			exm_mapping_share_words(b->snap, m,
 						&(struct exm_mapping){
@@ -519,11 +518,10 @@ static int put_kept(struct exm_reuse *r, struct exm_builder *b,
 		}
 		ret = exm_build_reserve(b, m, k->npages);
 		if (!ret && k->w32) { /* packed as the walk stored them */
-			m->runs = malloc(k->nruns * sizeof(*m->runs));
-			if (!m->runs)
-				return -ENOMEM;
-			memcpy(m->runs, k->runs, k->nruns * sizeof(*m->runs));
-			m->nruns = m->cap_runs = k->nruns;
+			ret = exm_mapping_store_runs(b->snap, m, k->runs,
+						     k->nruns);
+			if (ret)
+				return ret;
 			memcpy(m->pages32, k->w32,
 			       (size_t)k->npages * sizeof(*k->w32));
 			m->npages = k->npages;

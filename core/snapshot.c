@@ -170,7 +170,9 @@ bool exm_mapping_same_words(const struct exm_mapping *a,
 
 void exm_mapping_clear_pages(struct exm_mapping *m)
 {
-	free(m->runs);
+	if (!m->runs_borrowed)
+		free(m->runs);
+	m->runs_borrowed = false;
 	if (!m->pages_borrowed) {
 		free(m->pages);
 		free(m->pages32);
@@ -481,6 +483,16 @@ static struct exm_run *run_at(struct exm_mapping *m, uint64_t vpn,
 	    last->idx + last->count == m->npages &&
 	    (uint64_t)last->count + most <= UINT32_MAX)
 		return last;
+	if (m->runs_borrowed) { /* out of the store, to grow */
+		struct exm_run *h = malloc(((size_t)m->nruns + 1) * sizeof(*h));
+
+		if (!h)
+			return NULL;
+		memcpy(h, m->runs, (size_t)m->nruns * sizeof(*h));
+		m->runs = h;
+		m->cap_runs = m->nruns + 1;
+		m->runs_borrowed = false;
+	}
 	if (reserve((void **)&m->runs, m->nruns, &m->cap_runs, 1,
 		    sizeof(*m->runs)))
 		return NULL;
@@ -726,6 +738,23 @@ int exm_mapping_reserve_store(struct exm_snapshot *snap, struct exm_mapping *m,
 	m->pages32 = (uint32_t *)w;
 	m->cap_pages = n;
 	m->pages_borrowed = true;
+	return 0;
+}
+
+int exm_mapping_store_runs(struct exm_snapshot *snap, struct exm_mapping *m,
+			   const struct exm_run *runs, uint32_t n)
+{
+	uint64_t *w;
+
+	if (m->runs || !n)
+		return m->runs ? -EINVAL : 0;
+	w = store_alloc(snap, ((size_t)n * sizeof(*runs) + 7) / 8);
+	if (!w)
+		return -ENOMEM;
+	m->runs = (struct exm_run *)(void *)w;
+	memcpy(m->runs, runs, (size_t)n * sizeof(*runs));
+	m->nruns = m->cap_runs = n;
+	m->runs_borrowed = true;
 	return 0;
 }
 

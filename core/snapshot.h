@@ -165,6 +165,7 @@ struct exm_mapping {
 	/* Per-page facts (page-level sources only). */
 	struct exm_run *runs;
 	uint32_t nruns, cap_runs;
+	bool runs_borrowed; /* runs live in the snapshot's page store */
 	/* The words, see pagemap.h: packed in 32 bits (pages32) when they
 	 * all fit, else 64 (pages); read them with exm_mapping_word(). */
 	uint64_t *pages;
@@ -460,6 +461,15 @@ void exm_mapping_share_words(struct exm_snapshot *snap, struct exm_mapping *m,
  */
 int exm_mapping_reserve_store(struct exm_snapshot *snap, struct exm_mapping *m,
 			      uint32_t n);
+
+/*
+ * m's runs, n of them, copied into snap's page store (no per-mapping
+ * allocation, nothing to free one by one: a live refresh's kept processes,
+ * see reuse.c). Only for a mapping with no runs yet; runs added after move
+ * them to the heap. 0 or -ENOMEM.
+ */
+int exm_mapping_store_runs(struct exm_snapshot *snap, struct exm_mapping *m,
+			   const struct exm_run *runs, uint32_t n);
 
 /* Give back to the store the room reserved for m (exm_mapping_reserve_store)
  * beyond its words, when it was the last the store handed out; else

@@ -930,6 +930,44 @@ Test(account, bound_reservations_trimmed_or_grown)
 	exm_snapshot_free(s);
 }
 
+/* Runs kept in the store (a live refresh's kept processes): nothing of
+ * theirs is freed one by one (ASan: no free of store memory), and a run
+ * added after moves them to the heap, the earlier ones kept. */
+Test(account, runs_in_the_store)
+{
+	struct exm_snapshot *s = exm_snapshot_new();
+	struct exm_mapping *m = mkmap(mkproc(s, 10), 0x100000, 64,
+				      EXM_PERM_R | EXM_PERM_W, "", 0,
+				      EXM_KIND_ANON);
+	struct exm_run runs[2] = { { .vpn = 0x100, .count = 4, .idx = 0 },
+				   { .vpn = 0x110, .count = 4, .idx = 4 } };
+	uint64_t w[8];
+
+	s->sys.page_size = PS;
+	s->sys.caps = EXM_CAP_PAGES | EXM_CAP_PFN;
+	for (uint64_t k = 0; k < 8; k++)
+		w[k] = PRESENT(5000 + k, 0);
+	cr_assert_eq(exm_mapping_reserve_store(s, m, 8), 0);
+	cr_assert_eq(exm_mapping_store_runs(s, m, runs, 2), 0);
+	cr_assert(m->runs_borrowed);
+	cr_assert_eq(exm_mapping_store_runs(s, m, runs, 2), -EINVAL);
+	for (uint32_t k = 0; k < 8; k++)
+		cr_assert(exm_pm_pack(w[k], &m->pages32[k]));
+	m->npages = 8;
+	w[0] = PRESENT(6000, 0);
+	cr_assert_eq(exm_mapping_add_pages(m, 0x120, w, 1), 0);
+	cr_assert(!m->runs_borrowed);
+	cr_assert_eq(m->nruns, 3);
+	cr_assert_eq(m->runs[1].vpn, 0x110);
+	cr_assert_eq(m->runs[2].vpn, 0x120);
+	cr_assert_eq(exm_mapping_word(m, 8), PRESENT(6000, 0));
+	cr_assert_eq(exm_snapshot_account(s), 0);
+	cr_assert_eq(s->procs[0].sz.rss, 9 * PS);
+	exm_snapshot_drop_pages(s);
+	cr_assert_null(m->runs);
+	exm_snapshot_free(s);
+}
+
 /* Mappings that agree on every sampled word but not elsewhere are not
  * taken for twins, however many there are; real twins still are. */
 Test(account, twins_by_content_not_by_samples)
