@@ -1,6 +1,6 @@
 # bench/: benchmarks, run by hand (not by make check): see bench/snapshot.sh.
 EXTRA_DIST += bench/snapshot.sh bench/cpu_live.sh bench/workload.sh \
-	bench/workload.c bench/pmfloor.c bench/record.sh bench/kmod.sh \
+	bench/workload.c bench/idle.c bench/pmfloor.c bench/record.sh bench/kmod.sh \
 	bench/readme.sh bench/peak.sh
 # bench/record.sh's recorder (until exmtop's command line records).
 noinst_PROGRAMS += bench/exmrecord

@@ -80,7 +80,7 @@ for k in ("exmtop -b", "exmtop -b --format json",
 live = {}
 for m in re.finditer(r"^(.*?)\s+([\d.]+)\s+([\d.]+)%$", text("cpu_live"), re.M):
     live[m.group(1).strip()] = float(m.group(3))
-want = {"exmtop": "exmtop (default interval, 2 s)", "top": "top -d 2",
+want = {"exmtop": "exmtop -d 2", "top": "top -d 2",
         "htop": "htop -d 20", "htop_pss": "htop -d 20, PSS column",
         "ui": "of which exmtop's UI thread",
         "scan": "of which snapshots (scan thread)"}
@@ -88,6 +88,10 @@ for k, label in want.items():
     if label not in live:
         fail("bench/cpu_live.sh printed no row for " + label)
     want[k] = live[label]
+idle = re.search(r"^idle penalty: .* costs ([\d.]+) ms of CPU back to back, "
+                 r"([\d.]+) ms after", text("cpu_live"), re.M)
+if not idle:
+    fail("bench/cpu_live.sh printed no idle penalty")
 # bench/record.sh
 rec = text("record")
 def num(rx):
@@ -132,11 +136,13 @@ print("- One snapshot of every process (bench/snapshot.sh, medians of %d "
 print("- The live screen (bench/cpu_live.sh -t %d, a refresh every 2 s): "
       "exmtop %.1f%% of a core (%.1f%% its screen, %.1f%% its snapshots); "
       "over the same %d s top %.1f%%, htop %.1f%%, htop showing PSS %.1f%% "
-      "(exmtop: %s that)."
+      "(exmtop: %s that); a fixed burst of work (bench/idle.c) cost "
+      "%.2f ms back to back and %.2f ms after 2 s idle on this machine."
       % (secs, want["exmtop"], want["ui"], want["scan"], secs, want["top"],
          want["htop"], want["htop_pss"],
          "%.2fx" % (want["exmtop"] / want["htop_pss"])
-         if want["htop_pss"] else "-"))
+         if want["htop_pss"] else "-", float(idle.group(1)),
+         float(idle.group(2))))
 print("- Recording (bench/record.sh, %d snapshots): recording a snapshot "
       "took %.3f s beside %.3f s to take it; the file grew by %.1f MiB for "
       "the first snapshot and %.1f MiB for each further one (a JSON dump "
