@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -522,6 +523,23 @@ int exm_read_file(int dirfd, const char *path, char **buf, size_t *len)
 int exm_pread_file(int fd, char **buf, size_t *len)
 {
 	return read_whole(fd, true, buf, len);
+}
+
+int exm_read_statm(int dirfd, const char *path, struct exm_statm *st)
+{
+	unsigned long long size, res, shr;
+	char *buf;
+	size_t len;
+	int ret = exm_read_file(dirfd, path, &buf, &len);
+
+	if (ret)
+		return ret;
+	if (sscanf(buf, "%llu %llu %llu", &size, &res, &shr) == 3 && shr <= res)
+		*st = (struct exm_statm){ size, res, shr };
+	else
+		ret = -EINVAL;
+	free(buf);
+	return ret;
 }
 
 int exm_read_u64(int dirfd, const char *path, uint64_t *v)

@@ -112,6 +112,15 @@ int exm_read_file(int dirfd, const char *path, char **buf, size_t *len);
  * read that their text can. 0 or -errno. */
 int exm_pread_file(int fd, char **buf, size_t *len);
 
+/* /proc/PID/statm's first three fields, in pages. */
+struct exm_statm {
+	uint64_t size, resident, shared;
+};
+
+/* Read statm at dirfd/path into *st. 0, -EINVAL when it does not parse
+ * (or says more shared pages than resident ones), or -errno. */
+int exm_read_statm(int dirfd, const char *path, struct exm_statm *st);
+
 /* The number a file holds (sysfs's and cgroupfs's counts), at path
  * (relative to dirfd). 0, -EINVAL when it holds none, or -errno. */
 int exm_read_u64(int dirfd, const char *path, uint64_t *v);

@@ -455,9 +455,7 @@ static const char *dfd_path(const char *root, pid_t pid, char *buf, size_t len)
  */
 static int deny(const char *statm, struct exm_proc *p, unsigned ps)
 {
-	unsigned long long size, res;
-	char *buf;
-	size_t len;
+	struct exm_statm st;
 	int r;
 
 	for (size_t j = 0; j < p->nmaps; j++) {
@@ -469,15 +467,14 @@ static int deny(const char *statm, struct exm_proc *p, unsigned ps)
 	p->state = EXM_PROC_DENIED;
 	memset(&p->sz, 0, sizeof(p->sz));
 	memset(&p->kpss, 0, sizeof(p->kpss));
-	r = exm_read_file(AT_FDCWD, statm, &buf, &len);
+	r = exm_read_statm(AT_FDCWD, statm, &st);
+	if (r == -EINVAL)
+		return 0;
 	if (r)
 		return r;
-	if (sscanf(buf, "%llu %llu", &size, &res) == 2) {
-		p->sz.vm = size * (unsigned long long)ps;
-		p->sz.rss = res * (unsigned long long)ps;
-		p->sz.has = EXM_HAS_VM | EXM_HAS_RSS;
-	}
-	free(buf);
+	p->sz.vm = st.size * ps;
+	p->sz.rss = st.resident * ps;
+	p->sz.has = EXM_HAS_VM | EXM_HAS_RSS;
 	return 0;
 }
 

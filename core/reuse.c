@@ -1604,23 +1604,18 @@ static void denied_probe(struct exm_reuse *r, const char *root)
 static void denied_read(const struct exm_reuse *r, const char *root,
 			struct dstatm *out)
 {
-	char path[320], *buf;
-	size_t len;
+	char path[320];
 
 	for (size_t i = 0; i < r->ndenied; i++) {
-		unsigned long long size, res, shr;
+		struct exm_statm st;
 
 		out[i].resident = out[i].shared = UINT64_MAX;
 		snprintf(path, sizeof(path), "%s/%d/statm", root,
 			 (int)r->denied[i]);
-		if (exm_read_file(AT_FDCWD, path, &buf, &len))
-			continue;
-		if (sscanf(buf, "%llu %llu %llu", &size, &res, &shr) == 3 &&
-		    shr <= res) {
-			out[i].resident = res;
-			out[i].shared = shr;
+		if (!exm_read_statm(AT_FDCWD, path, &st)) {
+			out[i].resident = st.resident;
+			out[i].shared = st.shared;
 		}
-		free(buf);
 	}
 }
 

@@ -1039,16 +1039,11 @@ static bool dense_enough(struct pm_ctx *c, const struct exm_mapping *m,
 	uint64_t n = (m->end - m->start) / ps;
 
 	if (c->resident == UINT64_MAX) {
-		unsigned long long size, res;
-		char *buf;
-		size_t len;
+		struct exm_statm st;
 
-		c->resident = 0;
-		if (!exm_read_file(c->dirfd, "statm", &buf, &len)) {
-			if (sscanf(buf, "%llu %llu", &size, &res) == 2)
-				c->resident = res;
-			free(buf);
-		}
+		c->resident = exm_read_statm(c->dirfd, "statm", &st)
+				      ? 0
+				      : st.resident;
 	}
 	return n <= 2 * c->resident;
 }

@@ -279,6 +279,48 @@ Test(procfs, pread_file_whole_from_the_start)
 	cr_assert_eq(exm_pread_file(fd, &buf, &len), -EBADF);
 }
 
+/* statm's size, resident and shared pages; what does not parse, or says
+ * more shared pages than resident ones, is -EINVAL; a missing file its
+ * errno. The real file of this process parses. */
+Test(procfs, statm)
+{
+	static const struct {
+		const char *text;
+		int ret;
+		uint64_t size, res, shr;
+	} cases[] = {
+		{ "5000 1200 800 100 0 900 0\n", 0, 5000, 1200, 800 },
+		{ "7 3 3 1 0 2 0", 0, 7, 3, 3 },
+		{ "7 3 4 1 0 2 0\n", -EINVAL, 0, 0, 0 },
+		{ "7 3\n", -EINVAL, 0, 0, 0 },
+		{ "", -EINVAL, 0, 0, 0 },
+	};
+	char path[] = "/tmp/exm-statm-XXXXXX";
+	struct exm_statm st;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int fd = mkstemp(path);
+		size_t n = strlen(cases[i].text);
+
+		cr_assert_geq(fd, 0);
+		cr_assert_eq(write(fd, cases[i].text, n), (ssize_t)n);
+		close(fd);
+		memset(&st, 0, sizeof(st));
+		cr_expect_eq(exm_read_statm(AT_FDCWD, path, &st), cases[i].ret,
+			     "case %zu", i);
+		cr_expect_eq(st.size, cases[i].size, "case %zu", i);
+		cr_expect_eq(st.resident, cases[i].res, "case %zu", i);
+		cr_expect_eq(st.shared, cases[i].shr, "case %zu", i);
+		unlink(path);
+		strcpy(path, "/tmp/exm-statm-XXXXXX");
+	}
+	cr_expect_eq(exm_read_statm(AT_FDCWD, "/nonexistent/statm", &st),
+		     -ENOENT);
+	cr_assert_eq(exm_read_statm(AT_FDCWD, "/proc/self/statm", &st), 0);
+	cr_expect_gt(st.resident, 0);
+	cr_expect_geq(st.size, st.resident);
+}
+
 /* The processes a live walk keeps descriptors of (procwalk.c): three
  * quarters of the soft limit, four descriptors each. */
 Test(procwalk, kept_max)

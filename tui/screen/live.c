@@ -668,15 +668,22 @@ static long page_rows(struct tui_live *l)
 	return v->page > 1 ? v->page - 1 : 1;
 }
 
+/* No snapshot on screen yet: says so (a key that needs one). */
+static bool no_snapshot(struct tui_live *l)
+{
+	if (l->snap)
+		return false;
+	tui_live_status(l, "no snapshot yet");
+	return true;
+}
+
 static unsigned enter_view(struct tui_live *l, bool alt)
 {
 	struct tui_stack *s = tui_live_stack(l);
 	struct tui_view *v;
 
-	if (!l->snap) {
-		tui_live_status(l, "no snapshot yet");
+	if (no_snapshot(l))
 		return TUI_R_REDRAW;
-	}
 	v = tui_stack_enter(s, alt);
 	if (!v) {
 		if (s->depth >= TUI_STACK_MAX)
@@ -816,10 +823,8 @@ static unsigned replay_step(struct tui_live *l, enum tui_act a)
 
 static unsigned delta_mode(struct tui_live *l, bool baseline)
 {
-	if (!l->snap) {
-		tui_live_status(l, "no snapshot yet");
+	if (no_snapshot(l))
 		return TUI_R_HANDLED | TUI_R_REDRAW;
-	}
 	if (baseline) {
 		set_base(l, l->snap);
 		l->delta = true;
