@@ -29,25 +29,30 @@
 # The workload is killed on exit, whatever happens.
 #
 # Run as root from the build directory (or set EXMTOP=path):
-#   bench/snapshot.sh [-w WORKLOAD] [-r RUNS] [-R]
+#   bench/snapshot.sh [-w WORKLOAD] [-r RUNS] [-R] [-F]
 #                     [-n NPROCS -g RESERVE_GIB -a SHARED_ANON_MIB
 #                      -s SHM_MIB -S SCATTER]
 # -R leaves out --pagemap-mode read and read-all (slow when other processes have huge
 # reservations, e.g. sanitizer builds' 16 TiB shadow).
+# -F also times a floor (bench/pmfloor.c every: every mapping's pagemap
+# words read, nothing else): the least any tool that knows each process's
+# frames pays where mappings are full (-w resident); its ratios say what
+# share of smemstat's and smem's cost no such tool can go under.
 # EXMTOP_BASE=path also times that exmtop's -b (another build, e.g. of
 # main: a change's before and after in the same rounds).
 set -eu
 
 SRCDIR=$(cd "$(dirname "$0")" && pwd)
 . "$SRCDIR/workload.sh"
-RUNS=5 READ=1
+RUNS=5 READ=1 FLOOR=
 bench_opt() {
 	case $1 in
 	r) RUNS=$2 ;;
 	R) READ= ;;
+	F) FLOOR=1 ;;
 	esac
 }
-workload_opts "r:R" 3,32 "$@"
+workload_opts "r:RF" 3,42 "$@"
 
 EXMTOP=${EXMTOP:-./exmtop}
 [ -x "$EXMTOP" ] || { echo "snapshot.sh: no exmtop at $EXMTOP (set EXMTOP=)" >&2; exit 2; }
@@ -61,6 +66,8 @@ done
 [ "$(id -u)" = 0 ] || echo "snapshot.sh: not root: exmtop will use smaps, not pagemap" >&2
 
 workload_bench
+[ -z "$FLOOR" ] ||
+	${CC:-cc} -O2 -Wall -Wextra -o "$TMP/pmfloor" "$SRCDIR/pmfloor.c"
 PIDS=$(sed -n 's/^pids //p' "$TMP/wl.out" | tr ' ' ',')
 
 # Sanity: exmtop sees the workload, and what it costs.
@@ -99,6 +106,7 @@ for _ in $(seq "$RUNS"); do
 	[ -z "$READ" ] || time_cmd exmtop_om_read "$EXMTOP" -b --format openmetrics --pagemap-mode read
 	[ -z "$READ" ] || [ -z "$BASE" ] ||
 		time_cmd exmtop_base_om_read "$BASE" -b --format openmetrics --pagemap-mode read
+	[ -z "$FLOOR" ] || time_cmd floor "$TMP/pmfloor" every
 	time_cmd smem smem
 	time_cmd smemstat smemstat
 done
@@ -109,7 +117,7 @@ tmp, runs, wl = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 rows = {}
 for name in ("exmtop", "exmtop_base", "exmtop_json", "exmtop_read",
              "exmtop_readall", "exmtop_om_read", "exmtop_base_om_read",
-             "smem", "smemstat"):
+             "floor", "smem", "smemstat"):
     if not os.path.exists("%s/%s" % (tmp, name)):
         continue
     v = [l.split() for l in open("%s/%s" % (tmp, name))]
@@ -122,7 +130,8 @@ labels = {"exmtop": "exmtop -b", "exmtop_base": "EXMTOP_BASE -b",
           "exmtop_read": "exmtop -b --pagemap-mode read",
           "exmtop_readall": "exmtop -b --pagemap-mode read-all",
           "exmtop_om_read": "exmtop openmetrics read",
-          "exmtop_base_om_read": "EXMTOP_BASE openmetrics read"}
+          "exmtop_base_om_read": "EXMTOP_BASE openmetrics read",
+          "floor": "floor: pmfloor every"}
 print("\nworkload %s, %d runs each" % (wl, runs))
 print("%-30s %8s %10s %10s %12s" % ("", "best s", "median s", "CPU s",
                                     "peak RSS"))
@@ -132,7 +141,8 @@ for name, (best, med, cpu, kb) in rows.items():
 print("\nratios (median wall, median CPU, peak RSS); targets: <= 1.0 of "
       "smemstat's CPU and wall, <= 0.5 of smem's")
 for name in ("exmtop", "exmtop_base", "exmtop_json", "exmtop_read",
-             "exmtop_readall", "exmtop_om_read", "exmtop_base_om_read"):
+             "exmtop_readall", "exmtop_om_read", "exmtop_base_om_read",
+             "floor"):
     if name not in rows:
         continue
     for other, target in (("smemstat", 1.0), ("smem", 0.5)):
