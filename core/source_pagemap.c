@@ -1029,14 +1029,18 @@ static int read_group(struct pm_ctx *c, struct exm_builder *b, int fd,
 }
 
 /*
- * Whether big mapping m is worth reading at once rather than asking
- * PAGEMAP_SCAN where its pages are: its process's resident
- * pages (statm, read once a process) are at least half its pages. Only the cost differs: both paths store the same words.
+ * Whether big mapping p->maps[k] is worth reading at once rather than
+ * asking PAGEMAP_SCAN where its pages are: its process's resident pages
+ * (statm, read once a process) not found in its mappings before it are at
+ * least half its pages (so an empty reservation beside a full mapping
+ * read before it is asked about). Only the cost differs: both paths store
+ * the same words.
  */
-static bool dense_enough(struct pm_ctx *c, const struct exm_mapping *m,
+static bool dense_enough(struct pm_ctx *c, const struct exm_proc *p, size_t k,
 			 unsigned ps)
 {
-	uint64_t n = (m->end - m->start) / ps;
+	const struct exm_mapping *m = &p->maps[k];
+	uint64_t n = (m->end - m->start) / ps, found = 0;
 
 	if (c->resident == UINT64_MAX) {
 		struct exm_statm st;
@@ -1045,7 +1049,9 @@ static bool dense_enough(struct pm_ctx *c, const struct exm_mapping *m,
 				      ? 0
 				      : st.resident;
 	}
-	return n <= 2 * c->resident;
+	for (size_t i = 0; i < k; i++)
+		found += p->maps[i].npages;
+	return found < c->resident && n <= 2 * (c->resident - found);
 }
 
 /* Room in c->big for all the words of dense shared mapping m (shared_learn
@@ -1484,8 +1490,8 @@ static int scan_process(struct pm_ctx *c, struct exm_builder *b, int fd,
 
 			if (direct && (m->end - m->start) / ps <= DIRECT_PAGES)
 				w = c->words;
-			else if (direct && (dense = dense_enough(c, m, ps)) &&
-				 shared)
+			else if (direct &&
+				 (dense = dense_enough(c, p, k, ps)) && shared)
 				w = big_room(c, m, ps);
 			if (dense && !w) {
 				ret = read_dense(c, b, fd, m, ps);
