@@ -829,21 +829,29 @@ Test(account, identical_mappings)
 	exm_snapshot_free(s);
 }
 
+/* A snapshot of n processes (pids 10 on) mapping 64 anonymous pages each
+ * at 0x100000, their mappings in m[]. */
+static struct exm_snapshot *anon_procs(struct exm_mapping **m, int n)
+{
+	struct exm_snapshot *s = exm_snapshot_new();
+
+	s->sys.page_size = PS;
+	s->sys.caps = EXM_CAP_PAGES | EXM_CAP_PFN;
+	for (int i = 0; i < n; i++)
+		m[i] = mkmap(mkproc(s, 10 + i), 0x100000, 64,
+			     EXM_PERM_R | EXM_PERM_W, "", 0, EXM_KIND_ANON);
+	return s;
+}
+
 /* A mapping whose words equal an earlier one's takes its array: its own
  * room goes back to the page store (the next reservation gets it), its
  * own heap array is freed, and every figure is as with two copies. */
 Test(account, shared_words_give_their_room_back)
 {
-	struct exm_snapshot *s = exm_snapshot_new();
 	struct exm_mapping *m[4];
+	struct exm_snapshot *s = anon_procs(m, 4);
 	uint64_t w[64];
 	uint32_t *given;
-
-	s->sys.page_size = PS;
-	s->sys.caps = EXM_CAP_PAGES | EXM_CAP_PFN;
-	for (int i = 0; i < 4; i++)
-		m[i] = mkmap(mkproc(s, 10 + i), 0x100000, 64,
-			     EXM_PERM_R | EXM_PERM_W, "", 0, EXM_KIND_ANON);
 	for (uint64_t k = 0; k < 64; k++)
 		w[k] = PRESENT(7000 + k, 0);
 	/* 0 and 1 in the store, 3 on the heap: all three the same words */
@@ -891,15 +899,9 @@ Test(account, shared_words_give_their_room_back)
  * move to the heap, all of them kept. */
 Test(account, bound_reservations_trimmed_or_grown)
 {
-	struct exm_snapshot *s = exm_snapshot_new();
 	struct exm_mapping *m[3];
+	struct exm_snapshot *s = anon_procs(m, 3);
 	uint64_t w[64];
-
-	s->sys.page_size = PS;
-	s->sys.caps = EXM_CAP_PAGES | EXM_CAP_PFN;
-	for (int i = 0; i < 3; i++)
-		m[i] = mkmap(mkproc(s, 10 + i), 0x100000, 64,
-			     EXM_PERM_R | EXM_PERM_W, "", 0, EXM_KIND_ANON);
 	for (uint64_t k = 0; k < 64; k++)
 		w[k] = k % 3 ? PRESENT(7000 + k, 0) : 0; /* 42 used */
 	cr_assert_eq(exm_mapping_reserve_store(s, m[0], 64), 0);
@@ -935,16 +937,12 @@ Test(account, bound_reservations_trimmed_or_grown)
  * added after moves them to the heap, the earlier ones kept. */
 Test(account, runs_in_the_store)
 {
-	struct exm_snapshot *s = exm_snapshot_new();
-	struct exm_mapping *m = mkmap(mkproc(s, 10), 0x100000, 64,
-				      EXM_PERM_R | EXM_PERM_W, "", 0,
-				      EXM_KIND_ANON);
+	struct exm_mapping *m;
+	struct exm_snapshot *s = anon_procs(&m, 1);
 	struct exm_run runs[2] = { { .vpn = 0x100, .count = 4, .idx = 0 },
 				   { .vpn = 0x110, .count = 4, .idx = 4 } };
 	uint64_t w[8];
 
-	s->sys.page_size = PS;
-	s->sys.caps = EXM_CAP_PAGES | EXM_CAP_PFN;
 	for (uint64_t k = 0; k < 8; k++)
 		w[k] = PRESENT(5000 + k, 0);
 	cr_assert_eq(exm_mapping_reserve_store(s, m, 8), 0);
