@@ -117,12 +117,22 @@ for args in "--record new.exmrec --output new.exmrec" \
 done
 
 # a recorder until stopped, by SIGINT and by SIGTERM: exit 0, a sound file
-# holding the snapshots taken (at least the first: -d 0.2 over ~1 s)
+# holding the snapshots taken. The signal comes once the recording holds two
+# (-d 0.2; read beside the writer, as a reader may), not after a fixed time:
+# on a loaded machine start-up alone took longer than a second (CI: one
+# snapshot after 1 s)
 for sig in INT TERM; do
 	"$EXMTOP" --record "$sig.exmrec" --source fixture:basic -d 0.2 \
 		2>"$sig.err" &
 	pid=$!
-	sleep 1
+	for _ in $(seq 600); do
+		# read-only: never the one to create the file
+		n=$(sqlite3 -readonly -cmd ".timeout 2000" "$sig.exmrec" \
+			"SELECT count(*) FROM snapshot" 2>/dev/null) || n=0
+		[ "${n:-0}" -ge 2 ] 2>/dev/null && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
 	kill -s "$sig" "$pid"
 	wait "$pid"
 	rc=$?
