@@ -205,9 +205,12 @@ struct exm_reuse {
 	pid_t born[BORN_MAX];
 	size_t nborn;
 	unsigned born_gen;
-	/* the kernel may average the mapcounts of a large folio's pages
-	 * (one page mapped moves its neighbours' counts): none is kept */
-	bool avg_known, avg;
+	/* no kernel Pss is kept: the kernel may average the mapcounts of a
+	 * large folio's pages (one page mapped moves its neighbours'
+	 * counts), or, with the module (exact, no case left to the
+	 * scheduled walk), exmtop runs in a pid namespace of its own and
+	 * processes it cannot list may map its processes' pages */
+	bool blind_known, blind;
 	bool have_mover;
 	uint64_t sig;
 	bool have_sig;
@@ -590,7 +593,7 @@ int exm_reuse_take(struct exm_reuse *r, struct exm_builder *b,
 		if (exm_errno_gone(ret))
 			return ret;
 	} else if (want_kpss) {
-		if (!r->kpss_keep || !e->kpss_ok || d->exact ||
+		if (!r->kpss_keep || !e->kpss_ok ||
 		    in_pids(r->kforced, r->nkforced, p->pid))
 			return 2; /* from the mapping counts, which moved */
 		exm_build_kpss(b, p, &e->kpss);
@@ -2056,6 +2059,32 @@ static bool born_during(struct exm_reuse *r, const struct exm_snapshot *snap,
  * into moving (its statm), those of the processes it may share pages
  * with (denied_unkeep). mover: the keys before the walk, then after.
  */
+/* Whether exmtop runs in a pid namespace below the first (its status's
+ * NSpid lists more than one pid): processes it cannot list may exist. */
+static bool pid_nested(const char *root)
+{
+	char path[320], *buf;
+	size_t len;
+	bool nested = false;
+
+	snprintf(path, sizeof(path), "%s/self/status", root);
+	if (exm_read_file(AT_FDCWD, path, &buf, &len))
+		return true; /* unknown: as if */
+	for (char *l = buf; l < buf + len;) {
+		char *nl = memchr(l, '\n', (size_t)(buf + len - l));
+		size_t n = nl ? (size_t)(nl - l) : (size_t)(buf + len - l);
+
+		if (n > 6 && !memcmp(l, "NSpid:", 6)) {
+			/* "NSpid:\t1234" or "NSpid:\t1234\t5" */
+			nested = memchr(l + 7, '\t', n - 7) != NULL;
+			break;
+		}
+		l += n + 1;
+	}
+	free(buf);
+	return nested;
+}
+
 static void kpss_trust(struct exm_reuse *r, const struct exm_snapshot *snap,
 		       const char *root, uint64_t mover[2])
 {
@@ -2076,17 +2105,18 @@ static void kpss_trust(struct exm_reuse *r, const struct exm_snapshot *snap,
 			       r->denied[r->ndenied] == snap->procs[i].pid;
 			r->denied[r->ndenied++] = snap->procs[i].pid;
 		}
-	if (!r->avg_known) {
-		r->avg = exm_running_mapcount(snap->sys.kernel, root) !=
-			 EXM_MAPCOUNT_EXACT;
-		r->avg_known = true;
+	if (!r->blind_known) {
+		r->blind = exm_running_mapcount(snap->sys.kernel, root) !=
+				   EXM_MAPCOUNT_EXACT ||
+			   (r->exact && pid_nested(root));
+		r->blind_known = true;
 	}
 	mover_key(r, root, false, now);
 	/* the denied processes' pages during the walk */
 	denied_read(r, root, r->dpost);
 	if (same)
 		moved = denied_moved(r, r->dpre, r->dpost);
-	all = !same || now[0] != mover[0] || r->avg;
+	all = !same || now[0] != mover[0] || r->blind;
 	if (!born_seen(r, snap, root))
 		kpss_unkeep(r, r->born_gen);
 	for (size_t i = 0; i < r->n; i++)
@@ -2347,10 +2377,12 @@ int exm_reuse_snapshot(struct exm_reuse *r, struct exm_source *src,
 	/* kept processes keep their kernel Pss (from mapping counts) unless
 	 * a count of their frames moved (update's kforced), or exmtop's own
 	 * mappings, which no walk sees, moved since the last walk */
-	keep = opts->want_kpss && !opts->want_rollup && !r->exact;
+	keep = opts->want_kpss && !opts->want_rollup;
 	if (keep && !r->have && !r->last && !opts->pids) {
 		self_populate();
-		denied_probe(r, root);
+		/* the module walks every process: none is denied */
+		if (!r->exact)
+			denied_probe(r, root);
 	}
 	if (keep)
 		mover_key(r, root, false, mover);

@@ -11,7 +11,7 @@
  * its page size), so every size is what the pagemap source measures,
  * except writable, which is exact. The kernel's Pss figures are computed from the same walk, the way
  * smaps_rollup adds them up; smaps_rollup is read only for SwapPss of a
- * process that has swap entries. The module also says who the process is
+ * process that has swap entries, when asked (want_rollup). The module also says who the process is
  * (name, parent, start, uid) and lists its mappings as maps would, so of
  * /proc/PID only cmdline (and cgroup, when asked) is read.
  */
@@ -639,6 +639,29 @@ static uint64_t km_key(uint64_t mk, const struct exmap_scan *a)
 	return exm_hash_bytes(mk, &a->changes, n) | 1;
 }
 
+/*
+ * The kernel's figures of p from k that page words and mapping counts give
+ * (what the pagemap source has from them), not Pss_Dirty nor SwapPss: a
+ * kept process keeps these while no count of its frames moves (reuse.h),
+ * where a dirty bit set with no counter moving moves Pss_Dirty. What the
+ * printed fields need unless they ask for smaps_rollup's own.
+ */
+static void km_kpss_kept(struct exm_builder *b, struct exm_proc *p,
+			 const struct km_kpss *k)
+{
+	struct exm_kpss kp = {
+		.pss = k->pss >> PSS_SHIFT,
+		.pss_anon = k->anon >> PSS_SHIFT,
+		.pss_file = k->file >> PSS_SHIFT,
+		.pss_shmem = k->shmem >> PSS_SHIFT,
+		.rss = k->rss,
+		.has = EXM_KPSS_PSS | EXM_KPSS_PSS_ANON | EXM_KPSS_PSS_FILE |
+		       EXM_KPSS_PSS_SHMEM | EXM_KPSS_RSS,
+	};
+
+	exm_build_kpss(b, p, &kp);
+}
+
 /* The kernel's figures of p from k (what its walk added up), SwapPss
  * from smaps_rollup when it has swap entries: 0 or -errno (gone). */
 static int km_kpss(const struct exm_scan_opts *opts, struct exm_builder *b,
@@ -648,6 +671,10 @@ static int km_kpss(const struct exm_scan_opts *opts, struct exm_builder *b,
 	struct exm_kpss kp = { 0 };
 	int ret;
 
+	if (!opts->want_rollup) {
+		km_kpss_kept(b, p, k);
+		return 0;
+	}
 	if (k->swapped) {
 		/* SwapPss needs the swap counts the walk does not see */
 		if (exm_want_kpss(opts, p->pid)) {
@@ -672,6 +699,19 @@ static int km_kpss(const struct exm_scan_opts *opts, struct exm_builder *b,
 		  EXM_KPSS_PSS_SHMEM | EXM_KPSS_PSS_DIRTY | EXM_KPSS_RSS;
 	exm_build_kpss(b, p, &kp);
 	return 0;
+}
+
+/* The kernel's figures from the module's sums (a walk that records
+ * nothing) of a NOWALK | SUMS call a. */
+static struct km_kpss km_sums(const struct exmap_scan *a)
+{
+	return (struct km_kpss){ .pss = a->sum_pss,
+				 .anon = a->sum_anon,
+				 .file = a->sum_file,
+				 .shmem = a->sum_shmem,
+				 .dirty = a->sum_dirty,
+				 .rss = a->sum_rss,
+				 .swapped = a->info & EXMAP_INFO_SWAPPED };
 }
 
 static int km_proc(struct exm_source *src, void *ctx,
@@ -718,14 +758,7 @@ static int km_proc(struct exm_source *src, void *ctx,
 		/* 2: the words are kept, the kernel's figures from the sums
 		 * (else walked again); 0: walked */
 		if (kept == 2 && sums) {
-			k = (struct km_kpss){ .pss = a.sum_pss,
-					      .anon = a.sum_anon,
-					      .file = a.sum_file,
-					      .shmem = a.sum_shmem,
-					      .dirty = a.sum_dirty,
-					      .rss = a.sum_rss,
-					      .swapped = a.info &
-							 EXMAP_INFO_SWAPPED };
+			k = km_sums(&a);
 			return km_kpss(opts, b, d, p, &k);
 		}
 		ret = km_scan(c->fd, ks->abi, watch, p->pid, 0, c->recs, NRECS,
@@ -779,6 +812,53 @@ static int km_proc(struct exm_source *src, void *ctx,
 	return km_kpss(opts, b, d, p, &k);
 }
 
+/* Kept processes whose frames' mapping counts moved: their kernel Pss
+ * again from the module's sums, in place (exm_source_ops.kpss_again; only
+ * asked when the printed fields need no smaps_rollup). A process gone
+ * meanwhile is left unmeasured. */
+static int km_kpss_again(struct exm_source *src, struct exm_snapshot *snap,
+			 const pid_t *pids, size_t n)
+{
+	struct km_src *ks = src->priv;
+	struct exm_builder b;
+	struct km_ctx *c;
+	size_t j = 0;
+	int ret = 0;
+
+	if (!ks->zeros) /* no sums before ABI 6 */
+		return -EOPNOTSUPP;
+	c = km_ctx_new(src);
+	if (!c)
+		return -ENOMEM;
+	exm_builder_init(&b, snap);
+	for (size_t i = 0; i < snap->nprocs && j < n && !ret; i++) {
+		struct exm_proc *p = &snap->procs[i];
+		struct exmap_scan a;
+		struct km_kpss k;
+
+		while (j < n && pids[j] < p->pid)
+			j++;
+		if (j == n || pids[j] != p->pid)
+			continue;
+		ret = km_scan(c->fd, ks->abi,
+			      EXMAP_SCAN_WATCH | EXMAP_SCAN_NOWALK |
+				      EXMAP_SCAN_SUMS,
+			      p->pid, 0, c->recs, NRECS, NULL, &a);
+		if (exm_errno_gone(ret) ||
+		    (!ret && (a.info & EXMAP_INFO_NOMM))) {
+			p->kpss = (struct exm_kpss){ 0 };
+			ret = 0;
+			continue;
+		}
+		if (ret)
+			break;
+		k = km_sums(&a);
+		km_kpss_kept(&b, p, &k);
+	}
+	km_ctx_free(c);
+	return ret;
+}
+
 static int km_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 		   struct exm_builder *b)
 {
@@ -814,4 +894,5 @@ const struct exm_source_ops exm_source_kmod = {
 	.open = km_open,
 	.fill = km_fill,
 	.close = km_close,
+	.kpss_again = km_kpss_again,
 };

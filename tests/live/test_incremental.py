@@ -28,10 +28,10 @@ as it is): then no step may lag, the zero page read in included (the
 module counts zero pages, exmap ABI 6).
 
 The kernel's Pss and its split (what the live screen shows) are compared
-too: with the pagemap source from the mapping counts of the frames, kept
-for a kept process while no count of its frames moved; with the module
-from its own walk's sums. A page's
-share is its size over its mapping count, which any process mapping it
+too: from the mapping counts of the frames (pagemap source) or the
+module's walk, kept for a kept process while no count of its frames
+moved, and had again (from the counts, or the module's sums) for one
+whose counts moved. A page's share is its size over its mapping count, which any process mapping it
 moves: the test runs in a pid namespace of its own (exmtop lists only
 its processes, and none comes or goes during a walk unless told), its
 workers run private copies of the interpreter and its libraries (no
@@ -92,13 +92,10 @@ SOURCE = os.environ.get("EXM_INCR_SOURCE", "pagemap")
 SCHEDULED = set() if SOURCE == "kmod" else {
     "truncate", "pageout", "poke", "pokereuse", "peekzero", "vmwrite"}
 # The figures compared: the page words and the kernel's Pss and its split
-# the live screen shows. With the pagemap source those come from the
-# mapping counts of the frames, kept for a kept process while no count
-# moved (core/reuse.c, kpss_trust), which the test must see kept and
-# summed again; the module sums them in its own walk at every refresh
-# (EXMAP_SCAN_SUMS), so nothing is kept there.
+# the live screen shows, kept for a kept process while no count of its
+# frames moved (core/reuse.c, kpss_trust), which the test must see kept
+# and summed again (with the module, by its sums: EXMAP_SCAN_SUMS).
 FIELDS = "pid,erss,pss,pss_anon,pss_file,pss_shmem"
-KEPT_PSS = SOURCE != "kmod"
 # a full walk the system's counters made (core/reuse.c, sys_sig)
 COUNTERS = ("full walk: vmstat ", "full walk: ksm ")
 # what exmtop says of kernel figures that moved with the mapping counts
@@ -438,7 +435,7 @@ def main():
             bad = s["pids"] & ours
             if bad and name in SCHEDULED:
                 lagged.add(name)
-            elif bad and KEPT_PSS and s["outside"] and all(
+            elif bad and s["outside"] and all(
                     s["parts"][p].startswith(KERNEL_ONLY) for p in bad):
                 print("  %-10s snapshot %d: kernel Pss kept while processes "
                       "outside the namespace came or went: %s" %
@@ -538,9 +535,8 @@ def main():
             scheduled()
 
         def tested():
-            return stats["incremental"] >= 3 and (
-                not KEPT_PSS or
-                (stats["kept"] >= 3 and stats["again"] >= 1))
+            return (stats["incremental"] >= 3 and stats["kept"] >= 3 and
+                    stats["again"] >= 1)
 
         # A quiet window: where the system's counters made most of the
         # steps' snapshots full walks, a fork child of a writes a page and
@@ -581,7 +577,7 @@ def main():
     # interpreter, which the other workers map)
     print("kernel Pss of kept processes: %d kept, %d summed again" %
           (stats["kept"], stats["again"]))
-    if KEPT_PSS and (stats["kept"] < 3 or stats["again"] < 1):
+    if stats["kept"] < 3 or stats["again"] < 1:
         fails.append("kernel Pss kept %d times (3 or more), summed again "
                      "%d (1 or more)" % (stats["kept"], stats["again"]))
     # kept processes' mappings keep their sizes while no count of their
