@@ -540,6 +540,16 @@ static int put_kept(struct exm_reuse *r, struct exm_builder *b,
 	return 0;
 }
 
+bool exm_reuse_kpss_kept(const struct exm_reuse *r, pid_t pid)
+{
+	const struct kent *e;
+
+	if (!r || !r->taking || !r->kpss_keep)
+		return false;
+	e = find(r, pid);
+	return e && e->kpss_ok && !in_pids(r->kforced, r->nkforced, pid);
+}
+
 int exm_reuse_take(struct exm_reuse *r, struct exm_builder *b,
 		   struct exm_proc *p, struct exm_pdir *d,
 		   const struct exm_scan_opts *opts)

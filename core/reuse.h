@@ -118,6 +118,14 @@ int exm_reuse_snapshot(struct exm_reuse *r, struct exm_source *src,
 bool exm_reuse_defers(const struct exm_reuse *r);
 
 /*
+ * Whether a kept process pid would keep its kernel Pss as it was (no
+ * count of its frames moved, exm_reuse_take's 1), asked before its key is
+ * known: the module then asks for no sums with the call that says whether
+ * it changed. A hint: take decides. r NULL: false.
+ */
+bool exm_reuse_kpss_kept(const struct exm_reuse *r, pid_t pid);
+
+/*
  * For a source's per-process walk (any worker thread), p's identity and
  * maps read (d->key holds their hash): 1 when p's mappings got their kept
  * words (and the kernel's figures opts asks for from smaps_rollup, read

@@ -740,8 +740,11 @@ static int km_proc(struct exm_source *src, void *ctx,
 	c->b = b;
 	if (phase == EXM_REUSE_TAKE) {
 		/* ABI 6: the kernel's figures in the same call, from a walk
-		 * that records nothing (what a kept process needs) */
-		uint32_t sums = ks->zeros && exm_want_kpss(opts, p->pid)
+		 * that records nothing, when a kept process needs them (not
+		 * when it keeps those of its last walk) */
+		uint32_t sums = ks->zeros && exm_want_kpss(opts, p->pid) &&
+						!exm_reuse_kpss_kept(src->reuse,
+								     p->pid)
 					? EXMAP_SCAN_SUMS
 					: 0;
 
@@ -756,7 +759,16 @@ static int km_proc(struct exm_source *src, void *ctx,
 		if (kept < 0 || kept == 1)
 			return kept < 0 ? kept : 0;
 		/* 2: the words are kept, the kernel's figures from the sums
-		 * (else walked again); 0: walked */
+		 * (asked again if the hint was wrong; without sums, walked
+		 * again); 0: walked */
+		if (kept == 2 && !sums && ks->zeros) {
+			sums = EXMAP_SCAN_SUMS;
+			ret = km_scan(c->fd, ks->abi,
+				      watch | EXMAP_SCAN_NOWALK | sums, p->pid,
+				      0, c->recs, NRECS, NULL, &a);
+			if (ret)
+				return ret == -EINTR ? -ESRCH : ret;
+		}
 		if (kept == 2 && sums) {
 			k = km_sums(&a);
 			return km_kpss(opts, b, d, p, &k);
