@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -2069,30 +2070,21 @@ static bool born_during(struct exm_reuse *r, const struct exm_snapshot *snap,
  * into moving (its statm), those of the processes it may share pages
  * with (denied_unkeep). mover: the keys before the walk, then after.
  */
-/* Whether exmtop runs in a pid namespace below the first (its status's
- * NSpid lists more than one pid): processes it cannot list may exist. */
+/* The inode number of the first pid namespace (PROC_PID_INIT_INO in the
+ * kernel's proc_ns.h, fixed since Linux 3.8). */
+#define INIT_PID_NS_INO 0xeffffffcu
+
+/* Whether exmtop runs in a pid namespace other than the first: processes
+ * it cannot list may exist. Its status's NSpid does not say so where the
+ * namespace has a /proc of its own (a container's): it lists pids from
+ * the namespace of that /proc down. */
 static bool pid_nested(const char *root)
 {
-	char path[320], *buf;
-	size_t len;
-	bool nested = false;
+	char path[320];
+	struct stat st;
 
-	snprintf(path, sizeof(path), "%s/self/status", root);
-	if (exm_read_file(AT_FDCWD, path, &buf, &len))
-		return true; /* unknown: as if */
-	for (char *l = buf; l < buf + len;) {
-		char *nl = memchr(l, '\n', (size_t)(buf + len - l));
-		size_t n = nl ? (size_t)(nl - l) : (size_t)(buf + len - l);
-
-		if (n > 6 && !memcmp(l, "NSpid:", 6)) {
-			/* "NSpid:\t1234" or "NSpid:\t1234\t5" */
-			nested = memchr(l + 7, '\t', n - 7) != NULL;
-			break;
-		}
-		l += n + 1;
-	}
-	free(buf);
-	return nested;
+	snprintf(path, sizeof(path), "%s/self/ns/pid", root);
+	return stat(path, &st) || st.st_ino != INIT_PID_NS_INO;
 }
 
 static void kpss_trust(struct exm_reuse *r, const struct exm_snapshot *snap,

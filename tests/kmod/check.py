@@ -67,7 +67,9 @@ for r in results:
 bench_mode = any(r[0].startswith("bench-") for r in results)
 seen = {r[0] for r in results}
 for r in ("load", "devmode", "swap", "sharer", "kinds", "compare", "kcheck",
-          "task", "maps", "unpriv") + (() if bench_mode else ("cgcharge", "hugetlb1g", "incremental", "stress", "unload")):
+          "task", "maps", "unpriv") + (() if bench_mode else (
+              "cgcharge", "hugetlb1g", "incremental", "pidns", "stress",
+              "unload")):
     if r not in seen:
         report(False, r, "no result")
 # tests/live/test_incremental.py with the module, run N times in one boot:
