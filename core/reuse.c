@@ -541,14 +541,23 @@ static int put_kept(struct exm_reuse *r, struct exm_builder *b,
 	return 0;
 }
 
+/* Whether kept process e (pid) keeps its kernel Pss as it was: no count
+ * of its frames moved since it was had. */
+static bool kpss_holds(const struct exm_reuse *r, const struct kent *e,
+		       pid_t pid)
+{
+	return r->kpss_keep && e->kpss_ok &&
+	       !in_pids(r->kforced, r->nkforced, pid);
+}
+
 bool exm_reuse_kpss_kept(const struct exm_reuse *r, pid_t pid)
 {
 	const struct kent *e;
 
-	if (!r || !r->taking || !r->kpss_keep)
+	if (!r || !r->taking)
 		return false;
 	e = find(r, pid);
-	return e && e->kpss_ok && !in_pids(r->kforced, r->nkforced, pid);
+	return e && kpss_holds(r, e, pid);
 }
 
 int exm_reuse_take(struct exm_reuse *r, struct exm_builder *b,
@@ -604,8 +613,7 @@ int exm_reuse_take(struct exm_reuse *r, struct exm_builder *b,
 		if (exm_errno_gone(ret))
 			return ret;
 	} else if (want_kpss) {
-		if (!r->kpss_keep || !e->kpss_ok ||
-		    in_pids(r->kforced, r->nkforced, p->pid))
+		if (!kpss_holds(r, e, p->pid))
 			return 2; /* from the mapping counts, which moved */
 		exm_build_kpss(b, p, &e->kpss);
 		e->kpss_gen = r->gen;
@@ -1968,25 +1976,36 @@ out:
 static void kpss_again(struct exm_reuse *r, struct exm_source *src,
 		       struct exm_snapshot *snap)
 {
-	size_t j = 0;
+	struct exm_proc **procs;
+	size_t n = 0, j = 0;
 
-	if (!src || !src->ops->kpss_again ||
-	    src->ops->kpss_again(src, snap, r->kforced, r->nkforced))
+	if (!src || !src->ops->kpss_again)
 		return;
+	procs = malloc((r->nkforced ? r->nkforced : 1) * sizeof(*procs));
+	if (!procs)
+		return;
+	/* both ascending by pid */
 	for (size_t i = 0; i < snap->nprocs && j < r->nkforced; i++) {
-		struct kent *e;
+		while (j < r->nkforced && r->kforced[j] < snap->procs[i].pid)
+			j++;
+		if (j < r->nkforced && r->kforced[j] == snap->procs[i].pid)
+			procs[n++] = &snap->procs[i];
+	}
+	if (src->ops->kpss_again(src, snap, procs, n)) {
+		free(procs);
+		return;
+	}
+	for (size_t k = 0; k < n; k++) {
+		struct kent *e = find(r, procs[k]->pid);
 
-		if (snap->procs[i].pid != r->kforced[j])
-			continue;
-		j++;
-		e = find(r, snap->procs[i].pid);
 		r->st.nkpss_again++;
 		if (e) {
-			e->kpss = snap->procs[i].kpss;
+			e->kpss = procs[k]->kpss;
 			e->kpss_ok = kpss_keepable(&e->kpss);
 			e->kpss_gen = r->gen - 1; /* read now, not kept */
 		}
 	}
+	free(procs);
 	r->nkforced = 0;
 }
 
@@ -2059,17 +2078,6 @@ static bool born_during(struct exm_reuse *r, const struct exm_snapshot *snap,
 	return true;
 }
 
-/*
- * After a walk: the kernel Pss had from mapping counts read during it is
- * kept only when nothing unscanned can have mapped or dropped a page
- * meanwhile: a process started (mover_key's second key moved) or one
- * vanished before its walk makes those read during it read again next
- * time (not those kept as they were: they read no count); exmtop's own
- * pages moving (the first key), others denied, or a kernel that may
- * average mapcounts, every one; the pages of a process we may not look
- * into moving (its statm), those of the processes it may share pages
- * with (denied_unkeep). mover: the keys before the walk, then after.
- */
 /* The inode number of the first pid namespace (PROC_PID_INIT_INO in the
  * kernel's proc_ns.h, fixed since Linux 3.8). */
 #define INIT_PID_NS_INO 0xeffffffcu
@@ -2087,6 +2095,18 @@ static bool pid_nested(const char *root)
 	return stat(path, &st) || st.st_ino != INIT_PID_NS_INO;
 }
 
+/*
+ * After a walk: the kernel Pss had from mapping counts read during it is
+ * kept only when nothing unscanned can have mapped or dropped a page
+ * meanwhile: a process started (mover_key's second key moved) or one
+ * vanished before its walk makes those read during it read again next
+ * time (not those kept as they were: they read no count); exmtop's own
+ * pages moving (the first key), others denied, a kernel that may
+ * average mapcounts, or with the module a pid namespace of exmtop's own
+ * (blind), every one; the pages of a process we may not look
+ * into moving (its statm), those of the processes it may share pages
+ * with (denied_unkeep). mover: the keys before the walk, then after.
+ */
 static void kpss_trust(struct exm_reuse *r, const struct exm_snapshot *snap,
 		       const char *root, uint64_t mover[2])
 {

@@ -94,11 +94,11 @@ struct exm_source_ops {
 	int (*time)(const struct exm_source *src, size_t idx,
 		    struct timespec *at);
 	int (*seek_time)(struct exm_source *src, const struct timespec *t);
-	/* Optional, for refreshes (reuse.h): the kernel's figures of snap's
-	 * processes pids (n, ascending) had again from the mapping counts of
-	 * their words, in place. 0 or -errno. */
+	/* Optional, for refreshes (reuse.h): the kernel's figures of procs
+	 * (n of snap's processes) had again from the mapping counts of their
+	 * words, in place. 0 or -errno. */
 	int (*kpss_again)(struct exm_source *src, struct exm_snapshot *snap,
-			  const pid_t *pids, size_t n);
+			  struct exm_proc *const *procs, size_t n);
 	/* For --source's help (exm_source_help): the name's argument after
 	 * ':' ("FILE"), NULL when it takes none; and a few words, or NULL. */
 	const char *arg;

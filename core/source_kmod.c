@@ -640,16 +640,15 @@ static uint64_t km_key(uint64_t mk, const struct exmap_scan *a)
 }
 
 /*
- * The kernel's figures of p from k that page words and mapping counts give
+ * The kernel's figures from k that page words and mapping counts give
  * (what the pagemap source has from them), not Pss_Dirty nor SwapPss: a
  * kept process keeps these while no count of its frames moves (reuse.h),
  * where a dirty bit set with no counter moving moves Pss_Dirty. What the
  * printed fields need unless they ask for smaps_rollup's own.
  */
-static void km_kpss_kept(struct exm_builder *b, struct exm_proc *p,
-			 const struct km_kpss *k)
+static struct exm_kpss km_kpss_kept(const struct km_kpss *k)
 {
-	struct exm_kpss kp = {
+	return (struct exm_kpss){
 		.pss = k->pss >> PSS_SHIFT,
 		.pss_anon = k->anon >> PSS_SHIFT,
 		.pss_file = k->file >> PSS_SHIFT,
@@ -658,45 +657,35 @@ static void km_kpss_kept(struct exm_builder *b, struct exm_proc *p,
 		.has = EXM_KPSS_PSS | EXM_KPSS_PSS_ANON | EXM_KPSS_PSS_FILE |
 		       EXM_KPSS_PSS_SHMEM | EXM_KPSS_RSS,
 	};
-
-	exm_build_kpss(b, p, &kp);
 }
 
-/* The kernel's figures of p from k (what its walk added up), SwapPss
- * from smaps_rollup when it has swap entries: 0 or -errno (gone). */
+/* The kernel's figures of p from k (what its walk added up); with
+ * smaps_rollup's own asked for, Pss_Dirty too and SwapPss, from
+ * smaps_rollup when it has swap entries: 0 or -errno (gone). */
 static int km_kpss(const struct exm_scan_opts *opts, struct exm_builder *b,
 		   struct exm_pdir *d, struct exm_proc *p,
 		   const struct km_kpss *k)
 {
-	struct exm_kpss kp = { 0 };
+	struct exm_kpss kp = km_kpss_kept(k);
 	int ret;
 
-	if (!opts->want_rollup) {
-		km_kpss_kept(b, p, k);
-		return 0;
-	}
-	if (k->swapped) {
-		/* SwapPss needs the swap counts the walk does not see */
-		if (exm_want_kpss(opts, p->pid)) {
+	if (opts->want_rollup) {
+		kp.pss_dirty = k->dirty >> PSS_SHIFT;
+		kp.has |= EXM_KPSS_PSS_DIRTY;
+		if (!k->swapped) {
+			kp.has |= EXM_KPSS_SWAP_PSS;
+		} else if (exm_want_kpss(opts, p->pid)) {
+			/* SwapPss needs the swap counts the walk does not
+			 * see */
 			ret = exm_read_kpss(b, d, p);
 			if (exm_errno_gone(ret))
 				return ret;
 			if (!ret && (p->kpss.has & EXM_KPSS_SWAP_PSS)) {
 				kp.swap_pss = p->kpss.swap_pss;
-				kp.has = EXM_KPSS_SWAP_PSS;
+				kp.has |= EXM_KPSS_SWAP_PSS;
 			}
 		}
-	} else {
-		kp.has = EXM_KPSS_SWAP_PSS;
 	}
-	kp.pss = k->pss >> PSS_SHIFT;
-	kp.pss_anon = k->anon >> PSS_SHIFT;
-	kp.pss_file = k->file >> PSS_SHIFT;
-	kp.pss_shmem = k->shmem >> PSS_SHIFT;
-	kp.pss_dirty = k->dirty >> PSS_SHIFT;
-	kp.rss = k->rss;
-	kp.has |= EXM_KPSS_PSS | EXM_KPSS_PSS_ANON | EXM_KPSS_PSS_FILE |
-		  EXM_KPSS_PSS_SHMEM | EXM_KPSS_PSS_DIRTY | EXM_KPSS_RSS;
 	exm_build_kpss(b, p, &kp);
 	return 0;
 }
@@ -829,12 +818,11 @@ static int km_proc(struct exm_source *src, void *ctx,
  * asked when the printed fields need no smaps_rollup). A process gone
  * meanwhile is left unmeasured. */
 static int km_kpss_again(struct exm_source *src, struct exm_snapshot *snap,
-			 const pid_t *pids, size_t n)
+			 struct exm_proc *const *procs, size_t n)
 {
 	struct km_src *ks = src->priv;
 	struct exm_builder b;
 	struct km_ctx *c;
-	size_t j = 0;
 	int ret = 0;
 
 	if (!ks->zeros) /* no sums before ABI 6 */
@@ -843,15 +831,12 @@ static int km_kpss_again(struct exm_source *src, struct exm_snapshot *snap,
 	if (!c)
 		return -ENOMEM;
 	exm_builder_init(&b, snap);
-	for (size_t i = 0; i < snap->nprocs && j < n && !ret; i++) {
-		struct exm_proc *p = &snap->procs[i];
+	for (size_t i = 0; i < n && !ret; i++) {
+		struct exm_proc *p = procs[i];
 		struct exmap_scan a;
+		struct exm_kpss kp;
 		struct km_kpss k;
 
-		while (j < n && pids[j] < p->pid)
-			j++;
-		if (j == n || pids[j] != p->pid)
-			continue;
 		ret = km_scan(c->fd, ks->abi,
 			      EXMAP_SCAN_WATCH | EXMAP_SCAN_NOWALK |
 				      EXMAP_SCAN_SUMS,
@@ -865,7 +850,8 @@ static int km_kpss_again(struct exm_source *src, struct exm_snapshot *snap,
 		if (ret)
 			break;
 		k = km_sums(&a);
-		km_kpss_kept(&b, p, &k);
+		kp = km_kpss_kept(&k);
+		exm_build_kpss(&b, p, &kp);
 	}
 	km_ctx_free(c);
 	return ret;

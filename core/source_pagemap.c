@@ -3009,12 +3009,11 @@ static int cache_new(struct pm_priv *pp)
  * again, from those counts read now (exm_source_ops.kpss_again), in a
  * cache of their own (the snapshot's is gone). */
 static int pm_kpss_again(struct exm_source *src, struct exm_snapshot *snap,
-			 const pid_t *pids, size_t n)
+			 struct exm_proc *const *procs, size_t n)
 {
 	struct pm_priv *pp = src->priv;
 	struct exm_builder b;
 	struct pm_ctx *c;
-	size_t j = 0;
 	int ret = 0;
 
 	if (pp->kpc < 0)
@@ -3027,13 +3026,8 @@ static int pm_kpss_again(struct exm_source *src, struct exm_snapshot *snap,
 		return -ENOMEM;
 	}
 	exm_builder_init(&b, snap);
-	for (size_t i = 0; i < snap->nprocs && j < n && !ret; i++) {
-		while (j < n && pids[j] < snap->procs[i].pid)
-			j++;
-		if (j < n && pids[j] == snap->procs[i].pid)
-			ret = kpss_from_counts(c, &b, &snap->procs[i],
-					       snap->sys.page_size);
-	}
+	for (size_t k = 0; k < n && !ret; k++)
+		ret = kpss_from_counts(c, &b, procs[k], snap->sys.page_size);
 	pm_ctx_free(c);
 	cache_free(pp);
 	return ret;

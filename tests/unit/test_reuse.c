@@ -102,15 +102,15 @@ static struct exm_kpss world_kpss(int i)
 }
 
 static int fake_again(struct exm_source *s, struct exm_snapshot *snap,
-		      const pid_t *pids, size_t n)
+		      struct exm_proc *const *procs, size_t n)
 {
 	(void)s;
 	for (size_t j = 0; j < n; j++) {
 		cr_assert_lt(nagain, NP);
-		again[nagain++] = pids[j];
-		for (size_t i = 0; i < snap->nprocs; i++)
-			if (snap->procs[i].pid == pids[j])
-				snap->procs[i].kpss = world_kpss((int)i);
+		cr_assert(procs[j] >= snap->procs &&
+			  procs[j] < snap->procs + snap->nprocs);
+		again[nagain++] = procs[j]->pid;
+		procs[j]->kpss = world_kpss((int)(procs[j] - snap->procs));
 	}
 	return 0;
 }
