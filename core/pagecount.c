@@ -12,22 +12,24 @@
 
 #define CHUNK_BITS EXM_PC_CHUNK_BITS
 #define CHUNK_KEYS EXM_PC_CHUNK_KEYS
+#define GROUP_BITS EXM_PC_GROUP_BITS
+#define GROUP_KEYS EXM_PC_GROUP_KEYS
 #define COUNT_SPILL UINT16_MAX
 
-/* Chunks (struct exm_pc_chunk, in the header for the inline lookup) live
- * in zeroed huge-page blocks, so a new chunk needs no clearing: owner is
- * stored plus one (0: none yet). */
+/* Chunks and groups (in the header for the inline lookup) are carved one
+ * after the other out of zeroed blocks, so a new one needs no clearing:
+ * owner is stored plus one (0: none yet). */
 #define chunk exm_pc_chunk
+#define group exm_pc_group
 #define OWNER1_MANY ((uint32_t)EXM_OWNER_MANY + 1)
 #define DIR_MAX ((uint64_t)1 << 20) /* chunk bases indexed directly */
 #define ARENA_BYTES ((size_t)8 << 20)
-/* A first arena on normal pages: the chunks that fit below a huge page.
- * With MANY_KEYS keys or more, spread over the chunks of the machine's RAM
- * (one per 256 MiB), most of its 4 KiB pages would be touched: a fault
- * each, where a huge page is one fault and one clearing. */
-#define MANY_KEYS 8192
-#define SMALL_ARENA \
-	(EXM_HUGE_ALIGN / sizeof(struct chunk) * sizeof(struct chunk))
+/* A first block on normal pages, just below a huge page: a small snapshot
+ * (a few processes) touches only the pages its groups fill, a fault each.
+ * From MANY_KEYS words on, their groups fill 2 MiB even when the keys are
+ * consecutive (6 bytes a key): huge pages from the start, a fault each. */
+#define MANY_KEYS ((uint64_t)1 << 18)
+#define SMALL_ARENA (EXM_HUGE_ALIGN - EXM_SMALL_PAGE)
 
 struct arena {
 	struct arena *next;
@@ -46,8 +48,9 @@ struct part {
 	struct chunk **dir; /* by base >> partition bits, below DIR_MAX */
 	size_t ndir;
 	struct chunk **slots; /* beyond: open addressing by chunk base */
-	size_t nslots, nchunks, nhashed;
-	struct chunk *last;   /* locality cache */
+	size_t nslots, nchunks, nhashed, ngroups;
+	struct chunk *last; /* locality caches */
+	struct group *lastg;
 	struct spill *spills; /* counts >= COUNT_SPILL, linear (rare) */
 	size_t nspills;
 	uint64_t distinct;
@@ -90,48 +93,6 @@ struct exm_pagecount *exm_pagecount_new(void)
 	return exm_pagecount_new_parts(1);
 }
 
-/*
- * Clear the chunks of a (their groups of keys used, their headers), so
- * that the block goes back zeroed; the bytes of it left dirty: 0, or all
- * it used when most of it was (then the reuse's plain clearing of the
- * block costs no more). A snapshot's keys are sparse over the chunks of
- * the machine's RAM (bench workload: 43k frames over 54 chunks, 21 MiB
- * of blocks, 1.9 MiB in used groups), and clearing every block whole at
- * its reuse cost a live refresh a third of what counting its words did.
- */
-static size_t arena_clear(struct arena *a)
-{
-	size_t n = a->used / sizeof(struct chunk), groups = 0;
-	struct chunk *cs = a->mem.mem;
-
-	for (size_t i = 0; i < n; i++)
-		for (size_t w = 0; w < EXM_PC_GROUPS / 64; w++)
-			groups += (size_t)__builtin_popcountll(cs[i].used[w]);
-	/* a group's keys hold 6 bytes each */
-	if (groups * EXM_PC_GROUP_KEYS * 6 * 2 > a->used)
-		return a->used;
-	for (size_t i = 0; i < n; i++) {
-		struct chunk *c = &cs[i];
-
-		for (size_t w = 0; w < EXM_PC_GROUPS / 64; w++) {
-			for (uint64_t bits = c->used[w]; bits;
-			     bits &= bits - 1) {
-				size_t k = (w * 64 +
-					    (size_t)__builtin_ctzll(bits)) *
-					   EXM_PC_GROUP_KEYS;
-
-				memset(&c->count[k], 0,
-				       EXM_PC_GROUP_KEYS * sizeof(c->count[0]));
-				memset(&c->owner1[k], 0,
-				       EXM_PC_GROUP_KEYS *
-					       sizeof(c->owner1[0]));
-			}
-		}
-		memset(c, 0, offsetof(struct chunk, count));
-	}
-	return 0;
-}
-
 struct exm_pagecount *exm_pagecount_ref(struct exm_pagecount *pc)
 {
 	__atomic_add_fetch(&pc->refs, 1, __ATOMIC_RELAXED);
@@ -153,7 +114,9 @@ void exm_pagecount_free(struct exm_pagecount *pc)
 			struct arena *a = pt->arenas;
 
 			pt->arenas = a->next;
-			exm_huge_unmap(&a->mem, arena_clear(a));
+			/* what it used goes back dirty, for the block's
+			 * reuse to clear (packed: no byte of it unused) */
+			exm_huge_unmap(&a->mem, a->used);
 			free(a);
 		}
 	}
@@ -218,6 +181,34 @@ static int insert_slot(struct chunk **slots, size_t nslots, struct chunk *c)
 	return 0;
 }
 
+/* n zeroed bytes (a multiple of 8) carved out of pc's current block, or
+ * of a new one; NULL on ENOMEM. */
+static void *arena_take(struct part *pc, size_t n)
+{
+	void *p;
+
+	if (!pc->arenas || pc->arenas->mem.len - pc->arenas->used < n) {
+		struct arena *a = calloc(1, sizeof(*a));
+
+		if (!a)
+			return NULL;
+		/* small first, unless many keys are expected: see
+		 * exm_huge_map and exm_pagecount_expect */
+		if (exm_huge_map(&a->mem,
+				 pc->arenas || pc->many ? ARENA_BYTES
+							: SMALL_ARENA,
+				 true)) {
+			free(a);
+			return NULL;
+		}
+		a->next = pc->arenas;
+		pc->arenas = a;
+	}
+	p = (char *)pc->arenas->mem.mem + pc->arenas->used;
+	pc->arenas->used += n;
+	return p;
+}
+
 static struct chunk *new_chunk(struct part *pc, uint64_t base, unsigned shift)
 {
 	struct chunk *c;
@@ -249,26 +240,9 @@ static struct chunk *new_chunk(struct part *pc, uint64_t base, unsigned shift)
 		pc->slots = ns;
 		pc->nslots = n;
 	}
-	if (!pc->arenas ||
-	    pc->arenas->mem.len - pc->arenas->used < sizeof(*c)) {
-		struct arena *a = calloc(1, sizeof(*a));
-
-		if (!a)
-			return NULL;
-		/* small first, unless many keys are expected: see
-		 * exm_huge_map and exm_pagecount_expect */
-		if (exm_huge_map(&a->mem,
-				 pc->arenas || pc->many ? ARENA_BYTES
-							: SMALL_ARENA,
-				 true)) {
-			free(a);
-			return NULL;
-		}
-		a->next = pc->arenas;
-		pc->arenas = a;
-	}
-	c = (struct chunk *)((char *)pc->arenas->mem.mem + pc->arenas->used);
-	pc->arenas->used += sizeof(*c);
+	c = arena_take(pc, sizeof(*c));
+	if (!c)
+		return NULL;
 	c->base = base;
 	if (li < DIR_MAX) {
 		pc->dir[li] = c;
@@ -288,49 +262,70 @@ static struct spill *find_spill(const struct part *pc, uint64_t key)
 	return NULL;
 }
 
-static inline int add_in(struct part *pc, unsigned shift, uint64_t key,
-			 uint32_t owner, uint32_t times)
+/* The group of key, made if it is not there yet; NULL on ENOMEM. */
+static struct group *group_of(struct part *pc, unsigned shift, uint64_t key)
 {
 	uint64_t base = key >> CHUNK_BITS;
-	unsigned off = (unsigned)(key & (CHUNK_KEYS - 1));
 	struct chunk *c = pc->last;
-	struct spill *sp;
-	uint64_t total;
+	struct group **slot;
 
 	if (!c || c->base != base) {
 		c = find_chunk(pc, base, shift);
 		if (!c) {
 			c = new_chunk(pc, base, shift);
 			if (!c)
-				return -ENOMEM;
+				return NULL;
 		}
 		pc->last = c;
 	}
-	if (c->count[off] == 0)
-		pc->distinct++;
-	if (c->owner1[off] == 0) {
-		c->owner1[off] = owner + 1;
-		c->used[off / EXM_PC_GROUP_KEYS / 64] |=
-			UINT64_C(1) << (off / EXM_PC_GROUP_KEYS % 64);
-	} else if (c->owner1[off] != owner + 1)
-		c->owner1[off] = OWNER1_MANY;
+	slot = &c->grp[(key >> GROUP_BITS) & (EXM_PC_GROUPS - 1)];
+	if (!*slot) {
+		*slot = arena_take(pc, sizeof(**slot));
+		if (!*slot)
+			return NULL;
+		(*slot)->base = key >> GROUP_BITS;
+		pc->ngroups++;
+	}
+	return *slot;
+}
 
-	if ((uint32_t)c->count[off] + times < COUNT_SPILL) {
-		c->count[off] = (uint16_t)(c->count[off] + times);
+static inline int add_in(struct part *pc, unsigned shift, uint64_t key,
+			 uint32_t owner, uint32_t times)
+{
+	unsigned off = (unsigned)(key & (GROUP_KEYS - 1));
+	struct group *g = pc->lastg;
+	struct spill *sp;
+	uint64_t total;
+
+	if (!g || g->base != key >> GROUP_BITS) {
+		g = group_of(pc, shift, key);
+		if (!g)
+			return -ENOMEM;
+		pc->lastg = g;
+	}
+	if (g->count[off] == 0)
+		pc->distinct++;
+	if (g->owner1[off] == 0)
+		g->owner1[off] = owner + 1;
+	else if (g->owner1[off] != owner + 1)
+		g->owner1[off] = OWNER1_MANY;
+
+	if ((uint32_t)g->count[off] + times < COUNT_SPILL) {
+		g->count[off] = (uint16_t)(g->count[off] + times);
 		return 0;
 	}
-	if (c->count[off] != COUNT_SPILL) {
+	if (g->count[off] != COUNT_SPILL) {
 		/* now past 16 bits: the count moves to the side table */
 		sp = realloc(pc->spills, (pc->nspills + 1) * sizeof(*sp));
 		if (!sp)
 			return -ENOMEM;
 		pc->spills = sp;
-		total = (uint64_t)c->count[off] + times;
+		total = (uint64_t)g->count[off] + times;
 		sp[pc->nspills].key = key;
 		sp[pc->nspills].count = total > UINT32_MAX ? UINT32_MAX
 							   : (uint32_t)total;
 		pc->nspills++;
-		c->count[off] = COUNT_SPILL;
+		g->count[off] = COUNT_SPILL;
 		return 0;
 	}
 	sp = find_spill(pc, key);
@@ -397,24 +392,29 @@ uint32_t exm_pagecount_get(const struct exm_pagecount *pc, uint64_t key,
 uint32_t exm_pagecount_get_slow(const struct exm_pagecount *pcs, uint64_t key,
 				uint32_t *owner, const void **hint)
 {
-	unsigned off = (unsigned)(key & (CHUNK_KEYS - 1));
-	const struct chunk *c = *hint;
+	unsigned off = (unsigned)(key & (GROUP_KEYS - 1));
+	const struct group *g = *hint;
 	const struct part *pt = &pcs->part[part_in(key, pcs->nparts)];
 
-	if (!c || c->base != key >> CHUNK_BITS) {
-		c = find_chunk(pt, key >> CHUNK_BITS, pcs->shift);
-		*hint = c;
+	if (!g || g->base != key >> GROUP_BITS) {
+		const struct chunk *c = find_chunk(pt, key >> CHUNK_BITS,
+						   pcs->shift);
+
+		g = c ? c->grp[(key >> GROUP_BITS) & (EXM_PC_GROUPS - 1)]
+		      : NULL;
+		if (g)
+			*hint = g;
 	}
-	if (!c) {
+	if (!g) {
 		if (owner)
 			*owner = EXM_OWNER_NONE;
 		return 0;
 	}
 	if (owner)
-		*owner = c->owner1[off] - 1; /* 0 - 1: EXM_OWNER_NONE */
-	if (c->count[off] == COUNT_SPILL)
+		*owner = g->owner1[off] - 1; /* 0 - 1: EXM_OWNER_NONE */
+	if (g->count[off] == COUNT_SPILL)
 		return find_spill(pt, key)->count;
-	return c->count[off];
+	return g->count[off];
 }
 
 uint64_t exm_pagecount_distinct(const struct exm_pagecount *pc)
@@ -436,6 +436,7 @@ size_t exm_pagecount_bytes(const struct exm_pagecount *pc)
 		n += pt->ndir * sizeof(*pt->dir) +
 		     pt->nslots * sizeof(*pt->slots) +
 		     pt->nchunks * sizeof(struct chunk) +
+		     pt->ngroups * sizeof(struct group) +
 		     pt->nspills * sizeof(struct spill);
 	}
 	return n;

@@ -4,11 +4,13 @@
  * processes, each physical page (or swap entry) is mapped among the scanned
  * processes.
  *
- * Keys are PFNs or packed swap entries. Storage is chunked: a chunk covers
- * 65536 consecutive keys with a 16-bit mapping count and a 32-bit "owner"
- * (the only process seen so far, or EXM_OWNER_MANY) per key; chunks are
- * found by a small hash table, so holes in the physical map and sparse swap
- * offsets cost nothing. Counts that overflow 16 bits spill to a side table.
+ * Keys are PFNs or packed swap entries: a 16-bit mapping count and a
+ * 32-bit "owner" (the only process seen so far, or EXM_OWNER_MANY) per key,
+ * held by groups of 64 consecutive keys, made as keys are added; a chunk of
+ * 65536 keys points to its groups, and chunks are found by an array (low
+ * bases) or a small hash table, so holes in the physical map, sparse swap
+ * offsets and scattered frames cost nothing. Counts that overflow 16 bits
+ * spill to a side table.
  */
 #ifndef EXM_PAGECOUNT_H
 #define EXM_PAGECOUNT_H
@@ -51,9 +53,8 @@ unsigned exm_pagecount_nparts(const struct exm_pagecount *pc);
 /*
  * About nwords words will be added (before any is): a table of few keys
  * starts on normal pages (a small snapshot touches a few of them), one of
- * many (thousands) on huge pages from the start (it would soon touch most
- * normal pages of its first 2 MiB, one fault each). Only a matter of
- * speed.
+ * many on huge pages from the start (its groups, packed one after the
+ * other, soon fill 2 MiB, one fault each 4 KiB). Only a matter of speed.
  */
 void exm_pagecount_expect(struct exm_pagecount *pc, uint64_t nwords);
 unsigned exm_pagecount_part_of(const struct exm_pagecount *pc, uint64_t key);
@@ -88,38 +89,47 @@ uint64_t exm_pagecount_distinct(const struct exm_pagecount *pc);
 /* Bytes of memory the table holds (for reporting). */
 size_t exm_pagecount_bytes(const struct exm_pagecount *pc);
 
-/* Private: a chunk of 2^16 consecutive keys, here for the inline lookup. */
+/*
+ * Private, here for the inline lookup. A chunk covers 2^16 consecutive
+ * keys and points to their groups of 64, each made at the first key of
+ * it added: the counts and owners of a snapshot's keys take room by
+ * group, so keys scattered over the machine's RAM (the frames of a few
+ * small processes) cost a group each, not a chunk's 384 KiB each.
+ */
 #define EXM_PC_CHUNK_BITS 16
 #define EXM_PC_CHUNK_KEYS (1u << EXM_PC_CHUNK_BITS)
-
-/* keys per bit of a chunk's used groups */
-#define EXM_PC_GROUP_KEYS 64u
+#define EXM_PC_GROUP_BITS 6
+#define EXM_PC_GROUP_KEYS (1u << EXM_PC_GROUP_BITS)
 #define EXM_PC_GROUPS (EXM_PC_CHUNK_KEYS / EXM_PC_GROUP_KEYS)
 
+struct exm_pc_group {
+	uint64_t base;			    /* key >> EXM_PC_GROUP_BITS */
+	uint16_t count[EXM_PC_GROUP_KEYS];  /* UINT16_MAX: spilled */
+	uint32_t owner1[EXM_PC_GROUP_KEYS]; /* owner + 1; 0: none */
+};
+
 struct exm_pc_chunk {
-	uint64_t base; /* key >> EXM_PC_CHUNK_BITS */
-	/* a bit per group of EXM_PC_GROUP_KEYS keys: some key of it added */
-	uint64_t used[EXM_PC_GROUPS / 64];
-	uint16_t count[EXM_PC_CHUNK_KEYS];  /* UINT16_MAX: spilled */
-	uint32_t owner1[EXM_PC_CHUNK_KEYS]; /* owner + 1; 0: none */
-} __attribute__((aligned(64)));
+	uint64_t base;				 /* key >> EXM_PC_CHUNK_BITS */
+	struct exm_pc_group *grp[EXM_PC_GROUPS]; /* NULL: no key added */
+};
 
 uint32_t exm_pagecount_get_slow(const struct exm_pagecount *pc, uint64_t key,
 				uint32_t *owner, const void **hint);
 
+/* The hint is the group of the last key looked up. */
 static inline uint32_t exm_pagecount_get_hint(const struct exm_pagecount *pc,
 					      uint64_t key, uint32_t *owner,
 					      const void **hint)
 {
-	const struct exm_pc_chunk *c = *hint;
-	unsigned off = (unsigned)(key & (EXM_PC_CHUNK_KEYS - 1));
+	const struct exm_pc_group *g = *hint;
+	unsigned off = (unsigned)(key & (EXM_PC_GROUP_KEYS - 1));
 
-	if (!c || c->base != key >> EXM_PC_CHUNK_BITS ||
-	    c->count[off] == UINT16_MAX)
+	if (!g || g->base != key >> EXM_PC_GROUP_BITS ||
+	    g->count[off] == UINT16_MAX)
 		return exm_pagecount_get_slow(pc, key, owner, hint);
 	if (owner)
-		*owner = c->owner1[off] - 1;
-	return c->count[off];
+		*owner = g->owner1[off] - 1;
+	return g->count[off];
 }
 
 #endif
