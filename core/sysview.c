@@ -67,10 +67,13 @@ static const struct {
 enum { PK_ANON, PK_FILE, PK_SHMEM, PK__COUNT };
 
 /* Distinct resident pages the scanned processes map, by kind (neither
- * the zero page nor hugetlb pages: see the hugetlb rows). */
+ * the zero page nor hugetlb pages: see the hugetlb rows). A counted
+ * mapping's pages (exm_mapping.counted) are anonymous, each mapped once:
+ * distinct by their count. */
 static int user_split(const struct exm_snapshot *snap, uint64_t *n)
 {
 	struct exm_pagecount *pc[PK__COUNT] = { 0 };
+	uint64_t counted = 0;
 	int r = -ENOMEM;
 
 	for (int k = 0; k < PK__COUNT; k++)
@@ -82,6 +85,8 @@ static int user_split(const struct exm_snapshot *snap, uint64_t *n)
 		for (size_t j = 0; j < p->nmaps; j++) {
 			const struct exm_mapping *m = &p->maps[j];
 
+			if (m->counted)
+				counted += m->counted_rss / snap->sys.page_size;
 			for (uint32_t k = 0; !m->hugetlb && k < m->npages;
 			     k++) {
 				uint64_t w = exm_mapping_word(m, k);
@@ -101,6 +106,7 @@ static int user_split(const struct exm_snapshot *snap, uint64_t *n)
 	}
 	for (int k = 0; k < PK__COUNT; k++)
 		n[k] = exm_pagecount_distinct(pc[k]);
+	n[PK_ANON] += counted;
 	r = 0;
 out:
 	for (int k = 0; k < PK__COUNT; k++)

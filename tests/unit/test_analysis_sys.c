@@ -145,6 +145,37 @@ Test(sysview, rows_add_up_to_memtotal)
 	exm_snapshot_free(s);
 }
 
+/* Pages counted rather than read (exm_mapping.counted: anonymous, each
+ * mapped once, pagemap's read mode and count_once) are scanned anonymous
+ * memory like the read ones: in user_space and out of anon_unscanned (they
+ * were left in it, and unexplained went negative by as much). */
+Test(sysview, counted_pages_are_scanned_anon)
+{
+	struct exm_snapshot *s = ag_snap();
+	struct exm_proc *p = ag_proc(s, 10);
+	struct exm_mapping *m;
+	struct exm_sysview v;
+	char err[128];
+	int64_t sum = 0;
+
+	m = ag_map(p, 0x100000, 64, RW, "", 0, 0, EXM_KIND_ANON);
+	ag_page(m, 0, PG(1, EXM_PM_EXCLUSIVE));
+	m->counted = true;
+	m->counted_rss = 40 * PS;
+	ag_account(s);
+	cr_assert_eq(exm_sysview_from_meminfo(s, mi(meminfo), &v, err,
+					      sizeof(err)),
+		     0, "%s", err);
+	cr_assert_eq(v.user_anon, 41 * PS);
+	cr_assert_eq(row(&v, "user_space"), 41 * PS);
+	cr_assert_eq(row(&v, "anon_unscanned"), KB(50000) - 41 * PS);
+	for (size_t i = 0; i < v.nrows; i++)
+		sum += v.rows[i].bytes;
+	cr_assert_eq(sum, (int64_t)v.mem_total);
+	cr_assert_eq(row(&v, "unexplained"), KB(83152));
+	exm_snapshot_free(s);
+}
+
 /* SwapCached less the mapped swap cache the scan saw (exmtop's own meminfo
  * row, kpageflags.h); without that row (a source that cannot tell, kmod):
  * unknown while the swap cache holds pages, and unexplained holds them;
