@@ -6,7 +6,8 @@
 #
 # Builds bench/workload.c, starts one of its workloads (-w: bench, the
 # default; resident, GiBs shared by fork; many, 2,000 small processes;
-# sparse, 1 TiB reservations holding a page a GiB: see workload.sh), then
+# sparse, 1 TiB reservations holding a page a GiB; heap, one process's
+# 8 GiB of its own: see workload.sh), then
 # times RUNS rounds of (interleaved, so drift hits all alike):
 #   exmtop -b                         (the default columns: the kernel's Pss
 #                                      from the frames' mapping counts)

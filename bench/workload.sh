@@ -18,11 +18,16 @@ WL_PID=
 #             written per GiB (1,024, fork-shared) and 1,024 of its own
 #   sparse-own  the same, but the reservation holds only the 1,024 pages
 #             of its own (read mode counts them: nothing shared there)
+#   heap      one process holding 8 GiB of anonymous memory of its own (a
+#             database's or a JVM's heap; on transparent huge pages where
+#             THP is `always`, Debian's kernels' default): auto mode
+#             counts its pages mapped once rather than keep their words
 WORKLOADS="bench 100 64 32 128 0
 resident 21 1 4096 1 0
 many 2000 1 1 1 0
 sparse 21 1024 8 8 1024
-sparse-own 21 1024 8 8 -1024"
+sparse-own 21 1024 8 8 -1024
+heap 1 1 8192 1 0"
 
 # workload_opts SPEC HELP "$@": the options of a benchmark. The workload's
 # own, -w NAME (see WORKLOADS) or -n NPROCS -g RESERVE_GIB -a

@@ -1140,6 +1140,61 @@ static int kept_moves(const struct exm_reuse *r, struct delta *t,
 	return 0;
 }
 
+/* Whether e keeps a mapping whose pages were counted rather than
+ * stored (exm_mapping.counted): each mapped once when it was walked. */
+static bool kent_counted(const struct kent *e)
+{
+	for (size_t i = 0; i < e->nmaps; i++)
+		if (e->maps[i].counted && e->maps[i].counted_rss)
+			return true;
+	return false;
+}
+
+/*
+ * Whether a walked process maps an anonymous page the kernel said is
+ * mapped more than once (pagemap's exclusive bit clear) that no other
+ * word kept or walked maps: its other mapper is a process not scanned, or
+ * a kept one whose pages were counted, each mapped once when it was
+ * walked. A fork shares those with no counter of the parent moving when a
+ * thread other than its first forks, and the child is a new process:
+ * its words are the first sign. Looked for only while a kept process has
+ * counted pages (update walks those again).
+ */
+static bool counted_exposed(const struct exm_reuse *r, const struct kent *ents,
+			    size_t n)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < n && !any; i++)
+		any = is_kept(r, &ents[i]) && kent_counted(&ents[i]);
+	for (size_t i = 0; any && i < n; i++) {
+		if (is_kept(r, &ents[i]))
+			continue;
+		for (size_t j = 0; j < ents[i].nmaps; j++) {
+			const struct kmap *k = &ents[i].maps[j];
+
+			for (uint32_t x = 0; !k->hugetlb && x < k->npages;
+			     x++) {
+				uint64_t w = kword(k, x), key = slot_key(w);
+				int64_t c = base_count(r, key);
+				size_t s;
+
+				if (!exm_pm_present(w) ||
+				    (w & (EXM_PM_FILE | EXM_PM_EXCLUSIVE |
+					  EXM_PM_ZERO)))
+					continue;
+				if (r->cnt.cap) {
+					s = slot_of(&r->cnt, key);
+					c += r->cnt.key[s] ? r->cnt.d[s] : 0;
+				}
+				if (c == 1)
+					return true;
+			}
+		}
+	}
+	return false;
+}
+
 /* Forget every kept word: the next snapshot is a full walk. */
 static void forget(struct exm_reuse *r)
 {
@@ -1216,8 +1271,10 @@ static int kent_moves(struct delta *t, bool counting, const struct kent *a,
 /*
  * Keep snap's words: the processes taken stay, the walked ones replace
  * theirs, the vanished are forgotten. The kept processes mapping a frame
- * or swap entry whose count of mappings moved become r->forced. The
- * walked are marked with this pass's generation (walk_gen).
+ * or swap entry whose count of mappings moved become r->forced, and
+ * those holding counted pages when a walked process shares a page with
+ * an unseen mapper (counted_exposed). The walked are marked with this
+ * pass's generation (walk_gen).
  */
 static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 		  double now)
@@ -1230,7 +1287,7 @@ static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 	size_t nshared = 0;
 	/* only a refresh that takes kept processes needs the counts (its
 	 * moves, kept_moves): a full walk's become its own tables' */
-	bool counting = r->taking, moved = false;
+	bool counting = r->taking, moved = false, exposed;
 	int ret = 0;
 
 	if (!ents)
@@ -1322,7 +1379,10 @@ static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 		return ret;
 	}
 	r->have = true;
-	if (t.nmoved) { /* else no kept process maps a frame that moved */
+	exposed = !ret && counting && counted_exposed(r, ents, n);
+	/* else no kept process maps a frame that moved, nor may have counted
+	 * a page a walked process shares */
+	if (t.nmoved || exposed) {
 		pid_t *f = realloc(r->forced, (n + 1) * sizeof(*f));
 		pid_t *kf = f ? realloc(r->kforced, (n + 1) * sizeof(*kf))
 			      : NULL;
@@ -1342,8 +1402,13 @@ static int update(struct exm_reuse *r, const struct exm_snapshot *snap,
 				bool kpss = ents[i].kpss_gen == r->gen;
 				int m;
 
-				if (!is_kept(r, &ents[i]) ||
-				    (!kpss && !t.ncross && !ents[i].sz_ok))
+				if (!is_kept(r, &ents[i]))
+					continue;
+				if (exposed && kent_counted(&ents[i])) {
+					f[nforced++] = ents[i].pid;
+					continue;
+				}
+				if (!kpss && !t.ncross && !ents[i].sz_ok)
 					continue;
 				m = kent_moved(&t, &ents[i], memo);
 				if (m == 2)

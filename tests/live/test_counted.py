@@ -25,7 +25,9 @@ Checks, on one run each:
 - the JSON of every figure (all fields: the kernel's from smaps_rollup) in
   read-all mode (every frame read) equals scan mode's and auto mode's
   (PAGEMAP_SCAN, Linux 6.7+), but for the time, the memory available and
-  the source's detail;
+  the source's detail; those two count, rather than store, the pages
+  mapped once of five big mappings a process (count_once), as their
+  detail says;
 - so does read mode's, but for zero (smaps does not see the zero page):
   each process's zero is read-all's less the zero pages of the mappings it
   counted (README, Zero): 8 of zown in each; the children locate zfork at
@@ -42,7 +44,8 @@ Checks, on one run each:
   the parent's four and the first child's dropped) and read whole;
   read-all counts none, reads all whole;
 - the kernel's Pss figures computed from mapping counts (no
-  smaps_rollup) in read mode equal read-all's and smaps_rollup's;
+  smaps_rollup) in read, scan and auto modes equal read-all's and
+  smaps_rollup's;
 - read mode's JSON (every kernel figure: Pss_Dirty and SwapPss too, a
   shared swap entry and shared memory's pages both dirty and clean among
   them) opens no smaps_rollup, only each
@@ -55,7 +58,8 @@ Checks, on one run each:
   (shpart: read, and compared with read-all's like every figure);
   read-all none;
 - the page strip (--pagemap PID:ADDR) of a counted region is read, not
-  counted: the same as read-all's, with the region's pages in it;
+  counted, in every mode: the same as read-all's, with the region's pages
+  in it;
 - a recording made in read mode holds every page (its replay equals
   read-all's figures).
 
@@ -124,6 +128,24 @@ def detail_counts(detail):
     else:
         got["unknown"] = detail
     return got
+
+
+def counted_of(snap):
+    m = re.search(r"(\d+) big mappings counted",
+                  snap.get("source_detail", ""))
+    return int(m.group(1)) if m else 0
+
+
+def once_counted(c, mode, snap, pids):
+    """With PAGEMAP_SCAN, the big private mappings holding pages mapped
+    once count those as their words are read (source_pagemap.c's
+    count_once): own, mixed (its pages not shared by fork), cowed, thp and
+    zown, five a process, none where the kernel averages mapcounts (their
+    figures are compared with read-all's)."""
+    averages = "averages mapcounts" in snap["limits"]
+    c.eq(counted_of(snap), 0 if averages else 5 * len(pids),
+         "[%s] big mappings counting their pages mapped once (%r)" %
+         (mode, snap["source_detail"]))
 
 
 def snapshot(c, mode, pids, extra=()):
@@ -258,6 +280,7 @@ def compare(c, tmp, swap, sp):
         return
     for m in modes[2:]:
         same(c, "read-all == %s" % m, snaps["read-all"], snaps[m])
+        once_counted(c, m, snaps[m], sp.pids)
     same(c, "read == read-all but for zero", snaps["read"],
          snaps["read-all"], zero=False)
     ps = sp.page_size
@@ -348,20 +371,22 @@ def compare(c, tmp, swap, sp):
                 "the workload has swapped pages")
     # the kernel's Pss from mapping counts
     rollup = {pid: exmlive.read_rollup(pid) for pid in sp.pids}
-    kr, ka = kernel_pss(c, "read", sp.pids), \
-        kernel_pss(c, "read-all", sp.pids)
-    for pid in sp.pids:
-        c.eq(kr.get(pid), ka.get(pid),
-             "pid %d: kernel's Pss, read == read-all" % pid)
-        c.eq(kr.get(pid), {k: rollup[pid][k] for k in KPSS},
-             "pid %d: kernel's Pss, read == smaps_rollup" % pid)
+    ka = kernel_pss(c, "read-all", sp.pids)
+    for m in [x for x in modes if x != "read-all"]:
+        km = kernel_pss(c, m, sp.pids)
+        for pid in sp.pids:
+            c.eq(km.get(pid), ka.get(pid),
+                 "pid %d: kernel's Pss, %s == read-all" % (pid, m))
+            c.eq(km.get(pid), {k: rollup[pid][k] for k in KPSS},
+                 "pid %d: kernel's Pss, %s == smaps_rollup" % (pid, m))
     rollup_from_smaps(c, tmp, sp.pids, snaps["read"], rollup)
     # the strip of a counted region shows its pages
     start = sp.regions["own"][0]
-    sr, sa = strip(c, "read", sp.pids[1], start), \
-        strip(c, "read-all", sp.pids[1], start)
-    c.check(sr is not None and sr == sa,
-            "strip of 'own': read == read-all")
+    sa = strip(c, "read-all", sp.pids[1], start)
+    for m in [x for x in modes if x != "read-all"]:
+        sr = strip(c, m, sp.pids[1], start)
+        c.check(sr is not None and sr == sa,
+                "strip of 'own': %s == read-all" % m)
     c.eq(sum(1 for x in sr or () if x), 32,
          "strip of 'own' (child 1): its 32 pages")
     rep = recorded(c, tmp, sp.pids)

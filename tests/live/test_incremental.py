@@ -8,7 +8,9 @@ line the test writes to its stdin, and compares each with a full walk
 taken right after it (core/reuse.c), saying on stderr which processes
 differ. Three workload processes (walkwork.py) act only between
 snapshots, when told, so they are quiescent while both walks read them:
-fork and exit of children writing inherited memory, writing and freeing
+fork and exit of children writing inherited memory (in a reservation
+over 256 MiB, whose pages mapped once the pagemap source counts rather
+than keeps: count_once), writing and freeing
 memory, mremap, mprotect, a file truncated under another process's
 mapping, compaction (/proc/sys/vm/compact_memory), KSM merging (KSM's
 run switched on through sysstate.py until the pages are merged), swap-out
@@ -437,7 +439,11 @@ def main():
             fails.append("a worker maps files others may map: %s" %
                          sorted(a.foreign(tmp)))
         s.do("alloc", 2048)
-        buf = a.do("alloc", 256)
+        # 256 pages written in a reservation big enough (over 256 MiB)
+        # for the pagemap source to count its pages mapped once rather
+        # than keep their words: the fork, write, free and poke steps move
+        # them between counted and kept
+        buf = a.do("reserve", 70000, 256)
         fbuf = a.do("mapfile", shared)
         pbuf = b.do("mapprivate", private)
         ex = Exmtop()

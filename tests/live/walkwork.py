@@ -5,6 +5,9 @@ so it is quiescent while exmtop takes a snapshot.
 
 Commands (addresses in hex):
   alloc N          map N anonymous pages and write each; answers ADDR
+  reserve N M      map N anonymous pages and write the first M; answers
+                   ADDR (over 256 MiB: exmtop counts its pages mapped
+                   once rather than keep their words, core/reuse.c)
   write ADDR N     write N pages from ADDR
   free ADDR N      madvise(MADV_DONTNEED) N pages from ADDR
   mremap ADDR N M  grow the mapping of N pages at ADDR to M (may move);
@@ -158,6 +161,10 @@ def run(cmd, a):
     if cmd == "alloc":
         addr = map_anon(int(a[0]))
         write_pages(addr, int(a[0]))
+        return "%x" % addr
+    if cmd == "reserve":
+        addr = map_anon(int(a[0]))
+        write_pages(addr, int(a[1]))
         return "%x" % addr
     if cmd == "write":
         write_pages(int(a[0], 16), int(a[1]), 7)

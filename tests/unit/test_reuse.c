@@ -9,6 +9,8 @@
  * process again: the tests counting walks run without it); a kept
  * process keeps its kernel Pss from mapping counts until a count of its
  * frames moves, then has it again from the source without a walk; a
+ * kept process that counted pages rather than keep their words is walked
+ * again when a walked one shares a page with a mapper no word shows; a
  * refresh in which no word moved keeps the share tables of the last; a
  * denied process's statm moving reads again only the kernel Pss of the
  * processes that may share the pages it says moved.
@@ -62,6 +64,9 @@ static void unlink_born(void);
  * (exm_mapping_share_words); and whether the last snapshot's processes
  * 0 and 2 held one array */
 static bool twins;
+/* process 0's mapping also counts 8 pages mapped once (exm_mapping's
+ * counted): frames 3000-3007, in no word */
+static bool counted0;
 static bool shared02;
 /* every process's mapping is a hugetlb one (its frames counted apart) */
 static bool hugetlb;
@@ -194,6 +199,10 @@ static int take(struct exm_source *src, const struct exm_scan_opts *opts,
 		cr_assert_eq(exm_build_pages(&b, m, m->start / 4096, words[i],
 					     4),
 			     0);
+		if (counted0 && !i) {
+			m->counted = true;
+			m->counted_rss = 8 * 4096;
+		}
 		for (int j = 0; twins && j < i; j++) {
 			const struct exm_mapping *o = &s->procs[j].maps[0];
 
@@ -269,6 +278,7 @@ static void setup(void)
 	reuse = exm_reuse_new(3600, false);
 	cr_assert(reuse);
 	exact = want_kpss = counts_kpss = twins = sched_dirs = hugetlb = false;
+	counted0 = false;
 	with_denied = false;
 	the_src = NULL;
 	release = "6.1.0";
@@ -349,6 +359,41 @@ Test(reuse, exclusive_bit_moved_walks_the_sharer)
 	words[0][0] = PRESENT(1000) | EXM_PM_EXCLUSIVE;
 	refresh();
 	cr_assert_eq(walks[0], 1);
+}
+
+/* Process 2 (changed) maps an anonymous page the kernel says is mapped
+ * more than once (no exclusive bit) that no other word maps: a fork child
+ * of process 0, which counted its pages mapped once rather than keep
+ * their words, is one way (its counters moved too late for this walk).
+ * Process 0 is walked again in a second pass; without counted pages it is
+ * not (the other mapper is one not scanned). */
+Test(reuse, counted_pages_exposed_walk_the_counter_again)
+{
+	const struct exm_reuse_stats *st;
+
+	counted0 = true;
+	refresh();
+	st = refresh();
+	cr_assert_eq(walks[0] + walks[1] + walks[2], 0, "all kept");
+	keys[2] += 2;
+	words[2][0] = PRESENT(3000);
+	st = refresh();
+	cr_assert_not(st->full);
+	cr_assert_eq(st->passes, 2, "a second pass for the counter");
+	cr_assert_eq(walks[0], 1, "process 0 walked again");
+	cr_assert_eq(walks[1], 0);
+	/* process 0 no longer counts pages: its next walk (forced again by
+	 * what it kept) keeps none counted, and then one pass does */
+	keys[2] += 2;
+	words[2][1] = PRESENT(3001);
+	counted0 = false;
+	st = refresh();
+	cr_assert_eq(walks[0], 1, "still counted when kept: walked again");
+	keys[2] += 2;
+	words[2][2] = PRESENT(3002);
+	st = refresh();
+	cr_assert_eq(st->passes, 1, "no counted pages kept: one pass");
+	cr_assert_eq(walks[0], 0);
 }
 
 /* The same with hugetlb mappings: their frames' counts are in the hugetlb
