@@ -169,10 +169,14 @@ static void start_sharer(struct child *c, pid_t pids[4])
 static struct exm_snapshot *take(struct exm_source *src, const pid_t *pids,
 				 size_t n)
 {
+	/* recorded: where every page lies is wanted (a recorder scans with
+	 * want_places; else the pagemap source may count a big mapping's
+	 * pages mapped once, which a recording cannot hold) */
 	struct exm_scan_opts o = { .pids = pids,
 				   .npids = n,
 				   .want_kpss = true,
-				   .want_cmdline = true };
+				   .want_cmdline = true,
+				   .want_places = true };
 	struct exm_snapshot *s;
 	int ret = exm_source_snapshot(src, &o, &s);
 
