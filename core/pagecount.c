@@ -266,18 +266,15 @@ static struct spill *find_spill(const struct part *pc, uint64_t key)
 static struct group *group_of(struct part *pc, unsigned shift, uint64_t key)
 {
 	uint64_t base = key >> CHUNK_BITS;
-	struct chunk *c = pc->last;
+	struct chunk *c = find_chunk(pc, base, shift); /* pc->last first */
 	struct group **slot;
 
-	if (!c || c->base != base) {
-		c = find_chunk(pc, base, shift);
-		if (!c) {
-			c = new_chunk(pc, base, shift);
-			if (!c)
-				return NULL;
-		}
-		pc->last = c;
+	if (!c) {
+		c = new_chunk(pc, base, shift);
+		if (!c)
+			return NULL;
 	}
+	pc->last = c;
 	slot = &c->grp[(key >> GROUP_BITS) & (EXM_PC_GROUPS - 1)];
 	if (!*slot) {
 		*slot = arena_take(pc, sizeof(**slot));

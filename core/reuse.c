@@ -910,6 +910,17 @@ static bool counts(uint64_t w)
 	return exm_pm_used(w) && !(w & EXM_PM_ZERO);
 }
 
+/* How many times t counts w's frame or swap entry (0: not at all). */
+static int64_t count_of(const struct delta *t, uint64_t w)
+{
+	size_t s;
+
+	if (!t->cap)
+		return 0;
+	s = slot_of(t, slot_key(w));
+	return t->key[s] ? t->d[s] : 0;
+}
+
 static int delta_add(struct delta *t, uint64_t w, int64_t by)
 {
 	size_t s;
@@ -1175,19 +1186,16 @@ static bool counted_exposed(const struct exm_reuse *r, const struct kent *ents,
 
 			for (uint32_t x = 0; !k->hugetlb && x < k->npages;
 			     x++) {
-				uint64_t w = kword(k, x), key = slot_key(w);
-				int64_t c = base_count(r, key);
-				size_t s;
+				uint64_t w = kword(k, x);
+				int64_t now; /* its count among all scanned */
 
 				if (!exm_pm_present(w) ||
 				    (w & (EXM_PM_FILE | EXM_PM_EXCLUSIVE |
 					  EXM_PM_ZERO)))
 					continue;
-				if (r->cnt.cap) {
-					s = slot_of(&r->cnt, key);
-					c += r->cnt.key[s] ? r->cnt.d[s] : 0;
-				}
-				if (c == 1)
+				now = base_count(r, slot_key(w)) +
+				      count_of(&r->cnt, w);
+				if (now == 1)
 					return true;
 			}
 		}
@@ -1811,16 +1819,6 @@ static int count_snap(struct delta *t, const struct exm_snapshot *s)
 					return -ENOMEM;
 		}
 	return 0;
-}
-
-static int64_t count_of(const struct delta *t, uint64_t w)
-{
-	size_t s;
-
-	if (!t->cap)
-		return 0;
-	s = slot_of(t, slot_key(w));
-	return t->key[s] ? t->d[s] : 0;
 }
 
 static bool same_word(const struct cmp *c, uint64_t x, uint64_t y)

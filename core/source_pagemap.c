@@ -1495,9 +1495,8 @@ static int shared_derive_whole(struct pm_ctx *c, struct exm_builder *b, int fd,
 	return ret;
 }
 
-static bool count_once(struct pm_ctx *c, const struct exm_scan_opts *opts,
-		       const struct exm_proc *p, const struct exm_mapping *m,
-		       unsigned ps);
+static bool count_once(const struct pm_ctx *c, const struct exm_scan_opts *opts,
+		       const struct exm_mapping *m, unsigned ps);
 
 /* Whether scan_process's direct path reads m's words at once: a small
  * mapping that is not a shared file's (see shared_derive); it and such
@@ -1520,6 +1519,7 @@ static int scan_process(struct pm_ctx *c, struct exm_builder *b, int fd,
 			unsigned ps, bool direct)
 {
 	c->resident = UINT64_MAX;
+	c->once_pid = p->pid; /* its mm asked about at a first page to count */
 	c->mm_known = false;
 	for (size_t k = 0; k < p->nmaps; k++) {
 		struct exm_mapping *m = &p->maps[k];
@@ -1544,7 +1544,7 @@ static int scan_process(struct pm_ctx *c, struct exm_builder *b, int fd,
 		}
 		ret = shared ? shared_derive(c, b, fd, m, ps) : 2;
 		c->once = NULL;
-		if (ret == 2 && count_once(c, opts, p, m, ps)) {
+		if (ret == 2 && count_once(c, opts, m, ps)) {
 			c->once = m; /* store_words adds them up */
 			m->counted = false;
 			m->counted_rss = m->counted_swap = 0;
@@ -2179,8 +2179,8 @@ static bool mm_shared(struct pm_priv *pp, pid_t pid)
 }
 
 /*
- * With PAGEMAP_SCAN (auto and scan modes): whether big mapping m of p
- * counts its pages mapped once as their words are read (store_words)
+ * With PAGEMAP_SCAN (auto and scan modes): whether big mapping m counts
+ * its pages mapped once as their words are read (store_words)
  * rather than storing them. Such a page needs no frame, as for read
  * mode's counting (may_count_kind): its word says it is mapped once, so
  * it is its process's alone whoever else is scanned, and every figure of
@@ -2195,11 +2195,9 @@ static bool mm_shared(struct pm_priv *pp, pid_t pid)
  * (want_swapcache: it needs every frame, exm_swapcache_mapped), nor in a
  * process sharing its mm (once_may asks at the first page to count).
  */
-static bool count_once(struct pm_ctx *c, const struct exm_scan_opts *opts,
-		       const struct exm_proc *p, const struct exm_mapping *m,
-		       unsigned ps)
+static bool count_once(const struct pm_ctx *c, const struct exm_scan_opts *opts,
+		       const struct exm_mapping *m, unsigned ps)
 {
-	c->once_pid = p->pid; /* its mm is asked about at its first page */
 	return !(opts->want_swapcache && c->pp->swapcache) &&
 	       may_count_kind(c, opts, m, ps);
 }
