@@ -153,6 +153,8 @@ struct pm_priv {
 	pid_t *mm_pids;
 	size_t nmm_pids;
 	_Atomic uint64_t nlocated; /* of them, shared pages located */
+	/* of them, on transparent huge pages, counted from smaps (count_huge) */
+	_Atomic uint64_t nhuge;
 	/* shared mappings whose frames were known from another's (auto) */
 	_Atomic uint64_t nderived;
 	/* Where big mappings read whole had pages, by range, kept across
@@ -245,6 +247,9 @@ struct pm_ctx {
 	/* this process's smaps was read (c->cnt), each VMA one of its
 	 * mappings exactly: the kernel's figures may come from it */
 	bool smaps_whole;
+	/* this process's smaps: not read yet (0), read into c->cnt (1), not
+	 * readable (-1); see count_huge */
+	int smaps_got;
 	/* this process shares its mm with another (mm_shared): its pages,
 	 * each mapped once, are in both; none is counted */
 	bool mm_shared;
@@ -755,6 +760,56 @@ static bool once_may(struct pm_ctx *c, const uint64_t *w, size_t n)
 	return !c->mm_shared;
 }
 
+/* Most base pages a PMD maps that pmd_exclusive checks (x86-64: 512) */
+#define PMD_PAGES_MAX 512
+
+/*
+ * pagemap's exclusive bit for the pages of a huge page a PMD maps is the
+ * huge page's first page's, written on all of them (Linux 6.1 to 6.18 at
+ * least, and the module does as pagemap, see exmap_pmd_excl): after a
+ * fork, a child that wrote the first page of a transparent huge page and
+ * not the rest maps the rest by PTEs, and the parent's words still say
+ * every page of it is mapped once. Trusted, that would count such a page
+ * as the parent's alone (count_once, the kernel's Pss from counts) while
+ * the child maps the same frame. So in w[0..n) (words of pages from vpn),
+ * wherever pmd_pages words from a PMD boundary are one present page
+ * after the other from a frame on such a boundary, flags alike and the
+ * first said mapped once, the mapping counts of those frames are read
+ * (/proc/kpagecount: each page's own) and the bit is cleared where one is
+ * not 1. An 8 GiB heap of its own so costs one read of 4 KiB a huge page.
+ */
+static void pmd_exclusive(const struct pm_ctx *c, uint64_t vpn, uint64_t *w,
+			  size_t n)
+{
+	const uint64_t want = EXM_PM_PRESENT | EXM_PM_EXCLUSIVE;
+	uint64_t pn = c->pp->pmd_pages, counts[PMD_PAGES_MAX];
+
+	if (c->pp->kpc < 0 || pn < 2 || pn > PMD_PAGES_MAX)
+		return;
+	for (size_t k = (size_t)((pn - vpn % pn) % pn); k + pn <= n;
+	     k += (size_t)pn) {
+		uint64_t h = w[k], i = 1;
+		ssize_t got;
+
+		if ((h & (want | EXM_PM_SWAPPED)) != want ||
+		    (h & EXM_PM_PFN_MASK) % pn)
+			continue;
+		while (i < pn && w[k + i] == h + i)
+			i++;
+		if (i < pn)
+			continue;
+		do
+			got = pread(c->pp->kpc, counts, pn * sizeof(*counts),
+				    (off_t)((h & EXM_PM_PFN_MASK) *
+					    sizeof(*counts)));
+		while (got < 0 && errno == EINTR);
+		for (i = 0; i < pn; i++)
+			if (got != (ssize_t)(pn * sizeof(*counts)) ||
+			    counts[i] != 1)
+				w[k + i] &= ~EXM_PM_EXCLUSIVE;
+	}
+}
+
 /* Classify the words of pages [vpn, vpn + n) of m (or_bits ORed into the
  * present ones) and store them. */
 static int store_words(struct pm_ctx *c, struct exm_builder *b,
@@ -765,6 +820,7 @@ static int store_words(struct pm_ctx *c, struct exm_builder *b,
 		for (size_t k = 0; k < n; k++)
 			if (exm_pm_present(w[k]))
 				w[k] |= or_bits;
+	pmd_exclusive(c, vpn, w, n);
 	type_mapping(c, m, w, n, b->snap->sys.page_size);
 	mark_zero(c, m, vpn, w, n);
 	if (m == c->once && once_may(c, w, n)) {
@@ -1497,6 +1553,8 @@ static int shared_derive_whole(struct pm_ctx *c, struct exm_builder *b, int fd,
 
 static bool count_once(const struct pm_ctx *c, const struct exm_scan_opts *opts,
 		       const struct exm_mapping *m, unsigned ps);
+static int count_huge(struct pm_ctx *c, struct exm_builder *b, int fd,
+		      struct exm_proc *p, size_t k, unsigned ps);
 
 /* Whether scan_process's direct path reads m's words at once: a small
  * mapping that is not a shared file's (see shared_derive); it and such
@@ -1521,6 +1579,7 @@ static int scan_process(struct pm_ctx *c, struct exm_builder *b, int fd,
 	c->resident = UINT64_MAX;
 	c->once_pid = p->pid; /* its mm asked about at a first page to count */
 	c->mm_known = false;
+	c->smaps_got = 0;
 	for (size_t k = 0; k < p->nmaps; k++) {
 		struct exm_mapping *m = &p->maps[k];
 		uint64_t *w = NULL;
@@ -1548,6 +1607,10 @@ static int scan_process(struct pm_ctx *c, struct exm_builder *b, int fd,
 			c->once = m; /* store_words adds them up */
 			m->counted = false;
 			m->counted_rss = m->counted_swap = 0;
+			ret = count_huge(c, b, fd, p, k, ps);
+			if (ret < 0)
+				return ret;
+			ret = ret ? 0 : 2;
 		}
 		if (ret != 2) { /* another mapping's frames, or no ioctl */
 			c->asked = ret != 1;
@@ -1674,6 +1737,26 @@ static int populated_from_smaps(struct pm_ctx *c, int dirfd,
 	exm_smaps_walk(buf, len, p, pop_vma, pop_kv, &pp);
 	free(buf);
 	c->smaps_whole = !pp.inexact;
+	return 0;
+}
+
+/* Room in c->want and c->cnt for p's mappings; 0 or -ENOMEM. */
+static int smaps_room(struct pm_ctx *c, const struct exm_proc *p)
+{
+	bool *n;
+	struct vma_counts *v;
+
+	if (c->cap_want >= p->nmaps)
+		return 0;
+	n = realloc(c->want, p->nmaps * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	c->want = n;
+	v = realloc(c->cnt, p->nmaps * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	c->cnt = v;
+	c->cap_want = p->nmaps;
 	return 0;
 }
 
@@ -1941,6 +2024,7 @@ static int locate_shared(struct pm_ctx *c, struct exm_builder *b, int fd,
 
 			if (got <= 0)
 				goto fail;
+			pmd_exclusive(c, lo, c->words, (size_t)got);
 			for (ssize_t k = 0; k < got; k++) {
 				uint64_t vpn = lo + (uint64_t)k,
 					 w = c->words[k];
@@ -2202,6 +2286,124 @@ static bool count_once(const struct pm_ctx *c, const struct exm_scan_opts *opts,
 	       may_count_kind(c, opts, m, ps);
 }
 
+/* The first region of present pages in [start, end) PAGEMAP_SCAN finds,
+ * no more than one page of it asked for (the walk stops there): 1 found,
+ * 0 none, -errno. */
+static int first_present(int fd, uint64_t start, uint64_t end,
+			 struct exm_page_region *r)
+{
+	struct exm_pm_scan_arg arg = {
+		.size = sizeof(arg),
+		.start = start,
+		.end = end,
+		.vec = (uint64_t)(uintptr_t)r,
+		.vec_len = 1,
+		.max_pages = 1,
+		.category_anyof_mask = EXM_PAGE_IS_PRESENT,
+		.return_mask = EXM_PAGE_IS_PRESENT | EXM_PAGE_IS_PFNZERO |
+			       EXM_PAGE_IS_HUGE,
+	};
+	long n;
+
+	memset(r, 0, sizeof(*r));
+	do
+		n = ioctl(fd, EXM_PAGEMAP_SCAN, &arg);
+	while (n < 0 && errno == EINTR);
+	return n < 0 ? -errno : n > 0;
+}
+
+/*
+ * count_once's mapping p->maps[k] on transparent huge pages: its pages
+ * mapped once counted from smaps, not from their words. pagemap gives a
+ * word for each 4 KiB of a huge page, and the kernel works out each one's
+ * mapping count to say whether it is mapped once: an 8 GiB heap of its
+ * own cost 17 ms of CPU read so, against smemstat's 4 ms, for smaps
+ * takes a huge page mapped once in one step. So where the mapping's first
+ * present page is a huge page mapped once (PAGEMAP_SCAN, then its word),
+ * the process's smaps is read (once) and, when it says every page of the
+ * mapping is mapped once (Private_* is its Rss, as read mode's counting
+ * asks, see may_count) with no swap entry, and PAGEMAP_SCAN finds as
+ * many present pages that are not the zero page, those are counted and
+ * only the zero pages' words are read and stored (smaps does not see
+ * them: zero stays exact). The figures are those count_once gives.
+ * 1 counted, 0 read it as any other (nothing stored), -errno.
+ */
+static int count_huge(struct pm_ctx *c, struct exm_builder *b, int fd,
+		      struct exm_proc *p, size_t k, unsigned ps)
+{
+	struct exm_mapping *m = &p->maps[k];
+	uint64_t end = m->end < EXM_SCAN_END ? m->end : EXM_SCAN_END;
+	uint64_t present = 0, nzero = 0, w;
+	struct exm_page_region first;
+	const struct vma_counts *v;
+	int ret;
+
+	if (m->end > EXM_SCAN_END || c->pp->scan == SCAN_NO || c->smaps_got < 0)
+		return 0;
+	/* any error: the usual reads meet it */
+	if (first_present(fd, m->start, end, &first) != 1)
+		return 0;
+	if ((first.categories & (EXM_PAGE_IS_HUGE | EXM_PAGE_IS_PFNZERO)) !=
+	    EXM_PAGE_IS_HUGE)
+		return 0;
+	if (read_words(fd, &w, first.start / ps, 1) != 1 ||
+	    !(w & EXM_PM_EXCLUSIVE))
+		return 0; /* shared (a fork's): read it */
+	if (!c->smaps_got) {
+		if (smaps_room(c, p))
+			return -ENOMEM;
+		c->smaps_got = populated_from_smaps(c, c->dirfd, p) ? -1 : 1;
+		if (c->smaps_got < 0)
+			return 0;
+	}
+	v = &c->cnt[k];
+	if (!v->known || v->priv != v->rss || v->swap || v->rss % ps || !v->rss)
+		return 0;
+	if (!c->mm_known) {
+		c->mm_shared = mm_shared(c->pp, c->once_pid);
+		c->mm_known = true;
+	}
+	if (c->mm_shared)
+		return 0;
+	ret = scan_regions(c, fd, m->start, end);
+	if (ret)
+		return ret == 1 ? 0 : ret;
+	for (size_t r = 0; r < c->nregions; r++) {
+		const struct exm_page_region *g = &c->regions[r];
+		uint64_t n = (g->end - g->start) / ps;
+
+		if (g->categories & EXM_PAGE_IS_SWAPPED)
+			return 0; /* one since smaps was read */
+		if (g->categories & EXM_PAGE_IS_PFNZERO)
+			nzero += n;
+		else
+			present += n;
+	}
+	if (present * ps != v->rss)
+		return 0; /* moved since smaps was read */
+	ret = exm_build_reserve(b, m,
+				nzero > UINT32_MAX ? UINT32_MAX
+						   : (uint32_t)nzero);
+	c->once = NULL; /* the zero pages' words: stored */
+	for (size_t r = 0; !ret && r < c->nregions; r++) {
+		const struct exm_page_region *g = &c->regions[r];
+
+		if (g->categories & EXM_PAGE_IS_PFNZERO)
+			ret = read_piece(c, b, m, g->start / ps,
+					 (g->end - g->start) / ps, fd,
+					 EXM_PM_ZERO);
+	}
+	if (ret) {
+		exm_mapping_clear_pages(m);
+		return ret;
+	}
+	m->counted = true;
+	m->counted_rss = v->rss;
+	c->asked = true;
+	c->pp->nhuge++;
+	return 1;
+}
+
 static int read_process(struct pm_ctx *c, struct exm_builder *b, int fd,
 			int dirfd, const struct exm_scan_opts *opts,
 			struct exm_proc *p, unsigned ps)
@@ -2210,19 +2412,8 @@ static int read_process(struct pm_ctx *c, struct exm_builder *b, int fd,
 
 	for (size_t i = 0; i < p->nmaps && !big; i++)
 		big = (p->maps[i].end - p->maps[i].start) / ps > DIRECT_PAGES;
-	if (big && c->cap_want < p->nmaps) {
-		bool *n = realloc(c->want, p->nmaps * sizeof(*n));
-		struct vma_counts *v;
-
-		if (!n)
-			return -ENOMEM;
-		c->want = n;
-		v = realloc(c->cnt, p->nmaps * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		c->cnt = v;
-		c->cap_want = p->nmaps;
-	}
+	if (big && smaps_room(c, p))
+		return -ENOMEM;
 	c->mm_shared = big && c->pp->may_count && mm_shared(c->pp, p->pid);
 	if (big)
 		sel = !populated_from_smaps(c, dirfd, p);
@@ -3156,6 +3347,10 @@ static void detail_counts(char *detail, size_t len, const struct pm_priv *pp)
 		n += (size_t)snprintf(detail + n, len - n,
 				      ", %llu big mappings counted",
 				      (unsigned long long)pp->ncounted);
+	if (pp->nhuge && n < len)
+		n += (size_t)snprintf(detail + n, len - n,
+				      " (%llu on huge pages, from smaps)",
+				      (unsigned long long)pp->nhuge);
 	if (pp->nlocated && n < len)
 		n += (size_t)snprintf(detail + n, len - n, ", %llu %slocated",
 				      (unsigned long long)pp->nlocated,
@@ -3221,6 +3416,7 @@ static int pm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 	shared_forget(pp);    /* frames change between snapshots */
 	pp->mm_known = false; /* so do processes */
 	pp->ncounted = pp->nwhole = pp->nlocated = pp->nderived = 0;
+	pp->nhuge = 0;
 	pp->swapcache = swap_cached(&b->snap->sys);
 	if (opts->knob == EXM_PMODE_SCAN && pp->scan == SCAN_NO) {
 		scan_why(src->errmsg, sizeof(src->errmsg), pp->scan_errno,

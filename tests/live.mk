@@ -166,6 +166,13 @@ CLEANFILES += tests/live/sharer-static
 # tests/live/sparse.c is compiled by the test, statically.
 TESTS += tests/live/test_counted.py
 EXTRA_DIST += tests/live/sparse.c tests/live/test_counted.py
+# Transparent huge pages a fork child partly wrote (pagemap marks all of a
+# PMD-mapped huge page's pages as its first page), and huge pages of a
+# process's own counted from smaps: the kernel's Pss_Anon and every figure
+# against read-all's (root; tests/live/thpfork.c, compiled by the test).
+TESTS += tests/live/test_thpfork.py
+EXTRA_DIST += tests/live/thpfork.c tests/live/test_thpfork.py
+CLEANFILES += tests/live/thpfork-static
 CLEANFILES += tests/live/sparse-static
 # Two processes on one mm (clone(CLONE_VM) without CLONE_THREAD, a vfork
 # child): every page mapped once yet in both; read mode used to count such a
