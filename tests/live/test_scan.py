@@ -21,8 +21,10 @@ pages, over the 65,536 of a small mapping: two maps of one memfd,
 another memfd, private anonymous memory) are read at once in auto mode,
 not asked about (source_pagemap.c's dense_enough), but for the memfd's
 second map, whose pages' frames the first map's read gave (only which
-pages it has is asked, shared_derive): an strace of it sees exactly two
-PAGEMAP_SCAN calls, exmtop's probe of its own page and that one; every page of
+pages it has is asked, shared_derive): an strace of it sees exactly three
+PAGEMAP_SCAN calls, exmtop's probe of its own page, that one, and the
+question whether the private one's first page is a transparent huge page
+(count_huge: a walk that stops at its first page); every page of
 each is recorded (the private one's mapping may have merged with a
 neighbour's), the recorded pages (and their flags: not their frames,
 which compaction may move between two snapshots) equal read mode's in
@@ -120,9 +122,10 @@ def check_dense(c, tmp):
                              for name, r in k.regions.items()}
             if "auto" in got:
                 if shutil.which("strace"):
-                    c.eq(scan_calls(c, pid), 2, "auto, dense mappings: "
-                         "PAGEMAP_SCAN called only by exmtop's probe and "
-                         "for the memfd's second map")
+                    c.eq(scan_calls(c, pid), 3, "auto, dense mappings: "
+                         "PAGEMAP_SCAN called only by exmtop's probe, "
+                         "for the memfd's second map and for the private "
+                         "one's first page")
                 else:
                     c.check(False, "strace is installed (scripts/deps.sh)")
     finally:

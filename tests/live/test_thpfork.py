@@ -25,6 +25,9 @@ read-all modes:
   auto and scan, a big mapping's pages mapped once are counted, not
   stored: the shared half was counted as the parent's alone), and ZERO
   in auto and scan equals read-all's;
+- every field (auto mode, JSON): the kernel's Pss, Pss_Anon, Pss_File,
+  Pss_Dirty and SwapPss equal smaps_rollup's, byte for byte (where auto
+  mode read a process's smaps for its huge pages, they come from it);
 - where the kernel gave the processes their own huge pages, auto and
   scan mode counted those from smaps (their detail: "on huge pages, from
   smaps"), one mapping a process.
@@ -128,6 +131,20 @@ def main():
                     c.eq(rows[pid][k], full[pid][k],
                          "%s mode, pid %d: %s against read-all's"
                          % (mode, pid, k))
+        # every field: the kernel's Pss_Dirty and SwapPss too, which
+        # need smaps; where auto mode read smaps for its huge pages, the
+        # kernel's figures come from it (kpss_from_smaps)
+        whole = exmlive.exmtop_json(
+            ["--scan-pids", "%d,%d" % (parent, child)])
+        rows = {p["pid"]: p for p in whole["processes"]}
+        for pid in pids:
+            for k, f in (("pss", "Pss"), ("pss_anon", "Pss_Anon"),
+                         ("pss_file", "Pss_File"),
+                         ("pss_dirty", "Pss_Dirty"),
+                         ("swap_pss", "SwapPss")):
+                c.eq(rows[pid].get(k), kernel[pid][f],
+                     "every field, pid %d: %s against smaps_rollup's %s"
+                     % (pid, k, f))
         for mode in ("auto", "scan"):
             detail = snaps[mode].get("source_detail", "")
             c.check("(2 on huge pages, from smaps)" in detail,
