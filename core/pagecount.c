@@ -115,7 +115,8 @@ void exm_pagecount_free(struct exm_pagecount *pc)
 
 			pt->arenas = a->next;
 			/* what it used goes back dirty, for the block's
-			 * reuse to clear (packed: no byte of it unused) */
+			 * reuse to clear as it carves (packed: no byte of it
+			 * unused) */
 			exm_huge_unmap(&a->mem, a->used);
 			free(a);
 		}
@@ -182,10 +183,15 @@ static int insert_slot(struct chunk **slots, size_t nslots, struct chunk *c)
 }
 
 /* n zeroed bytes (a multiple of 8) carved out of pc's current block, or
- * of a new one; NULL on ENOMEM. */
+ * of a new one; NULL on ENOMEM. A block kept for reuse comes back dirty
+ * as far as a table used it (mem.dirty): each piece carved below that is
+ * cleared as it is taken, not the whole block at once (a table of few
+ * keys, such as the swap entries', took a block a big one had filled and
+ * cleared all of it: 2 to 8 MiB at every live refresh). */
 static void *arena_take(struct part *pc, size_t n)
 {
 	void *p;
+	size_t dirty;
 
 	if (!pc->arenas || pc->arenas->mem.len - pc->arenas->used < n) {
 		struct arena *a = calloc(1, sizeof(*a));
@@ -197,7 +203,7 @@ static void *arena_take(struct part *pc, size_t n)
 		if (exm_huge_map(&a->mem,
 				 pc->arenas || pc->many ? ARENA_BYTES
 							: SMALL_ARENA,
-				 true)) {
+				 false)) {
 			free(a);
 			return NULL;
 		}
@@ -205,6 +211,11 @@ static void *arena_take(struct part *pc, size_t n)
 		pc->arenas = a;
 	}
 	p = (char *)pc->arenas->mem.mem + pc->arenas->used;
+	dirty = pc->arenas->mem.dirty;
+	if (pc->arenas->used < dirty)
+		memset(p, 0,
+		       n < dirty - pc->arenas->used ? n
+						    : dirty - pc->arenas->used);
 	pc->arenas->used += n;
 	return p;
 }

@@ -225,6 +225,44 @@ Test(pagecount, freed_table_clears_what_it_used)
 	exm_huge_trim();
 }
 
+/* A table of few keys that takes a block a big table filled clears only
+ * the groups it carves, not the whole block (a live refresh's swap table
+ * cleared 2 to 8 MiB so), and finds no key it was not given. */
+Test(pagecount, small_table_clears_only_what_it_carves)
+{
+	struct exm_pagecount *pc;
+	struct exm_huge raw;
+	uint32_t owner;
+	size_t nonzero = 0;
+
+	exm_huge_trim();
+	pc = exm_pagecount_new();
+	exm_pagecount_expect(pc, 1u << 20);
+	for (uint64_t k = 0; k < 4 * 65536; k++)
+		cr_assert_eq(exm_pagecount_add(pc, k, 1), 0);
+	exm_pagecount_free(pc); /* its block: dirty, in the pool */
+	pc = exm_pagecount_new();
+	cr_assert_eq(exm_pagecount_add(pc, 5, 2), 0);
+	cr_assert_eq(exm_pagecount_add(pc, 65536 + 9, 4), 0);
+	for (uint64_t k = 0; k < 4 * 65536; k += 61)
+		cr_assert_eq(exm_pagecount_get(pc, k, &owner), 0, "key %llu",
+			     (unsigned long long)k);
+	cr_assert_eq(exm_pagecount_get(pc, 5, &owner), 1);
+	cr_assert_eq(owner, 2);
+	cr_assert_eq(exm_pagecount_get(pc, 65536 + 9, &owner), 1);
+	cr_assert_eq(owner, 4);
+	exm_pagecount_free(pc);
+	/* the block again, as it is: the big table's groups (over 1 MiB)
+	 * past the few the small one carved (a few kB) are still there */
+	cr_assert_eq(exm_huge_map(&raw, 1u << 20, false), 0);
+	cr_assert_gt(raw.dirty, 1u << 20, "dirty %zu", raw.dirty);
+	for (size_t i = 64u << 10; i < raw.dirty; i += 8)
+		nonzero += ((const uint64_t *)raw.mem)[i / 8] != 0;
+	cr_assert_gt(nonzero, 0, "the whole block was cleared");
+	exm_huge_unmap(&raw, 0);
+	exm_huge_trim();
+}
+
 /* Reused blocks come back zeroed when asked, however they were used in
  * between (a block written far, then reused unzeroed and written less). */
 Test(hugemem, reuse_keeps_the_zero_promise)
