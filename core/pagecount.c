@@ -187,7 +187,8 @@ static int insert_slot(struct chunk **slots, size_t nslots, struct chunk *c)
  * as far as a table used it (mem.dirty): each piece carved below that is
  * cleared as it is taken, not the whole block at once (a table of few
  * keys, such as the swap entries', took a block a big one had filled and
- * cleared all of it: 2 to 8 MiB at every live refresh). */
+ * cleared all of it: 2.5 MB at each rebuild of the share tables on the
+ * bench workload). */
 static void *arena_take(struct part *pc, size_t n)
 {
 	void *p;

@@ -2317,7 +2317,7 @@ static int first_present(int fd, uint64_t start, uint64_t end,
  * mapped once counted from smaps, not from their words. pagemap gives a
  * word for each 4 KiB of a huge page, and the kernel works out each one's
  * mapping count to say whether it is mapped once: an 8 GiB heap of its
- * own cost 17 ms of CPU read so, against smemstat's 4 ms, for smaps
+ * own cost 15 to 17 ms of CPU read so, against smemstat's 4 ms, for smaps
  * takes a huge page mapped once in one step. So where the mapping's first
  * present page is a huge page mapped once (PAGEMAP_SCAN, then its word),
  * the process's smaps is read (once) and, when it says every page of the
