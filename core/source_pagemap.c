@@ -255,7 +255,7 @@ struct pm_ctx {
 	bool mm_shared;
 	/* the mapping whose pages mapped once are counted as its words are
 	 * stored (count_once), or NULL, and its process; this process's
-	 * mm_shared known (once_may) */
+	 * mm_shared known (once_mm_shared) */
 	const struct exm_mapping *once;
 	pid_t once_pid;
 	bool mm_known;
@@ -732,6 +732,17 @@ static void mark_zero(struct pm_ctx *c, const struct exm_mapping *m,
 
 static bool mm_shared(struct pm_priv *pp, pid_t pid);
 
+/* Whether the process being scanned shares its mm with another
+ * (mm_shared), asked once a process, at its first page to count. */
+static bool once_mm_shared(struct pm_ctx *c)
+{
+	if (!c->mm_known) {
+		c->mm_shared = mm_shared(c->pp, c->once_pid);
+		c->mm_known = true;
+	}
+	return c->mm_shared;
+}
+
 /* A word count_once counts: a present page mapped once, not the zero
  * page. */
 static inline bool once_word(uint64_t w)
@@ -751,11 +762,7 @@ static bool once_may(struct pm_ctx *c, const uint64_t *w, size_t n)
 		k++;
 	if (k == n)
 		return false;
-	if (!c->mm_known) {
-		c->mm_shared = mm_shared(c->pp, c->once_pid);
-		c->mm_known = true;
-	}
-	if (c->mm_shared)
+	if (once_mm_shared(c))
 		c->once = NULL;
 	return !c->mm_shared;
 }
@@ -2359,11 +2366,7 @@ static int count_huge(struct pm_ctx *c, struct exm_builder *b, int fd,
 	v = &c->cnt[k];
 	if (!v->known || v->priv != v->rss || v->swap || v->rss % ps || !v->rss)
 		return 0;
-	if (!c->mm_known) {
-		c->mm_shared = mm_shared(c->pp, c->once_pid);
-		c->mm_known = true;
-	}
-	if (c->mm_shared)
+	if (once_mm_shared(c))
 		return 0;
 	ret = scan_regions(c, fd, m->start, end);
 	if (ret)
