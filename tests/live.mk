@@ -171,7 +171,7 @@ EXTRA_DIST += tests/live/sparse.c tests/live/test_counted.py
 # process's own counted from smaps: the kernel's Pss_Anon and every figure
 # against read-all's (root; tests/live/thpfork.c, compiled by the test).
 TESTS += tests/live/test_thpfork.py
-EXTRA_DIST += tests/live/thpfork.c tests/live/test_thpfork.py
+EXTRA_DIST += tests/live/thpfork.c tests/live/test_thpfork.py tests/live/reserve.h
 CLEANFILES += tests/live/thpfork-static
 CLEANFILES += tests/live/sparse-static
 # Two processes on one mm (clone(CLONE_VM) without CLONE_THREAD, a vfork

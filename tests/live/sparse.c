@@ -68,6 +68,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "reserve.h"
 #include "unmap_vdso.h"
 #include "zeropage.h"
 
@@ -97,20 +98,11 @@ static void die(const char *what)
 /* A 1 GiB reservation aligned to 2 MiB. */
 static unsigned char *reserve(int shared)
 {
-	size_t len = GIB + HUGE;
-	unsigned char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-				(shared ? MAP_SHARED : MAP_PRIVATE) |
-					MAP_ANONYMOUS | MAP_NORESERVE,
-				-1, 0);
-	size_t head;
+	unsigned char *p = reserve_aligned(GIB,
+					   shared ? MAP_SHARED : MAP_PRIVATE);
 
 	if (p == MAP_FAILED)
 		die("mmap");
-	head = (HUGE - (size_t)(uintptr_t)p % HUGE) % HUGE;
-	if (head)
-		munmap(p, head);
-	munmap(p + head + GIB, HUGE - head);
-	p += head;
 	if (!shared && madvise(p, GIB, MADV_NOHUGEPAGE))
 		die("madvise");
 	return p;

@@ -27,6 +27,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "reserve.h"
+
 #define HUGE ((size_t)2 << 20)
 #define GIB ((size_t)1 << 30)
 
@@ -38,18 +40,10 @@ static void die(const char *what)
 
 static unsigned char *reserve(void)
 {
-	unsigned char *p = mmap(NULL, GIB + HUGE, PROT_READ | PROT_WRITE,
-				MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
-				0);
-	size_t head;
+	unsigned char *p = reserve_aligned(GIB, MAP_PRIVATE);
 
 	if (p == MAP_FAILED)
 		die("mmap");
-	head = (HUGE - (size_t)(uintptr_t)p % HUGE) % HUGE;
-	if (head)
-		munmap(p, head);
-	munmap(p + head + GIB, HUGE - head);
-	p += head;
 	if (madvise(p, GIB, MADV_HUGEPAGE))
 		die("MADV_HUGEPAGE");
 	return p;
