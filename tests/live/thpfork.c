@@ -16,7 +16,7 @@
  *          and reads 2 MiB it never wrote (the huge zero page, where the
  *          kernel uses it; else 4 KiB zero pages).
  * Prints "pids PARENT CHILD", "region NAME START END" for each, "ready",
- * then both wait for SIGTERM.
+ * then both wait until the parent gets SIGTERM (it kills the child).
  */
 #include <signal.h>
 #include <stdint.h>
@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -71,11 +72,18 @@ int main(void)
 {
 	unsigned char *split = reserve(), *own = reserve();
 	volatile unsigned sum = 0;
+	struct sigaction sa = { .sa_handler = on_term };
+	sigset_t block, old;
 	pid_t child;
 	int pfd[2];
 	char c;
 
-	signal(SIGTERM, on_term);
+	/* SIGTERM blocked but in sigsuspend: one that came between a test
+	 * of done and pause() would be lost, and the parent wait forever */
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	sigaction(SIGTERM, &sa, NULL);
 	fill(split, 8 * HUGE, 1);
 	if (pipe(pfd))
 		die("pipe");
@@ -83,6 +91,7 @@ int main(void)
 	if (child < 0)
 		die("fork");
 	if (!child) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		fill(split, HUGE + HUGE / 2, 7);
 	}
 	fill(own, 8 * HUGE, child ? 3 : 5);
@@ -91,9 +100,8 @@ int main(void)
 	if (!child) {
 		if (write(pfd[1], "x", 1) != 1)
 			die("write");
-		while (!done)
-			pause();
-		return 0;
+		for (;;)
+			pause(); /* until the parent kills it */
 	}
 	if (read(pfd[0], &c, 1) != 1)
 		die("read");
@@ -105,8 +113,8 @@ int main(void)
 	printf("ready\n");
 	fflush(stdout);
 	while (!done)
-		pause();
-	kill(child, SIGTERM);
+		sigsuspend(&old);
+	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
 	return (int)(sum & 0);
 }
