@@ -136,9 +136,10 @@ static int list_cgroups(struct exm_snapshot *snap, const char *root)
 }
 
 /* Whether word w of m is a frame the charge is compared on. */
-static bool charged_frame(const struct exm_mapping *m, uint64_t w,
-			  const void *arg)
+static bool charged_frame(const struct exm_proc *p, const struct exm_mapping *m,
+			  uint64_t w, const void *arg)
 {
+	(void)p;
 	(void)arg;
 	return !m->hugetlb && exm_pm_present(w) && !(w & EXM_PM_ZERO);
 }
@@ -229,7 +230,7 @@ static int compare_frames(struct exm_snapshot *snap, const uint64_t *frames,
 				uint32_t cnt;
 				long double share;
 
-				if (!charged_frame(m, w, NULL))
+				if (!charged_frame(p, m, w, NULL))
 					continue;
 				pfn = exm_pm_key(w);
 				cnt = exm_pagecount_get_hint(snap->pfn_counts,

@@ -133,7 +133,8 @@ static bool taken_twin(struct taken *t, size_t cap, const struct exm_mapping *m)
 }
 
 uint64_t *exm_kpage_frames(const struct exm_snapshot *snap,
-			   bool (*keep)(const struct exm_mapping *m, uint64_t w,
+			   bool (*keep)(const struct exm_proc *p,
+					const struct exm_mapping *m, uint64_t w,
 					const void *arg),
 			   const void *arg, size_t *n)
 {
@@ -159,7 +160,7 @@ uint64_t *exm_kpage_frames(const struct exm_snapshot *snap,
 			for (uint32_t q = 0; q < m->npages; q++) {
 				uint64_t w = exm_mapping_word(m, q);
 
-				if (!exm_pm_present(w) || !keep(m, w, arg))
+				if (!exm_pm_present(w) || !keep(p, m, w, arg))
 					continue;
 				if (k == cap) {
 					uint64_t *nv;
@@ -195,31 +196,39 @@ uint64_t *exm_kpage_frames(const struct exm_snapshot *snap,
 	return v;
 }
 
-/* An anonymous frame; with *shared, only one not exclusively mapped (the
- * zero page left out). */
-static bool anon_frame(const struct exm_mapping *m, uint64_t w,
-		       const void *shared)
-{
-	(void)m;
-	return !(w & EXM_PM_FILE) && !(*(const bool *)shared &&
-				       (w & (EXM_PM_EXCLUSIVE | EXM_PM_ZERO)));
-}
+/* Which frames frames_with lists. */
+struct frames_of {
+	const struct exm_snapshot *snap;
+	/* only the frames not exclusively mapped (the zero page left out),
+	 * but every frame of a process merging (by process index, or NULL) */
+	bool shared;
+	const bool *merging;
+	bool ksm; /* none of a mapping whose KSM marks are known (kept) */
+};
 
-/* anon_frame, but none of a mapping whose KSM marks are known (kept) */
-static bool ksm_frame(const struct exm_mapping *m, uint64_t w,
-		      const void *shared)
+/* An anonymous frame frames_with lists (arg: its struct frames_of). */
+static bool anon_frame(const struct exm_proc *p, const struct exm_mapping *m,
+		       uint64_t w, const void *arg)
 {
-	return !m->ksm_known && anon_frame(m, w, shared);
+	const struct frames_of *f = arg;
+
+	if ((w & EXM_PM_FILE) || (f->ksm && m->ksm_known))
+		return false;
+	if (!f->shared)
+		return true;
+	if (w & EXM_PM_ZERO)
+		return false;
+	return !(w & EXM_PM_EXCLUSIVE) ||
+	       (f->merging && f->merging[p - f->snap->procs]);
 }
 
 /*
- * The anonymous frames of snap (see anon_frame; ksm: ksm_frame) with bit of their flags
- * set, ascending, into *out (caller frees; *n of them). 0, -ENOMEM, or
- * the -errno of reading kpageflags (*out NULL then).
+ * The anonymous frames of snap that f lists (see struct frames_of) with
+ * bit of their flags set, ascending, into *out (caller frees; *n of them).
+ * 0, -ENOMEM, or the -errno of reading kpageflags (*out NULL then).
  */
-static int frames_with(const struct exm_snapshot *snap, const char *proc_root,
-		       bool shared, bool ksm, unsigned bit, uint64_t **out,
-		       size_t *n)
+static int frames_with(const char *proc_root, const struct frames_of *f,
+		       unsigned bit, uint64_t **out, size_t *n)
 {
 	uint64_t *pfns, *flags;
 	size_t all = 0;
@@ -227,8 +236,7 @@ static int frames_with(const struct exm_snapshot *snap, const char *proc_root,
 
 	*out = NULL;
 	*n = 0;
-	pfns = exm_kpage_frames(snap, ksm ? ksm_frame : anon_frame, &shared,
-				&all);
+	pfns = exm_kpage_frames(f->snap, anon_frame, f, &all);
 	if (!pfns)
 		return -ENOMEM;
 	flags = malloc((all ? all : 1) * sizeof(*flags));
@@ -266,8 +274,8 @@ int exm_swapcache_mapped(struct exm_snapshot *snap, const char *proc_root)
 			if (snap->procs[i].maps[j].counted &&
 			    snap->procs[i].maps[j].counted_rss)
 				return 0;
-	ret = frames_with(snap, proc_root, false, false, EXM_KPF_SWAPCACHE,
-			  &pfns, &in);
+	ret = frames_with(proc_root, &(struct frames_of){ .snap = snap },
+			  EXM_KPF_SWAPCACHE, &pfns, &in);
 	free(pfns);
 	if (ret == -ENOMEM)
 		return ret;
@@ -280,7 +288,7 @@ int exm_swapcache_mapped(struct exm_snapshot *snap, const char *proc_root)
 }
 
 /* Whether /sys says KSM shares pages now: 1, 0 (none, or no KSM), -1. */
-static int ksm_sharing(void)
+int exm_ksm_sharing(void)
 {
 	FILE *f = fopen("/sys/kernel/mm/ksm/pages_shared", "re");
 	unsigned long long n = 0;
@@ -289,6 +297,23 @@ static int ksm_sharing(void)
 	if (!f)
 		return errno == ENOENT ? 0 : -1;
 	r = fscanf(f, "%llu", &n) == 1 ? n > 0 : -1;
+	fclose(f);
+	return r;
+}
+
+bool exm_ksm_merging(const char *proc_root, pid_t pid)
+{
+	char path[320];
+	FILE *f;
+	unsigned long long n = 0;
+	bool r;
+
+	snprintf(path, sizeof(path), "%s/%d/ksm_merging_pages",
+		 proc_root && *proc_root ? proc_root : "/proc", (int)pid);
+	f = fopen(path, "re");
+	if (!f) /* gone (nothing of it is shown), else not known */
+		return errno != ENOENT && errno != ESRCH;
+	r = fscanf(f, "%llu", &n) != 1 || n > 0;
 	fclose(f);
 	return r;
 }
@@ -431,12 +456,23 @@ static bool clean_has(const void **set, size_t cap, const void *a, bool add)
 	return false;
 }
 
+/* Whether a mapping of p has words whose KSM marks are not known. */
+static bool proc_unmarked(const struct exm_proc *p)
+{
+	for (size_t j = 0; j < p->nmaps; j++)
+		if (p->maps[j].npages && !p->maps[j].ksm_known)
+			return true;
+	return false;
+}
+
 int exm_ksm_mark(struct exm_snapshot *snap, const char *proc_root)
 {
 	uint64_t *pfns;
 	const void **clean;
 	size_t nksm = 0, cap = 0;
-	int sharing = ksm_sharing(), ret;
+	int sharing = exm_ksm_sharing(), ret;
+	struct frames_of f = { .snap = snap, .shared = true, .ksm = true };
+	bool *merging = NULL;
 
 	if (proc_root && *proc_root && strcmp(proc_root, "/proc"))
 		return 0; /* not this machine's pages */
@@ -448,8 +484,18 @@ int exm_ksm_mark(struct exm_snapshot *snap, const char *proc_root)
 		snap->sys.caps |= EXM_CAP_KSM;
 		return 0;
 	}
-	ret = frames_with(snap, proc_root, true, true, EXM_KPF_KSM, &pfns,
-			  &nksm);
+	/* a KSM page a process maps alone (its other sharers gone) says
+	 * mapped once: every frame of a process KSM merged pages of is
+	 * looked at, those of the others only when mapped more than once */
+	merging = calloc(snap->nprocs ? snap->nprocs : 1, sizeof(*merging));
+	if (!merging)
+		return -ENOMEM;
+	for (size_t i = 0; i < snap->nprocs; i++)
+		merging[i] = proc_unmarked(&snap->procs[i]) &&
+			     exm_ksm_merging(proc_root, snap->procs[i].pid);
+	f.merging = merging;
+	ret = frames_with(proc_root, &f, EXM_KPF_KSM, &pfns, &nksm);
+	free(merging);
 	if (ret)
 		return ret == -ENOMEM ? ret : 0; /* unreadable: not known */
 	clean = nksm ? clean_new(snap, &cap) : NULL;

@@ -50,11 +50,13 @@ int exm_kpage_read(const char *proc_root, const char *name,
 		   const uint64_t *pfns, size_t n, uint64_t *out);
 
 /*
- * The distinct present frames of snap's page words for which keep(m, w,
- * arg) holds, ascending, *n of them (caller frees); NULL on ENOMEM.
+ * The distinct present frames of snap's page words for which keep(p, m,
+ * w, arg) holds (m a mapping of process p), ascending, *n of them (caller
+ * frees); NULL on ENOMEM.
  */
 uint64_t *exm_kpage_frames(const struct exm_snapshot *snap,
-			   bool (*keep)(const struct exm_mapping *m, uint64_t w,
+			   bool (*keep)(const struct exm_proc *p,
+					const struct exm_mapping *m, uint64_t w,
 					const void *arg),
 			   const void *arg, size_t *n);
 
@@ -68,11 +70,27 @@ uint64_t *exm_kpage_frames(const struct exm_snapshot *snap,
 int exm_swapcache_mapped(struct exm_snapshot *snap, const char *proc_root);
 
 /*
+ * Whether /sys/kernel/mm/ksm says KSM shares pages now: 1, 0 (none, or a
+ * kernel without KSM), -1 (not known).
+ */
+int exm_ksm_sharing(void);
+
+/*
+ * Whether process pid may map KSM pages: its ksm_merging_pages (under
+ * proc_root, NULL: /proc) is not 0, or cannot be read but for the
+ * process being gone.
+ */
+bool exm_ksm_merging(const char *proc_root, pid_t pid);
+
+/*
  * Mark the KSM pages of snap (EXM_PM_KSM in their words) and set
- * EXM_CAP_KSM. A KSM page is anonymous and never exclusive (its mapcount
- * is that of every merged page), so only those frames are asked about,
- * and only when /sys/kernel/mm/ksm says some pages are shared; with none,
- * or a kernel without KSM, there is none to mark. Without a readable
+ * EXM_CAP_KSM. A KSM page is anonymous. It is mapped more than once while
+ * the pages merged into it are; once its other sharers unmapped it (they
+ * exited, wrote it, unmerged) a process maps it alone, and pagemap calls
+ * it exclusive. So the frames asked about are those mapped more than
+ * once, and every frame of a process whose ksm_merging_pages is not 0
+ * (exm_ksm_merging); only when /sys/kernel/mm/ksm says some pages are
+ * shared: with none, or a kernel without KSM, there is none to mark. Without a readable
  * kpageflags (or with a /proc other than the machine's) the snapshot
  * does not know (no EXM_CAP_KSM). The words of a mapping marked
  * ksm_known (a live refresh's kept ones) keep their marks: no flag is read

@@ -145,6 +145,11 @@ struct pm_priv {
 	 * the swap cache's mapped row, when wanted, needs every frame
 	 * (count_once) */
 	bool swapcache;
+	/* KSM shares pages on this machine (or that is not known) this
+	 * snapshot: a process whose pages KSM merged may map a KSM page
+	 * alone, which says mapped once and must be marked KSM, so none of
+	 * its pages is counted (proc_merging) */
+	bool ksm_any;
 	/* pids of processes sharing their mm with another process (clone
 	 * with CLONE_VM but not CLONE_THREAD, vfork, posix_spawn): learnt
 	 * once a snapshot, when a mapping is first to be counted (mm_shared) */
@@ -251,7 +256,8 @@ struct pm_ctx {
 	 * readable (-1); see count_huge */
 	int smaps_got;
 	/* this process shares its mm with another (mm_shared): its pages,
-	 * each mapped once, are in both; none is counted */
+	 * each mapped once, are in both; none is counted (read mode: nor
+	 * when it may map KSM pages, proc_merging) */
 	bool mm_shared;
 	/* the mapping whose pages mapped once are counted as its words are
 	 * stored (count_once), or NULL, and its process; this process's
@@ -259,6 +265,9 @@ struct pm_ctx {
 	const struct exm_mapping *once;
 	pid_t once_pid;
 	bool mm_known;
+	/* the process being scanned may map KSM pages (proc_merging): -1
+	 * not asked yet */
+	int merging;
 };
 
 static void cache_free(struct pm_priv *pp);
@@ -741,6 +750,17 @@ static bool once_mm_shared(struct pm_ctx *c)
 		c->mm_known = true;
 	}
 	return c->mm_shared;
+}
+
+/* Whether the process being scanned (c->once_pid) may map KSM pages
+ * (pp->ksm_any and exm_ksm_merging): none of its pages is counted. Asked
+ * once a process, when a mapping is first to be counted. */
+static bool proc_merging(struct pm_ctx *c)
+{
+	if (c->merging < 0)
+		c->merging = c->pp->ksm_any &&
+			     exm_ksm_merging(NULL, c->once_pid);
+	return c->merging;
 }
 
 /* A word count_once counts: a present page mapped once, not the zero
@@ -1586,6 +1606,7 @@ static int scan_process(struct pm_ctx *c, struct exm_builder *b, int fd,
 	c->resident = UINT64_MAX;
 	c->once_pid = p->pid; /* its mm asked about at a first page to count */
 	c->mm_known = false;
+	c->merging = -1;
 	c->smaps_got = 0;
 	for (size_t k = 0; k < p->nmaps; k++) {
 		struct exm_mapping *m = &p->maps[k];
@@ -1610,7 +1631,8 @@ static int scan_process(struct pm_ctx *c, struct exm_builder *b, int fd,
 		}
 		ret = shared ? shared_derive(c, b, fd, m, ps) : 2;
 		c->once = NULL;
-		if (ret == 2 && count_once(c, opts, m, ps)) {
+		if (ret == 2 && count_once(c, opts, m, ps) &&
+		    !proc_merging(c)) {
 			c->once = m; /* store_words adds them up */
 			m->counted = false;
 			m->counted_rss = m->counted_swap = 0;
@@ -2417,7 +2439,11 @@ static int read_process(struct pm_ctx *c, struct exm_builder *b, int fd,
 		big = (p->maps[i].end - p->maps[i].start) / ps > DIRECT_PAGES;
 	if (big && smaps_room(c, p))
 		return -ENOMEM;
-	c->mm_shared = big && c->pp->may_count && mm_shared(c->pp, p->pid);
+	c->once_pid = p->pid;
+	c->merging = -1;
+	/* neither counts a page of its own (may_count) */
+	c->mm_shared = big && c->pp->may_count &&
+		       (mm_shared(c->pp, p->pid) || proc_merging(c));
 	if (big)
 		sel = !populated_from_smaps(c, dirfd, p);
 	for (size_t i = 0; i < p->nmaps; i++) {
@@ -3421,6 +3447,9 @@ static int pm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 	pp->ncounted = pp->nwhole = pp->nlocated = pp->nderived = 0;
 	pp->nhuge = 0;
 	pp->swapcache = swap_cached(&b->snap->sys);
+	pp->ksm_any = !(o.proc_root && *o.proc_root &&
+			strcmp(o.proc_root, "/proc")) &&
+		      exm_ksm_sharing();
 	if (opts->knob == EXM_PMODE_SCAN && pp->scan == SCAN_NO) {
 		scan_why(src->errmsg, sizeof(src->errmsg), pp->scan_errno,
 			 NULL);

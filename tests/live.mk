@@ -12,8 +12,10 @@
 # test_json_null.py (root) that an unprivileged run's JSON is null for every
 # field it did not measure; test_swapcache.py (root; a swap file and a memory
 # cgroup through sysstate.py) the swap-cache row of --system; test_ksm.py
-# (root; KSM's run through sysstate.py) the KSM and KSM.SAV columns, and
-# sole alike from pagemap and smaps for a process merging its own pages;
+# (root; KSM's run through sysstate.py) the KSM and KSM.SAV columns, in
+# every pagemap mode also of KSM pages a process maps alone once the other
+# sharers exited (small and big mappings), and sole alike from pagemap and
+# smaps for a process merging its own pages;
 # test_shmswap.py (root; a swap file through sysstate.py) that shared memory
 # in swap is in no process's swap, from smaps as from pagemap.
 # They run ./exmtop from the build directory (override with EXMTOP=). The

@@ -31,6 +31,11 @@ Private_*): the merged page, mapped N_SELF times, is in neither (before,
 pagemap counted N_SELF pages of sole that smaps did not). The machine's
 sums above count its pages too.
 
+Two more processes each write N pages spread over a reservation of
+BIG_MIB, the same contents in both, merged likewise. At the end two of
+the three and one of the pair exit: the survivors map their KSM pages
+alone (check_alone).
+
 A kernel without KSM (no /sys/kernel/mm/ksm) fails the test, saying why.
 """
 
@@ -54,15 +59,25 @@ WORKLOAD = r"""
 import mmap, sys, time
 n = int(sys.argv[1])
 ps = mmap.PAGESIZE
-same = len(sys.argv) > 2  # every page alike (and like no other process's)
-m = mmap.mmap(-1, n * ps, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+mode = sys.argv[2] if len(sys.argv) > 2 else ""
+# same: every page alike (and like no other process's); big: the pages
+# spread over a reservation of BIG_MIB, with contents of their own
+size = int(sys.argv[3]) << 20 if mode == "big" else n * ps
+step = size // n
+m = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
 for i in range(n):
-    m[i * ps:(i + 1) * ps] = (b"exmtop-ksm-%08d" % (-1 if same else i)) * \
-        (ps // 19) + b"." * (ps % 19)
+    tag = b"exmtop-%s-%08d" % (b"kbig" if mode == "big" else b"ksm",
+                               -1 if mode == "same" else i)
+    m[i * step:i * step + ps] = tag * (ps // len(tag)) + \
+        b"." * (ps % len(tag))
 m.madvise(mmap.MADV_MERGEABLE)
 print("ready", flush=True)
 time.sleep(600)
 """
+# a reservation over 256 MiB: pagemap's auto, scan and read modes count
+# the pages of such a mapping mapped once rather than read them
+BIG_MIB = 512
+MODES = ("auto", "scan", "read", "read-all")
 
 
 def ksm_value(name):
@@ -115,6 +130,36 @@ def check_self(c, row, pid, ps):
          "smaps == the kernel's Private_* (the merged page not in it)")
 
 
+def check_alone(c, procs, ps):
+    """A KSM page a process maps alone: the other two of the three and one
+    of the big pair exit, and the survivors' N pages stay KSM pages, each
+    now mapped once (pagemap calls them exclusive). Every pagemap mode
+    marks them: KSM is still ksm_merging_pages pages, KSM.SAV nothing
+    (one mapping, nothing saved). In the big reservation auto, scan and
+    read mode count pages mapped once rather than read them: not there
+    (before, both survivors' KSM was 0 in every mode)."""
+    for p in (procs[1], procs[2], procs[5]):
+        p.kill()
+        p.wait()
+    for pid in (procs[0].pid, procs[4].pid):
+        c.eq(merging(pid), N, "pid %d: its %d pages still merged once "
+             "the others exited" % (pid, N))
+    for mode in MODES:
+        d = exmlive.exmtop_json(["--bytes", "--pagemap-mode", mode])
+        rows = {p["pid"]: p for p in d.get("processes", [])}
+        for pid, what in ((procs[0].pid, "small"), (procs[4].pid, "big")):
+            p = rows.get(pid, {})
+            c.eq(p.get("ksm"), N * ps, "%s: the %s mapping's %d KSM pages "
+                 "mapped once: KSM == ksm_merging_pages x page size"
+                 % (mode, what, N))
+            c.near(p.get("ksm_saved"), 0, exmlive.EFF_TOL,
+                   "%s: the %s mapping's KSM.SAV: nothing (mapped once)"
+                   % (mode, what))
+            c.check((p.get("rss") or 0) >= N * ps,
+                    "%s: the %s mapping's RES counts them: %r"
+                    % (mode, what, p.get("rss")))
+
+
 def main():
     if os.geteuid() != 0:
         print("SKIP: needs root (KSM's run, PFNs)")
@@ -127,23 +172,25 @@ def main():
     procs = []
     with sysstate.Changes("test_ksm") as ch:
         try:
-            for args in ([str(N)],) * 3 + ([str(N_SELF), "same"],):
+            for args in ([str(N)],) * 3 + ([str(N_SELF), "same"],) + \
+                    ([str(N), "big", str(BIG_MIB)],) * 2:
                 p = subprocess.Popen([sys.executable, "-c", WORKLOAD] + args,
                                      stdout=subprocess.PIPE, text=True)
                 procs.append(p)
                 c.eq(p.stdout.readline().strip(), "ready", "workload ready")
             pids = [p.pid for p in procs[:3]]
             spid = procs[3].pid
+            bpids = [p.pid for p in procs[4:]]
             ch.write(os.path.join(KSM, "sleep_millisecs"), "10")
             ch.write(os.path.join(KSM, "pages_to_scan"), "5000")
             ch.write(os.path.join(KSM, "run"), "1")
             deadline = time.monotonic() + 60
             while time.monotonic() < deadline and \
-                    (any(merging(pid) < N for pid in pids) or
+                    (any(merging(pid) < N for pid in pids + bpids) or
                      merging(spid) < N_SELF):
                 time.sleep(0.1)
-            if not c.check(all(merging(pid) == N for pid in pids) and
-                           merging(spid) == N_SELF,
+            if not c.check(all(merging(pid) == N for pid in pids + bpids)
+                           and merging(spid) == N_SELF,
                            "KSM merged all %d pages of each process and "
                            "%d of the fourth: %r" %
                            (N, N_SELF, [merging(p.pid) for p in procs])):
@@ -154,15 +201,15 @@ def main():
                 ksm_value("pages_sharing")
             d = exmlive.exmtop_json(["--bytes"])
             every = {pid: merging(pid) for pid in exmlive.all_pids()}
+            ours = pids + [spid] + bpids
             others = {pid: n for pid, n in every.items()
-                      if n > 0 and pid not in pids + [spid]}
+                      if n > 0 and pid not in ours}
             # alone: no other process maps KSM pages, and none that has
             # exited left its pages counted (ksmd, stopped, has not
             # cleaned up after it)
             alone = not others and (shared, sharing) == (ksm_value(
                 "pages_shared"), ksm_value("pages_sharing")) and \
-                shared + sharing == sum(every.get(pid, 0)
-                                        for pid in pids + [spid])
+                shared + sharing == sum(every.get(pid, 0) for pid in ours)
             if not alone:
                 print("other processes with KSM pages, so the machine's "
                       "sums are not compared: %r" % others, flush=True)
@@ -183,7 +230,7 @@ def main():
             if alone:
                 c.eq(tot_ksm, sum(n for n in every.values() if n > 0) * ps,
                      "every process's KSM == their ksm_merging_pages")
-                c.eq((shared, sharing), (N + 1, 2 * N + N_SELF - 1),
+                c.eq((shared, sharing), (2 * N + 1, 3 * N + N_SELF - 1),
                      "pages_shared and pages_sharing")
                 c.eq(tot_ksm, (shared + sharing) * ps,
                      "every process's KSM == pages_shared + pages_sharing")
@@ -200,11 +247,12 @@ def main():
             if ok and alone:
                 ok = got[0][0] == tot_ksm and abs(got[0][1] - tot_saved) <= 1
             elif ok:
-                ok = got[0][0] >= 3 * N * ps and got[0][1] >= 2 * N * ps
+                ok = got[0][0] >= 5 * N * ps and got[0][1] >= 3 * N * ps
             c.check(ok, "--system's note: KSM and KSM.SAV of every process "
                     "(%d, %.0f here%s): %r (%s)" %
                     (tot_ksm, tot_saved, "" if alone else
                      "; at least the test's", notes, err.strip()))
+            check_alone(c, procs, ps)
         finally:
             for p in procs:
                 p.kill()
