@@ -465,12 +465,12 @@ static bool proc_unmarked(const struct exm_proc *p)
 	return false;
 }
 
-int exm_ksm_mark(struct exm_snapshot *snap, const char *proc_root)
+int exm_ksm_mark(struct exm_snapshot *snap, const char *proc_root, int sharing)
 {
 	uint64_t *pfns;
 	const void **clean;
 	size_t nksm = 0, cap = 0;
-	int sharing = exm_ksm_sharing(), ret;
+	int ret;
 	struct frames_of f = { .snap = snap, .shared = true, .ksm = true };
 	bool *merging = NULL;
 

@@ -90,12 +90,13 @@ bool exm_ksm_merging(const char *proc_root, pid_t pid);
  * it exclusive. So the frames asked about are those mapped more than
  * once, and every frame of a process whose ksm_merging_pages is not 0
  * (exm_ksm_merging); only when /sys/kernel/mm/ksm says some pages are
- * shared: with none, or a kernel without KSM, there is none to mark. Without a readable
- * kpageflags (or with a /proc other than the machine's) the snapshot
- * does not know (no EXM_CAP_KSM). The words of a mapping marked
- * ksm_known (a live refresh's kept ones) keep their marks: no flag is read
- * for them. 0 or -ENOMEM.
+ * shared (sharing: exm_ksm_sharing's answer as the snapshot began): with
+ * none, or a kernel without KSM, there is none to mark. Without a
+ * readable kpageflags (or with a /proc other than the machine's) the
+ * snapshot does not know (no EXM_CAP_KSM). The words of a mapping marked
+ * ksm_known (a live refresh's kept ones) keep their marks: no flag is
+ * read for them. 0 or -ENOMEM.
  */
-int exm_ksm_mark(struct exm_snapshot *snap, const char *proc_root);
+int exm_ksm_mark(struct exm_snapshot *snap, const char *proc_root, int sharing);
 
 #endif

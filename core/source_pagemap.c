@@ -145,11 +145,11 @@ struct pm_priv {
 	 * the swap cache's mapped row, when wanted, needs every frame
 	 * (count_once) */
 	bool swapcache;
-	/* KSM shares pages on this machine (or that is not known) this
-	 * snapshot: a process whose pages KSM merged may map a KSM page
-	 * alone, which says mapped once and must be marked KSM, so none of
-	 * its pages is counted (proc_merging) */
-	bool ksm_any;
+	/* KSM shares pages on this machine this snapshot (exm_ksm_sharing:
+	 * 1, 0, -1 not known; 0 for another /proc): a process whose pages
+	 * KSM merged may map a KSM page alone, which says mapped once and
+	 * must be marked KSM, so none of its pages is counted (proc_merging) */
+	int ksm_sharing;
 	/* pids of processes sharing their mm with another process (clone
 	 * with CLONE_VM but not CLONE_THREAD, vfork, posix_spawn): learnt
 	 * once a snapshot, when a mapping is first to be counted (mm_shared) */
@@ -753,12 +753,12 @@ static bool once_mm_shared(struct pm_ctx *c)
 }
 
 /* Whether the process being scanned (c->once_pid) may map KSM pages
- * (pp->ksm_any and exm_ksm_merging): none of its pages is counted. Asked
- * once a process, when a mapping is first to be counted. */
+ * (pp->ksm_sharing and exm_ksm_merging): none of its pages is counted.
+ * Asked once a process, when a mapping is first to be counted. */
 static bool proc_merging(struct pm_ctx *c)
 {
 	if (c->merging < 0)
-		c->merging = c->pp->ksm_any &&
+		c->merging = c->pp->ksm_sharing &&
 			     exm_ksm_merging(NULL, c->once_pid);
 	return c->merging;
 }
@@ -3447,9 +3447,10 @@ static int pm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 	pp->ncounted = pp->nwhole = pp->nlocated = pp->nderived = 0;
 	pp->nhuge = 0;
 	pp->swapcache = swap_cached(&b->snap->sys);
-	pp->ksm_any = !(o.proc_root && *o.proc_root &&
-			strcmp(o.proc_root, "/proc")) &&
-		      exm_ksm_sharing();
+	pp->ksm_sharing = o.proc_root && *o.proc_root &&
+					  strcmp(o.proc_root, "/proc")
+				  ? 0
+				  : exm_ksm_sharing();
 	if (opts->knob == EXM_PMODE_SCAN && pp->scan == SCAN_NO) {
 		scan_why(src->errmsg, sizeof(src->errmsg), pp->scan_errno,
 			 NULL);
@@ -3462,7 +3463,7 @@ static int pm_fill(struct exm_source *src, const struct exm_scan_opts *opts,
 	if (!ret && opts->want_swapcache)
 		ret = exm_swapcache_mapped(b->snap, o.proc_root);
 	if (!ret)
-		ret = exm_ksm_mark(b->snap, o.proc_root);
+		ret = exm_ksm_mark(b->snap, o.proc_root, pp->ksm_sharing);
 	/* auto on a kernel with the ioctl: big mappings asked about, small
 	 * ones read at once (see DIRECT_PAGES). How the pages were read is
 	 * known only now: the one fact set after begin. */
