@@ -133,12 +133,13 @@ print("- One snapshot of every process (bench/snapshot.sh, medians of %d "
          one("exmtop -b --pagemap-mode read"), snap["smemstat"][1],
          snap["smemstat"][2], snap["smemstat"][3], snap["smem"][1],
          snap["smem"][2], snap["smem"][3]))
-print("- The live screen (bench/cpu_live.sh -t %d, a refresh every 2 s): "
+print("- The live screen (bench/cpu_live.sh -t %d, a refresh every 2 s, "
+      "each tool alone in turn for %d s in all): "
       "exmtop %.1f%% of a core (%.1f%% its screen, %.1f%% its snapshots); "
-      "over the same %d s top %.1f%%, htop %.1f%%, htop showing PSS %.1f%% "
+      "top %.1f%%, htop %.1f%%, htop showing PSS %.1f%% "
       "(exmtop: %s that); a fixed burst of work (bench/idle.c) cost "
       "%.2f ms back to back and %.2f ms after 2 s idle on this machine."
-      % (secs, want["exmtop"], want["ui"], want["scan"], secs, want["top"],
+      % (secs, secs, want["exmtop"], want["ui"], want["scan"], want["top"],
          want["htop"], want["htop_pss"],
          "%.2fx" % (want["exmtop"] / want["htop_pss"])
          if want["htop_pss"] else "-", float(idle.group(1)),
