@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # bench/cpu_live.sh - CPU used by the live exmtop screen over a minute,
-# against top, htop and htop showing PSS in the same run.
+# against top, htop and htop showing PSS in the same run (each measured
+# for a minute: about five minutes in all).
 #
 # Starts the benchmark workload of bench/snapshot.sh (NPROCS processes, each
 # with a RESERVE_GIB untouched reservation, SHARED_ANON_MIB fork-shared anon
@@ -51,7 +52,7 @@ bench_opt() {
 	W) START=0 ;;
 	esac
 }
-workload_opts "t:i:r:f:TW" 3,37 "$@"
+workload_opts "t:i:r:f:TW" 3,38 "$@"
 case $ROUNDS in
 '' | *[!0-9]* | 0) echo "cpu_live.sh: -r wants a number of rounds, 1 or more" >&2; exit 2 ;;
 esac
