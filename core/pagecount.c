@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "core/hugemem.h"
 #include "core/pagemap.h"
@@ -22,12 +23,16 @@
 #define chunk exm_pc_chunk
 #define group exm_pc_group
 #define OWNER1_MANY ((uint32_t)EXM_OWNER_MANY + 1)
-#define DIR_MAX ((uint64_t)1 << 20) /* chunk bases indexed directly */
+/* Chunk bases indexed directly, by an array mapped whole at the first
+ * chunk (8 MiB of address space, no memory until used): a page of it
+ * (512 chunks) is touched only where chunks are, and growing it copies
+ * nothing. */
+#define DIR_MAX ((uint64_t)1 << 20)
 #define ARENA_BYTES ((size_t)8 << 20)
 /* A first block on normal pages, just below a huge page: a small snapshot
  * (a few processes) touches only the pages its groups fill, a fault each.
  * From MANY_KEYS words on, their groups fill 2 MiB even when the keys are
- * consecutive (6 bytes a key): huge pages from the start, a fault each. */
+ * consecutive (6.5 bytes a key): huge pages from the start, a fault each. */
 #define MANY_KEYS ((uint64_t)1 << 18)
 #define SMALL_ARENA (EXM_HUGE_ALIGN - EXM_SMALL_PAGE)
 
@@ -45,8 +50,8 @@ struct spill {
 /* One partition: the chunks whose base is congruent to its number modulo
  * the number of partitions. */
 struct part {
-	struct chunk **dir; /* by base >> partition bits, below DIR_MAX */
-	size_t ndir;
+	struct chunk **dir;   /* by base >> partition bits, below DIR_MAX */
+	size_t ndir;	      /* 1 + the highest index used */
 	struct chunk **slots; /* beyond: open addressing by chunk base */
 	size_t nslots, nchunks, nhashed, ngroups;
 	struct chunk *last; /* locality caches */
@@ -107,7 +112,8 @@ void exm_pagecount_free(struct exm_pagecount *pc)
 	for (unsigned k = 0; k < pc->nparts; k++) {
 		struct part *pt = &pc->part[k];
 
-		free(pt->dir);
+		if (pt->dir)
+			munmap(pt->dir, DIR_MAX * sizeof(*pt->dir));
 		free(pt->slots);
 		free(pt->spills);
 		while (pt->arenas) {
@@ -162,7 +168,8 @@ static struct chunk *find_chunk(const struct part *pc, uint64_t base,
 	if (pc->last && pc->last->base == base)
 		return pc->last;
 	if (li < DIR_MAX)
-		return li < pc->ndir ? pc->dir[li] : NULL;
+		return li < pc->ndir ? pc->dir[li]
+				     : NULL; /* ndir: 0 unmapped */
 	i = slot_of(base, pc->nslots);
 	while (pc->slots[i]) {
 		if (pc->slots[i]->base == base)
@@ -183,16 +190,17 @@ static int insert_slot(struct chunk **slots, size_t nslots, struct chunk *c)
 }
 
 /* n zeroed bytes (a multiple of 8) carved out of pc's current block, or
- * of a new one; NULL on ENOMEM. A block kept for reuse comes back dirty
- * as far as a table used it (mem.dirty): each piece carved below that is
- * cleared as it is taken, not the whole block at once (a table of few
- * keys, such as the swap entries', took a block a big one had filled and
- * cleared all of it: 2.5 MB at each rebuild of the share tables on the
- * bench workload). */
+ * of a new one; NULL on ENOMEM. Each piece is cleared as it is taken, not
+ * the whole block at once: a block kept for reuse comes back dirty (a
+ * table of few keys, such as the swap entries', took a block a big one
+ * had filled and cleared all of it: 2.5 MB at each rebuild of the share
+ * tables on the bench workload), and a fresh one is written before it is
+ * read, so that a page of it faults once, not a first time for the
+ * reading and again for the writing (on an idle machine, 150 of a
+ * snapshot's 1,170 faults were such). */
 static void *arena_take(struct part *pc, size_t n)
 {
 	void *p;
-	size_t dirty;
 
 	if (!pc->arenas || pc->arenas->mem.len - pc->arenas->used < n) {
 		struct arena *a = calloc(1, sizeof(*a));
@@ -212,11 +220,7 @@ static void *arena_take(struct part *pc, size_t n)
 		pc->arenas = a;
 	}
 	p = (char *)pc->arenas->mem.mem + pc->arenas->used;
-	dirty = pc->arenas->mem.dirty;
-	if (pc->arenas->used < dirty)
-		memset(p, 0,
-		       n < dirty - pc->arenas->used ? n
-						    : dirty - pc->arenas->used);
+	memset(p, 0, n);
 	pc->arenas->used += n;
 	return p;
 }
@@ -226,19 +230,18 @@ static struct chunk *new_chunk(struct part *pc, uint64_t base, unsigned shift)
 	struct chunk *c;
 	uint64_t li = base >> shift;
 
-	if (li < DIR_MAX && li >= pc->ndir) {
-		size_t n = pc->ndir ? pc->ndir * 2 : 64;
-		struct chunk **nd;
+	if (li < DIR_MAX && !pc->dir) {
+		void *d = mmap(NULL, DIR_MAX * sizeof(*pc->dir),
+			       PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
+			       0);
 
-		while (n <= li)
-			n *= 2;
-		nd = realloc(pc->dir, n * sizeof(*nd));
-		if (!nd)
+		if (d == MAP_FAILED)
 			return NULL;
-		memset(nd + pc->ndir, 0, (n - pc->ndir) * sizeof(*nd));
-		pc->dir = nd;
-		pc->ndir = n;
+		pc->dir = d;
 	}
+	if (li < DIR_MAX && li >= pc->ndir)
+		pc->ndir = li + 1;
 	if (li >= DIR_MAX && (pc->nhashed + 1) * 2 > pc->nslots) {
 		size_t n = pc->nslots * 2;
 		struct chunk **ns = calloc(n, sizeof(*ns));

@@ -22,9 +22,10 @@
 
 #define READ_WORDS 1024
 #define DEFAULT_MAX_PAGES (UINT64_C(1) << 32)
-/* Accounting counts sharers in chunks of 2^16 frames (or swap slots), 384
- * KiB each: a hostile file must not name frames scattered over millions of
- * them. 2^16 chunks is 16 TiB of 4 KiB frames. */
+/* Accounting counts sharers in tables that cost room for each region of
+ * frames (or swap slots) used: a hostile file must not name frames
+ * scattered over millions of regions of 2^16. 2^16 of them is 16 TiB of
+ * 4 KiB frames. */
 #define CHUNK_SHIFT 16
 #define DEFAULT_MAX_CHUNKS (UINT64_C(1) << 16)
 
