@@ -405,18 +405,16 @@ uint32_t exm_pagecount_get_slow(const struct exm_pagecount *pcs, uint64_t key,
 				uint32_t *owner, const void **hint)
 {
 	unsigned off = (unsigned)(key & (GROUP_KEYS - 1));
-	const struct group *g = *hint;
+	const struct chunk *c = *hint;
 	const struct part *pt = &pcs->part[part_in(key, pcs->nparts)];
+	const struct group *g;
 
-	if (!g || g->base != key >> GROUP_BITS) {
-		const struct chunk *c = find_chunk(pt, key >> CHUNK_BITS,
-						   pcs->shift);
-
-		g = c ? c->grp[(key >> GROUP_BITS) & (EXM_PC_GROUPS - 1)]
-		      : NULL;
-		if (g)
-			*hint = g;
+	if (!c || c->base != key >> CHUNK_BITS) {
+		c = find_chunk(pt, key >> CHUNK_BITS, pcs->shift);
+		if (c)
+			*hint = c;
 	}
+	g = c ? c->grp[(key >> GROUP_BITS) & (EXM_PC_GROUPS - 1)] : NULL;
 	if (!g) {
 		if (owner)
 			*owner = EXM_OWNER_NONE;

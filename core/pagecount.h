@@ -119,16 +119,20 @@ struct exm_pc_chunk {
 uint32_t exm_pagecount_get_slow(const struct exm_pagecount *pc, uint64_t key,
 				uint32_t *owner, const void **hint);
 
-/* The hint is the group of the last key looked up. */
+/* The hint is the chunk of the last key looked up (a group holds too few
+ * keys for a run of frames to stay in it long). */
 static inline uint32_t exm_pagecount_get_hint(const struct exm_pagecount *pc,
 					      uint64_t key, uint32_t *owner,
 					      const void **hint)
 {
-	const struct exm_pc_group *g = *hint;
+	const struct exm_pc_chunk *c = *hint;
+	const struct exm_pc_group *g;
 	unsigned off = (unsigned)(key & (EXM_PC_GROUP_KEYS - 1));
 
-	if (!g || g->base != key >> EXM_PC_GROUP_BITS ||
-	    g->count[off] == UINT16_MAX)
+	if (!c || c->base != key >> EXM_PC_CHUNK_BITS)
+		return exm_pagecount_get_slow(pc, key, owner, hint);
+	g = c->grp[(key >> EXM_PC_GROUP_BITS) & (EXM_PC_GROUPS - 1)];
+	if (!g || g->count[off] == UINT16_MAX)
 		return exm_pagecount_get_slow(pc, key, owner, hint);
 	if (owner)
 		*owner = g->owner1[off] - 1;
