@@ -143,7 +143,7 @@ EXTRA_DIST += tests/live/test_hugetlb1g.py
 # nr_hugepages and mounts a hugetlbfs on /dev/hugepages if none is, through
 # sysstate.py): the mappings' kinds (private MAP_HUGETLB anon, shared
 # shmem, a private hugetlbfs file file), hugetlb against smaps' Private_/
-# Shared_Hugetlb, exclusive memory without huge pages; kinds.c's hugecow.
+# Shared_Hugetlb, exclusive memory without huge pages; kinds.c's hugecow, linked statically.
 TESTS += tests/live/test_hugetlb_cow.py
 EXTRA_DIST += tests/live/test_hugetlb_cow.py
 # With `ulimit -Sn 1024` and a hard limit that allows it, a refreshing
@@ -151,7 +151,7 @@ EXTRA_DIST += tests/live/test_hugetlb_cow.py
 # its soft limit to the hard one). Root.
 TESTS += tests/live/test_kept_many.py
 EXTRA_DIST += tests/live/test_kept_many.py
-CLEANFILES += tests/live/kinds-plain
+CLEANFILES += tests/live/kinds-plain tests/live/kinds-static
 # The kernel's Pss from the mapping counts of the frames read (issue 23,
 # item 1): equal to smaps_rollup's for every process of a quiet workload
 # (the sharer linked statically, without [vdso], stopped), on every pagemap

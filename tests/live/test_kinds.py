@@ -91,11 +91,22 @@ def kinds_path():
     return os.environ.get("KINDS") or exmlive.plain_program("kinds")
 
 
-class Kinds:
-    """One kinds process, started and parsed; stop() ends it."""
+def kinds_static():
+    """tests/live/kinds.c linked statically: no page of a library is
+    mapped, so none that exmtop maps too while it runs (its own, unscanned
+    mapping makes the kernel call such a page shared: not exclusive to the
+    fixture while exmtop runs, exclusive to an oracle read before and
+    after it)."""
+    return exmlive.plain_program("kinds", ["-static"], "static")
 
-    def __init__(self, *args):
-        self.proc = subprocess.Popen([kinds_path()] + [str(a) for a in args],
+
+class Kinds:
+    """One kinds process, started and parsed; stop() ends it. path: the
+    program (kinds_path() when None)."""
+
+    def __init__(self, *args, path=None):
+        self.proc = subprocess.Popen([path or kinds_path()] +
+                                     [str(a) for a in args],
                                      stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE,
                                      start_new_session=True)
