@@ -51,7 +51,7 @@ struct spill {
  * the number of partitions. */
 struct part {
 	struct chunk **dir;   /* by base >> partition bits, below DIR_MAX */
-	size_t ndir;	      /* 1 + the highest index used */
+	size_t ndir;	      /* 1 + the highest index used (0: unmapped) */
 	struct chunk **slots; /* beyond: open addressing by chunk base */
 	size_t nslots, nchunks, nhashed, ngroups;
 	struct chunk *last; /* locality caches */
@@ -168,8 +168,7 @@ static struct chunk *find_chunk(const struct part *pc, uint64_t base,
 	if (pc->last && pc->last->base == base)
 		return pc->last;
 	if (li < DIR_MAX)
-		return li < pc->ndir ? pc->dir[li]
-				     : NULL; /* ndir: 0 unmapped */
+		return li < pc->ndir ? pc->dir[li] : NULL;
 	i = slot_of(base, pc->nslots);
 	while (pc->slots[i]) {
 		if (pc->slots[i]->base == base)
