@@ -511,8 +511,10 @@ struct walk {
 	const char *root;
 	unsigned page_size;
 	const pid_t *pids;
-	/* with reuse: the descriptors kept of each pid (exm_kept_fds) */
+	/* with reuse: the descriptors kept of each pid (exm_kept_fds);
+	 * only the first nkept pids keep any (kept_max) */
 	int (*kept)[EXM_KFD_N];
+	size_t nkept;
 	size_t npids, next; /* next: taken with __atomic_fetch_add */
 	unsigned nw;	    /* threads it may use */
 	bool spawned;	    /* those beyond the caller's started */
@@ -618,7 +620,9 @@ static int walk_one(const struct walk *wl, struct worker *wk, void *ctx,
 	struct exm_builder *b = &wk->b;
 	const struct exm_walk *w = wl->w;
 	pid_t pid = wl->pids[i];
-	struct exm_pdir d = { .fd = -1, .kept = wl->kept ? wl->kept[i] : NULL };
+	struct exm_pdir d = { .fd = -1,
+			      .kept = wl->kept && i < wl->nkept ? wl->kept[i]
+								: NULL };
 	char path[PATH_MAX];
 	struct exm_proc *p;
 	int r;
@@ -797,6 +801,7 @@ int exm_proc_walk(struct exm_source *src, const struct exm_scan_opts *opts,
 		.pids = pids,
 		.kept = src->reuse && !w->ident ? kept_for(src, pids, npids)
 						: NULL,
+		.nkept = kept_max(),
 		.npids = npids,
 		.nw = nw,
 		.t0 = exm_clock_ns(CLOCK_MONOTONIC_COARSE),
