@@ -702,6 +702,23 @@ void exm_snapshot_keep_sizes(struct exm_snapshot *snap)
 	snap->sizes_only = true;
 }
 
+void exm_snapshot_keep_rows(struct exm_snapshot *snap)
+{
+	exm_snapshot_keep_sizes(snap);
+	for (size_t i = 0; i < snap->nprocs; i++) {
+		struct exm_proc *p = &snap->procs[i];
+
+		for (size_t j = 0; j < p->nmaps; j++)
+			free_mapping(&p->maps[j]);
+		free(p->maps);
+		p->maps = NULL;
+		p->nmaps = p->cap_maps = 0;
+		free(p->pfiles);
+		p->pfiles = NULL;
+		p->npfiles = 0;
+	}
+}
+
 void exm_snapshot_keep_pids(struct exm_snapshot *snap, const pid_t *pids,
 			    size_t npids)
 {

@@ -705,3 +705,33 @@ Test(growth, a_snapshot_kept_by_its_sizes_gives_the_same_deltas)
 	exm_snapshot_free(b);
 	exm_snapshot_free(a);
 }
+
+/* The same kept by its rows only (exm_snapshot_keep_rows, batch listing's
+ * choice): no mapping, no per-process file, the same deltas. */
+Test(growth, a_snapshot_kept_by_its_rows_gives_the_same_deltas)
+{
+	struct exm_snapshot *a = basic(), *b = later(a), *k = basic();
+	size_t checked = 0, nmaps = 0, npfiles = 0;
+
+	for (size_t i = 0; i < k->nprocs; i++) {
+		nmaps += k->procs[i].nmaps;
+		npfiles += k->procs[i].npfiles;
+	}
+	cr_assert(nmaps > 0 && npfiles > 0 && k->nfiles > 0,
+		  "the fixture has mappings and files");
+	exm_snapshot_keep_rows(k);
+	for (size_t i = 0; i < k->nprocs; i++) {
+		cr_assert_eq(k->procs[i].nmaps, 0);
+		cr_assert_null(k->procs[i].maps);
+		cr_assert_eq(k->procs[i].npfiles, 0);
+		cr_assert_null(k->procs[i].pfiles);
+	}
+	cr_assert_null(k->pfn_counts);
+	cr_assert_gt(k->nfiles, 0);
+	checked += same_deltas(EXM_T_PROCS, b, a, k);
+	checked += same_deltas(EXM_T_FILES, b, a, k);
+	cr_assert_gt(checked, 20);
+	exm_snapshot_free(k);
+	exm_snapshot_free(b);
+	exm_snapshot_free(a);
+}

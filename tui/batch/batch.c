@@ -459,6 +459,7 @@ static int listing_emit(FILE *out, struct tui_run *r,
 const struct tui_batch_ops tui_listing_ops = {
 	.begin = listing_begin,
 	.emit = listing_emit,
+	.prev_rows = true,
 };
 
 static int report_begin(struct tui_run *r)

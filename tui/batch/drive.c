@@ -319,8 +319,11 @@ static int drive_loop(struct tui_run *r, const struct tui_batch_ops *ops,
 		/* the deltas of the next one: of the processes' and files'
 		 * sizes only, unless groups' (their exclusive memory reads
 		 * the members' page words): the words and share tables go
-		 * before the next snapshot is taken */
-		if (r->q.table != EXM_T_GROUPS)
+		 * before the next snapshot is taken, and for a listing the
+		 * mappings too */
+		if (r->q.table != EXM_T_GROUPS && ops->prev_rows)
+			exm_snapshot_keep_rows(snap);
+		else if (r->q.table != EXM_T_GROUPS)
 			exm_snapshot_keep_sizes(snap);
 		prev = snap;
 		if (ret == 2 && replay) {

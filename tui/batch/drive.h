@@ -53,6 +53,9 @@ struct tui_batch_ops {
 		    const struct exm_snapshot *prev, long iter, size_t number);
 	void (*end)(struct tui_run *r);
 	bool elf; /* opens ELF files: the run has an ELF cache */
+	/* emit reads of prev only the rows of its processes and files (or
+	 * of its groups, which need all): exm_snapshot_keep_rows */
+	bool prev_rows;
 };
 
 struct tui_mode {
