@@ -12,14 +12,20 @@
 # htoprc: it reads every process's smaps_rollup), each in its own 200x50
 # tmux terminal. All refresh every INTERVAL seconds (default 2, exmtop's
 # own; top's is 3 s and htop's 1.5 s). Each is measured alone in turn, the
-# others stopped (SIGSTOP), ROUNDS times (default 3) for SECS / ROUNDS
+# others stopped (SIGSTOP), ROUNDS times (default 2) for SECS / ROUNDS
 # seconds after 2 x INTERVAL + 1 s of settling: tools refreshing side by
 # side at the same moments are not charged alike, as the first to read
 # what the workload's processes are (their kernel structures, cold after
 # an idle interval on a virtual machine) warms it for the next (two
 # copies of exmtop side by side: 164 against 107 and 137 against 108
-# ticks a minute, the first started the dearer). -T measures them side by
-# side instead, over SECS. CPU is user + system time from /proc/PID/stat
+# ticks a minute, the first started the dearer). A turn lasts a whole
+# number of exmtop's full-walk periods (FULL_WALK, 30 s, its default,
+# given to it as --full-walk; SECS / ROUNDS rounded up): exmtop re-reads
+# every process at least that often, and the walk due when it is let run
+# again falls in the settling, so a shorter turn holds none of those
+# walks (until 2026-11-30 turns of 10 and 20 s left them out) and a turn
+# of one period holds one, as steady running does. -T measures them side
+# by side instead, over SECS. CPU is user + system time from /proc/PID/stat
 # (all threads). Prints seconds of CPU and percent of one core for each,
 # exmtop's split between its UI thread and its snapshots, and the ratios
 # exmtop/top, exmtop/htop and exmtop/htop-PSS. Targets (issue 23): exmtop
@@ -34,13 +40,14 @@
 #                     [-w WORKLOAD] [-n NPROCS] [-g RESERVE_GIB]
 #                     [-a SHARED_ANON_MIB] [-s SHM_MIB] [-S SCATTER]
 #                     [-f FIELDS] [-W]
-#   -t 12 for a quick run; -W: no workload (the machine as it is);
+#   -t 30 -r 1 for a quick run (2.5 minutes); -W: no workload (the machine
+#   as it is);
 #   -f: exmtop's process columns (without pss, no smaps_rollup is read).
 set -eu
 
 SRCDIR=$(cd "$(dirname "$0")" && pwd)
 . "$SRCDIR/workload.sh"
-SECS=60 INTERVAL=2 START=1 ROUNDS=3 TOGETHER=0
+SECS=60 INTERVAL=2 START=1 ROUNDS=2 TOGETHER=0 FULL_WALK=30
 EXM_ARGS=()
 bench_opt() {
 	case $1 in
@@ -52,7 +59,7 @@ bench_opt() {
 	W) START=0 ;;
 	esac
 }
-workload_opts "t:i:r:f:TW" 3,38 "$@"
+workload_opts "t:i:r:f:TW" 3,45 "$@"
 case $ROUNDS in
 '' | *[!0-9]* | 0) echo "cpu_live.sh: -r wants a number of rounds, 1 or more" >&2; exit 2 ;;
 esac
@@ -88,14 +95,19 @@ mkdir -p "$TMP/home" "$TMP/home_pss/.config/htop"
 echo "fields=0 48 17 18 38 39 40 119 2 46 47 49 1" \
 	>"$TMP/home_pss/.config/htop/htoprc"
 # launch NAME CMD...: run CMD in tmux window NAME, its pid in $TMP/NAME.pid
-# (HOME: $TMP/home, or $TMP/home_pss for a NAME ending in _pss)
+# (HOME: $TMP/home, or $TMP/home_pss for a NAME ending in _pss). CMD is a
+# child of the window's shell, not the shell itself: tmux continues a
+# window's own process the moment it stops (SIGCONT to its group), so a
+# tool run as that process could not be stopped (until 2026-11-30 every
+# tool ran through the others' turns: "alone" was side by side). Its
+# input is the terminal (an asynchronous command's would be /dev/null).
 launch() {
 	local name=$1 cmd home=$TMP/home
 	shift
 	[ "${name%_pss}" = "$name" ] || home=$TMP/home_pss
-	cmd="echo \$\$ > $TMP/$name.pid; exec env HOME=$home"
-	cmd+=" TERM=tmux-256color LANG=C.UTF-8"
+	cmd="env HOME=$home TERM=tmux-256color LANG=C.UTF-8"
 	for a in "$@"; do cmd+=" $(printf %q "$a")"; done
+	cmd+=" </dev/tty & echo \$! > $TMP/$name.pid; wait"
 	if tmux -L "$SOCK" has-session -t b 2>/dev/null; then
 		tmux -L "$SOCK" new-window -d -t b -n "$name" "sh -c '$cmd'"
 	else
@@ -105,7 +117,7 @@ launch() {
 }
 # htop's -d is in tenths of a second
 HTOP_D=$(python3 -c "print(round($INTERVAL * 10))")
-launch exmtop "$EXMTOP" -d "$INTERVAL" "${EXM_ARGS[@]}"
+launch exmtop "$EXMTOP" -d "$INTERVAL" --full-walk "$FULL_WALK" "${EXM_ARGS[@]}"
 launch top top -d "$INTERVAL"
 launch htop htop -d "$HTOP_D"
 launch htop_pss htop -d "$HTOP_D"
@@ -150,25 +162,41 @@ measure() {
 		echo "exmtop_ui $(( $(ui_ticks "$(cat "$TMP/exmtop.pid")") - ui0 )) $(( (w1 - w0) / 1000000 ))" >>"$TMP/cpu" ;;
 	esac
 }
+# stop NAME: SIGSTOP, and wait until its state says stopped (a tool that
+# went on running would be measured beside the one whose turn it is)
+stop() {
+	local pid
+	pid=$(cat "$TMP/$1.pid")
+	kill -STOP "$pid"
+	for _ in $(seq 100); do
+		[ "$(sed 's/.*) //' "/proc/$pid/stat" | cut -d' ' -f1)" = T ] && return
+		sleep 0.02
+	done
+	echo "cpu_live.sh: $1 did not stop" >&2
+	exit 1
+}
 signal_all() {
-	for name in $NAMES; do kill "-$1" "$(cat "$TMP/$name.pid")"; done
+	for name in $NAMES; do
+		if [ "$1" = STOP ]; then stop "$name"; else kill "-$1" "$(cat "$TMP/$name.pid")"; fi
+	done
 }
 if [ "$TOGETHER" = 1 ]; then
 	echo "measuring them side by side for $SECS s ..."
 	# shellcheck disable=SC2086
 	measure "$SECS" $NAMES
 else
-	TURN=$(python3 -c "print(round($SECS / $ROUNDS, 3))")
+	TURN=$(python3 -c "import math; print(max(1, math.ceil($SECS / $ROUNDS / $FULL_WALK)) * $FULL_WALK)")
 	SETTLE=$(python3 -c "print(2 * $INTERVAL + 1)")
 	echo "measuring each alone, the others stopped: $ROUNDS rounds of" \
-		"$TURN s each (after $SETTLE s of settling) ..."
+		"$TURN s each (after $SETTLE s of settling; a whole number of" \
+		"exmtop's $FULL_WALK s full-walk period) ..."
 	signal_all STOP
 	for _ in $(seq "$ROUNDS"); do
 		for name in $NAMES; do
 			kill -CONT "$(cat "$TMP/$name.pid")"
 			sleep "$SETTLE"
 			measure "$TURN" "$name"
-			kill -STOP "$(cat "$TMP/$name.pid")"
+			stop "$name"
 		done
 	done
 	signal_all CONT

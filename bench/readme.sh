@@ -15,16 +15,17 @@
 # Run as root from the build directory (or set EXMTOP= and EXMRECORD=):
 #   bench/readme.sh [-r RUNS] [-t SECS]
 # RUNS: snapshots of each tool and recorded snapshots (default 5); SECS:
-# the live screen's measured time (default 30). About 4 minutes.
+# the live screen's measured time (default 60: two turns of 30 s, whole
+# periods of exmtop's full walk, see cpu_live.sh). About 7 minutes.
 set -eu -o pipefail
 
 SRCDIR=$(cd "$(dirname "$0")" && pwd)
-RUNS=5 SECS=30
+RUNS=5 SECS=60
 while getopts "r:t:h" opt; do
 	case $opt in
 	r) RUNS=$OPTARG ;;
 	t) SECS=$OPTARG ;;
-	*) sed -n '3,18s/^# \{0,1\}//p' "$0"; exit 2 ;;
+	*) sed -n '3,19s/^# \{0,1\}//p' "$0"; exit 2 ;;
 	esac
 done
 case "$RUNS$SECS" in *[!0-9]*) echo "readme.sh: -r and -t take whole numbers" >&2; exit 2 ;; esac
