@@ -16,7 +16,7 @@
 #   bench/readme.sh [-r RUNS] [-t SECS]
 # RUNS: snapshots of each tool and recorded snapshots (default 5); SECS:
 # the live screen's measured time (default 60: two turns of 30 s, whole
-# periods of exmtop's full walk, see cpu_live.sh). About 7 minutes.
+# periods of exmtop's full walk, see cpu_live.sh). About 5 minutes.
 set -eu -o pipefail
 
 SRCDIR=$(cd "$(dirname "$0")" && pwd)
