@@ -83,6 +83,23 @@ static inline bool exm_pm_swapped(uint64_t w)
 	return !(w & EXM_PM_PRESENT) && (w & EXM_PM_SWAPPED);
 }
 
+/*
+ * Entries that are not swap slots (a page being migrated, device-private
+ * memory, a poisoned page, a userfaultfd marker, a guard region) show in
+ * pagemap as swapped, with a type past every swap area's: the kernel gives
+ * them the top of the 5-bit type field, from MAX_SWAPFILES (24 with all
+ * of them configured, more with fewer) up. The kernel's Swap and SwapPss
+ * leave them out; the pagemap source reads such a word as a hole
+ * (read_words). One caught mid-migration once made a page of a parent
+ * and its child count as swap in exmtop and not in smaps_rollup.
+ */
+#define EXM_PM_SWAP_TYPES 24u
+static inline bool exm_pm_nonswap(uint64_t w)
+{
+	return (w & (EXM_PM_PRESENT | EXM_PM_SWAPPED)) == EXM_PM_SWAPPED &&
+	       EXM_PM_SWAP_TYPE(w) >= EXM_PM_SWAP_TYPES;
+}
+
 /* A word worth keeping: present or swapped. */
 static inline bool exm_pm_used(uint64_t w)
 {

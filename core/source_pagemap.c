@@ -877,7 +877,8 @@ static size_t chunk_len(uint64_t vpn, uint64_t n)
 	return (size_t)(n < k ? n : k);
 }
 
-/* pread that maps errors to -errno and tolerates short reads at the end. */
+/* pread that maps errors to -errno and tolerates short reads at the end;
+ * entries that are no swap slot read as holes (exm_pm_nonswap). */
 static ssize_t read_words(int fd, uint64_t *buf, uint64_t vpn, size_t n)
 {
 	ssize_t r;
@@ -887,6 +888,9 @@ static ssize_t read_words(int fd, uint64_t *buf, uint64_t vpn, size_t n)
 	} while (r < 0 && errno == EINTR);
 	if (r < 0)
 		return -errno;
+	for (ssize_t i = 0; i < r / 8; i++)
+		if (exm_pm_nonswap(buf[i]))
+			buf[i] = 0;
 	return r / 8;
 }
 

@@ -329,3 +329,24 @@ Test(pagecount, count_gap_from_read_times)
 	cr_assert_eq(exm_count_gap(0, 400, 1024), EXM_GAP_DEFAULT);
 	cr_assert_eq(exm_count_gap(500, 900, 1), EXM_GAP_DEFAULT);
 }
+
+/* pagemap's swapped words that are no swap slot (migration, device,
+ * hwpoison, markers: types 24 to 31) are told from swap slots (types 0 to
+ * 23), and present pages never are. */
+Test(pagemap, non_swap_entries_by_type)
+{
+	const uint64_t sw = EXM_PM_SWAPPED, pr = EXM_PM_PRESENT;
+	const uint64_t off = UINT64_C(12345) << 5;
+
+	for (unsigned t = 0; t < 32; t++) {
+		uint64_t w = sw | off | t;
+
+		cr_assert_eq(exm_pm_nonswap(w), t >= 24, "type %u", t);
+		cr_assert_eq(exm_pm_nonswap(w | EXM_PM_FILE), t >= 24,
+			     "type %u, a file page", t);
+		cr_assert(!exm_pm_nonswap(pr | off | t), "present, %u", t);
+	}
+	cr_assert(!exm_pm_nonswap(0));
+	/* a migration entry (type 26 here) of a page at frame 0x1234 */
+	cr_assert(exm_pm_nonswap(sw | (UINT64_C(0x1234) << 5) | 26));
+}
