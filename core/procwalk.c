@@ -115,13 +115,13 @@ void exm_raise_nofile(void)
 }
 
 /* The kept descriptors for pids[0..n) (ascending), those of the last walk
- * moved over, the others -1, the rest closed; NULL on ENOMEM (none
- * kept then). */
-static int (*kept_for(struct exm_source *src, const pid_t *pids,
-		      size_t n))[EXM_KFD_N]
+ * moved over for the first max (kept_max), the others -1, the rest
+ * closed; NULL on ENOMEM (none kept then). */
+static int (*kept_for(struct exm_source *src, const pid_t *pids, size_t n,
+		      size_t max))[EXM_KFD_N]
 {
 	struct exm_kept_fds *t = src->kept_fds;
-	size_t max = kept_max(), j = 0;
+	size_t j = 0;
 	int(*fd)[EXM_KFD_N] = malloc((n ? n : 1) * sizeof(*fd));
 
 	if (fd)
@@ -765,7 +765,7 @@ int exm_proc_walk(struct exm_source *src, const struct exm_scan_opts *opts,
 						  : "/proc";
 	struct walk *walk;
 	pid_t self = getpid(), *pids;
-	size_t npids = 0, n;
+	size_t npids = 0, n, nkept = kept_max();
 	unsigned nw;
 	int ret;
 
@@ -799,9 +799,10 @@ int exm_proc_walk(struct exm_source *src, const struct exm_scan_opts *opts,
 		.root = root,
 		.page_size = snap->sys.page_size,
 		.pids = pids,
-		.kept = src->reuse && !w->ident ? kept_for(src, pids, npids)
-						: NULL,
-		.nkept = kept_max(),
+		.kept = src->reuse && !w->ident
+				? kept_for(src, pids, npids, nkept)
+				: NULL,
+		.nkept = nkept,
 		.npids = npids,
 		.nw = nw,
 		.t0 = exm_clock_ns(CLOCK_MONOTONIC_COARSE),

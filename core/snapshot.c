@@ -192,16 +192,26 @@ static void free_mapping(struct exm_mapping *m)
 	exm_mapping_clear_pages(m);
 }
 
-static void free_proc(struct exm_proc *p)
+/* p's mappings and per-process files, freed (none left). */
+static void drop_maps(struct exm_proc *p)
 {
 	for (size_t i = 0; i < p->nmaps; i++)
 		free_mapping(&p->maps[i]);
 	free(p->maps);
+	p->maps = NULL;
+	p->nmaps = p->cap_maps = 0;
+	free(p->pfiles);
+	p->pfiles = NULL;
+	p->npfiles = 0;
+}
+
+static void free_proc(struct exm_proc *p)
+{
+	drop_maps(p);
 	free(p->user);
 	free(p->comm);
 	free(p->cmdline);
 	free(p->cgroup);
-	free(p->pfiles);
 }
 
 /* Free snap's share tables (a holder of a reference keeps its own). */
@@ -705,18 +715,8 @@ void exm_snapshot_keep_sizes(struct exm_snapshot *snap)
 void exm_snapshot_keep_rows(struct exm_snapshot *snap)
 {
 	exm_snapshot_keep_sizes(snap);
-	for (size_t i = 0; i < snap->nprocs; i++) {
-		struct exm_proc *p = &snap->procs[i];
-
-		for (size_t j = 0; j < p->nmaps; j++)
-			free_mapping(&p->maps[j]);
-		free(p->maps);
-		p->maps = NULL;
-		p->nmaps = p->cap_maps = 0;
-		free(p->pfiles);
-		p->pfiles = NULL;
-		p->npfiles = 0;
-	}
+	for (size_t i = 0; i < snap->nprocs; i++)
+		drop_maps(&snap->procs[i]);
 }
 
 void exm_snapshot_keep_pids(struct exm_snapshot *snap, const pid_t *pids,

@@ -321,10 +321,12 @@ static int drive_loop(struct tui_run *r, const struct tui_batch_ops *ops,
 		 * the members' page words): the words and share tables go
 		 * before the next snapshot is taken, and for a listing the
 		 * mappings too */
-		if (r->q.table != EXM_T_GROUPS && ops->prev_rows)
-			exm_snapshot_keep_rows(snap);
-		else if (r->q.table != EXM_T_GROUPS)
-			exm_snapshot_keep_sizes(snap);
+		if (r->q.table != EXM_T_GROUPS) {
+			if (ops->prev_rows)
+				exm_snapshot_keep_rows(snap);
+			else
+				exm_snapshot_keep_sizes(snap);
+		}
 		prev = snap;
 		if (ret == 2 && replay) {
 			/* a replayed snapshot older than the report (recorded
